@@ -1,0 +1,156 @@
+"""The two-group xOrder lattice: sorting, prefix counts, step gains, G-hat constants.
+
+DESIGN section 3. Group ``a`` is group index 0 and ``b`` index 1 (sorted group labels).
+Cell ``(i, j)`` is the state "the first ``i`` items of a and the first ``j`` items of b
+are placed". A step along a into ``(i, j)`` places ``a[i-1]`` below everything placed so
+far; a step along b places ``b[j-1]``.
+
+Counters of decided cross-group pairs, kept as int64 (``COUNTERS``):
+
+- ``cab``: positive of a above negative of b. An a-step into ``(i, j)`` adds
+  ``y_a[i-1] * (n_b0 - Q_b(j))``, ``Q_b(j)`` the negatives among the first ``j`` of b.
+- ``cba``: positive of b above negative of a; a b-step adds ``y_b[j-1] * (n_a0 - Q_a(i))``.
+- ``uab`` / ``uba`` (URF only): any a above any b; an a-step adds ``n_b - j``, a b-step
+  adds ``n_a - i``.
+
+Everything a cell needs is a prefix count computed here once (the public reference code
+summed a label suffix in every cell, which is O(N^3)).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._counting import half_wins2
+
+COUNTERS = {
+    "xauc": ("cab", "cba"),
+    "prf": ("cab", "cba"),
+    "urf": ("cab", "cba", "uab", "uba"),
+}
+
+
+@dataclass(frozen=True)
+class GhatConstants:
+    """The float64 constants of G-hat (DESIGN section 3), in kernel-argument order.
+
+    ``w``: within-group positive-above-negative pairs (ties 1/2), counted in full from
+    the first cell; ``w_a``/``w_b``: the same per group (PRF); ``inv_*``: reciprocals
+    of the denominators, so that both backends multiply instead of divide.
+    """
+
+    w: float
+    w_a: float
+    w_b: float
+    inv_auc: float
+    inv_ab: float
+    inv_ba: float
+    inv_pa: float
+    inv_pb: float
+    inv_u: float
+
+    def astuple(self):
+        return (self.w, self.w_a, self.w_b, self.inv_auc, self.inv_ab, self.inv_ba,
+                self.inv_pa, self.inv_pb, self.inv_u)
+
+
+@dataclass(frozen=True, eq=False)
+class Lattice:
+    """Everything the fill and the traceback need for one two-group problem.
+
+    Arrays indexed by ``i`` have length ``n_a + 1``; the ``*_rev`` arrays are indexed by
+    ``k = n_b - j`` so that, along an anti-diagonal ``i + j = d``, both axes are read by
+    forward slices of increasing ``i``.
+    """
+
+    metric: str
+    mode: str
+    n_a: int
+    n_b: int
+    perm_a: np.ndarray       # input indices of group a, in DP (descending score) order
+    perm_b: np.ndarray
+    y_a: np.ndarray          # (n_a,) labels of a in DP order
+    y_b_rev: np.ndarray      # (n_b + 1,) y_b_rev[k] = y_b[n_b - 1 - k], last entry 0
+    negleft_a: np.ndarray    # (n_a + 1,) negleft_a[i] = n_a0 - Q_a(i)
+    negleft_b_rev: np.ndarray  # (n_b + 1,) negleft_b_rev[k] = n_b0 - Q_b(n_b - k)
+    left_a: np.ndarray       # (n_a + 1,) n_a - i, the URF gain of a b-step
+    left_b_rev: np.ndarray   # (n_b + 1,) n_b - j at k = n_b - j, i.e. k itself
+    consts: GhatConstants
+
+    @property
+    def n_counters(self):
+        return len(COUNTERS[self.metric])
+
+    @property
+    def n_cells(self):
+        return (self.n_a + 1) * (self.n_b + 1)
+
+
+def dp_order(scores):
+    """Indices that sort ``scores`` descending, equal scores keeping input order."""
+    return np.argsort(-scores, kind="stable")
+
+
+def build_lattice(scores, y, group_index, metric, mode):
+    """Prefix counts and constants of the two-group DP (groups 0 and 1 of ``group_index``).
+
+    Inputs are assumed validated (``gpu_xorder._validation``).
+    """
+    members = [np.flatnonzero(group_index == g) for g in (0, 1)]
+    perm_a, perm_b = (m[dp_order(scores[m])] for m in members)
+    y_a, y_b = y[perm_a].astype(np.int64), y[perm_b].astype(np.int64)
+    n_a, n_b = y_a.size, y_b.size
+    n_a1, n_b1 = int(y_a.sum()), int(y_b.sum())
+    n_a0, n_b0 = n_a - n_a1, n_b - n_b1
+    n_1, n_0 = n_a1 + n_b1, n_a0 + n_b0
+
+    negleft_a = n_a0 - np.concatenate(([0], np.cumsum(1 - y_a)))
+    negleft_b = n_b0 - np.concatenate(([0], np.cumsum(1 - y_b)))
+    y_b_rev = np.concatenate((y_b[::-1], [0]))
+
+    w2 = []
+    for perm in (perm_a, perm_b):
+        s, lab = scores[perm], y[perm]
+        w2.append(half_wins2(s[lab == 1], s[lab == 0]))
+    consts = GhatConstants(
+        w=(w2[0] + w2[1]) / 2.0,
+        w_a=w2[0] / 2.0,
+        w_b=w2[1] / 2.0,
+        inv_auc=_inv(n_1 * n_0),
+        inv_ab=_inv(n_a1 * n_b0),
+        inv_ba=_inv(n_b1 * n_a0),
+        inv_pa=_inv(n_a1 * n_0),
+        inv_pb=_inv(n_b1 * n_0),
+        inv_u=_inv(n_a * n_b),
+    )
+    return Lattice(
+        metric=metric, mode=mode, n_a=n_a, n_b=n_b, perm_a=perm_a, perm_b=perm_b,
+        y_a=y_a, y_b_rev=y_b_rev, negleft_a=negleft_a.astype(np.int64),
+        negleft_b_rev=negleft_b[::-1].astype(np.int64).copy(),
+        left_a=np.arange(n_a, -1, -1, dtype=np.int64),
+        left_b_rev=np.arange(n_b + 1, dtype=np.int64),
+        consts=consts,
+    )
+
+
+def _inv(den):
+    # A zero denominator belongs to a metric term the chosen metric never reads
+    # (validation rejects the others), so 0.0 keeps the constant finite.
+    return 1.0 / den if den else 0.0
+
+
+def edge_counters(lat):
+    """Counters of the forced edge cells: ``(i, 0)`` for all i and ``(0, j)`` for all j.
+
+    Returns ``(col0, row0)`` of shapes ``(K, n_a + 1)`` and ``(K, n_b + 1)``, exact
+    cumulative sums of the step gains along each edge.
+    """
+    k = lat.n_counters
+    col0 = np.zeros((k, lat.n_a + 1), dtype=np.int64)
+    row0 = np.zeros((k, lat.n_b + 1), dtype=np.int64)
+    col0[0, 1:] = np.cumsum(lat.y_a * lat.negleft_b_rev[-1])
+    row0[1, 1:] = np.cumsum(lat.y_b_rev[:-1][::-1] * lat.negleft_a[0])
+    if k == 4:
+        col0[2, 1:] = np.arange(1, lat.n_a + 1) * lat.n_b
+        row0[3, 1:] = np.arange(1, lat.n_b + 1) * lat.n_a
+    return col0, row0

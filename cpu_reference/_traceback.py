@@ -1,0 +1,51 @@
+"""Traceback: read the decision bits back from the last cell (DESIGN section 3).
+
+The walk is sequential; it reads one word per step from a bulk host copy of the bits
+(never one device synchronisation per step). The CUDA twin is ``traceback_kernel`` in
+``gpu_xorder/cuda/xorder_fill.cu``, which writes the same path on the device.
+"""
+
+import numpy as np
+
+from ._bits import BLOCK
+
+
+def traceback(words, n_a, n_b):
+    """Group index (0 = a, 1 = b) of each rank of the merged ordering, top first.
+
+    Parameters
+    ----------
+    words : ndarray of uint32
+        Decision bits in the layout of ``_bits``.
+    n_a, n_b : int
+
+    Returns
+    -------
+    path : ndarray of int8, shape (n_a + n_b,)
+    """
+    stride = n_b + BLOCK - 1
+    bits = memoryview(np.ascontiguousarray(words, dtype=np.uint32)).cast("B").cast("I")
+    path = np.empty(n_a + n_b, dtype=np.int8)
+    steps = []
+    i, j = n_a, n_b
+    while i > 0 and j > 0:
+        t = (i - 1) % BLOCK
+        if (bits[((i - 1) // BLOCK) * stride + j + t - 1] >> t) & 1:
+            steps.append(0)
+            i -= 1
+        else:
+            steps.append(1)
+            j -= 1
+    # From the edge of the lattice the rest of the path is forced.
+    k = i + j
+    path[:k] = 0 if i else 1
+    path[k:] = steps[::-1]
+    return path
+
+
+def path_to_order(path, perm_a, perm_b):
+    """Input indices of the merged ordering, top first."""
+    order = np.empty(path.size, dtype=np.int64)
+    order[path == 0] = perm_a
+    order[path == 1] = perm_b
+    return order

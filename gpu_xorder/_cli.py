@@ -1,0 +1,286 @@
+"""Command line: ``gpu-xorder demo`` and ``gpu-xorder info``.
+
+``demo`` trains a logistic regression on a bundled data set, adjusts its scores with
+xOrder for a few values of ``lam`` and prints utility and disparity before and after.
+``info`` prints versions and what the GPU backend can do on this machine.
+
+Output goes through the module-level consoles ``console`` (stdout) and ``err_console``
+(stderr); tests replace them to fix width and colour.
+"""
+
+import argparse
+import platform
+import time
+
+import numpy as np
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn
+from rich.progress import MofNCompleteColumn
+from rich.progress import Progress
+from rich.progress import TextColumn
+from rich.progress import TimeElapsedColumn
+from rich.table import Table
+
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+DATASET_CHOICES = ("compas", "adult", "german", "framingham")
+METRIC_CHOICES = ("xauc", "prf", "urf")
+BACKEND_CHOICES = ("auto", "numpy", "cupy")
+DEFAULT_LAMS = (0.0, 0.01, 0.05, 0.5)
+METRIC_COLUMNS = (("xauc", "Delta-xAUC"), ("prf", "Delta-PRF"), ("urf", "Delta-URF"))
+
+LAM_NOTE = (
+    "lam on the paper's scale: xOrder maximises AUC - lam * Delta, both fractions in "
+    "[0, 1] (the public reference code's weight equals lam * n_pos * n_neg)."
+)
+MSG_NO_AGE = (
+    "the {name} data set records age only binarised; --groups age needs age in years "
+    "(use adult, compas or framingham)"
+)
+
+# Readable names of the default groups; codes as stored in the data files.
+GROUP_NAMES = {
+    "adult": {0: "non-white", 1: "white"},
+    "compas": {0: "non-white", 1: "white"},
+    "german": {0: "young", 1: "adult"},
+    "framingham": {1: "male", 2: "female"},
+}
+AGE_BAND_NAMES = {0: "age <= 25", 1: "25 < age <= 40", 2: "age > 40"}
+
+# What the library raises for input it cannot handle; reported as one clean line.
+LIBRARY_ERRORS = (ValueError, TypeError, RuntimeError)
+
+
+def _probability(text):
+    value = float(text)
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {text}")
+    return value
+
+
+def _build_parser():
+    parser = argparse.ArgumentParser(
+        prog="gpu-xorder",
+        description="Fair bipartite rankings across protected groups (xOrder).",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = sub.add_parser(
+        "demo",
+        help="adjust a logistic regression's scores on a bundled data set",
+        description=(
+            "Train a logistic regression on a 70/30 stratified split of a bundled data "
+            "set, adjust its scores with xOrder for each lam and compare AUC and "
+            "disparities before and after. " + LAM_NOTE
+        ),
+    )
+    demo.add_argument("--data", choices=DATASET_CHOICES, default="compas",
+                      help="bundled data set (default: compas)")
+    demo.add_argument("--groups", choices=("default", "age"), default="default",
+                      help="default: the paper's attribute for the data set; "
+                           "age: three age bands (age <= 25, 25 < age <= 40, age > 40)")
+    demo.add_argument("--metric", choices=METRIC_CHOICES, default="xauc",
+                      help="disparity xOrder trades against AUC (default: xauc)")
+    demo.add_argument("--lam", type=float, nargs="+", default=list(DEFAULT_LAMS),
+                      metavar="LAM", help="weights of the disparity, paper's scale "
+                      "(default: 0 0.01 0.05 0.5)")
+    demo.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
+                      help="DP engine (default: auto, CuPy when usable)")
+    demo.add_argument("--seed", type=int, default=0, help="split and model seed")
+    demo.add_argument("--test-size", type=_probability, default=0.3,
+                      help="fraction held out for testing (default: 0.3)")
+    demo.set_defaults(handler=_demo)
+
+    info = sub.add_parser("info", help="versions and GPU backend status")
+    info.set_defaults(handler=_info)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Run the command line; return the exit status (argparse errors give 2)."""
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
+    return args.handler(args)
+
+
+def _error(message):
+    err_console.print(f"[bold red]error:[/bold red] {escape(str(message))}")
+    return 2
+
+
+# ---------------------------------------------------------------------------- demo
+
+def _demo(args):
+    from gpu_xorder.datasets import age_bands
+    from gpu_xorder.datasets import load_dataset
+
+    data = load_dataset(args.data)
+    if args.groups == "age":
+        if data.age is None:
+            return _error(MSG_NO_AGE.format(name=data.name))
+        groups, group_label, names = age_bands(data.age), "age bands", AGE_BAND_NAMES
+    else:
+        groups, group_label, names = data.sensitive, data.sensitive_name, GROUP_NAMES[data.name]
+
+    try:
+        rows, split = _run_demo(data, groups, args)
+    except LIBRARY_ERRORS as exc:
+        return _error(exc)
+
+    n, p = data.X.shape
+    console.print(
+        f"[bold]{data.name}[/bold]: {n} rows, {p} features; label positives "
+        f"{int(data.y.sum())}; groups by [bold]{escape(group_label)}[/bold]: "
+        + ", ".join(f"{names.get(g, g)} {c}" for g, c in _counts(groups))
+    )
+    console.print(
+        f"split {split['n_train']} train / {split['n_test']} test (seed {args.seed}); "
+        f"logistic regression on standardised features; xOrder metric "
+        f"[bold]{args.metric}[/bold], backend {args.backend}"
+        + (f" ({', '.join(split['backends'])})" if split["backends"] else "")
+    )
+    console.print(_metrics_table("Test split", rows, "test", args.metric, timing=True))
+    console.print(_metrics_table("Training split", rows, "train", args.metric))
+    console.print(f"[dim]{escape(LAM_NOTE)}[/dim]")
+    return 0
+
+
+def _counts(groups):
+    values, counts = np.unique(groups, return_counts=True)
+    return [(int(g), int(c)) for g, c in zip(values, counts)]
+
+
+def _run_demo(data, groups, args):
+    """Split, fit the model, adjust for every lam; return table rows and split facts."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    from gpu_xorder import XOrder
+
+    X_tr, X_te, y_tr, y_te, a_tr, a_te = train_test_split(
+        data.X, data.y, groups, test_size=args.test_size, random_state=args.seed,
+        stratify=data.y,
+    )
+    scaler = StandardScaler().fit(X_tr)
+    model = LogisticRegression(max_iter=1000, random_state=args.seed)
+    model.fit(scaler.transform(X_tr), y_tr)
+    s_tr = model.predict_proba(scaler.transform(X_tr))[:, 1]
+    s_te = model.predict_proba(scaler.transform(X_te))[:, 1]
+
+    splits = {"train": (y_tr, a_tr), "test": (y_te, a_te)}
+    used = set()
+    rows = [_row("unadjusted", {"train": s_tr, "test": s_te}, splits, None)]
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("cells"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    ) as progress:
+        for lam in args.lam:
+            task = progress.add_task(f"xOrder lam={lam:g}", total=None)
+
+            def callback(done, total, task=task):
+                progress.update(task, completed=done, total=total)
+
+            start = time.perf_counter()
+            est = XOrder(metric=args.metric, lam=lam, backend=args.backend)
+            est.fit(s_tr, y_tr, sensitive_features=a_tr, progress=callback)
+            seconds = time.perf_counter() - start
+            used.add(est.result_.backend)
+            adjusted = {
+                "train": est.transform(s_tr, sensitive_features=a_tr),
+                "test": est.transform(s_te, sensitive_features=a_te),
+            }
+            rows.append(_row(f"{lam:g}", adjusted, splits, seconds))
+    return rows, {"n_train": y_tr.size, "n_test": y_te.size, "backends": sorted(used)}
+
+
+def _row(label, scores, splits, seconds):
+    from gpu_xorder import metrics
+
+    row = {"label": label, "seconds": seconds}
+    for split, (y, a) in splits.items():
+        row[split] = {"auc": metrics.auc(scores[split], y)}
+        for metric, _ in METRIC_COLUMNS:
+            row[split][metric] = metrics.disparity(scores[split], y, a, metric=metric)
+    return row
+
+
+def _metrics_table(title, rows, split, chosen, timing=False):
+    table = Table(title=title, title_justify="left")
+    table.add_column("lam", justify="right")
+    table.add_column("AUC", justify="right")
+    for metric, header in METRIC_COLUMNS:
+        style = "bold" if metric == chosen else None
+        table.add_column(header, justify="right", header_style=style, style=style)
+    if timing:
+        table.add_column("fit s", justify="right")
+    for row in rows:
+        values = row[split]
+        cells = [row["label"], f"{values['auc']:.4f}"]
+        cells += [f"{values[metric]:.4f}" for metric, _ in METRIC_COLUMNS]
+        if timing:
+            cells.append("" if row["seconds"] is None else f"{row['seconds']:.2f}")
+        table.add_row(*cells)
+    return table
+
+
+# ---------------------------------------------------------------------------- info
+
+def _info(args):
+    import sklearn
+
+    versions = Table(title="Versions", title_justify="left")
+    versions.add_column("package")
+    versions.add_column("version")
+    for name, version in (
+        ("gpu_xorder", _own_version()),
+        ("numpy", np.__version__),
+        ("scikit-learn", sklearn.__version__),
+        ("Python", platform.python_version()),
+    ):
+        versions.add_row(name, version)
+    console.print(versions)
+
+    try:
+        from gpu_xorder._backend import backend_info
+    except ImportError as exc:
+        console.print(f"[yellow]backend status not available:[/yellow] {escape(str(exc))}")
+        return 0
+    backend = Table(title="Backend", title_justify="left")
+    backend.add_column("key")
+    backend.add_column("value")
+    for key, value in backend_info().items():
+        backend.add_row(escape(str(key)), escape(_format_value(key, value)))
+    console.print(backend)
+    return 0
+
+
+def _own_version():
+    try:
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version
+
+        return version("gpu-xorder")
+    except PackageNotFoundError:
+        import gpu_xorder
+
+        return getattr(gpu_xorder, "__version__", "unknown (not installed)")
+
+
+def _format_value(key, value):
+    if isinstance(value, int) and not isinstance(value, bool) and str(key).endswith("bytes"):
+        return f"{value} ({value / 2**30:.1f} GiB)"
+    if isinstance(value, (tuple, list)):
+        return ".".join(str(v) for v in value) if "capability" in str(key) else str(value)
+    return str(value)

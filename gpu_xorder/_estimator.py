@@ -1,0 +1,253 @@
+"""``XOrder``: the scikit-learn style transformer over ``fair_order`` and the transfer.
+
+A thin layer (STYLE item 6): ``fit`` validates, learns the ordering with
+:func:`gpu_xorder.fair_order` and the score maps with :mod:`gpu_xorder._transfer`;
+``transform`` applies the maps to new scores (DESIGN section 5).
+"""
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from . import _transfer
+from . import _validation as v
+from ._api import fair_order
+
+MSG_LAM_SEQUENCE = (
+    "XOrder needs a single lam value, got a sequence of {k}; call gpu_xorder.fair_order "
+    "for a sweep over lam"
+)
+MSG_REFERENCE = "reference_group {value!r} is not one of the groups {labels}"
+MSG_UNSEEN = "sensitive features contain group {label!r}, not seen in fit (groups {labels})"
+
+
+class XOrder(TransformerMixin, BaseEstimator):
+    """Fair risk scores by xOrder: learn a fair interleaving, then transfer it to scores.
+
+    ``fit`` chooses, by the xOrder dynamic program, how the groups' rankings interleave
+    so as to maximise ``AUC - lam * D``; the reference group keeps its scores, the other
+    groups' scores are moved to realise that interleaving, and a monotone map per group
+    carries the adjustment over to new scores in ``transform``.
+
+    Parameters
+    ----------
+    metric : {"xauc", "prf", "urf"}, default="xauc"
+        Disparity metric ``D`` (see :func:`gpu_xorder.fair_order`).
+    lam : float, default=0.0
+        Weight of the disparity on the paper's scale; a single value (use
+        :func:`gpu_xorder.fair_order` for a sweep).
+    disparity : {"absolute", "signed"}, default="absolute"
+        Penalise ``|D|`` or the signed ``D`` (two groups only).
+    reference_group : group label or None, default=None
+        The group whose scores stay unchanged. None: the group with the highest mean
+        training score (the advantaged one; on equal means the first in sorted label
+        order).
+    backend : {"auto", "numpy", "cupy"}, default="auto"
+        Where the dynamic program runs.
+
+    Attributes
+    ----------
+    groups_ : ndarray
+        Sorted group labels seen in fit; the keys of ``maps_`` index into it.
+    reference_group_ : group label
+        The reference group used.
+    order_ : ndarray of int64
+        The learned ordering of the training items, top first.
+    result_ : FairOrderResult
+        The full result of :func:`gpu_xorder.fair_order`.
+    train_scores_adjusted_ : ndarray of float64
+        Adjusted training scores; they rank the training items exactly as ``order_`` when
+        the reference scores are distinct.
+    bounds_ : (float, float)
+        ``(lo, hi)`` the items above the top and below the bottom reference item are
+        interpolated towards (see :func:`gpu_xorder._transfer.default_bounds`).
+    clip_ : (float, float) or None
+        Bounds that transformed scores are clipped to: ``bounds_`` when the training scores
+        are probability-like (all in [0, 1]), else None.
+    maps_ : dict of int to (ndarray, ndarray)
+        Knots ``(x, y)`` of the map of every non-reference group, keyed by its position in
+        ``groups_``: sorted distinct training scores and their mean adjusted scores.
+    n_features_in_ : int
+        Always 1: the scores.
+
+    Notes
+    -----
+    Training: the ``m`` non-reference items ranked between two consecutive reference
+    items with scores ``s_hi > s_lo`` get ``s_hi - t (s_hi - s_lo) / (m + 1)``,
+    ``t = 1..m``; beyond the reference range they are interpolated towards ``bounds_``.
+    Test: within a group's training range the map interpolates linearly between its knots;
+    beyond it, it continues with the slope of the nearest end segment (a one-knot group is
+    shifted by ``y - x``), then clips to ``clip_``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpu_xorder import XOrder
+    >>> scores = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2])
+    >>> y = np.array([1, 0, 1, 0, 1, 0, 1, 0])
+    >>> groups = np.array(["a", "a", "a", "a", "b", "b", "b", "b"])
+    >>> xo = XOrder(lam=1.0, backend="numpy").fit(scores, y, sensitive_features=groups)
+    >>> str(xo.reference_group_)
+    'a'
+    >>> adjusted = xo.transform(np.array([0.85, 0.35]), sensitive_features=["a", "b"])
+    >>> float(adjusted[0])
+    0.85
+    """
+
+    def __init__(self, *, metric="xauc", lam=0.0, disparity="absolute",
+                 reference_group=None, backend="auto"):
+        self.metric = metric
+        self.lam = lam
+        self.disparity = disparity
+        self.reference_group = reference_group
+        self.backend = backend
+
+    def fit(self, scores, y, *, sensitive_features, progress=None):
+        """Learn the fair ordering of the training items and the per-group score maps.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n,)
+            Finite training risk scores.
+        y : array-like of shape (n,)
+            Binary labels (0/1).
+        sensitive_features : array-like of shape (n,)
+            Protected group of every item (ints, strings, ...); at least two groups.
+        progress : callable(done_cells, total_cells), optional
+            Passed on to :func:`gpu_xorder.fair_order`.
+
+        Returns
+        -------
+        self : XOrder
+
+        Raises
+        ------
+        ValueError
+            On an unknown ``metric``/``disparity``/``backend``, a sequence ``lam``, a
+            ``reference_group`` that is not a group label, NaN or mismatched lengths.
+        TypeError
+            On non-numeric scores or labels.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> xo = XOrder(backend="numpy").fit(np.array([0.9, 0.1, 0.6, 0.4]),
+        ...                                   np.array([1, 0, 1, 0]),
+        ...                                   sensitive_features=np.array([0, 0, 1, 1]))
+        >>> xo.order_.tolist()
+        [0, 2, 1, 3]
+        """
+        v.check_choice(self.metric, "metric", v.METRICS)
+        v.check_choice(self.disparity, "disparity", v.DISPARITIES)
+        v.check_choice(self.backend, "backend", v.BACKENDS)
+        lams, batch = v.check_lam(self.lam)
+        if batch:
+            raise ValueError(MSG_LAM_SEQUENCE.format(k=lams.size))
+        s = v.check_scores(scores)
+        labels, index = v.encode_groups(sensitive_features, s.size)
+        v.check_n_groups(labels)
+        reference = self._reference_index(s, labels, index)
+
+        result = fair_order(s, y, sensitive_features, metric=self.metric, lam=float(lams[0]),
+                            disparity=self.disparity, backend=self.backend,
+                            progress=progress)
+        bounds = _transfer.default_bounds(s, s[index == reference])
+        adjusted = _transfer.adjusted_training_scores(s, result.order, index, reference,
+                                                      bounds)
+
+        self.groups_ = labels
+        self.reference_group_ = labels[reference]
+        self.result_ = result
+        self.order_ = result.order
+        self.train_scores_adjusted_ = adjusted
+        self.bounds_ = bounds
+        self.clip_ = bounds if _transfer.is_probability_like(s) else None
+        self.maps_ = _transfer.fit_group_maps(s, adjusted, index, reference)
+        self.n_features_in_ = 1
+        return self
+
+    def transform(self, scores, *, sensitive_features):
+        """Adjusted scores: the reference group unchanged, every other group mapped.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n,)
+            Finite risk scores on the scale of the training scores; they may lie outside
+            the training range.
+        sensitive_features : array-like of shape (n,)
+            Group of every item; only groups seen in fit.
+
+        Returns
+        -------
+        ndarray of float64, shape (n,)
+            A new array, non-decreasing in the original score within every group.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+        ValueError
+            On a group not seen in fit, NaN or mismatched lengths.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> xo = XOrder(backend="numpy").fit(np.array([0.9, 0.1, 0.6, 0.4]),
+        ...                                   np.array([1, 0, 1, 0]),
+        ...                                   sensitive_features=np.array([0, 0, 1, 1]))
+        >>> xo.transform(np.array([0.9, 0.5]), sensitive_features=np.array([0, 0])).tolist()
+        [0.9, 0.5]
+        """
+        check_is_fitted(self)
+        s = v.check_scores(scores)
+        labels, index = v.encode_groups(sensitive_features, s.size)
+        fitted_position = np.array([self._fitted_position(label) for label in labels],
+                                   dtype=np.int64)
+        return _transfer.apply_group_maps(s, fitted_position[index], self.maps_,
+                                          clip=self.clip_)
+
+    def fit_transform(self, scores, y, *, sensitive_features, progress=None):
+        """Fit, then return the adjusted training scores (``train_scores_adjusted_``).
+
+        These equal ``transform`` on the training data except where tied training scores
+        of one group were averaged by the maps.
+
+        Parameters
+        ----------
+        scores, y, sensitive_features, progress
+            As in :meth:`fit`.
+
+        Returns
+        -------
+        ndarray of float64, shape (n,)
+            A new array.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> XOrder(backend="numpy").fit_transform(
+        ...     np.array([0.9, 0.1, 0.6, 0.4]), np.array([1, 0, 1, 0]),
+        ...     sensitive_features=np.array([0, 0, 1, 1])).round(4).tolist()
+        [0.9, 0.1, 0.5, 0.05]
+        """
+        self.fit(scores, y, sensitive_features=sensitive_features, progress=progress)
+        return self.train_scores_adjusted_.copy()
+
+    def _reference_index(self, s, labels, index):
+        """Position of the reference group: the given one, or the highest mean score."""
+        if self.reference_group is None:
+            means = np.bincount(index, weights=s) / np.bincount(index)
+            return int(np.argmax(means))
+        try:
+            return v.group_position(labels, self.reference_group)
+        except ValueError:
+            raise ValueError(MSG_REFERENCE.format(value=self.reference_group,
+                                                  labels=labels.tolist())) from None
+
+    def _fitted_position(self, label):
+        """Position of a transform-time group label among ``groups_``."""
+        try:
+            return v.group_position(self.groups_, label)
+        except ValueError:
+            raise ValueError(MSG_UNSEEN.format(label=np.asarray(label).item(),
+                                               labels=self.groups_.tolist())) from None

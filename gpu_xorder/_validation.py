@@ -1,0 +1,166 @@
+"""Input checks shared by the metrics, the DP front end and the estimator.
+
+Every check copies nothing the caller owns into a writable alias: arrays are converted
+with ``np.asarray(..., dtype=...)`` and then treated as read-only. Error messages are
+module constants so that tests can match them.
+"""
+
+import math
+import numbers
+
+import numpy as np
+
+METRICS = ("xauc", "prf", "urf")
+DISPARITIES = ("absolute", "signed")
+BACKENDS = ("auto", "numpy", "cupy")
+METHODS = ("auto", "kd", "iterative")
+
+MSG_NOT_1D = "{name} must be one-dimensional, got shape {shape}"
+MSG_EMPTY = "{name} is empty"
+MSG_NOT_NUMERIC = "{name} must be numeric, got dtype {dtype}"
+MSG_NOT_FINITE = "{name} contains NaN or infinite values (first at index {index})"
+MSG_LENGTH = "{name} has length {got}, expected {expected} (the length of scores)"
+MSG_LABELS = "y must be binary with values 0 and 1, got {values}"
+MSG_GROUPS_NULL = "sensitive features contain missing values (None or NaN)"
+MSG_ONE_GROUP = "need at least two groups, got one ({label!r})"
+MSG_UNKNOWN = "unknown {name} {value!r}; expected one of {choices}"
+MSG_LAM = "lam must be a finite number >= 0, got {value!r}"
+MSG_LAM_EMPTY = "lam is an empty sequence"
+MSG_GROUP_LACKS = "group {label!r} has no {what}, which metric {metric!r} needs"
+MSG_SIGNED_TWO = "disparity='signed' is defined for two groups only, got {k}"
+MSG_UNKNOWN_GROUP = "group {label!r} does not occur in the groups passed"
+
+
+def check_choice(value, name, choices):
+    """Return ``value`` if it is one of ``choices``, else raise ValueError naming it."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(MSG_UNKNOWN.format(name=name, value=value, choices=choices))
+    return value
+
+
+def check_scores(scores, name="scores"):
+    """Return scores as a float64 1-D array; reject NaN, inf, non-numeric, empty input."""
+    arr = np.asarray(scores)
+    if arr.dtype == object or not (
+        np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_
+    ):
+        raise TypeError(MSG_NOT_NUMERIC.format(name=name, dtype=arr.dtype))
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(MSG_NOT_NUMERIC.format(name=name, dtype=arr.dtype))
+    if arr.ndim != 1:
+        raise ValueError(MSG_NOT_1D.format(name=name, shape=arr.shape))
+    if arr.size == 0:
+        raise ValueError(MSG_EMPTY.format(name=name))
+    arr = arr.astype(np.float64, copy=False)
+    finite = np.isfinite(arr)
+    if not finite.all():
+        raise ValueError(MSG_NOT_FINITE.format(name=name, index=int(np.argmin(finite))))
+    return arr
+
+
+def check_labels(y, n):
+    """Return labels as an int64 0/1 array of length ``n``."""
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise ValueError(MSG_NOT_1D.format(name="y", shape=arr.shape))
+    if arr.shape[0] != n:
+        raise ValueError(MSG_LENGTH.format(name="y", got=arr.shape[0], expected=n))
+    if arr.dtype == np.bool_:
+        return arr.astype(np.int64)
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
+        raise TypeError(MSG_NOT_NUMERIC.format(name="y", dtype=arr.dtype))
+    values = np.unique(arr)
+    if not np.isin(values, (0, 1)).all():
+        shown = values[:5].tolist()
+        raise ValueError(MSG_LABELS.format(values=shown + (["..."] if values.size > 5 else [])))
+    return arr.astype(np.int64)
+
+
+def encode_groups(groups, n):
+    """Map group labels (ints, strings, ...) to indices 0..K-1 in sorted label order.
+
+    Returns
+    -------
+    labels : ndarray
+        The sorted unique group labels; index k of the DP is ``labels[k]``.
+    index : ndarray of int64
+        The group index of every item.
+    """
+    arr = np.asarray(groups)
+    if arr.ndim != 1:
+        raise ValueError(MSG_NOT_1D.format(name="sensitive features", shape=arr.shape))
+    if arr.shape[0] != n:
+        raise ValueError(
+            MSG_LENGTH.format(name="sensitive features", got=arr.shape[0], expected=n)
+        )
+    if arr.dtype == object:
+        if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in arr):
+            raise ValueError(MSG_GROUPS_NULL)
+        arr = arr.astype(str) if all(isinstance(v, str) for v in arr) else arr
+    elif np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
+        raise ValueError(MSG_GROUPS_NULL)
+    labels, index = np.unique(arr, return_inverse=True)
+    return labels, index.reshape(-1).astype(np.int64)
+
+
+def check_n_groups(labels, minimum=2):
+    if labels.size < minimum:
+        raise ValueError(MSG_ONE_GROUP.format(label=labels[0].item()))
+
+
+def group_position(labels, label):
+    """Index of ``label`` among the sorted group labels."""
+    hits = np.flatnonzero(labels == label)
+    if hits.size == 0:
+        raise ValueError(MSG_UNKNOWN_GROUP.format(label=label))
+    return int(hits[0])
+
+
+def check_lam(lam):
+    """Return ``(values, is_batch)``: lam as a float64 array and whether it was a sequence."""
+    if isinstance(lam, (str, bytes)):
+        raise TypeError(MSG_LAM.format(value=lam))
+    if isinstance(lam, numbers.Real) or (isinstance(lam, np.ndarray) and lam.ndim == 0):
+        values, batch = np.array([float(lam)]), False
+    else:
+        try:
+            values = np.asarray(lam, dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError):
+            raise TypeError(MSG_LAM.format(value=lam)) from None
+        if values.size == 0:
+            raise ValueError(MSG_LAM_EMPTY)
+        batch = True
+    bad = ~np.isfinite(values) | (values < 0)
+    if bad.any():
+        raise ValueError(MSG_LAM.format(value=values[bad][0].item()))
+    return values, batch
+
+
+def check_supports(labels, index, y, metric):
+    """Raise if some group lacks the positives/negatives that ``metric`` divides by.
+
+    xAUC needs positives and negatives in every group (xAUC(g, h) divides by the
+    positives of g and the negatives of h); PRF needs positives in every group and
+    negatives somewhere; URF needs nothing beyond non-empty groups. The AUC part of the
+    objective needs positives and negatives overall.
+    """
+    k = labels.size
+    pos = np.bincount(index, weights=y, minlength=k).astype(np.int64)
+    size = np.bincount(index, minlength=k)
+    neg = size - pos
+    if pos.sum() == 0:
+        raise ValueError("y has no positives; AUC is undefined")
+    if neg.sum() == 0:
+        raise ValueError("y has no negatives; AUC is undefined")
+    if metric in ("xauc", "prf"):
+        for g in range(k):
+            if pos[g] == 0:
+                raise ValueError(
+                    MSG_GROUP_LACKS.format(label=labels[g].item(), what="positives", metric=metric)
+                )
+    if metric == "xauc":
+        for g in range(k):
+            if neg[g] == 0:
+                raise ValueError(
+                    MSG_GROUP_LACKS.format(label=labels[g].item(), what="negatives", metric=metric)
+                )

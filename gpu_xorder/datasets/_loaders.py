@@ -1,0 +1,212 @@
+"""Loaders for the four benchmark data sets shipped with the package.
+
+The files are gzip-compressed, one-hot encoded CSVs (see ``README.md`` next to this
+module for provenance, licences and columns). Each file is parsed once per process
+(``functools.lru_cache``) into a read-only float64 table; every loader call then builds
+fresh arrays from it by fancy indexing, so a caller may modify what it gets without
+affecting later calls.
+"""
+
+import csv
+import functools
+import gzip
+import io
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+
+DATASETS = ("adult", "compas", "german", "framingham")
+
+MSG_UNKNOWN_DATASET = "unknown data set {name!r}; expected one of {choices}"
+MSG_AGE_NOT_1D = "age must be one-dimensional, got shape {shape}"
+MSG_AGE_NAN = "age contains NaN values"
+
+# Per data set: label column, the paper's default sensitive column, the column holding
+# age in years (None when the file has none), and the columns that are not features.
+# Sensitive attributes stay among the features, as in the paper's public code; the
+# derived combinations (``race-sex``, ``sex-race``, ``sex-age``) leak them and are
+# dropped, as is Framingham's row identifier.
+_SPECS = {
+    "adult": ("income-per-year", "race", "age", ("race-sex",)),
+    "compas": ("two_year_recid", "race", "age", ("sex-race",)),
+    "german": ("credit", "age", None, ("sex-age",)),
+    "framingham": ("chdfate", "sex", "age", ("id",)),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A benchmark data set: features, binary labels and the protected attribute.
+
+    Attributes
+    ----------
+    X : ndarray of float64, shape (n_samples, n_features)
+        Features, sensitive attribute columns included (the label, derived leak columns
+        and identifiers excluded).
+    y : ndarray of int64, shape (n_samples,)
+        Binary label, 1 = the outcome the score ranks high (see the data set's README).
+    sensitive : ndarray of int64, shape (n_samples,)
+        The paper's default protected attribute for this data set.
+    age : ndarray of float64 or None
+        Age in years, where the file records it; None otherwise (German).
+    feature_names : tuple of str
+        Names of the columns of ``X``.
+    sensitive_name : str
+        Name of the column ``sensitive`` was taken from.
+    name : str
+        Name of the data set.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    sensitive: np.ndarray
+    age: np.ndarray | None
+    feature_names: tuple
+    sensitive_name: str
+    name: str
+
+    def __repr__(self):
+        n, p = self.X.shape
+        return (
+            f"Dataset(name={self.name!r}, n_samples={n}, n_features={p}, "
+            f"sensitive_name={self.sensitive_name!r})"
+        )
+
+
+@functools.lru_cache(maxsize=None)
+def _read_table(name):
+    """Parse ``data/<name>.csv.gz`` once: (header, read-only float64 table).
+
+    Rows with an empty cell are dropped (only Framingham has any).
+    """
+    raw = resources.files(__package__).joinpath("data", f"{name}.csv.gz").read_bytes()
+    text = gzip.decompress(raw).decode("utf-8")
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = tuple(next(reader))
+    rows = [row for row in reader if row and all(cell.strip() for cell in row)]
+    table = np.array(rows, dtype=np.float64).reshape(len(rows), len(header))
+    table.flags.writeable = False
+    return header, table
+
+
+def _load(name):
+    label, sensitive, age, dropped = _SPECS[name]
+    header, table = _read_table(name)
+    column = {col: k for k, col in enumerate(header)}
+    features = [k for k, col in enumerate(header) if col != label and col not in dropped]
+    y = table[:, column[label]]
+    if name == "german":
+        y = y == 2  # credit: 1 = good, 2 = bad; the positive class is bad credit
+    return Dataset(
+        X=table[:, features],
+        y=y.astype(np.int64),
+        sensitive=table[:, column[sensitive]].astype(np.int64),
+        age=None if age is None else table[:, column[age]].copy(),
+        feature_names=tuple(header[k] for k in features),
+        sensitive_name=sensitive,
+        name=name,
+    )
+
+
+def load_adult() -> Dataset:
+    """UCI Adult: income above 50K, sensitive attribute race (1 = white).
+
+    30,162 rows and 98 features (``race-sex`` dropped).
+
+    Examples
+    --------
+    >>> from gpu_xorder.datasets import load_adult
+    >>> data = load_adult()
+    >>> data.X.shape
+    (30162, 98)
+    """
+    return _load("adult")
+
+
+def load_compas() -> Dataset:
+    """ProPublica COMPAS: two-year recidivism, sensitive attribute race (1 = white).
+
+    6,167 rows and 401 features (``sex-race`` dropped).
+
+    Examples
+    --------
+    >>> from gpu_xorder.datasets import load_compas
+    >>> data = load_compas()
+    >>> data.X.shape, data.sensitive_name
+    ((6167, 401), 'race')
+    """
+    return _load("compas")
+
+
+def load_german() -> Dataset:
+    """UCI German credit: bad credit (1), sensitive attribute age (1 = adult, 0 = young).
+
+    1,000 rows and 58 features (``sex-age`` dropped). The file stores age only
+    binarised, so ``age`` is None.
+
+    Examples
+    --------
+    >>> from gpu_xorder.datasets import load_german
+    >>> data = load_german()
+    >>> data.X.shape, int(data.y.sum()), data.age is None
+    ((1000, 58), 300, True)
+    """
+    return _load("german")
+
+
+def load_framingham() -> Dataset:
+    """Framingham heart study extract: coronary heart disease, sensitive attribute sex.
+
+    4,658 rows (the 41 rows with an empty cell dropped) and 8 features (``id``
+    dropped). ``sensitive`` keeps the file's coding: 1 = male, 2 = female.
+
+    Examples
+    --------
+    >>> from gpu_xorder.datasets import load_framingham
+    >>> data = load_framingham()
+    >>> data.X.shape, sorted(set(data.sensitive.tolist()))
+    ((4658, 8), [1, 2])
+    """
+    return _load("framingham")
+
+
+def load_dataset(name: str) -> Dataset:
+    """Load a bundled data set by name: ``"adult"``, ``"compas"``, ``"german"`` or
+    ``"framingham"``.
+
+    Examples
+    --------
+    >>> from gpu_xorder.datasets import load_dataset
+    >>> load_dataset("german").name
+    'german'
+    """
+    if not isinstance(name, str) or name not in DATASETS:
+        raise ValueError(MSG_UNKNOWN_DATASET.format(name=name, choices=DATASETS))
+    return _load(name)
+
+
+def age_bands(age) -> np.ndarray:
+    """The paper's three age bands: 0 for age <= 25, 1 for 25 < age <= 40, 2 above 40.
+
+    Parameters
+    ----------
+    age : array-like of shape (n_samples,)
+        Age in years.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_samples,)
+
+    Examples
+    --------
+    >>> from gpu_xorder.datasets import age_bands
+    >>> age_bands([18, 25, 25.5, 40, 41]).tolist()
+    [0, 0, 1, 1, 2]
+    """
+    arr = np.asarray(age, dtype=np.float64)
+    if arr.ndim != 1:
+        raise ValueError(MSG_AGE_NOT_1D.format(shape=arr.shape))
+    if np.isnan(arr).any():
+        raise ValueError(MSG_AGE_NAN)
+    return np.searchsorted(np.array([25.0, 40.0]), arr, side="left").astype(np.int64)

@@ -1,0 +1,161 @@
+import io
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from gpu_xorder import _cli
+from gpu_xorder._cli import LAM_NOTE
+from gpu_xorder._cli import MSG_NO_AGE
+from gpu_xorder._cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+HEADERS = ("lam", "AUC", "Delta-xAUC", "Delta-PRF", "Delta-URF")
+NUMBER = re.compile(r"\d+\.\d{4}")
+
+
+@pytest.fixture(autouse=True)
+def plain_consoles(monkeypatch):
+    """Wide, colourless, non-terminal consoles writing to the (captured) std streams."""
+    kwargs = dict(width=200, color_system=None, force_terminal=False, highlight=False)
+    monkeypatch.setattr(_cli, "console", Console(**kwargs))
+    monkeypatch.setattr(_cli, "err_console", Console(stderr=True, **kwargs))
+
+
+def table_rows(out, title):
+    """Cells of the body rows of the table titled ``title``."""
+    block = out.split(title, 1)[1]
+    rows = []
+    for line in block.splitlines()[4:]:
+        if not line.startswith("│"):
+            break
+        rows.append([cell.strip() for cell in line.strip("│").split("│")])
+    return rows
+
+
+def test_demo_german(capsys):
+    assert main(["demo", "--data", "german", "--lam", "0", "1.5"]) == 0
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    assert "german: 1000 rows, 58 features" in out
+    for title in ("Test split", "Training split"):
+        assert title in out
+        rows = table_rows(out, title)
+        assert [row[0] for row in rows] == ["unadjusted", "0", "1.5"]
+        for row in rows:
+            values = [float(cell) for cell in row[1:5]]
+            assert all(NUMBER.fullmatch(cell) for cell in row[1:5])
+            assert all(0.0 <= value <= 1.0 for value in values)
+            assert values[0] > 0.5  # AUC of a fitted logistic regression
+    for header in HEADERS:
+        assert header in out
+    assert "fit s" in out
+    assert " ".join(LAM_NOTE.split()) in " ".join(out.split())
+
+
+def test_demo_large_lam_does_not_raise_train_disparity(capsys):
+    assert main(["demo", "--data", "german", "--lam", "50"]) == 0
+    rows = table_rows(capsys.readouterr().out, "Training split")
+    unadjusted, adjusted = (float(row[2]) for row in rows)
+    assert adjusted <= unadjusted + 1e-12
+
+
+def test_demo_with_live_progress(monkeypatch):
+    """A terminal console renders the progress bar fed by the fit's callback."""
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=120, force_terminal=True, color_system=None)
+    monkeypatch.setattr(_cli, "console", console)
+    assert main(["demo", "--data", "german", "--metric", "urf", "--lam", "2"]) == 0
+    out = buffer.getvalue()
+    assert "Delta-URF" in out
+    # "done/total cells" appears once the fit has reported progress at least once.
+    assert re.search(r"xOrder lam=2 .* \d+/\d+ cells", out)
+
+
+def test_demo_age_groups_error_or_table(capsys):
+    # A small training split keeps a three-group DP cheap when multi-group support exists.
+    code = main(["demo", "--data", "compas", "--groups", "age", "--test-size", "0.95",
+                 "--lam", "1"])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    if code == 0:
+        assert "age <= 25" in out and "Test split" in out
+        assert [row[0] for row in table_rows(out, "Test split")] == ["unadjusted", "1"]
+    else:
+        assert code == 2
+        assert err.startswith("error: ") and len(err.strip().splitlines()) <= 3
+        assert "group" in err
+
+
+def test_demo_age_groups_need_age_in_years(capsys):
+    assert main(["demo", "--data", "german", "--groups", "age"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert err == "error: " + MSG_NO_AGE.format(name="german")
+
+
+def test_demo_library_error_is_one_clean_line(capsys):
+    assert main(["demo", "--data", "german", "--lam", "-1"]) == 2
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    assert err.startswith("error: ") and "lam" in err
+
+
+def test_demo_unavailable_forced_backend(capsys):
+    from gpu_xorder._backend import cupy_status
+
+    if cupy_status()[0]:
+        pytest.skip("CuPy is usable here")
+    assert main(["demo", "--data", "german", "--backend", "cupy", "--lam", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "cupy" in err
+
+
+def test_info(capsys):
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    for name in ("Versions", "gpu_xorder", "numpy", "scikit-learn", "Python", "Backend"):
+        assert name in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [[], ["demo", "--bogus"], ["demo", "--data", "iris"], ["demo", "--lam"],
+     ["demo", "--test-size", "1.5"], ["frobnicate"]],
+)
+def test_bad_arguments_exit_2(argv, capsys):
+    assert main(argv) == 2
+    assert "usage: gpu-xorder" in capsys.readouterr().err
+
+
+def test_help_exits_0(capsys):
+    assert main(["demo", "--help"]) == 0
+    assert "--lam" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "key, value, shown",
+    [
+        ("memory_bytes", 80 * 2**30, f"{80 * 2**30} (80.0 GiB)"),
+        ("compute_capability", (9, 0), "9.0"),
+        ("available", False, "False"),
+        ("device_name", "NVIDIA H100", "NVIDIA H100"),
+    ],
+)
+def test_format_value(key, value, shown):
+    assert _cli._format_value(key, value) == shown
+
+
+def test_python_dash_m_info():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpu_xorder", "info"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Versions" in proc.stdout and "numpy" in proc.stdout
+    assert "Traceback" not in proc.stderr

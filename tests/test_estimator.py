@@ -1,0 +1,297 @@
+"""Tests of gpu_xorder.XOrder: fit/transform agree with the learned ordering and the DP."""
+
+import re
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+
+from gpu_xorder import XOrder, fair_order, metrics
+from gpu_xorder import _validation as v
+from gpu_xorder._estimator import MSG_LAM_SEQUENCE, MSG_REFERENCE, MSG_UNSEEN
+
+TOL = dict(rel=1e-12, abs=1e-12)
+
+
+def make_data(n_a=30, n_b=20, seed=0, labels=(0, 1), logit=False):
+    """Continuous scores (distinct), group b shifted down, both labels in both groups."""
+    rng = np.random.default_rng(seed)
+    n = n_a + n_b
+    groups = np.array([labels[0]] * n_a + [labels[1]] * n_b)
+    y = rng.integers(0, 2, n)
+    y[[0, 1, n_a, n_a + 1]] = [0, 1, 0, 1]
+    logits = rng.normal(size=n) + 1.2 * y - 0.8 * (groups == labels[1])
+    scores = logits if logit else 1 / (1 + np.exp(-logits))
+    perm = rng.permutation(n)
+    return scores[perm], y[perm], groups[perm]
+
+
+def fitted(scores, y, groups, **params):
+    params.setdefault("backend", "numpy")
+    return XOrder(**params).fit(scores, y, sensitive_features=groups)
+
+
+# ---------------------------------------------------------------------------------------
+# The adjusted scores realise the learned ordering.
+
+
+@pytest.mark.parametrize("metric", ["xauc", "prf", "urf"])
+@pytest.mark.parametrize("lam", [0.0, 0.3, 2.0])
+def test_transform_on_training_data_matches_the_learned_order(metric, lam):
+    scores, y, groups = make_data(seed=int(lam * 10))
+    xo = fitted(scores, y, groups, metric=metric, lam=lam)
+    out = xo.transform(scores, sensitive_features=groups)
+    assert metrics.auc(out, y) == pytest.approx(xo.result_.auc, **TOL)
+    assert metrics.disparity(out, y, groups, metric=metric) == pytest.approx(
+        xo.result_.disparity, **TOL)
+    np.testing.assert_array_equal(out, xo.train_scores_adjusted_)
+    assert np.array_equal(np.argsort(-out, kind="stable"), xo.order_)
+    assert np.array_equal(np.argsort(-xo.train_scores_adjusted_, kind="stable"), xo.order_)
+
+
+def test_result_is_that_of_fair_order():
+    scores, y, groups = make_data(seed=3)
+    xo = fitted(scores, y, groups, metric="prf", lam=0.5)
+    res = fair_order(scores, y, groups, metric="prf", lam=0.5, backend="numpy")
+    assert np.array_equal(xo.order_, res.order)
+    assert xo.result_.objective == res.objective
+    assert xo.n_features_in_ == 1
+    assert list(xo.groups_) == [0, 1]
+
+
+def test_large_lam_reduces_disparity_of_transformed_test_scores():
+    scores, y, groups = make_data(n_a=60, n_b=60, seed=5)
+    xo = fitted(scores, y, groups, metric="xauc", lam=5.0)
+    before = metrics.disparity(scores, y, groups, metric="xauc")
+    after = metrics.disparity(xo.fit_transform(scores, y, sensitive_features=groups), y,
+                              groups, metric="xauc")
+    assert after <= before
+    assert after <= max(1 / np.sum((groups == 0) & (y == 1)),
+                        1 / np.sum((groups == 1) & (y == 1))) + 1e-12
+
+
+# ---------------------------------------------------------------------------------------
+# Transform on new scores.
+
+
+@pytest.mark.parametrize("logit", [False, True])
+def test_transform_monotone_and_reference_untouched(logit):
+    scores, y, groups = make_data(seed=7, logit=logit)
+    xo = fitted(scores, y, groups, lam=1.0)
+    rng = np.random.default_rng(1)
+    lo, hi = scores.min(), scores.max()
+    span = hi - lo
+    new = np.concatenate((rng.uniform(lo - span, hi + span, 200),
+                          [hi + 1e3 if logit else 1.0, lo - 1e3 if logit else 0.0]))
+    if not logit:
+        new = np.clip(new, 0, 1)
+    new_groups = np.resize([0, 1], new.size)
+    out = xo.transform(new, sensitive_features=new_groups)
+    assert out.dtype == np.float64 and out is not new
+    ref = new_groups == xo.reference_group_
+    assert np.array_equal(out[ref], new[ref])
+    for g in (0, 1):
+        sel = new_groups == g
+        by = np.argsort(new[sel])
+        assert np.all(np.diff(out[sel][by]) >= 0)
+    if logit:
+        assert xo.clip_ is None
+        assert out[~ref].max() > 1 or out[~ref].min() < 0
+    else:
+        assert xo.bounds_ == (0.0, 1.0) and xo.clip_ == (0.0, 1.0)
+        assert np.all((out >= 0) & (out <= 1))
+
+
+def test_default_reference_is_the_group_with_highest_mean_score():
+    scores, y, groups = make_data(seed=2)
+    assert scores[groups == 0].mean() > scores[groups == 1].mean()
+    assert fitted(scores, y, groups).reference_group_ == 0
+    xo = fitted(scores, y, groups, reference_group=1, lam=1.0)
+    assert xo.reference_group_ == 1
+    out = xo.transform(scores, sensitive_features=groups)
+    assert np.array_equal(out[groups == 1], scores[groups == 1])
+    assert np.array_equal(np.argsort(-out, kind="stable"), xo.order_)
+
+
+def test_string_labels_and_unbalanced_groups():
+    scores, y, groups = make_data(n_a=70, n_b=6, seed=4, labels=("white", "black"))
+    xo = fitted(scores, y, groups, metric="xauc", lam=1.0, reference_group="white")
+    assert list(xo.groups_) == ["black", "white"] and xo.reference_group_ == "white"
+    assert sorted(xo.maps_) == [0]
+    out = xo.transform(scores, sensitive_features=list(groups))
+    assert metrics.disparity(out, y, groups) == pytest.approx(xo.result_.disparity, **TOL)
+    assert metrics.auc(out, y) == pytest.approx(xo.result_.auc, **TOL)
+    assert np.array_equal(out[groups == "white"], scores[groups == "white"])
+
+
+def test_one_item_group():
+    scores = np.array([0.9, 0.7, 0.6, 0.4, 0.2, 0.1, 0.55])
+    y = np.array([1, 0, 1, 0, 1, 0, 1])
+    groups = np.array(["a", "a", "a", "a", "a", "a", "b"])
+    xo = fitted(scores, y, groups, metric="urf", lam=1.0, reference_group="a")
+    assert xo.reference_group_ == "a"
+    train = xo.transform(scores, sensitive_features=groups)
+    assert metrics.disparity(train, y, groups, metric="urf") == pytest.approx(
+        xo.result_.disparity, **TOL)
+    x, knots_y = xo.maps_[1]
+    assert x.tolist() == [0.55]
+    out = xo.transform(np.array([0.55, 0.65, 0.3]), sensitive_features=["b", "b", "b"])
+    shift = knots_y[0] - 0.55
+    np.testing.assert_allclose(out, np.clip([0.55 + shift, 0.65 + shift, 0.3 + shift], 0, 1))
+    assert np.array_equal(np.argsort(-xo.train_scores_adjusted_, kind="stable"), xo.order_)
+
+
+def test_ties_in_scores():
+    rng = np.random.default_rng(11)
+    n = 40
+    scores = rng.integers(0, 6, n) / 5
+    y = rng.integers(0, 2, n)
+    groups = np.resize([0, 1], n)
+    y[:4] = [0, 0, 1, 1]
+    xo = fitted(scores, y, groups, lam=0.5)
+    adjusted = xo.train_scores_adjusted_
+    # Ties in the reference group stay tied; the ordering holds up to those ties.
+    assert np.array_equal(adjusted[groups == xo.reference_group_],
+                          scores[groups == xo.reference_group_])
+    assert np.all(np.diff(adjusted[xo.order_]) <= 0)
+    out = xo.transform(scores, sensitive_features=groups)
+    for g in (0, 1):
+        sel = groups == g
+        for value in np.unique(scores[sel]):
+            tied = sel & (scores == value)
+            # Tied training scores map to one value: the mean of their adjusted scores.
+            assert np.ptp(out[tied]) == 0
+            if g != xo.reference_group_:
+                assert out[tied][0] == pytest.approx(adjusted[tied].mean(), abs=1e-12)
+        by = np.argsort(scores[sel])
+        assert np.all(np.diff(out[sel][by]) >= 0)
+
+
+def test_fit_transform_returns_a_copy_of_the_training_scores():
+    scores, y, groups = make_data(seed=8)
+    xo = XOrder(lam=1.0, backend="numpy")
+    out = xo.fit_transform(scores, y, sensitive_features=groups)
+    assert np.array_equal(out, xo.train_scores_adjusted_)
+    out[:] = -1
+    assert not np.array_equal(out, xo.train_scores_adjusted_)
+
+
+def test_progress_is_passed_on():
+    scores, y, groups = make_data(seed=9)
+    calls = []
+    XOrder(backend="numpy").fit(scores, y, sensitive_features=groups,
+                                progress=lambda done, total: calls.append((done, total)))
+    assert calls
+
+
+# ---------------------------------------------------------------------------------------
+# scikit-learn conventions.
+
+
+def test_not_fitted():
+    with pytest.raises(NotFittedError):
+        XOrder().transform([0.1, 0.2], sensitive_features=[0, 1])
+
+
+def test_clone_get_params_set_params():
+    xo = XOrder(metric="prf", lam=0.25, disparity="signed", reference_group="b",
+                backend="numpy")
+    params = xo.get_params()
+    assert params == dict(metric="prf", lam=0.25, disparity="signed", reference_group="b",
+                          backend="numpy")
+    twin = clone(xo)
+    assert twin is not xo and twin.get_params() == params
+    assert twin.set_params(lam=3.0, metric="urf") is twin
+    assert twin.lam == 3.0 and twin.metric == "urf" and xo.lam == 0.25
+    scores, y, groups = make_data(seed=1)
+    xo.set_params(reference_group=None).fit(scores, y, sensitive_features=groups)
+    fresh = clone(xo)
+    assert not hasattr(fresh, "order_")
+    with pytest.raises(NotFittedError):
+        fresh.transform(scores, sensitive_features=groups)
+
+
+def test_init_stores_parameters_unchanged_and_is_keyword_only():
+    lam = [0.1, 0.2]
+    xo = XOrder(lam=lam, metric="nonsense")
+    assert xo.lam is lam and xo.metric == "nonsense"
+    with pytest.raises(TypeError):
+        XOrder("xauc")
+
+
+# ---------------------------------------------------------------------------------------
+# Bad inputs.
+
+
+def test_sequence_lam_is_rejected():
+    scores, y, groups = make_data()
+    with pytest.raises(ValueError, match=re.escape(MSG_LAM_SEQUENCE.format(k=2))):
+        fitted(scores, y, groups, lam=[0.1, 0.2])
+
+
+@pytest.mark.parametrize("name, value", [("metric", "auc"), ("disparity", "abs"),
+                                         ("backend", "gpu")])
+def test_unknown_choices(name, value):
+    scores, y, groups = make_data()
+    with pytest.raises(ValueError, match=f"unknown {name} '{value}'"):
+        XOrder(**{name: value}).fit(scores, y, sensitive_features=groups)
+
+
+def test_unknown_reference_group():
+    scores, y, groups = make_data(labels=("a", "b"))
+    with pytest.raises(ValueError, match=re.escape(MSG_REFERENCE.format(
+            value="c", labels=["a", "b"]))):
+        fitted(scores, y, groups, reference_group="c")
+    with pytest.raises(ValueError, match="reference_group 0 is not one of the groups"):
+        fitted(scores, y, groups, reference_group=0)
+
+
+def test_unseen_group_at_transform():
+    scores, y, groups = make_data(labels=("a", "b"))
+    xo = fitted(scores, y, groups)
+    with pytest.raises(ValueError, match=re.escape(MSG_UNSEEN.format(
+            label="z", labels=["a", "b"]))):
+        xo.transform([0.5, 0.6], sensitive_features=["a", "z"])
+
+
+def test_mismatched_lengths_and_nan():
+    scores, y, groups = make_data()
+    with pytest.raises(ValueError, match="y has length"):
+        fitted(scores, y[:-1], groups)
+    with pytest.raises(ValueError, match="sensitive features has length"):
+        fitted(scores, y, groups[:-1])
+    bad = scores.copy()
+    bad[3] = np.nan
+    with pytest.raises(ValueError, match=re.escape(v.MSG_NOT_FINITE.format(
+            name="scores", index=3))):
+        fitted(bad, y, groups)
+    xo = fitted(scores, y, groups)
+    with pytest.raises(ValueError, match="sensitive features has length"):
+        xo.transform(scores, sensitive_features=groups[:-1])
+    with pytest.raises(ValueError, match="contains NaN"):
+        xo.transform([np.nan, 0.5], sensitive_features=[0, 1])
+    with pytest.raises(ValueError, match="missing values"):
+        xo.transform([0.2, 0.5], sensitive_features=np.array([0, None], dtype=object))
+    with pytest.raises(TypeError, match="scores must be numeric"):
+        xo.transform(["x", "y"], sensitive_features=[0, 1])
+
+
+def test_one_group_is_rejected():
+    with pytest.raises(ValueError, match="need at least two groups"):
+        fitted([0.1, 0.9], [0, 1], ["a", "a"])
+
+
+def test_inputs_not_modified():
+    scores, y, groups = make_data(seed=6, labels=("a", "b"))
+    originals = [scores.copy(), y.copy(), groups.copy()]
+    xo = XOrder(lam=1.0, metric="xauc", backend="numpy")
+    xo.fit(scores, y, sensitive_features=groups)
+    xo.fit_transform(scores, y, sensitive_features=groups)
+    out = xo.transform(scores, sensitive_features=groups)
+    assert out is not scores
+    for a, c in zip((scores, y, groups), originals):
+        assert np.array_equal(a, c)
+    out[:] = 0
+    assert np.array_equal(scores, originals[0])
+    assert xo.get_params()["lam"] == 1.0
