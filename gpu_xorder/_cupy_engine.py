@@ -1,0 +1,146 @@
+"""The CuPy engine: fills xOrder lattices on the GPU (DESIGN sections 3, 7, 8).
+
+The only module of the package that imports CuPy. Kernels live in ``cuda/*.cu``, are
+compiled by NVRTC with ``--fmad=false`` (bit-identical G-hat, DESIGN "Bit-identical
+backends") and memoized per device and compile-time constants (metric, mode).
+"""
+
+from importlib import resources
+
+import cupy as cp
+import numpy as np
+
+import cpu_reference
+from cpu_reference._bits import n_words
+
+_METRIC_CODE = {"xauc": 0, "prf": 1, "urf": 2}
+_THREADS = 256
+
+MSG_DEVICE_MEMORY = (
+    "the xOrder lattice needs {need:.2f} GiB of device memory but {free:.2f} GiB is free "
+    "({n_a} x {n_b} cells, {batch} lam value(s)); subsample each group (learn the "
+    "ordering on every k-th item, DESIGN section 6) or pass fewer lam values at once"
+)
+
+
+class DeviceMemoryError(MemoryError):
+    """The lattice does not fit in the free device memory."""
+
+
+def _source():
+    folder = resources.files("gpu_xorder") / "cuda"
+    common = (folder / "xorder_common.cuh").read_text()
+    fill = (folder / "xorder_fill.cu").read_text()
+    return fill.replace('#include "xorder_common.cuh"', common)
+
+
+@cp.memoize(for_each_device=True)
+def get_module(metric_code, signed):
+    """Compiled RawModule for one (metric, mode); memoized per device."""
+    defines = f"#define METRIC {metric_code}\n#define SIGNED {int(signed)}\n"
+    return cp.RawModule(code=defines + _source(), options=("--fmad=false", "-std=c++14"))
+
+
+def smoke_test():
+    """Compile the kernels and run a 2 x 2 lattice; raises if the device is unusable."""
+    if not cp.cuda.is_available():
+        raise RuntimeError("no CUDA device is visible")
+    s = np.array([0.9, 0.8, 0.7, 0.6])
+    y = np.array([1, 0, 1, 0])
+    g = np.array([0, 0, 1, 1])
+    lat = cpu_reference.build_lattice(s, y, g, "xauc", "absolute")
+    words, final = fill_batch(lat, np.array([0.5]))
+    traceback_batch(lat, words).get()
+
+
+def device_info():
+    dev = cp.cuda.Device()
+    props = cp.cuda.runtime.getDeviceProperties(dev.id)
+    free, total = cp.cuda.runtime.memGetInfo()
+    name = props["name"]
+    return {
+        "cupy_version": cp.__version__,
+        "device_name": name.decode() if isinstance(name, bytes) else name,
+        "compute_capability": dev.compute_capability,
+        "memory_bytes": int(total),
+        "free_memory_bytes": int(free),
+        "multiprocessors": int(props["multiProcessorCount"]),
+    }
+
+
+def required_bytes(lat, batch):
+    """Device memory of one call: decision bits, two counter diagonals, inputs, paths."""
+    k = lat.n_counters
+    bits = batch * n_words(lat.n_a, lat.n_b) * 4
+    counters = 2 * batch * k * (lat.n_a + 1) * 8
+    inputs = 8 * (4 * (lat.n_a + lat.n_b + 2) + k * (lat.n_a + lat.n_b + 2)) + 8 * (9 + batch)
+    paths = batch * (lat.n_a + lat.n_b)
+    return bits + counters + inputs + paths
+
+
+def _check_memory(lat, batch):
+    need = required_bytes(lat, batch)
+    free = cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()
+    if need > 0.9 * free:
+        raise DeviceMemoryError(MSG_DEVICE_MEMORY.format(
+            need=need / 2**30, free=free / 2**30, n_a=lat.n_a, n_b=lat.n_b, batch=batch))
+
+
+def fill_batch(lat, lams, progress=None):
+    """Fill one lattice per lam value; return device arrays ``(words, final)``.
+
+    ``words``: (B, n_words) uint32 decision bits; ``final``: (B, K) counters of the last
+    cell. One launch per anti-diagonal covers the whole batch (grid.y = lattice).
+    """
+    lams = np.asarray(lams, dtype=np.float64)
+    batch, n_a, n_b, k = lams.size, lat.n_a, lat.n_b, lat.n_counters
+    _check_memory(lat, batch)
+    module = get_module(_METRIC_CODE[lat.metric], lat.mode == "signed")
+    diag = module.get_function("diag_kernel")
+    col0, row0 = cpu_reference.edge_counters(lat)
+    dev = {name: cp.asarray(getattr(lat, name)) for name in
+           ("y_a", "y_b_rev", "negleft_a", "negleft_b_rev")}
+    col0_d, row0_d = cp.asarray(col0), cp.asarray(row0)
+    consts = cp.asarray(np.array(lat.consts.astuple(), dtype=np.float64))
+    lams_d = cp.asarray(lams)
+    nw = n_words(n_a, n_b)
+    prev = cp.zeros((batch, k, n_a + 1), dtype=cp.int64)
+    cur = cp.zeros_like(prev)
+    words = cp.zeros((batch, nw), dtype=cp.uint32)
+    n_diag = n_a + n_b
+    every = max(1, n_diag // 200)
+    done = 1
+    for d in range(1, n_diag + 1):
+        i_lo, i_hi = max(1, d - n_b), min(n_a, d - 1)
+        rows = ((i_hi - 1) // 32 - (i_lo - 1) // 32 + 1) * 32 if i_lo <= i_hi else 32
+        grid = ((rows + _THREADS - 1) // _THREADS, batch)
+        diag(grid, (_THREADS,), (
+            dev["y_a"], dev["y_b_rev"], dev["negleft_a"], dev["negleft_b_rev"],
+            col0_d, row0_d, consts, lams_d, prev, cur, words, np.int64(nw),
+            np.int32(n_a), np.int32(n_b), np.int32(d), np.int32(i_lo), np.int32(i_hi)))
+        prev, cur = cur, prev
+        done += min(d, n_a) - max(0, d - n_b) + 1
+        if progress is not None and (d % every == 0 or d == n_diag):
+            progress(done, lat.n_cells)
+    return words, prev[:, :, n_a]
+
+
+def traceback_batch(lat, words):
+    """Paths of every lattice, walked on the device (one thread per lattice)."""
+    batch, nw = words.shape
+    module = get_module(_METRIC_CODE[lat.metric], lat.mode == "signed")
+    paths = cp.empty((batch, lat.n_a + lat.n_b), dtype=cp.int8)
+    threads = 32
+    module.get_function("traceback_kernel")(
+        ((batch + threads - 1) // threads,), (threads,),
+        (words, np.int64(nw), paths, np.int32(lat.n_a), np.int32(lat.n_b), np.int32(batch)))
+    return paths
+
+
+def solve(lat, lams, progress=None):
+    """``[(path, final_counters), ...]`` on the host, one per lam value."""
+    words, final = fill_batch(lat, lams, progress=progress)
+    paths = traceback_batch(lat, words)
+    final_h, paths_h = final.get(), paths.get()
+    del words, paths
+    return [(paths_h[b], final_h[b]) for b in range(len(lams))]

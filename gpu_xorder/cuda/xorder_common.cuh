@@ -1,0 +1,90 @@
+// Shared device functions of the xOrder lattice (DESIGN section 3).
+//
+// Each function mirrors a NumPy function of cpu_reference and must perform the very
+// same sequence of float64 operations, so that both backends take the same decision
+// in every cell, exact G-hat ties included. Compile with --fmad=false.
+#ifndef XORDER_COMMON_CUH
+#define XORDER_COMMON_CUH
+
+// METRIC: 0 = xauc, 1 = prf, 2 = urf.  SIGNED: 0 = |D|, 1 = D (paper eq. 14).
+#ifndef METRIC
+#define METRIC 0
+#endif
+#ifndef SIGNED
+#define SIGNED 0
+#endif
+#if METRIC == 2
+#define NCOUNT 4  // cab, cba, uab, uba
+#else
+#define NCOUNT 2  // cab, cba
+#endif
+
+// The float64 constants of G-hat, in the order of GhatConstants.astuple().
+struct Consts {
+    double w, w_a, w_b, inv_auc, inv_ab, inv_ba, inv_pa, inv_pb, inv_u;
+};
+
+__device__ __forceinline__ Consts load_consts(const double* __restrict__ c) {
+    Consts k;
+    k.w = c[0]; k.w_a = c[1]; k.w_b = c[2]; k.inv_auc = c[3]; k.inv_ab = c[4];
+    k.inv_ba = c[5]; k.inv_pa = c[6]; k.inv_pb = c[7]; k.inv_u = c[8];
+    return k;
+}
+
+// Twin of cpu_reference._ghat.ghat (auc_into, disparity_into, then auc - lam * d).
+__device__ __forceinline__ double ghat(const long long* x, double lam, const Consts& c) {
+    double auc = ((double)(x[0] + x[1]) + c.w) * c.inv_auc;
+#if METRIC == 0
+    double d = (double)x[0] * c.inv_ab - (double)x[1] * c.inv_ba;
+#elif METRIC == 1
+    double d = ((double)x[0] + c.w_a) * c.inv_pa - ((double)x[1] + c.w_b) * c.inv_pb;
+#else
+    double d = (double)(x[2] - x[3]) * c.inv_u;
+#endif
+#if !SIGNED
+    d = fabs(d);
+#endif
+    return auc - lam * d;
+}
+
+// Step gains of cell (i, j): twin of the gain lines of cpu_reference._fill.diagonal_update.
+struct Gains {
+    long long ca, cb;  // cab gain of the a-step, cba gain of the b-step
+    long long ua, ub;  // uab gain of the a-step, uba gain of the b-step (URF)
+};
+
+__device__ __forceinline__ Gains step_gains(
+    int i, int j, int n_a, int n_b,
+    const long long* __restrict__ y_a, const long long* __restrict__ y_b_rev,
+    const long long* __restrict__ negleft_a, const long long* __restrict__ negleft_b_rev) {
+    Gains g;
+    int k = n_b - j;
+    g.ca = y_a[i - 1] * negleft_b_rev[k];
+    g.cb = y_b_rev[k] * negleft_a[i];
+    g.ua = (long long)k;
+    g.ub = (long long)(n_a - i);
+    return g;
+}
+
+// Twin of cpu_reference._fill.diagonal_update for one cell: candidates from the
+// a-predecessor (i-1, j) and the b-predecessor (i, j-1); the a-step wins only on a
+// strictly larger G-hat. Writes the chosen counters to out, returns the decision bit.
+__device__ __forceinline__ bool cell_update(
+    const long long* from_a, const long long* from_b, const Gains& g,
+    double lam, const Consts& c, long long* out) {
+    long long ca[NCOUNT], cb[NCOUNT];
+#pragma unroll
+    for (int q = 0; q < NCOUNT; ++q) { ca[q] = from_a[q]; cb[q] = from_b[q]; }
+    ca[0] += g.ca;
+    cb[1] += g.cb;
+#if NCOUNT == 4
+    ca[2] += g.ua;
+    cb[3] += g.ub;
+#endif
+    bool take_a = ghat(ca, lam, c) > ghat(cb, lam, c);
+#pragma unroll
+    for (int q = 0; q < NCOUNT; ++q) out[q] = take_a ? ca[q] : cb[q];
+    return take_a;
+}
+
+#endif  // XORDER_COMMON_CUH

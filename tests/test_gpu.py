@@ -1,0 +1,105 @@
+"""CuPy engine == NumPy reference, decision for decision (run where a GPU is usable)."""
+
+import numpy as np
+import pytest
+
+import cpu_reference as cr
+from gpu_xorder import fair_order
+
+pytestmark = pytest.mark.gpu
+
+METRICS = ("xauc", "prf", "urf")
+MODES = ("absolute", "signed")
+
+
+def problem(rng, n_a, n_b, ties=False):
+    n = n_a + n_b
+    g = np.array([0] * n_a + [1] * n_b)
+    rng.shuffle(g)
+    s = rng.integers(0, 4, n).astype(float) if ties else rng.random(n)
+    y = rng.integers(0, 2, n)
+    # every group gets a positive and a negative (xauc needs both)
+    for k in (0, 1):
+        idx = np.flatnonzero(g == k)
+        y[idx[0]], y[idx[-1]] = 1, 0
+    return s, y, g
+
+
+def assert_same(lat, lams):
+    from gpu_xorder import _cupy_engine as ce
+
+    words, final = ce.fill_batch(lat, lams)
+    paths = ce.traceback_batch(lat, words)
+    words, final, paths = words.get(), final.get(), paths.get()
+    for b, lam in enumerate(lams):
+        ref_words, ref_final = cr.fill(lat, lam)
+        np.testing.assert_array_equal(words[b], ref_words)
+        np.testing.assert_array_equal(final[b], ref_final)
+        np.testing.assert_array_equal(paths[b], cr.traceback(ref_words, lat.n_a, lat.n_b))
+
+
+SHAPES = [(1, 1), (2, 1), (1, 5), (7, 3), (31, 33), (32, 32), (65, 40), (200, 317)]
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("ties", [False, True])
+def test_small_shapes_equal_reference(metric, mode, ties):
+    rng = np.random.default_rng(11)
+    for n_a, n_b in SHAPES:
+        if min(n_a, n_b) < 2 and metric != "urf":
+            continue
+        s, y, g = problem(rng, n_a, n_b, ties)
+        lat = cr.build_lattice(s, y, g, metric, mode)
+        assert_same(lat, [0.0, 0.25, 1.0, 10.0])
+
+
+@pytest.mark.parametrize("n_a,n_b", [(1000, 1000), (3000, 3000), (20000, 50), (50, 20000)])
+def test_large_and_skewed_equal_reference(n_a, n_b):
+    rng = np.random.default_rng(n_a + n_b)
+    s, y, g = problem(rng, n_a, n_b)
+    lat = cr.build_lattice(s, y, g, "xauc", "absolute")
+    assert_same(lat, [0.0, 0.5])
+
+
+def test_many_exact_ties_equal_reference():
+    # lam = 0 with long unlabeled runs and equal scores: G-hat ties everywhere.
+    rng = np.random.default_rng(5)
+    n = 600
+    s = np.repeat(np.arange(6.0), n // 6 * 2)[: 2 * n]
+    y = np.zeros(2 * n, dtype=int)
+    y[::97] = 1
+    g = np.tile([0, 1], n)
+    rng.shuffle(g)
+    for metric in METRICS:
+        y2 = y.copy()
+        for k in (0, 1):
+            idx = np.flatnonzero(g == k)
+            y2[idx[0]], y2[idx[-1]] = 1, 0
+        lat = cr.build_lattice(s, y2, g, metric, "absolute")
+        assert_same(lat, [0.0, 1.0])
+
+
+def test_fair_order_backends_agree():
+    rng = np.random.default_rng(2)
+    s, y, g = problem(rng, 150, 90)
+    lams = [0.0, 0.3, 2.0]
+    for metric in METRICS:
+        cpu = fair_order(s, y, g, metric=metric, lam=lams, backend="numpy")
+        gpu = fair_order(s, y, g, metric=metric, lam=lams, backend="cupy")
+        for a, b in zip(cpu, gpu):
+            np.testing.assert_array_equal(a.order, b.order)
+            assert a.counters == b.counters
+            assert a.objective == b.objective
+            assert b.backend == "cupy"
+
+
+def test_memory_estimate_refuses_huge_lattice():
+    from gpu_xorder import _cupy_engine as ce
+
+    s = np.zeros(4)
+    lat = cr.build_lattice(np.array([0.9, 0.8, 0.7, 0.6]), np.array([1, 0, 1, 0]),
+                           np.array([0, 0, 1, 1]), "xauc", "absolute")
+    huge = lat.__class__(**{**lat.__dict__, "n_a": 10**7, "n_b": 10**7})
+    with pytest.raises(ce.DeviceMemoryError, match="subsample"):
+        ce.fill_batch(huge, s[:1])
