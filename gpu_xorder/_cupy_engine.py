@@ -12,6 +12,7 @@ import numpy as np
 
 import cpu_reference
 from cpu_reference._bits import n_words
+from cpu_reference._tiled import tile_schedule
 
 _METRIC_CODE = {"xauc": 0, "prf": 1, "urf": 2}
 _THREADS = 256
@@ -27,18 +28,32 @@ class DeviceMemoryError(MemoryError):
     """The lattice does not fit in the free device memory."""
 
 
-def _source():
+KERNELS = ("tiled", "diagonal")
+DEFAULT_TILE_J = 128
+
+
+def _source(name):
     folder = resources.files("gpu_xorder") / "cuda"
     common = (folder / "xorder_common.cuh").read_text()
-    fill = (folder / "xorder_fill.cu").read_text()
-    return fill.replace('#include "xorder_common.cuh"', common)
+    return (folder / name).read_text().replace('#include "xorder_common.cuh"', common)
+
+
+def _warps_per_block(tile_j):
+    # Static shared memory of the tiled kernel is (2 + NCOUNT) * 8 * TILE_J bytes per warp.
+    return 4 if tile_j <= 128 else 1
 
 
 @cp.memoize(for_each_device=True)
-def get_module(metric_code, signed):
-    """Compiled RawModule for one (metric, mode); memoized per device."""
-    defines = f"#define METRIC {metric_code}\n#define SIGNED {int(signed)}\n"
-    return cp.RawModule(code=defines + _source(), options=("--fmad=false", "-std=c++14"))
+def get_module(name, metric_code, signed, tile_j=DEFAULT_TILE_J):
+    """Compiled RawModule of one ``.cu`` file for compile-time constants; memoized per
+    device (DESIGN "Bit-identical backends": always ``--fmad=false``)."""
+    defines = (f"#define METRIC {metric_code}\n#define SIGNED {int(signed)}\n"
+               f"#define TILE_J {tile_j}\n#define WARPS_PER_BLOCK {_warps_per_block(tile_j)}\n")
+    return cp.RawModule(code=defines + _source(name), options=("--fmad=false", "-std=c++14"))
+
+
+def _module(lat, name, tile_j=DEFAULT_TILE_J):
+    return get_module(name, _METRIC_CODE[lat.metric], lat.mode == "signed", tile_j)
 
 
 def smoke_test():
@@ -49,8 +64,9 @@ def smoke_test():
     y = np.array([1, 0, 1, 0])
     g = np.array([0, 0, 1, 1])
     lat = cpu_reference.build_lattice(s, y, g, "xauc", "absolute")
-    words, final = fill_batch(lat, np.array([0.5]))
-    traceback_batch(lat, words).get()
+    for fill in (fill_batch, fill_batch_tiled):
+        words, _ = fill(lat, np.array([0.5]))
+        traceback_batch(lat, words).get()
 
 
 def device_info():
@@ -95,11 +111,9 @@ def fill_batch(lat, lams, progress=None):
     lams = np.asarray(lams, dtype=np.float64)
     batch, n_a, n_b, k = lams.size, lat.n_a, lat.n_b, lat.n_counters
     _check_memory(lat, batch)
-    module = get_module(_METRIC_CODE[lat.metric], lat.mode == "signed")
-    diag = module.get_function("diag_kernel")
+    diag = _module(lat, "xorder_fill.cu").get_function("diag_kernel")
     col0, row0 = cpu_reference.edge_counters(lat)
-    dev = {name: cp.asarray(getattr(lat, name)) for name in
-           ("y_a", "y_b_rev", "negleft_a", "negleft_b_rev")}
+    dev = _inputs(lat)
     col0_d, row0_d = cp.asarray(col0), cp.asarray(row0)
     consts = cp.asarray(np.array(lat.consts.astuple(), dtype=np.float64))
     lams_d = cp.asarray(lams)
@@ -125,10 +139,47 @@ def fill_batch(lat, lams, progress=None):
     return words, prev[:, :, n_a]
 
 
+def fill_batch_tiled(lat, lams, tile_j=DEFAULT_TILE_J, progress=None):
+    """Like ``fill_batch`` with the tiled kernel: one launch per anti-diagonal of tiles
+    (32 rows x ``tile_j`` columns), ``n_a/32 + n_b/tile_j`` launches in all.
+
+    Twin: ``cpu_reference._tiled.fill_tiled`` (same schedule, same boundary arrays).
+    """
+    lams = np.asarray(lams, dtype=np.float64)
+    batch, n_a, n_b, k = lams.size, lat.n_a, lat.n_b, lat.n_counters
+    _check_memory(lat, batch)
+    kernel = _module(lat, "xorder_tiled.cu", tile_j).get_function("tile_kernel")
+    wpb = _warps_per_block(tile_j)
+    col0, row0 = cpu_reference.edge_counters(lat)
+    dev = _inputs(lat)
+    consts = cp.asarray(np.array(lat.consts.astuple(), dtype=np.float64))
+    lams_d = cp.asarray(lams)
+    # boundary arrays start as the forced edges: row 0 and column 0
+    rowbuf = cp.asarray(np.broadcast_to(row0, (batch,) + row0.shape).copy())
+    colbuf = cp.asarray(np.broadcast_to(col0, (batch,) + col0.shape).copy())
+    nw = n_words(n_a, n_b)
+    words = cp.zeros((batch, nw), dtype=cp.uint32)
+    schedule = tile_schedule(n_a, n_b, tile_j)
+    every = max(1, len(schedule) // 200)
+    for step, (tile_diag, r_first, n_tiles) in enumerate(schedule, 1):
+        kernel(((n_tiles + wpb - 1) // wpb, batch), (32 * wpb,), (
+            dev["y_a"], dev["y_b_rev"], dev["negleft_a"], dev["negleft_b_rev"],
+            consts, lams_d, rowbuf, colbuf, words, np.int64(nw), np.int32(n_a),
+            np.int32(n_b), np.int32(tile_diag), np.int32(r_first), np.int32(n_tiles)))
+        if progress is not None and (step % every == 0 or step == len(schedule)):
+            progress(int(lat.n_cells * step / len(schedule)), lat.n_cells)
+    return words, colbuf[:, :, n_a]
+
+
+def _inputs(lat):
+    return {name: cp.asarray(getattr(lat, name))
+            for name in ("y_a", "y_b_rev", "negleft_a", "negleft_b_rev")}
+
+
 def traceback_batch(lat, words):
     """Paths of every lattice, walked on the device (one thread per lattice)."""
     batch, nw = words.shape
-    module = get_module(_METRIC_CODE[lat.metric], lat.mode == "signed")
+    module = _module(lat, "xorder_fill.cu")
     paths = cp.empty((batch, lat.n_a + lat.n_b), dtype=cp.int8)
     threads = 32
     module.get_function("traceback_kernel")(
@@ -137,9 +188,12 @@ def traceback_batch(lat, words):
     return paths
 
 
-def solve(lat, lams, progress=None):
+def solve(lat, lams, progress=None, kernel="tiled"):
     """``[(path, final_counters), ...]`` on the host, one per lam value."""
-    words, final = fill_batch(lat, lams, progress=progress)
+    if kernel == "tiled":
+        words, final = fill_batch_tiled(lat, lams, progress=progress)
+    else:
+        words, final = fill_batch(lat, lams, progress=progress)
     paths = traceback_batch(lat, words)
     final_h, paths_h = final.get(), paths.get()
     del words, paths

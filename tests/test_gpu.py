@@ -25,10 +25,18 @@ def problem(rng, n_a, n_b, ties=False):
     return s, y, g
 
 
-def assert_same(lat, lams):
+def assert_same(lat, lams, kernels=(("diagonal", None), ("tiled", 128), ("tiled", 32))):
+    for kernel, tile_j in kernels:
+        _assert_same(lat, lams, kernel, tile_j)
+
+
+def _assert_same(lat, lams, kernel, tile_j):
     from gpu_xorder import _cupy_engine as ce
 
-    words, final = ce.fill_batch(lat, lams)
+    if kernel == "tiled":
+        words, final = ce.fill_batch_tiled(lat, lams, tile_j=tile_j)
+    else:
+        words, final = ce.fill_batch(lat, lams)
     paths = ce.traceback_batch(lat, words)
     words, final, paths = words.get(), final.get(), paths.get()
     for b, lam in enumerate(lams):
@@ -62,6 +70,15 @@ def test_large_and_skewed_equal_reference(n_a, n_b):
     assert_same(lat, [0.0, 0.5])
 
 
+@pytest.mark.parametrize("tile_j", [1, 7, 64, 100, 256, 512])
+def test_tiled_kernel_tile_sizes(tile_j):
+    rng = np.random.default_rng(tile_j)
+    for metric in METRICS:
+        s, y, g = problem(rng, 333, 271)
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        assert_same(lat, [0.0, 0.8], kernels=(("tiled", tile_j),))
+
+
 def test_many_exact_ties_equal_reference():
     # lam = 0 with long unlabeled runs and equal scores: G-hat ties everywhere.
     rng = np.random.default_rng(5)
@@ -87,6 +104,7 @@ def test_fair_order_backends_agree():
     for metric in METRICS:
         cpu = fair_order(s, y, g, metric=metric, lam=lams, backend="numpy")
         gpu = fair_order(s, y, g, metric=metric, lam=lams, backend="cupy")
+        assert len(gpu) == len(lams)
         for a, b in zip(cpu, gpu):
             np.testing.assert_array_equal(a.order, b.order)
             assert a.counters == b.counters

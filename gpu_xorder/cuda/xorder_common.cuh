@@ -53,17 +53,25 @@ struct Gains {
     long long ua, ub;  // uab gain of the a-step, uba gain of the b-step (URF)
 };
 
+__device__ __forceinline__ Gains make_gains(
+    long long y_a_i, long long negleft_a_i, long long y_b_j, long long negleft_b_j,
+    int left_a_i, int left_b_j) {
+    // y_a_i = y_a[i-1], negleft_a_i = n_a0 - Q_a(i), y_b_j = y_b[j-1],
+    // negleft_b_j = n_b0 - Q_b(j), left_a_i = n_a - i, left_b_j = n_b - j.
+    Gains g;
+    g.ca = y_a_i * negleft_b_j;
+    g.cb = y_b_j * negleft_a_i;
+    g.ua = (long long)left_b_j;
+    g.ub = (long long)left_a_i;
+    return g;
+}
+
 __device__ __forceinline__ Gains step_gains(
     int i, int j, int n_a, int n_b,
     const long long* __restrict__ y_a, const long long* __restrict__ y_b_rev,
     const long long* __restrict__ negleft_a, const long long* __restrict__ negleft_b_rev) {
-    Gains g;
-    int k = n_b - j;
-    g.ca = y_a[i - 1] * negleft_b_rev[k];
-    g.cb = y_b_rev[k] * negleft_a[i];
-    g.ua = (long long)k;
-    g.ub = (long long)(n_a - i);
-    return g;
+    const int k = n_b - j;
+    return make_gains(y_a[i - 1], negleft_a[i], y_b_rev[k], negleft_b_rev[k], n_a - i, k);
 }
 
 // Twin of cpu_reference._fill.diagonal_update for one cell: candidates from the

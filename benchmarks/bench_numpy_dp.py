@@ -1,0 +1,78 @@
+"""pytest-benchmark suite of the NumPy reference DP (``cpu_reference``).
+
+Measures the anti-diagonal fill and the traceback separately on random two-group inputs
+with n_a = n_b = n, metric "xauc", lam = 0.5, absolute disparity. Reports nanoseconds per
+lattice cell and bytes per cell in ``benchmark.extra_info``.
+
+Run (the project's pytest addopts disable benchmarks, so enable them)::
+
+    python -m pytest benchmarks/bench_numpy_dp.py --benchmark-enable -q
+    python -m pytest benchmarks/bench_numpy_dp.py --benchmark-enable -q -m "not slow"
+"""
+
+import numpy as np
+import pytest
+
+import cpu_reference
+
+LAM = 0.5
+METRIC = "xauc"
+SIZES = [
+    pytest.param(1000, id="n1000"),
+    pytest.param(3000, id="n3000"),
+    pytest.param(10000, id="n10000", marks=pytest.mark.slow),
+]
+ROUNDS = {1000: 5, 3000: 3, 10000: 1}
+
+
+def _lattice(n, seed=0):
+    rng = np.random.default_rng(seed)
+    groups = np.repeat(np.array([0, 1], dtype=np.int64), n)
+    scores = rng.random(2 * n) + 0.1 * groups   # distinct scores, a mild group shift
+    y = (rng.random(2 * n) < scores / scores.max()).astype(np.int64)
+    return cpu_reference.build_lattice(scores, y, groups, METRIC, "absolute")
+
+
+def _buffer_bytes(lat):
+    """O(n) buffers of the fill: two counter diagonals, workspace, decision staging."""
+    k = lat.n_counters
+    length = min(lat.n_a, lat.n_b)
+    diagonals = 2 * k * (lat.n_a + 1) * 8
+    workspace = (k * 2 * length + length) * 8 + 3 * 2 * length * 8
+    lattice = sum(getattr(lat, name).nbytes for name in (
+        "perm_a", "perm_b", "y_a", "y_b_rev", "negleft_a", "negleft_b_rev", "left_a",
+        "left_b_rev"))
+    return diagonals + workspace + lattice + lat.n_a
+
+
+def _report(benchmark, lat, words):
+    cells = lat.n_cells
+    seconds = benchmark.stats.stats.min
+    benchmark.extra_info["n_a"] = lat.n_a
+    benchmark.extra_info["n_b"] = lat.n_b
+    benchmark.extra_info["cells"] = cells
+    benchmark.extra_info["ns_per_cell"] = seconds * 1e9 / cells
+    benchmark.extra_info["decision_bytes_per_cell"] = words.nbytes / cells
+    benchmark.extra_info["buffer_bytes"] = _buffer_bytes(lat)
+    benchmark.extra_info["bytes_per_cell"] = (words.nbytes + _buffer_bytes(lat)) / cells
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_fill(benchmark, n):
+    lat = _lattice(n)
+    words, final = benchmark.pedantic(
+        cpu_reference.fill, args=(lat, LAM), rounds=ROUNDS[n], iterations=1)
+    assert final.shape == (lat.n_counters,)
+    _report(benchmark, lat, words)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_traceback(benchmark, n):
+    lat = _lattice(n)
+    words, _ = cpu_reference.fill(lat, LAM)
+    path = benchmark.pedantic(
+        cpu_reference.traceback, args=(words, lat.n_a, lat.n_b), rounds=ROUNDS[n],
+        iterations=1)
+    assert path.size == lat.n_a + lat.n_b
+    assert int((path == 0).sum()) == lat.n_a
+    _report(benchmark, lat, words)

@@ -1,0 +1,74 @@
+"""NumPy twin of the tiled CUDA schedule (``gpu_xorder/cuda/xorder_tiled.cu``).
+
+Same tile order, same per-step lane work, same boundary arrays, same word writes: it
+exists so that the tiled kernel's logic is checked against the reference fill on every
+machine, GPU or not. Slow by design (a Python loop over tiles and steps); use it on small
+lattices only.
+"""
+
+import numpy as np
+
+from ._bits import BLOCK, n_words
+from ._fill import Workspace, diagonal_update
+from ._lattice import edge_counters
+
+
+def tile_schedule(n_a, n_b, tile_j):
+    """Tile diagonals in launch order: ``[(tile_diag, r_first, n_tiles), ...]``."""
+    n_r, n_j = -(-n_a // BLOCK), -(-n_b // tile_j)
+    out = []
+    for k in range(n_r + n_j - 1):
+        r_first, r_last = max(0, k - n_j + 1), min(n_r - 1, k)
+        out.append((k, r_first, r_last - r_first + 1))
+    return out
+
+
+def fill_tiled(lat, lam, tile_j):
+    """Fill the lattice tile by tile; return ``(words, final)`` like ``_fill.fill``."""
+    n_a, n_b, k = lat.n_a, lat.n_b, lat.n_counters
+    col0, row0 = edge_counters(lat)
+    rowbuf, colbuf = row0.copy(), col0.copy()  # cells (32R, j) and (i, j0 - 1)
+    words = np.zeros(n_words(n_a, n_b), dtype=np.uint32)
+    ws = Workspace(k, BLOCK)
+    for tile_diag, r_first, n_tiles in tile_schedule(n_a, n_b, tile_j):
+        for tile in range(n_tiles):
+            r = r_first + tile
+            _tile(lat, lam, r, tile_diag - r, tile_j, rowbuf, colbuf, words, ws)
+    return words, colbuf[:, n_a].copy()
+
+
+def _tile(lat, lam, r, j_tile, tile_j, rowbuf, colbuf, words, ws):
+    """One warp's tile: rows 32r+1 .. 32r+32, columns j0 .. j0+width-1 (kernel body)."""
+    n_a, n_b = lat.n_a, lat.n_b
+    i0, j0 = BLOCK * r + 1, j_tile * tile_j + 1
+    width = min(n_b - j0 + 1, tile_j)
+    lanes = min(BLOCK, n_a - i0 + 1)  # lanes whose row exists
+    mine = np.zeros((lat.n_counters, BLOCK), dtype=np.int64)  # the lanes' registers
+    dec = np.empty(BLOCK, dtype=bool)
+    new = np.empty_like(mine)
+    for s in range(width + BLOCK - 1):
+        # lane t is active when its column offset c = s - t lies inside the tile
+        t_lo, t_hi = max(0, s - width + 1), min(s, lanes - 1)
+        if t_lo > t_hi:
+            continue
+        t = np.arange(t_lo, t_hi + 1)
+        c = s - t
+        # a-predecessor: lane t-1's register (shuffle up); lane 0: the row above
+        from_a = np.where(t == 0, rowbuf[:, j0 + c], mine[:, np.maximum(t - 1, 0)])
+        # b-predecessor: own register; first column: the column to the left
+        from_b = np.where(c == 0, colbuf[:, i0 + t], mine[:, t])
+        n = t.size
+        d = i0 + j0 + s
+        diagonal_update(lat, lam, d, i0 + t_lo, i0 + t_hi, from_a, from_b, ws,
+                        dec[:n], new[:, :n])
+        mine[:, t_lo:t_hi + 1] = new[:, :n]
+        if t_hi == BLOCK - 1:
+            rowbuf[:, j0 + s - (BLOCK - 1)] = new[:, n - 1]
+        if t_lo == s - width + 1:
+            colbuf[:, i0 + t_lo] = new[:, 0]
+        ballot = int(np.sum(dec[:n].astype(np.uint64) << t.astype(np.uint64)))
+        w = r * (n_b - 1) + d - 2
+        if BLOCK - 1 <= s < tile_j:
+            words[w] = ballot
+        else:
+            words[w] |= ballot

@@ -1,0 +1,55 @@
+"""The NumPy twin of the tiled CUDA schedule equals the reference fill, bit for bit."""
+
+import numpy as np
+import pytest
+
+import cpu_reference as cr
+from cpu_reference._tiled import fill_tiled, tile_schedule
+
+
+def problem(rng, n_a, n_b, metric, ties):
+    n = n_a + n_b
+    g = np.array([0] * n_a + [1] * n_b)
+    rng.shuffle(g)
+    s = rng.integers(0, 4, n).astype(float) if ties else rng.random(n)
+    y = rng.integers(0, 2, n)
+    for k in (0, 1):
+        idx = np.flatnonzero(g == k)
+        y[idx[0]] = 1
+        y[idx[-1]] = 0 if idx.size > 1 or metric == "urf" else 1
+    if y.all():
+        y[np.flatnonzero(g == 0)[0]] = 0 if metric == "urf" else 1
+    return s, y, g
+
+
+@pytest.mark.parametrize("metric", ["xauc", "prf", "urf"])
+@pytest.mark.parametrize("mode", ["absolute", "signed"])
+@pytest.mark.parametrize("tile_j", [1, 32, 40, 128])
+def test_twin_equals_reference(metric, mode, tile_j):
+    rng = np.random.default_rng(tile_j * 7 + len(metric) + len(mode))
+    shapes = [(2, 2), (2, 33), (33, 2), (31, 64), (64, 31), (65, 97), (100, 41)]
+    for k, (n_a, n_b) in enumerate(shapes):
+        s, y, g = problem(rng, n_a, n_b, metric, ties=k % 2 == 1)
+        lat = cr.build_lattice(s, y, g, metric, mode)
+        for lam in (0.0, 5.0):
+            ref_words, ref_final = cr.fill(lat, lam)
+            words, final = fill_tiled(lat, lam, tile_j)
+            np.testing.assert_array_equal(words, ref_words)
+            np.testing.assert_array_equal(final, ref_final)
+
+
+def test_schedule_covers_every_tile_once():
+    n_a, n_b, tile_j = 100, 70, 16
+    seen = [(r, k - r) for k, r0, n in tile_schedule(n_a, n_b, tile_j)
+            for r in range(r0, r0 + n)]
+    n_r, n_j = -(-n_a // 32), -(-n_b // tile_j)
+    assert sorted(seen) == [(r, j) for r in range(n_r) for j in range(n_j)]
+    # a tile's top and left neighbours come in earlier launches
+    when = {}
+    for step, (k, r0, n) in enumerate(tile_schedule(n_a, n_b, tile_j)):
+        for r in range(r0, r0 + n):
+            when[(r, k - r)] = step
+    for (r, j), step in when.items():
+        assert r == 0 or when[(r - 1, j)] < step
+        assert j == 0 or when[(r, j - 1)] < step
+    assert len(tile_schedule(n_a, n_b, tile_j)) == n_r + n_j - 1
