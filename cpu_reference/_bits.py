@@ -33,24 +33,55 @@ def word_index(i, j, n_b):
     return ((i - 1) // BLOCK) * (n_b + BLOCK - 1) + j + (i - 1) % BLOCK - 1
 
 
-def store_diagonal(words, decbuf, d, i_lo, i_hi, n_b):
-    """Pack the decisions of diagonal ``d`` (cells ``i_lo..i_hi``) into ``words``.
+class DiagonalPacker:
+    """Packs the decisions of consecutive anti-diagonals into ``words``, a chunk at a time.
 
-    ``decbuf`` is a bool buffer indexed by ``i - 1`` whose entries ``i_lo-1 .. i_hi-1``
-    hold the diagonal's decisions; the padding up to whole blocks is cleared here.
+    The fill writes each diagonal's decisions into ``row(d, i_lo, i_hi)`` (a bool view
+    indexed by ``i``); every ``chunk`` diagonals one ``packbits`` turns the staged rows
+    into words and one masked copy stores them through a strided view of ``words``
+    (word of block ``r`` on diagonal ``d``: ``r * (n_b - 1) + d - 2``).
     """
-    r_lo, r_hi = (i_lo - 1) // BLOCK, (i_hi - 1) // BLOCK
-    decbuf[BLOCK * r_lo:i_lo - 1] = False
-    decbuf[i_hi:BLOCK * (r_hi + 1)] = False
-    packed = np.packbits(decbuf[BLOCK * r_lo:BLOCK * (r_hi + 1)], bitorder="little")
-    packed = packed.view("<u4")
-    # Word of block r on diagonal d: r * (n_b - 1) + d - 2, an arithmetic progression.
-    start = r_lo * (n_b - 1) + d - 2
-    if r_hi == r_lo:
-        words[start] = packed[0]
-    else:
-        step = n_b - 1
-        words[start:start + (r_hi - r_lo) * step + 1:step] = packed
+
+    def __init__(self, n_a, n_b, chunk=64):
+        self.n_a, self.n_b, self.chunk = n_a, n_b, chunk
+        self.n_blocks = -(-n_a // BLOCK)
+        size = n_words(n_a, n_b)
+        # The strided chunk view ends at most at offset n_a + n_b - 2 +
+        # (n_blocks - 1)(n_b - 1) < size; a chunk of slack keeps that true with margin.
+        # The masked copy writes valid words only.
+        self._buf = np.zeros(size + chunk, dtype=np.uint32)
+        self.words = self._buf[:size]
+        self._stage = np.zeros((chunk, self.n_blocks * BLOCK), dtype=bool)
+        self._first = None
+        self._count = 0
+
+    def row(self, d, i_lo, i_hi):
+        """Bool view receiving the decisions of cells ``i_lo..i_hi`` of diagonal ``d``."""
+        if self._first is None:
+            self._first = d
+        return self._stage[d - self._first, i_lo - 1:i_hi]
+
+    def end_diagonal(self):
+        self._count += 1
+        if self._count == self.chunk:
+            self.flush()
+
+    def flush(self):
+        if self._first is None:
+            return
+        rows, d0 = self._count, self._first
+        packed = np.packbits(self._stage[:rows], axis=1, bitorder="little").view("<u4")
+        d = d0 + np.arange(rows)[:, None]
+        first_row = BLOCK * np.arange(self.n_blocks)[None, :] + 1
+        i_lo, i_hi = np.maximum(1, d - self.n_b), np.minimum(self.n_a, d - 1)
+        valid = (first_row <= i_hi) & (first_row + BLOCK - 1 >= i_lo) & (i_lo <= i_hi)
+        itemsize = self._buf.itemsize
+        dest = np.lib.stride_tricks.as_strided(
+            self._buf[d0 - 2:], shape=(rows, self.n_blocks),
+            strides=(itemsize, (self.n_b - 1) * itemsize), writeable=True)
+        np.copyto(dest, packed, where=valid)
+        self._stage[:rows] = False
+        self._first, self._count = None, 0
 
 
 def bits_to_matrix(words, n_a, n_b):

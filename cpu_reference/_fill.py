@@ -11,7 +11,7 @@ processes at once.
 
 import numpy as np
 
-from ._bits import BLOCK, n_words, store_diagonal
+from ._bits import DiagonalPacker
 from ._ghat import ghat
 from ._lattice import edge_counters
 
@@ -21,14 +21,15 @@ class Workspace:
 
     def __init__(self, n_counters, length):
         self.cand = np.empty((n_counters, 2, length), dtype=np.int64)
+        self.fcand = np.empty((n_counters, 2, length))
         self.gain = np.empty(length, dtype=np.int64)
         self.g = np.empty((2, length))
         self.tmp = np.empty((2, length))
-        self.itmp = np.empty((2, length), dtype=np.int64)
+        self.ftmp = np.empty((2, length))
 
     def views(self, length):
-        return (self.cand[:, :, :length], self.gain[:length], self.g[:, :length],
-                self.tmp[:, :length], self.itmp[:, :length])
+        return (self.cand[:, :, :length], self.fcand[:, :, :length], self.gain[:length],
+                self.g[:, :length], self.tmp[:, :length], self.ftmp[:, :length])
 
 
 def diagonal_update(lat, lam, d, i_lo, i_hi, from_a, from_b, ws, dec_out, new_out):
@@ -49,7 +50,7 @@ def diagonal_update(lat, lam, d, i_lo, i_hi, from_a, from_b, ws, dec_out, new_ou
         Receives the counters of the chosen predecessor after the step.
     """
     length = i_hi - i_lo + 1
-    cand, gain, g, tmp, itmp = ws.views(length)
+    cand, fcand, gain, g, tmp, ftmp = ws.views(length)
     np.copyto(cand[:, 0], from_a)
     np.copyto(cand[:, 1], from_b)
     k_lo, k_hi = lat.n_b - d + i_lo, lat.n_b - d + i_hi + 1  # k = n_b - j
@@ -62,7 +63,8 @@ def diagonal_update(lat, lam, d, i_lo, i_hi, from_a, from_b, ws, dec_out, new_ou
     if cand.shape[0] == 4:
         np.add(cand[2, 0], lat.left_b_rev[k_lo:k_hi], out=cand[2, 0])
         np.add(cand[3, 1], lat.left_a[i_lo:i_hi + 1], out=cand[3, 1])
-    ghat(cand, lat.consts, lam, lat.metric, lat.mode, g, tmp, itmp)
+    np.copyto(fcand, cand)  # exact: every counter is below 2**53
+    ghat(fcand, lat.consts, lam, lat.metric, lat.mode, g, tmp, ftmp)
     np.greater(g[0], g[1], out=dec_out)
     np.copyto(new_out, cand[:, 1])
     np.copyto(new_out, cand[:, 0], where=dec_out)
@@ -90,8 +92,7 @@ def fill(lat, lam, progress=None):
     col0, row0 = edge_counters(lat)
     prev = np.zeros((k, n_a + 1), dtype=np.int64)
     cur = np.zeros_like(prev)
-    words = np.zeros(n_words(n_a, n_b), dtype=np.uint32)
-    decbuf = np.zeros(-(-n_a // BLOCK) * BLOCK, dtype=bool)
+    packer = DiagonalPacker(n_a, n_b)
     ws = Workspace(k, min(n_a, n_b))
     n_diag = n_a + n_b
     every = max(1, n_diag // 200)
@@ -100,9 +101,9 @@ def fill(lat, lam, progress=None):
         i_lo, i_hi = max(1, d - n_b), min(n_a, d - 1)
         if i_lo <= i_hi:
             diagonal_update(lat, lam, d, i_lo, i_hi, prev[:, i_lo - 1:i_hi],
-                            prev[:, i_lo:i_hi + 1], ws, decbuf[i_lo - 1:i_hi],
+                            prev[:, i_lo:i_hi + 1], ws, packer.row(d, i_lo, i_hi),
                             cur[:, i_lo:i_hi + 1])
-            store_diagonal(words, decbuf, d, i_lo, i_hi, n_b)
+            packer.end_diagonal()
         if d <= n_a:
             cur[:, d] = col0[:, d]
         if d <= n_b:
@@ -111,4 +112,5 @@ def fill(lat, lam, progress=None):
         done += min(d, n_a) - max(0, d - n_b) + 1
         if progress is not None and (d % every == 0 or d == n_diag):
             progress(done, lat.n_cells)
-    return words, prev[:, n_a].copy()
+    packer.flush()
+    return packer.words, prev[:, n_a].copy()

@@ -5,52 +5,55 @@ The sequence of float64 operations below is the contract shared with the CUDA tw
 counters enter float arithmetic only through exact conversions (all counters are below
 2**53), every constant is a precomputed reciprocal, and the GPU is compiled without
 fused multiply-add, so both backends round identically.
+
+The NumPy functions take the counters already converted to float64 (one conversion
+per diagonal instead of one per operation). This changes no value: for integers below
+2**53, ``(double)(cab + cba) == (double)cab + (double)cba`` and likewise for
+``uab - uba``, since both sides are exact.
 """
 
 import numpy as np
 
 
-def ghat(counters, consts, lam, metric, mode, out, tmp, itmp):
+def ghat(counters, consts, lam, metric, mode, out, tmp, ftmp):
     """Write G-hat of every cell of ``counters`` into ``out``.
 
     Parameters
     ----------
-    counters : ndarray of int64, shape (K, ...)
-        ``cab, cba[, uab, uba]`` of each cell (see ``_lattice.COUNTERS``).
+    counters : ndarray of float64, shape (K, ...)
+        ``cab, cba[, uab, uba]`` of each cell (see ``_lattice.COUNTERS``), converted
+        exactly from the int64 counters.
     consts : GhatConstants
     lam : float
     metric : {"xauc", "prf", "urf"}
     mode : {"absolute", "signed"}
-    out, tmp : ndarray of float64, shape (...)
+    out, tmp, ftmp : ndarray of float64, shape (...)
         Output and scratch.
-    itmp : ndarray of int64, shape (...)
-        Integer scratch (also reused as float64 scratch through a view).
 
     Returns
     -------
     out
     """
-    auc_into(counters, consts, out, itmp)
-    disparity_into(counters, consts, metric, mode, tmp, itmp)
+    auc_into(counters, consts, out)
+    disparity_into(counters, consts, metric, mode, tmp, ftmp)
     # g = auc - lam * d
     np.multiply(tmp, lam, out=tmp)
     np.subtract(out, tmp, out=out)
     return out
 
 
-def auc_into(counters, consts, out, itmp):
+def auc_into(counters, consts, out):
     """auc = ((double)(cab + cba) + w) * inv_auc."""
-    np.add(counters[0], counters[1], out=itmp)
-    np.add(itmp, consts.w, out=out)
+    np.add(counters[0], counters[1], out=out)
+    np.add(out, consts.w, out=out)
     np.multiply(out, consts.inv_auc, out=out)
     return out
 
 
-def disparity_into(counters, consts, metric, mode, d, itmp):
+def disparity_into(counters, consts, metric, mode, d, f):
     """The disparity term D of G-hat, absolute or signed, written into ``d``."""
     c = consts
     cab, cba = counters[0], counters[1]
-    f = itmp.view(np.float64)
     if metric == "xauc":
         # d = (double)cab * inv_ab - (double)cba * inv_ba
         np.multiply(cab, c.inv_ab, out=d)
@@ -65,8 +68,8 @@ def disparity_into(counters, consts, metric, mode, d, itmp):
         np.subtract(d, f, out=d)
     else:
         # d = (double)(uab - uba) * inv_u
-        np.subtract(counters[2], counters[3], out=itmp)
-        np.multiply(itmp, c.inv_u, out=d)
+        np.subtract(counters[2], counters[3], out=d)
+        np.multiply(d, c.inv_u, out=d)
     if mode == "absolute":
         np.abs(d, out=d)
     return d
@@ -74,10 +77,9 @@ def disparity_into(counters, consts, metric, mode, d, itmp):
 
 def cell_values(counters, consts, lam, metric, mode):
     """``(objective, auc, disparity)`` of one cell, by the same operation sequences."""
-    counters = np.asarray(counters, dtype=np.int64).reshape(-1, 1)
-    g, auc, d = np.empty(1), np.empty(1), np.empty(1)
-    itmp = np.empty(1, dtype=np.int64)
-    ghat(counters, consts, lam, metric, mode, g, d, itmp)
-    auc_into(counters, consts, auc, itmp)
-    disparity_into(counters, consts, metric, mode, d, itmp)
+    counters = np.asarray(counters, dtype=np.int64).reshape(-1, 1).astype(np.float64)
+    g, auc, d, f = np.empty(1), np.empty(1), np.empty(1), np.empty(1)
+    ghat(counters, consts, lam, metric, mode, g, d, f)
+    auc_into(counters, consts, auc)
+    disparity_into(counters, consts, metric, mode, d, f)
     return float(g[0]), float(auc[0]), float(d[0])
