@@ -63,9 +63,14 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) tile_kernel(
     const double lam = lams[b];
     const long long ya_i = row_ok ? y_a[i - 1] : 0;
     const long long nega_i = row_ok ? negleft_a[i] : 0;
-    long long mine[NCOUNT];
+    // The left boundary of the lane's row, loaded before the loop: read at step s = lane
+    // it would put one global-load latency on the warp's critical path per step.
+    long long left[NCOUNT], mine[NCOUNT];
 #pragma unroll
-    for (int q = 0; q < NCOUNT; ++q) mine[q] = 0;
+    for (int q = 0; q < NCOUNT; ++q) {
+        left[q] = row_ok ? cb[q * cs + i] : 0;
+        mine[q] = 0;
+    }
 
     for (int s = 0; s < width + 31; ++s) {
         long long up[NCOUNT];
@@ -79,7 +84,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) tile_kernel(
 #pragma unroll
             for (int q = 0; q < NCOUNT; ++q) {
                 from_a[q] = lane == 0 ? sh_top[wib][q][c] : up[q];
-                from_b[q] = c == 0 ? cb[q * cs + i] : mine[q];
+                from_b[q] = c == 0 ? left[q] : mine[q];
             }
             const Gains g = make_gains(ya_i, nega_i, sh_yb[wib][c], sh_negb[wib][c],
                                        n_a - i, n_b - j);
