@@ -7,6 +7,7 @@ reference otherwise; both return the very same ordering.
 from . import metrics
 from ._api import fair_order
 from ._backend import BackendUnavailableError
+from ._estimator import XOrder
 from ._result import FairOrderResult
 
 __version__ = "0.1.0"
@@ -19,11 +20,3 @@ __all__ = [
     "metrics",
 ]
 
-
-def __getattr__(name):
-    # The estimator pulls in scikit-learn; import it on first use only.
-    if name == "XOrder":
-        from ._estimator import XOrder
-
-        return XOrder
-    raise AttributeError(f"module 'gpu_xorder' has no attribute {name!r}")
