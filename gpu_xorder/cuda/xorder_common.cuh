@@ -32,7 +32,12 @@ __device__ __forceinline__ Consts load_consts(const double* __restrict__ c) {
 }
 
 // Twin of cpu_reference._ghat.ghat (auc_into, disparity_into, then auc - lam * d).
-__device__ __forceinline__ double ghat(const long long* x, double lam, const Consts& c) {
+// Counter is long long, or double holding the same exact integer (every counter is
+// below 2**53): (double)(x0 + x1) and (double)(x2 - x3) then take the same value either
+// way, so the result is bit-identical; the double form spares the tiled kernel the
+// int-to-float conversions on its per-step critical path.
+template <typename Counter>
+__device__ __forceinline__ double ghat(const Counter* x, double lam, const Consts& c) {
     double auc = ((double)(x[0] + x[1]) + c.w) * c.inv_auc;
 #if METRIC == 0
     double d = (double)x[0] * c.inv_ab - (double)x[1] * c.inv_ba;
@@ -48,39 +53,44 @@ __device__ __forceinline__ double ghat(const long long* x, double lam, const Con
 }
 
 // Step gains of cell (i, j): twin of the gain lines of cpu_reference._fill.diagonal_update.
+template <typename Counter>
 struct Gains {
-    long long ca, cb;  // cab gain of the a-step, cba gain of the b-step
-    long long ua, ub;  // uab gain of the a-step, uba gain of the b-step (URF)
+    Counter ca, cb;  // cab gain of the a-step, cba gain of the b-step
+    Counter ua, ub;  // uab gain of the a-step, uba gain of the b-step (URF)
 };
 
-__device__ __forceinline__ Gains make_gains(
+template <typename Counter>
+__device__ __forceinline__ Gains<Counter> make_gains(
     long long y_a_i, long long negleft_a_i, long long y_b_j, long long negleft_b_j,
     int left_a_i, int left_b_j) {
     // y_a_i = y_a[i-1], negleft_a_i = n_a0 - Q_a(i), y_b_j = y_b[j-1],
     // negleft_b_j = n_b0 - Q_b(j), left_a_i = n_a - i, left_b_j = n_b - j.
-    Gains g;
-    g.ca = y_a_i * negleft_b_j;
-    g.cb = y_b_j * negleft_a_i;
-    g.ua = (long long)left_b_j;
-    g.ub = (long long)left_a_i;
+    Gains<Counter> g;
+    g.ca = (Counter)(y_a_i * negleft_b_j);
+    g.cb = (Counter)(y_b_j * negleft_a_i);
+    g.ua = (Counter)left_b_j;
+    g.ub = (Counter)left_a_i;
     return g;
 }
 
-__device__ __forceinline__ Gains step_gains(
+__device__ __forceinline__ Gains<long long> step_gains(
     int i, int j, int n_a, int n_b,
     const long long* __restrict__ y_a, const long long* __restrict__ y_b_rev,
     const long long* __restrict__ negleft_a, const long long* __restrict__ negleft_b_rev) {
     const int k = n_b - j;
-    return make_gains(y_a[i - 1], negleft_a[i], y_b_rev[k], negleft_b_rev[k], n_a - i, k);
+    return make_gains<long long>(y_a[i - 1], negleft_a[i], y_b_rev[k], negleft_b_rev[k],
+                                 n_a - i, k);
 }
 
 // Twin of cpu_reference._fill.diagonal_update for one cell: candidates from the
 // a-predecessor (i-1, j) and the b-predecessor (i, j-1); the a-step wins only on a
 // strictly larger G-hat. Writes the chosen counters to out, returns the decision bit.
+// Counter: long long, or double holding exact integers (see ghat).
+template <typename Counter>
 __device__ __forceinline__ bool cell_update(
-    const long long* from_a, const long long* from_b, const Gains& g,
-    double lam, const Consts& c, long long* out) {
-    long long ca[NCOUNT], cb[NCOUNT];
+    const Counter* from_a, const Counter* from_b, const Gains<Counter>& g,
+    double lam, const Consts& c, Counter* out) {
+    Counter ca[NCOUNT], cb[NCOUNT];
 #pragma unroll
     for (int q = 0; q < NCOUNT; ++q) { ca[q] = from_a[q]; cb[q] = from_b[q]; }
     ca[0] += g.ca;

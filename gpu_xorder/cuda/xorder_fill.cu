@@ -36,7 +36,7 @@ extern "C" __global__ void diag_kernel(
             from_a[q] = pv[q * cstride + i - 1];
             from_b[q] = pv[q * cstride + i];
         }
-        Gains g = step_gains(i, j, n_a, n_b, y_a, y_b_rev, negleft_a, negleft_b_rev);
+        Gains<long long> g = step_gains(i, j, n_a, n_b, y_a, y_b_rev, negleft_a, negleft_b_rev);
         take_a = cell_update(from_a, from_b, g, lams[b], c, out);
 #pragma unroll
         for (int q = 0; q < NCOUNT; ++q) cu[q * cstride + i] = out[q];

@@ -11,6 +11,9 @@
 // column: from the column-boundary array). Each tile reads its top/left boundary
 // segments and overwrites them with its bottom/right ones; tiles of one tile diagonal
 // touch disjoint segments, so launches need no other synchronisation.
+// Boundary arrays hold int64 counters; inside a tile the counters live in registers as
+// doubles holding the same exact integers (all below 2**53, see ghat in
+// xorder_common.cuh), which keeps int-to-float conversions off the per-step chain.
 #include "xorder_common.cuh"
 
 #ifndef TILE_J
@@ -31,7 +34,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) tile_kernel(
     // Staged per warp: the b-axis gains and the top boundary of the tile's columns.
     __shared__ long long sh_yb[WARPS_PER_BLOCK][TILE_J];
     __shared__ long long sh_negb[WARPS_PER_BLOCK][TILE_J];
-    __shared__ long long sh_top[WARPS_PER_BLOCK][NCOUNT][TILE_J];
+    __shared__ double sh_top[WARPS_PER_BLOCK][NCOUNT][TILE_J];
 
     const int wib = threadIdx.x >> 5;
     const int lane = threadIdx.x & 31;
@@ -54,7 +57,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) tile_kernel(
         sh_yb[wib][c] = y_b_rev[k];
         sh_negb[wib][c] = negleft_b_rev[k];
 #pragma unroll
-        for (int q = 0; q < NCOUNT; ++q) sh_top[wib][q][c] = rb[q * rs + j0 + c];
+        for (int q = 0; q < NCOUNT; ++q) sh_top[wib][q][c] = (double)rb[q * rs + j0 + c];
     }
     __syncwarp();
 
@@ -65,39 +68,39 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) tile_kernel(
     const long long nega_i = row_ok ? negleft_a[i] : 0;
     // The left boundary of the lane's row, loaded before the loop: read at step s = lane
     // it would put one global-load latency on the warp's critical path per step.
-    long long left[NCOUNT], mine[NCOUNT];
+    double left[NCOUNT], mine[NCOUNT];
 #pragma unroll
     for (int q = 0; q < NCOUNT; ++q) {
-        left[q] = row_ok ? cb[q * cs + i] : 0;
-        mine[q] = 0;
+        left[q] = row_ok ? (double)cb[q * cs + i] : 0.0;
+        mine[q] = 0.0;
     }
 
     for (int s = 0; s < width + 31; ++s) {
-        long long up[NCOUNT];
+        double up[NCOUNT];
 #pragma unroll
         for (int q = 0; q < NCOUNT; ++q) up[q] = __shfl_up_sync(0xffffffffu, mine[q], 1);
         const int c = s - lane;  // column offset of this lane's cell
         bool take_a = false;
         if (row_ok && c >= 0 && c < width) {
             const int j = j0 + c;
-            long long from_a[NCOUNT], from_b[NCOUNT], out[NCOUNT];
+            double from_a[NCOUNT], from_b[NCOUNT], out[NCOUNT];
 #pragma unroll
             for (int q = 0; q < NCOUNT; ++q) {
                 from_a[q] = lane == 0 ? sh_top[wib][q][c] : up[q];
                 from_b[q] = c == 0 ? left[q] : mine[q];
             }
-            const Gains g = make_gains(ya_i, nega_i, sh_yb[wib][c], sh_negb[wib][c],
-                                       n_a - i, n_b - j);
+            const Gains<double> g = make_gains<double>(
+                ya_i, nega_i, sh_yb[wib][c], sh_negb[wib][c], n_a - i, n_b - j);
             take_a = cell_update(from_a, from_b, g, lam, cst, out);
 #pragma unroll
             for (int q = 0; q < NCOUNT; ++q) mine[q] = out[q];
             if (lane == 31) {
 #pragma unroll
-                for (int q = 0; q < NCOUNT; ++q) rb[q * rs + j] = out[q];
+                for (int q = 0; q < NCOUNT; ++q) rb[q * rs + j] = (long long)out[q];
             }
             if (c == width - 1) {
 #pragma unroll
-                for (int q = 0; q < NCOUNT; ++q) cb[q * cs + i] = out[q];
+                for (int q = 0; q < NCOUNT; ++q) cb[q * cs + i] = (long long)out[q];
             }
         }
         const unsigned int ballot = __ballot_sync(0xffffffffu, take_a);
