@@ -59,15 +59,16 @@ struct Gains {
     Counter ua, ub;  // uab gain of the a-step, uba gain of the b-step (URF)
 };
 
+// Counter is long long, or double (inputs and products are exact integers below 2**53).
 template <typename Counter>
 __device__ __forceinline__ Gains<Counter> make_gains(
-    long long y_a_i, long long negleft_a_i, long long y_b_j, long long negleft_b_j,
+    Counter y_a_i, Counter negleft_a_i, Counter y_b_j, Counter negleft_b_j,
     int left_a_i, int left_b_j) {
     // y_a_i = y_a[i-1], negleft_a_i = n_a0 - Q_a(i), y_b_j = y_b[j-1],
     // negleft_b_j = n_b0 - Q_b(j), left_a_i = n_a - i, left_b_j = n_b - j.
     Gains<Counter> g;
-    g.ca = (Counter)(y_a_i * negleft_b_j);
-    g.cb = (Counter)(y_b_j * negleft_a_i);
+    g.ca = y_a_i * negleft_b_j;
+    g.cb = y_b_j * negleft_a_i;
     g.ua = (Counter)left_b_j;
     g.ub = (Counter)left_a_i;
     return g;

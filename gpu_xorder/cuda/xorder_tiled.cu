@@ -32,8 +32,8 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) tile_kernel(
     unsigned int* __restrict__ words, long long n_words,
     int n_a, int n_b, int tile_diag, int r_first, int n_tiles) {
     // Staged per warp: the b-axis gains and the top boundary of the tile's columns.
-    __shared__ long long sh_yb[WARPS_PER_BLOCK][TILE_J];
-    __shared__ long long sh_negb[WARPS_PER_BLOCK][TILE_J];
+    __shared__ double sh_yb[WARPS_PER_BLOCK][TILE_J];
+    __shared__ double sh_negb[WARPS_PER_BLOCK][TILE_J];
     __shared__ double sh_top[WARPS_PER_BLOCK][NCOUNT][TILE_J];
 
     const int wib = threadIdx.x >> 5;
@@ -54,8 +54,8 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) tile_kernel(
 
     for (int c = lane; c < width; c += 32) {
         const int k = n_b - (j0 + c);
-        sh_yb[wib][c] = y_b_rev[k];
-        sh_negb[wib][c] = negleft_b_rev[k];
+        sh_yb[wib][c] = (double)y_b_rev[k];
+        sh_negb[wib][c] = (double)negleft_b_rev[k];
 #pragma unroll
         for (int q = 0; q < NCOUNT; ++q) sh_top[wib][q][c] = (double)rb[q * rs + j0 + c];
     }
@@ -64,8 +64,8 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) tile_kernel(
     const bool row_ok = i <= n_a;
     const Consts cst = load_consts(consts);
     const double lam = lams[b];
-    const long long ya_i = row_ok ? y_a[i - 1] : 0;
-    const long long nega_i = row_ok ? negleft_a[i] : 0;
+    const double ya_i = row_ok ? (double)y_a[i - 1] : 0.0;
+    const double nega_i = row_ok ? (double)negleft_a[i] : 0.0;
     // The left boundary of the lane's row, loaded before the loop: read at step s = lane
     // it would put one global-load latency on the warp's critical path per step.
     double left[NCOUNT], mine[NCOUNT];
