@@ -7,17 +7,29 @@ tested against, decision for decision.
 from ._bits import bits_to_matrix
 from ._fill import fill
 from ._ghat import cell_values
+from ._iterative import merge_order, solve_iterative
+from ._kd import n_cells as kd_cells
+from ._kd import solve_kd
+from ._kgroups import KProblem, build_problem
+from ._kgroups import final_values as kgroup_values
 from ._lattice import COUNTERS, Lattice, build_lattice, edge_counters
 from ._traceback import path_to_order, traceback
 
 __all__ = [
     "COUNTERS",
+    "KProblem",
     "Lattice",
     "bits_to_matrix",
     "build_lattice",
+    "build_problem",
     "cell_values",
     "edge_counters",
     "fill",
+    "kd_cells",
+    "kgroup_values",
+    "merge_order",
     "path_to_order",
+    "solve_iterative",
+    "solve_kd",
     "traceback",
 ]

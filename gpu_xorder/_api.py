@@ -1,5 +1,7 @@
 """``fair_order``: validate, build the lattice, dispatch to a backend, read the result."""
 
+import logging
+
 import numpy as np
 
 import cpu_reference
@@ -8,14 +10,15 @@ from . import _validation as v
 from ._backend import cupy_engine, resolve_backend
 from ._result import FairOrderResult
 
-MSG_MULTI_GROUP = (
-    "found {k} groups; the two-group DP needs exactly two (multi-group xOrder is not "
-    "available yet)"
-)
+logger = logging.getLogger("gpu_xorder")
+
+#: ``method="auto"`` with more than two groups runs the exact K-D DP up to this many
+#: lattice cells, prod(n_g + 1), and iterative xOrder beyond.
+KD_MAX_CELLS = 10**8
 
 
 def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute",
-               backend="auto", progress=None):
+               backend="auto", method="auto", progress=None):
     """Interleave the groups' rankings to trade AUC against ranking disparity.
 
     Every group keeps its own descending score order; the DP chooses how the groups
@@ -40,6 +43,17 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
         ``"absolute"`` penalises ``|D|``; ``"signed"`` penalises ``D = m(a, b) - m(b, a)``
         (the paper's eq. 14), for which the DP is exactly optimal.
     backend : {"auto", "numpy", "cupy"}, default="auto"
+        With more than two groups (or ``method`` other than ``"auto"``) the NumPy
+        implementation runs whatever is asked; ``result.backend`` says ``"numpy"``.
+    method : {"auto", "kd", "iterative"}, default="auto"
+        How more than two groups are merged (DESIGN section 4). ``"kd"``: the exact DP
+        over the K-dimensional lattice of prod(n_g + 1) cells. ``"iterative"``: merge the
+        groups one at a time, largest first (equal sizes: lower group index first), by
+        2-D DPs; ``result.extra["merge_order"]`` lists the group labels in merge order.
+        ``"auto"``: the 2-D DP for two groups; for more, ``"kd"`` up to
+        ``KD_MAX_CELLS`` = 1e8 cells, else ``"iterative"``. ``result.method`` records
+        the choice (``"2d"``, ``"kd"`` or ``"iterative"``). With two groups all three
+        give the same ordering.
     progress : callable(done_cells, total_cells), optional
         Called periodically while the lattice fills.
 
@@ -62,6 +76,7 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
     metric = v.check_choice(metric, "metric", v.METRICS)
     mode = v.check_choice(disparity, "disparity", v.DISPARITIES)
     backend = v.check_choice(backend, "backend", v.BACKENDS)
+    method = v.check_choice(method, "method", v.METHODS)
     if progress is not None and not callable(progress):
         raise TypeError("progress must be callable or None")
     s = v.check_scores(scores)
@@ -70,8 +85,12 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
     v.check_n_groups(labels)
     lams, batch = v.check_lam(lam)
     v.check_supports(labels, index, labels_y, metric)
-    if labels.size > 2:
-        raise ValueError(MSG_MULTI_GROUP.format(k=labels.size))
+    if labels.size > 2 and mode == "signed":
+        raise ValueError(v.MSG_SIGNED_TWO.format(k=labels.size))
+    if labels.size > 2 or method != "auto":
+        results = _solve_multi(s, labels_y, index, labels, metric, mode, lams, method,
+                               backend, progress)
+        return results if batch else results[0]
     engine_name = resolve_backend(backend)
     lat = cpu_reference.build_lattice(s, labels_y, index, metric, mode)
     if engine_name == "cupy":
@@ -107,3 +126,62 @@ def _make_result(lat, labels, lam, path, final, backend):
         mode=lat.mode,
         backend=backend,
     )
+
+
+def _choose_method(method, sizes):
+    if method != "auto":
+        return method
+    return "kd" if cpu_reference.kd_cells(sizes) <= KD_MAX_CELLS else "iterative"
+
+
+def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend, progress):
+    """K-D or iterative xOrder in NumPy (the GPU path for K > 2 does not exist yet)."""
+    if backend == "cupy":
+        logger.info("gpu_xorder: the multi-group GPU path is not implemented; "
+                    "running the NumPy implementation")
+    prob = cpu_reference.build_problem(s, y, index, labels.size, metric, mode)
+    chosen = _choose_method(method, prob.sizes)
+    results = []
+    for lam in lams:
+        extra = {}
+        if chosen == "kd":
+            path, c, u, cs = cpu_reference.solve_kd(prob, lam, progress)
+        else:
+            path, c, u, cs, order = cpu_reference.solve_iterative(prob, lam, progress)
+            extra["merge_order"] = [labels[g].item() for g in order]
+        objective, auc, delta = cpu_reference.kgroup_values(c, u, cs, lam, metric, mode)
+        results.append(FairOrderResult(
+            order=_path_to_order(path, prob.perms),
+            auc=auc,
+            disparity=delta,
+            objective=objective,
+            counters=_counter_dict(c, u, labels, metric),
+            groups=labels,
+            path=np.asarray(path, dtype=np.int8),
+            metric=metric,
+            lam=float(lam),
+            mode=mode,
+            backend="numpy",
+            method=chosen,
+            extra=extra,
+        ))
+    return results
+
+
+def _path_to_order(path, perms):
+    order = np.empty(path.size, dtype=np.int64)
+    for g, perm in enumerate(perms):
+        order[path == g] = perm
+    return order
+
+
+def _counter_dict(c, u, labels, metric):
+    """Two groups: the 2-D names (``cab``, ...); more: ``"C[g][h]"`` with group labels."""
+    if labels.size == 2:
+        values = [c[(0, 1)], c[(1, 0)]] + ([u[(0, 1)], u[(1, 0)]] if metric == "urf" else [])
+        return dict(zip(cpu_reference.COUNTERS[metric], values))
+    out = {}
+    for kind, table in (("C", c), ("U", u)):
+        for (g, h), value in sorted(table.items()):
+            out[f"{kind}[{labels[g]}][{labels[h]}]"] = int(value)
+    return out

@@ -44,6 +44,10 @@ class XOrder(TransformerMixin, BaseEstimator):
         order).
     backend : {"auto", "numpy", "cupy"}, default="auto"
         Where the dynamic program runs.
+    method : {"auto", "kd", "iterative"}, default="auto"
+        How more than two groups are merged (see :func:`gpu_xorder.fair_order`). With
+        more than two groups the reference group keeps its scores and every other group
+        gets its own monotone map.
 
     Attributes
     ----------
@@ -95,12 +99,13 @@ class XOrder(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, *, metric="xauc", lam=0.0, disparity="absolute",
-                 reference_group=None, backend="auto"):
+                 reference_group=None, backend="auto", method="auto"):
         self.metric = metric
         self.lam = lam
         self.disparity = disparity
         self.reference_group = reference_group
         self.backend = backend
+        self.method = method
 
     def fit(self, scores, y, *, sensitive_features, progress=None):
         """Learn the fair ordering of the training items and the per-group score maps.
@@ -140,6 +145,7 @@ class XOrder(TransformerMixin, BaseEstimator):
         v.check_choice(self.metric, "metric", v.METRICS)
         v.check_choice(self.disparity, "disparity", v.DISPARITIES)
         v.check_choice(self.backend, "backend", v.BACKENDS)
+        v.check_choice(self.method, "method", v.METHODS)
         lams, batch = v.check_lam(self.lam)
         if batch:
             raise ValueError(MSG_LAM_SEQUENCE.format(k=lams.size))
@@ -150,7 +156,7 @@ class XOrder(TransformerMixin, BaseEstimator):
 
         result = fair_order(s, y, sensitive_features, metric=self.metric, lam=float(lams[0]),
                             disparity=self.disparity, backend=self.backend,
-                            progress=progress)
+                            method=self.method, progress=progress)
         bounds = _transfer.default_bounds(s, s[index == reference])
         adjusted = _transfer.adjusted_training_scores(s, result.order, index, reference,
                                                       bounds)

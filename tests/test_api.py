@@ -77,10 +77,21 @@ def test_one_group():
         call(groups=np.zeros(8, dtype=int))
 
 
-def test_three_groups():
+def test_three_groups_are_merged():
     groups = np.array([0, 0, 0, 1, 1, 1, 2, 2])
-    with pytest.raises(ValueError, match="groups"):
-        call(groups=groups, metric="urf")
+    res = call(groups=groups, metric="urf")
+    assert res.method == "kd" and sorted(res.order.tolist()) == list(range(8))
+
+
+def test_three_groups_signed():
+    groups = np.array([0, 0, 0, 1, 1, 1, 2, 2])
+    with pytest.raises(ValueError, match="disparity='signed' is defined for two groups"):
+        call(groups=groups, metric="urf", disparity="signed")
+
+
+def test_unknown_method():
+    with pytest.raises(ValueError, match="unknown method"):
+        call(method="greedy")
 
 
 @pytest.mark.parametrize("lam", [-0.1, np.inf, -np.inf, np.nan, [0.1, -1.0],

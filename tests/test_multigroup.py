@@ -1,0 +1,326 @@
+"""More than two groups: K-D and iterative xOrder (cpu_reference._kd, ._iterative)."""
+
+import itertools
+import zlib
+
+import numpy as np
+import pytest
+
+import cpu_reference as cr
+from gpu_xorder import XOrder, fair_order, metrics
+from gpu_xorder import _validation as v
+from gpu_xorder.datasets import age_bands, load_dataset
+
+from oracles import order_scores, pair_frac
+
+METRICS = ("xauc", "prf", "urf")
+TOL = dict(rel=1e-12, abs=1e-12)
+
+
+def needs_ok(y, groups, k, metric):
+    ok = y.sum() > 0 and (1 - y).sum() > 0
+    for g in range(k):
+        yg = y[groups == g]
+        if metric in ("xauc", "prf"):
+            ok &= yg.sum() > 0
+        if metric == "xauc":
+            ok &= (1 - yg).sum() > 0
+    return ok
+
+
+def random_problem(rng, sizes, metric, ties=False):
+    groups = rng.permutation(np.repeat(np.arange(len(sizes)), sizes))
+    n = groups.size
+    while True:
+        y = rng.integers(0, 2, n)
+        if needs_ok(y, groups, len(sizes), metric):
+            break
+    scores = rng.integers(0, 3, n).astype(float) if ties else rng.permutation(n) / n
+    return scores, y, groups
+
+
+def brute_objective(order, y, groups, k, metric, lam):
+    """``(auc, D, auc - lam D)`` of an ordering by O(n^2) pair definitions."""
+    s = order_scores(order)
+    auc = pair_frac(s[y == 1], s[y == 0])
+    d = 0.0
+    for g, h in itertools.combinations(range(k), 2):
+        a, b = groups == g, groups == h
+        if metric == "xauc":
+            t = pair_frac(s[a & (y == 1)], s[b & (y == 0)]) - pair_frac(
+                s[b & (y == 1)], s[a & (y == 0)])
+        elif metric == "prf":
+            t = pair_frac(s[a & (y == 1)], s[y == 0]) - pair_frac(s[b & (y == 1)], s[y == 0])
+        else:
+            t = pair_frac(s[a], s[b]) - pair_frac(s[b], s[a])
+        d = max(d, abs(t))
+    return auc, d, auc - lam * d
+
+
+def interleavings(sizes):
+    """Every sequence of group indices with ``sizes[g]`` copies of g."""
+    def rec(left):
+        if not any(left):
+            yield ()
+            return
+        for g, c in enumerate(left):
+            if c:
+                left[g] -= 1
+                for rest in rec(left):
+                    yield (g,) + rest
+                left[g] += 1
+    yield from rec(list(sizes))
+
+
+def best_by_enumeration(scores, y, groups, k, metric, lam):
+    members = [np.flatnonzero(groups == g) for g in range(k)]
+    members = [m[np.argsort(-scores[m], kind="stable")] for m in members]
+    best = -np.inf
+    for seq in interleavings([m.size for m in members]):
+        seq = np.array(seq)
+        order = np.empty(seq.size, dtype=np.int64)
+        for g in range(k):
+            order[seq == g] = members[g]
+        best = max(best, brute_objective(order, y, groups, k, metric, lam)[2])
+    return best
+
+
+def check_valid(res, scores, groups, k):
+    n = scores.size
+    assert sorted(res.order.tolist()) == list(range(n))
+    for g in range(k):
+        ranked = res.order[res.path == g]
+        assert np.array_equal(np.sort(ranked), np.flatnonzero(groups == g))
+        assert np.all(np.diff(scores[ranked]) <= 0)
+    assert np.array_equal(groups[res.order], res.path)
+
+
+# ---------------------------------------------------------------------------------------
+# Exactness and consistency on tiny inputs.
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("k", [3, 4])
+def test_kd_at_lam0_is_global_optimum(metric, k):
+    rng = np.random.default_rng(zlib.crc32(f"kd{metric}{k}".encode()))
+    for _ in range(6 if k == 3 else 1):
+        sizes = rng.integers(2, 4, k) if k == 3 else np.full(k, 2)
+        scores, y, groups = random_problem(rng, sizes, metric)
+        res = fair_order(scores, y, groups, metric=metric, method="kd", backend="numpy")
+        assert res.method == "kd"
+        best = best_by_enumeration(scores, y, groups, k, metric, 0.0)
+        assert res.objective == pytest.approx(best, **TOL)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("method", ["kd", "iterative"])
+@pytest.mark.parametrize("lam", [0.0, 0.7, 5.0])
+def test_valid_merge_and_values_match_the_order(metric, method, lam):
+    rng = np.random.default_rng(zlib.crc32(f"v{metric}{method}{lam}".encode()))
+    for _ in range(5):
+        k = int(rng.integers(3, 5))
+        sizes = rng.integers(2, 6, k)
+        scores, y, groups = random_problem(rng, sizes, metric)
+        res = fair_order(scores, y, groups, metric=metric, lam=lam, method=method,
+                         backend="numpy")
+        check_valid(res, scores, groups, k)
+        adjusted = order_scores(res.order)
+        assert res.auc == pytest.approx(metrics.auc(adjusted, y), **TOL)
+        assert res.disparity == pytest.approx(
+            metrics.disparity(adjusted, y, groups, metric=metric), **TOL)
+        auc, d, obj = brute_objective(res.order, y, groups, k, metric, lam)
+        assert res.objective == pytest.approx(obj, **TOL)
+        assert res.method == method and res.backend == "numpy"
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_iterative_is_never_better_than_kd(metric):
+    rng = np.random.default_rng(zlib.crc32(f"ik{metric}".encode()))
+    for _ in range(5):
+        scores, y, groups = random_problem(rng, rng.integers(2, 4, 3), metric)
+        best = best_by_enumeration(scores, y, groups, 3, metric, 0.0)
+        it = fair_order(scores, y, groups, metric=metric, method="iterative",
+                        backend="numpy")
+        assert it.objective <= best + 1e-12
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("mode", ["absolute", "signed"])
+def test_two_groups_reduce_to_the_2d_dp(metric, mode):
+    rng = np.random.default_rng(zlib.crc32(f"2d{metric}{mode}".encode()))
+    for trial in range(40):
+        sizes = rng.integers(2, 9, 2)
+        scores, y, groups = random_problem(rng, sizes, metric, ties=trial % 2 == 0)
+        lam = float(rng.choice([0.0, 0.3, 1.0, 5.0]))
+        ref = fair_order(scores, y, groups, metric=metric, lam=lam, disparity=mode,
+                         backend="numpy")
+        assert ref.method == "2d"
+        for method in ("kd", "iterative"):
+            res = fair_order(scores, y, groups, metric=metric, lam=lam, disparity=mode,
+                             method=method, backend="numpy")
+            assert np.array_equal(res.order, ref.order)
+            assert res.counters == ref.counters
+            assert (res.objective, res.auc, res.disparity) == (
+                ref.objective, ref.auc, ref.disparity)
+
+
+def test_kd_and_iterative_agree_with_enumeration_on_ties():
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        scores, y, groups = random_problem(rng, [3, 2, 3], "urf", ties=True)
+        res = fair_order(scores, y, groups, metric="urf", method="kd", backend="numpy")
+        check_valid(res, scores, groups, 3)
+
+
+# ---------------------------------------------------------------------------------------
+# Method choice, merge order, results.
+
+
+def test_merge_order_largest_first_ties_lower_index():
+    assert cr.merge_order((3, 5, 5, 1)) == [1, 2, 0, 3]
+    assert cr.merge_order((2, 2)) == [0, 1]
+
+
+def test_merge_order_recorded_with_labels():
+    rng = np.random.default_rng(3)
+    sizes = [3, 6, 6]
+    scores, y, groups = random_problem(rng, sizes, "urf")
+    names = np.array(["young", "middle", "old"])[groups]
+    res = fair_order(scores, y, names, metric="urf", method="iterative", backend="numpy")
+    # Sorted labels: middle (6), old (6), young (3).
+    assert res.extra["merge_order"] == ["middle", "old", "young"]
+    assert res.groups.tolist() == ["middle", "old", "young"]
+    assert set(res.counters) == {f"{k}[{g}][{h}]" for k in "CU" for g in res.groups
+                                 for h in res.groups if g != h}
+
+
+def test_auto_picks_kd_then_iterative(monkeypatch):
+    rng = np.random.default_rng(4)
+    scores, y, groups = random_problem(rng, [4, 5, 3], "xauc")
+    assert fair_order(scores, y, groups, backend="numpy").method == "kd"
+    from gpu_xorder import _api
+    monkeypatch.setattr(_api, "KD_MAX_CELLS", 5 * 6 * 4 - 1)
+    assert fair_order(scores, y, groups, backend="numpy").method == "iterative"
+
+
+def test_lam_sequence_and_counters_sum():
+    rng = np.random.default_rng(5)
+    scores, y, groups = random_problem(rng, [4, 5, 3], "xauc")
+    out = fair_order(scores, y, groups, lam=[0.0, 2.0], backend="numpy")
+    assert [r.lam for r in out] == [0.0, 2.0]
+    n1, n0 = int(y.sum()), int((1 - y).sum())
+    for r in out:
+        w2 = sum(2 * pair_frac(scores[(groups == g) & (y == 1)],
+                               scores[(groups == g) & (y == 0)])
+                 * ((groups == g) & (y == 1)).sum() * ((groups == g) & (y == 0)).sum()
+                 for g in range(3))
+        assert r.auc == pytest.approx((sum(r.counters.values()) + w2 / 2) / (n1 * n0))
+
+
+def test_signed_needs_two_groups():
+    rng = np.random.default_rng(6)
+    scores, y, groups = random_problem(rng, [3, 3, 3], "xauc")
+    with pytest.raises(ValueError, match=r"disparity='signed' is defined for two groups"):
+        fair_order(scores, y, groups, disparity="signed", backend="numpy")
+
+
+@pytest.mark.parametrize("metric,what", [("xauc", "positives"), ("prf", "positives")])
+def test_group_without_positives_is_an_error(metric, what):
+    scores = np.arange(9.0)
+    y = np.array([1, 0, 1, 0, 1, 0, 0, 0, 0])
+    groups = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2])
+    with pytest.raises(ValueError, match=v.MSG_GROUP_LACKS.format(
+            label=2, what=what, metric=metric).replace("'", ".")):
+        fair_order(scores, y, groups, metric=metric, backend="numpy")
+
+
+@pytest.mark.parametrize("method", ["kd", "iterative"])
+def test_single_item_group_and_uneven_sizes(method):
+    rng = np.random.default_rng(8)
+    scores, y, groups = random_problem(rng, [1, 40, 7], "urf")
+    res = fair_order(scores, y, groups, metric="urf", lam=3.0, method=method,
+                     backend="numpy")
+    check_valid(res, scores, groups, 3)
+    assert res.disparity == pytest.approx(
+        metrics.disparity(order_scores(res.order), y, groups, metric="urf"), **TOL)
+
+
+def test_cupy_request_runs_numpy_for_more_groups(caplog):
+    rng = np.random.default_rng(9)
+    scores, y, groups = random_problem(rng, [3, 3, 3], "xauc")
+    with caplog.at_level("INFO", logger="gpu_xorder"):
+        res = fair_order(scores, y, groups, backend="cupy")
+    assert res.backend == "numpy"
+    assert "multi-group GPU path is not implemented" in caplog.text
+
+
+def test_progress_reaches_total():
+    rng = np.random.default_rng(10)
+    scores, y, groups = random_problem(rng, [3, 4, 5], "xauc")
+    for method in ("kd", "iterative"):
+        calls = []
+        fair_order(scores, y, groups, method=method, backend="numpy",
+                   progress=lambda done, total: calls.append((done, total)))
+        assert calls and calls[-1][0] == calls[-1][1]
+
+
+# ---------------------------------------------------------------------------------------
+# The estimator with three groups.
+
+
+def test_xorder_three_groups_fit_transform():
+    rng = np.random.default_rng(11)
+    scores, y, groups = random_problem(rng, [30, 40, 25], "xauc")
+    scores = 1 / (1 + np.exp(-(rng.normal(size=scores.size) + y - 0.5 * groups)))
+    xo = XOrder(lam=5.0, backend="numpy", method="iterative").fit(
+        scores, y, sensitive_features=groups)
+    assert xo.result_.method == "iterative"
+    ref = int(np.flatnonzero(xo.groups_ == xo.reference_group_)[0])
+    assert sorted(xo.maps_) == [g for g in range(3) if g != ref]
+    new = rng.random(200)
+    new_groups = rng.integers(0, 3, 200)
+    out = xo.transform(new, sensitive_features=new_groups)
+    np.testing.assert_array_equal(out[new_groups == ref], new[new_groups == ref])
+    for g in range(3):
+        m = new_groups == g
+        o = np.argsort(new[m])
+        assert np.all(np.diff(out[m][o]) >= 0)
+    adjusted = xo.train_scores_adjusted_
+    assert np.array_equal(np.argsort(-adjusted, kind="stable"), xo.order_)
+    assert metrics.disparity(adjusted, y, groups) == pytest.approx(
+        xo.result_.disparity, **TOL)
+
+
+# ---------------------------------------------------------------------------------------
+# Real data: age bands of Adult and COMPAS.
+
+
+def age_band_sample(name, per_band, seed=0):
+    """``per_band`` random items of every age band, scored by a logistic regression
+    fitted on 3000 other random rows."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    data = load_dataset(name)
+    bands = age_bands(data.age)
+    rng = np.random.default_rng(seed)
+    take = np.concatenate([rng.choice(np.flatnonzero(bands == g), per_band, replace=False)
+                           for g in range(3)])
+    rest = rng.choice(np.setdiff1d(np.arange(bands.size), take), 3000, replace=False)
+    scaler = StandardScaler().fit(data.X[rest])
+    model = LogisticRegression(max_iter=1000).fit(scaler.transform(data.X[rest]),
+                                                  data.y[rest])
+    s = model.predict_proba(scaler.transform(data.X[take]))[:, 1]
+    return s, data.y[take].astype(int), bands[take]
+
+
+@pytest.mark.parametrize("name", ["adult", "compas"])
+@pytest.mark.parametrize("method,per_band", [("iterative", 300), ("kd", 120)])
+def test_age_bands_disparity_drops(name, method, per_band):
+    s, y, g = age_band_sample(name, per_band)
+    before = metrics.disparity(s, y, g, metric="xauc")
+    res = fair_order(s, y, g, metric="xauc", lam=10.0, method=method, backend="numpy")
+    print(f"\n{name} age bands, {per_band}/band, {method}: Delta-xAUC "
+          f"{before:.4f} -> {res.disparity:.4f}, AUC {metrics.auc(s, y):.4f} -> "
+          f"{res.auc:.4f}")
+    assert res.disparity < 0.5 * before
