@@ -8,4 +8,5 @@ cd "$(dirname "$0")/.."
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 python3 -c "from gpu_xorder._backend import backend_info; print(backend_info())"
 python3 -m pytest -m gpu -q -p no:cacheprovider -ra tests
+python3 -m pytest benchmarks/bench_cupy_dp.py --benchmark-enable -q -p no:cacheprovider --benchmark-columns=min,mean,rounds
 python3 benchmarks/speed_table.py "$@"
