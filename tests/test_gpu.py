@@ -6,23 +6,12 @@ import pytest
 import cpu_reference as cr
 from gpu_xorder import fair_order
 
+from oracles import two_group_problem as problem
+
 pytestmark = pytest.mark.gpu
 
 METRICS = ("xauc", "prf", "urf")
 MODES = ("absolute", "signed")
-
-
-def problem(rng, n_a, n_b, ties=False):
-    n = n_a + n_b
-    g = np.array([0] * n_a + [1] * n_b)
-    rng.shuffle(g)
-    s = rng.integers(0, 4, n).astype(float) if ties else rng.random(n)
-    y = rng.integers(0, 2, n)
-    # every group gets a positive and a negative (xauc needs both)
-    for k in (0, 1):
-        idx = np.flatnonzero(g == k)
-        y[idx[0]], y[idx[-1]] = 1, 0
-    return s, y, g
 
 
 def assert_same(lat, lams, kernels=(("diagonal", None), ("tiled", 128), ("tiled", 32))):

@@ -6,20 +6,7 @@ import pytest
 import cpu_reference as cr
 from cpu_reference._tiled import fill_tiled, tile_schedule
 
-
-def problem(rng, n_a, n_b, metric, ties):
-    n = n_a + n_b
-    g = np.array([0] * n_a + [1] * n_b)
-    rng.shuffle(g)
-    s = rng.integers(0, 4, n).astype(float) if ties else rng.random(n)
-    y = rng.integers(0, 2, n)
-    for k in (0, 1):
-        idx = np.flatnonzero(g == k)
-        y[idx[0]] = 1
-        y[idx[-1]] = 0 if idx.size > 1 or metric == "urf" else 1
-    if y.all():
-        y[np.flatnonzero(g == 0)[0]] = 0 if metric == "urf" else 1
-    return s, y, g
+from oracles import two_group_problem
 
 
 @pytest.mark.parametrize("metric", ["xauc", "prf", "urf"])
@@ -29,7 +16,7 @@ def test_twin_equals_reference(metric, mode, tile_j):
     rng = np.random.default_rng(tile_j * 7 + len(metric) + len(mode))
     shapes = [(2, 2), (2, 33), (33, 2), (31, 64), (64, 31), (65, 97), (100, 41)]
     for k, (n_a, n_b) in enumerate(shapes):
-        s, y, g = problem(rng, n_a, n_b, metric, ties=k % 2 == 1)
+        s, y, g = two_group_problem(rng, n_a, n_b, ties=k % 2 == 1)
         lat = cr.build_lattice(s, y, g, metric, mode)
         for lam in (0.0, 5.0):
             ref_words, ref_final = cr.fill(lat, lam)
