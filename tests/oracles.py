@@ -18,15 +18,18 @@ def brute_terms(scores, y, groups, metric):
     """``(auc, signed D, |D|)`` of two groups 0 and 1 by pair definitions."""
     s, y, g = np.asarray(scores, float), np.asarray(y), np.asarray(groups)
     auc = pair_frac(s[y == 1], s[y == 0])
-    a, b = g == 0, g == 1
-    if metric == "xauc":
-        d = pair_frac(s[a & (y == 1)], s[b & (y == 0)]) - pair_frac(
-            s[b & (y == 1)], s[a & (y == 0)])
-    elif metric == "prf":
-        d = pair_frac(s[a & (y == 1)], s[y == 0]) - pair_frac(s[b & (y == 1)], s[y == 0])
-    else:
-        d = pair_frac(s[a], s[b]) - pair_frac(s[b], s[a])
+    d = pair_term(s, y, g == 0, g == 1, metric)
     return auc, d, abs(d)
+
+
+def pair_term(s, y, a, b, metric):
+    """Signed disparity term of the groups masked by ``a`` and ``b`` (DESIGN section 2)."""
+    if metric == "xauc":
+        return pair_frac(s[a & (y == 1)], s[b & (y == 0)]) - pair_frac(
+            s[b & (y == 1)], s[a & (y == 0)])
+    if metric == "prf":
+        return pair_frac(s[a & (y == 1)], s[y == 0]) - pair_frac(s[b & (y == 1)], s[y == 0])
+    return pair_frac(s[a], s[b]) - pair_frac(s[b], s[a])
 
 
 def order_scores(order):

@@ -11,7 +11,7 @@ from gpu_xorder import XOrder, fair_order, metrics
 from gpu_xorder import _validation as v
 from gpu_xorder.datasets import age_bands, load_dataset
 
-from oracles import order_scores, pair_frac
+from oracles import order_scores, pair_frac, pair_term
 
 METRICS = ("xauc", "prf", "urf")
 TOL = dict(rel=1e-12, abs=1e-12)
@@ -45,15 +45,7 @@ def brute_objective(order, y, groups, k, metric, lam):
     auc = pair_frac(s[y == 1], s[y == 0])
     d = 0.0
     for g, h in itertools.combinations(range(k), 2):
-        a, b = groups == g, groups == h
-        if metric == "xauc":
-            t = pair_frac(s[a & (y == 1)], s[b & (y == 0)]) - pair_frac(
-                s[b & (y == 1)], s[a & (y == 0)])
-        elif metric == "prf":
-            t = pair_frac(s[a & (y == 1)], s[y == 0]) - pair_frac(s[b & (y == 1)], s[y == 0])
-        else:
-            t = pair_frac(s[a], s[b]) - pair_frac(s[b], s[a])
-        d = max(d, abs(t))
+        d = max(d, abs(pair_term(s, y, groups == g, groups == h, metric)))
     return auc, d, auc - lam * d
 
 
