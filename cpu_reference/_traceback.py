@@ -43,9 +43,14 @@ def traceback(words, n_a, n_b):
     return path
 
 
-def path_to_order(path, perm_a, perm_b):
-    """Input indices of the merged ordering, top first."""
+def path_to_order(path, perms):
+    """Input indices of the merged ordering, top first.
+
+    ``perms[g]`` lists group g's input indices in DP (descending score) order; ``path``
+    gives the group index of each rank (any number of groups).
+    """
+    path = np.asarray(path)
     order = np.empty(path.size, dtype=np.int64)
-    order[path == 0] = perm_a
-    order[path == 1] = perm_b
+    for g, perm in enumerate(perms):
+        order[path == g] = perm
     return order

@@ -114,7 +114,7 @@ def _make_result(lat, labels, lam, path, final, backend):
     _, _, delta = cpu_reference.cell_values(final, lat.consts, lam, lat.metric, "absolute")
     names = cpu_reference.COUNTERS[lat.metric]
     return FairOrderResult(
-        order=cpu_reference.path_to_order(path, lat.perm_a, lat.perm_b),
+        order=cpu_reference.path_to_order(path, (lat.perm_a, lat.perm_b)),
         auc=auc,
         disparity=delta,
         objective=objective,
@@ -151,7 +151,7 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend, progr
             extra["merge_order"] = [labels[g].item() for g in order]
         objective, auc, delta = cpu_reference.kgroup_values(c, u, cs, lam, metric, mode)
         results.append(FairOrderResult(
-            order=_path_to_order(path, prob.perms),
+            order=cpu_reference.path_to_order(path, prob.perms),
             auc=auc,
             disparity=delta,
             objective=objective,
@@ -166,13 +166,6 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend, progr
             extra=extra,
         ))
     return results
-
-
-def _path_to_order(path, perms):
-    order = np.empty(path.size, dtype=np.int64)
-    for g, perm in enumerate(perms):
-        order[path == g] = perm
-    return order
 
 
 def _counter_dict(c, u, labels, metric):
