@@ -37,21 +37,24 @@ class DiagonalPacker:
     """Packs the decisions of consecutive anti-diagonals into ``words``, a chunk at a time.
 
     The fill writes each diagonal's decisions into ``row(d, i_lo, i_hi)`` (a bool view
-    indexed by ``i``); every ``chunk`` diagonals one ``packbits`` turns the staged rows
-    into words and one masked copy stores them through a strided view of ``words``
-    (word of block ``r`` on diagonal ``d``: ``r * (n_b - 1) + d - 2``).
+    indexed by ``i``, ``pad`` entries longer than needed at most); every ``chunk``
+    diagonals one ``packbits`` turns the staged rows into words and one operation stores
+    them through a strided view of ``words`` (word of block ``r`` on diagonal ``d``:
+    ``r * (n_b - 1) + d - 2``). Staged bits outside a diagonal's cells are zero, so when
+    no two entries of that view share a word (``n_b - 1 >= chunk``) a bitwise OR stores
+    them; otherwise a masked copy writes the words of the diagonals' cells only.
     """
 
-    def __init__(self, n_a, n_b, chunk=64):
+    def __init__(self, n_a, n_b, chunk=64, pad=0):
         self.n_a, self.n_b, self.chunk = n_a, n_b, chunk
         self.n_blocks = -(-n_a // BLOCK)
         size = n_words(n_a, n_b)
         # The strided chunk view ends at most at offset n_a + n_b - 2 +
         # (n_blocks - 1)(n_b - 1) < size; a chunk of slack keeps that true with margin.
-        # The masked copy writes valid words only.
         self._buf = np.zeros(size + chunk, dtype=np.uint32)
         self.words = self._buf[:size]
-        self._stage = np.zeros((chunk, self.n_blocks * BLOCK), dtype=bool)
+        self._width = self.n_blocks * BLOCK
+        self._stage = np.zeros((chunk, self._width + pad), dtype=bool)
         self._first = None
         self._count = 0
 
@@ -70,16 +73,19 @@ class DiagonalPacker:
         if self._first is None:
             return
         rows, d0 = self._count, self._first
-        packed = np.packbits(self._stage[:rows], axis=1, bitorder="little").view("<u4")
-        d = d0 + np.arange(rows)[:, None]
-        first_row = BLOCK * np.arange(self.n_blocks)[None, :] + 1
-        i_lo, i_hi = np.maximum(1, d - self.n_b), np.minimum(self.n_a, d - 1)
-        valid = (first_row <= i_hi) & (first_row + BLOCK - 1 >= i_lo) & (i_lo <= i_hi)
-        itemsize = self._buf.itemsize
-        dest = np.lib.stride_tricks.as_strided(
-            self._buf[d0 - 2:], shape=(rows, self.n_blocks),
-            strides=(itemsize, (self.n_b - 1) * itemsize), writeable=True)
-        np.copyto(dest, packed, where=valid)
+        packed = np.packbits(self._stage[:rows, :self._width], axis=1,
+                             bitorder="little").view("<u4")
+        item = self._buf.itemsize
+        dest = np.ndarray((rows, self.n_blocks), dtype=np.uint32, buffer=self._buf,
+                          offset=(d0 - 2) * item, strides=(item, (self.n_b - 1) * item))
+        if self.n_b - 1 >= rows:
+            np.bitwise_or(dest, packed, dest)
+        else:
+            d = d0 + np.arange(rows)[:, None]
+            first_row = BLOCK * np.arange(self.n_blocks)[None, :] + 1
+            i_lo, i_hi = np.maximum(1, d - self.n_b), np.minimum(self.n_a, d - 1)
+            valid = (first_row <= i_hi) & (first_row + BLOCK - 1 >= i_lo) & (i_lo <= i_hi)
+            np.copyto(dest, packed, where=valid)
         self._stage[:rows] = False
         self._first, self._count = None, 0
 

@@ -1,73 +1,181 @@
 """The anti-diagonal fill of the two-group lattice (DESIGN section 3, "wavefront").
 
-Counters of two diagonals live in int64 buffers of shape ``(K, n_a + 1)`` indexed by
-``i``: on diagonal ``d`` cell ``(i, d - i)`` sits at column ``i``, its a-predecessor
-``(i - 1, j)`` at column ``i - 1`` and its b-predecessor ``(i, j - 1)`` at column ``i``
-of the previous diagonal, so both are plain slices. ``diagonal_update`` is the step
-that the CUDA function ``cell_update`` (``gpu_xorder/cuda/xorder_common.cuh``) mirrors
-cell by cell; the tiled NumPy twin (``_tiled``) reuses it on the segments a warp
-processes at once.
+Exact float64 state
+-------------------
+Every counter is an integer below 2**53 (validation bounds the input size), so float64
+holds it exactly and integer additions in float64 are exact. The fill therefore keeps
+each cell's counters as float64 *state rows*, chosen so that the G-hat contract of
+``_ghat`` needs as few operations as possible per cell:
+
+- ``xauc``: ``(cab, cba)``;
+- ``prf``:  ``(cab + w_a, cba + w_b)``, the exact sums the PRF term multiplies;
+- ``urf``:  ``(cab, cba, uab - uba)``.
+
+In every case ``row0 + row1 (+ w for xauc and urf)`` is the exact ``cab + cba + w`` of the
+AUC term, and the disparity term multiplies rows by the same reciprocals as ``_ghat``;
+only exact integer sums are regrouped, so every rounded operation, and hence every
+decision, is that of ``_ghat.ghat`` (and of the CUDA twin ``ghat()``). ``to_state`` and
+``from_state`` convert exactly between state rows and the counters of ``COUNTERS``.
+
+Layout
+------
+The counters of diagonal ``d`` live in a buffer of shape ``(R, n + 2)`` indexed by
+``i - max(0, d - n_b)``, edge cells included, so that the a-predecessors ``(i - 1, j)``
+and b-predecessors ``(i, j - 1)`` of the next diagonal are two overlapping windows of
+it: one strided view of shape ``(R, 2, L)`` reads both. The step gains are written into
+a buffer whose strided view places them where each candidate needs them (zeros
+elsewhere), so that all ``2 R L`` candidate counters come from one addition.
+
+Diagonal lengths are rounded up to a multiple of ``PAD`` so that every view the step
+needs is made once per rounded length, not once per diagonal: NumPy's fixed cost per
+call, not arithmetic, limits the fill at these diagonal lengths. The padded lanes
+compute on finite leftovers and are never read back: their decisions are cleared and
+their counters lie beyond the cells the next diagonal reads.
 """
 
 import numpy as np
 
 from ._bits import DiagonalPacker
-from ._ghat import ghat
 from ._lattice import edge_counters
 
+PAD = 64
+_MUL, _ADD, _SUB = np.multiply, np.add, np.subtract
 
-class Workspace:
-    """Scratch buffers for diagonals of up to ``length`` cells (no allocation per step)."""
 
-    def __init__(self, n_counters, length):
-        self.cand = np.empty((n_counters, 2, length), dtype=np.int64)
-        self.fcand = np.empty((n_counters, 2, length))
-        self.gain = np.empty(length, dtype=np.int64)
-        self.g = np.empty((2, length))
-        self.tmp = np.empty((2, length))
-        self.ftmp = np.empty((2, length))
+def n_state_rows(metric):
+    return 3 if metric == "urf" else 2
+
+
+def to_state(lat, counters):
+    """State rows (float64, shape ``(R, ...)``) of int64 counters of shape ``(K, ...)``."""
+    c = np.asarray(counters, dtype=np.float64)
+    w = lat.consts
+    if lat.metric == "urf":
+        return np.stack([c[0], c[1], c[2] - c[3]])
+    if lat.metric == "prf":
+        return np.stack([c[0] + w.w_a, c[1] + w.w_b])
+    return c.copy()
+
+
+def from_state(lat, state):
+    """int64 counters (shape ``(K, ...)``) of state rows; inverse of ``to_state``."""
+    s = np.asarray(state, dtype=np.float64)
+    w = lat.consts
+    if lat.metric == "urf":
+        pairs = float(lat.n_a * lat.n_b)
+        uab = (pairs + s[2]) / 2.0
+        out = np.stack([s[0], s[1], uab, pairs - uab])
+    elif lat.metric == "prf":
+        out = np.stack([s[0] - w.w_a, s[1] - w.w_b])
+    else:
+        out = s
+    return out.astype(np.int64)
+
+
+class DiagonalStep:
+    """Decide one anti-diagonal (or any run of independent cells) of one lattice.
+
+    Holds the lattice's gain arrays as float64 (padded with zeros), the gain buffer and
+    the scratch arrays, and a cache of views per (padded) length. The reference fill
+    and the tiled twin (``_tiled``) both call it; the CUDA function ``cell_update``
+    (``gpu_xorder/cuda/xorder_common.cuh``) is its twin cell by cell.
+    """
+
+    def __init__(self, lat, lam, max_len):
+        c = lat.consts
+        self.metric = lat.metric
+        self.absolute = lat.mode == "absolute"
+        self.rows = r = n_state_rows(lat.metric)
+        self.lam = np.float64(lam)
+        self.w = np.float64(c.w)
+        self.inv_auc = np.float64(c.inv_auc)
+        size = max_len + PAD
+
+        def padded(a):
+            out = np.zeros(a.size + size)
+            out[:a.size] = a
+            return out
+
+        self.y_a, self.negleft_b_rev = padded(lat.y_a), padded(lat.negleft_b_rev)
+        self.y_b_rev, self.negleft_a = padded(lat.y_b_rev), padded(lat.negleft_a)
+        self.left_b_rev, self.left_a = padded(lat.left_b_rev), padded(lat.left_a)
+        # gains[k, cand] = buf[2k + cand]: a-step gains in even rows, b-step in odd ones
+        self._buf = np.zeros((2 * r, size))
+        row = self._buf.strides[0]
+        self._gains = np.ndarray((r, 2, size), dtype=np.float64, buffer=self._buf,
+                                 strides=(2 * row, row, 8))
+        if lat.metric == "urf":
+            self.scale = np.float64(c.inv_u)
+        else:
+            inv = (c.inv_pa, c.inv_pb) if lat.metric == "prf" else (c.inv_ab, c.inv_ba)
+            self.scale, self.scale_b = np.float64(inv[0]), np.float64(inv[1])
+        self._cand = np.empty(r * 2 * size)
+        self._auc = np.empty(2 * size)
+        self._term = np.empty(4 * size)
+        self._views = {}
 
     def views(self, length):
-        return (self.cand[:, :, :length], self.fcand[:, :, :length], self.gain[:length],
-                self.g[:, :length], self.tmp[:, :length], self.ftmp[:, :length])
+        v = self._views.get(length)
+        if v is None:
+            cand = self._cand[:self.rows * 2 * length].reshape(self.rows, 2, length)
+            auc = self._auc[:2 * length].reshape(2, length)
+            term = self._term[:4 * length].reshape(2, 2, length)
+            urf = self.rows == 3
+            v = (self._buf[0, :length], self._buf[3, :length],
+                 self._buf[4, :length] if urf else None,
+                 self._buf[5, :length] if urf else None, self._gains[:, :, :length],
+                 cand, cand[0],
+                 cand[1], cand[2] if urf else None, cand[:, 0], cand[:, 1],
+                 auc, auc[0], auc[1], term, term[0], term[1])
+            self._views[length] = v
+        return v
 
+    def __call__(self, pred, i_lo, k_lo, length, dec_out, new_out):
+        """Decide ``length`` cells ``(i_lo + m, n_b - k_lo - m)``, ``m = 0..length-1``.
 
-def diagonal_update(lat, lam, d, i_lo, i_hi, from_a, from_b, ws, dec_out, new_out):
-    """Decide cells ``(i, d - i)``, ``i = i_lo..i_hi``, of one anti-diagonal.
-
-    Parameters
-    ----------
-    lat : Lattice
-    lam : float
-    d, i_lo, i_hi : int
-        Diagonal and its (interior) row range, ``1 <= i_lo <= i_hi``, ``d - i >= 1``.
-    from_a, from_b : ndarray of int64, shape (K, L)
-        Counters of the predecessors ``(i - 1, j)`` and ``(i, j - 1)``.
-    ws : Workspace
-    dec_out : ndarray of bool, shape (L,)
-        Receives True where the step along a wins (strictly larger G-hat).
-    new_out : ndarray of int64, shape (K, L)
-        Receives the counters of the chosen predecessor after the step.
-    """
-    length = i_hi - i_lo + 1
-    cand, fcand, gain, g, tmp, ftmp = ws.views(length)
-    np.copyto(cand[:, 0], from_a)
-    np.copyto(cand[:, 1], from_b)
-    k_lo, k_hi = lat.n_b - d + i_lo, lat.n_b - d + i_hi + 1  # k = n_b - j
-    # a-step into (i, j): cab += y_a[i-1] * (n_b0 - Q_b(j)); uab += n_b - j
-    np.multiply(lat.y_a[i_lo - 1:i_hi], lat.negleft_b_rev[k_lo:k_hi], out=gain)
-    np.add(cand[0, 0], gain, out=cand[0, 0])
-    # b-step into (i, j): cba += y_b[j-1] * (n_a0 - Q_a(i)); uba += n_a - i
-    np.multiply(lat.y_b_rev[k_lo:k_hi], lat.negleft_a[i_lo:i_hi + 1], out=gain)
-    np.add(cand[1, 1], gain, out=cand[1, 1])
-    if cand.shape[0] == 4:
-        np.add(cand[2, 0], lat.left_b_rev[k_lo:k_hi], out=cand[2, 0])
-        np.add(cand[3, 1], lat.left_a[i_lo:i_hi + 1], out=cand[3, 1])
-    np.copyto(fcand, cand)  # exact: every counter is below 2**53
-    ghat(fcand, lat.consts, lam, lat.metric, lat.mode, g, tmp, ftmp)
-    np.greater(g[0], g[1], out=dec_out)
-    np.copyto(new_out, cand[:, 1])
-    np.copyto(new_out, cand[:, 0], where=dec_out)
+        Parameters
+        ----------
+        pred : ndarray of float64, shape (R, 2, length)
+            State rows of each cell's a-predecessor (``pred[:, 0]``) and
+            b-predecessor (``pred[:, 1]``).
+        i_lo, k_lo : int
+            Row of the first cell and its ``k = n_b - j``.
+        dec_out : ndarray of bool, shape (length,)
+            Receives True where the step along a wins (strictly larger G-hat).
+        new_out : ndarray of float64, shape (R, length)
+            Receives the state rows of the winning candidate.
+        """
+        (gain_a, gain_b, gain_ua, gain_ub, gains, cand, cab, cba, udiff, cand_a, cand_b,
+         auc, auc_a, auc_b, term, term0, term1) = self.views(length)
+        mul, add, sub = _MUL, _ADD, _SUB
+        # a-step into (i, j): cab += y_a[i-1] * (n_b0 - Q_b(j)); uab += n_b - j
+        mul(self.y_a[i_lo - 1:i_lo - 1 + length],
+            self.negleft_b_rev[k_lo:k_lo + length], gain_a)
+        # b-step into (i, j): cba += y_b[j-1] * (n_a0 - Q_a(i)); uba += n_a - i
+        mul(self.y_b_rev[k_lo:k_lo + length], self.negleft_a[i_lo:i_lo + length], gain_b)
+        if udiff is not None:
+            np.copyto(gain_ua, self.left_b_rev[k_lo:k_lo + length])
+            np.negative(self.left_a[i_lo:i_lo + length], gain_ub)
+        add(pred, gains, cand)
+        # auc = ((double)(cab + cba) + w) * inv_auc  (prf rows already hold w_a, w_b)
+        add(cab, cba, auc)
+        if self.metric != "prf":
+            add(auc, self.w, auc)
+        mul(auc, self.inv_auc, auc)
+        # the disparity term of _ghat.disparity_into, then g = auc - lam * d
+        if udiff is not None:
+            mul(udiff, self.scale, term0)
+        else:
+            mul(cab, self.scale, term0)
+            mul(cba, self.scale_b, term1)
+            sub(term0, term1, term0)
+        if self.absolute:
+            np.abs(term0, term0)
+        mul(term0, self.lam, term0)
+        sub(auc, term0, auc)
+        np.greater(auc_a, auc_b, dec_out)
+        np.copyto(new_out, cand_b)
+        np.copyto(new_out, cand_a, where=dec_out)
 
 
 def fill(lat, lam, progress=None):
@@ -88,29 +196,48 @@ def fill(lat, lam, progress=None):
         Counters of the last cell ``(n_a, n_b)``.
     """
     n_a, n_b = lat.n_a, lat.n_b
-    k = lat.n_counters
-    col0, row0 = edge_counters(lat)
-    prev = np.zeros((k, n_a + 1), dtype=np.int64)
-    cur = np.zeros_like(prev)
-    packer = DiagonalPacker(n_a, n_b)
-    ws = Workspace(k, min(n_a, n_b))
+    col0, row0 = (np.ascontiguousarray(to_state(lat, e).T) for e in edge_counters(lat))
+    longest = min(n_a, n_b)
+    step = DiagonalStep(lat, lam, longest)
+    r = step.rows
+    bufs = [np.zeros((r, longest + 2 + PAD)) for _ in range(2)]
+    bufs[0][:, 0] = to_state(lat, np.zeros(lat.n_counters))  # cell (0, 0)
+    preds = [np.ndarray((r, 2, longest + 1 + PAD), dtype=np.float64, buffer=b,
+                        strides=(b.strides[0], 8, 8)) for b in bufs]
+    views = {}  # (parity, off, padded length) -> (predecessors, destination)
+    packer = DiagonalPacker(n_a, n_b, pad=PAD)
     n_diag = n_a + n_b
     every = max(1, n_diag // 200)
-    done = 1
+    cur = 0
     for d in range(1, n_diag + 1):
-        i_lo, i_hi = max(1, d - n_b), min(n_a, d - 1)
-        if i_lo <= i_hi:
-            diagonal_update(lat, lam, d, i_lo, i_hi, prev[:, i_lo - 1:i_hi],
-                            prev[:, i_lo:i_hi + 1], ws, packer.row(d, i_lo, i_hi),
-                            cur[:, i_lo:i_hi + 1])
+        # diagonal d - 1 is in bufs[cur]; diagonal d goes to bufs[1 - cur], cell (i, d - i)
+        # at column i - max(0, d - n_b)
+        off = 1 if d <= n_b else 0
+        i_lo = d - n_b if d > n_b else 1
+        length = (n_a if d > n_a else d - 1) - i_lo + 1
+        nxt = bufs[1 - cur]
+        if length > 0:
+            padded = -(-length // PAD) * PAD
+            key = (cur, off, padded)
+            v = views.get(key)
+            if v is None:
+                v = views[key] = (preds[cur][:, :, :padded], nxt[:, off:off + padded])
+            dec = packer.row(d, i_lo, i_lo + padded - 1)
+            step(v[0], i_lo, n_b - d + i_lo, padded, dec, v[1])
+            dec[length:] = False
             packer.end_diagonal()
+        if off:
+            nxt[:, 0] = row0[d]
         if d <= n_a:
-            cur[:, d] = col0[:, d]
-        if d <= n_b:
-            cur[:, 0] = row0[:, d]
-        prev, cur = cur, prev
-        done += min(d, n_a) - max(0, d - n_b) + 1
+            nxt[:, off + length] = col0[d]
+        cur = 1 - cur
         if progress is not None and (d % every == 0 or d == n_diag):
-            progress(done, lat.n_cells)
+            progress(_cells_through(d, n_a, n_b), lat.n_cells)
     packer.flush()
-    return packer.words, prev[:, n_a].copy()
+    return packer.words, from_state(lat, bufs[cur][:, 0])
+
+
+def _cells_through(d, n_a, n_b):
+    """Cells on the anti-diagonals ``0..d`` of an ``(n_a + 1) x (n_b + 1)`` lattice."""
+    i = np.arange(n_a + 1)
+    return int(np.clip(d - i + 1, 0, n_b + 1).sum())

@@ -9,7 +9,7 @@ lattices only.
 import numpy as np
 
 from ._bits import BLOCK, n_words
-from ._fill import Workspace, diagonal_update
+from ._fill import DiagonalStep, from_state, to_state
 from ._lattice import edge_counters
 
 
@@ -25,25 +25,26 @@ def tile_schedule(n_a, n_b, tile_j):
 
 def fill_tiled(lat, lam, tile_j):
     """Fill the lattice tile by tile; return ``(words, final)`` like ``_fill.fill``."""
-    n_a, n_b, k = lat.n_a, lat.n_b, lat.n_counters
+    n_a, n_b = lat.n_a, lat.n_b
     col0, row0 = edge_counters(lat)
-    rowbuf, colbuf = row0.copy(), col0.copy()  # cells (32R, j) and (i, j0 - 1)
+    # cells (32R, j) and (i, j0 - 1), as the reference fill's exact state rows
+    rowbuf, colbuf = to_state(lat, row0), to_state(lat, col0)
     words = np.zeros(n_words(n_a, n_b), dtype=np.uint32)
-    ws = Workspace(k, BLOCK)
+    step = DiagonalStep(lat, lam, BLOCK)
     for tile_diag, r_first, n_tiles in tile_schedule(n_a, n_b, tile_j):
         for tile in range(n_tiles):
             r = r_first + tile
-            _tile(lat, lam, r, tile_diag - r, tile_j, rowbuf, colbuf, words, ws)
-    return words, colbuf[:, n_a].copy()
+            _tile(lat, step, r, tile_diag - r, tile_j, rowbuf, colbuf, words)
+    return words, from_state(lat, colbuf[:, n_a])
 
 
-def _tile(lat, lam, r, j_tile, tile_j, rowbuf, colbuf, words, ws):
+def _tile(lat, step, r, j_tile, tile_j, rowbuf, colbuf, words):
     """One warp's tile: rows 32r+1 .. 32r+32, columns j0 .. j0+width-1 (kernel body)."""
     n_a, n_b = lat.n_a, lat.n_b
     i0, j0 = BLOCK * r + 1, j_tile * tile_j + 1
     width = min(n_b - j0 + 1, tile_j)
     lanes = min(BLOCK, n_a - i0 + 1)  # lanes whose row exists
-    mine = np.zeros((lat.n_counters, BLOCK), dtype=np.int64)  # the lanes' registers
+    mine = np.zeros((step.rows, BLOCK))  # the lanes' registers
     dec = np.empty(BLOCK, dtype=bool)
     new = np.empty_like(mine)
     for s in range(width + BLOCK - 1):
@@ -59,8 +60,8 @@ def _tile(lat, lam, r, j_tile, tile_j, rowbuf, colbuf, words, ws):
         from_b = np.where(c == 0, colbuf[:, i0 + t], mine[:, t])
         n = t.size
         d = i0 + j0 + s
-        diagonal_update(lat, lam, d, i0 + t_lo, i0 + t_hi, from_a, from_b, ws,
-                        dec[:n], new[:, :n])
+        pred = np.stack([from_a, from_b], axis=1)
+        step(pred, i0 + t_lo, n_b - d + i0 + t_lo, n, dec[:n], new[:, :n])
         mine[:, t_lo:t_hi + 1] = new[:, :n]
         if t_hi == BLOCK - 1:
             rowbuf[:, j0 + s - (BLOCK - 1)] = new[:, n - 1]

@@ -80,6 +80,7 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
     if progress is not None and not callable(progress):
         raise TypeError("progress must be callable or None")
     s = v.check_scores(scores)
+    v.check_size(s.size)
     labels_y = v.check_labels(y, s.size)
     labels, index = v.encode_groups(groups, s.size)
     v.check_n_groups(labels)

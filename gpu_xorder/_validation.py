@@ -29,6 +29,14 @@ MSG_LAM_EMPTY = "lam is an empty sequence"
 MSG_GROUP_LACKS = "group {label!r} has no {what}, which metric {metric!r} needs"
 MSG_SIGNED_TWO = "disparity='signed' is defined for two groups only, got {k}"
 MSG_UNKNOWN_GROUP = "group {label!r} does not occur in the groups passed"
+MSG_TOO_MANY = (
+    "{n} items is more than xOrder supports ({limit}): pair counts must stay exact in "
+    "float64 (below 2**53); learn the order on a subsample instead"
+)
+
+# Twice the within- and cross-group pair counts reach n**2 / 2, which must stay below
+# 2**53 for the DP's float64 arithmetic on counters to be exact.
+MAX_ITEMS = 2**26
 
 
 def check_choice(value, name, choices):
@@ -56,6 +64,12 @@ def check_scores(scores, name="scores"):
     if not finite.all():
         raise ValueError(MSG_NOT_FINITE.format(name=name, index=int(np.argmin(finite))))
     return arr
+
+
+def check_size(n):
+    """Raise ValueError when ``n`` items are too many for exact pair counts."""
+    if n > MAX_ITEMS:
+        raise ValueError(MSG_TOO_MANY.format(n=n, limit=MAX_ITEMS))
 
 
 def check_labels(y, n):

@@ -103,3 +103,55 @@ def two_group_problem(rng, n_a, n_b, ties=False):
         idx = np.flatnonzero(g == k)
         y[idx[0]], y[idx[-1]] = 1, 0
     return s, y, g
+
+
+def cellwise_fill(lat, lam):
+    """The two-group DP cell by cell, by the letter of DESIGN section 3.
+
+    int64 counters ``cab, cba[, uab, uba]`` per cell, the step gains written out from the
+    group orders, and G-hat by ``cpu_reference.cell_values`` (the documented operation
+    sequence of ``_ghat``, shared with the CUDA kernels). Returns the decision matrix
+    (True: the step along a wins, strictly) and the counters of the last cell. O(n_a n_b)
+    Python steps: small lattices only.
+    """
+    from cpu_reference import cell_values  # the contract under test, not the fill
+
+    y_a = lat.y_a
+    y_b = lat.y_b_rev[:-1][::-1]
+    n_a, n_b, k = lat.n_a, lat.n_b, lat.n_counters
+    n_a0, n_b0 = n_a - int(y_a.sum()), n_b - int(y_b.sum())
+    q_a = np.concatenate(([0], np.cumsum(1 - y_a)))  # negatives among the first i of a
+    q_b = np.concatenate(([0], np.cumsum(1 - y_b)))
+
+    def a_step(c, i, j):  # place a[i-1] below everything placed, reaching (i, j)
+        c = c.copy()
+        c[0] += y_a[i - 1] * (n_b0 - q_b[j])
+        if k == 4:
+            c[2] += n_b - j
+        return c
+
+    def b_step(c, i, j):
+        c = c.copy()
+        c[1] += y_b[j - 1] * (n_a0 - q_a[i])
+        if k == 4:
+            c[3] += n_a - i
+        return c
+
+    counters = np.zeros((n_a + 1, n_b + 1, k), dtype=np.int64)
+    dec = np.zeros((n_a, n_b), dtype=bool)
+    for i in range(n_a + 1):
+        for j in range(n_b + 1):
+            if i == 0 and j == 0:
+                continue
+            if j == 0:
+                counters[i, j] = a_step(counters[i - 1, j], i, j)
+            elif i == 0:
+                counters[i, j] = b_step(counters[i, j - 1], i, j)
+            else:
+                via_a = a_step(counters[i - 1, j], i, j)
+                via_b = b_step(counters[i, j - 1], i, j)
+                g_a = cell_values(via_a, lat.consts, lam, lat.metric, lat.mode)[0]
+                g_b = cell_values(via_b, lat.consts, lam, lat.metric, lat.mode)[0]
+                dec[i - 1, j - 1] = g_a > g_b
+                counters[i, j] = via_a if g_a > g_b else via_b
+    return dec, counters[n_a, n_b]

@@ -50,6 +50,13 @@ def test_non_finite_scores(bad):
         call(scores=s)
 
 
+def test_too_many_items(monkeypatch):
+    from gpu_xorder import _validation
+    monkeypatch.setattr(_validation, "MAX_ITEMS", 7)
+    with pytest.raises(ValueError, match="8 items is more than xOrder supports"):
+        call()
+
+
 def test_non_numeric_scores():
     with pytest.raises(TypeError, match="must be numeric"):
         call(scores=np.array(["a"] * 8))

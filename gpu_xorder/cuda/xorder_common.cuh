@@ -52,7 +52,7 @@ __device__ __forceinline__ double ghat(const Counter* x, double lam, const Const
     return auc - lam * d;
 }
 
-// Step gains of cell (i, j): twin of the gain lines of cpu_reference._fill.diagonal_update.
+// Step gains of cell (i, j): twin of the gain lines of cpu_reference._fill.DiagonalStep.
 template <typename Counter>
 struct Gains {
     Counter ca, cb;  // cab gain of the a-step, cba gain of the b-step
@@ -83,7 +83,7 @@ __device__ __forceinline__ Gains<long long> step_gains(
                                  n_a - i, k);
 }
 
-// Twin of cpu_reference._fill.diagonal_update for one cell: candidates from the
+// Twin of cpu_reference._fill.DiagonalStep for one cell: candidates from the
 // a-predecessor (i-1, j) and the b-predecessor (i, j-1); the a-step wins only on a
 // strictly larger G-hat. Writes the chosen counters to out, returns the decision bit.
 // Counter: long long, or double holding exact integers (see ghat).

@@ -8,7 +8,7 @@
 // One anti-diagonal d of every lattice of the batch (blockIdx.y = lattice).
 // Thread x handles row i = first_row + x, where first_row starts a 32-row block, so a
 // warp covers one block and one ballot yields the block's decision word of diagonal d.
-// Twin of the loop body of cpu_reference._fill.fill (diagonal_update + store_diagonal
+// Twin of the loop body of cpu_reference._fill.fill (DiagonalStep + store_diagonal
 // + the two edge cells).
 extern "C" __global__ void diag_kernel(
     const long long* __restrict__ y_a, const long long* __restrict__ y_b_rev,
