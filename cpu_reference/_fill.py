@@ -109,28 +109,30 @@ class DiagonalStep:
         else:
             inv = (c.inv_pa, c.inv_pb) if lat.metric == "prf" else (c.inv_ab, c.inv_ba)
             self.scale, self.scale_b = np.float64(inv[0]), np.float64(inv[1])
-        self._cand = np.empty(r * 2 * size)
         self._auc = np.empty(2 * size)
         self._term = np.empty(4 * size)
         self._views = {}
 
     def views(self, length):
+        """Gain and scratch views of one length (made once, then cached)."""
         v = self._views.get(length)
         if v is None:
-            cand = self._cand[:self.rows * 2 * length].reshape(self.rows, 2, length)
+            urf = self.rows == 3
             auc = self._auc[:2 * length].reshape(2, length)
             term = self._term[:4 * length].reshape(2, 2, length)
-            urf = self.rows == 3
             v = (self._buf[0, :length], self._buf[3, :length],
                  self._buf[4, :length] if urf else None,
                  self._buf[5, :length] if urf else None, self._gains[:, :, :length],
-                 cand, cand[0],
-                 cand[1], cand[2] if urf else None, cand[:, 0], cand[:, 1],
-                 auc, auc[0], auc[1], term, term[0], term[1])
+                 auc, auc[0], auc[1], term[0], term[1])
             self._views[length] = v
         return v
 
-    def __call__(self, pred, i_lo, k_lo, length, dec_out, new_out):
+    def candidate_views(self, cand):
+        """What ``__call__`` reads of a candidate array (callers may cache it)."""
+        return (cand, cand[0], cand[1], cand[2] if self.rows == 3 else None, cand[:, 0],
+                cand[:, 1])
+
+    def __call__(self, pred, cviews, i_lo, k_lo, length, dec_out):
         """Decide ``length`` cells ``(i_lo + m, n_b - k_lo - m)``, ``m = 0..length-1``.
 
         Parameters
@@ -138,15 +140,19 @@ class DiagonalStep:
         pred : ndarray of float64, shape (R, 2, length)
             State rows of each cell's a-predecessor (``pred[:, 0]``) and
             b-predecessor (``pred[:, 1]``).
+        cviews : tuple
+            ``candidate_views(cand)`` of an array ``cand`` of shape (R, 2, length)
+            receiving the candidates; on return ``cand[:, 1]`` holds the state rows of
+            the winning candidate of every cell. (The fill lays ``cand[:, 1]`` over the
+            next diagonal, so the b-candidates land there with no copy.)
         i_lo, k_lo : int
             Row of the first cell and its ``k = n_b - j``.
         dec_out : ndarray of bool, shape (length,)
             Receives True where the step along a wins (strictly larger G-hat).
-        new_out : ndarray of float64, shape (R, length)
-            Receives the state rows of the winning candidate.
         """
-        (gain_a, gain_b, gain_ua, gain_ub, gains, cand, cab, cba, udiff, cand_a, cand_b,
-         auc, auc_a, auc_b, term, term0, term1) = self.views(length)
+        (gain_a, gain_b, gain_ua, gain_ub, gains, auc, auc_a, auc_b, term0,
+         term1) = self.views(length)
+        cand, cab, cba, udiff, cand_a, cand_b = cviews
         mul, add, sub = _MUL, _ADD, _SUB
         # a-step into (i, j): cab += y_a[i-1] * (n_b0 - Q_b(j)); uab += n_b - j
         mul(self.y_a[i_lo - 1:i_lo - 1 + length],
@@ -162,20 +168,20 @@ class DiagonalStep:
         if self.metric != "prf":
             add(auc, self.w, auc)
         mul(auc, self.inv_auc, auc)
-        # the disparity term of _ghat.disparity_into, then g = auc - lam * d
-        if udiff is not None:
-            mul(udiff, self.scale, term0)
-        else:
-            mul(cab, self.scale, term0)
-            mul(cba, self.scale_b, term1)
-            sub(term0, term1, term0)
-        if self.absolute:
-            np.abs(term0, term0)
-        mul(term0, self.lam, term0)
-        sub(auc, term0, auc)
+        if self.lam:  # else g = auc - 0 * d = auc, exactly (d is finite)
+            # the disparity term of _ghat.disparity_into, then g = auc - lam * d
+            if udiff is not None:
+                mul(udiff, self.scale, term0)
+            else:
+                mul(cab, self.scale, term0)
+                mul(cba, self.scale_b, term1)
+                sub(term0, term1, term0)
+            if self.absolute:
+                np.abs(term0, term0)
+            mul(term0, self.lam, term0)
+            sub(auc, term0, auc)
         np.greater(auc_a, auc_b, dec_out)
-        np.copyto(new_out, cand_b)
-        np.copyto(new_out, cand_a, where=dec_out)
+        np.copyto(cand_b, cand_a, where=dec_out)
 
 
 def fill(lat, lam, progress=None):
@@ -200,11 +206,19 @@ def fill(lat, lam, progress=None):
     longest = min(n_a, n_b)
     step = DiagonalStep(lat, lam, longest)
     r = step.rows
-    bufs = [np.zeros((r, longest + 2 + PAD)) for _ in range(2)]
-    bufs[0][:, 0] = to_state(lat, np.zeros(lat.n_counters))  # cell (0, 0)
-    preds = [np.ndarray((r, 2, longest + 1 + PAD), dtype=np.float64, buffer=b,
-                        strides=(b.strides[0], 8, 8)) for b in bufs]
-    views = {}  # (parity, off, padded length) -> (predecessors, destination)
+    width = longest + 2 + PAD
+    lead = longest + PAD  # at least any padded diagonal length
+    item = 8
+    # Row k of bufs[p] holds, from column ``lead`` on, state row k of a diagonal; the
+    # a-candidates of the next one are written just before it, so that each row's two
+    # candidates form one contiguous block (a-candidates, then the new state).
+    bufs = [np.zeros((r, lead + width)) for _ in range(2)]
+    bufs[0][:, lead] = to_state(lat, np.zeros(lat.n_counters))  # cell (0, 0)
+    states = [b[:, lead:] for b in bufs]
+    preds = [np.ndarray((r, 2, width - 1), dtype=np.float64, buffer=b,
+                        offset=lead * item, strides=(b.strides[0], item, item))
+             for b in bufs]
+    views = {}  # (parity, off, padded length) -> (predecessors, candidate views)
     packer = DiagonalPacker(n_a, n_b, pad=PAD)
     n_diag = n_a + n_b
     every = max(1, n_diag // 200)
@@ -215,15 +229,20 @@ def fill(lat, lam, progress=None):
         off = 1 if d <= n_b else 0
         i_lo = d - n_b if d > n_b else 1
         length = (n_a if d > n_a else d - 1) - i_lo + 1
-        nxt = bufs[1 - cur]
+        nxt = states[1 - cur]
         if length > 0:
             padded = -(-length // PAD) * PAD
             key = (cur, off, padded)
             v = views.get(key)
             if v is None:
-                v = views[key] = (preds[cur][:, :, :padded], nxt[:, off:off + padded])
+                # cand[k, 1] = nxt[k, off:off + padded], cand[k, 0] just before it
+                buf = bufs[1 - cur]
+                cand = np.ndarray((r, 2, padded), dtype=np.float64, buffer=buf,
+                                  offset=(lead + off - padded) * item,
+                                  strides=(buf.strides[0], padded * item, item))
+                v = views[key] = (preds[cur][:, :, :padded], step.candidate_views(cand))
             dec = packer.row(d, i_lo, i_lo + padded - 1)
-            step(v[0], i_lo, n_b - d + i_lo, padded, dec, v[1])
+            step(v[0], v[1], i_lo, n_b - d + i_lo, padded, dec)
             dec[length:] = False
             packer.end_diagonal()
         if off:
@@ -234,7 +253,7 @@ def fill(lat, lam, progress=None):
         if progress is not None and (d % every == 0 or d == n_diag):
             progress(_cells_through(d, n_a, n_b), lat.n_cells)
     packer.flush()
-    return packer.words, from_state(lat, bufs[cur][:, 0])
+    return packer.words, from_state(lat, states[cur][:, 0])
 
 
 def _cells_through(d, n_a, n_b):

@@ -46,7 +46,6 @@ def _tile(lat, step, r, j_tile, tile_j, rowbuf, colbuf, words):
     lanes = min(BLOCK, n_a - i0 + 1)  # lanes whose row exists
     mine = np.zeros((step.rows, BLOCK))  # the lanes' registers
     dec = np.empty(BLOCK, dtype=bool)
-    new = np.empty_like(mine)
     for s in range(width + BLOCK - 1):
         # lane t is active when its column offset c = s - t lies inside the tile
         t_lo, t_hi = max(0, s - width + 1), min(s, lanes - 1)
@@ -61,7 +60,9 @@ def _tile(lat, step, r, j_tile, tile_j, rowbuf, colbuf, words):
         n = t.size
         d = i0 + j0 + s
         pred = np.stack([from_a, from_b], axis=1)
-        step(pred, i0 + t_lo, n_b - d + i0 + t_lo, n, dec[:n], new[:, :n])
+        cand = np.empty_like(pred)
+        step(pred, step.candidate_views(cand), i0 + t_lo, n_b - d + i0 + t_lo, n, dec[:n])
+        new = cand[:, 1]
         mine[:, t_lo:t_hi + 1] = new[:, :n]
         if t_hi == BLOCK - 1:
             rowbuf[:, j0 + s - (BLOCK - 1)] = new[:, n - 1]
