@@ -12,6 +12,8 @@ the rule of the 2-D and K-D DPs; with two groups the iteration therefore is exac
 2-D DP (same decisions, same counters) whichever group is merged first.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from . import _kgroups as kg
@@ -32,39 +34,62 @@ def total_cells(sizes):
     return total
 
 
-def _step(prob, lam, cs, seq_g, seq_y, b, const_c, const_u, progress, offset, total):
-    """One 2-D DP between the merged sequence ``(seq_g, seq_y)`` and group ``b``.
+@dataclass(frozen=True, eq=False)
+class StepInputs:
+    """What one iterative step needs besides its lattice: the old groups' prefix counts
+    over the merged sequence, and the split of the pairs into moving and fixed ones.
+    Shared by the NumPy step and the CUDA launcher (``gpu_xorder._multi_inputs``)."""
 
-    Returns the path (True = a step along the merged sequence) and the final counters
-    of the pairs involving b.
-    """
-    metric, mode = prob.metric, prob.mode
-    urf = metric == "urf"
+    old: list          # groups merged so far (b excluded), increasing
+    negleft_a: dict    # h -> n_h0 - Q_h(i), negatives of h among the first i merged items
+    left_a: dict       # h -> n_h - count_h(i)
+    ypos_a: dict       # h -> 1 where merged item i is a positive of h
+    is_h: dict         # h -> 1 where merged item i belongs to h
+    moving: list       # unordered pairs (g < h) whose term varies over the lattice
+    floor: object      # maximum |term| of the other pairs (None when there are none)
+
+
+def step_inputs(prob, cs, seq_g, seq_y, b, const_c, const_u):
+    """Prefix counts and pair split of the step merging group ``b`` (DESIGN section 4)."""
     old = [g for g in cs.members if g != b]
-    n_a, n_b = seq_g.size, prob.sizes[b]
-    y_b = prob.ys[b]
-    neg_b = prob.negleft[b]
-    # Per merged prefix of length i: for every old group h, n_h0 - Q_h and n_h - count_h.
     is_h = {h: (seq_g == h).astype(np.int64) for h in old}
     negleft_a = {h: prob.n0(h) - np.concatenate(([0], np.cumsum(is_h[h] * (1 - seq_y))))
                  for h in old}
     left_a = {h: prob.sizes[h] - np.concatenate(([0], np.cumsum(is_h[h]))) for h in old}
     ypos_a = {h: is_h[h] * seq_y for h in old}
-
-    var_pairs = [(g, b) for g in old] + [(b, g) for g in old]
     # xAUC and URF terms of pairs without b are the same in every cell: their maximum is
     # computed once. A PRF term reads R_g, which includes C[g][b], so every pair moves.
     pairs = [(g, h) for g, h in kg.ordered_pairs(cs.members) if g < h]
-    if metric == "prf":
+    if prob.metric == "prf":
         moving, fixed = pairs, []
     else:
         moving = [p for p in pairs if b in p]
         fixed = [p for p in pairs if b not in p]
-    floor = kg.disparity(const_c, const_u, cs, metric, "absolute", fixed) if fixed else None
+    floor = (kg.disparity(const_c, const_u, cs, prob.metric, "absolute", fixed)
+             if fixed else None)
+    return StepInputs(old=old, negleft_a=negleft_a, left_a=left_a, ypos_a=ypos_a,
+                      is_h=is_h, moving=moving, floor=floor)
 
+
+def step_fill(prob, lam, cs, seq_g, seq_y, b, const_c, const_u, progress=None, offset=0,
+              total=None):
+    """Fill the lattice of the step merging ``b`` into ``(seq_g, seq_y)``.
+
+    Returns ``(dec, final_c, final_u)``: ``dec[i, j]`` True where cell (i, j) is entered
+    by a step along the merged sequence, and the final counters of the pairs with b.
+    """
+    metric, mode = prob.metric, prob.mode
+    urf = metric == "urf"
+    inp = step_inputs(prob, cs, seq_g, seq_y, b, const_c, const_u)
+    old = inp.old
+    n_a, n_b = seq_g.size, prob.sizes[b]
+    y_b = prob.ys[b]
+    neg_b = prob.negleft[b]
+    var_pairs = [(g, b) for g in old] + [(b, g) for g in old]
     prev_c = {p: np.zeros(n_a + 1, dtype=np.int64) for p in var_pairs}
     prev_u = {p: np.zeros(n_a + 1, dtype=np.int64) for p in var_pairs} if urf else {}
     dec = np.zeros((n_a + 1, n_b + 1), dtype=bool)
+    total = (n_a + 1) * (n_b + 1) if total is None else total
     every = max(1, (n_a + n_b) // 200)
     done = 1
     for d in range(1, n_a + n_b + 1):
@@ -77,19 +102,21 @@ def _step(prob, lam, cs, seq_g, seq_y, b, const_c, const_u, progress, offset, to
         cand_a = {p: v[ia] for p, v in prev_c.items()}
         cand_au = {p: v[ia] for p, v in prev_u.items()}
         for g in old:
-            cand_a[(g, b)] += ypos_a[g][ia] * neg_b[j]
+            cand_a[(g, b)] += inp.ypos_a[g][ia] * neg_b[j]
             if urf:
-                cand_au[(g, b)] += is_h[g][ia] * (n_b - j)
+                cand_au[(g, b)] += inp.is_h[g][ia] * (n_b - j)
         # Step along b into (i, j): item j - 1 of b.
         cand_b = {p: v[i] for p, v in prev_c.items()}
         cand_bu = {p: v[i] for p, v in prev_u.items()}
         yb = y_b[jb]
         for h in old:
-            cand_b[(b, h)] += yb * negleft_a[h][i]
+            cand_b[(b, h)] += yb * inp.negleft_a[h][i]
             if urf:
-                cand_bu[(b, h)] += left_a[h][i]
-        g_a = _ghat(cand_a, cand_au, const_c, const_u, cs, lam, metric, mode, moving, floor)
-        g_b = _ghat(cand_b, cand_bu, const_c, const_u, cs, lam, metric, mode, moving, floor)
+                cand_bu[(b, h)] += inp.left_a[h][i]
+        g_a = _ghat(cand_a, cand_au, const_c, const_u, cs, lam, metric, mode, inp.moving,
+                    inp.floor)
+        g_b = _ghat(cand_b, cand_bu, const_c, const_u, cs, lam, metric, mode, inp.moving,
+                    inp.floor)
         item_group = seq_g[ia]
         take_a = (i >= 1) & ((j == 0) | (g_a > g_b) | ((g_a == g_b) & (item_group > b)))
         dec[i, j] = take_a
@@ -102,6 +129,14 @@ def _step(prob, lam, cs, seq_g, seq_y, b, const_c, const_u, progress, offset, to
         done += i.size
         if progress is not None and (d % every == 0 or d == n_a + n_b):
             progress(offset + done, total)
+    final_c = {p: int(v[n_a]) for p, v in prev_c.items()}
+    final_u = {p: int(v[n_a]) for p, v in prev_u.items()}
+    return dec, final_c, final_u
+
+
+def _walk(dec):
+    """Steps of the path read back from the last cell (True = along the merged axis)."""
+    n_a, n_b = dec.shape[0] - 1, dec.shape[1] - 1
     steps = np.empty(n_a + n_b, dtype=bool)
     i, j = n_a, n_b
     for r in range(n_a + n_b - 1, -1, -1):
@@ -111,9 +146,16 @@ def _step(prob, lam, cs, seq_g, seq_y, b, const_c, const_u, progress, offset, to
             i -= 1
         else:
             j -= 1
-    final_c = {p: int(v[n_a]) for p, v in prev_c.items()}
-    final_u = {p: int(v[n_a]) for p, v in prev_u.items()}
-    return steps, final_c, final_u
+    return steps
+
+
+def merge_step(seq_g, seq_y, steps, b, y_b):
+    """The merged sequence after a step: ``steps`` True takes the next merged item."""
+    new_g = np.empty(steps.size, dtype=np.int64)
+    new_y = np.empty(steps.size, dtype=np.int64)
+    new_g[steps], new_y[steps] = seq_g, seq_y
+    new_g[~steps], new_y[~steps] = b, y_b
+    return new_g, new_y
 
 
 def _ghat(var_c, var_u, const_c, const_u, cs, lam, metric, mode, moving, floor):
@@ -137,15 +179,11 @@ def solve_iterative(prob, lam, progress=None):
     for b in order[1:]:
         merged.append(b)
         cs = kg.build_constants(prob, merged)
-        steps, fc, fu = _step(prob, lam, cs, seq_g, seq_y, b, const_c, const_u, progress,
-                              offset, total)
+        dec, fc, fu = step_fill(prob, lam, cs, seq_g, seq_y, b, const_c, const_u, progress,
+                                offset, total)
         offset += (seq_g.size + 1) * (sizes[b] + 1)
         const_c.update(fc)
         const_u.update(fu)
-        new_g = np.empty(steps.size, dtype=np.int64)
-        new_y = np.empty(steps.size, dtype=np.int64)
-        new_g[steps], new_y[steps] = seq_g, seq_y
-        new_g[~steps], new_y[~steps] = b, prob.ys[b]
-        seq_g, seq_y = new_g, new_y
+        seq_g, seq_y = merge_step(seq_g, seq_y, _walk(dec), b, prob.ys[b])
     return (seq_g.astype(np.int8), const_c, const_u, kg.build_constants(prob, range(prob.k)),
             order)

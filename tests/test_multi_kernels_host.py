@@ -1,0 +1,82 @@
+"""The multi-group CUDA kernels' logic, compiled for the host, equals the NumPy DPs.
+
+Every decision of an iterative step (``iter_cell``) and of the K-D hyperplanes
+(``kd_cell``), the decision-word layouts, the final counters and the K-D traceback
+(``kd_walk``) are those of ``cpu_reference``, exact G-hat ties included. Runs wherever
+nvcc is installed; the same kernels on a device are compared in ``test_gpu.py``.
+"""
+
+import numpy as np
+import pytest
+
+import cpu_reference as cr
+from cpu_reference import _iterative, _kd
+from cpu_reference import _kgroups as kg
+from gpu_xorder import _multi_inputs as mi
+
+import cuda_host
+from test_multigroup import random_problem
+
+pytestmark = pytest.mark.skipif(not cuda_host.available(), reason="nvcc not on PATH")
+METRICS = ("xauc", "prf", "urf")
+
+
+@pytest.fixture(scope="module")
+def libs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cuda_host")
+    return {metric: cuda_host.build(metric, folder) for metric in METRICS}
+
+
+def _problem(rng, sizes, metric, ties):
+    s, y, g = random_problem(rng, sizes, metric, ties)
+    return cr.build_problem(s, y, g, len(sizes), metric, "absolute")
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("sizes", [(5, 3, 4), (9, 2, 6, 4), (40, 33, 7), (3, 2, 2, 2, 2)])
+def test_iterative_steps_equal_numpy(libs, metric, sizes):
+    rng = np.random.default_rng(sum(sizes) + len(metric))
+    for ties in (False, True):
+        prob = _problem(rng, sizes, metric, ties)
+        for lam in (0.0, 0.6, 8.0):
+            order = _iterative.merge_order(prob.sizes)
+            seq_g = np.full(prob.sizes[order[0]], order[0], dtype=np.int64)
+            seq_y = prob.ys[order[0]]
+            const_c, const_u, merged = {}, {}, [order[0]]
+            for b in order[1:]:
+                merged.append(b)
+                cs = kg.build_constants(prob, merged)
+                dec, fc, fu = _iterative.step_fill(prob, lam, cs, seq_g, seq_y, b,
+                                                   const_c, const_u)
+                arrays = mi.iter_arrays(prob, cs, seq_g, seq_y, b, const_c, const_u, lam)
+                words, final = cuda_host.iter_fill(libs[metric], arrays)
+                n_a, n_b = seq_g.size, prob.sizes[b]
+                np.testing.assert_array_equal(
+                    cr.bits_to_matrix(words, n_a, n_b), dec[1:, 1:])
+                assert mi.iter_finals(arrays, final, b) == (fc, fu)
+                const_c.update(fc)
+                const_u.update(fu)
+                seq_g, seq_y = _iterative.merge_step(
+                    seq_g, seq_y, _iterative._walk(dec), b, prob.ys[b])
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("sizes", [(4, 3, 5), (2, 6, 2), (12, 9, 10), (3, 2, 4, 2)])
+def test_kd_hyperplanes_equal_numpy(libs, metric, sizes):
+    rng = np.random.default_rng(7 * sum(sizes) + len(metric))
+    for ties in (False, True):
+        prob = _problem(rng, sizes, metric, ties)
+        for lam in (0.0, 0.6, 8.0):
+            planes, fc, fu, lay = _kd.fill_kd(prob, lam)
+            arrays = mi.kd_arrays(prob, lam)
+            words, final = cuda_host.kd_fill(libs[metric], arrays)
+            for d in range(1, arrays["n_planes"] + 1):
+                size = int(arrays["hi"][d] - arrays["lo"][d])
+                want = np.zeros(size, dtype=np.int64)
+                for b, plane in enumerate(planes[d]):
+                    want |= np.unpackbits(plane)[:size].astype(np.int64) << b
+                np.testing.assert_array_equal(mi.kd_decisions(words, arrays, d), want)
+            assert mi.kd_finals(prob, final) == (fc, fu)
+            np.testing.assert_array_equal(
+                cuda_host.kd_walk(libs[metric], arrays, words),
+                _kd.traceback_kd(planes, lay, prob.sizes))
