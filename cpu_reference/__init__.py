@@ -11,6 +11,7 @@ from ._iterative import merge_order, solve_iterative
 from ._kd import n_cells as kd_cells
 from ._kd import solve_kd
 from ._kgroups import KProblem, build_problem
+from ._kgroups import build_constants as kgroup_constants
 from ._kgroups import final_values as kgroup_values
 from ._lattice import COUNTERS, Lattice, build_lattice, edge_counters
 from ._traceback import path_to_order, traceback
@@ -26,6 +27,7 @@ __all__ = [
     "edge_counters",
     "fill",
     "kd_cells",
+    "kgroup_constants",
     "kgroup_values",
     "merge_order",
     "path_to_order",

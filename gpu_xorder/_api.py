@@ -136,19 +136,30 @@ def _choose_method(method, sizes):
 
 
 def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend, progress):
-    """K-D or iterative xOrder in NumPy (the GPU path for K > 2 does not exist yet)."""
-    if backend == "cupy":
-        logger.info("gpu_xorder: the multi-group GPU path is not implemented; "
-                    "running the NumPy implementation")
+    """K-D or iterative xOrder (any K >= 2) on the NumPy reference or the GPU.
+
+    On the GPU, two groups run the 2-D kernels (the K-D and iterative DPs are the 2-D DP
+    for two groups, decision for decision), more groups the kernels of
+    ``cuda/xorder_multi.cu``.
+    """
+    engine_name = resolve_backend(backend)
     prob = cpu_reference.build_problem(s, y, index, labels.size, metric, mode)
     chosen = _choose_method(method, prob.sizes)
     results = []
     for lam in lams:
         extra = {}
-        if chosen == "kd":
+        if engine_name == "cupy" and labels.size == 2:
+            path, c, u, cs = _solve_two_on_gpu(s, y, index, metric, mode, lam, progress)
+        elif engine_name == "cupy":
+            solution = cupy_engine().solve_multi(prob, lam, chosen, progress)
+            path, c, u, cs = solution[:4]
+        elif chosen == "kd":
             path, c, u, cs = cpu_reference.solve_kd(prob, lam, progress)
         else:
-            path, c, u, cs, order = cpu_reference.solve_iterative(prob, lam, progress)
+            solution = cpu_reference.solve_iterative(prob, lam, progress)
+            path, c, u, cs = solution[:4]
+        if chosen == "iterative":
+            order = cpu_reference.merge_order(prob.sizes)
             extra["merge_order"] = [labels[g].item() for g in order]
         objective, auc, delta = cpu_reference.kgroup_values(c, u, cs, lam, metric, mode)
         results.append(FairOrderResult(
@@ -162,11 +173,22 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend, progr
             metric=metric,
             lam=float(lam),
             mode=mode,
-            backend="numpy",
+            backend=engine_name,
             method=chosen,
             extra=extra,
         ))
     return results
+
+
+def _solve_two_on_gpu(s, y, index, metric, mode, lam, progress):
+    """Two groups on the 2-D kernels, in the K-group result format."""
+    lat = cpu_reference.build_lattice(s, y, index, metric, mode)
+    (path, final), = cupy_engine().solve(lat, [lam], progress=progress)
+    final = [int(v) for v in final]
+    c = {(0, 1): final[0], (1, 0): final[1]}
+    u = {(0, 1): final[2], (1, 0): final[3]} if metric == "urf" else {}
+    prob = cpu_reference.build_problem(s, y, index, 2, metric, mode)
+    return path, c, u, cpu_reference.kgroup_constants(prob, range(2))
 
 
 def _counter_dict(c, u, labels, metric):

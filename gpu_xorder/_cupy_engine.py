@@ -1,8 +1,10 @@
-"""The CuPy engine: fills xOrder lattices on the GPU (DESIGN sections 3, 7, 8).
+"""The CuPy engine: fills xOrder lattices on the GPU (DESIGN sections 3, 4, 7, 8).
 
 The only module of the package that imports CuPy. Kernels live in ``cuda/*.cu``, are
 compiled by NVRTC with ``--fmad=false`` (bit-identical G-hat, DESIGN "Bit-identical
-backends") and memoized per device and compile-time constants (metric, mode).
+backends") and memoized per device and compile-time constants (metric, mode). Two
+groups: ``solve`` (2-D kernels); more: ``solve_multi`` runs the schedule of
+``_multi_launch`` on the kernels of ``cuda/xorder_multi.cu``.
 """
 
 from importlib import resources
@@ -13,6 +15,8 @@ import numpy as np
 import cpu_reference
 from cpu_reference._bits import n_words
 from cpu_reference._tiled import tile_schedule
+
+from . import _multi_launch
 
 _METRIC_CODE = {"xauc": 0, "prf": 1, "urf": 2}
 _THREADS = 256
@@ -94,9 +98,13 @@ def required_bytes(lat, batch):
     return bits + counters + inputs + paths
 
 
+def _free_bytes():
+    return cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()
+
+
 def _check_memory(lat, batch):
     need = required_bytes(lat, batch)
-    free = cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()
+    free = _free_bytes()
     if need > 0.9 * free:
         raise DeviceMemoryError(MSG_DEVICE_MEMORY.format(
             need=need / 2**30, free=free / 2**30, n_a=lat.n_a, n_b=lat.n_b, batch=batch))
@@ -198,3 +206,89 @@ def solve(lat, lams, progress=None, kernel="tiled"):
     final_h, paths_h = final.get(), paths.get()
     del words, paths
     return [(paths_h[b], final_h[b]) for b in range(len(lams))]
+
+
+# ------------------------------------------------------------------ more than two groups
+
+MSG_DEVICE_MEMORY_MULTI = (
+    "{method} xOrder of groups of sizes {sizes} needs {need:.2f} GiB of device memory but "
+    "{free:.2f} GiB is free; use method='iterative' or subsample each group"
+)
+
+
+class _MultiDevice:
+    """The device interface of ``_multi_launch`` on CuPy (one metric)."""
+
+    def __init__(self, metric):
+        self._module = get_module("xorder_multi.cu", _METRIC_CODE[metric], False)
+        self._functions = {}
+
+    asarray = staticmethod(cp.asarray)
+
+    @staticmethod
+    def zeros(shape, dtype):
+        return cp.zeros(shape, dtype=dtype)
+
+    @staticmethod
+    def get(a):
+        return cp.asnumpy(a)
+
+    def _function(self, name):
+        if name not in self._functions:
+            self._functions[name] = self._module.get_function(name)
+        return self._functions[name]
+
+    def launch(self, name, grid, block, args):
+        self._function(name)((grid,), (block,), args)
+
+    @staticmethod
+    def traceback(words, n_a, n_b):
+        path = cp.empty((1, n_a + n_b), dtype=cp.int8)
+        kernel = get_module("xorder_fill.cu", 0, False).get_function("traceback_kernel")
+        kernel((1,), (32,), (words, np.int64(words.size), path, np.int32(n_a),
+                             np.int32(n_b), np.int32(1)))
+        return path[0].get()
+
+    def kd_traceback(self, words, arrays):
+        path = cp.empty(arrays["n_planes"], dtype=cp.int8)
+        self._function("kd_traceback_kernel")((1,), (32,), (
+            words, np.int64(arrays["plane_words"]), np.int32(arrays["nbits"]),
+            cp.asarray(arrays["lo"]), cp.asarray(arrays["base"]), cp.asarray(arrays["rank"]),
+            cp.asarray(arrays["stride"]), arrays["k"], arrays["last"],
+            cp.asarray(arrays["sizes"]), path))
+        return path.get()
+
+
+def required_bytes_multi(prob, method):
+    """Device memory of the largest lattice of a multi-group solve (decision words,
+    two counter buffers, layout arrays)."""
+    sizes, k = prob.sizes, prob.k
+    per_pair = 2 if prob.metric == "urf" else 1
+    if method == "kd":
+        n_cells = cpu_reference.kd_cells(sizes)
+        box = n_cells // (max(sizes) + 1)
+        words = max(1, (k - 1).bit_length()) * (n_cells // 32 + sum(sizes) + 1) * 4
+        counters = 2 * per_pair * k * (k - 1) * box * 8
+        layout = box * (k - 1) * (4 + 8) + box * (4 + 8)
+        return words + counters + layout
+    order = cpu_reference.merge_order(sizes)
+    need, merged = 0, sizes[order[0]]
+    for step, b in enumerate(order[1:], 1):
+        words = n_words(merged, sizes[b]) * 4
+        counters = 2 * 2 * per_pair * step * (merged + 1) * 8
+        inputs = 2 * per_pair * step * (merged + 1) * 8 + 16 * (merged + sizes[b] + 2)
+        need = max(need, words + counters + inputs)
+        merged += sizes[b]
+    return need
+
+
+def solve_multi(prob, lam, method, progress=None):
+    """``_multi_launch.kd`` / ``iterative`` of ``prob`` on this device."""
+    need, free = required_bytes_multi(prob, method), _free_bytes()
+    if need > 0.9 * free:
+        raise DeviceMemoryError(MSG_DEVICE_MEMORY_MULTI.format(
+            method=method, sizes=prob.sizes, need=need / 2**30, free=free / 2**30))
+    dev = _MultiDevice(prob.metric)
+    if method == "kd":
+        return _multi_launch.kd(prob, lam, dev, progress)
+    return _multi_launch.iterative(prob, lam, dev, progress)

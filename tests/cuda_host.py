@@ -84,3 +84,46 @@ def kd_walk(lib, arrays, words):
         _c(arrays["lo"]), _c(arrays["base"]), _c(arrays["rank"]), _c(arrays["stride"]),
         _c(arrays["k"]), _c(arrays["last"]), _c(arrays["sizes"]), _c(path))
     return path
+
+
+def _arg(value):
+    if isinstance(value, np.ndarray):
+        return _c(value)
+    if isinstance(value, np.int64):
+        return ctypes.c_longlong(int(value))
+    return _c(value)
+
+
+class HostDevice:
+    """The device interface of ``gpu_xorder._multi_launch`` on host arrays: each launch
+    is replayed by the kernel's own code compiled for the host (``*_launch_host``)."""
+
+    def __init__(self, lib):
+        self.lib = lib
+        self.launches = 0
+
+    asarray = staticmethod(np.ascontiguousarray)
+
+    @staticmethod
+    def zeros(shape, dtype):
+        return np.zeros(shape, dtype=dtype)
+
+    @staticmethod
+    def get(a):
+        return np.array(a)
+
+    def launch(self, name, grid, block, args):
+        assert block % 32 == 0 and grid >= 1
+        replay = {"iter_diag_kernel": self.lib.iter_diag_launch_host,
+                  "kd_plane_kernel": self.lib.kd_plane_launch_host}[name]
+        grid_arg = ctypes.c_int(grid) if name == "iter_diag_kernel" else ctypes.c_longlong(grid)
+        replay(grid_arg, ctypes.c_int(block), *[_arg(a) for a in args])
+        self.launches += 1
+
+    @staticmethod
+    def traceback(words, n_a, n_b):
+        from cpu_reference import traceback  # the twin of traceback_kernel
+        return traceback(words, n_a, n_b)
+
+    def kd_traceback(self, words, arrays):
+        return kd_walk(self.lib, arrays, words)

@@ -110,3 +110,44 @@ def test_memory_estimate_refuses_huge_lattice():
     huge = lat.__class__(**{**lat.__dict__, "n_a": 10**7, "n_b": 10**7})
     with pytest.raises(ce.DeviceMemoryError, match="subsample"):
         ce.fill_batch(huge, s[:1])
+
+
+# ------------------------------------------------------------------ more than two groups
+
+def _multi_problem(rng, sizes, metric, ties):
+    from test_multigroup import random_problem
+
+    return random_problem(rng, sizes, metric, ties)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("method", ["kd", "iterative"])
+def test_multi_group_equals_reference(metric, method):
+    """K >= 3 on the GPU kernels: same paths, counters and values as NumPy."""
+    rng = np.random.default_rng(len(metric) * 3 + len(method))
+    shapes = [(5, 4, 6), (2, 9, 3, 4), (40, 33, 50)] + (
+        [(700, 650, 20), (300, 200, 100, 50, 25)] if method == "iterative" else [(60, 45, 70)])
+    for sizes in shapes:
+        for ties in (False, True):
+            s, y, g = _multi_problem(rng, sizes, metric, ties)
+            for lam in (0.0, 0.5, 6.0):
+                ref = fair_order(s, y, g, metric=metric, lam=lam, method=method,
+                                 backend="numpy")
+                got = fair_order(s, y, g, metric=metric, lam=lam, method=method,
+                                 backend="cupy")
+                assert got.backend == "cupy" and got.method == method
+                np.testing.assert_array_equal(got.order, ref.order)
+                assert got.counters == ref.counters
+                assert (got.auc, got.disparity, got.objective) == (
+                    ref.auc, ref.disparity, ref.objective)
+
+
+@pytest.mark.parametrize("method", ["kd", "iterative"])
+def test_two_groups_multi_methods_on_gpu(method):
+    rng = np.random.default_rng(3)
+    s, y, g = problem(rng, 120, 90)
+    for mode in MODES:
+        ref = fair_order(s, y, g, lam=0.8, disparity=mode, method=method, backend="numpy")
+        got = fair_order(s, y, g, lam=0.8, disparity=mode, method=method, backend="cupy")
+        np.testing.assert_array_equal(got.order, ref.order)
+        assert got.counters == ref.counters

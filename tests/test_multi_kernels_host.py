@@ -80,3 +80,27 @@ def test_kd_hyperplanes_equal_numpy(libs, metric, sizes):
             np.testing.assert_array_equal(
                 cuda_host.kd_walk(libs[metric], arrays, words),
                 _kd.traceback_kd(planes, lay, prob.sizes))
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("method", ["iterative", "kd"])
+def test_launch_schedule_equals_numpy(libs, metric, method):
+    """The launchers of ``_multi_launch`` (grids, argument order, buffer swaps, word
+    offsets, tracebacks) with every launch replayed on the host: same paths and counters
+    as the NumPy solvers."""
+    from gpu_xorder import _multi_launch
+
+    rng = np.random.default_rng(len(metric) + len(method))
+    big = (30, 40, 25) if method == "kd" else (600, 520, 3)  # grids of several blocks
+    for sizes in [(6, 4, 5), big, (3, 3, 2, 4)]:
+        prob = _problem(rng, sizes, metric, ties=True)
+        for lam in (0.0, 2.0):
+            dev = cuda_host.HostDevice(libs[metric])
+            if method == "kd":
+                got, want = _multi_launch.kd(prob, lam, dev), cr.solve_kd(prob, lam)
+            else:
+                got = _multi_launch.iterative(prob, lam, dev)
+                want = cr.solve_iterative(prob, lam)
+            np.testing.assert_array_equal(got[0], want[0])
+            assert got[1:3] == want[1:3]
+            assert dev.launches >= sum(sizes) - 1

@@ -237,13 +237,19 @@ def test_single_item_group_and_uneven_sizes(method):
         metrics.disparity(order_scores(res.order), y, groups, metric="urf"), **TOL)
 
 
-def test_cupy_request_runs_numpy_for_more_groups(caplog):
+def test_backends_for_more_groups():
+    from gpu_xorder import BackendUnavailableError
+    from gpu_xorder._backend import cupy_status
+
     rng = np.random.default_rng(9)
     scores, y, groups = random_problem(rng, [3, 3, 3], "xauc")
-    with caplog.at_level("INFO", logger="gpu_xorder"):
-        res = fair_order(scores, y, groups, backend="cupy")
-    assert res.backend == "numpy"
-    assert "multi-group GPU path is not implemented" in caplog.text
+    assert fair_order(scores, y, groups, backend="numpy").backend == "numpy"
+    if cupy_status()[0]:
+        assert fair_order(scores, y, groups, backend="cupy").backend == "cupy"
+    else:
+        with pytest.raises(BackendUnavailableError, match="backend='cupy' is not usable"):
+            fair_order(scores, y, groups, backend="cupy", method="iterative")
+        assert fair_order(scores, y, groups, backend="auto").backend == "numpy"
 
 
 def test_progress_reaches_total():

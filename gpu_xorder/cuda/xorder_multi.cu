@@ -139,22 +139,38 @@ XO_HD long long block_word(int i, int d, int n_b) {
 
 // One anti-diagonal d of an iterative step: thread x decides interior row
 // i = first_row + x (first_row starts a 32-row block, so a warp's ballot is one word);
-// thread 0 of block 0 also decides the edge cells (0, d) and (d, 0).
+// thread 0 of block 0 also decides the edge cells (0, d) and (d, 0). The kernel body is
+// split into the thread part, the warp's word store and the edges, so that the host
+// driver iter_diag_launch_host replays a launch with the very same code.
+XO_HD int iter_row(int i_lo, int block, int block_dim, int thread) {
+    return ((i_lo - 1) & ~31) + 1 + block * block_dim + thread;
+}
+
+XO_HD bool iter_thread(const IterArgs& A, const double* prev, double* cur, int i, int d,
+                       int i_lo, int i_hi) {
+    return i_lo <= i_hi && i >= i_lo && i <= i_hi ? iter_cell(A, prev, cur, i, d) : false;
+}
+
+// Store of lane 0 of the warp whose lane 0 handles row i.
+XO_HD void iter_store(unsigned int* words, unsigned int ballot, int i, int d, int i_lo,
+                      int i_hi, int n_b) {
+    if (i_lo <= i_hi && i <= i_hi) words[block_word(i, d, n_b)] = ballot;
+}
+
+XO_HD void iter_edges(const IterArgs& A, const double* prev, double* cur, int d) {
+    if (d <= A.n_b) iter_cell(A, prev, cur, 0, d);
+    if (d <= A.n_a) iter_cell(A, prev, cur, d, d);
+}
+
 extern "C" __global__ void iter_diag_kernel(
     ITER_PARAMS, const double* __restrict__ prev, double* __restrict__ cur,
     unsigned int* __restrict__ words, int d, int i_lo, int i_hi) {
     ITER_ARGS;
-    const int first_row = ((i_lo - 1) & ~31) + 1;
-    const int i = first_row + blockIdx.x * blockDim.x + threadIdx.x;
-    const int lane = threadIdx.x & 31;
-    bool take_a = false;
-    if (i_lo <= i_hi && i >= i_lo && i <= i_hi) take_a = iter_cell(A, prev, cur, i, d);
+    const int i = iter_row(i_lo, blockIdx.x, blockDim.x, threadIdx.x);
+    const bool take_a = iter_thread(A, prev, cur, i, d, i_lo, i_hi);
     const unsigned int ballot = __ballot_sync(0xffffffffu, take_a);
-    if (i_lo <= i_hi && lane == 0 && i - lane <= i_hi) words[block_word(i, d, n_b)] = ballot;
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        if (d <= n_b) iter_cell(A, prev, cur, 0, d);
-        if (d <= n_a) iter_cell(A, prev, cur, d, d);
-    }
+    if ((threadIdx.x & 31) == 0) iter_store(words, ballot, i, d, i_lo, i_hi, n_b);
+    if (blockIdx.x == 0 && threadIdx.x == 0) iter_edges(A, prev, cur, d);
 }
 
 // ------------------------------------------------------------------ K-D hyperplanes
@@ -282,19 +298,33 @@ XO_HD long long kd_word(long long p, long long lo, long long base_d) {
     KdArgs A = {k, last, box, axis, coords, sums, pred, sizes, ys, ys_off, negleft,      \
                 nl_off, inv_x, inv_p, w_g, inv_u, scal[0], scal[1], scal[2]}
 
-// One hyperplane d, positions [lo, hi): thread x handles p = (lo & ~31) + x.
+// One hyperplane d, positions [lo, hi): thread x handles p = (lo & ~31) + x; split like
+// iter_diag_kernel (host replay: kd_plane_launch_host).
+XO_HD long long kd_position(long long lo, int block, int block_dim, int thread) {
+    return (lo & ~31LL) + (long long)block * block_dim + thread;
+}
+
+XO_HD int kd_thread(const KdArgs& A, const double* prev, double* cur, long long p, int d,
+                    long long lo, long long hi) {
+    return p >= lo && p < hi ? kd_cell(A, prev, cur, p, d) : 0;
+}
+
+// Store of lane 0 (position p) of bit plane b.
+XO_HD void kd_store(unsigned int* words, unsigned int ballot, int b, long long plane_words,
+                    long long p, long long lo, long long hi, long long base_d) {
+    if (p < hi) words[b * plane_words + kd_word(p, lo, base_d)] = ballot;
+}
+
 extern "C" __global__ void kd_plane_kernel(
     KD_PARAMS, const double* __restrict__ prev, double* __restrict__ cur,
     unsigned int* __restrict__ words, long long plane_words, int nbits, int d,
     long long lo, long long hi, long long base_d) {
     KD_ARGS;
-    const long long p = (lo & ~31LL) + (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const int lane = threadIdx.x & 31;
-    int choice = 0;
-    if (p >= lo && p < hi) choice = kd_cell(A, prev, cur, p, d);
+    const long long p = kd_position(lo, blockIdx.x, blockDim.x, threadIdx.x);
+    const int choice = kd_thread(A, prev, cur, p, d, lo, hi);
     for (int b = 0; b < nbits; ++b) {
         const unsigned int ballot = __ballot_sync(0xffffffffu, (choice >> b) & 1);
-        if (lane == 0 && p - lane < hi) words[b * plane_words + kd_word(p, lo, base_d)] = ballot;
+        if ((threadIdx.x & 31) == 0) kd_store(words, ballot, b, plane_words, p, lo, hi, base_d);
     }
 }
 
@@ -368,6 +398,44 @@ extern "C" void kd_fill_host(KD_PARAMS, double* prev, double* cur, unsigned int*
     }
     const int rows = (METRIC == 2 ? 2 : 1) * k * (k - 1);
     for (int r = 0; r < rows; ++r) final_counters[r] = prev[r * (long long)box + end];
+}
+
+// One kernel launch replayed on the host: every warp of the grid, its 32 threads in
+// turn, the ballot formed from their results. Blocks are multiples of 32 threads.
+extern "C" void iter_diag_launch_host(int grid, int block_dim, ITER_PARAMS,
+                                      const double* prev, double* cur, unsigned int* words,
+                                      int d, int i_lo, int i_hi) {
+    ITER_ARGS;
+    for (int bx = 0; bx < grid; ++bx)
+        for (int w0 = 0; w0 < block_dim; w0 += 32) {
+            unsigned int ballot = 0;
+            for (int t = 0; t < 32; ++t) {
+                const int i = iter_row(i_lo, bx, block_dim, w0 + t);
+                if (iter_thread(A, prev, cur, i, d, i_lo, i_hi)) ballot |= 1u << t;
+            }
+            iter_store(words, ballot, iter_row(i_lo, bx, block_dim, w0), d, i_lo, i_hi, n_b);
+        }
+    iter_edges(A, prev, cur, d);
+}
+
+extern "C" void kd_plane_launch_host(long long grid, int block_dim, KD_PARAMS,
+                                     const double* prev, double* cur, unsigned int* words,
+                                     long long plane_words, int nbits, int d, long long lo,
+                                     long long hi, long long base_d) {
+    KD_ARGS;
+    for (long long bx = 0; bx < grid; ++bx)
+        for (int w0 = 0; w0 < block_dim; w0 += 32) {
+            int choice[32];
+            for (int t = 0; t < 32; ++t)
+                choice[t] = kd_thread(A, prev, cur, kd_position(lo, (int)bx, block_dim, w0 + t),
+                                      d, lo, hi);
+            for (int b = 0; b < nbits; ++b) {
+                unsigned int ballot = 0;
+                for (int t = 0; t < 32; ++t) ballot |= (unsigned int)((choice[t] >> b) & 1) << t;
+                kd_store(words, ballot, b, plane_words, kd_position(lo, (int)bx, block_dim, w0),
+                         lo, hi, base_d);
+            }
+        }
 }
 
 extern "C" void kd_walk_host(const unsigned int* words, long long plane_words, int nbits,
