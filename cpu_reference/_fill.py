@@ -19,12 +19,15 @@ decision, is that of ``_ghat.ghat`` (and of the CUDA twin ``ghat()``). ``to_stat
 
 Layout
 ------
-The counters of diagonal ``d`` live in a buffer of shape ``(R, n + 2)`` indexed by
-``i - max(0, d - n_b)``, edge cells included, so that the a-predecessors ``(i - 1, j)``
-and b-predecessors ``(i, j - 1)`` of the next diagonal are two overlapping windows of
-it: one strided view of shape ``(R, 2, L)`` reads both. The step gains are written into
-a buffer whose strided view places them where each candidate needs them (zeros
-elsewhere), so that all ``2 R L`` candidate counters come from one addition.
+The state rows of diagonal ``d`` live in a buffer row indexed by ``i - max(0, d - n_b)``,
+edge cells included, so that the a-predecessors ``(i - 1, j)`` and b-predecessors
+``(i, j - 1)`` of the next diagonal are two overlapping windows of it: one strided view
+of shape ``(R, 2, L)`` reads both. The step gains are written into a buffer whose strided
+view places them where each candidate needs them (zeros elsewhere), so that all
+``2 R L`` candidates come from one addition. That addition writes the b-candidates
+straight into the next diagonal's row and the a-candidates just before it (each row
+has a lead of scratch columns), so each row's two candidates are one contiguous block
+and choosing the winners is one masked copy of the a-candidates.
 
 Diagonal lengths are rounded up to a multiple of ``PAD`` so that every view the step
 needs is made once per rounded length, not once per diagonal: NumPy's fixed cost per

@@ -19,6 +19,7 @@ MSG_LAM_SEQUENCE = (
 )
 MSG_REFERENCE = "reference_group {value!r} is not one of the groups {labels}"
 MSG_UNSEEN = "sensitive features contain group {label!r}, not seen in fit (groups {labels})"
+MSG_SUBSAMPLE = "subsample must be None or an integer >= 1, got {value!r}"
 
 
 class XOrder(TransformerMixin, BaseEstimator):
@@ -48,6 +49,12 @@ class XOrder(TransformerMixin, BaseEstimator):
         How more than two groups are merged (see :func:`gpu_xorder.fair_order`). With
         more than two groups the reference group keeps its scores and every other group
         gets its own monotone map.
+    subsample : int or None, default=None
+        Learn the ordering on every ``subsample``-th item of each group's descending
+        score order (items 1, 1 + k, 1 + 2k, ...; DESIGN section 6, the paper's large-data
+        setting), then carry it to all training items, and later to new ones, through the
+        same monotone per-group maps. The lattice shrinks by about ``subsample ** 2``.
+        None or 1: every item.
 
     Attributes
     ----------
@@ -55,13 +62,20 @@ class XOrder(TransformerMixin, BaseEstimator):
         Sorted group labels seen in fit; the keys of ``maps_`` index into it.
     reference_group_ : group label
         The reference group used.
+    subsample_indices_ : ndarray of int64
+        Training items the ordering was learned on (all of them without subsampling),
+        increasing.
     order_ : ndarray of int64
-        The learned ordering of the training items, top first.
+        The learned ordering of those items, top first, as indices into the training
+        data.
     result_ : FairOrderResult
-        The full result of :func:`gpu_xorder.fair_order`.
+        The full result of :func:`gpu_xorder.fair_order` (on the subsample, if any: its
+        ``order`` indexes into ``subsample_indices_``).
     train_scores_adjusted_ : ndarray of float64
-        Adjusted training scores; they rank the training items exactly as ``order_`` when
-        the reference scores are distinct.
+        Adjusted training scores; without subsampling they rank the training items
+        exactly as ``order_`` when the reference scores are distinct. With subsampling,
+        the learned items keep the scores the ordering gave them and the others are
+        mapped by ``maps_``.
     bounds_ : (float, float)
         ``(lo, hi)`` the items above the top and below the bottom reference item are
         interpolated towards (see :func:`gpu_xorder._transfer.default_bounds`).
@@ -99,13 +113,14 @@ class XOrder(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, *, metric="xauc", lam=0.0, disparity="absolute",
-                 reference_group=None, backend="auto", method="auto"):
+                 reference_group=None, backend="auto", method="auto", subsample=None):
         self.metric = metric
         self.lam = lam
         self.disparity = disparity
         self.reference_group = reference_group
         self.backend = backend
         self.method = method
+        self.subsample = subsample
 
     def fit(self, scores, y, *, sensitive_features, progress=None):
         """Learn the fair ordering of the training items and the per-group score maps.
@@ -149,26 +164,38 @@ class XOrder(TransformerMixin, BaseEstimator):
         lams, batch = v.check_lam(self.lam)
         if batch:
             raise ValueError(MSG_LAM_SEQUENCE.format(k=lams.size))
+        step = _check_subsample(self.subsample)
         s = v.check_scores(scores)
+        labels_y = v.check_labels(y, s.size)
         labels, index = v.encode_groups(sensitive_features, s.size)
         v.check_n_groups(labels)
         reference = self._reference_index(s, labels, index)
+        keep = equidistant_subsample(s, index, step)
 
-        result = fair_order(s, y, sensitive_features, metric=self.metric, lam=float(lams[0]),
-                            disparity=self.disparity, backend=self.backend,
-                            method=self.method, progress=progress)
+        result = fair_order(s[keep], labels_y[keep], labels[index[keep]], metric=self.metric,
+                            lam=float(lams[0]), disparity=self.disparity,
+                            backend=self.backend, method=self.method, progress=progress)
+        s_keep, index_keep = s[keep], index[keep]
         bounds = _transfer.default_bounds(s, s[index == reference])
-        adjusted = _transfer.adjusted_training_scores(s, result.order, index, reference,
-                                                      bounds)
+        learned = _transfer.adjusted_training_scores(s_keep, result.order, index_keep,
+                                                     reference, bounds)
+        maps = _transfer.fit_group_maps(s_keep, learned, index_keep, reference)
+        clip = bounds if _transfer.is_probability_like(s) else None
+        if keep.size == s.size:
+            adjusted = learned
+        else:
+            adjusted = _transfer.apply_group_maps(s, index, maps, clip=clip)
+            adjusted[keep] = learned
 
         self.groups_ = labels
         self.reference_group_ = labels[reference]
         self.result_ = result
-        self.order_ = result.order
+        self.subsample_indices_ = keep
+        self.order_ = keep[result.order]
         self.train_scores_adjusted_ = adjusted
         self.bounds_ = bounds
-        self.clip_ = bounds if _transfer.is_probability_like(s) else None
-        self.maps_ = _transfer.fit_group_maps(s, adjusted, index, reference)
+        self.clip_ = clip
+        self.maps_ = maps
         self.n_features_in_ = 1
         return self
 
@@ -257,3 +284,26 @@ class XOrder(TransformerMixin, BaseEstimator):
         except ValueError:
             raise ValueError(MSG_UNSEEN.format(label=np.asarray(label).item(),
                                                labels=self.groups_.tolist())) from None
+
+
+def _check_subsample(value):
+    if value is None:
+        return 1
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(MSG_SUBSAMPLE.format(value=value))
+    if value < 1:
+        raise ValueError(MSG_SUBSAMPLE.format(value=value))
+    return int(value)
+
+
+def equidistant_subsample(scores, index, step):
+    """Every ``step``-th item of each group's descending (stable) score order, starting
+    with the top one; returned as increasing indices into ``scores``."""
+    if step == 1:
+        return np.arange(scores.size)
+    keep = []
+    for g in np.unique(index):
+        members = np.flatnonzero(index == g)
+        ranked = members[np.argsort(-scores[members], kind="stable")]
+        keep.append(ranked[::step])
+    return np.sort(np.concatenate(keep))

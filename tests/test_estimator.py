@@ -196,10 +196,10 @@ def test_not_fitted():
 
 def test_clone_get_params_set_params():
     xo = XOrder(metric="prf", lam=0.25, disparity="signed", reference_group="b",
-                backend="numpy", method="iterative")
+                backend="numpy", method="iterative", subsample=3)
     params = xo.get_params()
     assert params == dict(metric="prf", lam=0.25, disparity="signed", reference_group="b",
-                          backend="numpy", method="iterative")
+                          backend="numpy", method="iterative", subsample=3)
     twin = clone(xo)
     assert twin is not xo and twin.get_params() == params
     assert twin.set_params(lam=3.0, metric="urf") is twin
@@ -295,3 +295,56 @@ def test_inputs_not_modified():
     out[:] = 0
     assert np.array_equal(scores, originals[0])
     assert xo.get_params()["lam"] == 1.0
+
+
+# ---------------------------------------------------------------- subsampling (DESIGN 6)
+
+def test_subsample_one_is_no_subsample():
+    scores, y, groups = make_data(n_a=60, n_b=40, seed=4)
+    full = XOrder(lam=2.0, backend="numpy").fit(scores, y, sensitive_features=groups)
+    one = XOrder(lam=2.0, backend="numpy", subsample=1).fit(scores, y,
+                                                             sensitive_features=groups)
+    np.testing.assert_array_equal(one.order_, full.order_)
+    np.testing.assert_array_equal(one.train_scores_adjusted_, full.train_scores_adjusted_)
+    np.testing.assert_array_equal(full.subsample_indices_, np.arange(scores.size))
+
+
+@pytest.mark.parametrize("step", [2, 5])
+def test_subsample_learns_on_every_kth_item_and_transfers(step):
+    scores, y, groups = make_data(n_a=300, n_b=200, seed=5)
+    xo = XOrder(lam=5.0, backend="numpy", subsample=step).fit(
+        scores, y, sensitive_features=groups)
+    keep = xo.subsample_indices_
+    # every step-th item of each group's descending order, the top one first
+    for g in np.unique(groups):
+        members = np.flatnonzero(groups == g)
+        ranked = members[np.argsort(-scores[members], kind="stable")]
+        np.testing.assert_array_equal(np.intersect1d(keep, members), np.sort(ranked[::step]))
+    # the learned order covers exactly the subsample; the DP ran on it alone
+    np.testing.assert_array_equal(np.sort(xo.order_), keep)
+    assert xo.result_.order.size == keep.size
+    # the learned items keep the scores the ordering gave them, and these realise it
+    sub = XOrder(lam=5.0, backend="numpy").fit(scores[keep], y[keep],
+                                                sensitive_features=groups[keep])
+    np.testing.assert_array_equal(xo.train_scores_adjusted_[keep],
+                                  sub.train_scores_adjusted_)
+    # all training items are adjusted by the monotone maps; the reference is untouched
+    adjusted = xo.train_scores_adjusted_
+    ref = groups == xo.reference_group_
+    np.testing.assert_array_equal(adjusted[ref], scores[ref])
+    for g in np.unique(groups):
+        m = groups == g
+        order = np.argsort(scores[m], kind="stable")
+        assert np.all(np.diff(adjusted[m][order]) >= 0)
+    # and the fairness gained on the subsample carries over to all training items
+    before = metrics.disparity(scores, y, groups, metric="xauc")
+    after = metrics.disparity(adjusted, y, groups, metric="xauc")
+    assert after < 0.5 * before
+
+
+def test_subsample_rejects_bad_values():
+    scores, y, groups = make_data(seed=6)
+    for bad, exc in ((0, ValueError), (-2, ValueError), (2.5, TypeError), (True, TypeError),
+                     ("3", TypeError)):
+        with pytest.raises(exc, match="subsample must be None or an integer >= 1"):
+            XOrder(subsample=bad, backend="numpy").fit(scores, y, sensitive_features=groups)

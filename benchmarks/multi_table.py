@@ -1,0 +1,103 @@
+"""Speed of xOrder for more than two groups (issue: K-D and iterative xOrder).
+
+Run from the source tree::
+
+    PYTHONPATH=. python benchmarks/multi_table.py [--out FILE] [--numpy-max-cells N]
+        [--skip-gpu]
+
+Times ``fair_order`` with ``method="kd"`` / ``"iterative"`` (metric xauc, lam 0.5) on the
+NumPy reference (rows whose lattices total at most ``--numpy-max-cells`` cells) and, on a
+machine with a usable GPU, on CuPy (every row; the first GPU call of each method is a
+warm-up that compiles the kernels). Cells: prod(n_g + 1) for kd, the sum of the step
+lattices for iterative. Prints a rich table and writes it as Markdown.
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import time
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+import cpu_reference as cr
+from gpu_xorder import fair_order
+
+ROWS = [("kd", 3, 300), ("kd", 3, 2000), ("iterative", 3, 2000), ("iterative", 5, 2000),
+        ("iterative", 10, 2000), ("iterative", 10, 10000)]
+
+
+def problem(k, n, seed=0):
+    rng = np.random.default_rng(seed)
+    g = np.repeat(np.arange(k), n)
+    s = rng.random(k * n) + 0.05 * g
+    y = (rng.random(k * n) < 0.3 + 0.02 * g).astype(np.int64)
+    return s, y, g
+
+
+def cells(method, k, n):
+    sizes = [n] * k
+    return cr.kd_cells(sizes) if method == "kd" else cr._iterative.total_cells(sizes)
+
+
+def run(method, k, n, backend):
+    s, y, g = problem(k, n)
+    t0 = time.perf_counter()
+    res = fair_order(s, y, g, lam=0.5, method=method, backend=backend)
+    return time.perf_counter() - t0, res
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=os.path.join(os.environ.get("OUT", "."),
+                                                      "multi_table.md"))
+    parser.add_argument("--numpy-max-cells", type=float, default=2e8)
+    parser.add_argument("--skip-gpu", action="store_true")
+    args = parser.parse_args(argv)
+    console = Console(width=140)
+    from gpu_xorder._backend import backend_info
+    info = backend_info()
+    gpu = info.get("cupy") == "usable" and not args.skip_gpu
+    device = f"{info['device_name']} (CuPy {info['cupy_version']})" if gpu else "no GPU"
+    if gpu:
+        for method in ("kd", "iterative"):
+            run(method, 3, 20, "cupy")  # compile + warm up
+    rows = []
+    for method, k, n in ROWS:
+        row = {"method": method, "groups": f"{k} x {n}", "cells": cells(method, k, n)}
+        if row["cells"] <= args.numpy_max_cells:
+            t, res = run(method, k, n, "numpy")
+            row.update(np_s=t, np_ns=t / row["cells"] * 1e9, np_delta=res.disparity)
+        if gpu:
+            t, res = run(method, k, n, "cupy")
+            row.update(gpu_s=t, gcups=row["cells"] / t / 1e9, gpu_delta=res.disparity)
+            if "np_s" in row:
+                row["speedup"] = row["np_s"] / t
+        rows.append(row)
+        console.print(f"done {method} {row['groups']}")
+    cols = [("method", "method", "{}"), ("groups", "groups x items", "{}"),
+            ("cells", "cells", "{:.2e}"), ("np_s", "NumPy s", "{:.2f}"),
+            ("np_ns", "NumPy ns/cell", "{:.1f}"), ("gpu_s", "GPU s", "{:.3f}"),
+            ("gcups", "GPU GCUPS", "{:.3f}"), ("speedup", "GPU vs NumPy", "{:.0f}x"),
+            ("np_delta", "Δ-xAUC (NumPy)", "{:.4f}"), ("gpu_delta", "Δ-xAUC (GPU)", "{:.4f}")]
+    table = Table(title=f"xOrder, more than two groups, xauc, lam 0.5 — {device}")
+    for _, head, _ in cols:
+        table.add_column(head, justify="right")
+    md = ["| " + " | ".join(h for _, h, _ in cols) + " |", "|" + "---|" * len(cols)]
+    for row in rows:
+        values = [fmt.format(row[key]) if key in row else "-" for key, _, fmt in cols]
+        table.add_row(*values)
+        md.append("| " + " | ".join(values) + " |")
+    console.print(table)
+    header = (f"Device: {device}; host CPU: {platform.processor() or platform.machine()}; "
+              f"date {datetime.date.today().isoformat()}; command: "
+              f"`PYTHONPATH=. python benchmarks/multi_table.py`\n\n")
+    with open(args.out, "w") as fh:
+        fh.write(header + "\n".join(md) + "\n")
+    console.print(f"written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
