@@ -13,17 +13,15 @@ lattices for iterative. Prints a rich table and writes it as Markdown.
 """
 
 import argparse
-import datetime
 import os
-import platform
 import time
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 
 import cpu_reference as cr
 from gpu_xorder import fair_order
+from table_output import emit
 
 ROWS = [("kd", 3, 300), ("kd", 3, 2000), ("iterative", 3, 2000), ("iterative", 5, 2000),
         ("iterative", 10, 2000), ("iterative", 10, 10000)]
@@ -82,21 +80,8 @@ def main(argv=None):
             ("np_ns", "NumPy ns/cell", "{:.1f}"), ("gpu_s", "GPU s", "{:.3f}"),
             ("gcups", "GPU GCUPS", "{:.3f}"), ("speedup", "GPU vs NumPy", "{:.0f}x"),
             ("np_delta", "Δ-xAUC (NumPy)", "{:.4f}"), ("gpu_delta", "Δ-xAUC (GPU)", "{:.4f}")]
-    table = Table(title=f"xOrder, more than two groups, xauc, lam 0.5 — {device}")
-    for _, head, _ in cols:
-        table.add_column(head, justify="right")
-    md = ["| " + " | ".join(h for _, h, _ in cols) + " |", "|" + "---|" * len(cols)]
-    for row in rows:
-        values = [fmt.format(row[key]) if key in row else "-" for key, _, fmt in cols]
-        table.add_row(*values)
-        md.append("| " + " | ".join(values) + " |")
-    console.print(table)
-    header = (f"Device: {device}; host CPU: {platform.processor() or platform.machine()}; "
-              f"date {datetime.date.today().isoformat()}; command: "
-              f"`PYTHONPATH=. python benchmarks/multi_table.py`\n\n")
-    with open(args.out, "w") as fh:
-        fh.write(header + "\n".join(md) + "\n")
-    console.print(f"written to {args.out}")
+    emit(console, rows, cols, "xOrder, more than two groups, xauc, lam 0.5", device, "multi_table.py",
+         args.out)
 
 
 if __name__ == "__main__":

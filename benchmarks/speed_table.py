@@ -10,16 +10,14 @@ its estimated time is under a minute. Prints a rich table and writes it as Markd
 """
 
 import argparse
-import datetime
 import os
-import platform
 import time
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 
 import cpu_reference as cr
+from table_output import emit
 
 TILES = (32, 64, 128, 256)
 SIZES = [(1000, 1000), (10000, 10000), (30000, 30000), (100000, 100000), (20000, 2000)]
@@ -118,21 +116,8 @@ def main(argv=None):
             ("bytes_per_cell", "GPU bytes/cell", "{:.3f}"),
             ("np_fill", "NumPy fill s", "{:.3f}"), ("np_ns", "NumPy ns/cell", "{:.1f}"),
             ("np_tb", "NumPy traceback s", "{:.4f}"), ("speedup", "tiled vs NumPy", "{:.0f}x")]
-    table = Table(title=f"xOrder lattice fill, metric xauc, lam 0.5 — {device}")
-    for _, head, _ in cols:
-        table.add_column(head, justify="right")
-    md = ["| " + " | ".join(h for _, h, _ in cols) + " |", "|" + "---|" * len(cols)]
-    for row in rows:
-        cells = [fmt.format(row[key]) if key in row else "-" for key, _, fmt in cols]
-        table.add_row(*cells)
-        md.append("| " + " | ".join(cells) + " |")
-    console.print(table)
-    stamp = datetime.date.today().isoformat()
-    header = (f"Device: {device}; host CPU: {platform.processor() or platform.machine()}; "
-              f"date {stamp}; command: `PYTHONPATH=. python benchmarks/speed_table.py`\n\n")
-    with open(args.out, "w") as fh:
-        fh.write(header + "\n".join(md) + "\n")
-    console.print(f"written to {args.out}")
+    emit(console, rows, cols, "xOrder lattice fill, metric xauc, lam 0.5", device, "speed_table.py",
+         args.out)
 
 
 if __name__ == "__main__":
