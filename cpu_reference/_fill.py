@@ -42,7 +42,6 @@ from ._bits import DiagonalPacker
 from ._lattice import edge_counters
 
 PAD = 64
-_MUL, _ADD, _SUB = np.multiply, np.add, np.subtract
 
 
 def n_state_rows(metric):
@@ -89,9 +88,10 @@ class DiagonalStep:
         self.metric = lat.metric
         self.absolute = lat.mode == "absolute"
         self.rows = r = n_state_rows(lat.metric)
-        self.lam = np.float64(lam)
-        self.w = np.float64(c.w)
-        self.inv_auc = np.float64(c.inv_auc)
+        # 0-d arrays: NumPy converts a 0-d array operand faster than a scalar
+        self.lam = np.array(lam, dtype=np.float64)
+        self.w = np.array(c.w)
+        self.inv_auc = np.array(c.inv_auc)
         size = max_len + PAD
 
         def padded(a):
@@ -108,13 +108,14 @@ class DiagonalStep:
         self._gains = np.ndarray((r, 2, size), dtype=np.float64, buffer=self._buf,
                                  strides=(2 * row, row, 8))
         if lat.metric == "urf":
-            self.scale = np.float64(c.inv_u)
+            self.scale = np.array(c.inv_u)
         else:
             inv = (c.inv_pa, c.inv_pb) if lat.metric == "prf" else (c.inv_ab, c.inv_ba)
-            self.scale, self.scale_b = np.float64(inv[0]), np.float64(inv[1])
+            self.scale, self.scale_b = np.array(inv[0]), np.array(inv[1])
         self._auc = np.empty(2 * size)
         self._term = np.empty(4 * size)
         self._views = {}
+        self.decide = self._decider()
 
     def views(self, length):
         """Gain and scratch views of one length (made once, then cached)."""
@@ -153,38 +154,54 @@ class DiagonalStep:
         dec_out : ndarray of bool, shape (length,)
             Receives True where the step along a wins (strictly larger G-hat).
         """
-        (gain_a, gain_b, gain_ua, gain_ub, gains, auc, auc_a, auc_b, term0,
-         term1) = self.views(length)
-        cand, cab, cba, udiff, cand_a, cand_b = cviews
-        mul, add, sub = _MUL, _ADD, _SUB
-        # a-step into (i, j): cab += y_a[i-1] * (n_b0 - Q_b(j)); uab += n_b - j
-        mul(self.y_a[i_lo - 1:i_lo - 1 + length],
-            self.negleft_b_rev[k_lo:k_lo + length], gain_a)
-        # b-step into (i, j): cba += y_b[j-1] * (n_a0 - Q_a(i)); uba += n_a - i
-        mul(self.y_b_rev[k_lo:k_lo + length], self.negleft_a[i_lo:i_lo + length], gain_b)
-        if udiff is not None:
-            np.copyto(gain_ua, self.left_b_rev[k_lo:k_lo + length])
-            np.negative(self.left_a[i_lo:i_lo + length], gain_ub)
-        add(pred, gains, cand)
-        # auc = ((double)(cab + cba) + w) * inv_auc  (prf rows already hold w_a, w_b)
-        add(cab, cba, auc)
-        if self.metric != "prf":
-            add(auc, self.w, auc)
-        mul(auc, self.inv_auc, auc)
-        if self.lam:  # else g = auc - 0 * d = auc, exactly (d is finite)
-            # the disparity term of _ghat.disparity_into, then g = auc - lam * d
+        self.decide(pred, cviews, i_lo, k_lo, length, dec_out)
+
+    def _decider(self):
+        """``__call__``'s work as a closure over local names: the fill calls it once per
+        anti-diagonal, where attribute and global look-ups are a visible share."""
+        y_a, negleft_b_rev = self.y_a, self.negleft_b_rev
+        y_b_rev, negleft_a = self.y_b_rev, self.negleft_a
+        left_b_rev, left_a = self.left_b_rev, self.left_a
+        cached, make_views = self._views.get, self.views
+        w, inv_auc, lam, scale = self.w, self.inv_auc, self.lam, self.scale
+        scale_b = getattr(self, "scale_b", None)
+        add_w, use_lam, absolute = self.metric != "prf", bool(lam), self.absolute
+        mul, add, sub, copyto = np.multiply, np.add, np.subtract, np.copyto
+        absolute_value, negative, greater = np.abs, np.negative, np.greater
+
+        def decide(pred, cviews, i_lo, k_lo, length, dec_out):
+            (gain_a, gain_b, gain_ua, gain_ub, gains, auc, auc_a, auc_b, term0,
+             term1) = cached(length) or make_views(length)
+            cand, cab, cba, udiff, cand_a, cand_b = cviews
+            # a-step into (i, j): cab += y_a[i-1] * (n_b0 - Q_b(j)); uab += n_b - j
+            mul(y_a[i_lo - 1:i_lo - 1 + length], negleft_b_rev[k_lo:k_lo + length], gain_a)
+            # b-step into (i, j): cba += y_b[j-1] * (n_a0 - Q_a(i)); uba += n_a - i
+            mul(y_b_rev[k_lo:k_lo + length], negleft_a[i_lo:i_lo + length], gain_b)
             if udiff is not None:
-                mul(udiff, self.scale, term0)
-            else:
-                mul(cab, self.scale, term0)
-                mul(cba, self.scale_b, term1)
-                sub(term0, term1, term0)
-            if self.absolute:
-                np.abs(term0, term0)
-            mul(term0, self.lam, term0)
-            sub(auc, term0, auc)
-        np.greater(auc_a, auc_b, dec_out)
-        np.copyto(cand_b, cand_a, where=dec_out)
+                copyto(gain_ua, left_b_rev[k_lo:k_lo + length])
+                negative(left_a[i_lo:i_lo + length], gain_ub)
+            add(pred, gains, cand)
+            # auc = ((double)(cab + cba) + w) * inv_auc  (prf rows already hold w_a, w_b)
+            add(cab, cba, auc)
+            if add_w:
+                add(auc, w, auc)
+            mul(auc, inv_auc, auc)
+            if use_lam:  # else g = auc - 0 * d = auc, exactly (d is finite)
+                # the disparity term of _ghat.disparity_into, then g = auc - lam * d
+                if udiff is not None:
+                    mul(udiff, scale, term0)
+                else:
+                    mul(cab, scale, term0)
+                    mul(cba, scale_b, term1)
+                    sub(term0, term1, term0)
+                if absolute:
+                    absolute_value(term0, term0)
+                mul(term0, lam, term0)
+                sub(auc, term0, auc)
+            greater(auc_a, auc_b, dec_out)
+            copyto(cand_b, cand_a, where=dec_out)
+
+        return decide
 
 
 def fill(lat, lam, progress=None):
@@ -221,8 +238,10 @@ def fill(lat, lam, progress=None):
     preds = [np.ndarray((r, 2, width - 1), dtype=np.float64, buffer=b,
                         offset=lead * item, strides=(b.strides[0], item, item))
              for b in bufs]
-    views = {}  # (parity, off, padded length) -> (predecessors, candidate views)
+    # views[parity][off]: padded length -> (predecessors, candidate views)
+    views = [[{}, {}], [{}, {}]]
     packer = DiagonalPacker(n_a, n_b, pad=PAD)
+    decide, stage_row, end_diagonal = step.decide, packer.row, packer.end_diagonal
     n_diag = n_a + n_b
     every = max(1, n_diag // 200)
     cur = 0
@@ -235,19 +254,19 @@ def fill(lat, lam, progress=None):
         nxt = states[1 - cur]
         if length > 0:
             padded = -(-length // PAD) * PAD
-            key = (cur, off, padded)
-            v = views.get(key)
+            v = views[cur][off].get(padded)
             if v is None:
                 # cand[k, 1] = nxt[k, off:off + padded], cand[k, 0] just before it
                 buf = bufs[1 - cur]
                 cand = np.ndarray((r, 2, padded), dtype=np.float64, buffer=buf,
                                   offset=(lead + off - padded) * item,
                                   strides=(buf.strides[0], padded * item, item))
-                v = views[key] = (preds[cur][:, :, :padded], step.candidate_views(cand))
-            dec = packer.row(d, i_lo, i_lo + padded - 1)
-            step(v[0], v[1], i_lo, n_b - d + i_lo, padded, dec)
+                v = (preds[cur][:, :, :padded], step.candidate_views(cand))
+                views[cur][off][padded] = v
+            dec = stage_row(d, i_lo, i_lo + padded - 1)
+            decide(v[0], v[1], i_lo, n_b - d + i_lo, padded, dec)
             dec[length:] = False
-            packer.end_diagonal()
+            end_diagonal()
         if off:
             nxt[:, 0] = row0[d]
         if d <= n_a:
