@@ -124,26 +124,31 @@ class DiagonalStep:
             urf = self.rows == 3
             auc = self._auc[:2 * length].reshape(2, length)
             term = self._term[:4 * length].reshape(2, 2, length)
+            gains = self._gains[:, :, :length]
             v = (self._buf[0, :length], self._buf[3, :length],
                  self._buf[4, :length] if urf else None,
-                 self._buf[5, :length] if urf else None, self._gains[:, :, :length],
+                 self._buf[5, :length] if urf else None, tuple(gains),
                  auc, auc[0], auc[1], term[0], term[1])
             self._views[length] = v
         return v
 
-    def candidate_views(self, cand):
-        """What ``__call__`` reads of a candidate array (callers may cache it)."""
-        return (cand, cand[0], cand[1], cand[2] if self.rows == 3 else None, cand[:, 0],
-                cand[:, 1])
+    @staticmethod
+    def candidate_views(cand):
+        """What ``__call__`` reads of a candidate array (callers may cache it): its
+        rows, and each row's a- and b-candidates. Every NumPy call of the step works on
+        one state row at a time: a call over a 3-D strided view makes NumPy copy its
+        operands through buffers, several times the cost of the arithmetic."""
+        rows = tuple(cand)
+        return (rows, tuple(r[0] for r in rows), tuple(r[1] for r in rows))
 
     def __call__(self, pred, cviews, i_lo, k_lo, length, dec_out):
         """Decide ``length`` cells ``(i_lo + m, n_b - k_lo - m)``, ``m = 0..length-1``.
 
         Parameters
         ----------
-        pred : ndarray of float64, shape (R, 2, length)
-            State rows of each cell's a-predecessor (``pred[:, 0]``) and
-            b-predecessor (``pred[:, 1]``).
+        pred : sequence of R ndarrays of float64, shape (2, length)
+            For every state row, its values at each cell's a-predecessor (``[0]``) and
+            b-predecessor (``[1]``): the rows of a ``(R, 2, length)`` array.
         cviews : tuple
             ``candidate_views(cand)`` of an array ``cand`` of shape (R, 2, length)
             receiving the candidates; on return ``cand[:, 1]`` holds the state rows of
@@ -166,13 +171,16 @@ class DiagonalStep:
         w, inv_auc, lam, scale = self.w, self.inv_auc, self.lam, self.scale
         scale_b = getattr(self, "scale_b", None)
         add_w, use_lam, absolute = self.metric != "prf", bool(lam), self.absolute
+        urf = self.rows == 3
         mul, add, sub, copyto = np.multiply, np.add, np.subtract, np.copyto
         absolute_value, negative, greater = np.abs, np.negative, np.greater
 
         def decide(pred, cviews, i_lo, k_lo, length, dec_out):
             (gain_a, gain_b, gain_ua, gain_ub, gains, auc, auc_a, auc_b, term0,
              term1) = cached(length) or make_views(length)
-            cand, cab, cba, udiff, cand_a, cand_b = cviews
+            rows, cand_a, cand_b = cviews
+            cab, cba = rows[0], rows[1]
+            udiff = rows[2] if urf else None
             # a-step into (i, j): cab += y_a[i-1] * (n_b0 - Q_b(j)); uab += n_b - j
             mul(y_a[i_lo - 1:i_lo - 1 + length], negleft_b_rev[k_lo:k_lo + length], gain_a)
             # b-step into (i, j): cba += y_b[j-1] * (n_a0 - Q_a(i)); uba += n_a - i
@@ -180,7 +188,8 @@ class DiagonalStep:
             if udiff is not None:
                 copyto(gain_ua, left_b_rev[k_lo:k_lo + length])
                 negative(left_a[i_lo:i_lo + length], gain_ub)
-            add(pred, gains, cand)
+            for p, g, c in zip(pred, gains, rows):
+                add(p, g, c)
             # auc = ((double)(cab + cba) + w) * inv_auc  (prf rows already hold w_a, w_b)
             add(cab, cba, auc)
             if add_w:
@@ -199,7 +208,8 @@ class DiagonalStep:
                 mul(term0, lam, term0)
                 sub(auc, term0, auc)
             greater(auc_a, auc_b, dec_out)
-            copyto(cand_b, cand_a, where=dec_out)
+            for b, a in zip(cand_b, cand_a):
+                copyto(b, a, where=dec_out)
 
         return decide
 
@@ -261,7 +271,7 @@ def fill(lat, lam, progress=None):
                 cand = np.ndarray((r, 2, padded), dtype=np.float64, buffer=buf,
                                   offset=(lead + off - padded) * item,
                                   strides=(buf.strides[0], padded * item, item))
-                v = (preds[cur][:, :, :padded], step.candidate_views(cand))
+                v = (tuple(preds[cur][:, :, :padded]), step.candidate_views(cand))
                 views[cur][off][padded] = v
             dec = stage_row(d, i_lo, i_lo + padded - 1)
             decide(v[0], v[1], i_lo, n_b - d + i_lo, padded, dec)

@@ -61,7 +61,8 @@ def _tile(lat, step, r, j_tile, tile_j, rowbuf, colbuf, words):
         d = i0 + j0 + s
         pred = np.stack([from_a, from_b], axis=1)
         cand = np.empty_like(pred)
-        step(pred, step.candidate_views(cand), i0 + t_lo, n_b - d + i0 + t_lo, n, dec[:n])
+        step(tuple(pred), step.candidate_views(cand), i0 + t_lo, n_b - d + i0 + t_lo, n,
+             dec[:n])
         new = cand[:, 1]
         mine[:, t_lo:t_hi + 1] = new[:, :n]
         if t_hi == BLOCK - 1:
