@@ -154,7 +154,7 @@ def fill_batch_tiled(lat, lams, tile_j=DEFAULT_TILE_J, progress=None):
     Twin: ``cpu_reference._tiled.fill_tiled`` (same schedule, same boundary arrays).
     """
     lams = np.asarray(lams, dtype=np.float64)
-    batch, n_a, n_b, k = lams.size, lat.n_a, lat.n_b, lat.n_counters
+    batch, n_a, n_b = lams.size, lat.n_a, lat.n_b
     _check_memory(lat, batch)
     kernel = _module(lat, "xorder_tiled.cu", tile_j).get_function("tile_kernel")
     wpb = _warps_per_block(tile_j)

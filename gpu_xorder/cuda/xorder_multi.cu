@@ -12,13 +12,10 @@
 // kernels' launch schedule cell by cell), so the kernels' logic is checked against
 // NumPy on machines without a GPU.
 //
-// METRIC: 0 = xauc, 1 = prf, 2 = urf. Multi-group disparity is always absolute.
-#ifndef METRIC
-#define METRIC 0
-#endif
-#ifndef SIGNED
-#define SIGNED 0
-#endif
+// METRIC (from xorder_common.cuh): 0 = xauc, 1 = prf, 2 = urf. Multi-group disparity
+// is always absolute.
+#include "xorder_common.cuh"
+
 #define XO_HD __host__ __device__ __forceinline__
 #define KMAX 32  // most groups of a K-D lattice
 
