@@ -165,8 +165,20 @@ def _ghat(var_c, var_u, const_c, const_u, cs, lam, metric, mode, moving, floor):
     return kg.auc(c, cs) - np.multiply(d, lam)
 
 
-def solve_iterative(prob, lam, progress=None):
-    """``(path, C, U, constants, merge_order)`` of iterative xOrder."""
+def solve_iterative(prob, lam, progress=None, step=None):
+    """``(path, C, U, constants, merge_order)`` of iterative xOrder.
+
+    ``step(cs, seq_g, seq_y, b, const_c, const_u, progress, offset, total)`` merges group
+    ``b`` and returns ``(steps, C, U)``: the path of the step (True = along the merged
+    sequence) and the final counters of the pairs with b. Default: the NumPy step
+    (:func:`step_fill`); the GPU passes its own (``gpu_xorder._multi_launch``).
+    """
+    if step is None:
+        def step(cs, seq_g, seq_y, b, const_c, const_u, progress, offset, total):
+            dec, fc, fu = step_fill(prob, lam, cs, seq_g, seq_y, b, const_c, const_u,
+                                    progress, offset, total)
+            return _walk(dec), fc, fu
+
     sizes = prob.sizes
     order = merge_order(sizes)
     total = total_cells(sizes)
@@ -179,11 +191,10 @@ def solve_iterative(prob, lam, progress=None):
     for b in order[1:]:
         merged.append(b)
         cs = kg.build_constants(prob, merged)
-        dec, fc, fu = step_fill(prob, lam, cs, seq_g, seq_y, b, const_c, const_u, progress,
-                                offset, total)
+        steps, fc, fu = step(cs, seq_g, seq_y, b, const_c, const_u, progress, offset, total)
         offset += (seq_g.size + 1) * (sizes[b] + 1)
         const_c.update(fc)
         const_u.update(fu)
-        seq_g, seq_y = merge_step(seq_g, seq_y, _walk(dec), b, prob.ys[b])
+        seq_g, seq_y = merge_step(seq_g, seq_y, steps, b, prob.ys[b])
     return (seq_g.astype(np.int8), const_c, const_u, kg.build_constants(prob, range(prob.k)),
             order)

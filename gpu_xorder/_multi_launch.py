@@ -31,27 +31,14 @@ def _params(dev, arrays, fields):
 
 
 def iterative(prob, lam, dev, progress=None):
-    """``(path, C, U, constants, merge_order)`` of iterative xOrder on ``dev``."""
-    sizes = prob.sizes
-    order = _iterative.merge_order(sizes)
-    total = _iterative.total_cells(sizes)
-    seq_g = np.full(sizes[order[0]], order[0], dtype=np.int64)
-    seq_y = prob.ys[order[0]]
-    const_c, const_u = {}, {}
-    merged = [order[0]]
-    offset = 0
-    for b in order[1:]:
-        merged.append(b)
-        cs = kg.build_constants(prob, merged)
+    """``(path, C, U, constants, merge_order)`` of iterative xOrder on ``dev``: the merge
+    loop of ``cpu_reference.solve_iterative`` with every step's lattice on the device."""
+    def step(cs, seq_g, seq_y, b, const_c, const_u, progress, offset, total):
         arrays = mi.iter_arrays(prob, cs, seq_g, seq_y, b, const_c, const_u, lam)
         steps, final = _iter_step(dev, arrays, progress, offset, total)
-        offset += (seq_g.size + 1) * (sizes[b] + 1)
-        fc, fu = mi.iter_finals(arrays, final, b)
-        const_c.update(fc)
-        const_u.update(fu)
-        seq_g, seq_y = _iterative.merge_step(seq_g, seq_y, steps, b, prob.ys[b])
-    return (seq_g.astype(np.int8), const_c, const_u, kg.build_constants(prob, range(prob.k)),
-            order)
+        return (steps, *mi.iter_finals(arrays, final, b))
+
+    return _iterative.solve_iterative(prob, lam, progress, step=step)
 
 
 def _iter_step(dev, arrays, progress, offset, total):
