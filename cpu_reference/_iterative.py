@@ -77,61 +77,132 @@ def step_fill(prob, lam, cs, seq_g, seq_y, b, const_c, const_u, progress=None, o
 
     Returns ``(dec, final_c, final_u)``: ``dec[i, j]`` True where cell (i, j) is entered
     by a step along the merged sequence, and the final counters of the pairs with b.
+
+    The counters of the pairs with b are stacked, one row per old group: ``C[q][b]``,
+    ``C[b][q]`` (and ``U``), so every anti-diagonal costs a fixed number of NumPy calls
+    whatever the number of groups.
     """
-    metric, mode = prob.metric, prob.mode
-    urf = metric == "urf"
     inp = step_inputs(prob, cs, seq_g, seq_y, b, const_c, const_u)
     old = inp.old
     n_a, n_b = seq_g.size, prob.sizes[b]
-    y_b = prob.ys[b]
-    neg_b = prob.negleft[b]
-    var_pairs = [(g, b) for g in old] + [(b, g) for g in old]
-    prev_c = {p: np.zeros(n_a + 1, dtype=np.int64) for p in var_pairs}
-    prev_u = {p: np.zeros(n_a + 1, dtype=np.int64) for p in var_pairs} if urf else {}
+    urf = prob.metric == "urf"
+
+    def shifted(rows):  # column i holds the value of merged item i - 1 (column 0: 0)
+        return np.concatenate([np.zeros((len(rows), 1), dtype=np.int64),
+                               np.stack(rows)], axis=1)
+
+    ypos = shifted([inp.ypos_a[h] for h in old])       # (m, n_a + 1)
+    is_h = shifted([inp.is_h[h] for h in old])
+    group_of = np.concatenate(([-1], seq_g))            # group of merged item i - 1
+    negleft_a = np.stack([inp.negleft_a[h] for h in old])  # (m, n_a + 1), by i
+    left_a = np.stack([inp.left_a[h] for h in old])
+    y_b = np.concatenate(([0], prob.ys[b]))             # y_b[j] = label of b item j - 1
+    neg_b = prob.negleft[b]                             # by j
+    left_b = n_b - np.arange(n_b + 1)                   # n_b - j, by j
+    ghat = _StepGhat(prob, cs, b, old, const_c, inp, lam)
+    rows = 4 if urf else 2  # C[q][b], C[b][q], U[q][b], U[b][q]
+    # counter buffers of two anti-diagonals; column i + 1 holds cell (i, d - i), so the
+    # a-predecessors of cells i_lo..i_hi are columns i_lo..i_hi (column 0: never used)
+    prev = np.zeros((rows, len(old), n_a + 2), dtype=np.int64)
+    cur = np.zeros_like(prev)
     dec = np.zeros((n_a + 1, n_b + 1), dtype=bool)
     total = (n_a + 1) * (n_b + 1) if total is None else total
     every = max(1, (n_a + n_b) // 200)
     done = 1
     for d in range(1, n_a + n_b + 1):
         i_lo, i_hi = max(0, d - n_b), min(n_a, d)
+        cells = slice(i_lo, i_hi + 1)                   # by i
+        by_j = slice(d - i_lo, (d - i_hi - 1) if d - i_hi > 0 else None, -1)  # j = d - i
+        # Step along the merged sequence into (i, j): item i - 1, of old group q, gains
+        # y * (n_b0 - Q_b(j)) on C[q][b] and n_b - j on U[q][b].
+        cand_a = prev[:, :, i_lo:i_hi + 1].copy()
+        cand_a[0] += ypos[:, cells] * neg_b[by_j]
+        if urf:
+            cand_a[2] += is_h[:, cells] * left_b[by_j]
+        # Step along b into (i, j): item j - 1 of b gains on C[b][q] and U[b][q].
+        cand_b = prev[:, :, i_lo + 1:i_hi + 2].copy()
+        cand_b[1] += y_b[by_j] * negleft_a[:, cells]
+        if urf:
+            cand_b[3] += left_a[:, cells]
+        g_a, g_b = ghat(cand_a), ghat(cand_b)
         i = np.arange(i_lo, i_hi + 1)
-        j = d - i
-        ia = np.maximum(i - 1, 0)
-        jb = np.maximum(j - 1, 0)
-        # Step along the merged sequence into (i, j): item i - 1 of group g_item.
-        cand_a = {p: v[ia] for p, v in prev_c.items()}
-        cand_au = {p: v[ia] for p, v in prev_u.items()}
-        for g in old:
-            cand_a[(g, b)] += inp.ypos_a[g][ia] * neg_b[j]
-            if urf:
-                cand_au[(g, b)] += inp.is_h[g][ia] * (n_b - j)
-        # Step along b into (i, j): item j - 1 of b.
-        cand_b = {p: v[i] for p, v in prev_c.items()}
-        cand_bu = {p: v[i] for p, v in prev_u.items()}
-        yb = y_b[jb]
-        for h in old:
-            cand_b[(b, h)] += yb * inp.negleft_a[h][i]
-            if urf:
-                cand_bu[(b, h)] += inp.left_a[h][i]
-        g_a = _ghat(cand_a, cand_au, const_c, const_u, cs, lam, metric, mode, inp.moving,
-                    inp.floor)
-        g_b = _ghat(cand_b, cand_bu, const_c, const_u, cs, lam, metric, mode, inp.moving,
-                    inp.floor)
-        item_group = seq_g[ia]
-        take_a = (i >= 1) & ((j == 0) | (g_a > g_b) | ((g_a == g_b) & (item_group > b)))
-        dec[i, j] = take_a
-        for p in var_pairs:
-            prev_c[p] = np.zeros(n_a + 1, dtype=np.int64)
-            prev_c[p][i] = np.where(take_a, cand_a[p], cand_b[p])
-            if urf:
-                prev_u[p] = np.zeros(n_a + 1, dtype=np.int64)
-                prev_u[p][i] = np.where(take_a, cand_au[p], cand_bu[p])
+        take_a = (i >= 1) & ((i == d) | (g_a > g_b) | ((g_a == g_b) & (group_of[cells] > b)))
+        dec[i, d - i] = take_a
+        cur[:, :, i_lo + 1:i_hi + 2] = np.where(take_a, cand_a, cand_b)
+        prev, cur = cur, prev
         done += i.size
         if progress is not None and (d % every == 0 or d == n_a + n_b):
             progress(offset + done, total)
-    final_c = {p: int(v[n_a]) for p, v in prev_c.items()}
-    final_u = {p: int(v[n_a]) for p, v in prev_u.items()}
+    final = prev[:, :, n_a + 1]
+    final_c = {}
+    final_u = {}
+    for q, g in enumerate(old):
+        final_c[(g, b)], final_c[(b, g)] = int(final[0, q]), int(final[1, q])
+        if urf:
+            final_u[(g, b)], final_u[(b, g)] = int(final[2, q]), int(final[3, q])
     return dec, final_c, final_u
+
+
+class _StepGhat:
+    """G-hat of candidates of an iterative step, stacked counters ``(rows, m, L)``.
+
+    The operation sequence of ``_kgroups.ghat`` over the groups merged so far plus b:
+    the C of the pairs without b enter the AUC sum as one exact integer, their xAUC/URF
+    terms through ``floor`` (their maximum |term|, constant over the lattice). Integer
+    sums are exact in any order and the maximum is exact, so the values are those of
+    ``_kgroups.ghat`` bit for bit; for PRF, the maximum over pairs of |P_g - P_h| is
+    taken as P_max - P_min, the same double because rounding is monotone.
+    """
+
+    def __init__(self, prob, cs, b, old, const_c, inp, lam):
+        self.metric, self.signed, self.lam = prob.metric, prob.mode == "signed", lam
+        self.s_const = sum(const_c[(g, h)] for g in old for h in old if g != h)
+        self.w, self.inv_auc = cs.w, cs.inv_auc
+        col = np.array
+        self.inv_qb = col([cs.inv_x[(g, b)] for g in old])[:, None]
+        self.inv_bq = col([cs.inv_x[(b, g)] for g in old])[:, None]
+        self.inv_u = col([cs.inv_u[(min(g, b), max(g, b))] for g in old])[:, None]
+        self.old_first = col([g < b for g in old])[:, None]  # pair (g, b) is ordered g < b
+        self.row_const = col([sum(const_c[(g, h)] for h in old if h != g)
+                              for g in old], dtype=np.int64)[:, None]
+        self.w_q = col([cs.w_g[g] for g in old])[:, None]
+        self.inv_p = col([cs.inv_p[g] for g in old])[:, None]
+        self.w_b, self.inv_p_b = cs.w_g[b], cs.inv_p[b]
+        self.floor = inp.floor
+
+    def __call__(self, c):
+        c_qb, c_bq = c[0], c[1]
+        total = c_qb.sum(axis=0) + c_bq.sum(axis=0) + self.s_const
+        auc = np.add(total, self.w) * self.inv_auc
+        # Terms of the pairs (q, b), each for g < h; rounding is symmetric, so for |term|
+        # the orientation matters only to the signed disparity (two groups).
+        if self.metric == "xauc":
+            # C[g][h] * inv(n_g1 n_h0) - C[h][g] * inv(n_h1 n_g0)
+            a, z = np.multiply(c_qb, self.inv_qb), np.multiply(c_bq, self.inv_bq)
+            terms = np.where(self.old_first, a - z, z - a) if self.signed else a - z
+        elif self.metric == "urf":
+            # (double)(U[g][h] - U[h][g]) * inv(n_g n_h)
+            diff = c[2] - c[3]
+            if self.signed:
+                diff = np.where(self.old_first, diff, -diff)
+            terms = np.multiply(diff, self.inv_u)
+        else:
+            # ((double)R_g + w_g) * inv_p[g], for the old groups and for b
+            p_old = np.add(self.row_const + c_qb, self.w_q) * self.inv_p
+            p_b = np.add(c_bq.sum(axis=0), self.w_b) * self.inv_p_b
+            if self.signed:  # two groups: the one pair (g < h)
+                terms = np.where(self.old_first, p_old - p_b, p_b - p_old)
+            else:
+                high = np.maximum(p_old.max(axis=0), p_b)
+                low = np.minimum(p_old.min(axis=0), p_b)
+                return auc - np.multiply(high - low, self.lam)
+        if self.signed:
+            d = terms[0]
+        else:
+            d = np.abs(terms).max(axis=0)
+            if self.floor is not None:
+                d = np.maximum(d, self.floor)
+        return auc - np.multiply(d, self.lam)
 
 
 def _walk(dec):
@@ -156,13 +227,6 @@ def merge_step(seq_g, seq_y, steps, b, y_b):
     new_g[steps], new_y[steps] = seq_g, seq_y
     new_g[~steps], new_y[~steps] = b, y_b
     return new_g, new_y
-
-
-def _ghat(var_c, var_u, const_c, const_u, cs, lam, metric, mode, moving, floor):
-    c = {**const_c, **var_c}
-    u = {**const_u, **var_u}
-    d = kg.disparity(c, u, cs, metric, mode, moving, floor)
-    return kg.auc(c, cs) - np.multiply(d, lam)
 
 
 def solve_iterative(prob, lam, progress=None, step=None):
