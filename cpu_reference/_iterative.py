@@ -37,7 +37,7 @@ def total_cells(sizes):
 @dataclass(frozen=True, eq=False)
 class StepInputs:
     """What one iterative step needs besides its lattice: the old groups' prefix counts
-    over the merged sequence, and the split of the pairs into moving and fixed ones.
+    over the merged sequence, and the maximum |term| of the pairs that do not move.
     Shared by the NumPy step and the CUDA launcher (``gpu_xorder._multi_inputs``)."""
 
     old: list          # groups merged so far (b excluded), increasing
@@ -45,12 +45,11 @@ class StepInputs:
     left_a: dict       # h -> n_h - count_h(i)
     ypos_a: dict       # h -> 1 where merged item i is a positive of h
     is_h: dict         # h -> 1 where merged item i belongs to h
-    moving: list       # unordered pairs (g < h) whose term varies over the lattice
     floor: object      # maximum |term| of the other pairs (None when there are none)
 
 
 def step_inputs(prob, cs, seq_g, seq_y, b, const_c, const_u):
-    """Prefix counts and pair split of the step merging group ``b`` (DESIGN section 4)."""
+    """Prefix counts and fixed-pair floor of the step merging ``b`` (DESIGN section 4)."""
     old = [g for g in cs.members if g != b]
     is_h = {h: (seq_g == h).astype(np.int64) for h in old}
     negleft_a = {h: prob.n0(h) - np.concatenate(([0], np.cumsum(is_h[h] * (1 - seq_y))))
@@ -60,15 +59,11 @@ def step_inputs(prob, cs, seq_g, seq_y, b, const_c, const_u):
     # xAUC and URF terms of pairs without b are the same in every cell: their maximum is
     # computed once. A PRF term reads R_g, which includes C[g][b], so every pair moves.
     pairs = [(g, h) for g, h in kg.ordered_pairs(cs.members) if g < h]
-    if prob.metric == "prf":
-        moving, fixed = pairs, []
-    else:
-        moving = [p for p in pairs if b in p]
-        fixed = [p for p in pairs if b not in p]
+    fixed = [] if prob.metric == "prf" else [p for p in pairs if b not in p]
     floor = (kg.disparity(const_c, const_u, cs, prob.metric, "absolute", fixed)
              if fixed else None)
     return StepInputs(old=old, negleft_a=negleft_a, left_a=left_a, ypos_a=ypos_a,
-                      is_h=is_h, moving=moving, floor=floor)
+                      is_h=is_h, floor=floor)
 
 
 def step_fill(prob, lam, cs, seq_g, seq_y, b, const_c, const_u, progress=None, offset=0,
@@ -99,7 +94,7 @@ def step_fill(prob, lam, cs, seq_g, seq_y, b, const_c, const_u, progress=None, o
     y_b = np.concatenate(([0], prob.ys[b]))             # y_b[j] = label of b item j - 1
     neg_b = prob.negleft[b]                             # by j
     left_b = n_b - np.arange(n_b + 1)                   # n_b - j, by j
-    ghat = _StepGhat(prob, cs, b, old, const_c, inp, lam)
+    ghat = StepGhat(prob, cs, b, old, const_c, inp, lam)
     rows = 4 if urf else 2  # C[q][b], C[b][q], U[q][b], U[b][q]
     # counter buffers of two anti-diagonals; column i + 1 holds cell (i, d - i), so the
     # a-predecessors of cells i_lo..i_hi are columns i_lo..i_hi (column 0: never used)
@@ -143,8 +138,11 @@ def step_fill(prob, lam, cs, seq_g, seq_y, b, const_c, const_u, progress=None, o
     return dec, final_c, final_u
 
 
-class _StepGhat:
+class StepGhat:
     """G-hat of candidates of an iterative step, stacked counters ``(rows, m, L)``.
+
+    Also the one place the step's per-group constants are made: the CUDA input packer
+    (``gpu_xorder._multi_inputs``) reads them from here.
 
     The operation sequence of ``_kgroups.ghat`` over the groups merged so far plus b:
     the C of the pairs without b enter the AUC sum as one exact integer, their xAUC/URF
@@ -156,7 +154,7 @@ class _StepGhat:
 
     def __init__(self, prob, cs, b, old, const_c, inp, lam):
         self.metric, self.signed, self.lam = prob.metric, prob.mode == "signed", lam
-        self.s_const = sum(const_c[(g, h)] for g in old for h in old if g != h)
+        self.s_const = sum(const_c[(g, h)] for g in old for h in old if g != h)  # exact
         self.w, self.inv_auc = cs.w, cs.inv_auc
         col = np.array
         self.inv_qb = col([cs.inv_x[(g, b)] for g in old])[:, None]

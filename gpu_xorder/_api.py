@@ -145,11 +145,13 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend, progr
     engine_name = resolve_backend(backend)
     prob = cpu_reference.build_problem(s, y, index, labels.size, metric, mode)
     chosen = _choose_method(method, prob.sizes)
+    if engine_name == "cupy" and labels.size == 2:
+        two = _solve_two_on_gpu(prob, s, y, index, lams, progress)
     results = []
-    for lam in lams:
+    for k, lam in enumerate(lams):
         extra = {}
         if engine_name == "cupy" and labels.size == 2:
-            path, c, u, cs = _solve_two_on_gpu(s, y, index, metric, mode, lam, progress)
+            path, c, u, cs = two[k]
         elif engine_name == "cupy":
             solution = cupy_engine().solve_multi(prob, lam, chosen, progress)
             path, c, u, cs = solution[:4]
@@ -180,15 +182,18 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend, progr
     return results
 
 
-def _solve_two_on_gpu(s, y, index, metric, mode, lam, progress):
-    """Two groups on the 2-D kernels, in the K-group result format."""
-    lat = cpu_reference.build_lattice(s, y, index, metric, mode)
-    (path, final), = cupy_engine().solve(lat, [lam], progress=progress)
-    final = [int(v) for v in final]
-    c = {(0, 1): final[0], (1, 0): final[1]}
-    u = {(0, 1): final[2], (1, 0): final[3]} if metric == "urf" else {}
-    prob = cpu_reference.build_problem(s, y, index, 2, metric, mode)
-    return path, c, u, cpu_reference.kgroup_constants(prob, range(2))
+def _solve_two_on_gpu(prob, s, y, index, lams, progress):
+    """Two groups on the 2-D kernels (all lam values in one batch), in the K-group
+    result format: ``[(path, C, U, constants), ...]``."""
+    lat = cpu_reference.build_lattice(s, y, index, prob.metric, prob.mode)
+    cs = cpu_reference.kgroup_constants(prob, range(2))
+    out = []
+    for path, final in cupy_engine().solve(lat, lams, progress=progress):
+        final = [int(v) for v in final]
+        c = {(0, 1): final[0], (1, 0): final[1]}
+        u = {(0, 1): final[2], (1, 0): final[3]} if prob.metric == "urf" else {}
+        out.append((path, c, u, cs))
+    return out
 
 
 def _counter_dict(c, u, labels, metric):

@@ -28,12 +28,9 @@ def iter_arrays(prob, cs, seq_g, seq_y, b, const_c, const_u, lam):
     m = len(old)
     compact = np.full(prob.k, -1, dtype=np.int32)
     compact[old] = np.arange(m, dtype=np.int32)
-    qc = np.zeros((m, 8))
-    for q, g in enumerate(old):
-        row_const = sum(const_c[(g, h)] for h in old if h != g)  # exact Python int
-        qc[q] = (cs.inv_x[(g, b)], cs.inv_x[(b, g)], cs.inv_u[(min(g, b), max(g, b))],
-                 float(g < b), float(row_const), cs.w_g[g], cs.inv_p[g], 0.0)
-    s_const = sum(const_c[(g, h)] for g in old for h in old if g != h)
+    k = _iterative.StepGhat(prob, cs, b, old, const_c, inp, lam)
+    qc = np.concatenate([k.inv_qb, k.inv_bq, k.inv_u, k.old_first, k.row_const, k.w_q,
+                         k.inv_p, np.zeros((m, 1))], axis=1).astype(np.float64)
     floor = 0.0 if inp.floor is None else float(inp.floor)
     return {
         "seq_q": compact[seq_g],
@@ -44,7 +41,7 @@ def iter_arrays(prob, cs, seq_g, seq_y, b, const_c, const_u, lam):
         "negleft_a": np.stack([inp.negleft_a[h] for h in old]).astype(np.float64),
         "left_a": np.stack([inp.left_a[h] for h in old]).astype(np.float64),
         "qc": qc,
-        "scal": np.array([float(s_const), cs.w, cs.inv_auc, floor, cs.w_g[b], cs.inv_p[b],
+        "scal": np.array([float(k.s_const), k.w, k.inv_auc, floor, k.w_b, k.inv_p_b,
                           float(lam), 0.0]),
         "n_a": np.int32(seq_g.size),
         "n_b": np.int32(prob.sizes[b]),

@@ -16,7 +16,7 @@ the host, ``test_gpu.py`` on a device).
 
 import numpy as np
 
-from cpu_reference import _iterative
+from cpu_reference import _iterative, _kd
 from cpu_reference import _kgroups as kg
 from cpu_reference._bits import n_words
 
@@ -73,7 +73,7 @@ def kd(prob, lam, dev, progress=None):
     words = dev.zeros(arrays["nbits"] * arrays["plane_words"], np.uint32)
     n = arrays["n_planes"]
     every = max(1, n // 100)
-    total = int(np.prod([s + 1 for s in prob.sizes], dtype=object))
+    total = _kd.n_cells(prob.sizes)
     for d in range(1, n + 1):
         lo, hi = int(arrays["lo"][d]), int(arrays["hi"][d])
         dev.launch("kd_plane_kernel", -(-(hi - (lo & ~31)) // THREADS), THREADS,

@@ -44,6 +44,8 @@ def _c(value):
         return ctypes.c_void_p(value.ctypes.data)
     if isinstance(value, np.int32):
         return ctypes.c_int(int(value))
+    if isinstance(value, np.int64):
+        return ctypes.c_longlong(int(value))
     raise TypeError(type(value))
 
 
@@ -86,14 +88,6 @@ def kd_walk(lib, arrays, words):
     return path
 
 
-def _arg(value):
-    if isinstance(value, np.ndarray):
-        return _c(value)
-    if isinstance(value, np.int64):
-        return ctypes.c_longlong(int(value))
-    return _c(value)
-
-
 class HostDevice:
     """The device interface of ``gpu_xorder._multi_launch`` on host arrays: each launch
     is replayed by the kernel's own code compiled for the host (``*_launch_host``)."""
@@ -117,7 +111,7 @@ class HostDevice:
         replay = {"iter_diag_kernel": self.lib.iter_diag_launch_host,
                   "kd_plane_kernel": self.lib.kd_plane_launch_host}[name]
         grid_arg = ctypes.c_int(grid) if name == "iter_diag_kernel" else ctypes.c_longlong(grid)
-        replay(grid_arg, ctypes.c_int(block), *[_arg(a) for a in args])
+        replay(grid_arg, ctypes.c_int(block), *[_c(a) for a in args])
         self.launches += 1
 
     @staticmethod
