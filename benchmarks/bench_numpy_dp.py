@@ -83,3 +83,28 @@ def test_traceback(benchmark, n):
     assert path.size == lat.n_a + lat.n_b
     assert int((path == 0).sum()) == lat.n_a
     _report(benchmark, lat, words)
+
+
+BANDED = [pytest.param(3000, id="n3000"), pytest.param(10000, id="n10000",
+                                                       marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("n", BANDED)
+def test_banded_solve(benchmark, n):
+    """Fill, checkpoints and path with the bits limited to a quarter of the lattice's
+    (``fair_order(memory_limit=...)``): time per cell of the whole solve, and the bytes
+    kept (one band's bits plus the checkpoint rows) against the whole lattice's bits."""
+    lat = _lattice(n)
+    whole_bits = cpu_reference.n_words(lat.n_a, lat.n_b) * 4
+    band_rows = cpu_reference.plan_bands(lat.n_a, lat.n_b, whole_bits // 4, lat.n_counters)
+    fill_band = cpu_reference.numpy_band_fill([LAM])
+    (path, _), = benchmark.pedantic(
+        cpu_reference.solve_banded, args=(lat, 1, band_rows, fill_band), rounds=2,
+        iterations=1)
+    assert path.size == lat.n_a + lat.n_b
+    kept = cpu_reference.banded_bytes(lat.n_a, lat.n_b, band_rows, lat.n_counters)
+    benchmark.extra_info["band_rows"] = band_rows
+    benchmark.extra_info["bands"] = -(-lat.n_a // band_rows)
+    benchmark.extra_info["ns_per_cell"] = benchmark.stats.stats.min * 1e9 / lat.n_cells
+    benchmark.extra_info["kept_bytes_per_cell"] = kept / lat.n_cells
+    benchmark.extra_info["whole_bits_bytes_per_cell"] = whole_bits / lat.n_cells

@@ -62,6 +62,20 @@ def time_cupy(lat, lams, tile_j=None):
     return t1 - t0, t2 - t1, nbytes
 
 
+def time_solve(lat, memory_limit=None):
+    """Whole ``_cupy_engine.solve`` (fill, path, host copies); with ``memory_limit`` the
+    banded solve (counter checkpoints). Returns (seconds, band_rows)."""
+    import cupy as cp
+
+    from gpu_xorder import _cupy_engine as ce
+
+    t0 = time.perf_counter()
+    _, band_rows = ce.solve(lat, [0.5], memory_limit=memory_limit)
+    seconds = time.perf_counter() - t0
+    cp.get_default_memory_pool().free_all_blocks()
+    return seconds, band_rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=os.path.join(os.environ.get("OUT", "."), "speed_table.md"))
@@ -98,6 +112,10 @@ def main(argv=None):
             if cells <= 10**8:
                 fill8, _, _ = time_cupy(lat, [0.5] * 8, best[1])
                 row["gcups_batch8"] = 8 * cells / fill8 / 1e9
+            if cells >= 10**8:  # counter checkpoints: bits limited to a quarter
+                row["solve"] = time_solve(lat)[0]
+                row["banded"], rows_per_band = time_solve(lat, nbytes // 4)
+                row["bands"] = -(-n_a // rows_per_band)
         if np_ns is None or np_ns * cells * 1e-9 < args.numpy_budget:
             fill, tb = time_numpy(lat, 0.5)
             np_ns = fill / cells * 1e9
@@ -113,6 +131,8 @@ def main(argv=None):
             ("gpu_fill", "tiled fill s", "{:.4f}"), ("tile", "tile 32x", "{}"),
             ("gcups", "tiled GCUPS", "{:.2f}"), ("gcups_batch8", "tiled GCUPS, 8 lam", "{:.2f}"),
             ("gpu_tb", "traceback s", "{:.4f}"), ("tb_share", "traceback/fill", "{:.1%}"),
+            ("solve", "solve s", "{:.3f}"), ("banded", "banded solve s (bits/4)", "{:.3f}"),
+            ("bands", "bands", "{}"),
             ("bytes_per_cell", "GPU bytes/cell", "{:.3f}"),
             ("np_fill", "NumPy fill s", "{:.3f}"), ("np_ns", "NumPy ns/cell", "{:.1f}"),
             ("np_tb", "NumPy traceback s", "{:.4f}"), ("speedup", "tiled vs NumPy", "{:.0f}x")]

@@ -4,7 +4,9 @@ The fallback backend of ``gpu_xorder`` and the source of truth every CUDA kernel
 tested against, decision for decision.
 """
 
-from ._bits import bits_to_matrix
+from ._banded import (band_lattice, banded_bytes, least_banded_bytes, numpy_band_fill,
+                      plan_bands, solve_banded)
+from ._bits import bits_to_matrix, n_words
 from ._fill import fill
 from ._ghat import cell_values
 from ._iterative import merge_order, solve_iterative
@@ -20,6 +22,8 @@ __all__ = [
     "COUNTERS",
     "KProblem",
     "Lattice",
+    "band_lattice",
+    "banded_bytes",
     "bits_to_matrix",
     "build_lattice",
     "build_problem",
@@ -29,8 +33,13 @@ __all__ = [
     "kd_cells",
     "kgroup_constants",
     "kgroup_values",
+    "least_banded_bytes",
     "merge_order",
+    "n_words",
+    "numpy_band_fill",
     "path_to_order",
+    "plan_bands",
+    "solve_banded",
     "solve_iterative",
     "solve_kd",
     "traceback",

@@ -59,12 +59,19 @@ def to_state(lat, counters):
     return c.copy()
 
 
-def from_state(lat, state):
-    """int64 counters (shape ``(K, ...)``) of state rows; inverse of ``to_state``."""
+def from_state(lat, state, j=None):
+    """int64 counters (shape ``(K, ...)``) of the state rows of last-row cells
+    ``(n_a, j)`` (default ``j = n_b``, the last cell); inverse of ``to_state``.
+
+    URF state holds ``uab - uba``; ``uab + uba`` is the number of cross pairs with an
+    item placed, ``i n_b + j (N_a - i)`` at global row ``i = row_offset + n_a`` of a
+    lattice whose a group has ``N_a`` items (``N_a - i = left_a[-1]``).
+    """
     s = np.asarray(state, dtype=np.float64)
     w = lat.consts
     if lat.metric == "urf":
-        pairs = float(lat.n_a * lat.n_b)
+        j = lat.n_b if j is None else np.asarray(j, dtype=np.float64)
+        pairs = float((lat.row_offset + lat.n_a) * lat.n_b) + j * float(lat.left_a[-1])
         uab = (pairs + s[2]) / 2.0
         out = np.stack([s[0], s[1], uab, pairs - uab])
     elif lat.metric == "prf":
@@ -214,8 +221,8 @@ class DiagonalStep:
         return decide
 
 
-def fill(lat, lam, progress=None):
-    """Fill the lattice; return ``(words, final_counters)``.
+def fill(lat, lam, progress=None, *, edges=None, bits=True, bottom=False):
+    """Fill the lattice; return ``(words, final_counters)`` (and the bottom row).
 
     Parameters
     ----------
@@ -223,16 +230,30 @@ def fill(lat, lam, progress=None):
     lam : float
     progress : callable(done_cells, total_cells), optional
         Called every few diagonals.
+    edges : (col0, row0), optional
+        int64 counters of the cells ``(i, 0)`` (shape ``(K, n_a + 1)``) and ``(0, j)``
+        (shape ``(K, n_b + 1)``); default ``edge_counters(lat)``. A band of rows of a
+        larger lattice (``_banded``) passes its first column and the bottom row of the
+        band above.
+    bits : bool, default=True
+        False: decide every cell but keep no decision bits (``words`` is None).
+    bottom : bool, default=False
+        Also return the int64 counters of the last row, cells ``(n_a, j)``, shape
+        ``(K, n_b + 1)``.
 
     Returns
     -------
-    words : ndarray of uint32
+    words : ndarray of uint32 or None
         Decision bits (layout of ``_bits``).
     final : ndarray of int64, shape (K,)
         Counters of the last cell ``(n_a, n_b)``.
+    last_row : ndarray of int64, shape (K, n_b + 1)
+        Only with ``bottom=True``.
     """
     n_a, n_b = lat.n_a, lat.n_b
-    col0, row0 = (np.ascontiguousarray(to_state(lat, e).T) for e in edge_counters(lat))
+    if edges is None:
+        edges = edge_counters(lat)
+    col0, row0 = (np.ascontiguousarray(to_state(lat, e).T) for e in edges)
     longest = min(n_a, n_b)
     step = DiagonalStep(lat, lam, longest)
     r = step.rows
@@ -243,14 +264,15 @@ def fill(lat, lam, progress=None):
     # a-candidates of the next one are written just before it, so that each row's two
     # candidates form one contiguous block (a-candidates, then the new state).
     bufs = [np.zeros((r, lead + width)) for _ in range(2)]
-    bufs[0][:, lead] = to_state(lat, np.zeros(lat.n_counters))  # cell (0, 0)
+    bufs[0][:, lead] = row0[0]  # cell (0, 0)
     states = [b[:, lead:] for b in bufs]
     preds = [np.ndarray((r, 2, width - 1), dtype=np.float64, buffer=b,
                         offset=lead * item, strides=(b.strides[0], item, item))
              for b in bufs]
     # views[parity][off]: padded length -> (predecessors, candidate views)
     views = [[{}, {}], [{}, {}]]
-    packer = DiagonalPacker(n_a, n_b, pad=PAD)
+    packer = DiagonalPacker(n_a, n_b, pad=PAD) if bits else _Discard(longest + PAD)
+    last = np.empty((n_b + 1, r)) if bottom else None
     decide, stage_row, end_diagonal = step.decide, packer.row, packer.end_diagonal
     n_diag = n_a + n_b
     every = max(1, n_diag // 200)
@@ -281,11 +303,34 @@ def fill(lat, lam, progress=None):
             nxt[:, 0] = row0[d]
         if d <= n_a:
             nxt[:, off + length] = col0[d]
+        if last is not None and d >= n_a:
+            last[d - n_a] = nxt[:, n_a - (d - n_b if d > n_b else 0)]
         cur = 1 - cur
         if progress is not None and (d % every == 0 or d == n_diag):
             progress(_cells_through(d, n_a, n_b), lat.n_cells)
     packer.flush()
-    return packer.words, from_state(lat, states[cur][:, 0])
+    final = from_state(lat, states[cur][:, 0])
+    if last is None:
+        return packer.words, final
+    return packer.words, final, from_state(lat, last.T, np.arange(n_b + 1))
+
+
+class _Discard:
+    """Packer interface of ``DiagonalPacker`` that keeps no bits (``fill(bits=False)``)."""
+
+    words = None
+
+    def __init__(self, length):
+        self._row = np.zeros(length, dtype=bool)
+
+    def row(self, d, i_lo, i_hi):
+        return self._row[:i_hi - i_lo + 1]
+
+    def end_diagonal(self):
+        pass
+
+    def flush(self):
+        pass
 
 
 def _cells_through(d, n_a, n_b):

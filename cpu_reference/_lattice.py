@@ -76,6 +76,7 @@ class Lattice:
     left_a: np.ndarray       # (n_a + 1,) n_a - i, the URF gain of a b-step
     left_b_rev: np.ndarray   # (n_b + 1,) n_b - j at k = n_b - j, i.e. k itself
     consts: GhatConstants
+    row_offset: int = 0      # rows above this lattice: > 0 for a band (``_banded``)
 
     @property
     def n_counters(self):

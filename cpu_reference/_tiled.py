@@ -23,10 +23,14 @@ def tile_schedule(n_a, n_b, tile_j):
     return out
 
 
-def fill_tiled(lat, lam, tile_j):
-    """Fill the lattice tile by tile; return ``(words, final)`` like ``_fill.fill``."""
+def fill_tiled(lat, lam, tile_j, *, edges=None, bottom=False):
+    """Fill the lattice tile by tile; return ``(words, final)`` like ``_fill.fill``.
+
+    ``edges`` and ``bottom`` as in ``_fill.fill`` (``edges[1]`` one row of counters);
+    like the kernel, ``bottom`` needs ``n_a`` to be a multiple of 32.
+    """
     n_a, n_b = lat.n_a, lat.n_b
-    col0, row0 = edge_counters(lat)
+    col0, row0 = edge_counters(lat) if edges is None else edges
     # cells (32R, j) and (i, j0 - 1), as the reference fill's exact state rows
     rowbuf, colbuf = to_state(lat, row0), to_state(lat, col0)
     words = np.zeros(n_words(n_a, n_b), dtype=np.uint32)
@@ -35,7 +39,13 @@ def fill_tiled(lat, lam, tile_j):
         for tile in range(n_tiles):
             r = r_first + tile
             _tile(lat, step, r, tile_diag - r, tile_j, rowbuf, colbuf, words)
-    return words, from_state(lat, colbuf[:, n_a])
+    final = from_state(lat, colbuf[:, n_a])
+    if not bottom:
+        return words, final
+    if n_a % BLOCK:
+        raise ValueError(f"the last row is kept for whole 32-row blocks only, n_a = {n_a}")
+    rowbuf[:, 0] = to_state(lat, col0[:, n_a])  # cell (n_a, 0): never a kernel cell
+    return words, final, from_state(lat, rowbuf, np.arange(n_b + 1))
 
 
 def _tile(lat, step, r, j_tile, tile_j, rowbuf, colbuf, words):

@@ -23,11 +23,21 @@ def traceback(words, n_a, n_b):
     -------
     path : ndarray of int8, shape (n_a + n_b,)
     """
+    steps, i, j = walk(words, n_a, n_b, n_b)
+    return assemble_path(steps, i, j)
+
+
+def walk(words, n_a, n_b, j):
+    """Walk back from cell ``(n_a, j)`` until the path meets row 0 or column 0.
+
+    Returns ``(steps, i, j)``: the group index of every step taken, last rank first
+    (a list), and the edge cell reached. The band solver (``_banded``) walks each band
+    of rows with it, the bottom band first.
+    """
     stride = n_b + BLOCK - 1
     bits = memoryview(np.ascontiguousarray(words, dtype=np.uint32)).cast("B").cast("I")
-    path = np.empty(n_a + n_b, dtype=np.int8)
     steps = []
-    i, j = n_a, n_b
+    i = n_a
     while i > 0 and j > 0:
         t = (i - 1) % BLOCK
         if (bits[((i - 1) // BLOCK) * stride + j + t - 1] >> t) & 1:
@@ -36,8 +46,14 @@ def traceback(words, n_a, n_b):
         else:
             steps.append(1)
             j -= 1
-    # From the edge of the lattice the rest of the path is forced.
+    return steps, i, j
+
+
+def assemble_path(steps, i, j):
+    """The path of ``steps`` (last rank first) walked back to the edge cell ``(i, j)``
+    (``i == 0`` or ``j == 0``): from there the rest is forced."""
     k = i + j
+    path = np.empty(k + len(steps), dtype=np.int8)
     path[:k] = 0 if i else 1
     path[k:] = steps[::-1]
     return path

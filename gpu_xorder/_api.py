@@ -7,7 +7,7 @@ import numpy as np
 import cpu_reference
 
 from . import _validation as v
-from ._backend import cupy_engine, resolve_backend
+from ._backend import cupy_engine, host_memory_available, resolve_backend
 from ._result import FairOrderResult
 
 logger = logging.getLogger("gpu_xorder")
@@ -16,9 +16,23 @@ logger = logging.getLogger("gpu_xorder")
 #: lattice cells, prod(n_g + 1), and iterative xOrder beyond.
 KD_MAX_CELLS = 10**8
 
+#: With ``memory_limit=None`` the NumPy backend lets the decision bits take this share
+#: of the host memory available when the call starts.
+HOST_MEMORY_SHARE = 0.75
+
+MSG_MULTI_MEMORY = (
+    "{method} xOrder of groups of sizes {sizes} keeps {need:.3g} GiB of decision bits, "
+    "over memory_limit ({limit:.3g} GiB); {hint}subsample each group (XOrder(subsample=k))"
+)
+MSG_HOST_MEMORY = (
+    "the {n_a} x {n_b} xOrder lattice does not fit in {budget:.3g} GiB ({source}), not "
+    "even in bands of rows with counter checkpoints (at least {least:.3g} GiB); "
+    "subsample each group (XOrder(subsample=k), DESIGN section 6)"
+)
+
 
 def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute",
-               backend="auto", method="auto", progress=None):
+               backend="auto", method="auto", memory_limit=None, progress=None):
     """Interleave the groups' rankings to trade AUC against ranking disparity.
 
     Every group keeps its own descending score order; the DP chooses how the groups
@@ -54,6 +68,14 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
         ``KD_MAX_CELLS`` = 1e8 cells, else ``"iterative"``. ``result.method`` records
         the choice (``"2d"``, ``"kd"`` or ``"iterative"``). With two groups all three
         give the same ordering.
+    memory_limit : int or None, default=None
+        Bytes the decision bits of the two-group DP may take (all ``lam`` values of a
+        GPU batch together). Default: 75% of the host memory available (NumPy) or the
+        free device memory (CuPy). When the lattice's bits exceed it, the lattice is
+        filled in bands of rows with counter checkpoints and the path recomputed band
+        by band (DESIGN section 6): the same result for about twice the work;
+        ``result.extra`` then holds ``"bands"`` and ``"band_rows"``. Two groups with
+        ``method="auto"`` only.
     progress : callable(done_cells, total_cells), optional
         Called periodically while the lattice fills.
 
@@ -85,32 +107,63 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
     labels, index = v.encode_groups(groups, s.size)
     v.check_n_groups(labels)
     lams, batch = v.check_lam(lam)
+    memory_limit = v.check_memory_limit(memory_limit)
     v.check_supports(labels, index, labels_y, metric)
     if labels.size > 2 and mode == "signed":
         raise ValueError(v.MSG_SIGNED_TWO.format(k=labels.size))
     if labels.size > 2 or method != "auto":
         results = _solve_multi(s, labels_y, index, labels, metric, mode, lams, method,
-                               backend, progress)
+                               backend, progress, memory_limit)
         return results if batch else results[0]
     engine_name = resolve_backend(backend)
     lat = cpu_reference.build_lattice(s, labels_y, index, metric, mode)
     if engine_name == "cupy":
-        solutions = cupy_engine().solve(lat, lams, progress=progress)
+        solutions, band_rows = cupy_engine().solve(lat, lams, progress=progress,
+                                                   memory_limit=memory_limit)
     else:
-        solutions = [_solve_numpy(lat, lam_k, progress) for lam_k in lams]
+        solutions, band_rows = _solve_numpy(lat, lams, progress, memory_limit)
+    extra = {}
+    if band_rows is not None:
+        extra = {"bands": -(-lat.n_a // band_rows), "band_rows": band_rows}
+        logger.info("gpu_xorder: the %d x %d lattice was filled in %d bands of %d rows "
+                    "(decision bits over the memory limit)", lat.n_a, lat.n_b,
+                    extra["bands"], band_rows)
     results = [
-        _make_result(lat, labels, lam_k, path, final, engine_name)
+        _make_result(lat, labels, lam_k, path, final, engine_name, extra)
         for lam_k, (path, final) in zip(lams, solutions)
     ]
     return results if batch else results[0]
 
 
-def _solve_numpy(lat, lam, progress):
-    words, final = cpu_reference.fill(lat, lam, progress=progress)
-    return cpu_reference.traceback(words, lat.n_a, lat.n_b), final
+def _solve_numpy(lat, lams, progress, memory_limit):
+    """``([(path, final), ...], band_rows)``: whole lattices while their decision bits
+    fit the budget, else bands with counter checkpoints (``band_rows`` not None)."""
+    budget, source = memory_limit, "memory_limit"
+    if budget is None:
+        available = host_memory_available()
+        budget = None if available is None else int(HOST_MEMORY_SHARE * available)
+        source = "75% of the available host memory"
+    if budget is None or cpu_reference.n_words(lat.n_a, lat.n_b) * 4 <= budget:
+        solutions = []
+        for lam in lams:
+            words, final = cpu_reference.fill(lat, lam, progress=progress)
+            solutions.append((cpu_reference.traceback(words, lat.n_a, lat.n_b), final))
+        return solutions, None
+    band_rows = cpu_reference.plan_bands(lat.n_a, lat.n_b, budget, lat.n_counters)
+    if band_rows is None:
+        least = cpu_reference.least_banded_bytes(lat.n_a, lat.n_b, lat.n_counters)
+        raise MemoryError(MSG_HOST_MEMORY.format(
+            n_a=lat.n_a, n_b=lat.n_b, budget=budget / 2**30, source=source,
+            least=least / 2**30))
+    solutions = [
+        cpu_reference.solve_banded(lat, 1, band_rows, cpu_reference.numpy_band_fill([lam]),
+                                   progress)[0]
+        for lam in lams
+    ]
+    return solutions, band_rows
 
 
-def _make_result(lat, labels, lam, path, final, backend):
+def _make_result(lat, labels, lam, path, final, backend, extra):
     objective, auc, _ = cpu_reference.cell_values(final, lat.consts, lam, lat.metric, lat.mode)
     _, _, delta = cpu_reference.cell_values(final, lat.consts, lam, lat.metric, "absolute")
     names = cpu_reference.COUNTERS[lat.metric]
@@ -126,16 +179,36 @@ def _make_result(lat, labels, lam, path, final, backend):
         lam=float(lam),
         mode=lat.mode,
         backend=backend,
+        extra=dict(extra),
     )
 
 
-def _choose_method(method, sizes):
+def _choose_method(method, sizes, memory_limit=None):
     if method != "auto":
         return method
-    return "kd" if cpu_reference.kd_cells(sizes) <= KD_MAX_CELLS else "iterative"
+    if cpu_reference.kd_cells(sizes) > KD_MAX_CELLS:
+        return "iterative"
+    if memory_limit is not None and decision_bytes(sizes, "kd") > memory_limit:
+        return "iterative"
+    return "kd"
 
 
-def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend, progress):
+def decision_bytes(sizes, method):
+    """Bytes of decision bits a K-group method keeps at once: ``ceil(log2 K)`` bits per
+    cell of the K-D lattice, or the words of the largest iterative step."""
+    if method == "kd":
+        planes = max(1, (len(sizes) - 1).bit_length())
+        return planes * -(-cpu_reference.kd_cells(sizes) // 8)
+    order = cpu_reference.merge_order(sizes)
+    need, merged = 0, sizes[order[0]]
+    for g in order[1:]:
+        need = max(need, cpu_reference.n_words(merged, sizes[g]) * 4)
+        merged += sizes[g]
+    return need
+
+
+def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend, progress,
+                 memory_limit=None):
     """K-D or iterative xOrder (any K >= 2) on the NumPy reference or the GPU.
 
     On the GPU, two groups run the 2-D kernels (the K-D and iterative DPs are the 2-D DP
@@ -144,7 +217,13 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend, progr
     """
     engine_name = resolve_backend(backend)
     prob = cpu_reference.build_problem(s, y, index, labels.size, metric, mode)
-    chosen = _choose_method(method, prob.sizes)
+    chosen = _choose_method(method, prob.sizes, memory_limit)
+    if memory_limit is not None and decision_bytes(prob.sizes, chosen) > memory_limit:
+        hint = "use method='auto' (two groups: filled in bands) or " if labels.size == 2 else (
+            "use method='iterative' or " if chosen == "kd" else "")
+        raise MemoryError(MSG_MULTI_MEMORY.format(
+            method=chosen, sizes=list(prob.sizes), limit=memory_limit / 2**30,
+            need=decision_bytes(prob.sizes, chosen) / 2**30, hint=hint))
     if engine_name == "cupy" and labels.size == 2:
         two = _solve_two_on_gpu(prob, s, y, index, lams, progress)
     results = []
@@ -188,7 +267,7 @@ def _solve_two_on_gpu(prob, s, y, index, lams, progress):
     lat = cpu_reference.build_lattice(s, y, index, prob.metric, prob.mode)
     cs = cpu_reference.kgroup_constants(prob, range(2))
     out = []
-    for path, final in cupy_engine().solve(lat, lams, progress=progress):
+    for path, final in cupy_engine().solve(lat, lams, progress=progress)[0]:
         final = [int(v) for v in final]
         c = {(0, 1): final[0], (1, 0): final[1]}
         u = {(0, 1): final[2], (1, 0): final[3]} if prob.metric == "urf" else {}

@@ -13,6 +13,7 @@ import cupy as cp
 import numpy as np
 
 import cpu_reference
+from cpu_reference._banded import plan_bands, solve_banded
 from cpu_reference._bits import n_words
 from cpu_reference._tiled import tile_schedule
 
@@ -147,36 +148,50 @@ def fill_batch(lat, lams, progress=None):
     return words, prev[:, :, n_a]
 
 
-def fill_batch_tiled(lat, lams, tile_j=DEFAULT_TILE_J, progress=None):
+def fill_batch_tiled(lat, lams, tile_j=DEFAULT_TILE_J, progress=None, *, edges=None,
+                     bottom=False):
     """Like ``fill_batch`` with the tiled kernel: one launch per anti-diagonal of tiles
     (32 rows x ``tile_j`` columns), ``n_a/32 + n_b/tile_j`` launches in all.
 
     Twin: ``cpu_reference._tiled.fill_tiled`` (same schedule, same boundary arrays).
+    ``edges = (col0, top)``: int64 counters of the first column ``(K, n_a + 1)`` and of
+    the row above ``(B, K, n_b + 1)``, for a band of rows of a larger lattice
+    (``cpu_reference._banded.band_lattice``); default: the lattice's own edges. With
+    ``bottom=True`` also returns the counters of the last row, ``(B, K, n_b + 1)``
+    (``n_a`` must be a multiple of 32: the kernel stores the rows that end a block).
     """
     lams = np.asarray(lams, dtype=np.float64)
     batch, n_a, n_b = lams.size, lat.n_a, lat.n_b
     _check_memory(lat, batch)
     kernel = _module(lat, "xorder_tiled.cu", tile_j).get_function("tile_kernel")
     wpb = _warps_per_block(tile_j)
-    col0, row0 = cpu_reference.edge_counters(lat)
+    col0, top = cpu_reference.edge_counters(lat) if edges is None else edges
     dev = _inputs(lat)
     consts = cp.asarray(np.array(lat.consts.astuple(), dtype=np.float64))
     lams_d = cp.asarray(lams)
-    # boundary arrays start as the forced edges: row 0 and column 0
-    rowbuf = cp.asarray(np.broadcast_to(row0, (batch,) + row0.shape).copy())
+    # boundary arrays start as the edges: the row above and column 0
+    shape = (batch,) + np.shape(top)[-2:]
+    rowbuf = cp.asarray(np.broadcast_to(top, shape).copy())
     colbuf = cp.asarray(np.broadcast_to(col0, (batch,) + col0.shape).copy())
     nw = n_words(n_a, n_b)
     words = cp.zeros((batch, nw), dtype=cp.uint32)
     schedule = tile_schedule(n_a, n_b, tile_j)
     every = max(1, len(schedule) // 200)
+    a_below = np.int32(lat.left_a[-1])
     for step, (tile_diag, r_first, n_tiles) in enumerate(schedule, 1):
         kernel(((n_tiles + wpb - 1) // wpb, batch), (32 * wpb,), (
             dev["y_a"], dev["y_b_rev"], dev["negleft_a"], dev["negleft_b_rev"],
             consts, lams_d, rowbuf, colbuf, words, np.int64(nw), np.int32(n_a),
-            np.int32(n_b), np.int32(tile_diag), np.int32(r_first), np.int32(n_tiles)))
+            np.int32(n_b), np.int32(tile_diag), np.int32(r_first), np.int32(n_tiles),
+            a_below))
         if progress is not None and (step % every == 0 or step == len(schedule)):
             progress(int(lat.n_cells * step / len(schedule)), lat.n_cells)
-    return words, colbuf[:, :, n_a]
+    if not bottom:
+        return words, colbuf[:, :, n_a]
+    if n_a % 32:
+        raise ValueError(f"the last row is kept for whole 32-row blocks only, n_a = {n_a}")
+    rowbuf[:, :, 0] = cp.asarray(col0[:, n_a])  # cell (n_a, 0): never a kernel cell
+    return words, colbuf[:, :, n_a], rowbuf
 
 
 def _inputs(lat):
@@ -196,16 +211,49 @@ def traceback_batch(lat, words):
     return paths
 
 
-def solve(lat, lams, progress=None, kernel="tiled"):
-    """``[(path, final_counters), ...]`` on the host, one per lam value."""
-    if kernel == "tiled":
-        words, final = fill_batch_tiled(lat, lams, progress=progress)
-    else:
-        words, final = fill_batch(lat, lams, progress=progress)
-    paths = traceback_batch(lat, words)
-    final_h, paths_h = final.get(), paths.get()
-    del words, paths
-    return [(paths_h[b], final_h[b]) for b in range(len(lams))]
+def solve(lat, lams, progress=None, kernel="tiled", memory_limit=None):
+    """``([(path, final_counters), ...], band_rows)`` on the host, one per lam value;
+    ``band_rows`` is None unless the lattice was filled in bands.
+
+    When the decision bits of the batch exceed ``memory_limit`` bytes (default: what
+    the device has free), the tiled kernel fills the lattice in bands of rows with
+    counter checkpoints held on the host (``cpu_reference._banded``; twice the work).
+    """
+    batch = len(lams)
+    budget = _bits_budget(lat, batch, memory_limit)
+    if budget >= batch * n_words(lat.n_a, lat.n_b) * 4:
+        if kernel == "tiled":
+            words, final = fill_batch_tiled(lat, lams, progress=progress)
+        else:
+            words, final = fill_batch(lat, lams, progress=progress)
+        paths = traceback_batch(lat, words)
+        final_h, paths_h = final.get(), paths.get()
+        del words, paths
+        return [(paths_h[b], final_h[b]) for b in range(batch)], None
+    band_rows = plan_bands(lat.n_a, lat.n_b, budget, lat.n_counters, batch, checkpoints=False)
+    if band_rows is None:
+        raise DeviceMemoryError(MSG_DEVICE_MEMORY.format(
+            need=(_other_bytes(lat, batch) + batch * n_words(min(32, lat.n_a), lat.n_b) * 4)
+            / 2**30,
+            free=_free_bytes() / 2**30, n_a=lat.n_a, n_b=lat.n_b, batch=batch))
+
+    def fill_band(band, col0, top, bits):
+        out = fill_batch_tiled(band, lams, edges=(col0, top), bottom=band.n_a % 32 == 0)
+        last = out[2].get() if len(out) == 3 else None  # the last band's is never used
+        return (out[0].get() if bits else None), out[1].get(), last
+
+    return solve_banded(lat, batch, band_rows, fill_band, progress), band_rows
+
+
+def _other_bytes(lat, batch):
+    """Device bytes of one call besides the decision words."""
+    return required_bytes(lat, batch) - batch * n_words(lat.n_a, lat.n_b) * 4
+
+
+def _bits_budget(lat, batch, memory_limit):
+    """Bytes the decision words of one call may take on the device."""
+    budget = int(0.9 * _free_bytes()) - _other_bytes(lat, batch)
+    return budget if memory_limit is None else min(budget, memory_limit)
 
 
 # ------------------------------------------------------------------ more than two groups

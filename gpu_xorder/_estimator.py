@@ -55,6 +55,10 @@ class XOrder(TransformerMixin, BaseEstimator):
         setting), then carry it to all training items, and later to new ones, through the
         same monotone per-group maps. The lattice shrinks by about ``subsample ** 2``.
         None or 1: every item.
+    memory_limit : int or None, default=None
+        Bytes the decision bits may take; beyond, the lattice is filled in bands with
+        counter checkpoints, same result for about twice the work (see
+        :func:`gpu_xorder.fair_order`; two groups only).
 
     Attributes
     ----------
@@ -113,7 +117,8 @@ class XOrder(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, *, metric="xauc", lam=0.0, disparity="absolute",
-                 reference_group=None, backend="auto", method="auto", subsample=None):
+                 reference_group=None, backend="auto", method="auto", subsample=None,
+                 memory_limit=None):
         self.metric = metric
         self.lam = lam
         self.disparity = disparity
@@ -121,6 +126,7 @@ class XOrder(TransformerMixin, BaseEstimator):
         self.backend = backend
         self.method = method
         self.subsample = subsample
+        self.memory_limit = memory_limit
 
     def fit(self, scores, y, *, sensitive_features, progress=None):
         """Learn the fair ordering of the training items and the per-group score maps.
@@ -174,7 +180,8 @@ class XOrder(TransformerMixin, BaseEstimator):
 
         result = fair_order(s[keep], labels_y[keep], labels[index[keep]], metric=self.metric,
                             lam=float(lams[0]), disparity=self.disparity,
-                            backend=self.backend, method=self.method, progress=progress)
+                            backend=self.backend, method=self.method,
+                            memory_limit=self.memory_limit, progress=progress)
         s_keep, index_keep = s[keep], index[keep]
         bounds = _transfer.default_bounds(s, s[index == reference])
         learned = _transfer.adjusted_training_scores(s_keep, result.order, index_keep,

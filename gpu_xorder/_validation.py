@@ -29,6 +29,7 @@ MSG_LAM_EMPTY = "lam is an empty sequence"
 MSG_GROUP_LACKS = "group {label!r} has no {what}, which metric {metric!r} needs"
 MSG_SIGNED_TWO = "disparity='signed' is defined for two groups only, got {k}"
 MSG_UNKNOWN_GROUP = "group {label!r} does not occur in the groups passed"
+MSG_MEMORY_LIMIT = "memory_limit must be None or a positive integer (bytes), got {value!r}"
 MSG_TOO_MANY = (
     "{n} items is more than xOrder supports ({limit}): pair counts must stay exact in "
     "float64 (below 2**53); learn the order on a subsample instead"
@@ -70,6 +71,17 @@ def check_size(n):
     """Raise ValueError when ``n`` items are too many for exact pair counts."""
     if n > MAX_ITEMS:
         raise ValueError(MSG_TOO_MANY.format(n=n, limit=MAX_ITEMS))
+
+
+def check_memory_limit(value):
+    """Return ``value`` (None or a positive int of bytes); raise TypeError/ValueError."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(MSG_MEMORY_LIMIT.format(value=value))
+    if value <= 0:
+        raise ValueError(MSG_MEMORY_LIMIT.format(value=value))
+    return int(value)
 
 
 def check_labels(y, n):

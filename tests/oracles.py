@@ -105,13 +105,14 @@ def two_group_problem(rng, n_a, n_b, ties=False):
     return s, y, g
 
 
-def cellwise_fill(lat, lam):
+def cellwise_fill(lat, lam, every_cell=False):
     """The two-group DP cell by cell, by the letter of DESIGN section 3.
 
     int64 counters ``cab, cba[, uab, uba]`` per cell, the step gains written out from the
     group orders, and G-hat by ``cpu_reference.cell_values`` (the documented operation
     sequence of ``_ghat``, shared with the CUDA kernels). Returns the decision matrix
-    (True: the step along a wins, strictly) and the counters of the last cell. O(n_a n_b)
+    (True: the step along a wins, strictly) and the counters of the last cell, or with
+    ``every_cell`` those of every cell, shape ``(n_a + 1, n_b + 1, K)``. O(n_a n_b)
     Python steps: small lattices only.
     """
     from cpu_reference import cell_values  # the contract under test, not the fill
@@ -154,4 +155,4 @@ def cellwise_fill(lat, lam):
                 g_b = cell_values(via_b, lat.consts, lam, lat.metric, lat.mode)[0]
                 dec[i - 1, j - 1] = g_a > g_b
                 counters[i, j] = via_a if g_a > g_b else via_b
-    return dec, counters[n_a, n_b]
+    return dec, counters if every_cell else counters[n_a, n_b]

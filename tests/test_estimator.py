@@ -196,10 +196,11 @@ def test_not_fitted():
 
 def test_clone_get_params_set_params():
     xo = XOrder(metric="prf", lam=0.25, disparity="signed", reference_group="b",
-                backend="numpy", method="iterative", subsample=3)
+                backend="numpy", method="iterative", subsample=3, memory_limit=2**30)
     params = xo.get_params()
     assert params == dict(metric="prf", lam=0.25, disparity="signed", reference_group="b",
-                          backend="numpy", method="iterative", subsample=3)
+                          backend="numpy", method="iterative", subsample=3,
+                          memory_limit=2**30)
     twin = clone(xo)
     assert twin is not xo and twin.get_params() == params
     assert twin.set_params(lam=3.0, metric="urf") is twin

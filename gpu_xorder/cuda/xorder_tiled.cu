@@ -14,6 +14,9 @@
 // Boundary arrays hold int64 counters; inside a tile the counters live in registers as
 // doubles holding the same exact integers (all below 2**53, see ghat in
 // xorder_common.cuh), which keeps int-to-float conversions off the per-step chain.
+// A band of rows of a larger lattice (cpu_reference/_banded.py) is filled as a lattice
+// of its own: the launcher offsets the a-axis inputs, starts rowbuf from the band's
+// checkpoint row and passes the number of a items below the band as a_below.
 #include "xorder_common.cuh"
 
 #ifndef TILE_J
@@ -30,7 +33,8 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) tile_kernel(
     long long* __restrict__ rowbuf,  // [batch][NCOUNT][n_b + 1]: cells (32R, j)
     long long* __restrict__ colbuf,  // [batch][NCOUNT][n_a + 1]: cells (i, j0 - 1)
     unsigned int* __restrict__ words, long long n_words,
-    int n_a, int n_b, int tile_diag, int r_first, int n_tiles) {
+    int n_a, int n_b, int tile_diag, int r_first, int n_tiles,
+    int a_below) {  // a items below the lattice: > 0 for a band of rows (URF gains)
     // Staged per warp: the b-axis gains and the top boundary of the tile's columns.
     __shared__ double sh_yb[WARPS_PER_BLOCK][TILE_J];
     __shared__ double sh_negb[WARPS_PER_BLOCK][TILE_J];
@@ -90,7 +94,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) tile_kernel(
                 from_b[q] = c == 0 ? left[q] : mine[q];
             }
             const Gains<double> g = make_gains<double>(
-                ya_i, nega_i, sh_yb[wib][c], sh_negb[wib][c], n_a - i, n_b - j);
+                ya_i, nega_i, sh_yb[wib][c], sh_negb[wib][c], n_a + a_below - i, n_b - j);
             take_a = cell_update(from_a, from_b, g, lam, cst, out);
 #pragma unroll
             for (int q = 0; q < NCOUNT; ++q) mine[q] = out[q];

@@ -1,0 +1,160 @@
+"""Counter checkpoints for lattices whose decision bits do not fit (DESIGN section 6).
+
+The rows of the lattice are cut into *bands* of whole 32-row blocks. The decisions of a
+band's cells depend only on the band's cells, on its first column (the forced edge cells
+``(i, 0)``) and on the counters of the row just above it. So:
+
+1. **Pass 1** fills the bands top to bottom keeping no decision bits, only the bottom
+   row of counters of every band but the last (a *checkpoint*, ``K (n_b + 1)`` int64).
+2. **Pass 2** refills the bands bottom to top, each from its checkpoint, this time with
+   its decision bits, and walks the path back through the band (``_traceback.walk``)
+   before the next band reuses the memory. It stops early once the path has reached
+   column 0.
+
+Every cell is decided from the same counters by the same cell code as in a full fill,
+so the decisions, the path and the final counters are those of the full fill, bit for
+bit (the tests check it). A band's bits have the layout of ``_bits`` for a lattice of
+the band's rows, which is the full layout's words of those blocks.
+
+Cost: ``2 - 1 / n_bands`` fills. Memory: the bits of one band plus ``n_bands - 1``
+checkpoints, instead of the bits of the whole lattice. The schedule is written once
+against a ``fill_band`` callable: the NumPy fill here, the tiled CUDA kernel in
+``gpu_xorder._cupy_engine``.
+"""
+
+import dataclasses
+
+import numpy as np
+
+from ._bits import BLOCK, n_words
+from ._fill import fill
+from ._lattice import edge_counters
+from ._traceback import assemble_path, walk
+
+
+def band_lattice(lat, i0, i1):
+    """Rows ``i0..i1`` of ``lat`` as a lattice of ``i1 - i0`` rows.
+
+    Row ``i`` of the band is row ``i0 + i`` of ``lat``; the b axis and the G-hat
+    constants are the whole lattice's. ``left_a`` keeps the whole lattice's counts, so
+    ``left_a[-1]`` is the number of a items below the band (the CUDA kernels take it as
+    ``a_below``), and ``row_offset`` is ``i0``.
+    """
+    return dataclasses.replace(
+        lat, n_a=i1 - i0, row_offset=lat.row_offset + i0, perm_a=lat.perm_a[i0:i1], y_a=lat.y_a[i0:i1],
+        negleft_a=lat.negleft_a[i0:i1 + 1], left_a=lat.left_a[i0:i1 + 1])
+
+
+def band_bounds(n_a, band_rows):
+    """``[(i0, i1), ...]``: bands of ``band_rows`` rows (a multiple of 32), last one
+    shorter."""
+    if band_rows < BLOCK or band_rows % BLOCK:
+        raise ValueError(f"band_rows must be a positive multiple of {BLOCK}, got {band_rows}")
+    return [(i0, min(i0 + band_rows, n_a)) for i0 in range(0, n_a, band_rows)]
+
+
+def banded_bytes(n_a, n_b, band_rows, n_counters, batch=1, checkpoints=True):
+    """Bytes of one band's decision words plus (``checkpoints``) the checkpoint rows;
+    ``band_rows`` may be an int array."""
+    rows = np.minimum(band_rows, n_a)
+    need = batch * (-(-rows // BLOCK)) * (n_b + BLOCK - 1) * 4
+    if checkpoints:
+        need = need + batch * (-(-n_a // rows) - 1) * n_counters * (n_b + 1) * 8
+    return need
+
+
+def _candidate_rows(n_a):
+    """Band heights of 1, 2, ... bands of whole blocks (fewest bands first)."""
+    blocks = -(-n_a // BLOCK)
+    return BLOCK * -(-blocks // np.arange(1, blocks + 1))
+
+
+def plan_bands(n_a, n_b, budget, n_counters, batch=1, checkpoints=True):
+    """Rows per band of the fewest bands whose memory (``banded_bytes``) fits ``budget``
+    bytes; None if no band height does."""
+    rows = _candidate_rows(n_a)
+    fits = np.flatnonzero(banded_bytes(n_a, n_b, rows, n_counters, batch, checkpoints)
+                          <= budget)
+    return int(rows[fits[0]]) if fits.size else None
+
+
+def least_banded_bytes(n_a, n_b, n_counters, batch=1, checkpoints=True):
+    """The least memory of any band height (``banded_bytes``)."""
+    rows = _candidate_rows(n_a)
+    return int(banded_bytes(n_a, n_b, rows, n_counters, batch, checkpoints).min())
+
+
+def solve_banded(lat, n_lattices, band_rows, fill_band, progress=None):
+    """Paths and final counters of ``n_lattices`` fills of ``lat``, band by band.
+
+    Parameters
+    ----------
+    lat : Lattice
+    n_lattices : int
+        Lattices filled together (one per lam value; ``fill_band`` knows the values).
+    band_rows : int
+        Rows per band, a multiple of 32.
+    fill_band : callable(band, col0, top, bits) -> (words, final, bottom)
+        Fills ``band`` (``band_lattice``) for every lattice from ``col0`` (int64,
+        ``(K, rows + 1)``, shared) and ``top`` (int64, ``(B, K, n_b + 1)``). Returns the
+        decision words as a host array ``(B, n_words)`` (None when ``bits`` is False),
+        the counters of the band's last cell ``(B, K)`` and of its last row
+        ``(B, K, n_b + 1)``.
+    progress : callable(done_cells, total_cells), optional
+        Called after every band, over the cells of both passes.
+
+    Returns
+    -------
+    list of (path, final) : one per lattice, as ``traceback`` and ``fill`` give them.
+    """
+    bands = band_bounds(lat.n_a, band_rows)
+    col0, row0 = edge_counters(lat)
+    n_b = lat.n_b
+    cells = [(i1 - i0 + 1) * (n_b + 1) for i0, i1 in bands]
+    total, done = 2 * sum(cells) - cells[-1], 0
+    tops = [np.broadcast_to(row0, (n_lattices,) + row0.shape)]
+    for (i0, i1), n in zip(bands[:-1], cells):
+        _, _, bottom = fill_band(band_lattice(lat, i0, i1), col0[:, i0:i1 + 1], tops[-1],
+                                 False)
+        tops.append(np.asarray(bottom))
+        done = _report(progress, done, n, total)
+    walks = [([], n_b) for _ in range(n_lattices)]  # steps so far, column reached
+    ends = [None] * n_lattices  # edge cell where a path's walk ended
+    finals = None
+    for k in range(len(bands) - 1, -1, -1):
+        i0, i1 = bands[k]
+        words, final, _ = fill_band(band_lattice(lat, i0, i1), col0[:, i0:i1 + 1], tops[k],
+                                    True)
+        if finals is None:
+            finals = np.asarray(final)
+        for b, (steps, j) in enumerate(walks):
+            if ends[b] is None:
+                more, i, j = walk(words[b], i1 - i0, n_b, j)
+                steps.extend(more)
+                walks[b] = (steps, j)
+                if j == 0 or i0 == 0:
+                    ends[b] = (i0 + i, j)
+        tops[k] = None  # this checkpoint is spent
+        done = _report(progress, done, cells[k], total)
+        if all(e is not None for e in ends):
+            break
+    if progress is not None and done < total:
+        progress(total, total)
+    return [(assemble_path(steps, *ends[b]), finals[b]) for b, (steps, _) in enumerate(walks)]
+
+
+def _report(progress, done, n, total):
+    done += n
+    if progress is not None:
+        progress(done, total)
+    return done
+
+
+def numpy_band_fill(lams):
+    """The ``fill_band`` of ``solve_banded`` on the NumPy fill, one lattice per lam."""
+    def fill_band(band, col0, top, bits):
+        out = [fill(band, lam, edges=(col0, top[b]), bits=bits, bottom=True)
+               for b, lam in enumerate(lams)]
+        words = [o[0] for o in out] if bits else None
+        return words, np.stack([o[1] for o in out]), np.stack([o[2] for o in out])
+    return fill_band
