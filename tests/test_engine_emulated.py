@@ -1,0 +1,139 @@
+"""The CuPy engine's launchers on an emulated device (``fake_cupy``), on every machine.
+
+The real kernels are compared with NumPy in ``test_gpu.py`` where a GPU exists; here the
+engine's Python side (grids, argument order, buffer shapes, batches, the banded solve,
+memory checks, the two-group path of ``method="kd"``) runs against the NumPy reference
+with the kernels emulated cell by cell.
+"""
+
+import importlib
+import sys
+
+import numpy as np
+import pytest
+
+import cpu_reference as cr
+import fake_cupy
+import gpu_xorder
+from gpu_xorder import _backend, fair_order
+
+from oracles import two_group_problem as problem
+
+METRICS = ("xauc", "prf", "urf")
+
+
+@pytest.fixture
+def engine():
+    """``gpu_xorder._cupy_engine`` imported over ``fake_cupy``; the real state (CuPy or
+    its absence) is restored afterwards."""
+    saved = {name: sys.modules.get(name) for name in ("cupy", "gpu_xorder._cupy_engine")}
+    saved_attr = gpu_xorder.__dict__.get("_cupy_engine")
+    sys.modules["cupy"] = fake_cupy
+    sys.modules.pop("gpu_xorder._cupy_engine", None)
+    gpu_xorder.__dict__.pop("_cupy_engine", None)
+    _backend.cupy_status.cache_clear()
+    free = list(fake_cupy.MEMORY)
+    try:
+        yield importlib.import_module("gpu_xorder._cupy_engine")
+    finally:
+        fake_cupy.MEMORY[:] = free
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+        if saved_attr is None:
+            gpu_xorder.__dict__.pop("_cupy_engine", None)
+        else:
+            gpu_xorder._cupy_engine = saved_attr
+        _backend.cupy_status.cache_clear()
+
+
+def whole(lat, lam):
+    words, final = cr.fill(lat, lam)
+    return words, final, cr.traceback(words, lat.n_a, lat.n_b)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("mode", ["absolute", "signed"])
+def test_fill_launchers_equal_reference(engine, metric, mode):
+    rng = np.random.default_rng(len(metric) + len(mode))
+    lams = [0.0, 0.4, 6.0]
+    for n_a, n_b, ties in [(1, 3, False), (33, 8, True), (40, 70, False)]:
+        if min(n_a, n_b) < 2 and metric != "urf":
+            continue
+        s, y, g = problem(rng, n_a, n_b, ties)
+        lat = cr.build_lattice(s, y, g, metric, mode)
+        runs = [engine.fill_batch(lat, lams)] + [
+            engine.fill_batch_tiled(lat, lams, tile_j=t) for t in (8, 32)]
+        for words, final in runs:
+            paths = engine.traceback_batch(lat, words).get()
+            for b, lam in enumerate(lams):
+                ref_words, ref_final, ref_path = whole(lat, lam)
+                np.testing.assert_array_equal(words.get()[b], ref_words)
+                np.testing.assert_array_equal(final.get()[b], ref_final)
+                np.testing.assert_array_equal(paths[b], ref_path)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_banded_solve_equals_reference(engine, metric):
+    """Bits over the limit: the tiled kernel band by band, checkpoints on the host."""
+    rng = np.random.default_rng(31)
+    lams = [0.0, 3.0]
+    s, y, g = problem(rng, 100, 45, ties=True)
+    lat = cr.build_lattice(s, y, g, metric, "absolute")
+    limit = len(lams) * cr.n_words(32, lat.n_b) * 4
+    solutions, band_rows = engine.solve(lat, lams, memory_limit=limit)
+    assert band_rows == 32
+    for lam, (path, final) in zip(lams, solutions):
+        _, ref_final, ref_path = whole(lat, lam)
+        np.testing.assert_array_equal(path, ref_path)
+        np.testing.assert_array_equal(final, ref_final)
+
+
+def test_banded_when_device_memory_is_short(engine):
+    """No memory_limit: the free device memory decides; too little for any band is a
+    DeviceMemoryError."""
+    rng = np.random.default_rng(32)
+    s, y, g = problem(rng, 130, 60)
+    lat = cr.build_lattice(s, y, g, "xauc", "absolute")
+    other = engine.required_bytes(lat, 1) - cr.n_words(130, 60) * 4
+    fake_cupy.MEMORY[0] = int((other + cr.n_words(64, 60) * 4) / 0.9) + 64
+    (path, final), = engine.solve(lat, [0.5])[0]
+    assert engine.solve(lat, [0.5])[1] == 64
+    _, ref_final, ref_path = whole(lat, 0.5)
+    np.testing.assert_array_equal(path, ref_path)
+    np.testing.assert_array_equal(final, ref_final)
+    fake_cupy.MEMORY[0] = other
+    with pytest.raises(engine.DeviceMemoryError, match="subsample"):
+        engine.solve(lat, [0.5])
+
+
+def test_fair_order_on_the_emulated_device(engine):
+    """``backend="cupy"``: one batch for all lam values; two groups with method="kd" go
+    to the 2-D kernels; memory_limit records the bands."""
+    rng = np.random.default_rng(33)
+    s, y, g = problem(rng, 70, 50)
+    lams = [0.0, 1.0]
+    cpu = fair_order(s, y, g, metric="urf", lam=lams, backend="numpy")
+    before = fake_cupy.LAUNCHES["count"]
+    gpu = fair_order(s, y, g, metric="urf", lam=lams, backend="cupy")
+    assert fake_cupy.LAUNCHES["count"] > before
+    kd = fair_order(s, y, g, metric="urf", lam=lams, backend="cupy", method="kd")
+    limit = 2 * cr.n_words(32, 50) * 4
+    banded = fair_order(s, y, g, metric="urf", lam=lams, backend="cupy", memory_limit=limit)
+    for a, b, c, d in zip(cpu, gpu, kd, banded):
+        for other in (b, c, d):
+            np.testing.assert_array_equal(a.order, other.order)
+            assert a.counters == other.counters
+            assert a.objective == other.objective
+            assert other.backend == "cupy"
+        assert c.method == "kd"
+        assert d.extra == {"bands": 3, "band_rows": 32}
+
+
+def test_smoke_test_and_device_info(engine):
+    engine.smoke_test()
+    info = engine.device_info()
+    assert info["device_name"] == "fake device (NumPy emulation)"
+    assert info["free_memory_bytes"] == fake_cupy.MEMORY[0]
