@@ -91,12 +91,12 @@ BANDED = [pytest.param(3000, id="n3000"), pytest.param(10000, id="n10000",
 
 @pytest.mark.parametrize("n", BANDED)
 def test_banded_solve(benchmark, n):
-    """Fill, checkpoints and path with the bits limited to a quarter of the lattice's
+    """Fill, checkpoints and path with the bits limited to half the lattice's
     (``fair_order(memory_limit=...)``): time per cell of the whole solve, and the bytes
     kept (one band's bits plus the checkpoint rows) against the whole lattice's bits."""
     lat = _lattice(n)
     whole_bits = cpu_reference.n_words(lat.n_a, lat.n_b) * 4
-    band_rows = cpu_reference.plan_bands(lat.n_a, lat.n_b, whole_bits // 4, lat.n_counters)
+    band_rows = cpu_reference.plan_bands(lat.n_a, lat.n_b, whole_bits // 2, lat.n_counters)
     fill_band = cpu_reference.numpy_band_fill([LAM])
     (path, _), = benchmark.pedantic(
         cpu_reference.solve_banded, args=(lat, 1, band_rows, fill_band), rounds=2,
