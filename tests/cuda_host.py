@@ -38,7 +38,7 @@ def build(metric, folder):
     return ctypes.CDLL(str(lib))
 
 
-def _c(value):
+def c_arg(value):
     if isinstance(value, np.ndarray):
         assert value.flags.c_contiguous
         return ctypes.c_void_p(value.ctypes.data)
@@ -57,8 +57,8 @@ def iter_fill(lib, arrays):
     cur = np.zeros_like(prev)
     words = np.zeros(n_words(n_a, n_b), dtype=np.uint32)
     final = np.zeros(rows)
-    args = [_c(arrays[f]) for f in mi.ITER_FIELDS] + [_c(prev), _c(cur), _c(words),
-                                                       _c(final)]
+    args = [c_arg(arrays[f]) for f in mi.ITER_FIELDS] + [
+        c_arg(prev), c_arg(cur), c_arg(words), c_arg(final)]
     lib.iter_fill_host(*args)
     return words, final
 
@@ -70,11 +70,11 @@ def kd_fill(lib, arrays):
     cur = np.zeros_like(prev)
     words = np.zeros(arrays["nbits"] * arrays["plane_words"], dtype=np.uint32)
     final = np.zeros(rows)
-    args = [_c(arrays[f]) for f in mi.KD_FIELDS] + [
-        _c(prev), _c(cur), _c(words), ctypes.c_longlong(arrays["plane_words"]),
-        ctypes.c_int(arrays["nbits"]), _c(arrays["lo"]), _c(arrays["hi"]),
-        _c(arrays["base"]), ctypes.c_int(arrays["n_planes"]),
-        ctypes.c_longlong(arrays["end"]), _c(final)]
+    args = [c_arg(arrays[f]) for f in mi.KD_FIELDS] + [
+        c_arg(prev), c_arg(cur), c_arg(words), ctypes.c_longlong(arrays["plane_words"]),
+        ctypes.c_int(arrays["nbits"]), c_arg(arrays["lo"]), c_arg(arrays["hi"]),
+        c_arg(arrays["base"]), ctypes.c_int(arrays["n_planes"]),
+        ctypes.c_longlong(arrays["end"]), c_arg(final)]
     lib.kd_fill_host(*args)
     return words, final
 
@@ -82,9 +82,10 @@ def kd_fill(lib, arrays):
 def kd_walk(lib, arrays, words):
     path = np.zeros(arrays["n_planes"], dtype=np.int8)
     lib.kd_walk_host(
-        _c(words), ctypes.c_longlong(arrays["plane_words"]), ctypes.c_int(arrays["nbits"]),
-        _c(arrays["lo"]), _c(arrays["base"]), _c(arrays["rank"]), _c(arrays["stride"]),
-        _c(arrays["k"]), _c(arrays["last"]), _c(arrays["sizes"]), _c(path))
+        c_arg(words), ctypes.c_longlong(arrays["plane_words"]), ctypes.c_int(arrays["nbits"]),
+        c_arg(arrays["lo"]), c_arg(arrays["base"]), c_arg(arrays["rank"]),
+        c_arg(arrays["stride"]), c_arg(arrays["k"]), c_arg(arrays["last"]),
+        c_arg(arrays["sizes"]), c_arg(path))
     return path
 
 
@@ -111,7 +112,7 @@ class HostDevice:
         replay = {"iter_diag_kernel": self.lib.iter_diag_launch_host,
                   "kd_plane_kernel": self.lib.kd_plane_launch_host}[name]
         grid_arg = ctypes.c_int(grid) if name == "iter_diag_kernel" else ctypes.c_longlong(grid)
-        replay(grid_arg, ctypes.c_int(block), *[_c(a) for a in args])
+        replay(grid_arg, ctypes.c_int(block), *[c_arg(a) for a in args])
         self.launches += 1
 
     @staticmethod

@@ -10,6 +10,10 @@ are a third implementation of the cell rule, next to the NumPy fill and the CUDA
 what they check is the *launcher* (argument order, buffer shapes, grids, the schedule,
 the banded solve's glue) against the NumPy reference. The kernels themselves are
 checked on a GPU (``test_gpu.py``) and, for the multi-group ones, by host compilation.
+
+The multi-group kernels (``xorder_multi.cu``) need no Python twin: their launches go to
+the kernels' own code compiled for the host (``cuda_host``), from the libraries a test
+puts in ``HOST_LIBS`` (METRIC code -> library).
 """
 
 import functools
@@ -25,6 +29,7 @@ int8, int64, uint32, float64 = np.int8, np.int64, np.uint32, np.float64
 #: (free, total) bytes reported by ``cuda.runtime.memGetInfo``; tests may change it.
 MEMORY = [16 * 2**30, 16 * 2**30]
 LAUNCHES = {"count": 0}
+HOST_LIBS = {}
 
 
 class ndarray(np.ndarray):
@@ -97,6 +102,8 @@ class RawModule:
     def get_function(self, name):
         kernels = {"tile_kernel": _tile_kernel, "diag_kernel": _diag_kernel,
                    "traceback_kernel": _traceback_kernel}
+        if name in ("iter_diag_kernel", "kd_plane_kernel", "kd_traceback_kernel"):
+            return functools.partial(_host_launch, name, HOST_LIBS[self.defines["METRIC"]])
         if name not in kernels:
             raise NotImplementedError(f"fake_cupy emulates no kernel {name!r}")
         return functools.partial(_launch, kernels[name], dict(self.defines))
@@ -105,6 +112,18 @@ class RawModule:
 def _launch(kernel, defines, grid, block, args):
     LAUNCHES["count"] += 1
     kernel(defines, tuple(grid), tuple(block), [_scalar(a) for a in args])
+
+
+def _host_launch(name, lib, grid, block, args):
+    """A multi-group kernel launch, replayed by its host-compiled code."""
+    import cuda_host
+
+    LAUNCHES["count"] += 1
+    if name == "kd_traceback_kernel":
+        assert tuple(grid) == (1,)
+        lib.kd_walk_host(*[cuda_host.c_arg(a) for a in args])
+    else:
+        cuda_host.HostDevice(lib).launch(name, grid[0], block[0], args)
 
 
 def _scalar(a):

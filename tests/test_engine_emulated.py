@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import cpu_reference as cr
+import cuda_host
 import fake_cupy
 import gpu_xorder
 from gpu_xorder import _backend, fair_order
@@ -137,3 +138,41 @@ def test_smoke_test_and_device_info(engine):
     info = engine.device_info()
     assert info["device_name"] == "fake device (NumPy emulation)"
     assert info["free_memory_bytes"] == fake_cupy.MEMORY[0]
+
+
+@pytest.fixture(scope="module")
+def host_libs(tmp_path_factory):
+    """The multi-group kernels compiled for the host, one library per metric."""
+    if not cuda_host.available():
+        pytest.skip("nvcc not on PATH")
+    from gpu_xorder import _multi_inputs as mi
+
+    folder = tmp_path_factory.mktemp("cuda_host_engine")
+    libs = {mi.METRIC_CODE[m]: cuda_host.build(m, folder) for m in METRICS}
+    fake_cupy.HOST_LIBS.update(libs)
+    yield libs
+    fake_cupy.HOST_LIBS.clear()
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_more_groups_on_the_emulated_device(engine, host_libs, metric):
+    """K > 2 through ``fair_order(backend="cupy")``: the engine's multi-group path
+    (memory estimate, device interface, launch schedule) with the kernels' host code."""
+    from test_multigroup import random_problem
+
+    rng = np.random.default_rng(len(metric))
+    s, y, g = random_problem(rng, (12, 9, 15, 7), metric, True)
+    for method in ("kd", "iterative"):
+        cpu = fair_order(s, y, g, metric=metric, lam=[0.0, 2.0], backend="numpy",
+                         method=method)
+        before = fake_cupy.LAUNCHES["count"]
+        gpu = fair_order(s, y, g, metric=metric, lam=[0.0, 2.0], backend="cupy",
+                         method=method)
+        assert fake_cupy.LAUNCHES["count"] > before
+        for a, b in zip(cpu, gpu):
+            np.testing.assert_array_equal(a.order, b.order)
+            assert a.counters == b.counters
+            assert (a.objective, a.method, b.backend) == (b.objective, method, "cupy")
+    fake_cupy.MEMORY[0] = 1000
+    with pytest.raises(engine.DeviceMemoryError, match="subsample"):
+        fair_order(s, y, g, metric=metric, backend="cupy", method="kd")
