@@ -1,8 +1,11 @@
-"""Command line: ``gpu-xorder demo`` and ``gpu-xorder info``.
+"""Command line: ``gpu-xorder demo``, ``fit``, ``transform`` and ``info``.
 
 ``demo`` trains a logistic regression on a bundled data set, adjusts its scores with
 xOrder for a few values of ``lam`` and prints utility and disparity before and after.
-``info`` prints versions and what the GPU backend can do on this machine.
+``fit`` learns xOrder from a CSV file of the user's scores, labels and groups, saves the
+model as JSON and can write the adjusted scores; ``transform`` applies a saved model to
+the scores of another CSV file. ``info`` prints versions and what the GPU backend can do
+on this machine.
 
 Output goes through the module-level consoles ``console`` (stdout) and ``err_console``
 (stderr); tests replace them to fix width and colour.
@@ -50,7 +53,9 @@ GROUP_NAMES = {
 AGE_BAND_NAMES = {0: "age <= 25", 1: "25 < age <= 40", 2: "age > 40"}
 
 # What the library raises for input it cannot handle; reported as one clean line.
-LIBRARY_ERRORS = (ValueError, TypeError, RuntimeError)
+LIBRARY_ERRORS = (ValueError, TypeError, RuntimeError, MemoryError)
+FILE_ERRORS = (OSError, UnicodeDecodeError)
+DEFAULT_COLUMN = "score_fair"
 
 
 def _probability(text):
@@ -93,9 +98,64 @@ def _build_parser():
                       help="fraction held out for testing (default: 0.3)")
     demo.set_defaults(handler=_demo)
 
+    fit = sub.add_parser(
+        "fit", help="learn xOrder from a CSV file of scores, labels and groups",
+        description=(
+            "Learn the fair interleaving of the groups' rankings from a CSV file (one row "
+            "per item), save the model as JSON for `gpu-xorder transform`, and print AUC "
+            "and disparities of the scores before and after. " + LAM_NOTE),
+    )
+    fit.add_argument("data", help="CSV file with a header row (.csv or .csv.gz)")
+    _columns(fit, label_required=True)
+    fit.add_argument("--model", required=True, help="where to save the model (JSON)")
+    fit.add_argument("--output", help="also write the data with the adjusted training "
+                     "scores added as a column (CSV)")
+    fit.add_argument("--column", default=DEFAULT_COLUMN,
+                     help=f"name of the adjusted-score column (default: {DEFAULT_COLUMN})")
+    fit.add_argument("--metric", choices=METRIC_CHOICES, default="xauc",
+                     help="disparity xOrder trades against AUC (default: xauc)")
+    fit.add_argument("--lam", type=float, default=0.5,
+                     help="weight of the disparity, paper's scale (default: 0.5)")
+    fit.add_argument("--disparity", choices=("absolute", "signed"), default="absolute",
+                     help="penalise |D| or the signed D (two groups; default: absolute)")
+    fit.add_argument("--method", choices=("auto", "kd", "iterative"), default="auto",
+                     help="how more than two groups are merged (default: auto)")
+    fit.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
+                     help="DP engine (default: auto, CuPy when usable)")
+    fit.add_argument("--reference-group", help="group whose scores stay unchanged "
+                     "(default: the highest mean score)")
+    fit.add_argument("--subsample", type=int, help="learn on every k-th item of each group")
+    fit.add_argument("--memory-limit", type=int, metavar="BYTES",
+                     help="most bytes of decision bits; beyond, banded (same result)")
+    fit.set_defaults(handler=_fit)
+
+    transform = sub.add_parser(
+        "transform", help="adjust the scores of a CSV file with a saved model",
+        description=("Apply a model saved by `gpu-xorder fit` to the scores of a CSV "
+                     "file and write the file with the adjusted scores added as a column. "
+                     "With --label, also print AUC and disparities before and after."),
+    )
+    transform.add_argument("data", help="CSV file with a header row (.csv or .csv.gz)")
+    _columns(transform, label_required=False)
+    transform.add_argument("--model", required=True, help="model file from gpu-xorder fit")
+    transform.add_argument("--output", required=True, help="CSV file to write")
+    transform.add_argument("--column", default=DEFAULT_COLUMN,
+                           help=f"name of the adjusted-score column (default: "
+                                f"{DEFAULT_COLUMN})")
+    transform.set_defaults(handler=_transform)
+
     info = sub.add_parser("info", help="versions and GPU backend status")
     info.set_defaults(handler=_info)
     return parser
+
+
+def _columns(parser, label_required):
+    parser.add_argument("--score", required=True, metavar="COLUMN",
+                        help="column of the risk scores")
+    parser.add_argument("--label", required=label_required, metavar="COLUMN",
+                        help="column of the 0/1 labels")
+    parser.add_argument("--group", required=True, metavar="COLUMN",
+                        help="column of the protected groups (read as text)")
 
 
 def main(argv=None) -> int:
@@ -228,11 +288,111 @@ def _metrics_table(title, rows, split, chosen, timing=False):
     for row in rows:
         values = row[split]
         cells = [row["label"], f"{values['auc']:.4f}"]
-        cells += [f"{values[metric]:.4f}" for metric, _ in METRIC_COLUMNS]
+        cells += ["n/a" if values[metric] is None else f"{values[metric]:.4f}"
+                  for metric, _ in METRIC_COLUMNS]
         if timing:
             cells.append("" if row["seconds"] is None else f"{row['seconds']:.2f}")
         table.add_row(*cells)
     return table
+
+
+# ---------------------------------------------------------------------------- fit
+
+def _fit(args):
+    from gpu_xorder import XOrder
+    from gpu_xorder._io import Table as CsvTable
+
+    try:
+        # refuse to write over an input before any work
+        _checked_target(args.model, (args.data,) + _given(args.output))
+        if args.output is not None:
+            _checked_target(args.output, (args.data,))
+        data = CsvTable(args.data)
+        scores, groups = data.numbers(args.score), np.array(data.column(args.group))
+        y = data.numbers(args.label)
+        est = XOrder(metric=args.metric, lam=args.lam, disparity=args.disparity,
+                     reference_group=args.reference_group, backend=args.backend,
+                     method=args.method, subsample=args.subsample,
+                     memory_limit=args.memory_limit)
+        start = time.perf_counter()
+        est.fit(scores, y, sensitive_features=groups)
+        seconds = time.perf_counter() - start
+        if args.output is not None:
+            data.write_with(args.output, args.column, est.train_scores_adjusted_,
+                            inputs=(args.model,))
+        est.save(args.model)
+    except LIBRARY_ERRORS + FILE_ERRORS as exc:
+        return _error(exc)
+    r = est.result_
+    console.print(
+        f"[bold]{escape(args.data)}[/bold]: {scores.size} rows; groups by "
+        f"[bold]{escape(args.group)}[/bold]: "
+        + ", ".join(f"{escape(str(g))} {c}"
+                    for g, c in zip(*np.unique(groups, return_counts=True)))
+        + f"; reference group {escape(str(est.reference_group_))}")
+    console.print(f"xOrder metric [bold]{args.metric}[/bold], lam {args.lam:g}, method "
+                  f"{r.method}, backend {r.backend}, {seconds:.2f} s"
+                  + (f", {r.extra['bands']} bands" if "bands" in r.extra else ""))
+    rows = [_file_row("unadjusted", scores, y, groups, None),
+            _file_row(f"{args.lam:g}", est.train_scores_adjusted_, y, groups, seconds)]
+    console.print(_metrics_table("Training data", rows, "data", args.metric, timing=True))
+    console.print(f"model saved to {escape(args.model)}"
+                  + (f"; scores written to {escape(args.output)} (column "
+                     f"{escape(args.column)})" if args.output else ""))
+    return 0
+
+
+def _given(path):
+    return () if path is None else (path,)
+
+
+def _checked_target(path, inputs):
+    """``path``, unless it is one of ``inputs`` (an early, clean refusal)."""
+    from gpu_xorder._io import MSG_SAME_FILE, _same_file
+
+    if any(_same_file(path, other) for other in inputs):
+        raise ValueError(MSG_SAME_FILE.format(path=path))
+    return path
+
+
+def _transform(args):
+    from gpu_xorder import XOrder
+    from gpu_xorder._io import Table as CsvTable
+
+    try:
+        _checked_target(args.output, (args.data, args.model))
+        est = XOrder.load(args.model)
+        data = CsvTable(args.data)
+        scores, groups = data.numbers(args.score), np.array(data.column(args.group))
+        y = None if args.label is None else data.numbers(args.label)
+        adjusted = est.transform(scores, sensitive_features=groups)
+        data.write_with(args.output, args.column, adjusted, inputs=(args.model,))
+        rows = None
+        if y is not None:
+            rows = [_file_row("unadjusted", scores, y, groups, None),
+                    _file_row(f"{est.lam:g}", adjusted, y, groups, None)]
+    except LIBRARY_ERRORS + FILE_ERRORS as exc:
+        return _error(exc)
+    console.print(f"[bold]{escape(args.data)}[/bold]: {scores.size} rows adjusted by "
+                  f"{escape(args.model)} (metric {est.metric}, lam {est.lam:g}, reference "
+                  f"group {escape(str(est.reference_group_))})")
+    if rows is not None:
+        console.print(_metrics_table("Data", rows, "data", est.metric))
+    console.print(f"written to {escape(args.output)} (column {escape(args.column)})")
+    return 0
+
+
+def _file_row(label, scores, y, groups, seconds):
+    """A table row of one score vector; a disparity the data cannot define is None."""
+    from gpu_xorder import metrics
+
+    values = {"auc": metrics.auc(scores, y)}
+    for metric, _ in METRIC_COLUMNS:
+        try:
+            values[metric] = metrics.disparity(scores, y, groups, metric=metric)
+        except ValueError:
+            values[metric] = None
+    return {"label": label, "seconds": seconds, "data": values}
 
 
 # ---------------------------------------------------------------------------- info

@@ -159,3 +159,109 @@ def test_python_dash_m_info():
     assert proc.returncode == 0, proc.stderr
     assert "Versions" in proc.stdout and "numpy" in proc.stdout
     assert "Traceback" not in proc.stderr
+
+
+# ---------------------------------------------------------------------------- fit, transform
+
+def _write_csv(path, n=700, seed=0, groups=("f", "m")):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    s = rng.random(n)
+    y = (rng.random(n) < s).astype(int)
+    g = np.asarray(groups)[rng.integers(0, len(groups), n)]
+    s[g == groups[0]] *= 0.8  # a disadvantaged group
+    lines = ["id,score,outcome,sex"] + [f"{i},{float(s[i])!r},{y[i]},{g[i]}"
+                                        for i in range(n)]
+    path.write_text("\n".join(lines) + "\n")
+    return s, y, g
+
+
+def test_fit_then_transform_match_the_library(tmp_path, capsys):
+    import numpy as np
+
+    from gpu_xorder import XOrder
+    from gpu_xorder._io import Table as CsvTable
+
+    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    s, y, g = _write_csv(train)
+    s2, y2, g2 = _write_csv(test, n=300, seed=1)
+    model, out = tmp_path / "model.json", tmp_path / "train_fair.csv"
+    assert main(["fit", str(train), "--score", "score", "--label", "outcome", "--group", "sex",
+                 "--model", str(model), "--output", str(out), "--lam", "1",
+                 "--backend", "numpy"]) == 0
+    text = capsys.readouterr().out
+    rows = table_rows(text, "Training data")
+    assert [r[0] for r in rows] == ["unadjusted", "1"]
+    assert float(rows[1][2]) < float(rows[0][2]) / 5  # Delta-xAUC well down
+    want = XOrder(lam=1.0, backend="numpy").fit(s, y, sensitive_features=g)
+    written = CsvTable(out)
+    assert written.header == ["id", "score", "outcome", "sex", "score_fair"]
+    np.testing.assert_array_equal(written.numbers("score_fair"), want.train_scores_adjusted_)
+
+    fair = tmp_path / "test_fair.csv"
+    assert main(["transform", str(test), "--model", str(model), "--score", "score",
+                 "--group", "sex", "--label", "outcome", "--output", str(fair),
+                 "--column", "adjusted"]) == 0
+    text = capsys.readouterr().out
+    assert [r[0] for r in table_rows(text, "Data")] == ["unadjusted", "1"]
+    np.testing.assert_array_equal(CsvTable(fair).numbers("adjusted"),
+                                  want.transform(s2, sensitive_features=g2))
+
+
+def test_fit_and_transform_never_write_over_their_inputs(tmp_path, capsys):
+    train = tmp_path / "train.csv"
+    _write_csv(train)
+    before = train.read_text()
+    cols = ["--score", "score", "--label", "outcome", "--group", "sex", "--backend", "numpy"]
+    assert main(["fit", str(train), *cols, "--model", str(train)]) == 2
+    assert main(["fit", str(train), *cols, "--model", str(tmp_path / "m.json"),
+                 "--output", str(train)]) == 2
+    assert main(["fit", str(train), *cols, "--model", str(tmp_path / "m.json"),
+                 "--output", str(tmp_path / "m.json")]) == 2
+    assert not (tmp_path / "m.json").exists()
+    assert main(["fit", str(train), *cols, "--model", str(tmp_path / "m.json")]) == 0
+    for output in (train, tmp_path / "m.json"):
+        assert main(["transform", str(train), "--model", str(tmp_path / "m.json"),
+                     "--score", "score", "--group", "sex", "--output", str(output)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("it is also an input of this command") == 5
+    assert "Traceback" not in err
+    assert train.read_text() == before
+
+
+@pytest.mark.parametrize("field,value,message", [
+    (2, "2", "y must be binary"),
+    (1, "nan", "NaN or infinite"),
+    (1, "abc", "line 5: column 'score' holds 'abc', not a number"),
+])
+def test_fit_reports_bad_data_in_one_line(tmp_path, capsys, field, value, message):
+    train = tmp_path / "train.csv"
+    _write_csv(train)
+    lines = train.read_text().splitlines()
+    cells = lines[4].split(",")
+    cells[field] = value
+    lines[4] = ",".join(cells)
+    train.write_text("\n".join(lines) + "\n")
+    assert main(["fit", str(train), "--score", "score", "--label", "outcome", "--group",
+                 "sex", "--model", str(tmp_path / "m.json"), "--backend", "numpy"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_transform_reports_unseen_group_and_bad_model(tmp_path, capsys):
+    train, other = tmp_path / "train.csv", tmp_path / "other.csv"
+    _write_csv(train)
+    _write_csv(other, groups=("f", "x"))
+    model = tmp_path / "m.json"
+    assert main(["fit", str(train), "--score", "score", "--label", "outcome", "--group",
+                 "sex", "--model", str(model), "--backend", "numpy"]) == 0
+    out = tmp_path / "out.csv"
+    assert main(["transform", str(other), "--model", str(model), "--score", "score",
+                 "--group", "sex", "--output", str(out)]) == 2
+    assert "not seen in fit" in capsys.readouterr().err
+    assert main(["transform", str(other), "--model", str(train), "--score", "score",
+                 "--group", "sex", "--output", str(out)]) == 2
+    assert "invalid JSON" in capsys.readouterr().err
+    assert not out.exists()
