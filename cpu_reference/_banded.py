@@ -29,7 +29,7 @@ import numpy as np
 from ._bits import BLOCK, n_words
 from ._fill import fill
 from ._lattice import edge_counters
-from ._traceback import assemble_path, walk
+from ._traceback import walk
 
 
 def band_lattice(lat, i0, i1):
@@ -84,7 +84,7 @@ def least_banded_bytes(n_a, n_b, n_counters, batch=1, checkpoints=True):
     return int(banded_bytes(n_a, n_b, rows, n_counters, batch, checkpoints).min())
 
 
-def solve_banded(lat, n_lattices, band_rows, fill_band, progress=None):
+def solve_banded(lat, n_lattices, band_rows, fill_band, progress=None, walker=None):
     """Paths and final counters of ``n_lattices`` fills of ``lat``, band by band.
 
     Parameters
@@ -97,11 +97,15 @@ def solve_banded(lat, n_lattices, band_rows, fill_band, progress=None):
     fill_band : callable(band, col0, top, bits) -> (words, final, bottom)
         Fills ``band`` (``band_lattice``) for every lattice from ``col0`` (int64,
         ``(K, rows + 1)``, shared) and ``top`` (int64, ``(B, K, n_b + 1)``). Returns the
-        decision words as a host array ``(B, n_words)`` (None when ``bits`` is False),
-        the counters of the band's last cell ``(B, K)`` and of its last row
-        ``(B, K, n_b + 1)``.
+        decision words ``(B, n_words)`` in whatever form ``walker`` reads (None when
+        ``bits`` is False), the counters of the band's last cell ``(B, K)`` and of its
+        last row ``(B, K, n_b + 1)``, both on the host.
     progress : callable(done_cells, total_cells), optional
         Called after every band, over the cells of both passes.
+    walker : object, optional
+        Walks the paths back through each band: ``walk(words, i0, i1)`` returns True
+        once every path is complete, ``paths()`` gives them. Default: ``HostWalker``
+        (the CuPy engine walks on the device with the same rules).
 
     Returns
     -------
@@ -109,8 +113,8 @@ def solve_banded(lat, n_lattices, band_rows, fill_band, progress=None):
     """
     bands = band_bounds(lat.n_a, band_rows)
     col0, row0 = edge_counters(lat)
-    n_b = lat.n_b
-    cells = [(i1 - i0 + 1) * (n_b + 1) for i0, i1 in bands]
+    walker = HostWalker(lat, n_lattices) if walker is None else walker
+    cells = [(i1 - i0 + 1) * (lat.n_b + 1) for i0, i1 in bands]
     total, done = 2 * sum(cells) - cells[-1], 0
     tops = [np.broadcast_to(row0, (n_lattices,) + row0.shape)]
     for (i0, i1), n in zip(bands[:-1], cells):
@@ -118,8 +122,6 @@ def solve_banded(lat, n_lattices, band_rows, fill_band, progress=None):
                                  False)
         tops.append(np.asarray(bottom))
         done = _report(progress, done, n, total)
-    walks = [([], n_b) for _ in range(n_lattices)]  # steps so far, column reached
-    ends = [None] * n_lattices  # edge cell where a path's walk ended
     finals = None
     for k in range(len(bands) - 1, -1, -1):
         i0, i1 = bands[k]
@@ -127,20 +129,42 @@ def solve_banded(lat, n_lattices, band_rows, fill_band, progress=None):
                                     True)
         if finals is None:
             finals = np.asarray(final)
-        for b, (steps, j) in enumerate(walks):
-            if ends[b] is None:
-                more, i, j = walk(words[b], i1 - i0, n_b, j)
-                steps.extend(more)
-                walks[b] = (steps, j)
-                if j == 0 or i0 == 0:
-                    ends[b] = (i0 + i, j)
         tops[k] = None  # this checkpoint is spent
         done = _report(progress, done, cells[k], total)
-        if all(e is not None for e in ends):
+        if walker.walk(words, i0, i1):
             break
     if progress is not None and done < total:
         progress(total, total)
-    return [(assemble_path(steps, *ends[b]), finals[b]) for b, (steps, _) in enumerate(walks)]
+    return list(zip(walker.paths(), finals))
+
+
+class HostWalker:
+    """Paths walked back band by band on host words (``_traceback.walk``); the rules of
+    ``band_walk_one`` in ``cuda/xorder_fill.cu``: each path fills from its end, ``k[b]``
+    ranks still open, and the forced rest is written when the walk meets column 0 or
+    the top band's row 0."""
+
+    def __init__(self, lat, n_lattices):
+        self.n_b = lat.n_b
+        self.path = np.empty((n_lattices, lat.n_a + lat.n_b), dtype=np.int8)
+        self.j = [lat.n_b] * n_lattices
+        self.k = [lat.n_a + lat.n_b] * n_lattices
+
+    def walk(self, words, i0, i1):
+        for b, k in enumerate(self.k):
+            if k == 0:
+                continue
+            steps, _, j = walk(words[b], i1 - i0, self.n_b, self.j[b])
+            self.path[b, k - len(steps):k] = steps[::-1]
+            k -= len(steps)
+            if j == 0 or i0 == 0:
+                self.path[b, :k] = 0 if j == 0 else 1
+                k = 0
+            self.j[b], self.k[b] = j, k
+        return not any(self.k)
+
+    def paths(self):
+        return list(self.path)
 
 
 def _report(progress, done, n, total):

@@ -217,7 +217,8 @@ def solve(lat, lams, progress=None, kernel="tiled", memory_limit=None):
 
     When the decision bits of the batch exceed ``memory_limit`` bytes (default: what
     the device has free), the tiled kernel fills the lattice in bands of rows with
-    counter checkpoints held on the host (``cpu_reference._banded``; twice the work).
+    counter checkpoints held on the host (``cpu_reference._banded``; twice the work),
+    and ``band_traceback_kernel`` walks the paths band by band on the device.
     """
     batch = len(lams)
     budget = _bits_budget(lat, batch, memory_limit)
@@ -240,9 +241,35 @@ def solve(lat, lams, progress=None, kernel="tiled", memory_limit=None):
     def fill_band(band, col0, top, bits):
         out = fill_batch_tiled(band, lams, edges=(col0, top), bottom=band.n_a % 32 == 0)
         last = out[2].get() if len(out) == 3 else None  # the last band's is never used
-        return (out[0].get() if bits else None), out[1].get(), last
+        return (out[0] if bits else None), out[1].get(), last
 
-    return solve_banded(lat, batch, band_rows, fill_band, progress), band_rows
+    walker = _DeviceWalker(lat, batch)
+    return solve_banded(lat, batch, band_rows, fill_band, progress, walker), band_rows
+
+
+class _DeviceWalker:
+    """``cpu_reference._banded.HostWalker`` on the device: ``band_traceback_kernel``
+    walks every lattice's path through a band's words where they lie; only the paths
+    (``n_a + n_b`` bytes per lattice) and one flag per band come back."""
+
+    def __init__(self, lat, batch):
+        self.n_b, self.batch, self.length = lat.n_b, batch, lat.n_a + lat.n_b
+        self.path = cp.empty((batch, self.length), dtype=cp.int8)
+        self.js = cp.asarray(np.full(batch, lat.n_b, dtype=np.int32))
+        self.ks = cp.asarray(np.full(batch, self.length, dtype=np.int64))
+        self.kernel = get_module("xorder_fill.cu", 0, False).get_function(
+            "band_traceback_kernel")
+
+    def walk(self, words, i0, i1):
+        threads = 32
+        self.kernel(((self.batch + threads - 1) // threads,), (threads,), (
+            words, np.int64(words.shape[1]), self.path, np.int64(self.length),
+            np.int32(i1 - i0), np.int32(self.n_b), np.int32(i0), self.js, self.ks,
+            np.int32(self.batch)))
+        return not bool(self.ks.any())
+
+    def paths(self):
+        return list(self.path.get())
 
 
 def _other_bytes(lat, batch):

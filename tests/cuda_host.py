@@ -18,21 +18,22 @@ import numpy as np
 from gpu_xorder import _multi_inputs as mi
 from cpu_reference._bits import n_words
 
-SOURCE = resources.files("gpu_xorder") / "cuda" / "xorder_multi.cu"
+CUDA = resources.files("gpu_xorder") / "cuda"
 
 
 def available():
     return shutil.which("nvcc") is not None
 
 
-def build(metric, folder):
-    """Compile the host drivers for ``metric`` into ``folder``; return the library."""
-    lib = folder / f"xorder_multi_host_{metric}.so"
+def build(metric, folder, source="xorder_multi.cu"):
+    """Compile the host drivers of ``source`` for ``metric`` into ``folder``; return the
+    library."""
+    lib = folder / f"{source.split('.')[0]}_host_{metric}.so"
     if not lib.exists():
         proc = subprocess.run(
             ["nvcc", "-shared", "-Xcompiler", "-fPIC", "-Xcompiler", "-ffp-contract=off",
              "--fmad=false", "-DXO_HOST_TEST", f"-DMETRIC={mi.METRIC_CODE[metric]}",
-             "-o", str(lib), str(SOURCE)],
+             "-o", str(lib), str(CUDA / source)],
             capture_output=True, text=True)
         assert proc.returncode == 0, proc.stdout + proc.stderr
     return ctypes.CDLL(str(lib))
@@ -122,3 +123,35 @@ class HostDevice:
 
     def kd_traceback(self, words, arrays):
         return kd_walk(self.lib, arrays, words)
+
+
+class HostBandWalker:
+    """``cpu_reference._banded.HostWalker``'s interface on ``band_traceback_kernel``'s
+    body compiled for the host (``band_traceback_host`` of ``xorder_fill.cu``)."""
+
+    def __init__(self, lib, lat, n_lattices):
+        self.lib, self.n_b, self.batch = lib, lat.n_b, n_lattices
+        self.length = lat.n_a + lat.n_b
+        self.path = np.zeros((n_lattices, self.length), dtype=np.int8)
+        self.js = np.full(n_lattices, lat.n_b, dtype=np.int32)
+        self.ks = np.full(n_lattices, self.length, dtype=np.int64)
+
+    def walk(self, words, i0, i1):
+        words = np.ascontiguousarray(np.stack(words), dtype=np.uint32)
+        self.lib.band_traceback_host(
+            c_arg(words), ctypes.c_longlong(words.shape[1]), c_arg(self.path),
+            ctypes.c_longlong(self.length), ctypes.c_int(i1 - i0), ctypes.c_int(self.n_b),
+            ctypes.c_int(i0), c_arg(self.js), c_arg(self.ks), ctypes.c_int(self.batch))
+        return not self.ks.any()
+
+    def paths(self):
+        return list(self.path)
+
+
+def traceback(lib, words, n_a, n_b):
+    """Paths of a batch of decision words by ``traceback_kernel``'s body on the host."""
+    words = np.ascontiguousarray(words, dtype=np.uint32)
+    path = np.zeros((words.shape[0], n_a + n_b), dtype=np.int8)
+    lib.traceback_host(c_arg(words), ctypes.c_longlong(words.shape[1]), c_arg(path),
+                       ctypes.c_int(n_a), ctypes.c_int(n_b), ctypes.c_int(words.shape[0]))
+    return path

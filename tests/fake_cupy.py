@@ -101,7 +101,8 @@ class RawModule:
 
     def get_function(self, name):
         kernels = {"tile_kernel": _tile_kernel, "diag_kernel": _diag_kernel,
-                   "traceback_kernel": _traceback_kernel}
+                   "traceback_kernel": _traceback_kernel,
+                   "band_traceback_kernel": _band_traceback_kernel}
         if name in ("iter_diag_kernel", "kd_plane_kernel", "kd_traceback_kernel"):
             return functools.partial(_host_launch, name, HOST_LIBS[self.defines["METRIC"]])
         if name not in kernels:
@@ -240,23 +241,37 @@ def _diag_kernel(defines, grid, block, a):
                 cur[cu + q * cs] = row0[q * (n_b + 1) + d]
 
 
+def _walk_back(words, w, stride, i, j, path, end):
+    """``walk_back``: steps written before ``path[end]``; returns ``(i, j, end)``."""
+    while i > 0 and j > 0:
+        t = (i - 1) & 31
+        end -= 1
+        if (int(words[w + ((i - 1) >> 5) * stride + j + t - 1]) >> t) & 1:
+            path[end], i = 0, i - 1
+        else:
+            path[end], j = 1, j - 1
+    return i, j, end
+
+
 def _traceback_kernel(defines, grid, block, a):
     words, nw, path, n_a, n_b, batch = a
     assert grid[0] * block[0] >= batch
-    stride = n_b + 31
     for b in range(batch):
-        w, p = b * nw, b * (n_a + n_b)
-        i, j, k = n_a, n_b, n_a + n_b
-        while i > 0 and j > 0:
-            t = (i - 1) & 31
-            k -= 1
-            if (int(words[w + ((i - 1) >> 5) * stride + j + t - 1]) >> t) & 1:
-                path[p + k], i = 0, i - 1
-            else:
-                path[p + k], j = 1, j - 1
-        while i > 0:
-            k, i = k - 1, i - 1
-            path[p + k] = 0
-        while j > 0:
-            k, j = k - 1, j - 1
-            path[p + k] = 1
+        p = b * (n_a + n_b)
+        i, j, end = _walk_back(words, b * nw, n_b + 31, n_a, n_b, path, p + n_a + n_b)
+        path[p:end] = 0 if i > 0 else 1
+
+
+def _band_traceback_kernel(defines, grid, block, a):
+    words, nw, path, length, n_rows, n_b, row_offset, js, ks, batch = a
+    assert grid[0] * block[0] >= batch
+    for b in range(batch):
+        if ks[b] == 0:
+            continue
+        p = b * length
+        _, j, end = _walk_back(words, b * nw, n_b + 31, n_rows, int(js[b]), path,
+                               p + int(ks[b]))
+        if j == 0 or row_offset == 0:
+            path[p:end] = 0 if j == 0 else 1
+            end = p
+        js[b], ks[b] = j, end - p
