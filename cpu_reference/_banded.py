@@ -41,8 +41,8 @@ def band_lattice(lat, i0, i1):
     ``a_below``), and ``row_offset`` is ``i0``.
     """
     return dataclasses.replace(
-        lat, n_a=i1 - i0, row_offset=lat.row_offset + i0, perm_a=lat.perm_a[i0:i1], y_a=lat.y_a[i0:i1],
-        negleft_a=lat.negleft_a[i0:i1 + 1], left_a=lat.left_a[i0:i1 + 1])
+        lat, n_a=i1 - i0, row_offset=lat.row_offset + i0, perm_a=lat.perm_a[i0:i1],
+        y_a=lat.y_a[i0:i1], negleft_a=lat.negleft_a[i0:i1 + 1], left_a=lat.left_a[i0:i1 + 1])
 
 
 def band_bounds(n_a, band_rows):

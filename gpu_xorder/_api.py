@@ -69,13 +69,14 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
         the choice (``"2d"``, ``"kd"`` or ``"iterative"``). With two groups all three
         give the same ordering.
     memory_limit : int or None, default=None
-        Bytes the decision bits of the two-group DP may take (all ``lam`` values of a
-        GPU batch together). Default: 75% of the host memory available (NumPy) or the
-        free device memory (CuPy). When the lattice's bits exceed it, the lattice is
-        filled in bands of rows with counter checkpoints and the path recomputed band
-        by band (DESIGN section 6): the same result for about twice the work;
-        ``result.extra`` then holds ``"bands"`` and ``"band_rows"``. Two groups with
-        ``method="auto"`` only.
+        Bytes the decision bits may take (all ``lam`` values of a GPU batch together).
+        Default: 75% of the host memory available (NumPy) or the free device memory
+        (CuPy). The two-group DP whose bits exceed it is filled in bands of rows with
+        counter checkpoints and the path recomputed band by band (DESIGN section 6):
+        the same result for about twice the work; ``result.extra`` then holds
+        ``"bands"`` and ``"band_rows"``. The K-group methods keep their bits whole:
+        ``method="auto"`` takes ``"iterative"`` when the K-D bits would exceed the
+        limit, and a method whose bits exceed it raises ``MemoryError``.
     progress : callable(done_cells, total_cells), optional
         Called periodically while the lattice fills.
 
@@ -142,7 +143,7 @@ def _solve_numpy(lat, lams, progress, memory_limit):
     if budget is None:
         available = host_memory_available()
         budget = None if available is None else int(HOST_MEMORY_SHARE * available)
-        source = "75% of the available host memory"
+        source = f"{HOST_MEMORY_SHARE:.0%} of the available host memory"
     if budget is None or cpu_reference.n_words(lat.n_a, lat.n_b) * 4 <= budget:
         solutions = []
         for lam in lams:

@@ -266,13 +266,18 @@ def _run_demo(data, groups, args):
 
 
 def _row(label, scores, splits, seconds):
+    """Table row: AUC and disparities of ``scores[split]`` for every split; a disparity
+    the split cannot define (a group without positives, say) is None."""
     from gpu_xorder import metrics
 
     row = {"label": label, "seconds": seconds}
     for split, (y, a) in splits.items():
         row[split] = {"auc": metrics.auc(scores[split], y)}
         for metric, _ in METRIC_COLUMNS:
-            row[split][metric] = metrics.disparity(scores[split], y, a, metric=metric)
+            try:
+                row[split][metric] = metrics.disparity(scores[split], y, a, metric=metric)
+            except ValueError:
+                row[split][metric] = None
     return row
 
 
@@ -301,12 +306,13 @@ def _metrics_table(title, rows, split, chosen, timing=False):
 def _fit(args):
     from gpu_xorder import XOrder
     from gpu_xorder._io import Table as CsvTable
+    from gpu_xorder._io import refuse_inputs
 
     try:
         # refuse to write over an input before any work
-        _checked_target(args.model, (args.data,) + _given(args.output))
+        refuse_inputs(args.model, (args.data,) + _given(args.output))
         if args.output is not None:
-            _checked_target(args.output, (args.data,))
+            refuse_inputs(args.output, (args.data,))
         data = CsvTable(args.data)
         scores, groups = data.numbers(args.score), np.array(data.column(args.group))
         y = data.numbers(args.label)
@@ -346,21 +352,13 @@ def _given(path):
     return () if path is None else (path,)
 
 
-def _checked_target(path, inputs):
-    """``path``, unless it is one of ``inputs`` (an early, clean refusal)."""
-    from gpu_xorder._io import MSG_SAME_FILE, _same_file
-
-    if any(_same_file(path, other) for other in inputs):
-        raise ValueError(MSG_SAME_FILE.format(path=path))
-    return path
-
-
 def _transform(args):
     from gpu_xorder import XOrder
     from gpu_xorder._io import Table as CsvTable
+    from gpu_xorder._io import refuse_inputs
 
     try:
-        _checked_target(args.output, (args.data, args.model))
+        refuse_inputs(args.output, (args.data, args.model))
         est = XOrder.load(args.model)
         data = CsvTable(args.data)
         scores, groups = data.numbers(args.score), np.array(data.column(args.group))
@@ -383,16 +381,8 @@ def _transform(args):
 
 
 def _file_row(label, scores, y, groups, seconds):
-    """A table row of one score vector; a disparity the data cannot define is None."""
-    from gpu_xorder import metrics
-
-    values = {"auc": metrics.auc(scores, y)}
-    for metric, _ in METRIC_COLUMNS:
-        try:
-            values[metric] = metrics.disparity(scores, y, groups, metric=metric)
-        except ValueError:
-            values[metric] = None
-    return {"label": label, "seconds": seconds, "data": values}
+    """A table row of the one split ``"data"``."""
+    return _row(label, {"data": scores}, {"data": (y, groups)}, seconds)
 
 
 # ---------------------------------------------------------------------------- info

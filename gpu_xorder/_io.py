@@ -33,10 +33,7 @@ MSG_RAGGED = "{path}, line {line}: {got} fields, the header has {expected}"
 def atomic_write(path, write, *, inputs=(), newline=None):
     """Call ``write(file)`` on a temporary text file beside ``path``, then move it over
     ``path``; refuse when ``path`` is one of ``inputs``."""
-    path = os.fspath(path)
-    for other in inputs:
-        if _same_file(path, os.fspath(other)):
-            raise ValueError(MSG_SAME_FILE.format(path=path))
+    path = refuse_inputs(path, inputs)
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".gpu-xorder-", suffix=".tmp", dir=folder)
     try:
@@ -60,6 +57,15 @@ def _mode(path):
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
+
+
+def refuse_inputs(path, inputs):
+    """``path`` (as a string), unless it names the same file as one of ``inputs``."""
+    path = os.fspath(path)
+    for other in inputs:
+        if _same_file(path, os.fspath(other)):
+            raise ValueError(MSG_SAME_FILE.format(path=path))
+    return path
 
 
 def _same_file(a, b):
