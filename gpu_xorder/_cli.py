@@ -1,11 +1,11 @@
-"""Command line: ``gpu-xorder demo``, ``fit``, ``transform`` and ``info``.
+"""Command line: ``gpu-xorder demo``, ``fit``, ``transform``, ``audit`` and ``info``.
 
 ``demo`` trains a logistic regression on a bundled data set, adjusts its scores with
 xOrder for a few values of ``lam`` and prints utility and disparity before and after.
 ``fit`` learns xOrder from a CSV file of the user's scores, labels and groups, saves the
 model as JSON and can write the adjusted scores; ``transform`` applies a saved model to
-the scores of another CSV file. ``info`` prints versions and what the GPU backend can do
-on this machine.
+the scores of another CSV file; ``audit`` reports AUC and every disparity of score
+columns. ``info`` prints versions and what the GPU backend can do on this machine.
 
 Output goes through the module-level consoles ``console`` (stdout) and ``err_console``
 (stderr); tests replace them to fix width and colour.
@@ -144,6 +144,21 @@ def _build_parser():
                                 f"{DEFAULT_COLUMN})")
     transform.set_defaults(handler=_transform)
 
+    audit = sub.add_parser(
+        "audit", help="ranking fairness of the scores in a CSV file",
+        description=("AUC and the ranking disparities of one or more score columns of a "
+                     "CSV file: the maximum over pairs of groups, then xAUC for every "
+                     "ordered pair of groups, PRF for every group and URF for every pair."),
+    )
+    audit.add_argument("data", help="CSV file with a header row (.csv or .csv.gz)")
+    audit.add_argument("--score", required=True, nargs="+", metavar="COLUMN",
+                       help="score columns to compare (e.g. before and after xOrder)")
+    audit.add_argument("--label", required=True, metavar="COLUMN",
+                       help="column of the 0/1 labels")
+    audit.add_argument("--group", required=True, metavar="COLUMN",
+                       help="column of the protected groups (read as text)")
+    audit.set_defaults(handler=_audit)
+
     info = sub.add_parser("info", help="versions and GPU backend status")
     info.set_defaults(handler=_info)
     return parser
@@ -281,9 +296,9 @@ def _row(label, scores, splits, seconds):
     return row
 
 
-def _metrics_table(title, rows, split, chosen, timing=False):
+def _metrics_table(title, rows, split, chosen, timing=False, first="lam"):
     table = Table(title=title, title_justify="left")
-    table.add_column("lam", justify="right")
+    table.add_column(first, justify="right")
     table.add_column("AUC", justify="right")
     for metric, header in METRIC_COLUMNS:
         style = "bold" if metric == chosen else None
@@ -383,6 +398,60 @@ def _transform(args):
 def _file_row(label, scores, y, groups, seconds):
     """A table row of the one split ``"data"``."""
     return _row(label, {"data": scores}, {"data": (y, groups)}, seconds)
+
+
+# ---------------------------------------------------------------------------- audit
+
+def _audit(args):
+    from gpu_xorder import metrics
+    from gpu_xorder._io import Table as CsvTable
+
+    try:
+        data = CsvTable(args.data)
+        groups, y = np.array(data.column(args.group)), data.numbers(args.label)
+        columns = {name: data.numbers(name) for name in args.score}
+        rows = [_file_row(name, s, y, groups, None) for name, s in columns.items()]
+        labels = np.unique(groups)
+        pairs = [(g, h) for g in labels for h in labels if g != h]
+        tables = [
+            ("xAUC(g, h)", "P(a positive of g ranks above a negative of h)",
+             [f"{g} > {h}" for g, h in pairs],
+             lambda s: [_defined(metrics.xauc, s, y, groups, g, h) for g, h in pairs]),
+            ("PRF(g)", "P(a positive of g ranks above a negative of any group)",
+             [str(g) for g in labels],
+             lambda s: [_defined(metrics.prf, s, y, groups, g) for g in labels]),
+            ("URF(g, h)", "|P(an item of g ranks above one of h) - P(the reverse)|",
+             [f"{g} ~ {h}" for g, h in pairs if g < h],
+             lambda s: [_defined(metrics.urf, s, groups, g, h) for g, h in pairs if g < h]),
+        ]
+        values = [[compute(s) for s in columns.values()] for *_, compute in tables]
+    except LIBRARY_ERRORS + FILE_ERRORS as exc:
+        return _error(exc)
+    counts = ", ".join(f"{escape(str(g))} {int((groups == g).sum())} "
+                       f"({int(y[groups == g].sum())} positive)" for g in labels)
+    console.print(f"[bold]{escape(args.data)}[/bold]: {y.size} rows; groups by "
+                  f"[bold]{escape(args.group)}[/bold]: {counts}")
+    console.print(_metrics_table("Summary (disparities: maximum over pairs of groups)",
+                                 rows, "data", None, first="scores"))
+    for (title, meaning, names, _), per_column in zip(tables, values):
+        console.print(f"[dim]{escape(title)}: {escape(meaning)}[/dim]")
+        table = Table(title=title, title_justify="left")
+        table.add_column("groups")
+        for name in columns:
+            table.add_column(escape(name), justify="right")
+        for r, name in enumerate(names):
+            table.add_row(escape(name), *["n/a" if col[r] is None else f"{col[r]:.4f}"
+                                          for col in per_column])
+        console.print(table)
+    return 0
+
+
+def _defined(metric, *args):
+    """``metric(*args)``, or None where the data leave it undefined."""
+    try:
+        return metric(*args)
+    except ValueError:
+        return None
 
 
 # ---------------------------------------------------------------------------- info

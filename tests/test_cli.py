@@ -265,3 +265,46 @@ def test_transform_reports_unseen_group_and_bad_model(tmp_path, capsys):
                  "--group", "sex", "--output", str(out)]) == 2
     assert "invalid JSON" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_audit_reports_the_library_metrics(tmp_path, capsys):
+    import numpy as np
+
+    from gpu_xorder import metrics
+
+    path = tmp_path / "scores.csv"
+    s, y, g = _write_csv(path, groups=("a", "b", "c"))
+    lines = path.read_text().splitlines()
+    lines = [lines[0] + ",half"] + [f"{line},{float(s[i]) / 2!r}"
+                                     for i, line in enumerate(lines[1:])]
+    path.write_text("\n".join(lines) + "\n")
+    assert main(["audit", str(path), "--score", "score", "half", "--label", "outcome",
+                 "--group", "sex"]) == 0
+    out = capsys.readouterr().out
+    summary = table_rows(out, "Summary")
+    assert [r[0] for r in summary] == ["score", "half"]
+    for row in summary:  # halving the scores changes no ranking
+        assert row[1:] == summary[0][1:]
+    assert float(summary[0][1]) == pytest.approx(metrics.auc(s, y), abs=5e-5)
+    assert float(summary[0][2]) == pytest.approx(metrics.disparity(s, y, g, "xauc"), abs=5e-5)
+    xauc = {r[0]: float(r[1]) for r in table_rows(out, "\nxAUC(g, h) ")}
+    assert len(xauc) == 6
+    assert xauc["b > c"] == pytest.approx(metrics.xauc(s, y, g, "b", "c"), abs=5e-5)
+    prf = {r[0]: float(r[1]) for r in table_rows(out, "\nPRF(g) ")}
+    assert prf["a"] == pytest.approx(metrics.prf(s, y, g, "a"), abs=5e-5)
+    urf = {r[0]: float(r[2]) for r in table_rows(out, "\nURF(g, h) ")}
+    assert list(urf) == ["a ~ b", "a ~ c", "b ~ c"]
+    assert urf["a ~ c"] == pytest.approx(metrics.urf(s / 2, g, "a", "c"), abs=5e-5)
+    assert np.isfinite(list(urf.values())).all()
+
+
+def test_audit_marks_undefined_metrics(tmp_path, capsys):
+    path = tmp_path / "scores.csv"
+    path.write_text("s,y,g\n0.9,1,a\n0.8,0,a\n0.7,0,b\n0.6,0,b\n")  # b has no positives
+    assert main(["audit", str(path), "--score", "s", "--label", "y", "--group", "g"]) == 0
+    out = capsys.readouterr().out
+    summary = table_rows(out, "Summary")
+    assert summary[0][2:] == ["n/a", "n/a", "1.0000"]  # xAUC, PRF undefined; URF = 1
+    assert {r[0]: r[1] for r in table_rows(out, "\nPRF(g) ")} == {"a": "1.0000", "b": "n/a"}
+    assert main(["audit", str(path), "--score", "t", "--label", "y", "--group", "g"]) == 2
+    assert "no column 't'" in capsys.readouterr().err
