@@ -68,6 +68,10 @@ class _Pool:
     def free_bytes():
         return 0
 
+    @staticmethod
+    def free_all_blocks():
+        pass
+
 
 def get_default_memory_pool():
     return _Pool()
@@ -76,6 +80,9 @@ def get_default_memory_pool():
 class _Device:
     id = 0
     compute_capability = "90"
+
+    def synchronize(self):
+        pass
 
 
 cuda = types.SimpleNamespace(

@@ -176,3 +176,19 @@ def test_more_groups_on_the_emulated_device(engine, host_libs, metric):
     fake_cupy.MEMORY[0] = 1000
     with pytest.raises(engine.DeviceMemoryError, match="subsample"):
         fair_order(s, y, g, metric=metric, backend="cupy", method="kd")
+
+
+def test_speed_table_helpers_run(engine, monkeypatch):
+    """The GPU speed table's timing helpers (``benchmarks/speed_table.py``) on the
+    emulated device, so that a GPU session does not spend its minutes on their bugs."""
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import speed_table
+
+    lat = speed_table.lattice(100, 70)
+    for tile_j in (None, 32):
+        fill, tb, nbytes = speed_table.time_cupy(lat, [0.5], tile_j)
+        assert fill > 0 and tb > 0 and nbytes == cr.n_words(100, 70) * 4
+    assert speed_table.time_solve(lat)[1] is None
+    assert speed_table.time_solve(lat, nbytes // 4)[1] == 32
