@@ -5,6 +5,8 @@ A thin layer (STYLE item 6): ``fit`` validates, learns the ordering with
 ``transform`` applies the maps to new scores (DESIGN section 5).
 """
 
+import os
+
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
@@ -274,7 +276,7 @@ class XOrder(TransformerMixin, BaseEstimator):
         self.fit(scores, y, sensitive_features=sensitive_features, progress=progress)
         return self.train_scores_adjusted_.copy()
 
-    def save(self, path):
+    def save(self, path: "str | os.PathLike") -> None:
         """Write the fitted model to ``path`` as JSON, atomically (never pickle).
 
         The file holds the parameters, the group labels (ints, floats, strings or
@@ -286,6 +288,21 @@ class XOrder(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         path : str or path-like
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> xo = XOrder(lam=1.0, backend="numpy").fit(
+        ...     np.array([0.9, 0.1, 0.6, 0.4]), np.array([1, 0, 1, 0]),
+        ...     sensitive_features=np.array(["a", "a", "b", "b"]))
+        >>> path = os.path.join(tempfile.mkdtemp(), "xorder.json")
+        >>> xo.save(path)
+        >>> loaded = XOrder.load(path)
+        >>> new = np.array([0.3, 0.7])
+        >>> bool((loaded.transform(new, sensitive_features=["b", "b"])
+        ...       == xo.transform(new, sensitive_features=["b", "b"])).all())
+        True
         """
         check_is_fitted(self)
         r = self.result_
@@ -297,7 +314,7 @@ class XOrder(TransformerMixin, BaseEstimator):
         _io.write_json(path, doc)
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path: "str | os.PathLike") -> "XOrder":
         """A fitted model from a file written by :meth:`save`.
 
         It has the parameters, ``groups_``, ``reference_group_``, ``bounds_``,
