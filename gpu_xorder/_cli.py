@@ -105,13 +105,11 @@ def _build_parser():
             "per item), save the model as JSON for `gpu-xorder transform`, and print AUC "
             "and disparities of the scores before and after. " + LAM_NOTE),
     )
-    fit.add_argument("data", help="CSV file with a header row (.csv or .csv.gz)")
-    _columns(fit, label_required=True)
+    _file_arguments(fit, label_required=True)
     fit.add_argument("--model", required=True, help="where to save the model (JSON)")
     fit.add_argument("--output", help="also write the data with the adjusted training "
                      "scores added as a column (CSV)")
-    fit.add_argument("--column", default=DEFAULT_COLUMN,
-                     help=f"name of the adjusted-score column (default: {DEFAULT_COLUMN})")
+    _column_argument(fit)
     fit.add_argument("--metric", choices=METRIC_CHOICES, default="xauc",
                      help="disparity xOrder trades against AUC (default: xauc)")
     fit.add_argument("--lam", type=float, default=0.5,
@@ -135,13 +133,10 @@ def _build_parser():
                      "file and write the file with the adjusted scores added as a column. "
                      "With --label, also print AUC and disparities before and after."),
     )
-    transform.add_argument("data", help="CSV file with a header row (.csv or .csv.gz)")
-    _columns(transform, label_required=False)
+    _file_arguments(transform, label_required=False)
     transform.add_argument("--model", required=True, help="model file from gpu-xorder fit")
     transform.add_argument("--output", required=True, help="CSV file to write")
-    transform.add_argument("--column", default=DEFAULT_COLUMN,
-                           help=f"name of the adjusted-score column (default: "
-                                f"{DEFAULT_COLUMN})")
+    _column_argument(transform)
     transform.set_defaults(handler=_transform)
 
     audit = sub.add_parser(
@@ -150,13 +145,7 @@ def _build_parser():
                      "CSV file: the maximum over pairs of groups, then xAUC for every "
                      "ordered pair of groups, PRF for every group and URF for every pair."),
     )
-    audit.add_argument("data", help="CSV file with a header row (.csv or .csv.gz)")
-    audit.add_argument("--score", required=True, nargs="+", metavar="COLUMN",
-                       help="score columns to compare (e.g. before and after xOrder)")
-    audit.add_argument("--label", required=True, metavar="COLUMN",
-                       help="column of the 0/1 labels")
-    audit.add_argument("--group", required=True, metavar="COLUMN",
-                       help="column of the protected groups (read as text)")
+    _file_arguments(audit, label_required=True, many_scores=True)
     audit.set_defaults(handler=_audit)
 
     info = sub.add_parser("info", help="versions and GPU backend status")
@@ -164,13 +153,22 @@ def _build_parser():
     return parser
 
 
-def _columns(parser, label_required):
+def _file_arguments(parser, label_required, many_scores=False):
+    """The CSV file and its columns, as every file command takes them."""
+    parser.add_argument("data", help="CSV file with a header row (.csv or .csv.gz)")
     parser.add_argument("--score", required=True, metavar="COLUMN",
-                        help="column of the risk scores")
+                        nargs="+" if many_scores else None,
+                        help="score columns to compare (e.g. before and after xOrder)"
+                        if many_scores else "column of the risk scores")
     parser.add_argument("--label", required=label_required, metavar="COLUMN",
                         help="column of the 0/1 labels")
     parser.add_argument("--group", required=True, metavar="COLUMN",
                         help="column of the protected groups (read as text)")
+
+
+def _column_argument(parser):
+    parser.add_argument("--column", default=DEFAULT_COLUMN,
+                        help=f"name of the adjusted-score column (default: {DEFAULT_COLUMN})")
 
 
 def main(argv=None) -> int:
