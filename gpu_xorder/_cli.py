@@ -146,6 +146,8 @@ def _build_parser():
                      "ordered pair of groups, PRF for every group and URF for every pair."),
     )
     _file_arguments(audit, label_required=True, many_scores=True)
+    audit.add_argument("--json", metavar="FILE",
+                       help="also write every value as JSON (null where undefined)")
     audit.set_defaults(handler=_audit)
 
     info = sub.add_parser("info", help="versions and GPU backend status")
@@ -403,8 +405,11 @@ def _file_row(label, scores, y, groups, seconds):
 def _audit(args):
     from gpu_xorder import metrics
     from gpu_xorder._io import Table as CsvTable
+    from gpu_xorder._io import refuse_inputs, write_json
 
     try:
+        if args.json is not None:
+            refuse_inputs(args.json, (args.data,))
         data = CsvTable(args.data)
         groups, y = np.array(data.column(args.group)), data.numbers(args.label)
         columns = {name: data.numbers(name) for name in args.score}
@@ -423,6 +428,9 @@ def _audit(args):
              lambda s: [_defined(metrics.urf, s, groups, g, h) for g, h in pairs if g < h]),
         ]
         values = [[compute(s) for s in columns.values()] for *_, compute in tables]
+        if args.json is not None:
+            write_json(args.json, _audit_document(args, groups, y, columns, rows, tables,
+                                                  values), inputs=(args.data,))
     except LIBRARY_ERRORS + FILE_ERRORS as exc:
         return _error(exc)
     counts = ", ".join(f"{escape(str(g))} {int((groups == g).sum())} "
@@ -442,6 +450,23 @@ def _audit(args):
                                           for col in per_column])
         console.print(table)
     return 0
+
+
+def _audit_document(args, groups, y, columns, rows, tables, values):
+    """The audit as JSON: per group its size and positives, per score column its AUC,
+    the maxima over pairs and every per-pair (per-group) value, keyed as printed."""
+    labels = np.unique(groups)
+    doc = {"data": args.data, "label": args.label, "group": args.group,
+           "groups": {str(g): {"n": int((groups == g).sum()),
+                               "positives": int(y[groups == g].sum())} for g in labels},
+           "scores": {}}
+    for c, (name, row) in enumerate(zip(columns, rows)):
+        entry = {"auc": row["data"]["auc"],
+                 "disparity": {m: row["data"][m] for m, _ in METRIC_COLUMNS}}
+        for (title, _, names, _), per_column in zip(tables, values):
+            entry[title.split("(")[0].lower()] = dict(zip(names, per_column[c]))
+        doc["scores"][name] = entry
+    return doc
 
 
 def _defined(metric, *args):

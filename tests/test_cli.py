@@ -308,3 +308,38 @@ def test_audit_marks_undefined_metrics(tmp_path, capsys):
     assert {r[0]: r[1] for r in table_rows(out, "\nPRF(g) ")} == {"a": "1.0000", "b": "n/a"}
     assert main(["audit", str(path), "--score", "t", "--label", "y", "--group", "g"]) == 2
     assert "no column 't'" in capsys.readouterr().err
+
+
+def test_audit_json_holds_exact_values(tmp_path, capsys):
+    import json
+
+    from gpu_xorder import metrics
+
+    path = tmp_path / "scores.csv"
+    s, y, g = _write_csv(path, groups=("a", "b", "c"))
+    report = tmp_path / "audit.json"
+    assert main(["audit", str(path), "--score", "score", "--label", "outcome", "--group",
+                 "sex", "--json", str(report)]) == 0
+    doc = json.loads(report.read_text())
+    assert doc["groups"]["b"] == {"n": int((g == "b").sum()),
+                                  "positives": int(y[g == "b"].sum())}
+    entry = doc["scores"]["score"]
+    assert entry["auc"] == metrics.auc(s, y)
+    assert entry["disparity"]["prf"] == metrics.disparity(s, y, g, "prf")
+    assert entry["xauc"]["c > a"] == metrics.xauc(s, y, g, "c", "a")
+    assert entry["urf"]["a ~ b"] == metrics.urf(s, g, "a", "b")
+    assert main(["audit", str(path), "--score", "score", "--label", "outcome", "--group",
+                 "sex", "--json", str(path)]) == 2
+    assert "also an input" in capsys.readouterr().err
+
+
+def test_audit_json_marks_undefined_as_null(tmp_path):
+    import json
+
+    path, report = tmp_path / "scores.csv", tmp_path / "audit.json"
+    path.write_text("s,y,g\n0.9,1,a\n0.8,0,a\n0.7,0,b\n0.6,0,b\n")
+    assert main(["audit", str(path), "--score", "s", "--label", "y", "--group", "g",
+                 "--json", str(report)]) == 0
+    entry = json.loads(report.read_text())["scores"]["s"]
+    assert entry["disparity"] == {"xauc": None, "prf": None, "urf": 1.0}
+    assert entry["prf"] == {"a": 1.0, "b": None}
