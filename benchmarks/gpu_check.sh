@@ -1,14 +1,37 @@
 #!/usr/bin/env bash
 # One command for GPU validation, from the source tree, no network needed:
 #   bash benchmarks/gpu_check.sh
-# Runs every test marked gpu (CuPy == NumPy decision for decision), then the speed
-# table (two groups) and the multi-group table, printed and written to
-# ${OUT:-.}/speed_table.md and ${OUT:-.}/multi_table.md.
-set -euo pipefail
+# Runs every test marked gpu (CuPy == NumPy decision for decision), the CuPy
+# pytest-benchmark suite, then the speed table (two groups) and the multi-group table,
+# printed and written to ${OUT:-.}/speed_table.md and ${OUT:-.}/multi_table.md.
+# Every stage runs even when an earlier one fails, each under its own time limit (a lent
+# device's command may run 10 minutes at most); the exit status is 1 if any stage failed,
+# and the summary at the end says which.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 python3 -c "from gpu_xorder._backend import backend_info; print(backend_info())"
-python3 -m pytest -m gpu -q -p no:cacheprovider -ra tests
-python3 -m pytest benchmarks/bench_cupy_dp.py --benchmark-enable -q -p no:cacheprovider --benchmark-columns=min,mean,rounds
-python3 benchmarks/speed_table.py "$@"
-python3 benchmarks/multi_table.py --numpy-max-cells 5e7
+
+failed=()
+stage() {  # stage NAME SECONDS COMMAND...
+    local name=$1 limit=$2
+    shift 2
+    echo "=== $name (limit ${limit}s)"
+    local start=$SECONDS
+    timeout "$limit" "$@"
+    local rc=$?
+    echo "=== $name: exit $rc after $((SECONDS - start))s"
+    [ "$rc" -eq 0 ] || failed+=("$name (exit $rc)")
+}
+
+stage "gpu tests" 200 python3 -m pytest -m gpu -q -p no:cacheprovider -ra tests
+stage "cupy benchmarks" 60 python3 -m pytest benchmarks/bench_cupy_dp.py --benchmark-enable \
+    -q -p no:cacheprovider --benchmark-columns=min,mean,rounds
+stage "speed table" 130 python3 benchmarks/speed_table.py "$@"
+stage "multi-group table" 170 python3 benchmarks/multi_table.py --numpy-max-cells 5e7
+
+if [ ${#failed[@]} -gt 0 ]; then
+    printf 'FAILED: %s\n' "${failed[@]}"
+    exit 1
+fi
+echo "all stages passed"
