@@ -9,7 +9,7 @@ from ._banded import (band_lattice, banded_bytes, least_banded_bytes, numpy_band
 from ._bits import bits_to_matrix, n_words
 from ._fill import fill
 from ._ghat import cell_values
-from ._iterative import merge_order, solve_iterative
+from ._iterative import merge_order, solve_iterative, step_shapes
 from ._kd import n_cells as kd_cells
 from ._kd import solve_kd
 from ._kgroups import KProblem, build_problem
@@ -42,5 +42,6 @@ __all__ = [
     "solve_banded",
     "solve_iterative",
     "solve_kd",
+    "step_shapes",
     "traceback",
 ]

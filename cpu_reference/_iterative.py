@@ -24,14 +24,20 @@ def merge_order(sizes):
     return sorted(range(len(sizes)), key=lambda g: (-sizes[g], g))
 
 
+def step_shapes(sizes):
+    """``[(merged, n_b), ...]``: the lattice of every step, ``merged`` items of the
+    groups merged so far against the ``n_b`` items of the group merged next."""
+    order = merge_order(sizes)
+    shapes, merged = [], sizes[order[0]]
+    for b in order[1:]:
+        shapes.append((merged, sizes[b]))
+        merged += sizes[b]
+    return shapes
+
+
 def total_cells(sizes):
     """Cells of all steps together (for progress reports)."""
-    order = merge_order(sizes)
-    merged, total = sizes[order[0]], 0
-    for b in order[1:]:
-        total += (merged + 1) * (sizes[b] + 1)
-        merged += sizes[b]
-    return total
+    return sum((m + 1) * (n + 1) for m, n in step_shapes(sizes))
 
 
 @dataclass(frozen=True, eq=False)

@@ -13,6 +13,9 @@ from ._fill import DiagonalStep, from_state, to_state
 from ._lattice import edge_counters
 
 
+MSG_BOTTOM = "the last row is kept for whole 32-row blocks only, n_a = {n_a}"
+
+
 def tile_schedule(n_a, n_b, tile_j):
     """Tile diagonals in launch order: ``[(tile_diag, r_first, n_tiles), ...]``."""
     n_r, n_j = -(-n_a // BLOCK), -(-n_b // tile_j)
@@ -43,7 +46,7 @@ def fill_tiled(lat, lam, tile_j, *, edges=None, bottom=False):
     if not bottom:
         return words, final
     if n_a % BLOCK:
-        raise ValueError(f"the last row is kept for whole 32-row blocks only, n_a = {n_a}")
+        raise ValueError(MSG_BOTTOM.format(n_a=n_a))
     rowbuf[:, 0] = to_state(lat, col0[:, n_a])  # cell (n_a, 0): never a kernel cell
     return words, final, from_state(lat, rowbuf, np.arange(n_b + 1))
 

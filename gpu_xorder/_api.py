@@ -200,12 +200,7 @@ def decision_bytes(sizes, method):
     if method == "kd":
         planes = max(1, (len(sizes) - 1).bit_length())
         return planes * -(-cpu_reference.kd_cells(sizes) // 8)
-    order = cpu_reference.merge_order(sizes)
-    need, merged = 0, sizes[order[0]]
-    for g in order[1:]:
-        need = max(need, cpu_reference.n_words(merged, sizes[g]) * 4)
-        merged += sizes[g]
-    return need
+    return max(cpu_reference.n_words(m, n) * 4 for m, n in cpu_reference.step_shapes(sizes))
 
 
 def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend, progress,

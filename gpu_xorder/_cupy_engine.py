@@ -15,7 +15,7 @@ import numpy as np
 import cpu_reference
 from cpu_reference._banded import plan_bands, solve_banded
 from cpu_reference._bits import n_words
-from cpu_reference._tiled import tile_schedule
+from cpu_reference._tiled import MSG_BOTTOM, tile_schedule
 
 from . import _multi_launch
 
@@ -189,7 +189,7 @@ def fill_batch_tiled(lat, lams, tile_j=DEFAULT_TILE_J, progress=None, *, edges=N
     if not bottom:
         return words, colbuf[:, :, n_a]
     if n_a % 32:
-        raise ValueError(f"the last row is kept for whole 32-row blocks only, n_a = {n_a}")
+        raise ValueError(MSG_BOTTOM.format(n_a=n_a))
     rowbuf[:, :, 0] = cp.asarray(col0[:, n_a])  # cell (n_a, 0): never a kernel cell
     return words, colbuf[:, :, n_a], rowbuf
 
@@ -346,14 +346,12 @@ def required_bytes_multi(prob, method):
         counters = 2 * per_pair * k * (k - 1) * box * 8
         layout = box * (k - 1) * (4 + 8) + box * (4 + 8)
         return words + counters + layout
-    order = cpu_reference.merge_order(sizes)
-    need, merged = 0, sizes[order[0]]
-    for step, b in enumerate(order[1:], 1):
-        words = n_words(merged, sizes[b]) * 4
+    need = 0
+    for step, (merged, n_b) in enumerate(cpu_reference.step_shapes(sizes), 1):
+        words = n_words(merged, n_b) * 4
         counters = 2 * 2 * per_pair * step * (merged + 1) * 8
-        inputs = 2 * per_pair * step * (merged + 1) * 8 + 16 * (merged + sizes[b] + 2)
+        inputs = 2 * per_pair * step * (merged + 1) * 8 + 16 * (merged + n_b + 2)
         need = max(need, words + counters + inputs)
-        merged += sizes[b]
     return need
 
 
