@@ -78,7 +78,8 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
         ``method="auto"`` takes ``"iterative"`` when the K-D bits would exceed the
         limit, and a method whose bits exceed it raises ``MemoryError``.
     progress : callable(done_cells, total_cells), optional
-        Called periodically while the lattice fills.
+        Called periodically while the lattice fills; with a sequence ``lam`` the
+        cells count those of every value's lattice together.
 
     Returns
     -------
@@ -119,8 +120,9 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
     engine_name = resolve_backend(backend)
     lat = cpu_reference.build_lattice(s, labels_y, index, metric, mode)
     if engine_name == "cupy":
-        solutions, band_rows = cupy_engine().solve(lat, lams, progress=progress,
-                                                   memory_limit=memory_limit)
+        solutions, band_rows = cupy_engine().solve(
+            lat, lams, progress=_batch_progress(progress, lams.size),
+            memory_limit=memory_limit)
     else:
         solutions, band_rows = _solve_numpy(lat, lams, progress, memory_limit)
     extra = {}
@@ -146,8 +148,9 @@ def _solve_numpy(lat, lams, progress, memory_limit):
         source = f"{HOST_MEMORY_SHARE:.0%} of the available host memory"
     if budget is None or cpu_reference.n_words(lat.n_a, lat.n_b) * 4 <= budget:
         solutions = []
-        for lam in lams:
-            words, final = cpu_reference.fill(lat, lam, progress=progress)
+        for k, lam in enumerate(lams):
+            words, final = cpu_reference.fill(
+                lat, lam, progress=_batch_progress(progress, lams.size, k))
             solutions.append((cpu_reference.traceback(words, lat.n_a, lat.n_b), final))
         return solutions, None
     band_rows = cpu_reference.plan_bands(lat.n_a, lat.n_b, budget, lat.n_counters)
@@ -158,10 +161,20 @@ def _solve_numpy(lat, lams, progress, memory_limit):
             least=least / 2**30))
     solutions = [
         cpu_reference.solve_banded(lat, 1, band_rows, cpu_reference.numpy_band_fill([lam]),
-                                   progress)[0]
-        for lam in lams
+                                   _batch_progress(progress, lams.size, k))[0]
+        for k, lam in enumerate(lams)
     ]
     return solutions, band_rows
+
+
+def _batch_progress(progress, n_lattices, k=None):
+    """Progress over the cells of all ``n_lattices`` lattices of a lam batch: those of
+    lattice ``k`` when they are filled one after the other, else all filled together."""
+    if progress is None or n_lattices == 1:
+        return progress
+    if k is None:
+        return lambda done, total: progress(done * n_lattices, total * n_lattices)
+    return lambda done, total: progress(k * total + done, n_lattices * total)
 
 
 def _make_result(lat, labels, lam, path, final, backend, extra):
@@ -221,19 +234,20 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend, progr
             method=chosen, sizes=list(prob.sizes), limit=memory_limit / 2**30,
             need=decision_bytes(prob.sizes, chosen) / 2**30, hint=hint))
     if engine_name == "cupy" and labels.size == 2:
-        two = _solve_two_on_gpu(prob, s, y, index, lams, progress)
+        two = _solve_two_on_gpu(prob, s, y, index, lams,
+                                _batch_progress(progress, lams.size))
     results = []
     for k, lam in enumerate(lams):
-        extra = {}
+        extra, report = {}, _batch_progress(progress, lams.size, k)
         if engine_name == "cupy" and labels.size == 2:
             path, c, u, cs = two[k]
         elif engine_name == "cupy":
-            solution = cupy_engine().solve_multi(prob, lam, chosen, progress)
+            solution = cupy_engine().solve_multi(prob, lam, chosen, report)
             path, c, u, cs = solution[:4]
         elif chosen == "kd":
-            path, c, u, cs = cpu_reference.solve_kd(prob, lam, progress)
+            path, c, u, cs = cpu_reference.solve_kd(prob, lam, report)
         else:
-            solution = cpu_reference.solve_iterative(prob, lam, progress)
+            solution = cpu_reference.solve_iterative(prob, lam, report)
             path, c, u, cs = solution[:4]
         if chosen == "iterative":
             order = cpu_reference.merge_order(prob.sizes)

@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import cpu_reference
 import gpu_xorder
 from gpu_xorder import BackendUnavailableError, fair_order, metrics
 from gpu_xorder._backend import cupy_status
@@ -313,3 +314,40 @@ def test_property_valid_merge_and_objective(problem, metric, lam):
     assert_valid_merge(res, s, g)
     assert res.objective == pytest.approx(res.auc - lam * res.disparity, abs=1e-12)
     assert 0.0 <= res.auc <= 1.0 and 0.0 <= res.disparity <= 1.0
+
+
+def assert_batch_progress(run, n_lams):
+    """``run(lam, report)`` reports, for a batch of ``n_lams`` values, ``n_lams`` times
+    the cells of one value's fill (both passes when banded), rising to the end."""
+    single, batch = [], []
+    run(0.5, lambda done, total: single.append((done, total)))
+    run([0.5] * n_lams, lambda done, total: batch.append((done, total)))
+    assert single and batch
+    total = single[-1][1]
+    assert single[-1][0] == total
+    done = [c[0] for c in batch]
+    assert all(t == n_lams * total for _, t in batch)
+    assert done == sorted(done) and done[-1] == n_lams * total
+
+
+@pytest.mark.parametrize("kw", [
+    dict(),                                  # whole lattices
+    dict(memory_limit=cpu_reference.n_words(1000, 20) * 4 - 1),  # bands
+    dict(method="kd"),
+    dict(method="iterative"),
+])
+def test_progress_of_a_lam_batch_counts_every_lattice(kw):
+    rng = np.random.default_rng(4)
+    n_a, n_b = 1000, 20
+    s = rng.random(n_a + n_b)
+    y = rng.integers(0, 2, n_a + n_b)
+    y[[0, 1, n_a, n_a + 1]] = [0, 1, 0, 1]
+    g = np.repeat([0, 1], [n_a, n_b])
+    extra = []
+
+    def run(lam, report):
+        res = fair_order(s, y, g, lam=lam, backend="numpy", progress=report, **kw)
+        extra.append(res.extra if not isinstance(res, list) else res[0].extra)
+
+    assert_batch_progress(run, 3)
+    assert ("bands" in extra[0]) == ("memory_limit" in kw) and extra[0] == extra[1]

@@ -133,6 +133,21 @@ def test_fair_order_on_the_emulated_device(engine):
         assert d.extra == {"bands": 3, "band_rows": 32}
 
 
+def test_progress_of_a_lam_batch_on_the_emulated_device(engine):
+    """One batch fills every lattice together: reports count the cells of all of them."""
+    from test_api import assert_batch_progress
+
+    rng = np.random.default_rng(34)
+    s, y, g = problem(rng, 100, 30)
+    assert_batch_progress(lambda lam, report: fair_order(
+        s, y, g, lam=lam, backend="cupy", progress=report), 2)
+    # bits of one 32-row band per lattice: the same bands for one lam and for two
+    band = cr.n_words(32, 30) * 4
+    assert_batch_progress(lambda lam, report: fair_order(
+        s, y, g, lam=lam, backend="cupy", progress=report,
+        memory_limit=band * np.size(lam)), 2)
+
+
 def test_smoke_test_and_device_info(engine):
     engine.smoke_test()
     info = engine.device_info()
