@@ -8,6 +8,7 @@ from . import metrics
 from ._api import fair_order
 from ._backend import BackendUnavailableError
 from ._estimator import XOrder
+from ._estimator import xorder_path
 from ._result import FairOrderResult
 
 __version__ = "0.1.0"
@@ -18,5 +19,6 @@ __all__ = [
     "XOrder",
     "fair_order",
     "metrics",
+    "xorder_path",
 ]
 

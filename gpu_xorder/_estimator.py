@@ -6,6 +6,7 @@ A thin layer (STYLE item 6): ``fit`` validates, learns the ordering with
 """
 
 import os
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -23,6 +24,7 @@ MSG_LAM_SEQUENCE = (
 MSG_REFERENCE = "reference_group {value!r} is not one of the groups {labels}"
 MSG_UNSEEN = "sensitive features contain group {label!r}, not seen in fit (groups {labels})"
 MSG_SUBSAMPLE = "subsample must be None or an integer >= 1, got {value!r}"
+MSG_PATH_LAM = "xorder_path takes the values of lam as lams=, not lam="
 
 
 class XOrder(TransformerMixin, BaseEstimator):
@@ -166,48 +168,11 @@ class XOrder(TransformerMixin, BaseEstimator):
         >>> xo.order_.tolist()
         [0, 2, 1, 3]
         """
-        v.check_choice(self.metric, "metric", v.METRICS)
-        v.check_choice(self.disparity, "disparity", v.DISPARITIES)
-        v.check_choice(self.backend, "backend", v.BACKENDS)
-        v.check_choice(self.method, "method", v.METHODS)
-        lams, batch = v.check_lam(self.lam)
+        lams, batch = self._check_params()
         if batch:
             raise ValueError(MSG_LAM_SEQUENCE.format(k=lams.size))
-        step = _check_subsample(self.subsample)
-        s = v.check_scores(scores)
-        labels_y = v.check_labels(y, s.size)
-        labels, index = v.encode_groups(sensitive_features, s.size)
-        v.check_n_groups(labels)
-        reference = self._reference_index(s, labels, index)
-        keep = equidistant_subsample(s, index, step)
-
-        result = fair_order(s[keep], labels_y[keep], labels[index[keep]], metric=self.metric,
-                            lam=float(lams[0]), disparity=self.disparity,
-                            backend=self.backend, method=self.method,
-                            memory_limit=self.memory_limit, progress=progress)
-        s_keep, index_keep = s[keep], index[keep]
-        bounds = _transfer.default_bounds(s, s[index == reference])
-        learned = _transfer.adjusted_training_scores(s_keep, result.order, index_keep,
-                                                     reference, bounds)
-        maps = _transfer.fit_group_maps(s_keep, learned, index_keep, reference)
-        clip = bounds if _transfer.is_probability_like(s) else None
-        if keep.size == s.size:
-            adjusted = learned
-        else:
-            adjusted = _transfer.apply_group_maps(s, index, maps, clip=clip)
-            adjusted[keep] = learned
-
-        self.groups_ = labels
-        self.reference_group_ = labels[reference]
-        self.result_ = result
-        self.subsample_indices_ = keep
-        self.order_ = keep[result.order]
-        self.train_scores_adjusted_ = adjusted
-        self.bounds_ = bounds
-        self.clip_ = clip
-        self.maps_ = maps
-        self.n_features_in_ = 1
-        return self
+        fitting = self._prepare(scores, y, sensitive_features)
+        return self._set_fitted(fitting, fitting.solve(self, float(lams[0]), progress))
 
     def transform(self, scores, *, sensitive_features):
         """Adjusted scores: the reference group unchanged, every other group mapped.
@@ -341,6 +306,54 @@ class XOrder(TransformerMixin, BaseEstimator):
         est.n_features_in_ = 1
         return est
 
+    def _check_params(self):
+        """Validate the parameters; return ``check_lam(self.lam)``."""
+        v.check_choice(self.metric, "metric", v.METRICS)
+        v.check_choice(self.disparity, "disparity", v.DISPARITIES)
+        v.check_choice(self.backend, "backend", v.BACKENDS)
+        v.check_choice(self.method, "method", v.METHODS)
+        lams = v.check_lam(self.lam)
+        _check_subsample(self.subsample)
+        return lams
+
+    def _prepare(self, scores, y, sensitive_features):
+        """Validated training data, the reference group and the items to learn on."""
+        s = v.check_scores(scores)
+        labels_y = v.check_labels(y, s.size)
+        labels, index = v.encode_groups(sensitive_features, s.size)
+        v.check_n_groups(labels)
+        reference = self._reference_index(s, labels, index)
+        keep = equidistant_subsample(s, index, _check_subsample(self.subsample))
+        return _Fitting(s, labels_y, labels, index, reference, keep)
+
+    def _set_fitted(self, fitting, result):
+        """Learn the score maps from ``result``, the ordering of ``fitting.keep``; set
+        the fitted attributes and return self."""
+        s, _, labels, index, reference, keep = fitting
+        s_keep, index_keep = s[keep], index[keep]
+        bounds = _transfer.default_bounds(s, s[index == reference])
+        learned = _transfer.adjusted_training_scores(s_keep, result.order, index_keep,
+                                                     reference, bounds)
+        maps = _transfer.fit_group_maps(s_keep, learned, index_keep, reference)
+        clip = bounds if _transfer.is_probability_like(s) else None
+        if keep.size == s.size:
+            adjusted = learned
+        else:
+            adjusted = _transfer.apply_group_maps(s, index, maps, clip=clip)
+            adjusted[keep] = learned
+
+        self.groups_ = labels.copy()
+        self.reference_group_ = labels[reference]
+        self.result_ = result
+        self.subsample_indices_ = keep.copy()
+        self.order_ = keep[result.order]
+        self.train_scores_adjusted_ = adjusted
+        self.bounds_ = bounds
+        self.clip_ = clip
+        self.maps_ = maps
+        self.n_features_in_ = 1
+        return self
+
     def _reference_index(self, s, labels, index):
         """Position of the reference group: the given one, or the highest mean score."""
         if self.reference_group is None:
@@ -382,3 +395,80 @@ def equidistant_subsample(scores, index, step):
         ranked = members[np.argsort(-scores[members], kind="stable")]
         keep.append(ranked[::step])
     return np.sort(np.concatenate(keep))
+
+
+class _Fitting(NamedTuple):
+    """Validated training data of one fit, shared by every lam of :func:`xorder_path`."""
+
+    scores: np.ndarray
+    y: np.ndarray
+    labels: np.ndarray      # sorted group labels
+    index: np.ndarray       # position of every item's group in labels
+    reference: int          # position of the reference group
+    keep: np.ndarray        # items the ordering is learned on (increasing)
+
+    def solve(self, est, lam, progress):
+        """:func:`fair_order` on the kept items with the parameters of ``est``; ``lam``
+        a float (one result) or an array (a list of results, one batched DP)."""
+        k = self.keep
+        return fair_order(self.scores[k], self.y[k], self.labels[self.index[k]],
+                          metric=est.metric, lam=lam, disparity=est.disparity,
+                          backend=est.backend, method=est.method,
+                          memory_limit=est.memory_limit, progress=progress)
+
+
+def xorder_path(scores, y, *, sensitive_features, lams, progress=None, **params):
+    """Fit :class:`XOrder` for every value of ``lam`` at once: the trade-off path.
+
+    The data are validated and prepared once and the orderings of all values come from
+    one call of :func:`gpu_xorder.fair_order` with the sequence ``lams``, which the GPU
+    engine fills as one batch of lattices in the same launches. Each returned model is
+    the very model ``XOrder(lam=value, **params).fit(...)`` gives.
+
+    Parameters
+    ----------
+    scores, y, sensitive_features
+        Training data, as in :meth:`XOrder.fit`.
+    lams : sequence of float
+        Values of ``lam``, each >= 0.
+    progress : callable(done_cells, total_cells), optional
+        Passed on to :func:`gpu_xorder.fair_order` (cells of all values together).
+    **params
+        Any other parameter of :class:`XOrder` (``metric``, ``disparity``,
+        ``reference_group``, ``backend``, ``method``, ``subsample``,
+        ``memory_limit``).
+
+    Returns
+    -------
+    list of XOrder
+        Fitted models, one per value of ``lams``, in that order.
+
+    Raises
+    ------
+    TypeError
+        On an unknown parameter, ``lam`` given in ``params``, or non-numeric input.
+    ValueError
+        As :meth:`XOrder.fit`, and on an empty ``lams``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gpu_xorder import xorder_path
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 40)
+    >>> groups = np.repeat(["a", "b"], 20)
+    >>> scores = y + rng.normal(0, 1, 40) + (groups == "a")
+    >>> models = xorder_path(scores, y, sensitive_features=groups,
+    ...                      lams=[0.0, 0.1, 1.0], backend="numpy")
+    >>> [(round(m.result_.auc, 3), round(m.result_.disparity, 3)) for m in models]
+    [(0.934, 0.092), (0.931, 0.06), (0.887, 0.0)]
+    """
+    if "lam" in params:
+        raise TypeError(MSG_PATH_LAM)
+    template = XOrder(**params)
+    values, _ = v.check_lam(lams)
+    template._check_params()
+    fitting = template._prepare(scores, y, sensitive_features)
+    results = fitting.solve(template, values, progress)
+    return [XOrder(**{**params, "lam": float(lam)})._set_fitted(fitting, result)
+            for lam, result in zip(values, results)]

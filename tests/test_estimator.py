@@ -7,9 +7,9 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from gpu_xorder import XOrder, fair_order, metrics
+from gpu_xorder import XOrder, fair_order, metrics, xorder_path
 from gpu_xorder import _validation as v
-from gpu_xorder._estimator import MSG_LAM_SEQUENCE, MSG_REFERENCE, MSG_UNSEEN
+from gpu_xorder._estimator import MSG_LAM_SEQUENCE, MSG_PATH_LAM, MSG_REFERENCE, MSG_UNSEEN
 
 TOL = dict(rel=1e-12, abs=1e-12)
 
@@ -349,3 +349,96 @@ def test_subsample_rejects_bad_values():
                      ("3", TypeError)):
         with pytest.raises(exc, match="subsample must be None or an integer >= 1"):
             XOrder(subsample=bad, backend="numpy").fit(scores, y, sensitive_features=groups)
+
+
+# ---------------------------------------------------------------------------------------
+# xorder_path: one batched DP, the very models of separate fits.
+
+
+def _same_model(a, b):
+    assert a.get_params() == b.get_params()
+    assert np.array_equal(a.order_, b.order_)
+    assert np.array_equal(a.subsample_indices_, b.subsample_indices_)
+    np.testing.assert_array_equal(a.train_scores_adjusted_, b.train_scores_adjusted_)
+    assert a.reference_group_ == b.reference_group_ and a.bounds_ == b.bounds_
+    assert a.clip_ == b.clip_ and a.maps_.keys() == b.maps_.keys()
+    for key in a.maps_:
+        for x, y in zip(a.maps_[key], b.maps_[key]):
+            np.testing.assert_array_equal(x, y)
+    assert (a.result_.auc, a.result_.disparity, a.result_.objective) == (
+        b.result_.auc, b.result_.disparity, b.result_.objective)
+    assert a.result_.counters == b.result_.counters
+
+
+@pytest.mark.parametrize("params", [
+    dict(metric="xauc"),
+    dict(metric="urf", disparity="signed", reference_group="b"),
+    dict(metric="prf", subsample=3),
+])
+def test_xorder_path_equals_separate_fits(params):
+    scores, y, groups = make_data(n_a=40, n_b=25, seed=7, labels=("a", "b"))
+    lams = [0.0, 0.05, 0.5, 5.0]
+    models = xorder_path(scores, y, sensitive_features=groups, lams=lams, backend="numpy",
+                         **params)
+    assert [m.lam for m in models] == lams
+    for lam, model in zip(lams, models):
+        _same_model(model, fitted(scores, y, groups, lam=lam, **params))
+    test_scores = np.linspace(0.0, 1.0, 11)
+    for model in models:
+        alone = fitted(scores, y, groups, lam=model.lam, **params)
+        np.testing.assert_array_equal(
+            model.transform(test_scores, sensitive_features=["b"] * 11),
+            alone.transform(test_scores, sensitive_features=["b"] * 11))
+    if params.get("disparity", "absolute") == "absolute":
+        # the path trades AUC for disparity (signed mode drives D below zero instead)
+        assert models[-1].result_.disparity < models[0].result_.disparity
+
+
+def test_xorder_path_three_groups_and_models_are_independent():
+    rng = np.random.default_rng(5)
+    groups = np.repeat(np.array(["x", "y", "z"]), [12, 9, 7])
+    y = rng.integers(0, 2, groups.size)
+    y[[0, 1, 12, 13, 21, 22]] = [0, 1, 0, 1, 0, 1]
+    scores = rng.random(groups.size)
+    models = xorder_path(scores, y, sensitive_features=groups, lams=(0.0, 1.0),
+                         backend="numpy", method="kd")
+    for model in models:
+        _same_model(model, fitted(scores, y, groups, lam=model.lam, method="kd"))
+    models[0].groups_[0] = "changed"  # fitted arrays are not shared between models
+    models[0].subsample_indices_[0] = -1
+    assert models[1].groups_[0] == "x" and models[1].subsample_indices_[0] == 0
+
+
+def test_xorder_path_progress_counts_every_lattice():
+    scores, y, groups = make_data(n_a=10, n_b=6)
+    calls = []
+    xorder_path(scores, y, sensitive_features=groups, lams=[0.0, 1.0, 2.0],
+                backend="numpy", progress=lambda done, total: calls.append((done, total)))
+    assert calls and calls[-1][0] == calls[-1][1] == 3 * 11 * 7
+
+
+def test_xorder_path_rejects_bad_arguments():
+    scores, y, groups = make_data(n_a=10, n_b=6)
+    kw = dict(sensitive_features=groups, backend="numpy")
+    with pytest.raises(TypeError, match=re.escape(MSG_PATH_LAM)):
+        xorder_path(scores, y, lams=[0.0], lam=1.0, **kw)
+    with pytest.raises(TypeError, match="alpha"):
+        xorder_path(scores, y, lams=[0.0], alpha=1.0, **kw)
+    with pytest.raises(ValueError, match=re.escape(v.MSG_LAM_EMPTY)):
+        xorder_path(scores, y, lams=[], **kw)
+    with pytest.raises(ValueError, match="lam"):
+        xorder_path(scores, y, lams=[0.0, -1.0], **kw)
+    with pytest.raises(ValueError, match="metric"):
+        xorder_path(scores, y, lams=[0.0], metric="auc", **kw)
+    with pytest.raises(ValueError, match="subsample"):
+        xorder_path(scores, y, lams=[0.0], subsample=0, **kw)
+
+
+def test_xorder_path_does_not_modify_inputs():
+    scores, y, groups = make_data(n_a=10, n_b=6)
+    copies = scores.copy(), y.copy(), groups.copy()
+    lams = np.array([0.0, 0.5])
+    xorder_path(scores, y, sensitive_features=groups, lams=lams, backend="numpy")
+    for before, after in zip(copies, (scores, y, groups)):
+        np.testing.assert_array_equal(before, after)
+    np.testing.assert_array_equal(lams, [0.0, 0.5])
