@@ -9,6 +9,7 @@ from ._api import fair_order
 from ._backend import BackendUnavailableError
 from ._estimator import XOrder
 from ._estimator import xorder_path
+from ._experiment import paper_experiment
 from ._result import FairOrderResult
 
 __version__ = "0.1.0"
@@ -19,6 +20,7 @@ __all__ = [
     "XOrder",
     "fair_order",
     "metrics",
+    "paper_experiment",
     "xorder_path",
 ]
 

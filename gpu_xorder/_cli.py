@@ -25,6 +25,8 @@ from rich.progress import TextColumn
 from rich.progress import TimeElapsedColumn
 from rich.table import Table
 
+from gpu_xorder._experiment import DEFAULT_LAMS as PAPER_LAMS
+
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
 
@@ -37,10 +39,6 @@ METRIC_COLUMNS = (("xauc", "Delta-xAUC"), ("prf", "Delta-PRF"), ("urf", "Delta-U
 LAM_NOTE = (
     "lam on the paper's scale: xOrder maximises AUC - lam * Delta, both fractions in "
     "[0, 1] (the public reference code's weight equals lam * n_pos * n_neg)."
-)
-MSG_NO_AGE = (
-    "the {name} data set records age only binarised; --groups age needs age in years "
-    "(use adult, compas or framingham)"
 )
 
 # Readable names of the default groups; codes as stored in the data files.
@@ -65,6 +63,13 @@ def _probability(text):
     return value
 
 
+def _positive(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text}")
+    return value
+
+
 def _build_parser():
     parser = argparse.ArgumentParser(
         prog="gpu-xorder",
@@ -83,19 +88,7 @@ def _build_parser():
     )
     demo.add_argument("--data", choices=DATASET_CHOICES, default="compas",
                       help="bundled data set (default: compas)")
-    demo.add_argument("--groups", choices=("default", "age"), default="default",
-                      help="default: the paper's attribute for the data set; "
-                           "age: three age bands (age <= 25, 25 < age <= 40, age > 40)")
-    demo.add_argument("--metric", choices=METRIC_CHOICES, default="xauc",
-                      help="disparity xOrder trades against AUC (default: xauc)")
-    demo.add_argument("--lam", type=float, nargs="+", default=list(DEFAULT_LAMS),
-                      metavar="LAM", help="weights of the disparity, paper's scale "
-                      "(default: 0 0.01 0.05 0.5)")
-    demo.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
-                      help="DP engine (default: auto, CuPy when usable)")
-    demo.add_argument("--seed", type=int, default=0, help="split and model seed")
-    demo.add_argument("--test-size", type=_probability, default=0.3,
-                      help="fraction held out for testing (default: 0.3)")
+    _experiment_arguments(demo, DEFAULT_LAMS)
     demo.set_defaults(handler=_demo)
 
     fit = sub.add_parser(
@@ -150,9 +143,53 @@ def _build_parser():
                        help="also write every value as JSON (null where undefined)")
     audit.set_defaults(handler=_audit)
 
+    paper = sub.add_parser(
+        "paper", help="the paper's experiments: repeated splits of the bundled data sets",
+        description=(
+            "The paper's protocol on the bundled data sets: for every repetition a "
+            "stratified random split, features standardised with the training split's "
+            "statistics, a logistic regression, and xOrder fitted on its training scores "
+            "for every lam at once and transferred to the test scores. Prints test AUC "
+            "and disparities as mean ± standard deviation over the repetitions, next to "
+            "the figures the paper quotes. " + LAM_NOTE),
+    )
+    paper.add_argument("--data", nargs="+", choices=DATASET_CHOICES, metavar="NAME",
+                       help="data sets among compas, adult, german, framingham (default: "
+                            "the paper's for the grouping: all four; "
+                            "with --groups age, adult and compas)")
+    _experiment_arguments(paper, PAPER_LAMS)
+    paper.add_argument("--repeats", type=_positive, default=10,
+                       help="random splits (default: 10, as in the paper)")
+    paper.add_argument("--method", choices=("auto", "kd", "iterative"), default="auto",
+                       help="how more than two groups are merged (default: auto)")
+    paper.add_argument("--subsample", type=_positive,
+                       help="learn on every k-th item of each group (faster)")
+    paper.add_argument("--json", metavar="FILE",
+                       help="also write every repetition's values as JSON")
+    paper.set_defaults(handler=_paper)
+
     info = sub.add_parser("info", help="versions and GPU backend status")
     info.set_defaults(handler=_info)
     return parser
+
+
+def _experiment_arguments(parser, lams):
+    """Grouping, xOrder settings and split of the commands on bundled data."""
+    parser.add_argument("--groups", choices=("default", "age"), default="default",
+                        help="default: the paper's attribute of the data set; age: three "
+                             "age bands (age <= 25, 25 < age <= 40, age > 40), the paper's "
+                             "multi-group setting")
+    parser.add_argument("--metric", choices=METRIC_CHOICES, default="xauc",
+                        help="disparity xOrder trades against AUC (default: xauc)")
+    parser.add_argument("--lam", type=float, nargs="+", default=list(lams), metavar="LAM",
+                        help="weights of the disparity, paper's scale (default: "
+                             f"{' '.join(f'{x:g}' for x in lams)})")
+    parser.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
+                        help="DP engine (default: auto, CuPy when usable)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="split and model seed (paper: repetition r uses seed + r)")
+    parser.add_argument("--test-size", type=_probability, default=0.3,
+                        help="fraction held out for testing (default: 0.3)")
 
 
 def _file_arguments(parser, label_required, many_scores=False):
@@ -191,16 +228,15 @@ def _error(message):
 # ---------------------------------------------------------------------------- demo
 
 def _demo(args):
-    from gpu_xorder.datasets import age_bands
+    from gpu_xorder._experiment import grouping
     from gpu_xorder.datasets import load_dataset
 
     data = load_dataset(args.data)
-    if args.groups == "age":
-        if data.age is None:
-            return _error(MSG_NO_AGE.format(name=data.name))
-        groups, group_label, names = age_bands(data.age), "age bands", AGE_BAND_NAMES
-    else:
-        groups, group_label, names = data.sensitive, data.sensitive_name, GROUP_NAMES[data.name]
+    try:
+        groups = grouping(data, args.groups)
+    except ValueError as exc:
+        return _error(exc)
+    group_label, names = _group_names(data, args.groups)
 
     try:
         rows, split = _run_demo(data, groups, args)
@@ -225,6 +261,13 @@ def _demo(args):
     return 0
 
 
+def _group_names(data, groups):
+    """How the grouping is called and the readable names of its group codes."""
+    if groups == "age":
+        return "age bands", AGE_BAND_NAMES
+    return data.sensitive_name, GROUP_NAMES[data.name]
+
+
 def _counts(groups):
     values, counts = np.unique(groups, return_counts=True)
     return [(int(g), int(c)) for g, c in zip(values, counts)]
@@ -232,22 +275,11 @@ def _counts(groups):
 
 def _run_demo(data, groups, args):
     """Split, fit the model, adjust for every lam; return table rows and split facts."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import train_test_split
-    from sklearn.preprocessing import StandardScaler
-
     from gpu_xorder import XOrder
+    from gpu_xorder._experiment import split_scores
 
-    X_tr, X_te, y_tr, y_te, a_tr, a_te = train_test_split(
-        data.X, data.y, groups, test_size=args.test_size, random_state=args.seed,
-        stratify=data.y,
-    )
-    scaler = StandardScaler().fit(X_tr)
-    model = LogisticRegression(max_iter=1000, random_state=args.seed)
-    model.fit(scaler.transform(X_tr), y_tr)
-    s_tr = model.predict_proba(scaler.transform(X_tr))[:, 1]
-    s_te = model.predict_proba(scaler.transform(X_te))[:, 1]
-
+    (s_tr, y_tr, a_tr), (s_te, y_te, a_te) = split_scores(
+        data, groups, test_size=args.test_size, seed=args.seed)
     splits = {"train": (y_tr, a_tr), "test": (y_te, a_te)}
     used = set()
     rows = [_row("unadjusted", {"train": s_tr, "test": s_te}, splits, None)]
@@ -284,15 +316,13 @@ def _row(label, scores, splits, seconds):
     """Table row: AUC and disparities of ``scores[split]`` for every split; a disparity
     the split cannot define (a group without positives, say) is None."""
     from gpu_xorder import metrics
+    from gpu_xorder._experiment import defined
 
     row = {"label": label, "seconds": seconds}
     for split, (y, a) in splits.items():
         row[split] = {"auc": metrics.auc(scores[split], y)}
         for metric, _ in METRIC_COLUMNS:
-            try:
-                row[split][metric] = metrics.disparity(scores[split], y, a, metric=metric)
-            except ValueError:
-                row[split][metric] = None
+            row[split][metric] = defined(metrics.disparity, scores[split], y, a, metric)
     return row
 
 
@@ -404,6 +434,7 @@ def _file_row(label, scores, y, groups, seconds):
 
 def _audit(args):
     from gpu_xorder import metrics
+    from gpu_xorder._experiment import defined
     from gpu_xorder._io import Table as CsvTable
     from gpu_xorder._io import refuse_inputs, write_json
 
@@ -419,13 +450,13 @@ def _audit(args):
         tables = [
             ("xAUC(g, h)", "P(a positive of g ranks above a negative of h)",
              [f"{g} > {h}" for g, h in pairs],
-             lambda s: [_defined(metrics.xauc, s, y, groups, g, h) for g, h in pairs]),
+             lambda s: [defined(metrics.xauc, s, y, groups, g, h) for g, h in pairs]),
             ("PRF(g)", "P(a positive of g ranks above a negative of any group)",
              [str(g) for g in labels],
-             lambda s: [_defined(metrics.prf, s, y, groups, g) for g in labels]),
+             lambda s: [defined(metrics.prf, s, y, groups, g) for g in labels]),
             ("URF(g, h)", "|P(an item of g ranks above one of h) - P(the reverse)|",
              [f"{g} ~ {h}" for g, h in pairs if g < h],
-             lambda s: [_defined(metrics.urf, s, groups, g, h) for g, h in pairs if g < h]),
+             lambda s: [defined(metrics.urf, s, groups, g, h) for g, h in pairs if g < h]),
         ]
         values = [[compute(s) for s in columns.values()] for *_, compute in tables]
         if args.json is not None:
@@ -469,12 +500,82 @@ def _audit_document(args, groups, y, columns, rows, tables, values):
     return doc
 
 
-def _defined(metric, *args):
-    """``metric(*args)``, or None where the data leave it undefined."""
+# ---------------------------------------------------------------------------- paper
+
+def _paper(args):
+    from gpu_xorder._experiment import PAPER_DATA
+    from gpu_xorder._experiment import paper_experiment
+    from gpu_xorder._io import write_json
+
+    names = args.data or PAPER_DATA[args.groups]
+    experiments = []
     try:
-        return metric(*args)
-    except ValueError:
-        return None
+        for name in names:
+            with Progress(
+                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("repetitions"), TimeElapsedColumn(), console=console,
+                transient=True, disable=not console.is_terminal,
+            ) as progress:
+                task = progress.add_task(name, total=args.repeats)
+                exp = paper_experiment(
+                    name, groups=args.groups, metric=args.metric, lams=args.lam,
+                    repeats=args.repeats, test_size=args.test_size, seed=args.seed,
+                    backend=args.backend, method=args.method, subsample=args.subsample,
+                    progress=lambda done, total: progress.update(task, completed=done))
+            experiments.append(exp)
+            _print_experiment(exp)
+        if args.json is not None:
+            write_json(args.json, {"experiments": [e.to_dict() for e in experiments]})
+    except LIBRARY_ERRORS + FILE_ERRORS as exc:
+        return _error(exc)
+    if args.json is not None:
+        console.print(f"written to {escape(args.json)}")
+    console.print(f"[dim]{escape(LAM_NOTE)}[/dim]")
+    return 0
+
+
+def _print_experiment(exp):
+    from gpu_xorder._experiment import grouping
+    from gpu_xorder.datasets import load_dataset
+
+    data = load_dataset(exp.data)
+    group_label, names = _group_names(data, exp.groups)
+    counts = ", ".join(f"{names.get(g, g)} {c}"
+                       for g, c in _counts(grouping(data, exp.groups)))
+    console.print(f"[bold]{exp.data}[/bold]: groups by [bold]{escape(group_label)}"
+                  f"[/bold] ({counts}); {exp.repeats} repetitions of a stratified "
+                  f"{1 - exp.test_size:.0%}/{exp.test_size:.0%} split, "
+                  f"logistic regression on "
+                  f"standardised features; xOrder metric [bold]{exp.metric}[/bold], "
+                  f"method {', '.join(exp.methods)}, backend {', '.join(exp.backends)}, "
+                  f"{np.mean(exp.fit_seconds):.2f} s per repetition for all lams")
+    table = Table(title=f"{exp.data}, test split: mean ± sd over {exp.repeats} repetitions",
+                  title_justify="left")
+    table.add_column("lam", justify="right")
+    table.add_column("AUC", justify="right")
+    for metric, header in METRIC_COLUMNS:
+        style = "bold" if metric == exp.metric else None
+        table.add_column(header, justify="right", header_style=style, style=style)
+    for row in exp.summary("test"):
+        label = "unadjusted" if row["lam"] is None else f"{row['lam']:g}"
+        table.add_row(label, *[_mean_sd(row[key]) for key in
+                               ("auc",) + tuple(m for m, _ in METRIC_COLUMNS)])
+    console.print(table)
+    figures = exp.paper_figures()
+    if figures:
+        title = f"{exp.data}: figures quoted by the paper (unadjusted, test)"
+        quoted = Table(title=title, title_justify="left", min_width=len(title))
+        for header in ("quantity", "paper", "measured"):
+            quoted.add_column(header, justify="left" if header == "quantity" else "right")
+        for fig, measured in figures:
+            quantity = fig.quantity if "xAUC" in fig.quantity else f"Delta-{fig.quantity.upper()}"
+            quoted.add_row(quantity, f"{fig.value:.3f}", _mean_sd(measured))
+        console.print(quoted)
+
+
+def _mean_sd(pair):
+    mean, sd = pair
+    return "n/a" if np.isnan(mean) else f"{mean:.3f} ± {sd:.3f}"
 
 
 # ---------------------------------------------------------------------------- info

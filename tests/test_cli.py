@@ -1,4 +1,5 @@
 import io
+import json
 import os
 import re
 import subprocess
@@ -10,7 +11,7 @@ from rich.console import Console
 
 from gpu_xorder import _cli
 from gpu_xorder._cli import LAM_NOTE
-from gpu_xorder._cli import MSG_NO_AGE
+from gpu_xorder._experiment import MSG_NO_AGE
 from gpu_xorder._cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -343,3 +344,43 @@ def test_audit_json_marks_undefined_as_null(tmp_path):
     entry = json.loads(report.read_text())["scores"]["s"]
     assert entry["disparity"] == {"xauc": None, "prf": None, "urf": 1.0}
     assert entry["prf"] == {"a": 1.0, "b": None}
+
+
+# ---------------------------------------------------------------------------------------
+# paper
+
+
+def test_paper_prints_the_library_summary_and_writes_json(tmp_path, capsys):
+    from gpu_xorder import paper_experiment
+
+    out_json = tmp_path / "paper.json"
+    args = ["paper", "--data", "german", "compas", "--repeats", "2", "--lam", "0", "0.5",
+            "--seed", "4", "--backend", "numpy", "--json", str(out_json)]
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err and err == ""
+    doc = json.loads(out_json.read_text())
+    assert [e["data"] for e in doc["experiments"]] == ["german", "compas"]
+    for exp_doc in doc["experiments"]:
+        exp = paper_experiment(exp_doc["data"], lams=[0.0, 0.5], repeats=2, seed=4,
+                               backend="numpy")
+        assert exp_doc["records"] == json.loads(json.dumps(exp.to_dict()["records"]))
+        rows = table_rows(out, f"{exp.data}, test split: mean ± sd over 2 repetitions")
+        assert [row[0] for row in rows] == ["unadjusted", "0", "0.5"]
+        for row, summary in zip(rows, exp.summary("test")):
+            for cell, key in zip(row[1:], ("auc", "xauc", "prf", "urf")):
+                assert cell == "{:.3f} ± {:.3f}".format(*summary[key])
+    figures = table_rows(out, "compas: figures quoted by the paper (unadjusted, test)")
+    assert [row[:2] for row in figures] == [["larger xAUC", "0.790"],
+                                            ["smaller xAUC", "0.578"]]
+    assert "german: groups by age (young 149, adult 851); 2 repetitions" in out
+
+
+def test_paper_errors(tmp_path, capsys):
+    assert main(["paper", "--data", "german", "--groups", "age"]) == 2
+    assert capsys.readouterr().err.strip() == "error: " + MSG_NO_AGE.format(name="german")
+    assert main(["paper", "--repeats", "0"]) == 2
+    assert "must be an integer >= 1" in capsys.readouterr().err
+    assert main(["paper", "--data", "mnist"]) == 2
+    assert "invalid choice" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())

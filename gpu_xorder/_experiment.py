@@ -1,0 +1,316 @@
+"""The paper's experiments on the bundled data sets, repeated over random splits.
+
+The protocol of the paper (``datasets/README.md``, "Paper settings"), one repetition
+``r`` at a time: a stratified random train/test split (70/30) with seed ``seed + r``;
+features standardised with the statistics of the training split; a logistic regression
+fitted on the training split; xOrder fitted on its training scores for every ``lam``
+at once (:func:`gpu_xorder.xorder_path`, one batched DP) and transferred to the test
+scores. Every repetition records AUC and the three disparities of the unadjusted and of
+every adjusted score, on both splits, so that means and spreads over the repetitions
+can be compared with the figures the paper quotes (:data:`PAPER_FIGURES`).
+"""
+
+import numbers
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _validation as v
+from . import metrics
+from ._estimator import xorder_path
+
+GROUPINGS = ("default", "age")
+SPLITS = ("train", "test")
+DISPARITIES = ("xauc", "prf", "urf")
+DEFAULT_LAMS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.5)
+#: The data sets of the paper's two settings (datasets/README.md, "Paper settings").
+PAPER_DATA = {"default": ("compas", "adult", "german", "framingham"),
+              "age": ("adult", "compas")}
+
+MSG_GROUPING = "groups must be one of {choices}, got {value!r}"
+MSG_NO_AGE = (
+    "the {name} data set records age only binarised, so it has no age bands; use "
+    "adult, compas or framingham"
+)
+MSG_REPEATS = "repeats must be an integer >= 1, got {value!r}"
+MSG_TEST_SIZE = "test_size must lie strictly between 0 and 1, got {value!r}"
+
+
+@dataclass(frozen=True)
+class PaperFigure:
+    """A figure the paper's text quotes for the unadjusted test scores of a linear model.
+
+    ``quantity`` names what is compared: ``"larger xAUC"`` / ``"smaller xAUC"`` (the two
+    directions xAUC(g, h) and xAUC(h, g) of the two groups; the paper's a/b naming is not
+    stated, so the directions are matched by size) or a disparity (``"xauc"``,
+    ``"urf"``, ...; the maximum over pairs of groups).
+    """
+
+    data: str
+    groups: str
+    quantity: str
+    value: float
+
+
+#: Figures quoted in the paper's text (``datasets/README.md``): unadjusted, test split.
+PAPER_FIGURES = (
+    PaperFigure("adult", "default", "larger xAUC", 0.935),
+    PaperFigure("adult", "default", "smaller xAUC", 0.829),
+    PaperFigure("compas", "default", "larger xAUC", 0.790),
+    PaperFigure("compas", "default", "smaller xAUC", 0.578),
+    PaperFigure("adult", "age", "urf", 0.75),
+)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """Outcome of :func:`paper_experiment`.
+
+    Attributes
+    ----------
+    data, groups, metric : str
+        The data set, the grouping (``"default"``: the paper's attribute; ``"age"``:
+        three age bands) and the disparity xOrder traded against AUC.
+    group_labels : tuple
+        Sorted group labels.
+    lams : tuple of float
+    repeats : int
+    test_size : float
+    seed : int
+    records : tuple of dict
+        One per repetition, score (``lam`` None: unadjusted) and split:
+        ``{"repeat", "lam", "split", "auc", "xauc", "prf", "urf", "xauc_pairs"}``; a
+        disparity the split leaves undefined (a group without positives, say) is None;
+        ``xauc_pairs`` maps ``"g > h"`` to xAUC(g, h) for every ordered pair.
+    fit_seconds : tuple of float
+        Wall time of each repetition's xOrder path (all lams together).
+    backends, methods : tuple of str
+        Backends and xOrder methods that ran.
+    """
+
+    data: str
+    groups: str
+    metric: str
+    group_labels: tuple
+    lams: tuple
+    repeats: int
+    test_size: float
+    seed: int
+    records: tuple
+    fit_seconds: tuple
+    backends: tuple
+    methods: tuple
+
+    def summary(self, split="test"):
+        """Mean and standard deviation over the repetitions, one row per score.
+
+        Parameters
+        ----------
+        split : {"test", "train"}
+
+        Returns
+        -------
+        list of dict
+            ``{"lam": None or float, "auc": (mean, std), "xauc": ..., "prf": ...,
+            "urf": ...}``, unadjusted first; a quantity undefined in some repetitions is
+            averaged over the others, and ``(nan, nan)`` when undefined in all.
+        """
+        v.check_choice(split, "split", SPLITS)
+        rows = []
+        for lam in (None,) + self.lams:
+            chosen = [r for r in self.records if r["lam"] == lam and r["split"] == split]
+            row = {"lam": lam}
+            for key in ("auc",) + DISPARITIES:
+                row[key] = _mean_std([r[key] for r in chosen])
+            rows.append(row)
+        return rows
+
+    def paper_figures(self):
+        """The paper's figures for this data set and grouping, next to the measured
+        unadjusted test values: ``[(PaperFigure, (mean, std)), ...]``."""
+        unadjusted = [r for r in self.records if r["lam"] is None and r["split"] == "test"]
+        out = []
+        for fig in PAPER_FIGURES:
+            if (fig.data, fig.groups) != (self.data, self.groups):
+                continue
+            if fig.quantity in ("larger xAUC", "smaller xAUC"):
+                pick = max if fig.quantity == "larger xAUC" else min
+                values = [pick(r["xauc_pairs"].values()) for r in unadjusted]
+            else:
+                values = [r[fig.quantity] for r in unadjusted]
+            out.append((fig, _mean_std(values)))
+        return out
+
+    def to_dict(self):
+        """Everything as plain JSON types (group labels as text)."""
+        return {
+            "data": self.data, "groups": self.groups, "metric": self.metric,
+            "group_labels": [str(g) for g in self.group_labels],
+            "lams": list(self.lams), "repeats": self.repeats,
+            "test_size": self.test_size, "seed": self.seed,
+            "backends": list(self.backends), "methods": list(self.methods),
+            "fit_seconds": list(self.fit_seconds),
+            "records": [dict(r) for r in self.records],
+            "summary": {split: [_plain_row(row) for row in self.summary(split)]
+                        for split in SPLITS},
+            "paper_figures": [
+                dict(zip(("quantity", "paper", "mean", "std"),
+                         [fig.quantity, fig.value] + _plain(measured)))
+                for fig, measured in self.paper_figures()],
+        }
+
+
+def grouping(dataset, groups):
+    """Group of every row of ``dataset``: its paper attribute, or the three age bands."""
+    from .datasets import age_bands
+
+    v.check_choice(groups, "groups", GROUPINGS)
+    if groups == "default":
+        return dataset.sensitive
+    if dataset.age is None:
+        raise ValueError(MSG_NO_AGE.format(name=dataset.name))
+    return age_bands(dataset.age)
+
+
+def split_scores(dataset, groups, *, test_size=0.3, seed=0):
+    """One repetition's split and model: ``(train, test)``, each ``(scores, y, groups)``.
+
+    A stratified random split with ``random_state=seed``, features standardised with
+    the training split's statistics, and a logistic regression's probabilities.
+    """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    X_tr, X_te, y_tr, y_te, a_tr, a_te = train_test_split(
+        dataset.X, dataset.y, groups, test_size=test_size, random_state=seed,
+        stratify=dataset.y)
+    scaler = StandardScaler().fit(X_tr)
+    model = LogisticRegression(max_iter=1000, random_state=seed)
+    model.fit(scaler.transform(X_tr), y_tr)
+    s_tr = model.predict_proba(scaler.transform(X_tr))[:, 1]
+    s_te = model.predict_proba(scaler.transform(X_te))[:, 1]
+    return (s_tr, y_tr, a_tr), (s_te, y_te, a_te)
+
+
+def paper_experiment(data="compas", *, groups="default", metric="xauc",
+                     lams=DEFAULT_LAMS, repeats=10, test_size=0.3, seed=0,
+                     backend="auto", method="auto", subsample=None, progress=None):
+    """Run the paper's protocol on a bundled data set, ``repeats`` times.
+
+    Parameters
+    ----------
+    data : {"compas", "adult", "german", "framingham"}
+    groups : {"default", "age"}
+        ``"default"``: the paper's attribute for the data set (race for Adult and
+        COMPAS, age for German, gender for Framingham); ``"age"``: the three age bands
+        of the paper's multi-group setting (not German, whose age is binarised).
+    metric : {"xauc", "prf", "urf"}
+        Disparity xOrder trades against AUC.
+    lams : sequence of float
+        Values of ``lam`` (paper's scale), each fitted in every repetition.
+    repeats : int
+        Random splits (the paper: 10).
+    test_size : float
+        Held-out fraction (the paper: 0.3).
+    seed : int
+        Repetition ``r`` splits with ``random_state=seed + r``.
+    backend, method, subsample
+        Passed on to :class:`gpu_xorder.XOrder`.
+    progress : callable(done_repeats, repeats), optional
+        Called after every repetition.
+
+    Returns
+    -------
+    Experiment
+
+    Raises
+    ------
+    ValueError
+        On an unknown data set, grouping, metric, backend or method, ``groups="age"``
+        for German, bad ``lams``, ``repeats`` or ``test_size``.
+
+    Examples
+    --------
+    >>> from gpu_xorder import paper_experiment
+    >>> exp = paper_experiment("german", lams=[0.0, 1.0], repeats=2, backend="numpy")
+    >>> [row["lam"] for row in exp.summary()]
+    [None, 0.0, 1.0]
+    >>> len(exp.records)  # 2 repetitions x 3 scores x 2 splits
+    12
+    """
+    from .datasets import load_dataset
+
+    dataset = load_dataset(data)
+    v.check_choice(metric, "metric", v.METRICS)
+    lam_values, _ = v.check_lam(lams)
+    if isinstance(repeats, (bool, np.bool_)) or not isinstance(repeats, (int, np.integer)) \
+            or repeats < 1:
+        raise ValueError(MSG_REPEATS.format(value=repeats))
+    if isinstance(test_size, bool) or not (isinstance(test_size, numbers.Real)
+                                           and 0.0 < test_size < 1.0):
+        raise ValueError(MSG_TEST_SIZE.format(value=test_size))
+    labels = grouping(dataset, groups)
+
+    records, seconds, backends, methods = [], [], set(), set()
+    for r in range(int(repeats)):
+        train, test = split_scores(dataset, labels, test_size=test_size, seed=seed + r)
+        start = time.perf_counter()
+        models = xorder_path(*train[:2], sensitive_features=train[2], lams=lam_values,
+                             metric=metric, backend=backend, method=method,
+                             subsample=subsample)
+        seconds.append(time.perf_counter() - start)
+        backends.update(m.result_.backend for m in models)
+        methods.update(m.result_.method for m in models)
+        for split, (s, y, a) in zip(SPLITS, (train, test)):
+            records.append(_record(r, None, split, s, y, a))
+            for model in models:
+                adjusted = (model.train_scores_adjusted_ if split == "train"
+                            else model.transform(s, sensitive_features=a))
+                records.append(_record(r, model.lam, split, adjusted, y, a))
+        if progress is not None:
+            progress(r + 1, int(repeats))
+    return Experiment(
+        data=dataset.name, groups=groups, metric=metric,
+        group_labels=tuple(np.unique(labels).tolist()),
+        lams=tuple(float(x) for x in lam_values), repeats=int(repeats),
+        test_size=float(test_size), seed=int(seed), records=tuple(records),
+        fit_seconds=tuple(seconds), backends=tuple(sorted(backends)),
+        methods=tuple(sorted(methods)))
+
+
+def _record(repeat, lam, split, scores, y, groups):
+    record = {"repeat": repeat, "lam": lam, "split": split, "auc": metrics.auc(scores, y)}
+    for name in DISPARITIES:
+        record[name] = defined(metrics.disparity, scores, y, groups, name)
+    labels = np.unique(groups)
+    record["xauc_pairs"] = {
+        f"{g} > {h}": defined(metrics.xauc, scores, y, groups, g, h)
+        for g in labels for h in labels if g != h}
+    return record
+
+
+def defined(metric, *args):
+    """``metric(*args)``, or None where the data leave it undefined."""
+    try:
+        return metric(*args)
+    except ValueError:
+        return None
+
+
+def _mean_std(values):
+    known = np.array([x for x in values if x is not None], dtype=np.float64)
+    if known.size == 0:
+        return (float("nan"), float("nan"))
+    return (float(known.mean()), float(known.std(ddof=1)) if known.size > 1 else 0.0)
+
+
+def _plain(pair):
+    """A (mean, std) pair for JSON: a list, NaN as None."""
+    return [None if np.isnan(x) else x for x in pair]
+
+
+def _plain_row(row):
+    return {key: _plain(value) if isinstance(value, tuple) else value
+            for key, value in row.items()}
