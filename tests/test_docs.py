@@ -31,5 +31,6 @@ def test_public_api_has_examples():
     finder = doctest.DocTestFinder()
     for obj in (gpu_xorder.fair_order, gpu_xorder.XOrder, gpu_xorder.XOrder.fit,
                 gpu_xorder.XOrder.transform, gpu_xorder.XOrder.save,
-                gpu_xorder.metrics.disparity):
+                gpu_xorder.metrics.disparity, gpu_xorder.xorder_path,
+                gpu_xorder.paper_experiment):
         assert any(test.examples for test in finder.find(obj)), obj.__qualname__
