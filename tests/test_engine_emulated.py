@@ -148,6 +148,16 @@ def test_progress_of_a_lam_batch_on_the_emulated_device(engine):
         memory_limit=band * np.size(lam)), 2)
 
 
+def test_paper_experiment_on_the_emulated_device(engine):
+    """xorder_path's lam batch on real data goes through the engine unchanged."""
+    from gpu_xorder import paper_experiment
+
+    kw = dict(lams=[0.0, 0.5], repeats=1, test_size=0.9)
+    gpu = paper_experiment("german", backend="cupy", **kw)
+    assert gpu.backends == ("cupy",)
+    assert gpu.records == paper_experiment("german", backend="numpy", **kw).records
+
+
 def test_smoke_test_and_device_info(engine):
     engine.smoke_test()
     info = engine.device_info()

@@ -184,3 +184,16 @@ def test_two_groups_multi_methods_on_gpu(method):
         got = fair_order(s, y, g, lam=0.8, disparity=mode, method=method, backend="cupy")
         np.testing.assert_array_equal(got.order, ref.order)
         assert got.counters == ref.counters
+
+
+@pytest.mark.parametrize("data,groups", [("compas", "default"), ("compas", "age")])
+def test_paper_experiment_equals_reference(data, groups):
+    """End to end on real data: the lam batch of xorder_path (two groups) and the
+    iterative K-group kernels (age bands) give the NumPy records exactly."""
+    from gpu_xorder import paper_experiment
+
+    kw = dict(groups=groups, lams=[0.0, 0.05, 0.5], repeats=1)
+    gpu = paper_experiment(data, backend="cupy", **kw)
+    cpu = paper_experiment(data, backend="numpy", **kw)
+    assert gpu.backends == ("cupy",)
+    assert gpu.records == cpu.records
