@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _kgroups as kg
+from ._bits import DiagonalPacker
+from ._traceback import traceback
 
 
 def merge_order(sizes):
@@ -76,76 +78,119 @@ def step_fill(prob, lam, cs, seq_g, seq_y, b, const_c, const_u, progress=None, o
               total=None):
     """Fill the lattice of the step merging ``b`` into ``(seq_g, seq_y)``.
 
-    Returns ``(dec, final_c, final_u)``: ``dec[i, j]`` True where cell (i, j) is entered
-    by a step along the merged sequence, and the final counters of the pairs with b.
+    Returns ``(words, final_c, final_u)``: the decision bits of the interior cells in the
+    2-D layout of ``_bits`` (set where a cell is entered by a step along the merged
+    sequence; the GPU step writes the same words), and the final counters of the pairs
+    with b.
 
-    The counters of the pairs with b are stacked, one row per old group: ``C[q][b]``,
-    ``C[b][q]`` (and ``U``), so every anti-diagonal costs a fixed number of NumPy calls
-    whatever the number of groups.
+    Exact float64 state, as in the 2-D fill (``_fill``): the counters of the pairs with
+    b are integers below 2**53, kept per old group q as the rows ``C[q][b]``,
+    ``C[b][q]`` and, for URF, ``U[q][b] - U[b][q]`` (the only form G-hat reads; the final
+    ``U`` follow from ``U[q][b] + U[b][q] = n_q n_b``). Both candidates of every cell of
+    an anti-diagonal sit side by side in one contiguous array, so that each NumPy call of
+    ``StepGhat.fill_values`` serves all old groups and both candidates at once.
     """
     inp = step_inputs(prob, cs, seq_g, seq_y, b, const_c, const_u)
     old = inp.old
-    n_a, n_b = seq_g.size, prob.sizes[b]
+    m, n_a, n_b = len(old), seq_g.size, prob.sizes[b]
     urf = prob.metric == "urf"
+    kinds = 3 if urf else 2
+    f8 = np.float64
 
     def shifted(rows):  # column i holds the value of merged item i - 1 (column 0: 0)
-        return np.concatenate([np.zeros((len(rows), 1), dtype=np.int64),
-                               np.stack(rows)], axis=1)
+        out = np.zeros((m, n_a + 1))
+        out[:, 1:] = np.stack(rows)
+        return out
 
-    ypos = shifted([inp.ypos_a[h] for h in old])       # (m, n_a + 1)
+    # i-indexed inputs of the merged axis, k-indexed (k = n_b - j) inputs of b
+    ypos = shifted([inp.ypos_a[h] for h in old])
     is_h = shifted([inp.is_h[h] for h in old])
-    group_of = np.concatenate(([-1], seq_g))            # group of merged item i - 1
-    negleft_a = np.stack([inp.negleft_a[h] for h in old])  # (m, n_a + 1), by i
-    left_a = np.stack([inp.left_a[h] for h in old])
-    y_b = np.concatenate(([0], prob.ys[b]))             # y_b[j] = label of b item j - 1
-    neg_b = prob.negleft[b]                             # by j
-    left_b = n_b - np.arange(n_b + 1)                   # n_b - j, by j
+    negleft_a = np.stack([inp.negleft_a[h] for h in old]).astype(f8)
+    minus_left_a = -np.stack([inp.left_a[h] for h in old]).astype(f8)
+    y_b = np.concatenate(([0], prob.ys[b])).astype(f8)      # y_b[j]: label of item j - 1
+    y_b_rev, neg_b_rev = y_b[::-1].copy(), prob.negleft[b][::-1].astype(f8)
+    left_b_rev = np.arange(n_b + 1, dtype=f8)                # n_b - j at k
+    a_wins_ties = np.concatenate(([False], seq_g > b))       # item i - 1 outranks b
+    any_a_wins = bool(a_wins_ties.any())
+
+    # state of the edge cells: (i, 0) after i merged items, (0, j) after j items of b
+    col0 = np.zeros((kinds, m, n_a + 1))
+    row0 = np.zeros((kinds, m, n_b + 1))
+    col0[0] = np.cumsum(ypos, axis=1) * float(prob.negleft[b][0])
+    row0[1] = np.cumsum(y_b)[None, :] * negleft_a[:, :1]
+    if urf:
+        col0[2] = np.cumsum(is_h, axis=1) * float(n_b)
+        row0[2] = np.arange(n_b + 1)[None, :] * minus_left_a[:, :1]
+
     ghat = StepGhat(prob, cs, b, old, const_c, inp, lam)
-    rows = 4 if urf else 2  # C[q][b], C[b][q], U[q][b], U[b][q]
-    # counter buffers of two anti-diagonals; column i + 1 holds cell (i, d - i), so the
-    # a-predecessors of cells i_lo..i_hi are columns i_lo..i_hi (column 0: never used)
-    prev = np.zeros((rows, len(old), n_a + 2), dtype=np.int64)
-    cur = np.zeros_like(prev)
-    dec = np.zeros((n_a + 1, n_b + 1), dtype=bool)
+    longest = max(1, min(n_a, n_b))
+    cand_buf = np.empty(kinds * m * 2 * longest)
+    gain_buf = np.empty(2 * m * longest)
+    # counter states of two anti-diagonals, cell (i, d - i) at column i
+    prev, nxt = np.zeros((kinds, m, n_a + 1)), np.zeros((kinds, m, n_a + 1))
+    prev[:, :, 0] = row0[:, :, 0]
+    packer = DiagonalPacker(n_a, n_b)
+    fill_values = ghat.fill_values
+    add, mul, copyto = np.add, np.multiply, np.copyto
     total = (n_a + 1) * (n_b + 1) if total is None else total
     every = max(1, (n_a + n_b) // 200)
     done = 1
     for d in range(1, n_a + n_b + 1):
-        i_lo, i_hi = max(0, d - n_b), min(n_a, d)
-        cells = slice(i_lo, i_hi + 1)                   # by i
-        by_j = slice(d - i_lo, (d - i_hi - 1) if d - i_hi > 0 else None, -1)  # j = d - i
-        # Step along the merged sequence into (i, j): item i - 1, of old group q, gains
-        # y * (n_b0 - Q_b(j)) on C[q][b] and n_b - j on U[q][b].
-        cand_a = prev[:, :, i_lo:i_hi + 1].copy()
-        cand_a[0] += ypos[:, cells] * neg_b[by_j]
-        if urf:
-            cand_a[2] += is_h[:, cells] * left_b[by_j]
-        # Step along b into (i, j): item j - 1 of b gains on C[b][q] and U[b][q].
-        cand_b = prev[:, :, i_lo + 1:i_hi + 2].copy()
-        cand_b[1] += y_b[by_j] * negleft_a[:, cells]
-        if urf:
-            cand_b[3] += left_a[:, cells]
-        g_a, g_b = ghat(cand_a), ghat(cand_b)
-        i = np.arange(i_lo, i_hi + 1)
-        take_a = (i >= 1) & ((i == d) | (g_a > g_b) | ((g_a == g_b) & (group_of[cells] > b)))
-        dec[i, d - i] = take_a
-        cur[:, :, i_lo + 1:i_hi + 2] = np.where(take_a, cand_a, cand_b)
-        prev, cur = cur, prev
-        done += i.size
+        lo, hi = max(1, d - n_b), min(n_a, d - 1)
+        length = hi - lo + 1
+        if length > 0:
+            k_lo = n_b - d + lo
+            cells, a_pred = slice(lo, hi + 1), slice(lo - 1, hi)
+            ks = slice(k_lo, k_lo + length)
+            cand = cand_buf[:kinds * m * 2 * length].reshape(kinds, m, 2, length)
+            gain_a, gain_b = gain_buf[:2 * m * length].reshape(2, m, length)
+            # a-step into (i, j): item i - 1 (old group q) gains y (n_b0 - Q_b(j)) on
+            # C[q][b] and n_b - j on U[q][b]
+            mul(ypos[:, cells], neg_b_rev[ks], gain_a)
+            add(prev[0, :, a_pred], gain_a, cand[0, :, 0])
+            copyto(cand[1, :, 0], prev[1, :, a_pred])
+            # b-step into (i, j): item j - 1 of b gains y (n_q0 - Q_q(i)) on C[b][q] and
+            # n_q - count_q(i) on U[b][q]
+            copyto(cand[0, :, 1], prev[0, :, cells])
+            mul(negleft_a[:, cells], y_b_rev[ks], gain_b)
+            add(prev[1, :, cells], gain_b, cand[1, :, 1])
+            if urf:
+                mul(is_h[:, cells], left_b_rev[ks], gain_a)
+                add(prev[2, :, a_pred], gain_a, cand[2, :, 0])
+                add(prev[2, :, cells], minus_left_a[:, cells], cand[2, :, 1])
+            g = fill_values(cand)
+            dec = packer.row(d, lo, hi)
+            np.greater(g[0], g[1], dec)
+            if any_a_wins:  # equal G-hat: the item of the higher group index wins
+                tie = np.equal(g[0], g[1])
+                np.logical_and(tie, a_wins_ties[cells], tie)
+                np.logical_or(dec, tie, dec)
+            for k in range(kinds):
+                copyto(nxt[k, :, cells], cand[k, :, 1])
+                copyto(nxt[k, :, cells], cand[k, :, 0], where=dec)
+            packer.end_diagonal()
+        if d <= n_b:
+            nxt[:, :, 0] = row0[:, :, d]
+        if d <= n_a:
+            nxt[:, :, d] = col0[:, :, d]
+        prev, nxt = nxt, prev
+        done += length + (d <= n_b) + (d <= n_a)
         if progress is not None and (d % every == 0 or d == n_a + n_b):
             progress(offset + done, total)
-    final = prev[:, :, n_a + 1]
-    final_c = {}
-    final_u = {}
+    packer.flush()
+    final = prev[:, :, n_a].astype(np.int64)
+    final_c, final_u = {}, {}
     for q, g in enumerate(old):
         final_c[(g, b)], final_c[(b, g)] = int(final[0, q]), int(final[1, q])
         if urf:
-            final_u[(g, b)], final_u[(b, g)] = int(final[2, q]), int(final[3, q])
-    return dec, final_c, final_u
+            both = prob.sizes[g] * n_b  # every pair of g and b is decided at the end
+            final_u[(g, b)] = (both + int(final[2, q])) // 2
+            final_u[(b, g)] = both - final_u[(g, b)]
+    return packer.words, final_c, final_u
 
 
 class StepGhat:
-    """G-hat of candidates of an iterative step, stacked counters ``(rows, m, L)``.
+    """G-hat of the candidates of an iterative step (``fill_values``).
 
     Also the one place the step's per-group constants are made: the CUDA input packer
     (``gpu_xorder._multi_inputs``) reads them from here.
@@ -173,55 +218,64 @@ class StepGhat:
         self.inv_p = col([cs.inv_p[g] for g in old])[:, None]
         self.w_b, self.inv_p_b = cs.w_g[b], cs.inv_p[b]
         self.floor = inp.floor
+        # shaped for the (m, 2, L) candidate blocks of step_fill
+        self._inv_qb, self._inv_bq, self._inv_u = (x[:, :, None] for x in (
+            self.inv_qb, self.inv_bq, self.inv_u))
+        self._row_const = self.row_const[:, :, None].astype(np.float64)
+        self._w_q, self._inv_p = self.w_q[:, :, None], self.inv_p[:, :, None]
+        self._sign = np.where(self.old_first, 1.0, -1.0)[:, :, None]
 
-    def __call__(self, c):
-        c_qb, c_bq = c[0], c[1]
-        total = c_qb.sum(axis=0) + c_bq.sum(axis=0) + self.s_const
-        auc = np.add(total, self.w) * self.inv_auc
-        # Terms of the pairs (q, b), each for g < h; rounding is symmetric, so for |term|
-        # the orientation matters only to the signed disparity (two groups).
-        if self.metric == "xauc":
-            # C[g][h] * inv(n_g1 n_h0) - C[h][g] * inv(n_h1 n_g0)
-            a, z = np.multiply(c_qb, self.inv_qb), np.multiply(c_bq, self.inv_bq)
-            terms = np.where(self.old_first, a - z, z - a) if self.signed else a - z
-        elif self.metric == "urf":
-            # (double)(U[g][h] - U[h][g]) * inv(n_g n_h)
-            diff = c[2] - c[3]
-            if self.signed:
-                diff = np.where(self.old_first, diff, -diff)
-            terms = np.multiply(diff, self.inv_u)
-        else:
+    def fill_values(self, cand):
+        """G-hat of every candidate of ``step_fill``'s state array ``cand``, shape
+        ``(kinds, m, 2, L)`` (rows ``C[q][b]``, ``C[b][q]`` and, for URF,
+        ``U[q][b] - U[b][q]``; axis 2: the a- and the b-candidate); returns ``(2, L)``.
+        """
+        c_qb, c_bq = cand[0], cand[1]
+        m = c_qb.shape[0]
+        # exact integer: the C of all pairs of the groups merged so far plus b
+        total = np.add(c_qb[0], c_bq[0]) if m == 1 else cand[:2].sum(axis=(0, 1))
+        if self.s_const:
+            np.add(total, self.s_const, total)
+        auc = np.add(total, self.w, total)
+        np.multiply(auc, self.inv_auc, auc)
+        if self.metric == "prf":
             # ((double)R_g + w_g) * inv_p[g], for the old groups and for b
-            p_old = np.add(self.row_const + c_qb, self.w_q) * self.inv_p
-            p_b = np.add(c_bq.sum(axis=0), self.w_b) * self.inv_p_b
+            p_old = np.add(c_qb, self._row_const)
+            np.add(p_old, self._w_q, p_old)
+            np.multiply(p_old, self._inv_p, p_old)
+            p_b = np.add(c_bq[0] if m == 1 else c_bq.sum(axis=0), self.w_b)
+            np.multiply(p_b, self.inv_p_b, p_b)
             if self.signed:  # two groups: the one pair (g < h)
-                terms = np.where(self.old_first, p_old - p_b, p_b - p_old)
+                d = np.subtract(p_old[0], p_b) if self._sign[0, 0, 0] > 0 else \
+                    np.subtract(p_b, p_old[0])
+            else:  # max over pairs of |P_g - P_h| is P_max - P_min: rounding is monotone
+                high = np.maximum(p_old[0] if m == 1 else p_old.max(axis=0), p_b)
+                low = np.minimum(p_old[0] if m == 1 else p_old.min(axis=0), p_b)
+                d = np.subtract(high, low, high)
+        else:
+            if self.metric == "xauc":
+                # C[g][h] * inv(n_g1 n_h0) - C[h][g] * inv(n_h1 n_g0), for g < h
+                terms = np.multiply(c_qb, self._inv_qb)
+                np.subtract(terms, np.multiply(c_bq, self._inv_bq), terms)
             else:
-                high = np.maximum(p_old.max(axis=0), p_b)
-                low = np.minimum(p_old.min(axis=0), p_b)
-                return auc - np.multiply(high - low, self.lam)
-        if self.signed:
-            d = terms[0]
-        else:
-            d = np.abs(terms).max(axis=0)
-            if self.floor is not None:
-                d = np.maximum(d, self.floor)
-        return auc - np.multiply(d, self.lam)
+                # (double)(U[g][h] - U[h][g]) * inv(n_g n_h)
+                terms = np.multiply(cand[2], self._inv_u)
+            if self.signed:  # negation is exact: the orientation of the pair g < h
+                d = terms[0] if self._sign[0, 0, 0] > 0 else np.negative(terms[0])
+            else:
+                np.abs(terms, terms)
+                d = terms[0] if m == 1 else terms.max(axis=0)
+                if self.floor is not None:
+                    d = np.maximum(d, self.floor)
+        if self.lam:  # else auc - 0 * d = auc exactly (d is finite)
+            np.subtract(auc, np.multiply(d, self.lam), auc)
+        return auc
 
 
-def _walk(dec):
-    """Steps of the path read back from the last cell (True = along the merged axis)."""
-    n_a, n_b = dec.shape[0] - 1, dec.shape[1] - 1
-    steps = np.empty(n_a + n_b, dtype=bool)
-    i, j = n_a, n_b
-    for r in range(n_a + n_b - 1, -1, -1):
-        a_step = bool(dec[i, j])
-        steps[r] = a_step
-        if a_step:
-            i -= 1
-        else:
-            j -= 1
-    return steps
+def step_path(words, n_a, n_b):
+    """Steps of the path of a step's lattice, top first (True = along the merged
+    sequence): the 2-D traceback of its decision words."""
+    return traceback(words, n_a, n_b) == 0
 
 
 def merge_step(seq_g, seq_y, steps, b, y_b):
@@ -243,9 +297,9 @@ def solve_iterative(prob, lam, progress=None, step=None):
     """
     if step is None:
         def step(cs, seq_g, seq_y, b, const_c, const_u, progress, offset, total):
-            dec, fc, fu = step_fill(prob, lam, cs, seq_g, seq_y, b, const_c, const_u,
-                                    progress, offset, total)
-            return _walk(dec), fc, fu
+            words, fc, fu = step_fill(prob, lam, cs, seq_g, seq_y, b, const_c, const_u,
+                                      progress, offset, total)
+            return step_path(words, seq_g.size, prob.sizes[b]), fc, fu
 
     sizes = prob.sizes
     order = merge_order(sizes)

@@ -156,3 +156,65 @@ def cellwise_fill(lat, lam, every_cell=False):
                 dec[i - 1, j - 1] = g_a > g_b
                 counters[i, j] = via_a if g_a > g_b else via_b
     return dec, counters if every_cell else counters[n_a, n_b]
+
+
+def cellwise_iterative_step(prob, lam, cs, seq_g, seq_y, b, const_c, const_u):
+    """One step of iterative xOrder cell by cell, by the letter of DESIGN section 4.
+
+    Every cell holds the int counters of all ordered pairs of the groups merged so far
+    plus b (the pairs without b start at their final values ``const_c``/``const_u``);
+    the step gains are written out from the sequences, G-hat is ``_kgroups.ghat`` over
+    all pairs, and on equal G-hat the item of the higher group index wins. Returns the
+    decision matrix ``(n_a, n_b)`` (True: the step along the merged sequence) and the
+    final counters of the pairs with b. Small lattices only.
+    """
+    from cpu_reference import _kgroups as kg
+
+    n_a, n_b = len(seq_g), prob.sizes[b]
+    old = [g for g in cs.members if g != b]
+    y_b = prob.ys[b]
+    neg_b_before = np.concatenate(([0], np.cumsum(1 - y_b)))  # Q_b(j)
+
+    def placed(h, i):  # (items, negatives) of h among the first i merged items
+        items = seq_g[:i] == h
+        return int(items.sum()), int((items & (seq_y[:i] == 0)).sum())
+
+    def step_a(cell, i, j):  # place merged item i - 1 below everything placed
+        C, U = dict(cell[0]), dict(cell[1])
+        g, y = int(seq_g[i - 1]), int(seq_y[i - 1])
+        C[(g, b)] += y * (prob.n0(b) - int(neg_b_before[j]))
+        U[(g, b)] += n_b - j
+        return C, U
+
+    def step_b(cell, i, j):  # place item j - 1 of b
+        C, U = dict(cell[0]), dict(cell[1])
+        for h in old:
+            items, negatives = placed(h, i)
+            C[(b, h)] += int(y_b[j - 1]) * (prob.n0(h) - negatives)
+            U[(b, h)] += prob.sizes[h] - items
+        return C, U
+
+    pairs = kg.ordered_pairs(cs.members)
+    start_c = {p: const_c.get(p, 0) for p in pairs}
+    start_u = {p: const_u.get(p, 0) for p in pairs}
+    cells = {(0, 0): (start_c, start_u)}
+    dec = np.zeros((n_a, n_b), dtype=bool)
+    for i in range(n_a + 1):
+        for j in range(n_b + 1):
+            if i == 0 and j == 0:
+                continue
+            if j == 0:
+                cells[i, j] = step_a(cells[i - 1, j], i, j)
+            elif i == 0:
+                cells[i, j] = step_b(cells[i, j - 1], i, j)
+            else:
+                via_a, via_b = step_a(cells[i - 1, j], i, j), step_b(cells[i, j - 1], i, j)
+                g_a = kg.ghat(*via_a, cs, lam, prob.metric, prob.mode)
+                g_b = kg.ghat(*via_b, cs, lam, prob.metric, prob.mode)
+                take_a = g_a > g_b or (g_a == g_b and seq_g[i - 1] > b)
+                dec[i - 1, j - 1] = take_a
+                cells[i, j] = via_a if take_a else via_b
+    C, U = cells[n_a, n_b]
+    final_c = {p: C[p] for p in pairs if b in p}
+    final_u = {p: U[p] for p in pairs if b in p} if prob.metric == "urf" else {}
+    return dec, final_c, final_u
