@@ -187,7 +187,8 @@ def _experiment_arguments(parser, lams):
     parser.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
                         help="DP engine (default: auto, CuPy when usable)")
     parser.add_argument("--seed", type=int, default=0,
-                        help="split and model seed (paper: repetition r uses seed + r)")
+                        help="split and model seed (default: 0; paper: repetition r "
+                             "uses seed + r)")
     parser.add_argument("--test-size", type=_probability, default=0.3,
                         help="fraction held out for testing (default: 0.3)")
 

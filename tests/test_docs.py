@@ -34,3 +34,17 @@ def test_public_api_has_examples():
                 gpu_xorder.metrics.disparity, gpu_xorder.xorder_path,
                 gpu_xorder.paper_experiment):
         assert any(test.examples for test in finder.find(obj)), obj.__qualname__
+
+
+def test_readme_quick_start_runs(capsys):
+    """The README's Python quick start, as printed there, on the NumPy backend."""
+    from pathlib import Path
+
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    code = text.split("## Quick start", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    namespace = {}
+    exec(compile(code, "README.md (quick start)", "exec"), namespace)
+    assert len(namespace["models"]) == 4 and namespace["exp"].repeats == 3
+    printed = capsys.readouterr().out.split("\n")
+    assert len([line for line in printed if line]) == 2 + 4
