@@ -18,6 +18,8 @@ import numpy as np
 
 from . import _kgroups as kg
 from ._bits import DiagonalPacker
+from ._fill import fill
+from ._lattice import GhatConstants, Lattice
 from ._traceback import traceback
 
 
@@ -272,6 +274,49 @@ class StepGhat:
         return auc
 
 
+def pair_lattice(prob, g, h):
+    """The 2-D lattice (``_lattice.Lattice``) of groups ``g < h`` of ``prob``: a = g."""
+    y_a, y_b = prob.ys[g], prob.ys[h]
+    n_a, n_b = y_a.size, y_b.size
+    cs = kg.build_constants(prob, (g, h))
+    consts = GhatConstants(
+        w=cs.w, w_a=cs.w_g[g], w_b=cs.w_g[h], inv_auc=cs.inv_auc,
+        inv_ab=cs.inv_x[(g, h)], inv_ba=cs.inv_x[(h, g)], inv_pa=cs.inv_p[g],
+        inv_pb=cs.inv_p[h], inv_u=cs.inv_u[(g, h)])
+    return Lattice(
+        metric=prob.metric, mode=prob.mode, n_a=n_a, n_b=n_b,
+        perm_a=np.arange(n_a), perm_b=np.arange(n_b), y_a=y_a,
+        y_b_rev=np.concatenate((y_b[::-1], [0])), negleft_a=prob.negleft[g],
+        negleft_b_rev=prob.negleft[h][::-1].copy(),
+        left_a=np.arange(n_a, -1, -1, dtype=np.int64),
+        left_b_rev=np.arange(n_b + 1, dtype=np.int64), consts=consts)
+
+
+def pair_step(prob, lam, first, b, progress=None, offset=0, total=None):
+    """The first step, merging ``b`` into group ``first``, by the 2-D fill.
+
+    With two groups merged, the step's G-hat is the 2-D one bit for bit: the same
+    constants, ``cab + cba`` the one exact sum, and the disparity term up to its sign,
+    which the absolute value (or, signed, the orientation g < h) settles; the tie rule
+    (the higher group index wins) is the 2-D rule on the lattice oriented a = the lower
+    index, the transpose of the step's when ``first > b``. So the path is the step's,
+    for about half the NumPy work per cell. Returns ``(steps, C, U)`` as ``solve_iterative``
+    wants them (steps True = along ``first``).
+    """
+    g, h = min(first, b), max(first, b)
+    lat = pair_lattice(prob, g, h)
+    report = None
+    if progress is not None:
+        def report(done, _):
+            progress(offset + done, total)
+    words, final = fill(lat, lam, report)
+    path = traceback(words, lat.n_a, lat.n_b)
+    final = [int(v) for v in final]
+    c = {(g, h): final[0], (h, g): final[1]}
+    u = {(g, h): final[2], (h, g): final[3]} if prob.metric == "urf" else {}
+    return path == (0 if first == g else 1), c, u
+
+
 def step_path(words, n_a, n_b):
     """Steps of the path of a step's lattice, top first (True = along the merged
     sequence): the 2-D traceback of its decision words."""
@@ -293,10 +338,13 @@ def solve_iterative(prob, lam, progress=None, step=None):
     ``step(cs, seq_g, seq_y, b, const_c, const_u, progress, offset, total)`` merges group
     ``b`` and returns ``(steps, C, U)``: the path of the step (True = along the merged
     sequence) and the final counters of the pairs with b. Default: the NumPy step
-    (:func:`step_fill`); the GPU passes its own (``gpu_xorder._multi_launch``).
+    (:func:`step_fill`; the first step, two groups, by the 2-D fill, :func:`pair_step`);
+    the GPU passes its own (``gpu_xorder._multi_launch``).
     """
     if step is None:
         def step(cs, seq_g, seq_y, b, const_c, const_u, progress, offset, total):
+            if len(cs.members) == 2:
+                return pair_step(prob, lam, int(seq_g[0]), b, progress, offset, total)
             words, fc, fu = step_fill(prob, lam, cs, seq_g, seq_y, b, const_c, const_u,
                                       progress, offset, total)
             return step_path(words, seq_g.size, prob.sizes[b]), fc, fu

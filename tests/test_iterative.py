@@ -83,3 +83,28 @@ def test_progress_counts_every_cell_of_every_step():
     total = _iterative.total_cells(prob.sizes)
     assert calls[-1] == (total, total)
     assert [c[0] for c in calls] == sorted(c[0] for c in calls)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("mode", ["absolute", "signed"])
+def test_first_step_by_the_2d_fill_equals_the_step(metric, mode):
+    """``pair_step`` (the 2-D fill, lattice oriented a = the lower group index) gives the
+    path and counters of ``step_fill`` on the step's own orientation, exact ties
+    included, whichever of the two groups is merged first."""
+    rng = np.random.default_rng(17 + len(metric) + len(mode))
+    for sizes in ((9, 4), (4, 9), (6, 6), (12, 2, 5)):
+        if mode == "signed" and len(sizes) > 2:
+            continue
+        for ties in (False, True):
+            s, y, g = random_problem(rng, sizes, metric, ties)
+            prob = cr.build_problem(s, y, g, len(sizes), metric, mode)
+            first, b = _iterative.merge_order(prob.sizes)[:2]
+            cs = kg.build_constants(prob, (first, b))
+            seq_g = np.full(prob.sizes[first], first, dtype=np.int64)
+            for lam in (0.0, 0.4, 7.0):
+                words, fc, fu = _iterative.step_fill(prob, lam, cs, seq_g, prob.ys[first],
+                                                     b, {}, {})
+                steps, c, u = _iterative.pair_step(prob, lam, first, b)
+                np.testing.assert_array_equal(
+                    steps, _iterative.step_path(words, seq_g.size, prob.sizes[b]))
+                assert (c, u) == (fc, fu)
