@@ -506,11 +506,13 @@ def _audit_document(args, groups, y, columns, rows, tables, values):
 def _paper(args):
     from gpu_xorder._experiment import PAPER_DATA
     from gpu_xorder._experiment import paper_experiment
-    from gpu_xorder._io import write_json
+    from gpu_xorder._io import refuse_inputs, write_json
 
     names = args.data or PAPER_DATA[args.groups]
     experiments = []
     try:
+        if args.json is not None:
+            refuse_inputs(args.json, ())  # before the work: the folder must exist
         for name in names:
             with Progress(
                 TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),

@@ -22,6 +22,7 @@ MODEL_VERSION = 1
 
 MSG_MODEL = "{path}: not a gpu-xorder model file ({why})"
 MSG_SAME_FILE = "refusing to write {path}: it is also an input of this command"
+MSG_NO_FOLDER = "cannot write {path}: no folder {folder}"
 MSG_NO_COLUMN = "{path}: no column {name!r} (columns: {columns})"
 MSG_BAD_NUMBER = "{path}, line {line}: column {name!r} holds {value!r}, not a number"
 MSG_EMPTY_CSV = "{path}: no header row"
@@ -60,8 +61,13 @@ def _mode(path):
 
 
 def refuse_inputs(path, inputs):
-    """``path`` (as a string), unless it names the same file as one of ``inputs``."""
+    """``path`` (as a string), unless it names the same file as one of ``inputs`` or
+    lies in a folder that does not exist. Commands call it on every output before their
+    work, so that a long run does not end on a path it cannot write."""
     path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(MSG_NO_FOLDER.format(path=path, folder=folder))
     for other in inputs:
         if _same_file(path, os.fspath(other)):
             raise ValueError(MSG_SAME_FILE.format(path=path))

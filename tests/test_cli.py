@@ -12,6 +12,7 @@ from rich.console import Console
 from gpu_xorder import _cli
 from gpu_xorder._cli import LAM_NOTE
 from gpu_xorder._experiment import MSG_NO_AGE
+from gpu_xorder._io import MSG_NO_FOLDER
 from gpu_xorder._cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -383,4 +384,11 @@ def test_paper_errors(tmp_path, capsys):
     assert "must be an integer >= 1" in capsys.readouterr().err
     assert main(["paper", "--data", "mnist"]) == 2
     assert "invalid choice" in capsys.readouterr().err
+    # an output folder that does not exist is refused before the repetitions run
+    missing = tmp_path / "no" / "paper.json"
+    assert main(["paper", "--data", "adult", "--json", str(missing)]) == 2
+    out, err = capsys.readouterr()
+    assert err.strip() == "error: " + MSG_NO_FOLDER.format(path=missing,
+                                                           folder=missing.parent)
+    assert "adult" not in out
     assert not list(tmp_path.iterdir())

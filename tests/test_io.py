@@ -3,6 +3,7 @@
 import gzip
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -109,6 +110,17 @@ def test_atomic_write_refuses_an_input_and_sets_normal_permissions(tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert os.stat(out).st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_outputs_in_a_missing_folder_are_refused_up_front(tmp_path):
+    target = tmp_path / "missing" / "out.json"
+    message = _io.MSG_NO_FOLDER.format(path=target, folder=target.parent)
+    with pytest.raises(FileNotFoundError, match=re.escape(message)):
+        _io.refuse_inputs(target, ())
+    with pytest.raises(FileNotFoundError, match=re.escape(message)):
+        _io.write_json(target, {"a": 1})
+    assert not (tmp_path / "missing").exists()
+    assert _io.refuse_inputs(tmp_path / "ok.json", ()) == str(tmp_path / "ok.json")
 
 
 def test_csv_table_reads_columns_and_writes_exact_floats(tmp_path):
