@@ -292,7 +292,7 @@ def pair_lattice(prob, g, h):
         left_b_rev=np.arange(n_b + 1, dtype=np.int64), consts=consts)
 
 
-def pair_step(prob, lam, first, b, progress=None, offset=0, total=None):
+def pair_step(prob, lam, first, b, progress=None, offset=0, total=None, solve=None):
     """The first step, merging ``b`` into group ``first``, by the 2-D fill.
 
     With two groups merged, the step's G-hat is the 2-D one bit for bit: the same
@@ -300,8 +300,10 @@ def pair_step(prob, lam, first, b, progress=None, offset=0, total=None):
     which the absolute value (or, signed, the orientation g < h) settles; the tie rule
     (the higher group index wins) is the 2-D rule on the lattice oriented a = the lower
     index, the transpose of the step's when ``first > b``. So the path is the step's,
-    for about half the NumPy work per cell. Returns ``(steps, C, U)`` as ``solve_iterative``
-    wants them (steps True = along ``first``).
+    for about half the NumPy work per cell (and, on the GPU, the tiled 2-D kernel).
+    ``solve(lat, lam, progress)`` returns the 2-D ``(path, final counters)``; default:
+    the NumPy fill and traceback. Returns ``(steps, C, U)`` as ``solve_iterative`` wants
+    them (steps True = along ``first``).
     """
     g, h = min(first, b), max(first, b)
     lat = pair_lattice(prob, g, h)
@@ -309,8 +311,12 @@ def pair_step(prob, lam, first, b, progress=None, offset=0, total=None):
     if progress is not None:
         def report(done, _):
             progress(offset + done, total)
-    words, final = fill(lat, lam, report)
-    path = traceback(words, lat.n_a, lat.n_b)
+    if solve is None:
+        words, final = fill(lat, lam, report)
+        path = traceback(words, lat.n_a, lat.n_b)
+    else:
+        path, final = solve(lat, lam, report)
+    path = np.asarray(path)
     final = [int(v) for v in final]
     c = {(g, h): final[0], (h, g): final[1]}
     u = {(g, h): final[2], (h, g): final[3]} if prob.metric == "urf" else {}

@@ -364,4 +364,10 @@ def solve_multi(prob, lam, method, progress=None):
     dev = _MultiDevice(prob.metric)
     if method == "kd":
         return _multi_launch.kd(prob, lam, dev, progress)
-    return _multi_launch.iterative(prob, lam, dev, progress)
+    return _multi_launch.iterative(prob, lam, dev, progress, pair_solve=_pair_solve)
+
+
+def _pair_solve(lat, lam, progress):
+    """The first iterative step as a 2-D lattice on the tiled kernel: ``(path, final)``."""
+    (path, final), = solve(lat, [lam], progress=progress)[0]
+    return path, final

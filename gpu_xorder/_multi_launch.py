@@ -30,10 +30,19 @@ def _params(dev, arrays, fields):
             for f in fields]
 
 
-def iterative(prob, lam, dev, progress=None):
+def iterative(prob, lam, dev, progress=None, pair_solve=None):
     """``(path, C, U, constants, merge_order)`` of iterative xOrder on ``dev``: the merge
-    loop of ``cpu_reference.solve_iterative`` with every step's lattice on the device."""
+    loop of ``cpu_reference.solve_iterative`` with every step's lattice on the device.
+
+    ``pair_solve(lat, lam, progress)``, if given, solves the first step (two groups) as
+    a 2-D lattice (``_iterative.pair_step``; the CuPy engine passes its tiled 2-D
+    solver); without it the first step runs ``iter_diag_kernel`` like the others. Both
+    take the same decisions: the step's G-hat is the 2-D one bit for bit.
+    """
     def step(cs, seq_g, seq_y, b, const_c, const_u, progress, offset, total):
+        if pair_solve is not None and len(cs.members) == 2:
+            return _iterative.pair_step(prob, lam, int(seq_g[0]), b, progress, offset,
+                                        total, solve=pair_solve)
         arrays = mi.iter_arrays(prob, cs, seq_g, seq_y, b, const_c, const_u, lam)
         steps, final = _iter_step(dev, arrays, progress, offset, total)
         return (steps, *mi.iter_finals(arrays, final, b))

@@ -28,6 +28,7 @@ int8, int64, uint32, float64 = np.int8, np.int64, np.uint32, np.float64
 
 #: (free, total) bytes reported by ``cuda.runtime.memGetInfo``; tests may change it.
 MEMORY = [16 * 2**30, 16 * 2**30]
+#: Launches so far: "count" in all, and per kernel name.
 LAUNCHES = {"count": 0}
 HOST_LIBS = {}
 
@@ -119,6 +120,7 @@ class RawModule:
 
 def _launch(kernel, defines, grid, block, args):
     LAUNCHES["count"] += 1
+    LAUNCHES[kernel.__name__.lstrip("_")] = LAUNCHES.get(kernel.__name__.lstrip("_"), 0) + 1
     kernel(defines, tuple(grid), tuple(block), [_scalar(a) for a in args])
 
 
@@ -127,6 +129,7 @@ def _host_launch(name, lib, grid, block, args):
     import cuda_host
 
     LAUNCHES["count"] += 1
+    LAUNCHES[name] = LAUNCHES.get(name, 0) + 1
     if name == "kd_traceback_kernel":
         assert tuple(grid) == (1,)
         lib.kd_walk_host(*[cuda_host.c_arg(a) for a in args])
