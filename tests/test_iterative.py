@@ -108,3 +108,24 @@ def test_first_step_by_the_2d_fill_equals_the_step(metric, mode):
                 np.testing.assert_array_equal(
                     steps, _iterative.step_path(words, seq_g.size, prob.sizes[b]))
                 assert (c, u) == (fc, fu)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_pair_lattice_is_the_2d_lattice_of_the_two_groups(metric):
+    """The first step's lattice equals what ``build_lattice`` makes of the two groups'
+    scores: the same prefix arrays (dtype included, the GPU kernels read int64) and the
+    very same G-hat constants."""
+    rng = np.random.default_rng(8)
+    s, y, g = random_problem(rng, (17, 13, 6), metric, ties=True)
+    prob = cr.build_problem(s, y, g, 3, metric, "absolute")
+    for first, second in ((0, 1), (0, 2), (1, 2)):
+        pair = _iterative.pair_lattice(prob, first, second)
+        keep = (g == first) | (g == second)
+        ref = cr.build_lattice(s[keep], y[keep], (g[keep] == second).astype(np.int64),
+                               metric, "absolute")
+        for name in ("y_a", "y_b_rev", "negleft_a", "negleft_b_rev", "left_a",
+                     "left_b_rev"):
+            got, want = getattr(pair, name), getattr(ref, name)
+            assert got.dtype == want.dtype == np.int64
+            np.testing.assert_array_equal(got, want)
+        assert pair.consts == ref.consts
