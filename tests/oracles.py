@@ -138,24 +138,38 @@ def cellwise_fill(lat, lam, every_cell=False):
             c[3] += n_a - i
         return c
 
-    counters = np.zeros((n_a + 1, n_b + 1, k), dtype=np.int64)
+    def a_wins(via_a, via_b, i, j):
+        g_a = cell_values(via_a, lat.consts, lam, lat.metric, lat.mode)[0]
+        g_b = cell_values(via_b, lat.consts, lam, lat.metric, lat.mode)[0]
+        return g_a > g_b
+
+    dec, cells = cell_by_cell(n_a, n_b, np.zeros(k, dtype=np.int64), a_step, b_step,
+                              a_wins)
+    if not every_cell:
+        return dec, cells[n_a, n_b]
+    return dec, np.array([[cells[i, j] for j in range(n_b + 1)] for i in range(n_a + 1)])
+
+
+def cell_by_cell(n_a, n_b, origin, a_step, b_step, a_wins):
+    """A 2-D lattice DP visited cell by cell: ``(i, 0)`` is reached along a, ``(0, j)``
+    along b, any other cell from the candidate ``a_step(cell above, i, j)`` when
+    ``a_wins(via_a, via_b, i, j)``, else from ``b_step(cell to the left, i, j)``.
+    Returns the decisions ``(n_a, n_b)`` (True: along a) and every cell's state."""
+    cells = {(0, 0): origin}
     dec = np.zeros((n_a, n_b), dtype=bool)
     for i in range(n_a + 1):
         for j in range(n_b + 1):
             if i == 0 and j == 0:
                 continue
             if j == 0:
-                counters[i, j] = a_step(counters[i - 1, j], i, j)
+                cells[i, j] = a_step(cells[i - 1, j], i, j)
             elif i == 0:
-                counters[i, j] = b_step(counters[i, j - 1], i, j)
+                cells[i, j] = b_step(cells[i, j - 1], i, j)
             else:
-                via_a = a_step(counters[i - 1, j], i, j)
-                via_b = b_step(counters[i, j - 1], i, j)
-                g_a = cell_values(via_a, lat.consts, lam, lat.metric, lat.mode)[0]
-                g_b = cell_values(via_b, lat.consts, lam, lat.metric, lat.mode)[0]
-                dec[i - 1, j - 1] = g_a > g_b
-                counters[i, j] = via_a if g_a > g_b else via_b
-    return dec, counters if every_cell else counters[n_a, n_b]
+                via_a, via_b = a_step(cells[i - 1, j], i, j), b_step(cells[i, j - 1], i, j)
+                dec[i - 1, j - 1] = a_wins(via_a, via_b, i, j)
+                cells[i, j] = via_a if dec[i - 1, j - 1] else via_b
+    return dec, cells
 
 
 def cellwise_iterative_step(prob, lam, cs, seq_g, seq_y, b, const_c, const_u):
@@ -194,26 +208,14 @@ def cellwise_iterative_step(prob, lam, cs, seq_g, seq_y, b, const_c, const_u):
             U[(b, h)] += prob.sizes[h] - items
         return C, U
 
+    def a_wins(via_a, via_b, i, j):  # equal G-hat: the higher group index wins
+        g_a = kg.ghat(*via_a, cs, lam, prob.metric, prob.mode)
+        g_b = kg.ghat(*via_b, cs, lam, prob.metric, prob.mode)
+        return g_a > g_b or (g_a == g_b and seq_g[i - 1] > b)
+
     pairs = kg.ordered_pairs(cs.members)
-    start_c = {p: const_c.get(p, 0) for p in pairs}
-    start_u = {p: const_u.get(p, 0) for p in pairs}
-    cells = {(0, 0): (start_c, start_u)}
-    dec = np.zeros((n_a, n_b), dtype=bool)
-    for i in range(n_a + 1):
-        for j in range(n_b + 1):
-            if i == 0 and j == 0:
-                continue
-            if j == 0:
-                cells[i, j] = step_a(cells[i - 1, j], i, j)
-            elif i == 0:
-                cells[i, j] = step_b(cells[i, j - 1], i, j)
-            else:
-                via_a, via_b = step_a(cells[i - 1, j], i, j), step_b(cells[i, j - 1], i, j)
-                g_a = kg.ghat(*via_a, cs, lam, prob.metric, prob.mode)
-                g_b = kg.ghat(*via_b, cs, lam, prob.metric, prob.mode)
-                take_a = g_a > g_b or (g_a == g_b and seq_g[i - 1] > b)
-                dec[i - 1, j - 1] = take_a
-                cells[i, j] = via_a if take_a else via_b
+    origin = ({p: const_c.get(p, 0) for p in pairs}, {p: const_u.get(p, 0) for p in pairs})
+    dec, cells = cell_by_cell(n_a, n_b, origin, step_a, step_b, a_wins)
     C, U = cells[n_a, n_b]
     final_c = {p: C[p] for p in pairs if b in p}
     final_u = {p: U[p] for p in pairs if b in p} if prob.metric == "urf" else {}

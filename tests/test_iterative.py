@@ -15,7 +15,8 @@ METRICS = ("xauc", "prf", "urf")
 
 
 def walk_steps(prob, lam, compare):
-    """Run iterative xOrder step by step, calling ``compare`` on every step's inputs."""
+    """Run iterative xOrder step by step: ``compare(cs, seq_g, seq_y, b, const_c,
+    const_u)`` checks a step and returns its ``(words, C, U)``."""
     order = _iterative.merge_order(prob.sizes)
     seq_g = np.full(prob.sizes[order[0]], order[0], dtype=np.int64)
     seq_y = prob.ys[order[0]]
@@ -31,6 +32,22 @@ def walk_steps(prob, lam, compare):
     return seq_g
 
 
+def assert_steps_are_the_definition(prob, lam):
+    """Every step of iterative xOrder: the decisions and final counters of ``step_fill``
+    are those of the cell-by-cell definition."""
+    def compare(cs, seq_g, seq_y, b, const_c, const_u):
+        words, fc, fu = _iterative.step_fill(prob, lam, cs, seq_g, seq_y, b, const_c,
+                                             const_u)
+        dec, want_c, want_u = cellwise_iterative_step(prob, lam, cs, seq_g, seq_y, b,
+                                                      const_c, const_u)
+        np.testing.assert_array_equal(
+            cr.bits_to_matrix(words, seq_g.size, prob.sizes[b]), dec)
+        assert (fc, fu) == (want_c, want_u)
+        return words, fc, fu
+
+    walk_steps(prob, lam, compare)
+
+
 @pytest.mark.parametrize("metric", METRICS)
 @pytest.mark.parametrize("sizes", [(5, 3, 4), (2, 6, 3), (7, 6, 2, 3), (2, 2, 2, 2, 2)])
 def test_step_equals_the_cell_by_cell_definition(metric, sizes):
@@ -41,17 +58,7 @@ def test_step_equals_the_cell_by_cell_definition(metric, sizes):
         s, y, g = random_problem(rng, sizes, metric, ties)
         prob = cr.build_problem(s, y, g, len(sizes), metric, "absolute")
         for lam in (0.0, 0.3, 5.0):
-            def compare(cs, seq_g, seq_y, b, const_c, const_u):
-                words, fc, fu = _iterative.step_fill(prob, lam, cs, seq_g, seq_y, b,
-                                                     const_c, const_u)
-                dec, want_c, want_u = cellwise_iterative_step(prob, lam, cs, seq_g,
-                                                              seq_y, b, const_c, const_u)
-                np.testing.assert_array_equal(
-                    cr.bits_to_matrix(words, seq_g.size, prob.sizes[b]), dec)
-                assert (fc, fu) == (want_c, want_u)
-                return words, fc, fu
-
-            walk_steps(prob, lam, compare)
+            assert_steps_are_the_definition(prob, lam)
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -61,17 +68,7 @@ def test_two_groups_signed_step_equals_the_definition(metric):
         s, y, g = random_problem(rng, sizes, metric, ties=True)
         prob = cr.build_problem(s, y, g, 2, metric, "signed")
         for lam in (0.0, 0.7, 6.0):
-            def compare(cs, seq_g, seq_y, b, const_c, const_u):
-                words, fc, fu = _iterative.step_fill(prob, lam, cs, seq_g, seq_y, b,
-                                                     const_c, const_u)
-                dec, want_c, want_u = cellwise_iterative_step(prob, lam, cs, seq_g,
-                                                              seq_y, b, const_c, const_u)
-                np.testing.assert_array_equal(
-                    cr.bits_to_matrix(words, seq_g.size, prob.sizes[b]), dec)
-                assert (fc, fu) == (want_c, want_u)
-                return words, fc, fu
-
-            walk_steps(prob, lam, compare)
+            assert_steps_are_the_definition(prob, lam)
 
 
 def test_progress_counts_every_cell_of_every_step():

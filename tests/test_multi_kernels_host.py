@@ -11,10 +11,10 @@ import pytest
 
 import cpu_reference as cr
 from cpu_reference import _iterative, _kd
-from cpu_reference import _kgroups as kg
 from gpu_xorder import _multi_inputs as mi
 
 import cuda_host
+from test_iterative import walk_steps
 from test_multigroup import random_problem
 
 pytestmark = pytest.mark.skipif(not cuda_host.available(), reason="nvcc not on PATH")
@@ -39,24 +39,16 @@ def test_iterative_steps_equal_numpy(libs, metric, sizes):
     for ties in (False, True):
         prob = _problem(rng, sizes, metric, ties)
         for lam in (0.0, 0.6, 8.0):
-            order = _iterative.merge_order(prob.sizes)
-            seq_g = np.full(prob.sizes[order[0]], order[0], dtype=np.int64)
-            seq_y = prob.ys[order[0]]
-            const_c, const_u, merged = {}, {}, [order[0]]
-            for b in order[1:]:
-                merged.append(b)
-                cs = kg.build_constants(prob, merged)
+            def compare(cs, seq_g, seq_y, b, const_c, const_u, lam=lam):
                 want, fc, fu = _iterative.step_fill(prob, lam, cs, seq_g, seq_y, b,
                                                     const_c, const_u)
                 arrays = mi.iter_arrays(prob, cs, seq_g, seq_y, b, const_c, const_u, lam)
                 words, final = cuda_host.iter_fill(libs[metric], arrays)
-                n_a, n_b = seq_g.size, prob.sizes[b]
                 np.testing.assert_array_equal(words, want)
                 assert mi.iter_finals(arrays, final, b) == (fc, fu)
-                const_c.update(fc)
-                const_u.update(fu)
-                seq_g, seq_y = _iterative.merge_step(
-                    seq_g, seq_y, _iterative.step_path(want, n_a, n_b), b, prob.ys[b])
+                return want, fc, fu
+
+            walk_steps(prob, lam, compare)
 
 
 @pytest.mark.parametrize("metric", METRICS)
