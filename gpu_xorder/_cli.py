@@ -546,13 +546,14 @@ def _print_experiment(exp):
     counts = ", ".join(f"{names.get(g, g)} {c}"
                        for g, c in _counts(grouping(data, exp.groups)))
     console.print(f"[bold]{exp.data}[/bold]: groups by [bold]{escape(group_label)}"
-                  f"[/bold] ({counts}); {exp.repeats} repetitions of a stratified "
+                  f"[/bold] ({counts}); {_repetitions(exp.repeats)} of a stratified "
                   f"{1 - exp.test_size:.0%}/{exp.test_size:.0%} split, "
                   f"logistic regression on "
                   f"standardised features; xOrder metric [bold]{exp.metric}[/bold], "
                   f"method {', '.join(exp.methods)}, backend {', '.join(exp.backends)}, "
                   f"{np.mean(exp.fit_seconds):.2f} s per repetition for all lams")
-    table = Table(title=f"{exp.data}, test split: mean ± sd over {exp.repeats} repetitions",
+    table = Table(title=f"{exp.data}, test split: mean ± sd over "
+                        f"{_repetitions(exp.repeats)}",
                   title_justify="left")
     table.add_column("lam", justify="right")
     table.add_column("AUC", justify="right")
@@ -576,9 +577,15 @@ def _print_experiment(exp):
         console.print(quoted)
 
 
+def _repetitions(n):
+    return f"{n} repetition" + ("" if n == 1 else "s")
+
+
 def _mean_sd(pair):
     mean, sd = pair
-    return "n/a" if np.isnan(mean) else f"{mean:.3f} ± {sd:.3f}"
+    if np.isnan(mean):
+        return "n/a"
+    return f"{mean:.3f}" if np.isnan(sd) else f"{mean:.3f} ± {sd:.3f}"
 
 
 # ---------------------------------------------------------------------------- info

@@ -114,7 +114,8 @@ class Experiment:
         list of dict
             ``{"lam": None or float, "auc": (mean, std), "xauc": ..., "prf": ...,
             "urf": ...}``, unadjusted first; a quantity undefined in some repetitions is
-            averaged over the others, and ``(nan, nan)`` when undefined in all.
+            averaged over the others; the mean is NaN when it is defined in none, the
+            (sample) standard deviation when it is defined in fewer than two.
         """
         v.check_choice(split, "split", SPLITS)
         rows = []
@@ -300,10 +301,11 @@ def defined(metric, *args):
 
 
 def _mean_std(values):
+    """Mean and sample standard deviation of the defined values (NaN where there are
+    too few: none for the mean, one for the deviation)."""
     known = np.array([x for x in values if x is not None], dtype=np.float64)
-    if known.size == 0:
-        return (float("nan"), float("nan"))
-    return (float(known.mean()), float(known.std(ddof=1)) if known.size > 1 else 0.0)
+    mean = float(known.mean()) if known.size else float("nan")
+    return (mean, float(known.std(ddof=1)) if known.size > 1 else float("nan"))
 
 
 def _plain(pair):

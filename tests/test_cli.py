@@ -377,6 +377,15 @@ def test_paper_prints_the_library_summary_and_writes_json(tmp_path, capsys):
     assert "german: groups by age (young 149, adult 851); 2 repetitions" in out
 
 
+def test_paper_one_repetition_shows_no_deviation(capsys):
+    assert main(["paper", "--data", "german", "--repeats", "1", "--lam", "0.5",
+                 "--backend", "numpy"]) == 0
+    rows = table_rows(capsys.readouterr().out,
+                      "german, test split: mean ± sd over 1 repetition")
+    assert [row[0] for row in rows] == ["unadjusted", "0.5"]
+    assert all(re.fullmatch(r"\d\.\d{3}", cell) for row in rows for cell in row[1:])
+
+
 def test_paper_errors(tmp_path, capsys):
     assert main(["paper", "--data", "german", "--groups", "age"]) == 2
     assert capsys.readouterr().err.strip() == "error: " + MSG_NO_AGE.format(name="german")

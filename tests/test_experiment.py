@@ -81,7 +81,9 @@ def test_undefined_values_are_none_and_skipped_in_means():
     rec = dict(exp.records[0])
     fake = exp.records[:1] + ({**rec, "repeat": 1, "xauc": None},)
     partial = replace(exp, records=fake, lams=())
-    assert partial.summary("train")[0]["xauc"] == (rec["xauc"], 0.0)
+    mean, sd = partial.summary("train")[0]["xauc"]
+    assert mean == rec["xauc"] and np.isnan(sd)  # one defined value: no deviation
+    assert partial.to_dict()["summary"]["train"][0]["xauc"] == [rec["xauc"], None]
     missing = replace(exp, records=({**rec, "xauc": None},), lams=())
     assert np.isnan(missing.summary("train")[0]["xauc"]).all()
     assert missing.to_dict()["summary"]["train"][0]["xauc"] == [None, None]
