@@ -74,7 +74,10 @@ def main(argv=None):
             if "np_s" in row:
                 row["speedup"] = row["np_s"] / t
         rows.append(row)
-        console.print(f"done {method} {row['groups']}")
+        # each row as soon as it is measured: a run cut short by its time limit keeps them
+        console.print(f"done {method} {row['groups']}: {row['cells']:.2e} cells"
+                      + "".join(f", {key} {row[key]:.4g}" for key in
+                                ("np_s", "gpu_s", "gcups") if key in row))
     cols = [("method", "method", "{}"), ("groups", "groups x items", "{}"),
             ("cells", "cells", "{:.2e}"), ("np_s", "NumPy s", "{:.2f}"),
             ("np_ns", "NumPy ns/cell", "{:.1f}"), ("gpu_s", "GPU s", "{:.3f}"),
