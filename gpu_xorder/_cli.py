@@ -164,6 +164,9 @@ def _build_parser():
                        help="how more than two groups are merged (default: auto)")
     paper.add_argument("--subsample", type=_positive,
                        help="learn on every k-th item of each group (faster)")
+    paper.add_argument("--jobs", type=int, default=1, metavar="N",
+                       help="repetitions run at once in worker processes (-1: one per "
+                            "CPU core; default: 1; keep 1 with a GPU)")
     paper.add_argument("--json", metavar="FILE",
                        help="also write every repetition's values as JSON")
     paper.set_defaults(handler=_paper)
@@ -524,6 +527,7 @@ def _paper(args):
                     name, groups=args.groups, metric=args.metric, lams=args.lam,
                     repeats=args.repeats, test_size=args.test_size, seed=args.seed,
                     backend=args.backend, method=args.method, subsample=args.subsample,
+                    n_jobs=args.jobs,
                     progress=lambda done, total: progress.update(task, completed=done))
             experiments.append(exp)
             _print_experiment(exp)

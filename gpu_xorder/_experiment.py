@@ -10,6 +10,7 @@ every adjusted score, on both splits, so that means and spreads over the repetit
 can be compared with the figures the paper quotes (:data:`PAPER_FIGURES`).
 """
 
+import functools
 import numbers
 import time
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ MSG_NO_AGE = (
 )
 MSG_REPEATS = "repeats must be an integer >= 1, got {value!r}"
 MSG_TEST_SIZE = "test_size must lie strictly between 0 and 1, got {value!r}"
+MSG_N_JOBS = "n_jobs must be a nonzero integer (-1: every CPU core), got {value!r}"
 
 
 @dataclass(frozen=True)
@@ -197,7 +199,8 @@ def split_scores(dataset, groups, *, test_size=0.3, seed=0):
 
 def paper_experiment(data="compas", *, groups="default", metric="xauc",
                      lams=DEFAULT_LAMS, repeats=10, test_size=0.3, seed=0,
-                     backend="auto", method="auto", subsample=None, progress=None):
+                     backend="auto", method="auto", subsample=None, n_jobs=1,
+                     progress=None):
     """Run the paper's protocol on a bundled data set, ``repeats`` times.
 
     Parameters
@@ -219,8 +222,13 @@ def paper_experiment(data="compas", *, groups="default", metric="xauc",
         Repetition ``r`` splits with ``random_state=seed + r``.
     backend, method, subsample
         Passed on to :class:`gpu_xorder.XOrder`.
+    n_jobs : int
+        Repetitions run at once in worker processes (joblib; -1: one per CPU core). The
+        records are the same whatever the number. With a GPU, keep 1: the lam batch
+        already fills the device.
     progress : callable(done_repeats, repeats), optional
-        Called after every repetition.
+        Called after every repetition (with ``n_jobs != 1``, after every round of
+        ``n_jobs``).
 
     Returns
     -------
@@ -230,7 +238,7 @@ def paper_experiment(data="compas", *, groups="default", metric="xauc",
     ------
     ValueError
         On an unknown data set, grouping, metric, backend or method, ``groups="age"``
-        for German, bad ``lams``, ``repeats`` or ``test_size``.
+        for German, bad ``lams``, ``repeats``, ``test_size`` or ``n_jobs``.
 
     Examples
     --------
@@ -254,24 +262,33 @@ def paper_experiment(data="compas", *, groups="default", metric="xauc",
         raise ValueError(MSG_TEST_SIZE.format(value=test_size))
     labels = grouping(dataset, groups)
 
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) \
+            or n_jobs == 0:
+        raise ValueError(MSG_N_JOBS.format(value=n_jobs))
+    run = functools.partial(_repetition, dataset.name, groups, metric, lam_values,
+                            test_size, backend, method, subsample)
+    runs, repeats = [], int(repeats)
+    if n_jobs == 1:
+        for r in range(repeats):
+            runs.append(run(r, seed + r))
+            if progress is not None:
+                progress(r + 1, repeats)
+    else:
+        from joblib import Parallel, delayed, effective_n_jobs
+
+        batch = effective_n_jobs(n_jobs)
+        with Parallel(n_jobs=n_jobs) as parallel:
+            for first in range(0, repeats, batch):
+                chunk = range(first, min(first + batch, repeats))
+                runs += parallel(delayed(run)(r, seed + r) for r in chunk)
+                if progress is not None:
+                    progress(len(runs), repeats)
     records, seconds, backends, methods = [], [], set(), set()
-    for r in range(int(repeats)):
-        train, test = split_scores(dataset, labels, test_size=test_size, seed=seed + r)
-        start = time.perf_counter()
-        models = xorder_path(*train[:2], sensitive_features=train[2], lams=lam_values,
-                             metric=metric, backend=backend, method=method,
-                             subsample=subsample)
-        seconds.append(time.perf_counter() - start)
-        backends.update(m.result_.backend for m in models)
-        methods.update(m.result_.method for m in models)
-        for split, (s, y, a) in zip(SPLITS, (train, test)):
-            records.append(_record(r, None, split, s, y, a))
-            for model in models:
-                adjusted = (model.train_scores_adjusted_ if split == "train"
-                            else model.transform(s, sensitive_features=a))
-                records.append(_record(r, model.lam, split, adjusted, y, a))
-        if progress is not None:
-            progress(r + 1, int(repeats))
+    for recs, secs, used_backends, used_methods in runs:
+        records += recs
+        seconds.append(secs)
+        backends |= used_backends
+        methods |= used_methods
     return Experiment(
         data=dataset.name, groups=groups, metric=metric,
         group_labels=tuple(np.unique(labels).tolist()),
@@ -279,6 +296,31 @@ def paper_experiment(data="compas", *, groups="default", metric="xauc",
         test_size=float(test_size), seed=int(seed), records=tuple(records),
         fit_seconds=tuple(seconds), backends=tuple(sorted(backends)),
         methods=tuple(sorted(methods)))
+
+
+def _repetition(data, groups, metric, lams, test_size, backend, method, subsample, r,
+                seed):
+    """Repetition ``r`` (split seed ``seed``): ``(records, xOrder seconds, backends,
+    methods)``. A module-level function of plain arguments, so that worker processes
+    can run it (the data set is read once per process)."""
+    from .datasets import load_dataset
+
+    dataset = load_dataset(data)
+    train, test = split_scores(dataset, grouping(dataset, groups), test_size=test_size,
+                               seed=seed)
+    start = time.perf_counter()
+    models = xorder_path(*train[:2], sensitive_features=train[2], lams=lams, metric=metric,
+                         backend=backend, method=method, subsample=subsample)
+    seconds = time.perf_counter() - start
+    records = []
+    for split, (s, y, a) in zip(SPLITS, (train, test)):
+        records.append(_record(r, None, split, s, y, a))
+        for model in models:
+            adjusted = (model.train_scores_adjusted_ if split == "train"
+                        else model.transform(s, sensitive_features=a))
+            records.append(_record(r, model.lam, split, adjusted, y, a))
+    return (records, seconds, {m.result_.backend for m in models},
+            {m.result_.method for m in models})
 
 
 def _record(repeat, lam, split, scores, y, groups):

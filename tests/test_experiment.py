@@ -11,7 +11,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
 from gpu_xorder import XOrder, metrics, paper_experiment
-from gpu_xorder._experiment import MSG_NO_AGE, MSG_REPEATS, MSG_TEST_SIZE, PAPER_FIGURES
+from gpu_xorder._experiment import (MSG_N_JOBS, MSG_NO_AGE, MSG_REPEATS, MSG_TEST_SIZE,
+                                    PAPER_FIGURES)
 from gpu_xorder.datasets import age_bands, load_dataset
 
 GERMAN = dict(lams=[0.0, 0.5], repeats=2, backend="numpy")
@@ -53,6 +54,18 @@ def test_records_equal_the_protocol_done_by_hand(german):
     assert german.group_labels == (0, 1) and german.lams == (0.0, 0.5)
     assert german.backends == ("numpy",) and german.methods == ("2d",)
     assert len(german.fit_seconds) == 2
+
+
+def test_worker_processes_give_the_same_experiment(german):
+    """Repetitions in two worker processes: the same records, in order; progress after
+    every round."""
+    calls = []
+    parallel = paper_experiment("german", seed=3, n_jobs=2,
+                                progress=lambda done, total: calls.append((done, total)),
+                                **GERMAN)
+    assert parallel.records == german.records
+    assert (parallel.backends, parallel.methods) == (german.backends, german.methods)
+    assert len(parallel.fit_seconds) == 2 and calls == [(2, 2)]
 
 
 def test_summary_is_mean_and_sample_sd_over_repetitions(german):
@@ -142,6 +155,9 @@ def test_large_lam_reduces_test_disparity_on_compas():
     (dict(test_size=1.0), ValueError, re.escape(MSG_TEST_SIZE.format(value=1.0))),
     (dict(test_size=True), ValueError, re.escape(MSG_TEST_SIZE.format(value=True))),
     (dict(backend="tpu"), ValueError, "backend"),
+    (dict(n_jobs=0), ValueError, re.escape(MSG_N_JOBS.format(value=0))),
+    (dict(n_jobs=True), ValueError, re.escape(MSG_N_JOBS.format(value=True))),
+    (dict(n_jobs=2.0), ValueError, re.escape(MSG_N_JOBS.format(value=2.0))),
 ])
 def test_bad_arguments(kw, error, message):
     kw.setdefault("data", "german")
