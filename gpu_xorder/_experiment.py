@@ -29,7 +29,6 @@ DEFAULT_LAMS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.5)
 PAPER_DATA = {"default": ("compas", "adult", "german", "framingham"),
               "age": ("adult", "compas")}
 
-MSG_GROUPING = "groups must be one of {choices}, got {value!r}"
 MSG_NO_AGE = (
     "the {name} data set records age only binarised, so it has no age bands; use "
     "adult, compas or framingham"
@@ -139,7 +138,8 @@ class Experiment:
                 continue
             if fig.quantity in ("larger xAUC", "smaller xAUC"):
                 pick = max if fig.quantity == "larger xAUC" else min
-                values = [pick(r["xauc_pairs"].values()) for r in unadjusted]
+                values = [pick(r["xauc_pairs"].values()) for r in unadjusted
+                          if None not in r["xauc_pairs"].values()]
             else:
                 values = [r[fig.quantity] for r in unadjusted]
             out.append((fig, _mean_std(values)))
