@@ -160,11 +160,11 @@ def step_fill(prob, lam, cs, seq_g, seq_y, b, const_c, const_u, progress=None, o
                 mul(is_h[:, cells], left_b_rev[ks], gain_a)
                 add(prev[2, :, a_pred], gain_a, cand[2, :, 0])
                 add(prev[2, :, cells], minus_left_a[:, cells], cand[2, :, 1])
-            g = fill_values(cand)
+            value_a, value_b = fill_values(cand)
             dec = packer.row(d, lo, hi)
-            np.greater(g[0], g[1], dec)
+            np.greater(value_a, value_b, dec)
             if any_a_wins:  # equal G-hat: the item of the higher group index wins
-                tie = np.equal(g[0], g[1])
+                tie = np.equal(value_a, value_b)
                 np.logical_and(tie, a_wins_ties[cells], tie)
                 np.logical_or(dec, tie, dec)
             for k in range(kinds):
