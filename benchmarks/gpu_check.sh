@@ -3,7 +3,9 @@
 #   bash benchmarks/gpu_check.sh
 # Runs every test marked gpu (CuPy == NumPy decision for decision), the CuPy
 # pytest-benchmark suite, then the speed table (two groups) and the multi-group table,
-# printed and written to ${OUT:-.}/speed_table.md and ${OUT:-.}/multi_table.md.
+# printed and written to ${OUT:-.}/speed_table.md and ${OUT:-.}/multi_table.md, and two
+# repetitions of the paper's experiments on the GPU (${OUT:-.}/paper_gpu.json and
+# paper_age_gpu.json).
 # Every stage runs even when an earlier one fails, each under its own time limit (a lent
 # device's command may run 10 minutes at most); the exit status is 1 if any stage failed,
 # and the summary at the end says which.
@@ -24,11 +26,15 @@ stage() {  # stage NAME SECONDS COMMAND...
     [ "$rc" -eq 0 ] || failed+=("$name (exit $rc)")
 }
 
-stage "gpu tests" 200 python3 -m pytest -m gpu -q -p no:cacheprovider -ra tests
+stage "gpu tests" 180 python3 -m pytest -m gpu -q -p no:cacheprovider -ra tests
 stage "cupy benchmarks" 60 python3 -m pytest benchmarks/bench_cupy_dp.py --benchmark-enable \
     -q -p no:cacheprovider --benchmark-columns=min,mean,rounds
-stage "speed table" 130 python3 benchmarks/speed_table.py "$@"
+stage "speed table" 120 python3 benchmarks/speed_table.py "$@"
 stage "multi-group table" 170 python3 benchmarks/multi_table.py --numpy-max-cells 5e7
+# end to end: xOrder seconds per repetition on the GPU, against the README's NumPy ones
+stage "paper experiments" 60 bash -c 'python3 -m gpu_xorder paper --backend cupy \
+    --repeats 2 --json "${OUT:-.}/paper_gpu.json" && python3 -m gpu_xorder paper \
+    --backend cupy --repeats 2 --groups age --json "${OUT:-.}/paper_age_gpu.json"'
 
 if [ ${#failed[@]} -gt 0 ]; then
     printf 'FAILED: %s\n' "${failed[@]}"
