@@ -103,16 +103,11 @@ def _build_parser():
     fit.add_argument("--output", help="also write the data with the adjusted training "
                      "scores added as a column (CSV)")
     _column_argument(fit)
-    fit.add_argument("--metric", choices=METRIC_CHOICES, default="xauc",
-                     help="disparity xOrder trades against AUC (default: xauc)")
     fit.add_argument("--lam", type=float, default=0.5,
                      help="weight of the disparity, paper's scale (default: 0.5)")
     fit.add_argument("--disparity", choices=("absolute", "signed"), default="absolute",
                      help="penalise |D| or the signed D (two groups; default: absolute)")
-    fit.add_argument("--method", choices=("auto", "kd", "iterative"), default="auto",
-                     help="how more than two groups are merged (default: auto)")
-    fit.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
-                     help="DP engine (default: auto, CuPy when usable)")
+    _engine_arguments(fit, method=True)
     fit.add_argument("--reference-group", help="group whose scores stay unchanged "
                      "(default: the highest mean score)")
     fit.add_argument("--subsample", type=int, help="learn on every k-th item of each group")
@@ -157,11 +152,9 @@ def _build_parser():
                        help="data sets among compas, adult, german, framingham (default: "
                             "the paper's for the grouping: all four; "
                             "with --groups age, adult and compas)")
-    _experiment_arguments(paper, PAPER_LAMS)
+    _experiment_arguments(paper, PAPER_LAMS, method=True)
     paper.add_argument("--repeats", type=_positive, default=10,
                        help="random splits (default: 10, as in the paper)")
-    paper.add_argument("--method", choices=("auto", "kd", "iterative"), default="auto",
-                       help="how more than two groups are merged (default: auto)")
     paper.add_argument("--subsample", type=_positive,
                        help="learn on every k-th item of each group (faster)")
     paper.add_argument("--jobs", type=int, default=1, metavar="N",
@@ -176,19 +169,28 @@ def _build_parser():
     return parser
 
 
-def _experiment_arguments(parser, lams):
+def _engine_arguments(parser, method):
+    """The disparity xOrder trades, the DP engine and (``method``) how more than two
+    groups are merged: the same options wherever a command fits xOrder."""
+    parser.add_argument("--metric", choices=METRIC_CHOICES, default="xauc",
+                        help="disparity xOrder trades against AUC (default: xauc)")
+    if method:
+        parser.add_argument("--method", choices=("auto", "kd", "iterative"), default="auto",
+                            help="how more than two groups are merged (default: auto)")
+    parser.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
+                        help="DP engine (default: auto, CuPy when usable)")
+
+
+def _experiment_arguments(parser, lams, method=False):
     """Grouping, xOrder settings and split of the commands on bundled data."""
     parser.add_argument("--groups", choices=("default", "age"), default="default",
                         help="default: the paper's attribute of the data set; age: three "
                              "age bands (age <= 25, 25 < age <= 40, age > 40), the paper's "
                              "multi-group setting")
-    parser.add_argument("--metric", choices=METRIC_CHOICES, default="xauc",
-                        help="disparity xOrder trades against AUC (default: xauc)")
     parser.add_argument("--lam", type=float, nargs="+", default=list(lams), metavar="LAM",
                         help="weights of the disparity, paper's scale (default: "
                              f"{' '.join(f'{x:g}' for x in lams)})")
-    parser.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
-                        help="DP engine (default: auto, CuPy when usable)")
+    _engine_arguments(parser, method)
     parser.add_argument("--seed", type=int, default=0,
                         help="split and model seed (default: 0; paper: repetition r "
                              "uses seed + r)")
