@@ -22,7 +22,7 @@ HOST_MEMORY_SHARE = 0.75
 
 MSG_MULTI_MEMORY = (
     "{method} xOrder of groups of sizes {sizes} keeps {need:.3g} GiB of decision bits, "
-    "over memory_limit ({limit:.3g} GiB); {hint}subsample each group (XOrder(subsample=k))"
+    "over {source} ({limit:.3g} GiB); {hint}subsample each group (XOrder(subsample=k))"
 )
 MSG_HOST_MEMORY = (
     "the {n_a} x {n_b} xOrder lattice does not fit in {budget:.3g} GiB ({source}), not "
@@ -141,11 +141,7 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
 def _solve_numpy(lat, lams, progress, memory_limit):
     """``([(path, final), ...], band_rows)``: whole lattices while their decision bits
     fit the budget, else bands with counter checkpoints (``band_rows`` not None)."""
-    budget, source = memory_limit, "memory_limit"
-    if budget is None:
-        available = host_memory_available()
-        budget = None if available is None else int(HOST_MEMORY_SHARE * available)
-        source = f"{HOST_MEMORY_SHARE:.0%} of the available host memory"
+    budget, source = _host_budget(memory_limit)
     if budget is None or cpu_reference.n_words(lat.n_a, lat.n_b) * 4 <= budget:
         solutions = []
         for k, lam in enumerate(lams):
@@ -165,6 +161,17 @@ def _solve_numpy(lat, lams, progress, memory_limit):
         for k, lam in enumerate(lams)
     ]
     return solutions, band_rows
+
+
+def _host_budget(memory_limit):
+    """``(bytes, what they are)`` the NumPy backend's decision bits may take: the
+    ``memory_limit`` given, else a share of the available host memory (None where it
+    cannot be read)."""
+    if memory_limit is not None:
+        return memory_limit, "memory_limit"
+    available = host_memory_available()
+    budget = None if available is None else int(HOST_MEMORY_SHARE * available)
+    return budget, f"{HOST_MEMORY_SHARE:.0%} of the available host memory"
 
 
 def _batch_progress(progress, n_lattices, k=None):
@@ -226,12 +233,15 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend, progr
     """
     engine_name = resolve_backend(backend)
     prob = cpu_reference.build_problem(s, y, index, labels.size, metric, mode)
-    chosen = _choose_method(method, prob.sizes, memory_limit)
-    if memory_limit is not None and decision_bytes(prob.sizes, chosen) > memory_limit:
+    # The GPU checks its free memory itself (_cupy_engine.solve_multi).
+    budget, source = (memory_limit, "memory_limit") if engine_name == "cupy" else (
+        _host_budget(memory_limit))
+    chosen = _choose_method(method, prob.sizes, budget)
+    if budget is not None and decision_bytes(prob.sizes, chosen) > budget:
         hint = "use method='auto' (two groups: filled in bands) or " if labels.size == 2 else (
             "use method='iterative' or " if chosen == "kd" else "")
         raise MemoryError(MSG_MULTI_MEMORY.format(
-            method=chosen, sizes=list(prob.sizes), limit=memory_limit / 2**30,
+            method=chosen, sizes=list(prob.sizes), source=source, limit=budget / 2**30,
             need=decision_bytes(prob.sizes, chosen) / 2**30, hint=hint))
     if engine_name == "cupy" and labels.size == 2:
         two = _solve_two_on_gpu(prob, s, y, index, lams,

@@ -236,6 +236,38 @@ def test_memory_limit_with_more_groups():
         fair_order(*two, backend="numpy", method="kd", memory_limit=100)
 
 
+def test_more_groups_default_budget_is_the_host_memory(monkeypatch):
+    """Without memory_limit the K-group methods on NumPy get the same default budget as
+    the 2-D DP (a share of the available host memory), checked before any work."""
+    from gpu_xorder import _api
+
+    rng = np.random.default_rng(9)
+    sizes = (40, 30, 20)
+    s = rng.random(90)
+    y = (rng.random(90) < s).astype(int)
+    g = np.repeat(["a", "b", "c"], sizes)
+    kd_bytes = _api.decision_bytes(sizes, "kd")
+    it_bytes = _api.decision_bytes(sizes, "iterative")
+    share = _api.HOST_MEMORY_SHARE
+
+    def available(n):
+        monkeypatch.setattr(_api, "host_memory_available", lambda: n)
+
+    available(int(kd_bytes / share) + 2)
+    assert fair_order(s, y, g, backend="numpy").method == "kd"
+    available(int(kd_bytes / share) - 2)
+    assert fair_order(s, y, g, backend="numpy").method == "iterative"
+    with pytest.raises(MemoryError, match="of the available host memory.*method='iterative'"):
+        fair_order(s, y, g, backend="numpy", method="kd")
+    available(int(it_bytes / share) - 2)
+    with pytest.raises(MemoryError, match="of the available host memory.*subsample"):
+        fair_order(s, y, g, backend="numpy")
+    # an explicit memory_limit overrides the host's
+    assert fair_order(s, y, g, backend="numpy", memory_limit=kd_bytes).method == "kd"
+    available(None)  # unreadable: no limit
+    assert fair_order(s, y, g, backend="numpy").method == "kd"
+
+
 def test_xorder_memory_limit():
     s, y, g = problem()
     plain = XOrder(lam=1.0, backend="numpy").fit(s, y, sensitive_features=g)
