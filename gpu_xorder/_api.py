@@ -44,8 +44,10 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
         Risk scores, higher ranked first. Finite.
     y : array-like of shape (n,)
         Binary labels (0/1).
-    groups : array-like of shape (n,)
-        Protected group of each item (ints or strings).
+    groups : array-like of shape (n,) or (n, c)
+        Protected group of each item (ints or strings); with c columns (one per
+        attribute, a DataFrame say) the groups are their intersections, labelled by
+        the values joined with ``" & "`` (``"white & female"``).
     metric : {"xauc", "prf", "urf"}, default="xauc"
         Disparity metric: cross-AUC, pairwise ranking fairness or unsupervised ranking
         fairness.

@@ -26,6 +26,7 @@ from rich.progress import TimeElapsedColumn
 from rich.table import Table
 
 from gpu_xorder._experiment import DEFAULT_LAMS as PAPER_LAMS
+from gpu_xorder._validation import INTERSECTION_SEP
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -207,8 +208,9 @@ def _file_arguments(parser, label_required, many_scores=False):
                         if many_scores else "column of the risk scores")
     parser.add_argument("--label", required=label_required, metavar="COLUMN",
                         help="column of the 0/1 labels")
-    parser.add_argument("--group", required=True, metavar="COLUMN",
-                        help="column of the protected groups (read as text)")
+    parser.add_argument("--group", required=True, metavar="COLUMN", nargs="+",
+                        help="column of the protected groups (read as text); several "
+                        "columns: their intersections, labelled 'a & b'")
 
 
 def _column_argument(parser):
@@ -365,7 +367,7 @@ def _fit(args):
         if args.output is not None:
             refuse_inputs(args.output, (args.data,))
         data = CsvTable(args.data)
-        scores, groups = data.numbers(args.score), np.array(data.column(args.group))
+        scores, groups = data.numbers(args.score), data.groups(args.group)
         y = data.numbers(args.label)
         est = XOrder(metric=args.metric, lam=args.lam, disparity=args.disparity,
                      reference_group=args.reference_group, backend=args.backend,
@@ -383,7 +385,7 @@ def _fit(args):
     r = est.result_
     console.print(
         f"[bold]{escape(args.data)}[/bold]: {scores.size} rows; groups by "
-        f"[bold]{escape(args.group)}[/bold]: "
+        f"[bold]{escape(_group_title(args.group))}[/bold]: "
         + ", ".join(f"{escape(str(g))} {c}"
                     for g, c in zip(*np.unique(groups, return_counts=True)))
         + f"; reference group {escape(str(est.reference_group_))}")
@@ -399,6 +401,11 @@ def _fit(args):
     return 0
 
 
+def _group_title(columns):
+    """How groups read from ``columns`` are called: ``race`` or ``race & sex``."""
+    return INTERSECTION_SEP.join(columns)
+
+
 def _given(path):
     return () if path is None else (path,)
 
@@ -412,7 +419,7 @@ def _transform(args):
         refuse_inputs(args.output, (args.data, args.model))
         est = XOrder.load(args.model)
         data = CsvTable(args.data)
-        scores, groups = data.numbers(args.score), np.array(data.column(args.group))
+        scores, groups = data.numbers(args.score), data.groups(args.group)
         y = None if args.label is None else data.numbers(args.label)
         adjusted = est.transform(scores, sensitive_features=groups)
         data.write_with(args.output, args.column, adjusted, inputs=(args.model,))
@@ -448,7 +455,7 @@ def _audit(args):
         if args.json is not None:
             refuse_inputs(args.json, (args.data,))
         data = CsvTable(args.data)
-        groups, y = np.array(data.column(args.group)), data.numbers(args.label)
+        groups, y = data.groups(args.group), data.numbers(args.label)
         columns = {name: data.numbers(name) for name in args.score}
         rows = [_file_row(name, s, y, groups, None) for name, s in columns.items()]
         labels = np.unique(groups)
@@ -473,7 +480,7 @@ def _audit(args):
     counts = ", ".join(f"{escape(str(g))} {int((groups == g).sum())} "
                        f"({int(y[groups == g].sum())} positive)" for g in labels)
     console.print(f"[bold]{escape(args.data)}[/bold]: {y.size} rows; groups by "
-                  f"[bold]{escape(args.group)}[/bold]: {counts}")
+                  f"[bold]{escape(_group_title(args.group))}[/bold]: {counts}")
     console.print(_metrics_table("Summary (disparities: maximum over pairs of groups)",
                                  rows, "data", None, first="scores"))
     for (title, meaning, names, _), per_column in zip(tables, values):
@@ -493,7 +500,7 @@ def _audit_document(args, groups, y, columns, rows, tables, values):
     """The audit as JSON: per group its size and positives, per score column its AUC,
     the maxima over pairs and every per-pair (per-group) value, keyed as printed."""
     labels = np.unique(groups)
-    doc = {"data": args.data, "label": args.label, "group": args.group,
+    doc = {"data": args.data, "label": args.label, "group": _group_title(args.group),
            "groups": {str(g): {"n": int((groups == g).sum()),
                                "positives": int(y[groups == g].sum())} for g in labels},
            "scores": {}}

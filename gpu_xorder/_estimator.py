@@ -142,8 +142,10 @@ class XOrder(TransformerMixin, BaseEstimator):
             Finite training risk scores.
         y : array-like of shape (n,)
             Binary labels (0/1).
-        sensitive_features : array-like of shape (n,)
+        sensitive_features : array-like of shape (n,) or (n, c)
             Protected group of every item (ints, strings, ...); at least two groups.
+            With c columns (one per attribute) the groups are their intersections,
+            labelled ``"white & female"`` (see :func:`gpu_xorder.fair_order`).
         progress : callable(done_cells, total_cells), optional
             Passed on to :func:`gpu_xorder.fair_order`.
 
@@ -182,8 +184,8 @@ class XOrder(TransformerMixin, BaseEstimator):
         scores : array-like of shape (n,)
             Finite risk scores on the scale of the training scores; they may lie outside
             the training range.
-        sensitive_features : array-like of shape (n,)
-            Group of every item; only groups seen in fit.
+        sensitive_features : array-like of shape (n,) or (n, c)
+            Group of every item, in the form given to fit; only groups seen in fit.
 
         Returns
         -------

@@ -17,6 +17,8 @@ import tempfile
 
 import numpy as np
 
+from ._validation import intersect
+
 MODEL_FORMAT = "gpu-xorder-model"
 MODEL_VERSION = 1
 
@@ -200,6 +202,14 @@ class Table:
                                                   columns=", ".join(self.header)))
         k = self.header.index(name)
         return [row[k] for row in self.rows]
+
+    def groups(self, names):
+        """The group label of every row: the text of column ``names[0]``, or with
+        several columns their intersection (``_validation.intersect``)."""
+        columns = np.array([self.column(name) for name in names], dtype=str).T
+        if len(names) == 1:
+            return columns[:, 0]
+        return intersect(columns, len(self.rows))
 
     def numbers(self, name):
         """Column ``name`` as float64; a cell that is not a number is an error naming

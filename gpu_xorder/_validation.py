@@ -22,6 +22,18 @@ MSG_NOT_FINITE = "{name} contains NaN or infinite values (first at index {index}
 MSG_LENGTH = "{name} has length {got}, expected {expected} (the length of scores)"
 MSG_LABELS = "y must be binary with values 0 and 1, got {values}"
 MSG_GROUPS_NULL = "sensitive features contain missing values (None or NaN)"
+MSG_GROUPS_NDIM = (
+    "sensitive features must be one-dimensional (a group label per item) or "
+    "two-dimensional (a column per attribute, intersected), got shape {shape}"
+)
+MSG_GROUPS_TRANSPOSED = (
+    "sensitive features have shape {shape}: pass one row per item and one column per "
+    "attribute (np.column_stack of the attributes), not one row per attribute"
+)
+MSG_INTERSECTION_CLASH = (
+    "the attribute values {first!r} and {second!r} give the same intersection label "
+    "{label!r}; rename values that contain {sep!r}"
+)
 MSG_ONE_GROUP = "need at least two groups, got one ({label!r})"
 MSG_UNKNOWN = "unknown {name} {value!r}; expected one of {choices}"
 MSG_LAM = "lam must be a finite number >= 0, got {value!r}"
@@ -34,6 +46,10 @@ MSG_TOO_MANY = (
     "{n} items is more than xOrder supports ({limit}): pair counts must stay exact in "
     "float64 (below 2**53); learn the order on a subsample instead"
 )
+
+#: Joins the attribute values of an intersectional group: ("white", "female") is the
+#: group "white & female".
+INTERSECTION_SEP = " & "
 
 # Twice the within- and cross-group pair counts reach n**2 / 2, which must stay below
 # 2**53 for the DP's float64 arithmetic on counters to be exact.
@@ -105,6 +121,10 @@ def check_labels(y, n):
 def encode_groups(groups, n):
     """Map group labels (ints, strings, ...) to indices 0..K-1 in sorted label order.
 
+    ``groups`` is one label per item, or a 2-D array with one column per attribute
+    (a DataFrame of several columns, say): each item's group is then the intersection
+    of its values, labelled by ``intersect``.
+
     Returns
     -------
     labels : ndarray
@@ -113,8 +133,43 @@ def encode_groups(groups, n):
         The group index of every item.
     """
     arr = np.asarray(groups)
+    if arr.ndim == 2:
+        if arr.shape[0] != n and arr.shape[1] == n:
+            raise ValueError(MSG_GROUPS_TRANSPOSED.format(shape=arr.shape))
+        arr = arr[:, 0] if arr.shape[1] == 1 else intersect(arr, n)
     if arr.ndim != 1:
-        raise ValueError(MSG_NOT_1D.format(name="sensitive features", shape=arr.shape))
+        raise ValueError(MSG_GROUPS_NDIM.format(shape=arr.shape))
+    arr = _check_group_column(arr, n)
+    labels, index = np.unique(arr, return_inverse=True)
+    return labels, index.reshape(-1).astype(np.int64)
+
+
+def intersect(columns, n):
+    """One label per row of ``columns`` (shape ``(n, c)``): its values, as text, joined
+    by ``INTERSECTION_SEP``. Distinct rows must give distinct labels."""
+    if columns.shape[1] == 0:
+        raise ValueError(MSG_GROUPS_NDIM.format(shape=columns.shape))
+    parts = [_check_group_column(columns[:, c], n).astype(str) for c in range(columns.shape[1])]
+    joined = parts[0].astype(object)
+    for part in parts[1:]:
+        joined = joined + INTERSECTION_SEP + part.astype(object)
+    joined = joined.astype(str)
+    labels = np.unique(joined)
+    rows, row_first = np.unique(np.stack(parts, axis=1), axis=0, return_index=True)
+    if rows.shape[0] != labels.size:
+        seen = {}
+        for i in np.sort(row_first):
+            clash = seen.setdefault(joined[i], i)
+            if clash != i:
+                raise ValueError(MSG_INTERSECTION_CLASH.format(
+                    first=tuple(columns[clash].tolist()), second=tuple(columns[i].tolist()),
+                    label=str(joined[i]), sep=INTERSECTION_SEP))
+    return joined
+
+
+def _check_group_column(arr, n):
+    """A 1-D column of group labels of length ``n``, without missing values; object
+    columns of strings become a str array."""
     if arr.shape[0] != n:
         raise ValueError(
             MSG_LENGTH.format(name="sensitive features", got=arr.shape[0], expected=n)
@@ -125,8 +180,7 @@ def encode_groups(groups, n):
         arr = arr.astype(str) if all(isinstance(v, str) for v in arr) else arr
     elif np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
         raise ValueError(MSG_GROUPS_NULL)
-    labels, index = np.unique(arr, return_inverse=True)
-    return labels, index.reshape(-1).astype(np.int64)
+    return arr
 
 
 def check_n_groups(labels, minimum=2):

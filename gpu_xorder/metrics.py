@@ -8,7 +8,10 @@ scores, the values equal those the DP computes from its integer counters. Everyt
 in O(n log n) by sorting.
 
 Group arguments ``g`` and ``h`` are group *labels* (ints, strings, ...) as they occur in
-``groups``; pairs of groups are reported in sorted label order.
+``groups``; pairs of groups are reported in sorted label order. ``groups`` of shape
+``(n, c)`` (one column per attribute) stand for the intersections of the attributes,
+labelled by their values joined with ``" & "``: ``xauc(s, y, groups, "white & female",
+"black & male")``.
 """
 
 import numpy as np
@@ -171,7 +174,7 @@ def xauc(scores, y, groups, g, h) -> float:
         Finite risk scores.
     y : array-like of shape (n,)
         Binary labels.
-    groups : array-like of shape (n,)
+    groups : array-like of shape (n,) or (n, c)
         Group label of every item (ints, strings, ...).
     g, h : group label
         The group of the positives and the group of the negatives; ``g == h`` gives the
@@ -207,7 +210,7 @@ def prf(scores, y, groups, g) -> float:
         Finite risk scores.
     y : array-like of shape (n,)
         Binary labels.
-    groups : array-like of shape (n,)
+    groups : array-like of shape (n,) or (n, c)
         Group label of every item.
     g : group label
         The group of the positives; the negatives are those of all groups, g included.
@@ -243,7 +246,7 @@ def urf(scores, groups, g, h) -> float:
     ----------
     scores : array-like of shape (n,)
         Finite risk scores.
-    groups : array-like of shape (n,)
+    groups : array-like of shape (n,) or (n, c)
         Group label of every item.
     g, h : group label
         The two groups (symmetric in g and h).
@@ -282,7 +285,7 @@ def disparity_pairs(scores, y, groups, metric: str = "xauc") -> dict:
         Finite risk scores.
     y : array-like of shape (n,) or None
         Binary labels; may be None for ``metric="urf"``.
-    groups : array-like of shape (n,)
+    groups : array-like of shape (n,) or (n, c)
         Group label of every item; at least two distinct labels.
     metric : {"xauc", "prf", "urf"}
         ``"xauc"``: ``|xauc(g, h) - xauc(h, g)|``; ``"prf"``: ``|prf(g) - prf(h)|``;
@@ -331,7 +334,7 @@ def disparity(scores, y, groups, metric: str = "xauc") -> float:
         Finite risk scores.
     y : array-like of shape (n,) or None
         Binary labels; may be None for ``metric="urf"``.
-    groups : array-like of shape (n,)
+    groups : array-like of shape (n,) or (n, c)
         Group label of every item; at least two distinct labels.
     metric : {"xauc", "prf", "urf"}
         See :func:`disparity_pairs`.
@@ -368,7 +371,7 @@ def xroc_curve(scores, y, groups, g, h):
         Finite risk scores.
     y : array-like of shape (n,)
         Binary labels.
-    groups : array-like of shape (n,)
+    groups : array-like of shape (n,) or (n, c)
         Group label of every item.
     g, h : group label
         The group of the positives and the group of the negatives.

@@ -216,6 +216,61 @@ def test_string_group_labels():
     np.testing.assert_array_equal(res.order, as_int.order)
 
 
+# ---------------------------------------------------------------- intersections
+
+def intersection_problem(seed=4, n=60):
+    rng = np.random.default_rng(seed)
+    s = rng.random(n)
+    y = (rng.random(n) < s).astype(int)
+    race = rng.choice(["black", "white"], n)
+    sex = rng.integers(0, 2, n)
+    return s, y, race, sex
+
+
+@pytest.mark.parametrize("method", ["auto", "kd", "iterative"])
+def test_two_dimensional_groups_are_intersections(method):
+    """One column per attribute: the groups are the intersections, labelled by their
+    values joined with ' & ', and the result is that of the joined labels."""
+    s, y, race, sex = intersection_problem()
+    columns = np.column_stack([race, sex.astype(object)]).astype(object)
+    columns[:, 1] = sex  # an object array with a str and an int column, as pandas gives
+    joined = np.array([f"{r} & {x}" for r, x in zip(race, sex)])
+    res = call(scores=s, y=y, groups=columns, lam=2.0, method=method)
+    want = call(scores=s, y=y, groups=joined, lam=2.0, method=method)
+    assert res.groups.tolist() == ["black & 0", "black & 1", "white & 0", "white & 1"]
+    np.testing.assert_array_equal(res.order, want.order)
+    assert res.counters == want.counters
+    assert (res.auc, res.disparity, res.method) == (want.auc, want.disparity, want.method)
+    assert_valid_merge(res, s, joined)
+
+
+def test_one_column_of_groups_is_that_column():
+    s, y, race, _ = intersection_problem()
+    res = call(scores=s, y=y, groups=race[:, None], lam=1.0)
+    want = call(scores=s, y=y, groups=race, lam=1.0)
+    assert res.groups.tolist() == ["black", "white"]
+    np.testing.assert_array_equal(res.order, want.order)
+
+
+def test_bad_two_dimensional_groups():
+    s, y, race, sex = intersection_problem()
+    with pytest.raises(ValueError, match="one row per item"):
+        call(scores=s, y=y, groups=np.vstack([race, sex]))
+    with pytest.raises(ValueError, match="same intersection label 'a & b & c'"):
+        call(scores=s[:4], y=y[:4], groups=np.array(
+            [["a & b", "c"], ["a", "b & c"], ["a", "c"], ["a", "c"]]))
+    with_none = np.column_stack([race, sex]).astype(object)
+    with_none[3, 1] = None
+    with pytest.raises(ValueError, match="missing values"):
+        call(scores=s, y=y, groups=with_none)
+    with pytest.raises(ValueError, match="length 59, expected 60"):
+        call(scores=s, y=y, groups=np.column_stack([race, sex])[:-1])
+    with pytest.raises(ValueError, match="got shape"):
+        call(scores=s, y=y, groups=np.zeros((60, 2, 1)))
+    with pytest.raises(ValueError, match="got shape"):
+        call(scores=s, y=y, groups=np.zeros((60, 0)))
+
+
 # ---------------------------------------------------------------- edge cases
 
 def test_ties_in_scores():

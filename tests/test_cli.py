@@ -211,6 +211,45 @@ def test_fit_then_transform_match_the_library(tmp_path, capsys):
                                   want.transform(s2, sensitive_features=g2))
 
 
+def test_several_group_columns_are_intersected(tmp_path, capsys):
+    """--group sex race: the groups are the intersections, as the library makes them
+    from the two columns; fit, transform and audit agree with it."""
+    import json
+
+    import numpy as np
+
+    from gpu_xorder import XOrder, metrics
+    from gpu_xorder._io import Table as CsvTable
+
+    path = tmp_path / "data.csv"
+    s, y, sex = _write_csv(path, n=400, seed=3)
+    race = np.random.default_rng(4).choice(["x", "y"], s.size)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([lines[0] + ",race"] + [
+        line + "," + r for line, r in zip(lines[1:], race)]) + "\n")
+    columns = np.column_stack([sex, race])
+    model, out, report = tmp_path / "m.json", tmp_path / "fair.csv", tmp_path / "a.json"
+    assert main(["fit", str(path), "--score", "score", "--label", "outcome", "--group",
+                 "sex", "race", "--model", str(model), "--lam", "1", "--backend",
+                 "numpy"]) == 0
+    assert "groups by sex & race: f & x " in capsys.readouterr().out
+    want = XOrder(lam=1.0, backend="numpy").fit(s, y, sensitive_features=columns)
+    assert json.loads(model.read_text())["groups"] == ["f & x", "f & y", "m & x", "m & y"]
+    assert main(["transform", str(path), "--model", str(model), "--score", "score",
+                 "--group", "sex", "race", "--output", str(out)]) == 0
+    np.testing.assert_array_equal(CsvTable(out).numbers("score_fair"),
+                                  want.train_scores_adjusted_)
+    assert main(["transform", str(path), "--model", str(model), "--score", "score",
+                 "--group", "sex", "--output", str(out)]) == 2
+    assert "group 'f', not seen in fit" in capsys.readouterr().err
+    assert main(["audit", str(path), "--score", "score", "--label", "outcome", "--group",
+                 "sex", "race", "--json", str(report)]) == 0
+    doc = json.loads(report.read_text())
+    assert doc["group"] == "sex & race"
+    assert sorted(doc["groups"]) == ["f & x", "f & y", "m & x", "m & y"]
+    assert doc["scores"]["score"]["disparity"]["xauc"] == metrics.disparity(s, y, columns)
+
+
 def test_fit_and_transform_never_write_over_their_inputs(tmp_path, capsys):
     train = tmp_path / "train.csv"
     _write_csv(train)

@@ -125,6 +125,36 @@ def test_string_labels_and_unbalanced_groups():
     assert np.array_equal(out[groups == "white"], scores[groups == "white"])
 
 
+def test_intersectional_groups(tmp_path):
+    """Two attribute columns: four intersections, fitted, transformed, saved and loaded
+    as their joined labels."""
+    rng = np.random.default_rng(11)
+    n = 120
+    race = rng.choice(["black", "white"], n)
+    sex = rng.choice(["female", "male"], n)
+    scores = np.clip(rng.random(n) + 0.2 * (race == "white"), 0.0, 1.0)
+    y = (rng.random(n) < scores).astype(int)
+    columns = np.column_stack([race, sex])
+    joined = np.char.add(np.char.add(race, " & "), sex)
+    xo = fitted(scores, y, columns, lam=2.0, reference_group="white & male")
+    want = fitted(scores, y, joined, lam=2.0, reference_group="white & male")
+    assert xo.groups_.tolist() == ["black & female", "black & male", "white & female",
+                                   "white & male"]
+    np.testing.assert_array_equal(xo.train_scores_adjusted_, want.train_scores_adjusted_)
+    new = rng.random(30)
+    new_columns = columns[rng.integers(0, n, 30)]
+    out = xo.transform(new, sensitive_features=new_columns)
+    new_joined = np.char.add(np.char.add(new_columns[:, 0], " & "), new_columns[:, 1])
+    np.testing.assert_array_equal(out, want.transform(new, sensitive_features=new_joined))
+    path = tmp_path / "model.json"
+    xo.save(path)
+    np.testing.assert_array_equal(
+        XOrder.load(path).transform(new, sensitive_features=new_columns), out)
+    labels = (new > 0.5).astype(int)
+    assert metrics.disparity_pairs(out, labels, new_columns, "urf") == (
+        metrics.disparity_pairs(out, labels, new_joined, "urf"))
+
+
 def test_one_item_group():
     scores = np.array([0.9, 0.7, 0.6, 0.4, 0.2, 0.1, 0.55])
     y = np.array([1, 0, 1, 0, 1, 0, 1])
