@@ -7,8 +7,6 @@ groups: ``solve`` (2-D kernels); more: ``solve_multi`` runs the schedule of
 ``_multi_launch`` on the kernels of ``cuda/xorder_multi.cu``.
 """
 
-from importlib import resources
-
 import cupy as cp
 import numpy as np
 
@@ -18,6 +16,7 @@ from cpu_reference._bits import n_words
 from cpu_reference._tiled import MSG_BOTTOM, tile_schedule
 
 from . import _multi_launch
+from ._kernel_source import NVRTC_OPTIONS, kernel_source, warps_per_block
 
 _METRIC_CODE = {"xauc": 0, "prf": 1, "urf": 2}
 _THREADS = 256
@@ -37,24 +36,12 @@ KERNELS = ("tiled", "diagonal")
 DEFAULT_TILE_J = 128
 
 
-def _source(name):
-    folder = resources.files("gpu_xorder") / "cuda"
-    common = (folder / "xorder_common.cuh").read_text()
-    return (folder / name).read_text().replace('#include "xorder_common.cuh"', common)
-
-
-def _warps_per_block(tile_j):
-    # Static shared memory of the tiled kernel is (2 + NCOUNT) * 8 * TILE_J bytes per warp.
-    return 4 if tile_j <= 128 else 1
-
-
 @cp.memoize(for_each_device=True)
 def get_module(name, metric_code, signed, tile_j=DEFAULT_TILE_J):
     """Compiled RawModule of one ``.cu`` file for compile-time constants; memoized per
     device (DESIGN "Bit-identical backends": always ``--fmad=false``)."""
-    defines = (f"#define METRIC {metric_code}\n#define SIGNED {int(signed)}\n"
-               f"#define TILE_J {tile_j}\n#define WARPS_PER_BLOCK {_warps_per_block(tile_j)}\n")
-    return cp.RawModule(code=defines + _source(name), options=("--fmad=false", "-std=c++14"))
+    return cp.RawModule(code=kernel_source(name, metric_code, signed, tile_j),
+                        options=NVRTC_OPTIONS)
 
 
 def _module(lat, name, tile_j=DEFAULT_TILE_J):
@@ -164,7 +151,7 @@ def fill_batch_tiled(lat, lams, tile_j=DEFAULT_TILE_J, progress=None, *, edges=N
     batch, n_a, n_b = lams.size, lat.n_a, lat.n_b
     _check_memory(lat, batch)
     kernel = _module(lat, "xorder_tiled.cu", tile_j).get_function("tile_kernel")
-    wpb = _warps_per_block(tile_j)
+    wpb = warps_per_block(tile_j)
     col0, top = cpu_reference.edge_counters(lat) if edges is None else edges
     dev = _inputs(lat)
     consts = cp.asarray(np.array(lat.consts.astuple(), dtype=np.float64))

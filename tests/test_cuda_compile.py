@@ -1,4 +1,5 @@
-"""Every .cu file compiles with nvcc for sm_80 and sm_90, for every metric and mode."""
+"""Every .cu file compiles with nvcc for sm_80 and sm_90, for every metric and mode, and
+with NVRTC (where libnvrtc is found) exactly as the CuPy engine compiles it."""
 
 import re
 import shutil
@@ -40,3 +41,71 @@ def test_cu_compiles_without_spills(name, metric, signed, tmp_path):
 
 def test_there_are_kernels():
     assert "xorder_fill.cu" in CU_FILES
+
+
+# ---------------------------------------------------------------- NVRTC, as CuPy compiles
+
+def _find_nvrtc():
+    """libnvrtc from the loader path, CUDA_PATH or the ``nvidia-cuda-nvrtc-cu12`` wheel;
+    None where there is none."""
+    import ctypes
+    import ctypes.util
+    import glob
+    import os
+
+    candidates = [ctypes.util.find_library("nvrtc")]
+    for root in (os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if root:
+            candidates += glob.glob(os.path.join(root, "lib64", "libnvrtc.so*"))
+    try:
+        import nvidia.cuda_nvrtc
+
+        candidates += glob.glob(os.path.join(nvidia.cuda_nvrtc.__path__[0], "lib",
+                                             "libnvrtc.so*"))
+    except ImportError:
+        pass
+    for path in filter(None, candidates):
+        try:
+            return ctypes.CDLL(path)
+        except OSError:
+            continue
+    return None
+
+
+def _nvrtc_compile(lib, source, options):
+    """NVRTC's status and log for ``source`` compiled with ``options``."""
+    import ctypes
+
+    prog = ctypes.c_void_p()
+    assert lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), b"kernel.cu", 0,
+                                  None, None) == 0
+    try:
+        opts = (ctypes.c_char_p * len(options))(*[o.encode() for o in options])
+        status = lib.nvrtcCompileProgram(prog, len(options), opts)
+        size = ctypes.c_size_t()
+        lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+        log = ctypes.create_string_buffer(size.value)
+        lib.nvrtcGetProgramLog(prog, log)
+        return status, log.value.decode(errors="replace")
+    finally:
+        lib.nvrtcDestroyProgram(ctypes.byref(prog))
+
+
+@pytest.mark.parametrize("name", CU_FILES)
+@pytest.mark.parametrize("metric", [0, 1, 2])
+@pytest.mark.parametrize("signed", [0, 1])
+def test_cu_compiles_with_nvrtc_as_cupy_does(name, metric, signed):
+    """The very text and options that ``_cupy_engine.get_module`` gives CuPy's NVRTC
+    compile without errors or warnings (runs where libnvrtc is found: a CUDA toolkit
+    with NVRTC, CuPy's machines, or ``pip install nvidia-cuda-nvrtc-cu12``)."""
+    from gpu_xorder._kernel_source import NVRTC_OPTIONS, kernel_source
+
+    lib = _find_nvrtc()
+    if lib is None:
+        pytest.skip("libnvrtc not found")
+    for tile_j in (32, 128, 512):  # 4 warps per block, and 1 (see warps_per_block)
+        for arch in ARCHS:
+            status, log = _nvrtc_compile(
+                lib, kernel_source(name, metric, signed, tile_j),
+                [*NVRTC_OPTIONS, f"-arch=compute_{arch}"])
+            assert status == 0 and not log.strip(), (tile_j, arch, log)
