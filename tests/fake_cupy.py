@@ -11,6 +11,11 @@ what they check is the *launcher* (argument order, buffer shapes, grids, the sch
 the banded solve's glue) against the NumPy reference. The kernels themselves are
 checked on a GPU (``test_gpu.py``) and, for the multi-group ones, by host compilation.
 
+Every launch is first checked against the kernel's C signature, read from the source
+the engine compiles (``kernel_signatures``): the count of arguments, the NumPy scalar
+type of every scalar and the dtype of every array, which a real CuPy launch does not
+check (a mismatch shifts or misreads the arguments on a GPU).
+
 The multi-group kernels (``xorder_multi.cu``) need no Python twin: their launches go to
 the kernels' own code compiled for the host (``cuda_host``), from the libraries a test
 puts in ``HOST_LIBS`` (METRIC code -> library).
@@ -106,16 +111,76 @@ class RawModule:
         self.defines = {}
         for name, value in re.findall(r"#define (\w+) (\d+)\n", code):
             self.defines.setdefault(name, int(value))
+        self.signatures = kernel_signatures(code)
 
     def get_function(self, name):
         kernels = {"tile_kernel": _tile_kernel, "diag_kernel": _diag_kernel,
                    "traceback_kernel": _traceback_kernel,
                    "band_traceback_kernel": _band_traceback_kernel}
+        if name not in self.signatures:
+            raise AttributeError(f"the module has no kernel {name!r}")
         if name in ("iter_diag_kernel", "kd_plane_kernel", "kd_traceback_kernel"):
-            return functools.partial(_host_launch, name, HOST_LIBS[self.defines["METRIC"]])
-        if name not in kernels:
+            run = functools.partial(_host_launch, name, HOST_LIBS[self.defines["METRIC"]])
+        elif name in kernels:
+            run = functools.partial(_launch, kernels[name], dict(self.defines))
+        else:
             raise NotImplementedError(f"fake_cupy emulates no kernel {name!r}")
-        return functools.partial(_launch, kernels[name], dict(self.defines))
+        return functools.partial(_checked_launch, name, self.signatures[name], run)
+
+
+# ------------------------------------------------------------------ kernel signatures
+
+#: NumPy type CuPy must be given for each C type of a kernel parameter (CuPy passes a
+#: NumPy scalar by its dtype's size and an array as a bare pointer, checking neither
+#: against the kernel: a mismatch would shift or misread the arguments on a GPU).
+C_TYPES = {"int": np.int32, "long long": np.int64, "unsigned int": np.uint32,
+           "double": np.float64, "signed char": np.int8}
+
+
+def kernel_signatures(code):
+    """``{kernel name: [(is_pointer, C type), ...]}`` of the ``extern "C" __global__``
+    functions of ``code``, parameter macros (``ITER_PARAMS``, ...) expanded."""
+    code = re.sub(r"//[^\n]*", "", code).replace("\\\n", " ")
+    macros = dict(re.findall(r"#define (\w+)[ \t]+([^\n]*)", code))
+    signatures = {}
+    head = re.compile(r'extern "C" __global__ void (?:__launch_bounds__\([^)]*\) )?(\w+)\(')
+    for match in head.finditer(code):
+        depth, end = 1, match.end()
+        while depth:
+            depth += {"(": 1, ")": -1}.get(code[end], 0)
+            end += 1
+        params = code[match.end():end - 1]
+        for name, body in macros.items():
+            params = re.sub(rf"\b{name}\b", body, params)
+        signatures[match.group(1)] = [_parameter(p) for p in params.split(",")]
+    return signatures
+
+
+def _parameter(text):
+    words = [w for w in text.replace("*", " * ").split() if w not in ("const", "__restrict__")]
+    pointer = "*" in words
+    ctype = " ".join(w for w in words[:-1] if w != "*")
+    assert ctype in C_TYPES, f"parameter {text.strip()!r}: C type {ctype!r} not in C_TYPES"
+    return pointer, ctype
+
+
+def _checked_launch(name, signature, run, grid, block, args):
+    """Check every argument against the kernel's parameter, then launch."""
+    assert len(args) == len(signature), (
+        f"{name}: {len(args)} arguments for {len(signature)} parameters")
+    for k, ((pointer, ctype), a) in enumerate(zip(signature, args)):
+        want = np.dtype(C_TYPES[ctype])
+        if pointer:
+            assert isinstance(a, np.ndarray) and a.dtype == want, (
+                f"{name} argument {k}: {ctype}* needs a {want} array, got {_kind(a)}")
+        else:
+            assert isinstance(a, np.generic) and a.dtype == want, (
+                f"{name} argument {k}: {ctype} needs a NumPy {want} scalar, got {_kind(a)}")
+    run(grid, block, args)
+
+
+def _kind(a):
+    return f"{type(a).__name__} of {a.dtype}" if hasattr(a, "dtype") else type(a).__name__
 
 
 def _launch(kernel, defines, grid, block, args):

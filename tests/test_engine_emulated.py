@@ -221,3 +221,42 @@ def test_speed_table_helpers_run(engine, monkeypatch):
         assert fill > 0 and tb > 0 and nbytes == cr.n_words(100, 70) * 4
     assert speed_table.time_solve(lat)[1] is None
     assert speed_table.time_solve(lat, nbytes // 4)[1] == 32
+
+
+# ------------------------------------------------------------------ kernel signatures
+
+def test_launch_arguments_are_checked_against_the_kernel_signatures():
+    """The emulated device reads each kernel's C parameters from the source CuPy would
+    compile and refuses arguments a GPU would misread: a Python int (CuPy passes it as
+    8 bytes), a NumPy scalar of the wrong size, an array of the wrong dtype, a missing
+    argument."""
+    from gpu_xorder._kernel_source import kernel_source
+
+    module = fake_cupy.RawModule(kernel_source("xorder_fill.cu", 0, 0, 128),
+                                 options=("--fmad=false",))
+    assert module.signatures["traceback_kernel"] == [
+        (True, "unsigned int"), (False, "long long"), (True, "signed char"),
+        (False, "int"), (False, "int"), (False, "int")]
+    multi = fake_cupy.kernel_signatures(kernel_source("xorder_multi.cu", 0, 0, 128))
+    assert set(multi) == {"iter_diag_kernel", "kd_plane_kernel", "kd_traceback_kernel"}
+    assert multi["iter_diag_kernel"][:2] == [(True, "int"), (True, "int")]  # ITER_PARAMS
+    assert len(multi["iter_diag_kernel"]) == 13 + 6
+
+    kernel = module.get_function("traceback_kernel")
+    words, path = fake_cupy.zeros(4, np.uint32), fake_cupy.zeros(4, np.int8)
+    good = [words, np.int64(4), path, np.int32(2), np.int32(2), np.int32(1)]
+    bad = [
+        (1, 4, "long long needs a NumPy int64 scalar, got int"),
+        (3, np.int64(2), "int needs a NumPy int32 scalar, got int64 of int64"),
+        (0, fake_cupy.zeros(4, np.int32), "unsigned int\\* needs a uint32 array"),
+    ]
+    for k, value, message in bad:
+        args = list(good)
+        args[k] = value
+        with pytest.raises(AssertionError, match=message):
+            kernel((1,), (32,), args)
+    with pytest.raises(AssertionError, match="5 arguments for 6 parameters"):
+        kernel((1,), (32,), good[:5])
+    with pytest.raises(AttributeError, match="no kernel 'tile_kernel'"):
+        module.get_function("tile_kernel")
+    kernel((1,), (32,), good)  # the right types launch
