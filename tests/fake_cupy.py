@@ -111,7 +111,7 @@ class RawModule:
         self.defines = {}
         for name, value in re.findall(r"#define (\w+) (\d+)\n", code):
             self.defines.setdefault(name, int(value))
-        self.signatures = kernel_signatures(code)
+        self.signatures, self.bounds = kernel_signatures(code)
 
     def get_function(self, name):
         kernels = {"tile_kernel": _tile_kernel, "diag_kernel": _diag_kernel,
@@ -125,7 +125,18 @@ class RawModule:
             run = functools.partial(_launch, kernels[name], dict(self.defines))
         else:
             raise NotImplementedError(f"fake_cupy emulates no kernel {name!r}")
-        return functools.partial(_checked_launch, name, self.signatures[name], run)
+        return functools.partial(_checked_launch, name, self.signatures[name], run,
+                                 launch_bound=self._launch_bound(name))
+
+    def _launch_bound(self, name):
+        """Most threads per block of kernel ``name`` (its ``__launch_bounds__``), or
+        None."""
+        expr = self.bounds.get(name)
+        if expr is None:
+            return None
+        expr = re.sub(r"[A-Za-z_]\w*", lambda m: str(self.defines[m.group(0)]), expr)
+        assert re.fullmatch(r"[\d\s*+()]+", expr), expr
+        return int(eval(expr))
 
 
 # ------------------------------------------------------------------ kernel signatures
@@ -139,11 +150,12 @@ C_TYPES = {"int": np.int32, "long long": np.int64, "unsigned int": np.uint32,
 
 def kernel_signatures(code):
     """``{kernel name: [(is_pointer, C type), ...]}`` of the ``extern "C" __global__``
-    functions of ``code``, parameter macros (``ITER_PARAMS``, ...) expanded."""
+    functions of ``code``, parameter macros (``ITER_PARAMS``, ...) expanded, and
+    ``{kernel name: its __launch_bounds__ expression}``."""
     code = re.sub(r"//[^\n]*", "", code).replace("\\\n", " ")
     macros = dict(re.findall(r"#define (\w+)[ \t]+([^\n]*)", code))
-    signatures = {}
-    head = re.compile(r'extern "C" __global__ void (?:__launch_bounds__\([^)]*\) )?(\w+)\(')
+    signatures, bounds = {}, {}
+    head = re.compile(r'extern "C" __global__ void (?:__launch_bounds__\(([^)]*)\) )?(\w+)\(')
     for match in head.finditer(code):
         depth, end = 1, match.end()
         while depth:
@@ -152,8 +164,10 @@ def kernel_signatures(code):
         params = code[match.end():end - 1]
         for name, body in macros.items():
             params = re.sub(rf"\b{name}\b", body, params)
-        signatures[match.group(1)] = [_parameter(p) for p in params.split(",")]
-    return signatures
+        signatures[match.group(2)] = [_parameter(p) for p in params.split(",")]
+        if match.group(1):
+            bounds[match.group(2)] = match.group(1)
+    return signatures, bounds
 
 
 def _parameter(text):
@@ -164,8 +178,20 @@ def _parameter(text):
     return pointer, ctype
 
 
-def _checked_launch(name, signature, run, grid, block, args):
-    """Check every argument against the kernel's parameter, then launch."""
+def _checked_launch(name, signature, run, grid, block, args, launch_bound=None):
+    """Check the launch shape and every argument against the kernel's parameter, then
+    launch."""
+    grid, block = tuple(grid), tuple(block)
+    assert 1 <= len(grid) <= 3 and 1 <= len(block) <= 3, (name, grid, block)
+    assert all(isinstance(v, (int, np.integer)) and v >= 1 for v in grid + block), (
+        f"{name}: grid {grid} and block {block} need positive integers")
+    assert grid[0] < 2**31 and all(v <= 65535 for v in grid[1:]), f"{name}: grid {grid}"
+    threads = int(np.prod(block))
+    assert threads <= 1024 and threads % 32 == 0, (
+        f"{name}: block {block}: at most 1024 threads, whole warps (the kernels ballot "
+        "with a full mask)")
+    assert launch_bound is None or threads <= launch_bound, (
+        f"{name}: {threads} threads per block, over its __launch_bounds__ {launch_bound}")
     assert len(args) == len(signature), (
         f"{name}: {len(args)} arguments for {len(signature)} parameters")
     for k, ((pointer, ctype), a) in enumerate(zip(signature, args)):

@@ -237,7 +237,8 @@ def test_launch_arguments_are_checked_against_the_kernel_signatures():
     assert module.signatures["traceback_kernel"] == [
         (True, "unsigned int"), (False, "long long"), (True, "signed char"),
         (False, "int"), (False, "int"), (False, "int")]
-    multi = fake_cupy.kernel_signatures(kernel_source("xorder_multi.cu", 0, 0, 128))
+    multi, bounds = fake_cupy.kernel_signatures(kernel_source("xorder_multi.cu", 0, 0, 128))
+    assert bounds == {}
     assert set(multi) == {"iter_diag_kernel", "kd_plane_kernel", "kd_traceback_kernel"}
     assert multi["iter_diag_kernel"][:2] == [(True, "int"), (True, "int")]  # ITER_PARAMS
     assert len(multi["iter_diag_kernel"]) == 13 + 6
@@ -259,4 +260,12 @@ def test_launch_arguments_are_checked_against_the_kernel_signatures():
         kernel((1,), (32,), good[:5])
     with pytest.raises(AttributeError, match="no kernel 'tile_kernel'"):
         module.get_function("tile_kernel")
+    with pytest.raises(AssertionError, match="at most 1024 threads, whole warps"):
+        kernel((1,), (48,), good)
+    with pytest.raises(AssertionError, match="grid"):
+        kernel((1, 70000), (32,), good)
     kernel((1,), (32,), good)  # the right types launch
+    for tile_j, most in ((128, 128), (512, 32)):
+        tiled = fake_cupy.RawModule(kernel_source("xorder_tiled.cu", 0, 0, tile_j),
+                                    options=("--fmad=false",))
+        assert tiled._launch_bound("tile_kernel") == most
