@@ -26,6 +26,7 @@ from rich.progress import TimeElapsedColumn
 from rich.table import Table
 
 from gpu_xorder._experiment import DEFAULT_LAMS as PAPER_LAMS
+from gpu_xorder._experiment import GROUPINGS, RACE_SEX_NAMES
 from gpu_xorder._validation import INTERSECTION_SEP
 
 console = Console(highlight=False)
@@ -184,10 +185,11 @@ def _engine_arguments(parser, method):
 
 def _experiment_arguments(parser, lams, method=False):
     """Grouping, xOrder settings and split of the commands on bundled data."""
-    parser.add_argument("--groups", choices=("default", "age"), default="default",
+    parser.add_argument("--groups", choices=GROUPINGS, default="default",
                         help="default: the paper's attribute of the data set; age: three "
                              "age bands (age <= 25, 25 < age <= 40, age > 40), the paper's "
-                             "multi-group setting")
+                             "multi-group setting; race-sex: the four intersections of "
+                             "race and sex (adult, compas)")
     parser.add_argument("--lam", type=float, nargs="+", default=list(lams), metavar="LAM",
                         help="weights of the disparity, paper's scale (default: "
                              f"{' '.join(f'{x:g}' for x in lams)})")
@@ -273,6 +275,8 @@ def _group_names(data, groups):
     """How the grouping is called and the readable names of its group codes."""
     if groups == "age":
         return "age bands", AGE_BAND_NAMES
+    if groups == "race-sex":
+        return "race & sex", RACE_SEX_NAMES
     return data.sensitive_name, GROUP_NAMES[data.name]
 
 

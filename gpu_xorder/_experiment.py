@@ -21,17 +21,24 @@ from . import _validation as v
 from . import metrics
 from ._estimator import xorder_path
 
-GROUPINGS = ("default", "age")
+GROUPINGS = ("default", "age", "race-sex")
 SPLITS = ("train", "test")
 DISPARITIES = ("xauc", "prf", "urf")
 DEFAULT_LAMS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.5)
 #: The data sets of the paper's two settings (datasets/README.md, "Paper settings").
 PAPER_DATA = {"default": ("compas", "adult", "german", "framingham"),
-              "age": ("adult", "compas")}
+              "age": ("adult", "compas"),
+              "race-sex": ("adult", "compas")}
+#: ``grouping(data, "race-sex")`` codes: 2 * race + sex (race 1 = white, sex 1 = male).
+RACE_SEX_NAMES = {0: "non-white female", 1: "non-white male", 2: "white female",
+                  3: "white male"}
 
 MSG_NO_AGE = (
     "the {name} data set records age only binarised, so it has no age bands; use "
     "adult, compas or framingham"
+)
+MSG_NO_RACE_SEX = (
+    "the {name} data set has no race and sex columns to intersect; use adult or compas"
 )
 MSG_REPEATS = "repeats must be an integer >= 1, got {value!r}"
 MSG_TEST_SIZE = "test_size must lie strictly between 0 and 1, got {value!r}"
@@ -72,7 +79,8 @@ class Experiment:
     ----------
     data, groups, metric : str
         The data set, the grouping (``"default"``: the paper's attribute; ``"age"``:
-        three age bands) and the disparity xOrder traded against AUC.
+        three age bands; ``"race-sex"``: four intersections) and the disparity xOrder
+        traded against AUC.
     group_labels : tuple
         Sorted group labels.
     lams : tuple of float
@@ -165,12 +173,20 @@ class Experiment:
 
 
 def grouping(dataset, groups):
-    """Group of every row of ``dataset``: its paper attribute, or the three age bands."""
+    """Group of every row of ``dataset``: its paper attribute (``"default"``), the three
+    age bands (``"age"``), or the four intersections of race and sex (``"race-sex"``,
+    codes ``2 * race + sex``, named in ``RACE_SEX_NAMES``)."""
     from .datasets import age_bands
 
     v.check_choice(groups, "groups", GROUPINGS)
     if groups == "default":
         return dataset.sensitive
+    if groups == "race-sex":
+        names = dataset.feature_names
+        if "race" not in names or "sex" not in names:
+            raise ValueError(MSG_NO_RACE_SEX.format(name=dataset.name))
+        race, sex = (dataset.X[:, names.index(c)].astype(np.int64) for c in ("race", "sex"))
+        return 2 * race + sex
     if dataset.age is None:
         raise ValueError(MSG_NO_AGE.format(name=dataset.name))
     return age_bands(dataset.age)
@@ -206,10 +222,12 @@ def paper_experiment(data="compas", *, groups="default", metric="xauc",
     Parameters
     ----------
     data : {"compas", "adult", "german", "framingham"}
-    groups : {"default", "age"}
+    groups : {"default", "age", "race-sex"}
         ``"default"``: the paper's attribute for the data set (race for Adult and
         COMPAS, age for German, gender for Framingham); ``"age"``: the three age bands
-        of the paper's multi-group setting (not German, whose age is binarised).
+        of the paper's multi-group setting (not German, whose age is binarised);
+        ``"race-sex"``: the four intersections of race and sex (Adult and COMPAS; not
+        a setting of the paper, so no paper figures).
     metric : {"xauc", "prf", "urf"}
         Disparity xOrder trades against AUC.
     lams : sequence of float
@@ -238,7 +256,7 @@ def paper_experiment(data="compas", *, groups="default", metric="xauc",
     ------
     ValueError
         On an unknown data set, grouping, metric, backend or method, ``groups="age"``
-        for German, bad ``lams``, ``repeats``, ``test_size`` or ``n_jobs``.
+        for German, ``groups="race-sex"`` for German or Framingham, bad ``lams``, ``repeats``, ``test_size`` or ``n_jobs``.
 
     Examples
     --------

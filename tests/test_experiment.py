@@ -11,8 +11,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
 from gpu_xorder import XOrder, metrics, paper_experiment
-from gpu_xorder._experiment import (MSG_N_JOBS, MSG_NO_AGE, MSG_REPEATS, MSG_TEST_SIZE,
-                                    PAPER_FIGURES)
+from gpu_xorder._experiment import (MSG_N_JOBS, MSG_NO_AGE, MSG_NO_RACE_SEX, MSG_REPEATS,
+                                    MSG_TEST_SIZE, PAPER_FIGURES, grouping)
 from gpu_xorder.datasets import age_bands, load_dataset
 
 GERMAN = dict(lams=[0.0, 0.5], repeats=2, backend="numpy")
@@ -131,6 +131,26 @@ def test_adult_age_bands_urf_is_near_the_paper():
                           [sum(1 for x in data.age if x <= 25),
                            sum(1 for x in data.age if 25 < x <= 40),
                            sum(1 for x in data.age if x > 40)])
+
+
+def test_race_sex_grouping_is_the_intersection_of_the_two_columns():
+    """Codes 2 * race + sex, the same groups as the library's intersection of the two
+    columns; the four intersections on COMPAS, and no paper figures for them."""
+    data = load_dataset("compas")
+    race = data.X[:, data.feature_names.index("race")]
+    sex = data.X[:, data.feature_names.index("sex")]
+    codes = grouping(data, "race-sex")
+    assert np.array_equal(codes, 2 * race + sex)
+    assert np.array_equal(np.bincount(codes), [np.sum((race == r) & (sex == s))
+                                               for r in (0, 1) for s in (0, 1)])
+    exp = paper_experiment("compas", groups="race-sex", lams=[0.0, 2.0], repeats=1,
+                           subsample=4, backend="numpy")
+    assert exp.group_labels == (0, 1, 2, 3) and exp.paper_figures() == []
+    unadjusted, _, large = exp.summary("train")
+    assert large["xauc"][0] < 0.5 * unadjusted["xauc"][0]
+    for name in ("german", "framingham"):
+        with pytest.raises(ValueError, match=re.escape(MSG_NO_RACE_SEX.format(name=name))):
+            grouping(load_dataset(name), "race-sex")
 
 
 def test_large_lam_reduces_test_disparity_on_compas():
