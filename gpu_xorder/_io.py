@@ -209,7 +209,8 @@ class Table:
         columns = np.array([self.column(name) for name in names], dtype=str).T
         if len(names) == 1:
             return columns[:, 0]
-        return intersect(columns, len(self.rows))
+        labels, index = intersect(columns, len(self.rows))
+        return labels[index]
 
     def numbers(self, name):
         """Column ``name`` as float64; a cell that is not a number is an error naming

@@ -136,7 +136,9 @@ def encode_groups(groups, n):
     if arr.ndim == 2:
         if arr.shape[0] != n and arr.shape[1] == n:
             raise ValueError(MSG_GROUPS_TRANSPOSED.format(shape=arr.shape))
-        arr = arr[:, 0] if arr.shape[1] == 1 else intersect(arr, n)
+        if arr.shape[1] != 1:
+            return intersect(arr, n)
+        arr = arr[:, 0]
     if arr.ndim != 1:
         raise ValueError(MSG_GROUPS_NDIM.format(shape=arr.shape))
     arr = _check_group_column(arr, n)
@@ -145,26 +147,36 @@ def encode_groups(groups, n):
 
 
 def intersect(columns, n):
-    """One label per row of ``columns`` (shape ``(n, c)``): its values, as text, joined
-    by ``INTERSECTION_SEP``. Distinct rows must give distinct labels."""
-    if columns.shape[1] == 0:
+    """The intersections of the attribute columns ``columns`` (shape ``(n, c)``), as
+    ``encode_groups`` returns groups: ``(labels, index)``, a label being the row's
+    values, as text, joined by ``INTERSECTION_SEP``. Distinct rows must give distinct
+    labels. Work on the distinct rows only, so it costs a few sorts of n integers."""
+    if columns.ndim != 2 or columns.shape[1] == 0:
         raise ValueError(MSG_GROUPS_NDIM.format(shape=columns.shape))
-    parts = [_check_group_column(columns[:, c], n).astype(str) for c in range(columns.shape[1])]
-    joined = parts[0].astype(object)
-    for part in parts[1:]:
-        joined = joined + INTERSECTION_SEP + part.astype(object)
-    joined = joined.astype(str)
-    labels = np.unique(joined)
-    rows, row_first = np.unique(np.stack(parts, axis=1), axis=0, return_index=True)
-    if rows.shape[0] != labels.size:
+    values, codes = [], []
+    for c in range(columns.shape[1]):
+        col = _check_group_column(np.ascontiguousarray(columns[:, c]), n)
+        if col.dtype == object:  # mixed types sort only as text
+            col = col.astype(str)
+        uniq, code = np.unique(col, return_inverse=True)
+        values.append(uniq)
+        codes.append(code.reshape(-1).astype(np.int64))
+    key = codes[0]
+    for uniq, code in zip(values[1:], codes[1:]):
+        key = key * uniq.size + code  # below prod(sizes) <= n ** c: fits for c small
+    rows, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    names = np.array([INTERSECTION_SEP.join(str(u[code[i]]) for u, code in zip(values, codes))
+                      for i in first])
+    labels, rank = np.unique(names, return_inverse=True)
+    if labels.size != rows.size:
         seen = {}
-        for i in np.sort(row_first):
-            clash = seen.setdefault(joined[i], i)
+        for i, name in zip(first, names):
+            clash = seen.setdefault(name, i)
             if clash != i:
                 raise ValueError(MSG_INTERSECTION_CLASH.format(
                     first=tuple(columns[clash].tolist()), second=tuple(columns[i].tolist()),
-                    label=str(joined[i]), sep=INTERSECTION_SEP))
-    return joined
+                    label=str(name), sep=INTERSECTION_SEP))
+    return labels, rank.reshape(-1).astype(np.int64)[inverse.reshape(-1)]
 
 
 def _check_group_column(arr, n):
