@@ -2,7 +2,9 @@
 
 Cell ``x = (x_0, ..., x_{K-1})``: the first ``x_g`` items of every group g are placed.
 The hyperplanes ``sum(x) = d`` play the role of the anti-diagonals: a cell needs only its
-predecessors ``x - e_g`` on hyperplane ``d - 1``, so counters of two hyperplanes are kept.
+predecessors ``x - e_g`` on hyperplane ``d - 1``. One state buffer over the box positions
+holds the counters of hyperplane d - 1 while d is decided (its new states are staged and
+written back once the hyperplane is done: its cells still read positions it overwrites).
 
 Layout: one axis, ``last`` (the largest group), is implicit. The cells of the box of the
 other K - 1 axes are sorted once by their coordinate sum ``s`` (stable); on hyperplane d
@@ -21,6 +23,10 @@ replaces the best on ``>=``, so the highest group index wins equal G-hat.
 import numpy as np
 
 from . import _kgroups as kg
+
+#: Bytes of the candidates of the cells decided together on a hyperplane: small enough
+#: for the CPU's cache (one pass over a whole hyperplane's candidates was slower).
+CHUNK_BYTES = 2**20
 
 
 def n_cells(sizes):
@@ -70,64 +76,173 @@ class _Layout:
         return int(self.rank[flat])
 
 
+class _KdGhat:
+    """G-hat of the K candidates of every cell of a hyperplane, all at once.
+
+    State rows (float64 holding exact integers, as in the 2-D fill): ``C[g][h]`` for
+    the pairs ``g < h`` (rows ``0..P-1``, in ``kg.ordered_pairs`` order), then ``C[h][g]``
+    in the same pair order (rows ``P..2P-1``), and for URF ``U[g][h] - U[h][g]`` (rows
+    ``2P..3P-1``; the final ``U`` follow from ``U[g][h] + U[h][g] = n_g n_h``). The
+    operation sequence is ``_kgroups.ghat``'s: integer sums are exact in any order and
+    the maximum is exact; for PRF the maximum over pairs of ``|P_g - P_h|`` is taken as
+    ``P_max - P_min``, the same double because rounding is monotone (as on the GPU).
+    """
+
+    def __init__(self, prob, cs, lam):
+        k = prob.k
+        self.metric, self.signed, self.lam = prob.metric, prob.mode == "signed", lam
+        self.pairs = [(g, h) for g, h in kg.ordered_pairs(range(k)) if g < h]
+        n_p = len(self.pairs)
+        self.row = {}
+        for p, (g, h) in enumerate(self.pairs):
+            self.row[(g, h)], self.row[(h, g)] = p, n_p + p
+        self.n_rows = (3 if self.metric == "urf" else 2) * n_p
+        col = lambda values: np.array(values, dtype=np.float64)[:, None, None]  # noqa: E731
+        self.inv_lo = col([cs.inv_x[(g, h)] for g, h in self.pairs])
+        self.inv_hi = col([cs.inv_x[(h, g)] for g, h in self.pairs])
+        self.inv_u = col([cs.inv_u[(g, h)] for g, h in self.pairs])
+        self.own_rows = [[self.row[(g, h)] for h in range(k) if h != g] for g in range(k)]
+        self.w_g = [cs.w_g[g] for g in range(k)]
+        self.inv_p = [cs.inv_p[g] for g in range(k)]
+        self.w, self.inv_auc = cs.w, cs.inv_auc
+
+    def values(self, cand):
+        """G-hat of ``cand`` (rows, K candidates, L cells); returns ``(K, L)``."""
+        n_p = len(self.pairs)
+        c_lo, c_hi = cand[:n_p], cand[n_p:2 * n_p]
+        auc = np.add(cand[0], cand[1])  # exact integer: every C (row by row: NumPy's
+        for row in cand[2:2 * n_p]:      # reductions over an outer axis are slow here)
+            np.add(auc, row, auc)
+        np.add(auc, self.w, auc)
+        np.multiply(auc, self.inv_auc, auc)
+        if self.metric == "prf":
+            # ((double)R_g + w_g) * inv_p[g]
+            p = []
+            for g, rows in enumerate(self.own_rows):
+                r = np.add(cand[rows[0]], cand[rows[1]]) if len(rows) > 1 else (
+                    cand[rows[0]].copy())
+                for row in rows[2:]:
+                    np.add(r, cand[row], r)
+                np.add(r, self.w_g[g], r)
+                p.append(np.multiply(r, self.inv_p[g], r))
+            if self.signed:
+                d = np.subtract(p[0], p[1])
+            else:
+                high, low = p[0].copy(), p[0].copy()
+                for q in p[1:]:
+                    np.maximum(high, q, out=high)
+                    np.minimum(low, q, out=low)
+                d = np.subtract(high, low, high)
+        else:
+            if self.metric == "xauc":
+                # C[g][h] * inv(n_g1 n_h0) - C[h][g] * inv(n_h1 n_g0), for g < h
+                terms = np.multiply(c_lo, self.inv_lo)
+                np.subtract(terms, np.multiply(c_hi, self.inv_hi), terms)
+            else:
+                # (double)(U[g][h] - U[h][g]) * inv(n_g n_h)
+                terms = np.multiply(cand[2 * n_p:], self.inv_u)
+            if self.signed:
+                d = terms[0]
+            else:
+                np.abs(terms, terms)
+                d = terms[0]
+                for term in terms[1:]:
+                    np.maximum(d, term, out=d)
+        if self.lam:  # else auc - 0 * d = auc exactly (d is finite)
+            np.subtract(auc, np.multiply(d, self.lam), auc)
+        return auc
+
+
+def _decide(prev, new, lo, hi, d, lay, ghat, ys, negleft, gain_rows, sizes, urf):
+    """Decide the cells at sorted positions ``[lo, hi)`` of hyperplane d: write their
+    states to ``new`` and return the chosen axes."""
+    k, length = len(sizes), hi - lo
+    x = [None] * k
+    for g in lay.axes:
+        x[g] = lay.coords[g][lo:hi]
+    x[lay.last] = d - lay.sums[lo:hi]
+    src = np.empty((k, length), dtype=np.int64)
+    for g in range(k):
+        src[g] = np.arange(lo, hi) if g == lay.last else lay.pred[g][lo:hi]
+    # (rows, K, L) in C order: the predecessors (indices are valid: "clip" skips checks)
+    cand = np.take(prev, src, axis=1, mode="clip")
+    left = [negleft[h][x[h]] for h in range(k)]
+    gain = np.empty(length)
+    for g in range(k):
+        y_item = ys[g][x[g]]
+        for h, row, u_row, sign in gain_rows[g]:
+            np.add(cand[row, g], np.multiply(y_item, left[h], gain), cand[row, g])
+            if urf:
+                cand[u_row, g] += (sizes[h] - x[h]) * sign
+    value = ghat.values(cand)
+    for g in range(k):
+        np.copyto(value[g], -np.inf, where=x[g] < 1)  # no step along an axis at 0
+    # the best; equal G-hat: the highest axis (a later axis wins on >=)
+    choice = np.zeros(length, dtype=np.int64)
+    best = value[0]
+    for g in range(1, k):
+        np.copyto(choice, g, where=value[g] >= best)
+        np.maximum(best, value[g], out=best)
+    np.take(cand.reshape(cand.shape[0], -1), choice * length + np.arange(length), axis=1,
+            out=new, mode="clip")
+    return choice
+
+
 def fill_kd(prob, lam, progress=None):
-    """Fill the K-D lattice; return ``(planes, final_C, final_U, layout)``."""
-    k, sizes, metric, mode = prob.k, prob.sizes, prob.metric, prob.mode
-    members = tuple(range(k))
-    cs = kg.build_constants(prob, members)
-    pairs = kg.ordered_pairs(members)
+    """Fill the K-D lattice; return ``(planes, final_C, final_U, layout)``.
+
+    On hyperplane d every cell's K candidates (its predecessors along every axis, the
+    step's gains added) are gathered side by side, ``(rows, K, cells)``, so that each
+    NumPy call serves all axes and pairs; the chosen candidate's state is gathered back.
+    """
+    k, sizes = prob.k, prob.sizes
+    cs = kg.build_constants(prob, tuple(range(k)))
+    ghat = _KdGhat(prob, cs, lam)
+    urf = prob.metric == "urf"
+    n_p = len(ghat.pairs)
     lay = _Layout(sizes)
     nbits = max(1, (k - 1).bit_length())
     box = lay.sums.size
-    urf = metric == "urf"
-    prev_c = {p: np.zeros(box, dtype=np.int64) for p in pairs}
-    prev_u = {p: np.zeros(box, dtype=np.int64) for p in pairs} if urf else {}
+    prev = np.zeros((ghat.n_rows, box))
+    ys = [np.concatenate(([0.0], y.astype(np.float64))) for y in prob.ys]  # ys[g][x]: item x-1
+    negleft = [nl.astype(np.float64) for nl in prob.negleft]
+    # the gains of a step along g: C[g][h] += y * (n_h0 - Q_h(x_h)); U[g][h] += n_h - x_h,
+    # which moves U[g][h] - U[h][g] up (g < h) or down (g > h)
+    gain_rows = [[(h, ghat.row[(g, h)], 2 * n_p + ghat.row[(min(g, h), max(g, h))],
+                   1.0 if g < h else -1.0) for h in range(k) if h != g] for g in range(k)]
     planes = [None]
     total = n_cells(sizes)
     done = 1
     n_planes = sum(sizes)
     every = max(1, n_planes // 200)
+    chunk = max(1, CHUNK_BYTES // (8 * ghat.n_rows * k))
+    new = np.empty((ghat.n_rows, max(lay.span(d)[1] - lay.span(d)[0]
+                                     for d in range(1, n_planes + 1))))
     for d in range(1, n_planes + 1):
         lo, hi = lay.span(d)
-        x = {g: lay.coords[g][lo:hi] for g in lay.axes}
-        x[lay.last] = d - lay.sums[lo:hi]
-        best = np.full(hi - lo, -np.inf)
-        dec = np.zeros(hi - lo, dtype=np.uint8)
-        new_c = {p: np.empty(hi - lo, dtype=np.int64) for p in pairs}
-        new_u = {p: np.empty(hi - lo, dtype=np.int64) for p in pairs} if urf else {}
-        for g in range(k):
-            valid = x[g] >= 1
-            src = (np.arange(lo, hi) if g == lay.last else lay.pred[g][lo:hi])
-            cand_c = {p: v[src] for p, v in prev_c.items()}
-            cand_u = {p: v[src] for p, v in prev_u.items()}
-            # Step along g places item x_g - 1 of g above every item not yet placed.
-            y_item = prob.ys[g][np.maximum(x[g] - 1, 0)]
-            for h in members:
-                if h == g:
-                    continue
-                cand_c[(g, h)] += y_item * prob.negleft[h][x[h]]
-                if urf:
-                    cand_u[(g, h)] += sizes[h] - x[h]
-            value = kg.ghat(cand_c, cand_u, cs, lam, metric, mode)
-            take = valid & (value >= best)
-            best = np.where(take, value, best)
-            dec[take] = g
-            for p in pairs:
-                np.copyto(new_c[p], cand_c[p], where=take)
-                if urf:
-                    np.copyto(new_u[p], cand_u[p], where=take)
-        planes.append(tuple(np.packbits((dec >> b) & 1) for b in range(nbits)))
-        for p in pairs:
-            prev_c[p][lo:hi] = new_c[p]
-            if urf:
-                prev_u[p][lo:hi] = new_u[p]
+        choice = np.empty(hi - lo, dtype=np.int64)
+        # chunks of cells keep the candidates in cache; the states go to `new` first,
+        # as later chunks still read predecessors the hyperplane overwrites
+        for c_lo in range(lo, hi, chunk):
+            c_hi = min(hi, c_lo + chunk)
+            out = slice(c_lo - lo, c_hi - lo)
+            choice[out] = _decide(prev, new[:, out], c_lo, c_hi, d, lay, ghat, ys, negleft,
+                                  gain_rows, sizes, urf)
+        prev[:, lo:hi] = new[:, :hi - lo]
+        planes.append(tuple(np.packbits(((choice >> b) & 1).astype(np.uint8))
+                            for b in range(nbits)))
         done += hi - lo
         if progress is not None and (d % every == 0 or d == n_planes):
             progress(done, total)
-    end = lay.box_position([n for n in sizes])
-    final_c = {p: int(v[end]) for p, v in prev_c.items()}
-    final_u = {p: int(v[end]) for p, v in prev_u.items()}
-    return planes, final_c, final_u, lay
+    end = prev[:, lay.box_position(list(sizes))].astype(np.int64)
+    final_c = {pair: int(end[row]) for pair, row in ghat.row.items()}
+    final_u = {}
+    if urf:
+        for p, (g, h) in enumerate(ghat.pairs):
+            both = sizes[g] * sizes[h]  # every pair of g and h is decided at the end
+            final_u[(g, h)] = (both + int(end[2 * n_p + p])) // 2
+            final_u[(h, g)] = both - final_u[(g, h)]
+    return planes, dict(sorted(final_c.items())), dict(sorted(final_u.items())), lay
 
 
 def traceback_kd(planes, lay, sizes):

@@ -105,6 +105,34 @@ def test_kd_at_lam0_is_global_optimum(metric, k):
 
 
 @pytest.mark.parametrize("metric", METRICS)
+def test_kd_chunks_of_a_hyperplane_decide_as_one(metric, monkeypatch):
+    """The K-D fill decides a hyperplane in chunks of cells; chunks of 1 and 5 cells
+    give the bits and counters of one chunk per hyperplane, ties and all lam included,
+    and still the enumeration's optimum at lam 0."""
+    from cpu_reference import _kd
+
+    rng = np.random.default_rng(zlib.crc32(f"chunks{metric}".encode()))
+    for sizes, ties in (((6, 5, 4), False), ((5, 4, 3, 3), True)):
+        scores, y, groups = random_problem(rng, sizes, metric, ties=ties)
+        prob = cr.build_problem(scores, y, groups, len(sizes), metric, "absolute")
+        for lam in (0.0, 0.7, 5.0):
+            monkeypatch.setattr(_kd, "CHUNK_BYTES", 2**40)
+            whole = _kd.fill_kd(prob, lam)
+            for cells in (1, 5):
+                rows = (3 if metric == "urf" else 2) * len(sizes) * (len(sizes) - 1) // 2
+                monkeypatch.setattr(_kd, "CHUNK_BYTES", cells * 8 * rows * len(sizes))
+                chunked = _kd.fill_kd(prob, lam)
+                for a, b in zip(whole[0][1:], chunked[0][1:]):
+                    assert all(np.array_equal(pa, pb) for pa, pb in zip(a, b))
+                assert whole[1:3] == chunked[1:3]
+    monkeypatch.setattr(_kd, "CHUNK_BYTES", 8 * 3 * 3)  # 1 cell per chunk (3 groups)
+    scores, y, groups = random_problem(rng, (3, 3, 2), metric)
+    res = fair_order(scores, y, groups, metric=metric, method="kd", backend="numpy")
+    assert res.objective == pytest.approx(
+        best_by_enumeration(scores, y, groups, 3, metric, 0.0), **TOL)
+
+
+@pytest.mark.parametrize("metric", METRICS)
 @pytest.mark.parametrize("method", ["kd", "iterative"])
 @pytest.mark.parametrize("lam", [0.0, 0.7, 5.0])
 def test_valid_merge_and_values_match_the_order(metric, method, lam):
