@@ -255,13 +255,9 @@ class StepGhat:
                 low = np.minimum(p_old[0] if m == 1 else p_old.min(axis=0), p_b)
                 d = np.subtract(high, low, high)
         else:
-            if self.metric == "xauc":
-                # C[g][h] * inv(n_g1 n_h0) - C[h][g] * inv(n_h1 n_g0), for g < h
-                terms = np.multiply(c_qb, self._inv_qb)
-                np.subtract(terms, np.multiply(c_bq, self._inv_bq), terms)
-            else:
-                # (double)(U[g][h] - U[h][g]) * inv(n_g n_h)
-                terms = np.multiply(cand[2], self._inv_u)
+            # pairs (q, b), oriented by the sign below where it matters
+            terms = kg.row_terms(self.metric, c_qb, c_bq, cand[2] if self.metric == "urf"
+                                 else None, self._inv_qb, self._inv_bq, self._inv_u)
             if self.signed:  # negation is exact: the orientation of the pair g < h
                 d = terms[0] if self._sign[0, 0, 0] > 0 else np.negative(terms[0])
             else:

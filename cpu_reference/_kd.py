@@ -134,13 +134,8 @@ class _KdGhat:
                     np.minimum(low, q, out=low)
                 d = np.subtract(high, low, high)
         else:
-            if self.metric == "xauc":
-                # C[g][h] * inv(n_g1 n_h0) - C[h][g] * inv(n_h1 n_g0), for g < h
-                terms = np.multiply(c_lo, self.inv_lo)
-                np.subtract(terms, np.multiply(c_hi, self.inv_hi), terms)
-            else:
-                # (double)(U[g][h] - U[h][g]) * inv(n_g n_h)
-                terms = np.multiply(cand[2 * n_p:], self.inv_u)
+            terms = kg.row_terms(self.metric, c_lo, c_hi, cand[2 * n_p:], self.inv_lo,
+                                 self.inv_hi, self.inv_u)  # pairs g < h
             if self.signed:
                 d = terms[0]
             else:

@@ -130,6 +130,17 @@ def pair_terms(C, U, cs, metric, pairs):
     return out
 
 
+def row_terms(metric, c_gh, c_hg, u_diff, inv_gh, inv_hg, inv_u):
+    """Disparity terms of pairs held as state rows (float64 exact integers), the
+    operation sequence of :func:`pair_terms`: xAUC ``C[g][h] * inv_x[(g, h)] - C[h][g] *
+    inv_x[(h, g)]``, URF ``(U[g][h] - U[h][g]) * inv_u`` (``u_diff`` holds the
+    difference). Shared by the K-D fill and the iterative step."""
+    if metric == "xauc":
+        terms = np.multiply(c_gh, inv_gh)
+        return np.subtract(terms, np.multiply(c_hg, inv_hg), terms)
+    return np.multiply(u_diff, inv_u)
+
+
 def _row_sum(C, g, members):
     """R_g = sum over h != g of C[g][h], an exact integer."""
     total = 0
