@@ -163,7 +163,9 @@ def intersect(columns, n):
         codes.append(code.reshape(-1).astype(np.int64))
     key = codes[0]
     for uniq, code in zip(values[1:], codes[1:]):
-        key = key * uniq.size + code  # below prod(sizes) <= n ** c: fits for c small
+        # distinct rows so far (< n) times this column's values (<= n): below 2**53;
+        # renumbered densely after every column, so any number of columns fits
+        key = np.unique(key * uniq.size + code, return_inverse=True)[1].reshape(-1)
     rows, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     names = np.array([INTERSECTION_SEP.join(str(u[code[i]]) for u, code in zip(values, codes))
                       for i in first])

@@ -244,6 +244,21 @@ def test_two_dimensional_groups_are_intersections(method):
     assert_valid_merge(res, s, joined)
 
 
+@pytest.mark.parametrize("columns,values", [(2, 3), (8, 900)])
+def test_intersections_equal_the_joined_labels(columns, values):
+    """Many columns of many values (their product far beyond int64): the groups are
+    those of the labels joined by hand."""
+    from gpu_xorder import _validation as v
+
+    rng = np.random.default_rng(columns)
+    table = rng.integers(0, values, (500, columns))
+    joined = np.array([" & ".join(map(str, row)) for row in table])
+    labels, index = v.encode_groups(table, 500)
+    want_labels, want_index = v.encode_groups(joined, 500)
+    assert labels.tolist() == want_labels.tolist()
+    np.testing.assert_array_equal(index, want_index)
+
+
 def test_one_column_of_groups_is_that_column():
     s, y, race, _ = intersection_problem()
     res = call(scores=s, y=y, groups=race[:, None], lam=1.0)
