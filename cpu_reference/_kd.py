@@ -97,7 +97,9 @@ class _KdGhat:
         for p, (g, h) in enumerate(self.pairs):
             self.row[(g, h)], self.row[(h, g)] = p, n_p + p
         self.n_rows = (3 if self.metric == "urf" else 2) * n_p
-        col = lambda values: np.array(values, dtype=np.float64)[:, None, None]  # noqa: E731
+        def col(values):  # one value per pair, against (pairs, K, L) candidate rows
+            return np.array(values, dtype=np.float64)[:, None, None]
+
         self.inv_lo = col([cs.inv_x[(g, h)] for g, h in self.pairs])
         self.inv_hi = col([cs.inv_x[(h, g)] for g, h in self.pairs])
         self.inv_u = col([cs.inv_u[(g, h)] for g, h in self.pairs])
@@ -211,8 +213,8 @@ def fill_kd(prob, lam, progress=None):
     n_planes = sum(sizes)
     every = max(1, n_planes // 200)
     chunk = max(1, CHUNK_BYTES // (8 * ghat.n_rows * k))
-    new = np.empty((ghat.n_rows, max(lay.span(d)[1] - lay.span(d)[0]
-                                     for d in range(1, n_planes + 1))))
+    widest = max(hi - lo for lo, hi in map(lay.span, range(1, n_planes + 1)))
+    new = np.empty((ghat.n_rows, widest))  # one hyperplane's states, staged
     for d in range(1, n_planes + 1):
         lo, hi = lay.span(d)
         choice = np.empty(hi - lo, dtype=np.int64)
