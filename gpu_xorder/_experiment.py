@@ -256,7 +256,8 @@ def paper_experiment(data="compas", *, groups="default", metric="xauc",
     ------
     ValueError
         On an unknown data set, grouping, metric, backend or method, ``groups="age"``
-        for German, ``groups="race-sex"`` for German or Framingham, bad ``lams``, ``repeats``, ``test_size`` or ``n_jobs``.
+        for German, ``groups="race-sex"`` for German or Framingham, bad ``lams``,
+        ``repeats``, ``test_size`` or ``n_jobs``.
 
     Examples
     --------
