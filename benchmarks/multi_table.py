@@ -83,8 +83,8 @@ def main(argv=None):
             ("np_ns", "NumPy ns/cell", "{:.1f}"), ("gpu_s", "GPU s", "{:.3f}"),
             ("gcups", "GPU GCUPS", "{:.3f}"), ("speedup", "GPU vs NumPy", "{:.0f}x"),
             ("np_delta", "Δ-xAUC (NumPy)", "{:.4f}"), ("gpu_delta", "Δ-xAUC (GPU)", "{:.4f}")]
-    emit(console, rows, cols, "xOrder, more than two groups, xauc, lam 0.5", device, "multi_table.py",
-         args.out)
+    emit(console, rows, cols, "xOrder, more than two groups, xauc, lam 0.5", device,
+         "multi_table.py", args.out)
 
 
 if __name__ == "__main__":
