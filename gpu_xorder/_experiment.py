@@ -20,6 +20,7 @@ import numpy as np
 from . import _validation as v
 from . import metrics
 from ._estimator import xorder_path
+from ._parallel import check_n_jobs, map_in_rounds, workers
 
 GROUPINGS = ("default", "age", "race-sex")
 SPLITS = ("train", "test")
@@ -42,7 +43,6 @@ MSG_NO_RACE_SEX = (
 )
 MSG_REPEATS = "repeats must be an integer >= 1, got {value!r}"
 MSG_TEST_SIZE = "test_size must lie strictly between 0 and 1, got {value!r}"
-MSG_N_JOBS = "n_jobs must be a nonzero integer (-1: every CPU core), got {value!r}"
 
 
 @dataclass(frozen=True)
@@ -240,7 +240,7 @@ def paper_experiment(data="compas", *, groups="default", metric="xauc",
         Repetition ``r`` splits with ``random_state=seed + r``.
     backend, method, subsample
         Passed on to :class:`gpu_xorder.XOrder`.
-    n_jobs : int
+    n_jobs : int or None
         Repetitions run at once in worker processes (joblib; -1: one per CPU core). The
         records are the same whatever the number. With a GPU, keep 1: the lam batch
         already fills the device.
@@ -281,27 +281,13 @@ def paper_experiment(data="compas", *, groups="default", metric="xauc",
         raise ValueError(MSG_TEST_SIZE.format(value=test_size))
     labels = grouping(dataset, groups)
 
-    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) \
-            or n_jobs == 0:
-        raise ValueError(MSG_N_JOBS.format(value=n_jobs))
+    n_jobs = check_n_jobs(n_jobs)
     run = functools.partial(_repetition, dataset.name, groups, metric, lam_values,
                             test_size, backend, method, subsample)
-    runs, repeats = [], int(repeats)
-    if n_jobs == 1:
-        for r in range(repeats):
-            runs.append(run(r, seed + r))
-            if progress is not None:
-                progress(r + 1, repeats)
-    else:
-        from joblib import Parallel, delayed, effective_n_jobs
-
-        batch = effective_n_jobs(n_jobs)
-        with Parallel(n_jobs=n_jobs) as parallel:
-            for first in range(0, repeats, batch):
-                chunk = range(first, min(first + batch, repeats))
-                runs += parallel(delayed(run)(r, seed + r) for r in chunk)
-                if progress is not None:
-                    progress(len(runs), repeats)
+    repeats = int(repeats)
+    runs = map_in_rounds(run, [(r, seed + r) for r in range(repeats)],
+                         workers(n_jobs, repeats),
+                         None if progress is None else lambda done: progress(done, repeats))
     records, seconds, backends, methods = [], [], set(), set()
     for recs, secs, used_backends, used_methods in runs:
         records += recs

@@ -11,8 +11,9 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
 from gpu_xorder import XOrder, metrics, paper_experiment
-from gpu_xorder._experiment import (MSG_N_JOBS, MSG_NO_AGE, MSG_NO_RACE_SEX, MSG_REPEATS,
-                                    MSG_TEST_SIZE, PAPER_FIGURES, grouping)
+from gpu_xorder._experiment import (MSG_NO_AGE, MSG_NO_RACE_SEX, MSG_REPEATS, MSG_TEST_SIZE,
+                                    PAPER_FIGURES, grouping)
+from gpu_xorder._parallel import MSG_N_JOBS
 from gpu_xorder.datasets import age_bands, load_dataset
 
 GERMAN = dict(lams=[0.0, 0.5], repeats=2, backend="numpy")

@@ -1,0 +1,50 @@
+"""Independent jobs in worker processes (joblib), for the CPU paths: the lattices of a
+``lam`` sequence on the NumPy backend and the repetitions of the paper's experiments.
+Results come back in order and equal those of a run in this process."""
+
+import numbers
+
+MSG_N_JOBS = "n_jobs must be None or a nonzero integer (-1: every CPU core), got {value!r}"
+
+
+def check_n_jobs(n_jobs):
+    """``n_jobs`` as an int (None: 1); raise ValueError on anything else or 0."""
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(MSG_N_JOBS.format(value=n_jobs))
+    return int(n_jobs)
+
+
+def workers(n_jobs, n_items):
+    """How many worker processes ``n_jobs`` gives for ``n_items`` jobs."""
+    if n_jobs == 1 or n_items <= 1:
+        return 1
+    from joblib import effective_n_jobs
+
+    return max(1, min(effective_n_jobs(n_jobs), n_items))
+
+
+def map_in_rounds(function, arguments, n_workers, after=None):
+    """``[function(*args) for args in arguments]``, in this process when ``n_workers``
+    is 1, else in rounds of ``n_workers`` worker processes (``function`` and its
+    arguments must pickle); ``after(done)`` is called after every call (one process)
+    or every round (workers)."""
+    arguments = list(arguments)
+    if n_workers == 1:
+        out = []
+        for args in arguments:
+            out.append(function(*args))
+            if after is not None:
+                after(len(out))
+        return out
+    from joblib import Parallel, delayed
+
+    out = []
+    with Parallel(n_jobs=n_workers) as parallel:
+        for first in range(0, len(arguments), n_workers):
+            out += parallel(delayed(function)(*args)
+                            for args in arguments[first:first + n_workers])
+            if after is not None:
+                after(len(out))
+    return out
