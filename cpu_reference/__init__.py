@@ -10,6 +10,7 @@ from ._bits import bits_to_matrix, n_words
 from ._fill import fill
 from ._ghat import cell_values
 from ._iterative import merge_order, solve_iterative, step_shapes
+from ._iterative import total_cells as iterative_cells
 from ._kd import n_cells as kd_cells
 from ._kd import solve_kd
 from ._kgroups import KProblem, build_problem
@@ -30,6 +31,7 @@ __all__ = [
     "cell_values",
     "edge_counters",
     "fill",
+    "iterative_cells",
     "kd_cells",
     "kgroup_constants",
     "kgroup_values",

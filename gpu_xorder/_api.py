@@ -6,6 +6,7 @@ import numpy as np
 
 import cpu_reference
 
+from . import _parallel
 from . import _validation as v
 from ._backend import cupy_engine, host_memory_available, resolve_backend
 from ._result import FairOrderResult
@@ -32,7 +33,8 @@ MSG_HOST_MEMORY = (
 
 
 def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute",
-               backend="auto", method="auto", memory_limit=None, progress=None):
+               backend="auto", method="auto", memory_limit=None, progress=None,
+               n_jobs=None):
     """Interleave the groups' rankings to trade AUC against ranking disparity.
 
     Every group keeps its own descending score order; the DP chooses how the groups
@@ -81,7 +83,13 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
         limit, and a method whose bits exceed it raises ``MemoryError``.
     progress : callable(done_cells, total_cells), optional
         Called periodically while the lattice fills; with a sequence ``lam`` the
-        cells count those of every value's lattice together.
+        cells count those of every value's lattice together (with ``n_jobs``, after
+        every round of lattices).
+    n_jobs : int or None, default=None
+        NumPy backend, sequence ``lam``: fill that many lattices at once in worker
+        processes (joblib; -1: one per CPU core; None: 1). The results are the same;
+        the memory budget is shared by the lattices filled at once. The GPU ignores it
+        (a sequence already fills in one batch).
 
     Returns
     -------
@@ -112,12 +120,13 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
     v.check_n_groups(labels)
     lams, batch = v.check_lam(lam)
     memory_limit = v.check_memory_limit(memory_limit)
+    n_jobs = _parallel.check_n_jobs(n_jobs)
     v.check_supports(labels, index, labels_y, metric)
     if labels.size > 2 and mode == "signed":
         raise ValueError(v.MSG_SIGNED_TWO.format(k=labels.size))
     if labels.size > 2 or method != "auto":
         results = _solve_multi(s, labels_y, index, labels, metric, mode, lams, method,
-                               backend, progress, memory_limit)
+                               backend, progress, memory_limit, n_jobs)
         return results if batch else results[0]
     engine_name = resolve_backend(backend)
     lat = cpu_reference.build_lattice(s, labels_y, index, metric, mode)
@@ -126,7 +135,7 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
             lat, lams, progress=_batch_progress(progress, lams.size),
             memory_limit=memory_limit)
     else:
-        solutions, band_rows = _solve_numpy(lat, lams, progress, memory_limit)
+        solutions, band_rows = _solve_numpy(lat, lams, progress, memory_limit, n_jobs)
     extra = {}
     if band_rows is not None:
         extra = {"bands": -(-lat.n_a // band_rows), "band_rows": band_rows}
@@ -140,29 +149,54 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
     return results if batch else results[0]
 
 
-def _solve_numpy(lat, lams, progress, memory_limit):
+def _solve_numpy(lat, lams, progress, memory_limit, n_jobs=1):
     """``([(path, final), ...], band_rows)``: whole lattices while their decision bits
-    fit the budget, else bands with counter checkpoints (``band_rows`` not None)."""
+    fit the budget, else bands with counter checkpoints (``band_rows`` not None). With
+    ``n_jobs``, as many lattices as the budget holds at once fill in worker processes."""
     budget, source = _host_budget(memory_limit)
-    if budget is None or cpu_reference.n_words(lat.n_a, lat.n_b) * 4 <= budget:
-        solutions = []
-        for k, lam in enumerate(lams):
-            words, final = cpu_reference.fill(
-                lat, lam, progress=_batch_progress(progress, lams.size, k))
-            solutions.append((cpu_reference.traceback(words, lat.n_a, lat.n_b), final))
-        return solutions, None
-    band_rows = cpu_reference.plan_bands(lat.n_a, lat.n_b, budget, lat.n_counters)
+    bits = cpu_reference.n_words(lat.n_a, lat.n_b) * 4
+    most = _parallel.workers(n_jobs, lams.size)
+    if budget is None or bits <= budget:
+        n_workers = most if budget is None else max(1, min(most, budget // bits))
+        return _map_lams(_whole_solution, (lat,), lams, n_workers, progress,
+                         lat.n_cells), None
+    # bands: the budget is shared by the lattices filled at once; fewer at once first
+    # than no plan at all
+    for n_workers in range(most, 0, -1):
+        band_rows = cpu_reference.plan_bands(lat.n_a, lat.n_b, budget // n_workers,
+                                             lat.n_counters)
+        if band_rows is not None:
+            break
     if band_rows is None:
         least = cpu_reference.least_banded_bytes(lat.n_a, lat.n_b, lat.n_counters)
         raise MemoryError(MSG_HOST_MEMORY.format(
             n_a=lat.n_a, n_b=lat.n_b, budget=budget / 2**30, source=source,
             least=least / 2**30))
-    solutions = [
-        cpu_reference.solve_banded(lat, 1, band_rows, cpu_reference.numpy_band_fill([lam]),
-                                   _batch_progress(progress, lams.size, k))[0]
-        for k, lam in enumerate(lams)
-    ]
-    return solutions, band_rows
+    return _map_lams(_banded_solution, (lat, band_rows), lams, n_workers, progress,
+                     lat.n_cells), band_rows
+
+
+def _whole_solution(lat, lam, progress=None):
+    words, final = cpu_reference.fill(lat, lam, progress=progress)
+    return cpu_reference.traceback(words, lat.n_a, lat.n_b), final
+
+
+def _banded_solution(lat, band_rows, lam, progress=None):
+    return cpu_reference.solve_banded(lat, 1, band_rows, cpu_reference.numpy_band_fill([lam]),
+                                      progress)[0]
+
+
+def _map_lams(solve, head, lams, n_workers, progress, cells):
+    """``[solve(*head, lam, progress) for lam in lams]``: one after the other with
+    ``progress`` over all lattices' cells, or in ``n_workers`` worker processes with
+    ``progress`` after every round (``cells`` per lattice)."""
+    if n_workers == 1:
+        return [solve(*head, lam, _batch_progress(progress, lams.size, k))
+                for k, lam in enumerate(lams)]
+    after = None if progress is None else (
+        lambda done: progress(done * cells, lams.size * cells))
+    return _parallel.map_in_rounds(solve, [(*head, float(lam)) for lam in lams],
+                                   n_workers, after)
 
 
 def _host_budget(memory_limit):
@@ -226,7 +260,7 @@ def decision_bytes(sizes, method):
 
 
 def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend, progress,
-                 memory_limit=None):
+                 memory_limit=None, n_jobs=1):
     """K-D or iterative xOrder (any K >= 2) on the NumPy reference or the GPU.
 
     On the GPU, two groups run the 2-D kernels (the K-D and iterative DPs are the 2-D DP
@@ -246,21 +280,24 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend, progr
             method=chosen, sizes=list(prob.sizes), source=source, limit=budget / 2**30,
             need=decision_bytes(prob.sizes, chosen) / 2**30, hint=hint))
     if engine_name == "cupy" and labels.size == 2:
-        two = _solve_two_on_gpu(prob, s, y, index, lams,
-                                _batch_progress(progress, lams.size))
+        solutions = _solve_two_on_gpu(prob, s, y, index, lams,
+                                      _batch_progress(progress, lams.size))
+    elif engine_name == "cupy":
+        solutions = [cupy_engine().solve_multi(prob, lam, chosen,
+                                               _batch_progress(progress, lams.size, k))[:4]
+                     for k, lam in enumerate(lams)]
+    else:
+        need = decision_bytes(prob.sizes, chosen)
+        n_workers = _parallel.workers(n_jobs, lams.size)
+        if budget is not None:
+            n_workers = max(1, min(n_workers, budget // need))
+        cells = (cpu_reference.kd_cells(prob.sizes) if chosen == "kd"
+                 else cpu_reference.iterative_cells(prob.sizes))
+        solutions = _map_lams(_multi_solution, (prob, chosen), lams, n_workers, progress,
+                              cells)
     results = []
-    for k, lam in enumerate(lams):
-        extra, report = {}, _batch_progress(progress, lams.size, k)
-        if engine_name == "cupy" and labels.size == 2:
-            path, c, u, cs = two[k]
-        elif engine_name == "cupy":
-            solution = cupy_engine().solve_multi(prob, lam, chosen, report)
-            path, c, u, cs = solution[:4]
-        elif chosen == "kd":
-            path, c, u, cs = cpu_reference.solve_kd(prob, lam, report)
-        else:
-            solution = cpu_reference.solve_iterative(prob, lam, report)
-            path, c, u, cs = solution[:4]
+    for lam, (path, c, u, cs) in zip(lams, solutions):
+        extra = {}
         if chosen == "iterative":
             order = cpu_reference.merge_order(prob.sizes)
             extra["merge_order"] = [labels[g].item() for g in order]
@@ -281,6 +318,13 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend, progr
             extra=extra,
         ))
     return results
+
+
+def _multi_solution(prob, method, lam, progress=None):
+    """``(path, C, U, constants)`` of K-D or iterative xOrder on the NumPy reference."""
+    if method == "kd":
+        return cpu_reference.solve_kd(prob, lam, progress)
+    return cpu_reference.solve_iterative(prob, lam, progress)[:4]
 
 
 def _solve_two_on_gpu(prob, s, y, index, lams, progress):

@@ -409,17 +409,18 @@ class _Fitting(NamedTuple):
     reference: int          # position of the reference group
     keep: np.ndarray        # items the ordering is learned on (increasing)
 
-    def solve(self, est, lam, progress):
+    def solve(self, est, lam, progress, n_jobs=None):
         """:func:`fair_order` on the kept items with the parameters of ``est``; ``lam``
         a float (one result) or an array (a list of results, one batched DP)."""
         k = self.keep
         return fair_order(self.scores[k], self.y[k], self.labels[self.index[k]],
                           metric=est.metric, lam=lam, disparity=est.disparity,
                           backend=est.backend, method=est.method,
-                          memory_limit=est.memory_limit, progress=progress)
+                          memory_limit=est.memory_limit, progress=progress, n_jobs=n_jobs)
 
 
-def xorder_path(scores, y, *, sensitive_features, lams, progress=None, **params):
+def xorder_path(scores, y, *, sensitive_features, lams, progress=None, n_jobs=None,
+                **params):
     """Fit :class:`XOrder` for every value of ``lam`` at once: the trade-off path.
 
     The data are validated and prepared once and the orderings of all values come from
@@ -435,6 +436,9 @@ def xorder_path(scores, y, *, sensitive_features, lams, progress=None, **params)
         Values of ``lam``, each >= 0.
     progress : callable(done_cells, total_cells), optional
         Passed on to :func:`gpu_xorder.fair_order` (cells of all values together).
+    n_jobs : int or None, default=None
+        Passed on to :func:`gpu_xorder.fair_order`: on the NumPy backend, the lattices
+        of that many values fill at once in worker processes (-1: one per CPU core).
     **params
         Any other parameter of :class:`XOrder` (``metric``, ``disparity``,
         ``reference_group``, ``backend``, ``method``, ``subsample``,
@@ -471,6 +475,6 @@ def xorder_path(scores, y, *, sensitive_features, lams, progress=None, **params)
     values, _ = v.check_lam(lams)
     template._check_params()
     fitting = template._prepare(scores, y, sensitive_features)
-    results = fitting.solve(template, values, progress)
+    results = fitting.solve(template, values, progress, n_jobs)
     return [XOrder(**{**params, "lam": float(lam)})._set_fitted(fitting, result)
             for lam, result in zip(values, results)]
