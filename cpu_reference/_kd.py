@@ -1,4 +1,4 @@
-"""K-D xOrder: the exact DP over the K-dimensional lattice (DESIGN section 4).
+"""K-D xOrder: the DP over the whole K-dimensional lattice (DESIGN section 4).
 
 Cell ``x = (x_0, ..., x_{K-1})``: the first ``x_g`` items of every group g are placed.
 The hyperplanes ``sum(x) = d`` play the role of the anti-diagonals: a cell needs only its
@@ -260,7 +260,7 @@ def traceback_kd(planes, lay, sizes):
 
 
 def solve_kd(prob, lam, progress=None):
-    """``(path, C, U, constants)`` of the exact K-D DP."""
+    """``(path, C, U, constants)`` of the K-D DP."""
     planes, final_c, final_u, lay = fill_kd(prob, lam, progress)
     path = traceback_kd(planes, lay, prob.sizes)
     return path, final_c, final_u, kg.build_constants(prob, range(prob.k))

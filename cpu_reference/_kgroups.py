@@ -1,6 +1,6 @@
 """K-group xOrder: per-group prefix counts, G-hat constants and G-hat (DESIGN section 4).
 
-Shared by the exact K-dimensional DP (``_kd``) and iterative xOrder (``_iterative``).
+Shared by the K-dimensional DP (``_kd``) and iterative xOrder (``_iterative``).
 Groups are indices ``0..K-1`` (sorted group labels). Counters are held in dicts keyed by
 ordered pairs ``(g, h)``: ``C[(g, h)]`` positives of g above negatives of h, ``U[(g, h)]``
 any item of g above any item of h (URF only). A value is an int64 array (one entry per

@@ -13,8 +13,8 @@ from ._result import FairOrderResult
 
 logger = logging.getLogger("gpu_xorder")
 
-#: ``method="auto"`` with more than two groups runs the exact K-D DP up to this many
-#: lattice cells, prod(n_g + 1), and iterative xOrder beyond.
+#: ``method="auto"`` with more than two groups runs the K-D DP (the whole lattice) up to
+#: this many lattice cells, prod(n_g + 1), and iterative xOrder beyond.
 KD_MAX_CELLS = 10**8
 
 #: With ``memory_limit=None`` the NumPy backend lets the decision bits take this share
@@ -64,10 +64,13 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
         With more than two groups (or ``method`` other than ``"auto"``) the NumPy
         implementation runs whatever is asked; ``result.backend`` says ``"numpy"``.
     method : {"auto", "kd", "iterative"}, default="auto"
-        How more than two groups are merged (DESIGN section 4). ``"kd"``: the exact DP
+        How more than two groups are merged (DESIGN section 4). ``"kd"``: the DP
         over the K-dimensional lattice of prod(n_g + 1) cells. ``"iterative"``: merge the
         groups one at a time, largest first (equal sizes: lower group index first), by
         2-D DPs; ``result.extra["merge_order"]`` lists the group labels in merge order.
+        Both give the best interleaving at ``lam = 0``; with a disparity penalty the
+        cell rule is not guaranteed optimal for either (README, "More than two
+        groups"), and either may score the higher objective.
         ``"auto"``: the 2-D DP for two groups; for more, ``"kd"`` up to
         ``KD_MAX_CELLS`` = 1e8 cells, else ``"iterative"``. ``result.method`` records
         the choice (``"2d"``, ``"kd"`` or ``"iterative"``). With two groups all three

@@ -73,7 +73,7 @@ def _iter_step(dev, arrays, progress, offset, total):
 
 
 def kd(prob, lam, dev, progress=None):
-    """``(path, C, U, constants)`` of the exact K-D DP on ``dev``."""
+    """``(path, C, U, constants)`` of the K-D DP on ``dev``."""
     arrays = mi.kd_arrays(prob, lam)
     params = _params(dev, arrays, mi.KD_FIELDS)
     rows, box = arrays["rows"], int(arrays["box"])
