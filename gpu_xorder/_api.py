@@ -1,5 +1,7 @@
 """``fair_order``: validate, build the lattice, dispatch to a backend, read the result."""
 
+import dataclasses
+import functools
 import logging
 
 import numpy as np
@@ -63,14 +65,16 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
     backend : {"auto", "numpy", "cupy"}, default="auto"
         With more than two groups (or ``method`` other than ``"auto"``) the NumPy
         implementation runs whatever is asked; ``result.backend`` says ``"numpy"``.
-    method : {"auto", "kd", "iterative"}, default="auto"
+    method : {"auto", "kd", "iterative", "best"}, default="auto"
         How more than two groups are merged (DESIGN section 4). ``"kd"``: the DP
         over the K-dimensional lattice of prod(n_g + 1) cells. ``"iterative"``: merge the
         groups one at a time, largest first (equal sizes: lower group index first), by
         2-D DPs; ``result.extra["merge_order"]`` lists the group labels in merge order.
         Both give the best interleaving at ``lam = 0``; with a disparity penalty the
         cell rule is not guaranteed optimal for either (README, "More than two
-        groups"), and either may score the higher objective.
+        groups"), and either may score the higher objective: ``"best"`` runs both and
+        keeps, for every lam, the higher ``objective`` (K-D on a tie; ``result.method``
+        says which, ``result.extra["objectives"]`` holds both).
         ``"auto"``: the 2-D DP for two groups; for more, ``"kd"`` up to
         ``KD_MAX_CELLS`` = 1e8 cells, else ``"iterative"``. ``result.method`` records
         the choice (``"2d"``, ``"kd"`` or ``"iterative"``). With two groups all three
@@ -128,8 +132,15 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
     if labels.size > 2 and mode == "signed":
         raise ValueError(v.MSG_SIGNED_TWO.format(k=labels.size))
     if labels.size > 2 or method != "auto":
-        results = _solve_multi(s, labels_y, index, labels, metric, mode, lams, method,
-                               backend, progress, memory_limit, n_jobs)
+        solve = functools.partial(_solve_multi, s, labels_y, index, labels, metric, mode,
+                                  lams, backend=backend, memory_limit=memory_limit,
+                                  n_jobs=n_jobs)
+        if method == "best" and labels.size > 2:
+            sizes = np.bincount(index, minlength=labels.size).tolist()
+            results = _best_of(solve, lams.size, progress, cpu_reference.kd_cells(sizes),
+                               cpu_reference.iterative_cells(sizes))
+        else:  # two groups: every method is the 2-D DP
+            results = solve("kd" if method == "best" else method, progress=progress)
         return results if batch else results[0]
     engine_name = resolve_backend(backend)
     lat = cpu_reference.build_lattice(s, labels_y, index, metric, mode)
@@ -262,8 +273,24 @@ def decision_bytes(sizes, method):
     return max(cpu_reference.n_words(m, n) * 4 for m, n in cpu_reference.step_shapes(sizes))
 
 
-def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend, progress,
-                 memory_limit=None, n_jobs=1):
+def _best_of(solve, n_lams, progress, kd_cells, iterative_cells):
+    """``method="best"``: K-D and iterative xOrder, and for every lam the result of the
+    higher objective (K-D on a tie); ``extra["objectives"]`` keeps both."""
+    kd_total, it_total = n_lams * kd_cells, n_lams * iterative_cells
+    stages = [None, None]
+    if progress is not None:
+        stages = [lambda done, _: progress(done, kd_total + it_total),
+                  lambda done, _: progress(kd_total + done, kd_total + it_total)]
+    out = []
+    for kd, it in zip(solve("kd", progress=stages[0]), solve("iterative", progress=stages[1])):
+        best = kd if kd.objective >= it.objective else it
+        extra = {**best.extra, "objectives": {"kd": kd.objective, "iterative": it.objective}}
+        out.append(dataclasses.replace(best, extra=extra))
+    return out
+
+
+def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend=None,
+                 progress=None, memory_limit=None, n_jobs=1):
     """K-D or iterative xOrder (any K >= 2) on the NumPy reference or the GPU.
 
     On the GPU, two groups run the 2-D kernels (the K-D and iterative DPs are the 2-D DP

@@ -28,6 +28,7 @@ from rich.table import Table
 from gpu_xorder._experiment import DEFAULT_LAMS as PAPER_LAMS
 from gpu_xorder._experiment import GROUPINGS, RACE_SEX_NAMES
 from gpu_xorder._validation import INTERSECTION_SEP
+from gpu_xorder._validation import METHODS as METHOD_CHOICES
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -177,8 +178,9 @@ def _engine_arguments(parser, method):
     parser.add_argument("--metric", choices=METRIC_CHOICES, default="xauc",
                         help="disparity xOrder trades against AUC (default: xauc)")
     if method:
-        parser.add_argument("--method", choices=("auto", "kd", "iterative"), default="auto",
-                            help="how more than two groups are merged (default: auto)")
+        parser.add_argument("--method", choices=METHOD_CHOICES, default="auto",
+                            help="how more than two groups are merged (default: auto; "
+                                 "best: K-D and iterative, the higher objective)")
     parser.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
                         help="DP engine (default: auto, CuPy when usable)")
 

@@ -50,7 +50,7 @@ class XOrder(TransformerMixin, BaseEstimator):
         order).
     backend : {"auto", "numpy", "cupy"}, default="auto"
         Where the dynamic program runs.
-    method : {"auto", "kd", "iterative"}, default="auto"
+    method : {"auto", "kd", "iterative", "best"}, default="auto"
         How more than two groups are merged (see :func:`gpu_xorder.fair_order`). With
         more than two groups the reference group keeps its scores and every other group
         gets its own monotone map.

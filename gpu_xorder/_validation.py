@@ -13,7 +13,7 @@ import numpy as np
 METRICS = ("xauc", "prf", "urf")
 DISPARITIES = ("absolute", "signed")
 BACKENDS = ("auto", "numpy", "cupy")
-METHODS = ("auto", "kd", "iterative")
+METHODS = ("auto", "kd", "iterative", "best")
 
 MSG_NOT_1D = "{name} must be one-dimensional, got shape {shape}"
 MSG_EMPTY = "{name} is empty"

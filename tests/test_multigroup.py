@@ -165,6 +165,44 @@ def test_iterative_is_never_better_than_kd(metric):
 
 
 @pytest.mark.parametrize("metric", METRICS)
+def test_best_keeps_the_higher_objective_of_kd_and_iterative(metric):
+    """method="best": per lam, the result of the method with the higher objective (K-D
+    on a tie), with both objectives recorded; progress covers both methods' cells."""
+    rng = np.random.default_rng(zlib.crc32(f"best{metric}".encode()))
+    lams = [0.0, 0.3, 1.0, 4.0]
+    winners = set()
+    for _ in range(4):
+        scores, y, groups = random_problem(rng, (7, 6, 5), metric)
+        kd = fair_order(scores, y, groups, metric=metric, lam=lams, method="kd",
+                        backend="numpy")
+        it = fair_order(scores, y, groups, metric=metric, lam=lams, method="iterative",
+                        backend="numpy")
+        seen = []
+        best = fair_order(scores, y, groups, metric=metric, lam=lams, method="best",
+                          backend="numpy", progress=lambda d, t: seen.append((d, t)))
+        for a, b, c in zip(kd, it, best):
+            want = a if a.objective >= b.objective else b
+            assert c.method == want.method and c.objective == max(a.objective, b.objective)
+            np.testing.assert_array_equal(c.order, want.order)
+            assert c.counters == want.counters
+            assert c.extra["objectives"] == {"kd": a.objective, "iterative": b.objective}
+            winners.add(c.method)
+        total = len(lams) * (cr.kd_cells((7, 6, 5)) + cr.iterative_cells((7, 6, 5)))
+        assert seen[-1] == (total, total) and all(t == total for _, t in seen)
+        assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
+    assert winners == {"kd", "iterative"}  # each wins somewhere: "best" is not one of them
+
+
+def test_best_with_two_groups_is_the_2d_dp():
+    rng = np.random.default_rng(21)
+    scores, y, groups = random_problem(rng, (9, 8), "xauc")
+    two = fair_order(scores, y, groups, lam=1.0, backend="numpy")
+    best = fair_order(scores, y, groups, lam=1.0, method="best", backend="numpy")
+    np.testing.assert_array_equal(two.order, best.order)
+    assert two.objective == best.objective and "objectives" not in best.extra
+
+
+@pytest.mark.parametrize("metric", METRICS)
 @pytest.mark.parametrize("mode", ["absolute", "signed"])
 def test_two_groups_reduce_to_the_2d_dp(metric, mode):
     rng = np.random.default_rng(zlib.crc32(f"2d{metric}{mode}".encode()))
