@@ -187,7 +187,7 @@ def test_more_groups_on_the_emulated_device(engine, host_libs, metric):
 
     rng = np.random.default_rng(len(metric))
     s, y, g = random_problem(rng, (12, 9, 15, 7), metric, True)
-    for method in ("kd", "iterative"):
+    for method in ("kd", "iterative", "best"):
         cpu = fair_order(s, y, g, metric=metric, lam=[0.0, 2.0], backend="numpy",
                          method=method)
         before = dict(fake_cupy.LAUNCHES)
@@ -200,8 +200,9 @@ def test_more_groups_on_the_emulated_device(engine, host_libs, metric):
             assert after["iter_diag_kernel"] > before.get("iter_diag_kernel", 0)
         for a, b in zip(cpu, gpu):
             np.testing.assert_array_equal(a.order, b.order)
-            assert a.counters == b.counters
-            assert (a.objective, a.method, b.backend) == (b.objective, method, "cupy")
+            assert a.counters == b.counters and a.extra == b.extra
+            assert (a.objective, a.method, b.backend) == (b.objective, b.method, "cupy")
+            assert a.method == method or method == "best"
     fake_cupy.MEMORY[0] = 1000
     with pytest.raises(engine.DeviceMemoryError, match="subsample"):
         fair_order(s, y, g, metric=metric, backend="cupy", method="kd")
