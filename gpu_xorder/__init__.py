@@ -12,7 +12,7 @@ from ._estimator import xorder_path
 from ._experiment import paper_experiment
 from ._result import FairOrderResult
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "BackendUnavailableError",
