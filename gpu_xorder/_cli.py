@@ -133,8 +133,9 @@ def _build_parser():
     audit = sub.add_parser(
         "audit", help="ranking fairness of the scores in a CSV file",
         description=("AUC and the ranking disparities of one or more score columns of a "
-                     "CSV file: the maximum over pairs of groups, then xAUC for every "
-                     "ordered pair of groups, PRF for every group and URF for every pair."),
+                     "CSV file: the maximum over pairs of groups, then the AUC within "
+                     "every group, xAUC for every ordered pair of groups, PRF for every "
+                     "group and URF for every pair."),
     )
     _file_arguments(audit, label_required=True, many_scores=True)
     audit.add_argument("--json", metavar="FILE",
@@ -466,18 +467,25 @@ def _audit(args):
         rows = [_file_row(name, s, y, groups, None) for name, s in columns.items()]
         labels = np.unique(groups)
         pairs = [(g, h) for g in labels for h in labels if g != h]
+        # (title, meaning, row names, values of a score column, JSON key)
         tables = [
+            ("AUC within g", "P(a positive of g ranks above a negative of g)",
+             [str(g) for g in labels],
+             lambda s: [defined(metrics.xauc, s, y, groups, g, g) for g in labels],
+             "auc_within"),
             ("xAUC(g, h)", "P(a positive of g ranks above a negative of h)",
              [f"{g} > {h}" for g, h in pairs],
-             lambda s: [defined(metrics.xauc, s, y, groups, g, h) for g, h in pairs]),
+             lambda s: [defined(metrics.xauc, s, y, groups, g, h) for g, h in pairs],
+             "xauc"),
             ("PRF(g)", "P(a positive of g ranks above a negative of any group)",
              [str(g) for g in labels],
-             lambda s: [defined(metrics.prf, s, y, groups, g) for g in labels]),
+             lambda s: [defined(metrics.prf, s, y, groups, g) for g in labels], "prf"),
             ("URF(g, h)", "|P(an item of g ranks above one of h) - P(the reverse)|",
              [f"{g} ~ {h}" for g, h in pairs if g < h],
-             lambda s: [defined(metrics.urf, s, groups, g, h) for g, h in pairs if g < h]),
+             lambda s: [defined(metrics.urf, s, groups, g, h) for g, h in pairs if g < h],
+             "urf"),
         ]
-        values = [[compute(s) for s in columns.values()] for *_, compute in tables]
+        values = [[compute(s) for s in columns.values()] for _, _, _, compute, _ in tables]
         if args.json is not None:
             write_json(args.json, _audit_document(args, groups, y, columns, rows, tables,
                                                   values), inputs=(args.data,))
@@ -489,7 +497,7 @@ def _audit(args):
                   f"[bold]{escape(_group_title(args.group))}[/bold]: {counts}")
     console.print(_metrics_table("Summary (disparities: maximum over pairs of groups)",
                                  rows, "data", None, first="scores"))
-    for (title, meaning, names, _), per_column in zip(tables, values):
+    for (title, meaning, names, _, _), per_column in zip(tables, values):
         console.print(f"[dim]{escape(title)}: {escape(meaning)}[/dim]")
         table = Table(title=title, title_justify="left")
         table.add_column("groups")
@@ -513,8 +521,8 @@ def _audit_document(args, groups, y, columns, rows, tables, values):
     for c, (name, row) in enumerate(zip(columns, rows)):
         entry = {"auc": row["data"]["auc"],
                  "disparity": {m: row["data"][m] for m, _ in METRIC_COLUMNS}}
-        for (title, _, names, _), per_column in zip(tables, values):
-            entry[title.split("(")[0].lower()] = dict(zip(names, per_column[c]))
+        for (_, _, names, _, key), per_column in zip(tables, values):
+            entry[key] = dict(zip(names, per_column[c]))
         doc["scores"][name] = entry
     return doc
 

@@ -331,6 +331,9 @@ def test_audit_reports_the_library_metrics(tmp_path, capsys):
     assert xauc["b > c"] == pytest.approx(metrics.xauc(s, y, g, "b", "c"), abs=5e-5)
     prf = {r[0]: float(r[1]) for r in table_rows(out, "\nPRF(g) ")}
     assert prf["a"] == pytest.approx(metrics.prf(s, y, g, "a"), abs=5e-5)
+    within = {r[0]: float(r[1]) for r in table_rows(out, "\nAUC within g ")}
+    assert list(within) == ["a", "b", "c"]
+    assert within["c"] == pytest.approx(metrics.auc(s[g == "c"], y[g == "c"]), abs=5e-5)
     urf = {r[0]: float(r[2]) for r in table_rows(out, "\nURF(g, h) ")}
     assert list(urf) == ["a ~ b", "a ~ c", "b ~ c"]
     assert urf["a ~ c"] == pytest.approx(metrics.urf(s / 2, g, "a", "c"), abs=5e-5)
@@ -367,6 +370,9 @@ def test_audit_json_holds_exact_values(tmp_path, capsys):
     assert entry["disparity"]["prf"] == metrics.disparity(s, y, g, "prf")
     assert entry["xauc"]["c > a"] == metrics.xauc(s, y, g, "c", "a")
     assert entry["urf"]["a ~ b"] == metrics.urf(s, g, "a", "b")
+    assert entry["auc_within"]["b"] == metrics.xauc(s, y, g, "b", "b")
+    assert entry["auc_within"]["b"] == pytest.approx(metrics.auc(s[g == "b"], y[g == "b"]),
+                                                     abs=1e-15)
     assert main(["audit", str(path), "--score", "score", "--label", "outcome", "--group",
                  "sex", "--json", str(path)]) == 2
     assert "also an input" in capsys.readouterr().err
