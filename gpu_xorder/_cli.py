@@ -91,7 +91,7 @@ def _build_parser():
     )
     demo.add_argument("--data", choices=DATASET_CHOICES, default="compas",
                       help="bundled data set (default: compas)")
-    _experiment_arguments(demo, DEFAULT_LAMS)
+    _experiment_arguments(demo, DEFAULT_LAMS, method=True)
     demo.set_defaults(handler=_demo)
 
     fit = sub.add_parser(
@@ -265,7 +265,8 @@ def _demo(args):
     console.print(
         f"split {split['n_train']} train / {split['n_test']} test (seed {args.seed}); "
         f"logistic regression on standardised features; xOrder metric "
-        f"[bold]{args.metric}[/bold], backend {args.backend}"
+        f"[bold]{args.metric}[/bold], method {', '.join(split['methods'])}, backend "
+        f"{args.backend}"
         + (f" ({', '.join(split['backends'])})" if split["backends"] else "")
     )
     console.print(_metrics_table("Test split", rows, "test", args.metric, timing=True))
@@ -296,7 +297,7 @@ def _run_demo(data, groups, args):
     (s_tr, y_tr, a_tr), (s_te, y_te, a_te) = split_scores(
         data, groups, test_size=args.test_size, seed=args.seed)
     splits = {"train": (y_tr, a_tr), "test": (y_te, a_te)}
-    used = set()
+    used, methods = set(), []
     rows = [_row("unadjusted", {"train": s_tr, "test": s_te}, splits, None)]
     with Progress(
         TextColumn("{task.description}"),
@@ -315,16 +316,19 @@ def _run_demo(data, groups, args):
                 progress.update(task, completed=done, total=total)
 
             start = time.perf_counter()
-            est = XOrder(metric=args.metric, lam=lam, backend=args.backend)
+            est = XOrder(metric=args.metric, lam=lam, backend=args.backend,
+                         method=args.method)
             est.fit(s_tr, y_tr, sensitive_features=a_tr, progress=callback)
             seconds = time.perf_counter() - start
             used.add(est.result_.backend)
+            methods.append(est.result_.method)
             adjusted = {
                 "train": est.transform(s_tr, sensitive_features=a_tr),
                 "test": est.transform(s_te, sensitive_features=a_te),
             }
             rows.append(_row(f"{lam:g}", adjusted, splits, seconds))
-    return rows, {"n_train": y_tr.size, "n_test": y_te.size, "backends": sorted(used)}
+    return rows, {"n_train": y_tr.size, "n_test": y_te.size, "backends": sorted(used),
+                  "methods": list(dict.fromkeys(methods))}  # in order of first use
 
 
 def _row(label, scores, splits, seconds):

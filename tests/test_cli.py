@@ -44,6 +44,7 @@ def test_demo_german(capsys):
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err
     assert "german: 1000 rows, 58 features" in out
+    assert "xOrder metric xauc, method 2d, backend" in " ".join(out.split())
     for title in ("Test split", "Training split"):
         assert title in out
         rows = table_rows(out, title)
@@ -84,9 +85,10 @@ def test_demo_with_live_progress(monkeypatch):
 def test_demo_with_more_groups(groups, names, capsys):
     # A small training split keeps the multi-group DP cheap.
     assert main(["demo", "--data", "compas", "--groups", groups, "--test-size", "0.95",
-                 "--lam", "1"]) == 0
+                 "--lam", "1", "--method", "iterative"]) == 0
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err
+    assert "method iterative" in " ".join(out.split())
     assert all(f"{name} " in out for name in names)
     assert [row[0] for row in table_rows(out, "Test split")] == ["unadjusted", "1"]
 
