@@ -289,8 +289,8 @@ def _best_of(solve, n_lams, progress, kd_cells, iterative_cells):
     return out
 
 
-def _solve_multi(s, y, index, labels, metric, mode, lams, method, backend=None,
-                 progress=None, memory_limit=None, n_jobs=1):
+def _solve_multi(s, y, index, labels, metric, mode, lams, method, *, backend, progress,
+                 memory_limit, n_jobs):
     """K-D or iterative xOrder (any K >= 2) on the NumPy reference or the GPU.
 
     On the GPU, two groups run the 2-D kernels (the K-D and iterative DPs are the 2-D DP
