@@ -19,17 +19,11 @@ from cpu_reference import _iterative, _kd
 from gpu_xorder import fair_order
 from gpu_xorder._api import decision_bytes
 from gpu_xorder._backend import cupy_status
+from multi_table import cells as lattice_cells
+from multi_table import problem as _problem  # the multi-group table's inputs
 
 LAM = 0.5
 METRIC = "xauc"
-
-
-def _problem(k, n, seed=0):
-    rng = np.random.default_rng(seed)
-    groups = np.repeat(np.arange(k), n)
-    scores = rng.random(k * n) + 0.05 * groups
-    y = (rng.random(k * n) < 0.3 + 0.02 * groups).astype(np.int64)
-    return scores, y, groups
 
 
 def _report(benchmark, cells, decision, buffers):
@@ -51,7 +45,7 @@ def test_kd_fill(benchmark, k, n):
     planes, final_c, _, lay = benchmark.pedantic(_kd.fill_kd, args=(prob, LAM), rounds=3,
                                                  iterations=1)
     assert len(final_c) == k * (k - 1)
-    cells = cr.kd_cells(prob.sizes)
+    cells = lattice_cells("kd", k, n)
     decision = sum(p.nbytes for plane in planes[1:] for p in plane)
     rows = k * (k - 1)  # xauc: C of every ordered pair
     widest = max(lay.span(d)[1] - lay.span(d)[0] for d in range(1, sum(prob.sizes) + 1))
@@ -73,7 +67,7 @@ def test_iterative_solve(benchmark, k, n):
     path, *_ = benchmark.pedantic(_iterative.solve_iterative, args=(prob, LAM), rounds=3,
                                   iterations=1)
     assert np.bincount(path).tolist() == [n] * k
-    cells = _iterative.total_cells(prob.sizes)
+    cells = lattice_cells("iterative", k, n)
     merged = sum(prob.sizes) - min(prob.sizes)
     _report(benchmark, cells, decision_bytes(prob.sizes, "iterative"),
             2 * 2 * (k - 1) * (merged + 1) * 8)
@@ -96,6 +90,4 @@ def test_gpu_solve(benchmark, method, k, n):
                              kwargs=dict(lam=LAM, method=method, backend="cupy"),
                              rounds=2, iterations=1)
     assert res.method == method and res.backend == "cupy"
-    sizes = [n] * k
-    cells = cr.kd_cells(sizes) if method == "kd" else _iterative.total_cells(sizes)
-    _report(benchmark, cells, decision_bytes(sizes, method), 0)
+    _report(benchmark, lattice_cells(method, k, n), decision_bytes([n] * k, method), 0)

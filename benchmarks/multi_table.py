@@ -38,7 +38,7 @@ def problem(k, n, seed=0):
 
 def cells(method, k, n):
     sizes = [n] * k
-    return cr.kd_cells(sizes) if method == "kd" else cr._iterative.total_cells(sizes)
+    return cr.kd_cells(sizes) if method == "kd" else cr.iterative_cells(sizes)
 
 
 def run(method, k, n, backend):
