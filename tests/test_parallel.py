@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import cpu_reference as cr
-from gpu_xorder import _api, _parallel, fair_order, xorder_path
+from gpu_xorder import _parallel, fair_order, xorder_path
 from gpu_xorder._parallel import MSG_N_JOBS
 
 LAMS = [0.0, 0.3, 2.0]
@@ -89,7 +89,8 @@ def test_bad_n_jobs(value):
         fair_order(s, y, g, lam=LAMS, backend="numpy", n_jobs=value)
 
 
-def test_one_worker_for_one_lattice():
+def test_workers():
+    """One process for one lattice or n_jobs=1; never more workers than lattices."""
     assert _parallel.workers(4, 1) == 1 and _parallel.workers(1, 5) == 1
-    assert _parallel.workers(2, 5) == 2
-    assert _api._parallel is _parallel
+    assert _parallel.workers(2, 5) == 2 and _parallel.workers(8, 3) == 3
+    assert 1 <= _parallel.workers(-1, 4) <= 4
