@@ -24,7 +24,6 @@ from ._parallel import check_n_jobs, map_in_rounds, workers
 
 GROUPINGS = ("default", "age", "race-sex")
 SPLITS = ("train", "test")
-DISPARITIES = ("xauc", "prf", "urf")
 DEFAULT_LAMS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.5)
 #: The data sets of the paper's two settings (datasets/README.md, "Paper settings").
 PAPER_DATA = {"default": ("compas", "adult", "german", "framingham"),
@@ -131,7 +130,7 @@ class Experiment:
         for lam in (None,) + self.lams:
             chosen = [r for r in self.records if r["lam"] == lam and r["split"] == split]
             row = {"lam": lam}
-            for key in ("auc",) + DISPARITIES:
+            for key in ("auc",) + v.METRICS:
                 row[key] = _mean_std([r[key] for r in chosen])
             rows.append(row)
         return rows
@@ -330,7 +329,7 @@ def _repetition(data, groups, metric, lams, test_size, backend, method, subsampl
 
 def _record(repeat, lam, split, scores, y, groups):
     record = {"repeat": repeat, "lam": lam, "split": split, "auc": metrics.auc(scores, y)}
-    for name in DISPARITIES:
+    for name in v.METRICS:
         record[name] = defined(metrics.disparity, scores, y, groups, name)
     labels = np.unique(groups)
     record["xauc_pairs"] = {
