@@ -7,6 +7,7 @@ module constants so that tests can match them.
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -22,6 +23,14 @@ MSG_NOT_FINITE = "{name} contains NaN or infinite values (first at index {index}
 MSG_LENGTH = "{name} has length {got}, expected {expected} (the length of scores)"
 MSG_LABELS = "y must be binary with values 0 and 1, got {values}"
 MSG_GROUPS_NULL = "sensitive features contain missing values (None or NaN)"
+MSG_GROUPS_MIXED = (
+    "sensitive features mix labels of types {types} (e.g. {first!r} and {second!r}); "
+    "give every label of a column one type (all strings or all numbers)"
+)
+MSG_GROUPS_RAGGED = (
+    "sensitive features are ragged (rows of different lengths): give one label per "
+    "item, or the same number of attribute columns for every item"
+)
 MSG_GROUPS_NDIM = (
     "sensitive features must be one-dimensional (a group label per item) or "
     "two-dimensional (a column per attribute, intersected), got shape {shape}"
@@ -37,6 +46,10 @@ MSG_INTERSECTION_CLASH = (
 MSG_ONE_GROUP = "need at least two groups, got one ({label!r})"
 MSG_UNKNOWN = "unknown {name} {value!r}; expected one of {choices}"
 MSG_LAM = "lam must be a finite number >= 0, got {value!r}"
+MSG_INEXACT_SCORES = (
+    "{name} hold integers beyond 2**53 that float64 cannot represent exactly (first at "
+    "index {index}: {value}); they are rounded, so nearly equal scores may tie"
+)
 MSG_LAM_EMPTY = "lam is an empty sequence"
 MSG_GROUP_LACKS = "group {label!r} has no {what}, which metric {metric!r} needs"
 MSG_SIGNED_TWO = "disparity='signed' is defined for two groups only, got {k}"
@@ -76,11 +89,31 @@ def check_scores(scores, name="scores"):
         raise ValueError(MSG_NOT_1D.format(name=name, shape=arr.shape))
     if arr.size == 0:
         raise ValueError(MSG_EMPTY.format(name=name))
+    if np.issubdtype(arr.dtype, np.integer):
+        _warn_inexact(arr, name)
     arr = arr.astype(np.float64, copy=False)
     finite = np.isfinite(arr)
     if not finite.all():
         raise ValueError(MSG_NOT_FINITE.format(name=name, index=int(np.argmin(finite))))
     return arr
+
+
+def _warn_inexact(arr, name):
+    """Warn when integer scores lose digits in float64 (beyond 2**53)."""
+    big = np.flatnonzero(arr > 2**53) if arr.dtype.kind == "u" else np.flatnonzero(
+        (arr > 2**53) | (arr < -(2**53)))
+    if big.size == 0:
+        return
+    values = arr[big]
+    as_float = values.astype(np.float64)
+    limit = 2.0**64 if arr.dtype.kind == "u" else 2.0**63
+    in_range = (as_float < limit) & (as_float >= -limit)
+    back = np.where(in_range, as_float, 0.0).astype(arr.dtype)
+    inexact = ~in_range | (back != values)
+    if inexact.any():
+        first = int(np.argmax(inexact))
+        warnings.warn(MSG_INEXACT_SCORES.format(name=name, index=int(big[first]),
+                                                value=int(values[first])), stacklevel=3)
 
 
 def check_size(n):
@@ -132,7 +165,7 @@ def encode_groups(groups, n):
     index : ndarray of int64
         The group index of every item.
     """
-    arr = np.asarray(groups)
+    arr = _group_array(groups)
     if arr.ndim == 2:
         if arr.shape[0] != n and arr.shape[1] == n:
             raise ValueError(MSG_GROUPS_TRANSPOSED.format(shape=arr.shape))
@@ -144,6 +177,33 @@ def encode_groups(groups, n):
     arr = _check_group_column(arr, n)
     labels, index = np.unique(arr, return_inverse=True)
     return labels, index.reshape(-1).astype(np.int64)
+
+
+def _group_array(groups):
+    """``np.asarray(groups)``, refusing ragged rows and lists that NumPy would turn into
+    text by mixing strings with numbers (0 and "0" would become one group)."""
+    try:
+        arr = np.asarray(groups)
+    except ValueError:
+        raise ValueError(MSG_GROUPS_RAGGED) from None
+    if arr.dtype == object and arr.ndim == 1 and arr.size and all(
+            isinstance(v, (list, tuple, np.ndarray)) for v in arr):
+        raise ValueError(MSG_GROUPS_RAGGED)
+    if arr.dtype.kind == "U" and not isinstance(groups, np.ndarray) and arr.ndim <= 2:
+        values = np.asarray(groups, dtype=object)
+        for column in values.reshape(values.shape[0] if values.ndim else 1, -1).T:
+            _check_one_type(column)
+    return arr
+
+
+def _check_one_type(values):
+    """Raise TypeError when ``values`` (an object array) holds strings and non-strings."""
+    is_text = np.fromiter((isinstance(v, str) for v in values), dtype=bool,
+                          count=values.size)
+    if is_text.any() and not is_text.all():
+        first, second = values[np.argmax(is_text)], values[np.argmin(is_text)]
+        types = " and ".join(sorted({type(first).__name__, type(second).__name__}))
+        raise TypeError(MSG_GROUPS_MIXED.format(types=types, first=first, second=second))
 
 
 def intersect(columns, n):
@@ -191,6 +251,7 @@ def _check_group_column(arr, n):
     if arr.dtype == object:
         if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in arr):
             raise ValueError(MSG_GROUPS_NULL)
+        _check_one_type(arr)
         arr = arr.astype(str) if all(isinstance(v, str) for v in arr) else arr
     elif np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
         raise ValueError(MSG_GROUPS_NULL)
@@ -212,7 +273,7 @@ def group_position(labels, label):
 
 def check_lam(lam):
     """Return ``(values, is_batch)``: lam as a float64 array and whether it was a sequence."""
-    if isinstance(lam, (str, bytes)):
+    if lam is None or isinstance(lam, (str, bytes)):
         raise TypeError(MSG_LAM.format(value=lam))
     if isinstance(lam, numbers.Real) or (isinstance(lam, np.ndarray) and lam.ndim == 0):
         values, batch = np.array([float(lam)]), False
