@@ -14,6 +14,16 @@ number of groups.
 
 import numpy as np
 
+MSG_SPAN = (
+    "scores from {lo!r} to {hi!r} span more than float64 can hold around them (the "
+    "adjusted scores need max - min plus a margin below 1.8e308); rescale them (dividing "
+    "every score by one positive number keeps the ranking)"
+)
+MSG_MAP_OVERFLOW = (
+    "the adjusted score of {value!r} overflows float64: the score lies too far outside "
+    "the training scores of its group"
+)
+
 
 def is_probability_like(scores) -> bool:
     """Whether every score lies in [0, 1] (the scores are then treated as probabilities)."""
@@ -65,6 +75,11 @@ def default_bounds(scores, ref_scores):
     (float, float)
         ``(lo, hi)``.
 
+    Raises
+    ------
+    ValueError
+        When ``hi - lo`` overflows float64 (scores spanning about 1.8e308 or more).
+
     Examples
     --------
     >>> default_bounds([0.2, 0.9, 0.5], [0.9, 0.5])
@@ -86,6 +101,10 @@ def default_bounds(scores, ref_scores):
         hi = max(ref_hi + margin, float(np.nextafter(ref_hi, np.inf)))
     if lo >= ref_lo:
         lo = min(ref_lo - margin, float(np.nextafter(ref_lo, -np.inf)))
+    with np.errstate(over="ignore"):
+        span = hi - lo
+    if not np.isfinite(span):
+        raise ValueError(MSG_SPAN.format(lo=float(scores.min()), hi=float(scores.max())))
     return lo, hi
 
 
@@ -259,8 +278,13 @@ def apply_group_maps(scores, group_index, maps, clip=None):
         if first == last:
             continue
         idx = by[first:last]
-        mapped = _map_one(scores[idx], x, y)
+        with np.errstate(over="ignore"):
+            mapped = _map_one(scores[idx], x, y)
         if clip is not None:
             mapped = np.clip(mapped, clip[0], clip[1])
+        finite = np.isfinite(mapped)
+        if not finite.all():
+            bad = float(scores[idx][np.argmin(finite)])
+            raise ValueError(MSG_MAP_OVERFLOW.format(value=bad))
         out[idx] = mapped
     return out

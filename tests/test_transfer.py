@@ -222,3 +222,22 @@ def test_default_bounds_enclose_the_reference(scores, ref):
     lo, hi = default_bounds(scores, ref)
     assert lo < min(ref) and hi > max(ref)
     assert lo <= scores.min() and hi >= scores.max()
+
+
+@pytest.mark.parametrize("scores", [[1e308, -1e308, 0.5], [6e307, -6e307, 5e307, -5e307]])
+def test_scores_beyond_the_float64_span_are_refused(scores):
+    """Finite scores whose span (plus margin) overflows would give infinite bounds and
+    NaN adjusted scores; the fit says so instead."""
+    with pytest.raises(ValueError, match="span more than float64 can hold"):
+        default_bounds(scores, scores[:2])
+    lo, hi = default_bounds(np.divide(scores, 10), np.divide(scores[:2], 10))
+    assert np.isfinite(hi - lo)
+
+
+def test_a_map_that_overflows_is_an_error_not_inf():
+    maps = {1: (np.array([0.0, 1.0]), np.array([0.0, 1e300]))}
+    assert apply_group_maps([0.5, 2.0], [1, 1], maps).tolist() == [5e299, 2e300]
+    with pytest.raises(ValueError, match="adjusted score of 1e\\+300 overflows float64"):
+        apply_group_maps([0.5, 1e300], [1, 1], maps)
+    # clipped (probability-like) maps stay finite whatever the score
+    assert apply_group_maps([1e300], [1], maps, clip=(0.0, 1.0)).tolist() == [1.0]
