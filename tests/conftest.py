@@ -1,7 +1,39 @@
+"""Session settings of the test suite.
+
+- GPU tests (``@pytest.mark.gpu``) are skipped where CuPy sees no usable device.
+- Slow tests (``@pytest.mark.slow``) repeat, on larger inputs, a property that a test
+  of the default run already checks on small ones. They are skipped unless the run asks
+  for them: ``--run-slow`` runs them with the rest, and a ``-m`` expression that names
+  ``slow`` (``-m slow``: only they) decides on its own. A hook rather than
+  ``addopts = -m "not slow"``, which a ``-m`` given on the command line would replace.
+- BLAS runs on one thread, in this process and in the processes it starts, unless the
+  caller set a thread count: on a busy 2-core machine OpenBLAS's own threads made one
+  logistic regression of the README's quick start take 22 s instead of 1 s.
+"""
+
+import os
+
 import pytest
+
+_BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+if not any(name in os.environ for name in _BLAS_THREADS):
+    from threadpoolctl import threadpool_limits
+
+    os.environ.update(dict.fromkeys(_BLAS_THREADS, "1"))
+    threadpool_limits(1)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--run-slow", action="store_true", default=False,
+                     help="also run the tests marked slow (larger inputs)")
 
 
 def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--run-slow") and "slow" not in (config.option.markexpr or ""):
+        skip_slow = pytest.mark.skip(reason="slow: run with --run-slow (or -m slow)")
+        for item in items:
+            if "slow" in item.keywords:
+                item.add_marker(skip_slow)
     gpu_items = [item for item in items if "gpu" in item.keywords]
     if not gpu_items:
         return
