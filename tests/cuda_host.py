@@ -9,9 +9,14 @@ nvcc, GPU or not. Host arithmetic is IEEE double without contraction
 """
 
 import ctypes
+import functools
+import hashlib
+import os
 import shutil
 import subprocess
+import tempfile
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 
@@ -25,18 +30,40 @@ def available():
     return shutil.which("nvcc") is not None
 
 
-def build(metric, folder, source="xorder_multi.cu"):
-    """Compile the host drivers of ``source`` for ``metric`` into ``folder``; return the
-    library."""
-    lib = folder / f"{source.split('.')[0]}_host_{metric}.so"
+@functools.lru_cache(maxsize=None)
+def build(metric, source="xorder_multi.cu"):
+    """The host drivers of ``source`` compiled for ``metric``, as a loaded library.
+
+    Built once: the library is kept in a folder of the system's temporary directory
+    under a name holding a hash of everything that makes it (the ``.cu`` file, the
+    header, the nvcc options and version), so a session builds it at most once (every
+    test module shares it) and later sessions reuse it until one of those changes.
+    """
+    flags = ["-shared", "-Xcompiler", "-fPIC", "-Xcompiler", "-ffp-contract=off",
+             "--fmad=false", "-DXO_HOST_TEST", f"-DMETRIC={mi.METRIC_CODE[metric]}"]
+    key = hashlib.sha256()
+    for piece in ((CUDA / source).read_bytes(), (CUDA / "xorder_common.cuh").read_bytes(),
+                 " ".join(flags).encode(), _nvcc_version().encode()):
+        key.update(piece + b"\0")
+    user = os.getuid() if hasattr(os, "getuid") else ""
+    folder = Path(tempfile.gettempdir()) / f"gpu_xorder_cuda_host{user}"
+    folder.mkdir(exist_ok=True)
+    lib = folder / f"{source.split('.')[0]}_{metric}_{key.hexdigest()[:16]}.so"
     if not lib.exists():
-        proc = subprocess.run(
-            ["nvcc", "-shared", "-Xcompiler", "-fPIC", "-Xcompiler", "-ffp-contract=off",
-             "--fmad=false", "-DXO_HOST_TEST", f"-DMETRIC={mi.METRIC_CODE[metric]}",
-             "-o", str(lib), str(CUDA / source)],
-            capture_output=True, text=True)
+        # built under a name of its own, then renamed: a concurrent session never loads
+        # a half-written library
+        part = lib.with_name(f"{lib.stem}.{os.getpid()}.part")
+        proc = subprocess.run(["nvcc", *flags, "-o", str(part), str(CUDA / source)],
+                              capture_output=True, text=True)
         assert proc.returncode == 0, proc.stdout + proc.stderr
+        os.replace(part, lib)
     return ctypes.CDLL(str(lib))
+
+
+@functools.lru_cache(maxsize=None)
+def _nvcc_version():
+    return subprocess.run(["nvcc", "--version"], capture_output=True, text=True,
+                          check=True).stdout
 
 
 def c_arg(value):

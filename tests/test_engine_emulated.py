@@ -166,14 +166,13 @@ def test_smoke_test_and_device_info(engine):
 
 
 @pytest.fixture(scope="module")
-def host_libs(tmp_path_factory):
+def host_libs():
     """The multi-group kernels compiled for the host, one library per metric."""
     if not cuda_host.available():
         pytest.skip("nvcc not on PATH")
     from gpu_xorder import _multi_inputs as mi
 
-    folder = tmp_path_factory.mktemp("cuda_host_engine")
-    libs = {mi.METRIC_CODE[m]: cuda_host.build(m, folder) for m in METRICS}
+    libs = {mi.METRIC_CODE[m]: cuda_host.build(m) for m in METRICS}
     fake_cupy.HOST_LIBS.update(libs)
     yield libs
     fake_cupy.HOST_LIBS.clear()

@@ -22,9 +22,8 @@ METRICS = ("xauc", "prf", "urf")
 
 
 @pytest.fixture(scope="module")
-def libs(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("cuda_host")
-    return {metric: cuda_host.build(metric, folder) for metric in METRICS}
+def libs():
+    return {metric: cuda_host.build(metric) for metric in METRICS}
 
 
 def _problem(rng, sizes, metric, ties):

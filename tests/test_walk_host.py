@@ -14,8 +14,8 @@ METRICS = ("xauc", "prf", "urf")
 
 
 @pytest.fixture(scope="module")
-def lib(tmp_path_factory):
-    return cuda_host.build("xauc", tmp_path_factory.mktemp("fill_host"), "xorder_fill.cu")
+def lib():
+    return cuda_host.build("xauc", "xorder_fill.cu")
 
 
 def lattices(seed):
