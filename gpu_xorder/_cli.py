@@ -12,8 +12,12 @@ Output goes through the module-level consoles ``console`` (stdout) and ``err_con
 """
 
 import argparse
+import contextlib
+import math
 import platform
+import re
 import time
+import warnings
 
 import numpy as np
 from rich.console import Console
@@ -21,8 +25,10 @@ from rich.markup import escape
 from rich.progress import BarColumn
 from rich.progress import MofNCompleteColumn
 from rich.progress import Progress
+from rich.progress import TaskProgressColumn
 from rich.progress import TextColumn
 from rich.progress import TimeElapsedColumn
+from rich.progress import TimeRemainingColumn
 from rich.table import Table
 
 from gpu_xorder._experiment import DEFAULT_LAMS as PAPER_LAMS
@@ -57,6 +63,25 @@ AGE_BAND_NAMES = {0: "age <= 25", 1: "25 < age <= 40", 2: "age > 40"}
 LIBRARY_ERRORS = (ValueError, TypeError, RuntimeError, MemoryError)
 FILE_ERRORS = (OSError, UnicodeDecodeError)
 DEFAULT_COLUMN = "score_fair"
+#: More groups than this in fit or audit (an ID-like column, say) are refused unless
+#: --max-groups allows them.
+MAX_GROUPS = 20
+GROUP_TYPES = ("text", "int", "float", "bool")
+#: Seconds per lattice cell of the NumPy fill (12-18 ns on a 2-core AMD EPYC, README),
+#: for the estimate printed before a long fit on the CPU.
+CPU_SECONDS_PER_CELL = 15e-9
+LONG_FIT_SECONDS = 60.0
+
+MSG_MAX_GROUPS = ("{path}: {columns} gives {n} groups, more than --max-groups {limit} "
+                  "(an ID-like column?); pass --max-groups {n} to fit them all")
+MSG_SUBSAMPLE = ("--subsample {k} keeps {kept} of the {n} rows (the smallest group, "
+                 "{group!r} with {size} rows, keeps {group_kept}), and then {why}; use a "
+                 "smaller --subsample")
+MSG_LONG_FIT = ("this fit fills about {cells:.2g} lattice cells: roughly {time} on the "
+                "CPU (about {ns:g} ns per cell). --subsample {k} would learn the order on "
+                "1 in {k} items of each group in about {time_k}; a GPU (--backend cupy) "
+                "is faster still")
+MSG_INTERNAL = "unexpected {kind}: {message} (a bug in gpu-xorder; please report it)"
 
 
 def _probability(text):
@@ -124,7 +149,7 @@ def _build_parser():
                      "file and write the file with the adjusted scores added as a column. "
                      "With --label, also print AUC and disparities before and after."),
     )
-    _file_arguments(transform, label_required=False)
+    _file_arguments(transform, label_required=False, group_options=False)
     transform.add_argument("--model", required=True, help="model file from gpu-xorder fit")
     transform.add_argument("--output", required=True, help="CSV file to write")
     _column_argument(transform)
@@ -204,9 +229,11 @@ def _experiment_arguments(parser, lams, method=False):
                         help="fraction held out for testing (default: 0.3)")
 
 
-def _file_arguments(parser, label_required, many_scores=False):
-    """The CSV file and its columns, as every file command takes them."""
-    parser.add_argument("data", help="CSV file with a header row (.csv or .csv.gz)")
+def _file_arguments(parser, label_required, many_scores=False, group_options=True):
+    """The CSV file and its columns, as every file command takes them; with
+    ``group_options``, how group labels are read and how many groups are allowed."""
+    parser.add_argument("data", help="CSV file with a header row (UTF-8; may be gzip, "
+                                     "bz2 or xz compressed)")
     parser.add_argument("--score", required=True, metavar="COLUMN",
                         nargs="+" if many_scores else None,
                         help="score columns to compare (e.g. before and after xOrder)"
@@ -214,8 +241,15 @@ def _file_arguments(parser, label_required, many_scores=False):
     parser.add_argument("--label", required=label_required, metavar="COLUMN",
                         help="column of the 0/1 labels")
     parser.add_argument("--group", required=True, metavar="COLUMN", nargs="+",
-                        help="column of the protected groups (read as text); several "
-                        "columns: their intersections, labelled 'a & b'")
+                        help="column of the protected groups (spaces around a label are "
+                        "ignored); several columns: their intersections, labelled 'a & b'")
+    if group_options:
+        parser.add_argument("--group-type", choices=GROUP_TYPES, default="text",
+                            help="read group labels as text (default) or as numbers or "
+                                 "booleans, the type a model keeps them in")
+        parser.add_argument("--max-groups", type=_positive, default=MAX_GROUPS,
+                            metavar="N", help="refuse more than N groups, which an ID-like "
+                            f"column would give (default: {MAX_GROUPS})")
 
 
 def _column_argument(parser):
@@ -224,18 +258,44 @@ def _column_argument(parser):
 
 
 def main(argv=None) -> int:
-    """Run the command line; return the exit status (argparse errors give 2)."""
+    """Run the command line; return the exit status: 0, 2 for any error (one line on
+    stderr; argparse errors give 2 as well), 130 after Ctrl-C."""
     parser = _build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 2
-    return args.handler(args)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")
+            warnings.showwarning = _warning
+            return args.handler(args)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # the promise: one line, never a traceback
+        return _error(MSG_INTERNAL.format(kind=type(exc).__name__, message=exc))
 
 
-def _error(message):
-    err_console.print(f"[bold red]error:[/bold red] {escape(str(message))}")
+def _one_line(problem):
+    """An exception or message as one line of text; an OSError as "path: reason"."""
+    if isinstance(problem, OSError) and problem.strerror and problem.filename:
+        text = f"{problem.filename}: {problem.strerror}"
+    elif isinstance(problem, OSError) and problem.strerror:
+        text = problem.strerror
+    else:
+        text = str(problem)
+    return re.sub(r"\s*[\r\n]+\s*", " ", text).strip()
+
+
+def _error(problem):
+    err_console.print(f"[bold red]error:[/bold red] {escape(_one_line(problem))}",
+                      soft_wrap=True, emoji=False)
     return 2
+
+
+def _warning(message, category, filename, lineno, file=None, line=None):
+    err_console.print(f"[yellow]warning:[/yellow] {escape(_one_line(message))}",
+                      soft_wrap=True, emoji=False)
 
 
 # ---------------------------------------------------------------------------- demo
@@ -369,28 +429,35 @@ def _metrics_table(title, rows, split, chosen, timing=False, first="lam"):
 
 def _fit(args):
     from gpu_xorder import XOrder
+    from gpu_xorder._backend import resolve_backend
     from gpu_xorder._io import Table as CsvTable
-    from gpu_xorder._io import refuse_inputs
+    from gpu_xorder._io import check_outputs, model_text, parse_label, write_files
 
     try:
-        # refuse to write over an input before any work
-        refuse_inputs(args.model, (args.data,) + _given(args.output))
-        if args.output is not None:
-            refuse_inputs(args.output, (args.data,))
+        # every input and output checked before any work; nothing written until the end
+        check_outputs((args.model,) + _given(args.output), inputs=(args.data,))
         data = CsvTable(args.data)
-        scores, groups = data.numbers(args.score), data.groups(args.group)
-        y = data.numbers(args.label)
+        scores, y = data.numbers(args.score), data.numbers(args.label)
+        groups = _read_groups(data, args)
+        reference = args.reference_group
+        if reference is not None and len(args.group) == 1:
+            reference = parse_label(reference, args.group_type)
         est = XOrder(metric=args.metric, lam=args.lam, disparity=args.disparity,
-                     reference_group=args.reference_group, backend=args.backend,
+                     reference_group=reference, backend=args.backend,
                      method=args.method, subsample=args.subsample,
                      memory_limit=args.memory_limit)
+        _check_subsample(scores, y, groups, args)
+        on_cpu = resolve_backend(args.backend) == "numpy"
         start = time.perf_counter()
-        est.fit(scores, y, sensitive_features=groups)
+        with _fit_progress(args, on_cpu) as progress:
+            est.fit(scores, y, sensitive_features=groups, progress=progress)
         seconds = time.perf_counter() - start
+        model = model_text(est._model_document())
+        files = [(args.model, lambda f: f.write(model), None)]
         if args.output is not None:
-            data.write_with(args.output, args.column, est.train_scores_adjusted_,
-                            inputs=(args.model,))
-        est.save(args.model)
+            files.append((args.output,
+                          data.writer(args.column, est.train_scores_adjusted_), ""))
+        write_files(files, inputs=(args.data,))
     except LIBRARY_ERRORS + FILE_ERRORS as exc:
         return _error(exc)
     r = est.result_
@@ -412,6 +479,80 @@ def _fit(args):
     return 0
 
 
+def _read_groups(data, args):
+    """The groups of ``data`` as ``--group`` and ``--group-type`` say; more than
+    ``--max-groups`` of them are refused."""
+    groups = data.groups(args.group, args.group_type)
+    n = np.unique(groups).size
+    if n > args.max_groups:
+        raise ValueError(MSG_MAX_GROUPS.format(path=args.data, n=n, limit=args.max_groups,
+                                               columns=_group_title(args.group)))
+    return groups
+
+
+def _check_subsample(scores, y, groups, args):
+    """Refuse a --subsample that leaves a group without what the metric needs (before
+    the fit, which would only say that the subsample lacks positives or negatives)."""
+    from gpu_xorder import _validation as v
+    from gpu_xorder._estimator import equidistant_subsample
+
+    if args.subsample is None or args.subsample == 1:
+        return
+    y = v.check_labels(y, scores.size)
+    labels, index = v.encode_groups(groups, scores.size)
+    keep = equidistant_subsample(scores, index, args.subsample)
+    try:
+        v.check_supports(labels, index[keep], y[keep], args.metric)
+    except ValueError as exc:
+        sizes = np.bincount(index, minlength=labels.size)
+        g = int(np.argmin(sizes))
+        raise ValueError(MSG_SUBSAMPLE.format(
+            k=args.subsample, kept=keep.size, n=scores.size, group=labels[g].item(),
+            size=int(sizes[g]), group_kept=-(-int(sizes[g]) // args.subsample),
+            why=exc)) from None
+
+
+@contextlib.contextmanager
+def _fit_progress(args, on_cpu):
+    """A progress callback for ``XOrder.fit``: a bar with the time left on a terminal,
+    and, for a fit that will take long on the CPU, a note (at the first report, when the
+    lattice size is known) with an estimate and a ``--subsample`` that would be quick."""
+    noted = []
+
+    def note(total):
+        noted.append(True)
+        seconds = total * CPU_SECONDS_PER_CELL
+        if not on_cpu or seconds < LONG_FIT_SECONDS:
+            return
+        k = (args.subsample or 1) * max(2, math.ceil(math.sqrt(seconds / 10.0)))
+        err_console.print(
+            "[yellow]note:[/yellow] " + escape(MSG_LONG_FIT.format(
+                cells=float(total), time=_duration(seconds), ns=CPU_SECONDS_PER_CELL * 1e9,
+                k=k, time_k=_duration(seconds * ((args.subsample or 1) / k) ** 2))),
+            soft_wrap=True, emoji=False)
+
+    with Progress(TextColumn("xOrder"), BarColumn(), TaskProgressColumn(),
+                  TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+                  console=console, transient=True,
+                  disable=not console.is_terminal) as progress:
+        task = progress.add_task("fit", total=None)
+
+        def callback(done, total):
+            if not noted:
+                note(total)
+            progress.update(task, completed=done, total=total)
+
+        yield callback
+
+
+def _duration(seconds):
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def _group_title(columns):
     """How groups read from ``columns`` are called: ``race`` or ``race & sex``."""
     return INTERSECTION_SEP.join(columns)
@@ -424,20 +565,25 @@ def _given(path):
 def _transform(args):
     from gpu_xorder import XOrder
     from gpu_xorder._io import Table as CsvTable
-    from gpu_xorder._io import refuse_inputs
+    from gpu_xorder._io import check_outputs, label_kind, write_files
 
+    inputs = (args.data, args.model)
     try:
-        refuse_inputs(args.output, (args.data, args.model))
+        check_outputs((args.output,), inputs=inputs)
         est = XOrder.load(args.model)
         data = CsvTable(args.data)
-        scores, groups = data.numbers(args.score), data.groups(args.group)
+        scores = data.numbers(args.score)
+        # the model's labels keep their type (integer groups of a Python fit, say);
+        # intersections are labelled by text
+        kind = label_kind(est.groups_) if len(args.group) == 1 else "text"
+        groups = data.groups(args.group, kind)
         y = None if args.label is None else data.numbers(args.label)
         adjusted = est.transform(scores, sensitive_features=groups)
-        data.write_with(args.output, args.column, adjusted, inputs=(args.model,))
         rows = None
         if y is not None:
             rows = [_file_row("unadjusted", scores, y, groups, None),
                     _file_row(f"{est.lam:g}", adjusted, y, groups, None)]
+        write_files([(args.output, data.writer(args.column, adjusted), "")], inputs=inputs)
     except LIBRARY_ERRORS + FILE_ERRORS as exc:
         return _error(exc)
     console.print(f"[bold]{escape(args.data)}[/bold]: {scores.size} rows adjusted by "
@@ -460,13 +606,12 @@ def _audit(args):
     from gpu_xorder import metrics
     from gpu_xorder._experiment import defined
     from gpu_xorder._io import Table as CsvTable
-    from gpu_xorder._io import refuse_inputs, write_json
+    from gpu_xorder._io import check_outputs, write_json
 
     try:
-        if args.json is not None:
-            refuse_inputs(args.json, (args.data,))
+        check_outputs(_given(args.json), inputs=(args.data,))
         data = CsvTable(args.data)
-        groups, y = data.groups(args.group), data.numbers(args.label)
+        groups, y = _read_groups(data, args), data.numbers(args.label)
         columns = {name: data.numbers(name) for name in args.score}
         rows = [_file_row(name, s, y, groups, None) for name, s in columns.items()]
         labels = np.unique(groups)
@@ -536,13 +681,12 @@ def _audit_document(args, groups, y, columns, rows, tables, values):
 def _paper(args):
     from gpu_xorder._experiment import PAPER_DATA
     from gpu_xorder._experiment import paper_experiment
-    from gpu_xorder._io import refuse_inputs, write_json
+    from gpu_xorder._io import check_outputs, write_json
 
     names = args.data or PAPER_DATA[args.groups]
     experiments = []
     try:
-        if args.json is not None:
-            refuse_inputs(args.json, ())  # before the work: the folder must exist
+        check_outputs(_given(args.json))  # before the work
         for name in names:
             with Progress(
                 TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),

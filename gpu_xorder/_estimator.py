@@ -271,14 +271,18 @@ class XOrder(TransformerMixin, BaseEstimator):
         ...       == xo.transform(new, sensitive_features=["b", "b"])).all())
         True
         """
+        _io.write_json(path, self._model_document())
+
+    def _model_document(self):
+        """The JSON document :meth:`save` writes (the command line writes it together
+        with its other outputs)."""
         check_is_fitted(self)
         r = self.result_
         summary = {"n_items": int(self.order_.size), "method": r.method,
                    "backend": r.backend, "auc": r.auc, "disparity": r.disparity,
                    "objective": r.objective}
-        doc = _io.model_to_dict(self.get_params(), self.groups_, self.reference_group_,
-                                self.bounds_, self.clip_, self.maps_, summary)
-        _io.write_json(path, doc)
+        return _io.model_to_dict(self.get_params(), self.groups_, self.reference_group_,
+                                 self.bounds_, self.clip_, self.maps_, summary)
 
     @classmethod
     def load(cls, path: "str | os.PathLike") -> "XOrder":
@@ -291,19 +295,20 @@ class XOrder(TransformerMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            If the file is not a valid gpu-xorder model (wrong format or version,
-            missing fields, maps that are not increasing, unknown parameters).
+            If the file is not a valid gpu-xorder model: every field is checked before
+            use (format, version, parameters, group labels, bounds, clipping range and
+            maps: their types, sizes, finiteness and order); the message says what is
+            wrong.
         """
         params, groups, reference, bounds, clip, maps, _ = _io.model_from_dict(
-            _io.read_json(path), path)
-        known = cls().get_params()
-        unknown = sorted(set(params) - set(known))
-        if unknown:
-            raise ValueError(_io.MSG_MODEL.format(path=path,
-                                                  why=f"unknown parameters {unknown}"))
+            _io.read_json(path), path, known_params=cls().get_params())
         est = cls(**params)
+        try:
+            est._check_params()
+        except (TypeError, ValueError) as exc:
+            raise ValueError(_io.MSG_MODEL.format(path=os.fspath(path), why=exc)) from None
         est.groups_ = np.array(groups)
-        est.reference_group_ = est.groups_[groups.index(reference)]
+        est.reference_group_ = est.groups_[reference]
         est.bounds_, est.clip_, est.maps_ = bounds, clip, maps
         est.n_features_in_ = 1
         return est

@@ -1,55 +1,252 @@
-"""Files: fitted models as JSON, score tables as CSV, every write atomic.
+"""Files: score tables as CSV, fitted models as JSON; reads that name the file, writes
+that are all or nothing.
 
-A saved model is plain JSON (never pickle): the estimator's parameters, the group
-labels, the reference group and each group's monotone map as its knots. Floats are
-written by ``repr`` (shortest round-trip), so a loaded model transforms bit for bit as
-the fitted one. Files are written to a temporary file in the target's folder and moved
-over the target in one ``os.replace``; a failed write leaves the target as it was, and
-no write may land on one of the command's input files.
+Reading. Compressed files (gzip, bz2, xz) are recognised by their content, whatever they
+are called. Text is UTF-8, with or without a byte-order mark. A CSV file is read whole
+by one reader (:class:`Table`): blank lines are skipped, every row keeps the line it
+starts on (quoted cells may span lines), a cell may be of any length, and every error
+names the file, and where it can the line and the column. A saved model is plain JSON
+(never pickle), checked field by field by :func:`model_from_dict` before any value of it
+is used.
+
+Writing. :func:`check_output` refuses, before a command does any work, an output that
+is one of the command's inputs, a folder, a device, a pipe, a file it may not write, or
+a path in a folder that is missing or that it cannot write; a symbolic link is written
+through (its target is replaced, the link kept). :func:`write_files` writes several files
+or none: each goes to a temporary file beside its target, all of them are written and
+flushed before the first is moved into place by ``os.replace``, and the temporary files
+are removed on any error, on Ctrl-C and on SIGTERM or SIGHUP. A file named ``.gz``,
+``.bz2`` or ``.xz`` is written compressed so. Floats are written by ``repr``
+(shortest round trip), so a loaded model transforms bit for bit as the fitted one.
 """
 
+import bz2
+import codecs
+import contextlib
 import csv
 import gzip
+import io
 import json
+import lzma
 import math
 import os
+import re
+import signal
+import stat
 import tempfile
+import threading
+import warnings
+import zlib
 
 import numpy as np
 
-from ._validation import intersect
+from . import _validation as v
 
 MODEL_FORMAT = "gpu-xorder-model"
 MODEL_VERSION = 1
 
 MSG_MODEL = "{path}: not a gpu-xorder model file ({why})"
 MSG_SAME_FILE = "refusing to write {path}: it is also an input of this command"
+MSG_TWICE = "refusing to write {path} twice: two outputs of this command name it"
 MSG_NO_FOLDER = "cannot write {path}: no folder {folder}"
+MSG_FOLDER_LOCKED = "cannot write {path}: cannot create files in {folder} ({why})"
+MSG_NOT_REGULAR = "refusing to write {path}: it is {what}, not a regular file"
+MSG_READ_ONLY = "cannot write {path}: the file is read-only"
+MSG_WRITE = "cannot write {path}: {why}"
+MSG_COMPRESSED = "{path}: cannot read the {kind} data ({why}); is the file truncated?"
+MSG_UTF16 = "{path}: the file is UTF-16 text; save it as UTF-8 (Excel: CSV UTF-8)"
+MSG_DECODE = ("{path}, line {line}: not UTF-8 text (byte {byte}); save the file as "
+              "UTF-8 (Excel: CSV UTF-8)")
 MSG_NO_COLUMN = "{path}: no column {name!r} (columns: {columns})"
+MSG_DUPLICATE_COLUMN = ("{path}: the header names column {name!r} twice (columns "
+                        "{first} and {second}); rename one of them")
 MSG_BAD_NUMBER = "{path}, line {line}: column {name!r} holds {value!r}, not a number"
+MSG_NOT_FINITE = ("{path}, line {line}: column {name!r} holds {value!r}, not a finite "
+                  "number")
+MSG_BLANK = "{path}, line {line}: column {name!r} is blank"
+MSG_BAD_LABEL = ("{path}, line {line}: column {name!r} holds {value!r}, not {kind} "
+                 "group label")
+MSG_INEXACT = ("{path}, line {line}: column {name!r} holds the integer {value}, beyond "
+               "2**53; float64 rounds it to {rounded!r} (and {more} more such cells), so "
+               "nearly equal scores may tie")
+MSG_STRIPPED = ("{path}: column {name!r} has spaces around the group label in {count} "
+                "of its cells (first on line {line}: {value!r}); the spaces are ignored")
 MSG_EMPTY_CSV = "{path}: no header row"
 MSG_RAGGED = "{path}, line {line}: {got} fields, the header has {expected}"
+MSG_CSV = "{path}, line {line}: malformed CSV ({why})"
+
+#: Group label types a table can read, by the name the command line uses.
+LABEL_KINDS = ("text", "int", "float", "bool")
+
+
+# ------------------------------------------------------------------ reading
+
+_BZ2_BLOCK = (b"\x31\x41\x59\x26\x53\x59", b"\x17\x72\x45\x38\x50\x90")  # block, end
+_DECOMPRESS = {"gzip": gzip.decompress, "bz2": bz2.decompress, "xz": lzma.decompress}
+_COMPRESS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
+
+
+def _compression(head):
+    """The compression of data starting with ``head``, by its magic number, or None."""
+    if head.startswith(b"\x1f\x8b"):
+        return "gzip"
+    if head.startswith(b"\xfd7zXZ\x00"):
+        return "xz"
+    if re.match(rb"BZh[1-9]", head) and head[4:10] in _BZ2_BLOCK:
+        return "bz2"
+    return None
+
+
+def read_bytes(path):
+    """The content of ``path``, decompressed when it is gzip, bz2 or xz data."""
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        data = f.read()
+    kind = _compression(data[:10])
+    if kind is None:
+        return data
+    try:
+        return _DECOMPRESS[kind](data)
+    except (EOFError, OSError, ValueError, zlib.error, lzma.LZMAError) as exc:
+        raise ValueError(MSG_COMPRESSED.format(path=path, kind=kind, why=exc)) from None
+
+
+def read_text(path):
+    """The text of ``path``: UTF-8 (a byte-order mark is dropped), decompressed."""
+    data = read_bytes(path)
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise ValueError(MSG_UTF16.format(path=os.fspath(path)))
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = len((data[:exc.start] + b".").splitlines())
+        raise ValueError(MSG_DECODE.format(path=os.fspath(path), line=line,
+                                           byte=data[exc.start:exc.start + 1])) from None
 
 
 # ------------------------------------------------------------------ writing
 
-def atomic_write(path, write, *, inputs=(), newline=None):
-    """Call ``write(file)`` on a temporary text file beside ``path``, then move it over
-    ``path``; refuse when ``path`` is one of ``inputs``."""
-    path = refuse_inputs(path, inputs)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".gpu-xorder-", suffix=".tmp", dir=folder)
+def check_output(path, inputs=()):
+    """The file that writing output ``path`` replaces: ``path``, or the target of the
+    link ``path`` is. Refuse (ValueError, or OSError for the file system) a path that is
+    one of ``inputs``, a folder, a device, a pipe or a socket, an existing file this
+    process may not write, or a path in a folder that is missing or where no file can be
+    created. Commands call it on every output before their work."""
+    path = os.fspath(path)
+    target = os.path.realpath(path)
+    folder = os.path.dirname(target)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(MSG_NO_FOLDER.format(path=path, folder=folder))
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, _mode(path))  # mkstemp makes 0600; give what open() would
-        os.replace(tmp, path)
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        what = "a folder" if stat.S_ISDIR(mode) else "a device, a pipe or a socket"
+        raise ValueError(MSG_NOT_REGULAR.format(path=path, what=what))
+    for other in inputs:
+        if _same_file(target, os.fspath(other)):
+            raise ValueError(MSG_SAME_FILE.format(path=path))
+    if mode is not None and not os.access(target, os.W_OK):
+        raise PermissionError(MSG_READ_ONLY.format(path=path))
+    try:  # the one sure test that the rename at the end can succeed
+        fd, probe = tempfile.mkstemp(prefix=".gpu-xorder-", suffix=".tmp", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise PermissionError(MSG_FOLDER_LOCKED.format(
+            path=path, folder=folder, why=exc.strerror or exc)) from None
+    return target
+
+
+def check_outputs(paths, inputs=()):
+    """``check_output`` of every path of ``paths``, which must name distinct files."""
+    targets = []
+    for path in paths:
+        target = check_output(path, inputs)
+        if target in targets:
+            raise ValueError(MSG_TWICE.format(path=os.fspath(path)))
+        targets.append(target)
+    return targets
+
+
+def _same_file(a, b):
+    if os.path.exists(a) and os.path.exists(b):
+        return os.path.samefile(a, b)
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def write_files(files, inputs=()):
+    """Write every file of ``files`` or none: ``(path, write, newline)`` triples, with
+    ``write(f)`` writing the text of ``path`` to the text file ``f`` (``newline`` as for
+    ``open``). Outputs are checked as :func:`check_outputs` does; all are staged in
+    temporary files beside their targets before the first is moved into place."""
+    targets = check_outputs([path for path, _, _ in files], inputs)
+    staged = []
+    with _signals_raise():
+        try:
+            for (path, write, newline), target in zip(files, targets):
+                staged.append(_stage(os.fspath(path), target, write, newline))
+            for tmp, (path, _, _), target in zip(staged, files, targets):
+                try:
+                    os.replace(tmp, target)
+                except OSError as exc:
+                    raise OSError(exc.errno, MSG_WRITE.format(
+                        path=os.fspath(path), why=exc.strerror or exc)) from None
+        except BaseException:
+            for tmp in staged:
+                _unlink(tmp)
+            raise
+
+
+def atomic_write(path, write, *, inputs=(), newline=None):
+    """Write one file as :func:`write_files` does."""
+    write_files([(path, write, newline)], inputs)
+
+
+def _stage(path, target, write, newline):
+    """A temporary file beside ``target`` holding what ``write`` writes (compressed as
+    the name ``path`` says), flushed to disk and with the permissions of ``target``."""
+    fd, tmp = tempfile.mkstemp(prefix=".gpu-xorder-", suffix=".tmp",
+                               dir=os.path.dirname(target))
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            stream = _compressor(path, raw)
+            text = io.TextIOWrapper(stream, encoding="utf-8", newline=newline)
+            write(text)
+            text.flush()
+            text.detach()
+            if stream is not raw:
+                stream.close()  # writes the trailer; leaves ``raw`` open
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.chmod(tmp, _mode(target))  # mkstemp makes 0600; give what open() would
+    except OSError as exc:  # named after the output, not the temporary file
+        _unlink(tmp)
+        raise OSError(exc.errno, MSG_WRITE.format(path=path, why=exc.strerror or exc)) \
+            from None
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        _unlink(tmp)
         raise
+    return tmp
+
+
+def _compressor(path, raw):
+    """``raw``, or a compressing file over it when ``path`` ends in .gz, .bz2 or .xz."""
+    kind = _COMPRESS.get(os.path.splitext(path)[1].lower())
+    if kind == "gzip":  # the name, not the temporary file's, in the header; no time
+        return gzip.GzipFile(filename=os.path.basename(path), mode="wb", fileobj=raw,
+                             mtime=0)
+    if kind == "bz2":
+        return bz2.BZ2File(raw, "wb")
+    if kind == "xz":
+        return lzma.LZMAFile(raw, "wb")
+    return raw
+
+
+def _unlink(path):
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
 
 
 def _mode(path):
@@ -62,36 +259,59 @@ def _mode(path):
         return 0o666 & ~umask
 
 
-def refuse_inputs(path, inputs):
-    """``path`` (as a string), unless it names the same file as one of ``inputs`` or
-    lies in a folder that does not exist. Commands call it on every output before their
-    work, so that a long run does not end on a path it cannot write."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise FileNotFoundError(MSG_NO_FOLDER.format(path=path, folder=folder))
-    for other in inputs:
-        if _same_file(path, os.fspath(other)):
-            raise ValueError(MSG_SAME_FILE.format(path=path))
-    return path
+@contextlib.contextmanager
+def _signals_raise():
+    """While temporary files exist, make SIGTERM and SIGHUP raise SystemExit so that
+    they are removed; only in the main thread and where the signal would otherwise kill
+    the process (a program's own handlers are left alone)."""
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGTERM", "SIGHUP"):
+            signum = getattr(signal, name, None)
+            if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
+                previous[signum] = signal.signal(signum, _exit_on_signal)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
-def _same_file(a, b):
-    if os.path.exists(a) and os.path.exists(b):
-        return os.path.samefile(a, b)
-    return os.path.realpath(a) == os.path.realpath(b)
+def _exit_on_signal(signum, frame):
+    raise SystemExit(128 + signum)
 
 
 # ------------------------------------------------------------------ models
 
+#: Top-level fields of a model file; all but ``summary`` are required.
+MODEL_FIELDS = ("format", "version", "params", "groups", "reference_group", "bounds",
+                "clip", "maps", "summary")
+#: Parameters every version-1 model file holds; later ones may be missing (older files).
+REQUIRED_PARAMS = ("metric", "lam", "disparity", "reference_group", "backend", "method",
+                   "subsample", "memory_limit")
+SOLVERS = ("auto", "paper", "lagrangian", "exact")
+_LABEL_TYPES = (str, int, float, bool)
+
+
+class _Invalid(Exception):
+    """What is wrong with a model document (becomes a ValueError naming the file)."""
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 40 else text[:20] + "..." + text[-10:]
+
+
 def _label(value):
-    """A group label as a JSON value (ints, floats, strings, booleans)."""
+    """A group label as a JSON value: a string, a boolean, an integer within int64 or a
+    finite float."""
     value = np.asarray(value).item()
-    if isinstance(value, (bool, int, str)) or (isinstance(value, float)
-                                               and math.isfinite(value)):
+    if isinstance(value, (bool, str)) or (isinstance(value, float) and math.isfinite(value)):
         return value
-    raise TypeError(f"group label {value!r} of type {type(value).__name__} cannot be "
-                    "saved; use ints or strings")
+    if isinstance(value, int) and -(2**63) <= value < 2**63:
+        return value
+    raise TypeError(f"group label {_short(value)} of type {type(value).__name__} cannot "
+                    "be saved; use strings, integers within int64 or finite floats")
 
 
 def _floats(a):
@@ -117,80 +337,250 @@ def model_to_dict(params, groups, reference, bounds, clip, maps, summary):
     }
 
 
-def model_from_dict(doc, path="<model>"):
+def model_from_dict(doc, path="<model>", known_params=REQUIRED_PARAMS):
     """``(params, groups, reference, bounds, clip, maps, summary)`` of a model document,
-    checked; ``maps`` keyed by group position."""
-    def bad(why):
-        return ValueError(MSG_MODEL.format(path=path, why=why))
-
-    if not isinstance(doc, dict) or doc.get("format") != MODEL_FORMAT:
-        raise bad(f"the 'format' field is not {MODEL_FORMAT!r}")
-    if doc.get("version") != MODEL_VERSION:
-        raise bad(f"version {doc.get('version')!r}; this gpu-xorder reads version "
-                  f"{MODEL_VERSION}")
+    every field checked before use: ``groups`` a sorted list of distinct labels of one
+    type, ``reference`` the position of the reference group in it, ``maps`` keyed by
+    group position. ``known_params``: the parameter names the estimator takes (any
+    other is refused; those of ``REQUIRED_PARAMS`` must be present)."""
     try:
-        groups = list(doc["groups"])
-        params, reference = dict(doc["params"]), doc["reference_group"]
-        bounds = tuple(float(b) for b in doc["bounds"])
-        clip = None if doc["clip"] is None else tuple(float(c) for c in doc["clip"])
-        entries = list(doc["maps"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise bad(f"missing or malformed field: {exc}") from None
-    if len(set(map(repr, groups))) != len(groups) or len(groups) < 2:
-        raise bad("'groups' must list two or more distinct labels")
-    if reference not in groups:
-        raise bad(f"reference group {reference!r} is not among {groups}")
-    if len(bounds) != 2 or (clip is not None and len(clip) != 2):
-        raise bad("'bounds' and 'clip' hold two numbers")
+        return _parse_model(doc, known_params)
+    except _Invalid as exc:
+        raise ValueError(MSG_MODEL.format(path=os.fspath(path), why=exc)) from None
+
+
+def _parse_model(doc, known_params):
+    if not isinstance(doc, dict):
+        raise _Invalid(f"the file holds a JSON {type(doc).__name__}, not an object")
+    if doc.get("format") != MODEL_FORMAT:
+        raise _Invalid(f"the 'format' field is not {MODEL_FORMAT!r}")
+    version = doc.get("version")
+    if type(version) is not int:
+        raise _Invalid(f"'version' must be an integer, got {_short(version)}")
+    if version != MODEL_VERSION:
+        raise _Invalid(f"version {version}; this gpu-xorder reads version {MODEL_VERSION}")
+    missing = [field for field in MODEL_FIELDS[:-1] if field not in doc]
+    if missing:
+        raise _Invalid(f"missing fields {missing}")
+    unknown = sorted(set(doc) - set(MODEL_FIELDS))
+    if unknown:
+        raise _Invalid(f"unknown fields {unknown}")
+    groups = _groups(doc["groups"])
+    reference = _position(doc["reference_group"], groups, "'reference_group'")
+    params = _params(doc["params"], groups, reference, known_params)
+    bounds = _pair(doc["bounds"], "'bounds'")
+    clip = None if doc["clip"] is None else _pair(doc["clip"], "'clip'")
+    maps = _maps(doc["maps"], groups, reference)
+    summary = doc.get("summary", {})
+    if not isinstance(summary, dict):
+        raise _Invalid("'summary' must be an object")
+    return params, groups, reference, bounds, clip, maps, summary
+
+
+def _groups(value):
+    if not isinstance(value, list):
+        raise _Invalid(f"'groups' must be a list of group labels, got {_short(value)}")
+    if len(value) < 2:
+        raise _Invalid("'groups' must list two or more labels")
+    for label in value:
+        if type(label) not in _LABEL_TYPES or (
+                type(label) is float and not math.isfinite(label)):
+            raise _Invalid(f"group label {_short(label)} is not a string, an integer, a "
+                           "finite float or a boolean")
+        if type(label) is int and not -(2**63) <= label < 2**63:
+            raise _Invalid(f"group label {_short(label)} does not fit a 64-bit integer")
+    types = sorted({type(label).__name__ for label in value})
+    if len(types) > 1:
+        raise _Invalid(f"'groups' mixes labels of types {' and '.join(types)}")
+    for a, b in zip(value, value[1:]):
+        if not a < b:
+            raise _Invalid(f"'groups' must list distinct labels in increasing order "
+                           f"({_short(a)} comes before {_short(b)})")
+    return value
+
+
+def _position(label, groups, what):
+    """Position of ``label`` among ``groups``, of the same type (True is not 1)."""
+    if type(label) is type(groups[0]):
+        for k, group in enumerate(groups):
+            if group == label:
+                return k
+    raise _Invalid(f"{what}: {_short(label)} is not among the groups {_short(groups)}")
+
+
+def _choice(choices):
+    def check(value, what):
+        if not isinstance(value, str) or value not in choices:
+            raise _Invalid(f"{what} must be one of {choices}, got {_short(value)}")
+        return value
+    return check
+
+
+def _number(value, what, lo=-math.inf, hi=math.inf):
+    """``value`` as a float when it is a JSON number (not a boolean) in [lo, hi]."""
+    if type(value) in (int, float):
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        if math.isfinite(number) and lo <= number <= hi:
+            return number
+    if hi < math.inf:
+        span = f" in [{lo:g}, {hi:g}]"
+    else:
+        span = f" >= {lo:g}" if lo > -math.inf else ""
+    raise _Invalid(f"{what} must be a finite number{span}, got {_short(value)}")
+
+
+def _count(value, what):
+    if value is None or (type(value) is int and value >= 1):
+        return value
+    raise _Invalid(f"{what} must be null or an integer >= 1, got {_short(value)}")
+
+
+def _lam(value, what):
+    _number(value, what, lo=0.0)
+    return value
+
+
+def _max_disparity(value, what):
+    if value is not None:
+        _number(value, what, lo=0.0, hi=1.0)
+    return value
+
+
+_PARAM_CHECKS = {
+    "metric": _choice(v.METRICS),
+    "lam": _lam,
+    "disparity": _choice(v.DISPARITIES),
+    "backend": _choice(v.BACKENDS),
+    "method": _choice(v.METHODS),
+    "subsample": _count,
+    "memory_limit": _count,
+    "solver": _choice(SOLVERS),
+    "max_disparity": _max_disparity,
+}
+
+
+def _params(value, groups, reference, known_params):
+    if not isinstance(value, dict):
+        raise _Invalid(f"'params' must be an object, got {_short(value)}")
+    unknown = sorted(set(value) - set(known_params))
+    if unknown:
+        raise _Invalid(f"unknown parameters {unknown}")
+    missing = [name for name in REQUIRED_PARAMS if name not in value]
+    if missing:
+        raise _Invalid(f"'params' lacks {missing}")
+    params = dict(value)
+    for name, check in _PARAM_CHECKS.items():
+        if name in params:
+            params[name] = check(params[name], f"'params.{name}'")
+    chosen = params["reference_group"]
+    if chosen is not None and _position(chosen, groups,
+                                        "'params.reference_group'") != reference:
+        raise _Invalid(f"'params.reference_group' {_short(chosen)} is not the "
+                       f"'reference_group' {_short(groups[reference])}")
+    return params
+
+
+def _pair(value, what):
+    """``(lo, hi)``: two finite numbers, lo < hi."""
+    if not isinstance(value, list) or len(value) != 2:
+        raise _Invalid(f"{what} must be a list of two numbers, got {_short(value)}")
+    lo, hi = (_number(x, what) for x in value)
+    if not lo < hi:
+        raise _Invalid(f"{what} must hold two numbers, the lower first, got "
+                       f"{_short(value)}")
+    return lo, hi
+
+
+def _knots(value, what):
+    """A non-empty JSON list of finite numbers as a float64 array."""
+    if not isinstance(value, list) or not value:
+        raise _Invalid(f"{what} must be a non-empty list of numbers")
+    for x in value:
+        if type(x) is not float and type(x) is not int:
+            _number(x, what)  # raises, naming the value
+    try:
+        knots = np.array(value, dtype=np.float64)
+    except OverflowError:
+        knots = None
+    if knots is None or not np.isfinite(knots).all():
+        for x in value:
+            _number(x, what)
+    return knots
+
+
+def _maps(entries, groups, reference):
+    if not isinstance(entries, list):
+        raise _Invalid(f"'maps' must be a list, got {_short(entries)}")
     maps = {}
     for entry in entries:
-        try:
-            g = groups.index(entry["group"])
-            x = np.array(entry["x"], dtype=np.float64)
-            y = np.array(entry["y"], dtype=np.float64)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise bad(f"malformed map: {exc}") from None
-        if x.ndim != 1 or x.shape != y.shape or x.size == 0:
-            raise bad(f"the map of group {entry['group']!r} needs x and y of one length")
-        if not (np.isfinite(x).all() and np.isfinite(y).all()):
-            raise bad(f"the map of group {entry['group']!r} holds non-finite knots")
+        if not isinstance(entry, dict) or set(entry) != {"group", "x", "y"}:
+            raise _Invalid("every map must be an object with the fields group, x and y")
+        g = _position(entry["group"], groups, "a map's group")
+        name = f"the map of group {_short(groups[g])}"
+        if g == reference or g in maps:
+            raise _Invalid(f"{name} is given twice or for the reference group")
+        x = _knots(entry["x"], f"{name}: x")
+        y = _knots(entry["y"], f"{name}: y")
+        if x.shape != y.shape:
+            raise _Invalid(f"{name} needs x and y of one length, got {x.size} and {y.size}")
         if np.any(np.diff(x) <= 0) or np.any(np.diff(y) < 0):
-            raise bad(f"the map of group {entry['group']!r} is not increasing")
+            raise _Invalid(f"{name} is not increasing (x strictly, y never decreasing)")
         maps[g] = (x, y)
-    expected = {g for g, label in enumerate(groups) if label != reference}
-    if set(maps) != expected:
-        raise bad("every group but the reference group needs exactly one map")
-    return params, groups, reference, bounds, clip, maps, doc.get("summary", {})
+    lacking = [groups[g] for g in range(len(groups)) if g != reference and g not in maps]
+    if lacking:
+        raise _Invalid(f"every group but the reference group needs exactly one map (none "
+                       f"for {_short(lacking[0])})")
+    return maps
+
+
+def model_text(doc):
+    """The JSON text of a model document (raises ValueError for a non-finite float)."""
+    return json.dumps(doc, separators=(",", ":"), allow_nan=False) + "\n"
 
 
 def write_json(path, doc, inputs=()):
-    text = json.dumps(doc, separators=(",", ":"), allow_nan=False) + "\n"
+    text = model_text(doc)
     atomic_write(path, lambda f: f.write(text), inputs=inputs)
 
 
 def read_json(path):
+    """The JSON document of a model file; anything but strict JSON is a ValueError."""
+    def refuse(constant):
+        raise ValueError(f"{constant} is not a JSON number")
+
+    path = os.fspath(path)
+    text = read_text(path)
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except json.JSONDecodeError as exc:
-        raise ValueError(MSG_MODEL.format(path=path, why=f"invalid JSON: {exc}")) from None
+        return json.loads(text, parse_constant=refuse)
+    except RecursionError:
+        why = "JSON nested too deeply"
+    except ValueError as exc:  # JSONDecodeError, a constant, an integer of 4300 digits
+        why = f"invalid JSON: {exc}"
+    raise ValueError(MSG_MODEL.format(path=path, why=why))
 
 
 # ------------------------------------------------------------------ CSV tables
 
 class Table:
-    """A CSV file read whole: header and rows of strings (``.csv`` or ``.csv.gz``)."""
+    """A CSV file read whole: ``header`` and ``rows`` of strings, and the line every row
+    starts on (``lines``). Blank lines are skipped; duplicate column names and rows of
+    another length than the header are refused."""
 
     def __init__(self, path):
         self.path = os.fspath(path)
-        opener = gzip.open if self.path.endswith(".gz") else open
-        with opener(self.path, "rt", encoding="utf-8", newline="") as f:
-            reader = csv.reader(f)
-            self.header = next(reader, None)
-            if not self.header:
-                raise ValueError(MSG_EMPTY_CSV.format(path=self.path))
-            self.rows = [row for row in reader if row]
-        for line, row in enumerate(self.rows, 2):
+        self.header, self.rows, self.lines = _parse_csv(read_text(self.path), self.path)
+        if not self.header:
+            raise ValueError(MSG_EMPTY_CSV.format(path=self.path))
+        seen = {}
+        for k, name in enumerate(self.header):
+            if name in seen:
+                raise ValueError(MSG_DUPLICATE_COLUMN.format(
+                    path=self.path, name=name, first=seen[name] + 1, second=k + 1))
+            seen[name] = k
+        for line, row in zip(self.lines, self.rows):
             if len(row) != len(self.header):
                 raise ValueError(MSG_RAGGED.format(path=self.path, line=line, got=len(row),
                                                    expected=len(self.header)))
@@ -198,42 +588,106 @@ class Table:
     def column(self, name):
         """The strings of column ``name``."""
         if name not in self.header:
+            shown = [repr(c) for c in self.header[:20]]
+            if len(self.header) > 20:
+                shown.append(f"and {len(self.header) - 20} more")
             raise ValueError(MSG_NO_COLUMN.format(path=self.path, name=name,
-                                                  columns=", ".join(self.header)))
+                                                  columns=", ".join(shown)))
         k = self.header.index(name)
         return [row[k] for row in self.rows]
 
-    def groups(self, names):
-        """The group label of every row: the text of column ``names[0]``, or with
-        several columns their intersection (``_validation.intersect``)."""
-        columns = np.array([self.column(name) for name in names], dtype=str).T
-        if len(names) == 1:
-            return columns[:, 0]
-        labels, index = intersect(columns, len(self.rows))
-        return labels[index]
-
     def numbers(self, name):
-        """Column ``name`` as float64; a cell that is not a number is an error naming
-        its line (NaN and infinities pass here and are refused by the library)."""
+        """Column ``name`` as finite float64 numbers; a blank cell, a cell that is not a
+        number, NaN and infinities are errors naming their line. Integers beyond 2**53
+        that float64 rounds give a warning."""
         values = self.column(name)
         try:
-            return np.array(values, dtype=np.float64)
+            numbers = np.array(values, dtype=np.float64)
         except ValueError:
-            for line, value in enumerate(values, 2):
+            self._refuse_number(name, values)
+        finite = np.isfinite(numbers)
+        if not finite.all():
+            k = int(np.argmin(finite))
+            raise ValueError(MSG_NOT_FINITE.format(path=self.path, line=self.lines[k],
+                                                   name=name, value=values[k]))
+        self._warn_inexact(name, values, numbers)
+        return numbers
+
+    def _refuse_number(self, name, values, chunk=4096):
+        """Raise the error of the first cell of ``values`` that is not a number."""
+        for start in range(0, len(values), chunk):
+            try:
+                np.array(values[start:start + chunk], dtype=np.float64)
+                continue
+            except ValueError:
+                pass
+            for k in range(start, min(start + chunk, len(values))):
+                value = values[k]
+                if not value.strip():
+                    raise ValueError(MSG_BLANK.format(path=self.path, line=self.lines[k],
+                                                      name=name))
                 try:
-                    float(value)
+                    np.array([value], dtype=np.float64)
                 except ValueError:
                     raise ValueError(MSG_BAD_NUMBER.format(
-                        path=self.path, line=line, name=name, value=value)) from None
-            raise
+                        path=self.path, line=self.lines[k], name=name,
+                        value=value)) from None
+        raise AssertionError("no cell failed on its own")  # pragma: no cover
 
-    def write_with(self, path, name, values, inputs=()):
-        """Write the table plus (or replacing) column ``name`` to ``path``, atomically."""
+    def _warn_inexact(self, name, values, numbers):
+        inexact = [k for k in np.flatnonzero(np.abs(numbers) >= 2**53)
+                   if re.fullmatch(r"\s*[+-]?\d+\s*", values[k])
+                   and int(values[k]) != int(numbers[k])]
+        if inexact:
+            k = inexact[0]
+            warnings.warn(MSG_INEXACT.format(
+                path=self.path, line=self.lines[k], name=name, value=values[k].strip(),
+                rounded=float(numbers[k]), more=len(inexact) - 1), stacklevel=3)
+
+    def groups(self, names, kind="text"):
+        """The group label of every row: column ``names[0]`` read as ``kind`` (one of
+        ``LABEL_KINDS``), or with several columns their intersection
+        (``_validation.intersect``), labelled by the text of each column's value. Spaces
+        around a label are dropped, with a warning; a blank cell is an error."""
+        columns = [self._labels(name, kind) for name in names]
+        if len(names) == 1:
+            return columns[0]
+        labels, index = v.intersect(np.column_stack([c.astype(str) for c in columns]),
+                                    len(self.rows))
+        return labels[index]
+
+    def _labels(self, name, kind):
+        values = self.column(name)
+        stripped = [value.strip() for value in values]
+        if "" in stripped:
+            k = stripped.index("")
+            raise ValueError(MSG_BLANK.format(path=self.path, line=self.lines[k], name=name))
+        changed = [k for k, (a, b) in enumerate(zip(values, stripped)) if a != b]
+        if changed:
+            k = changed[0]
+            warnings.warn(MSG_STRIPPED.format(path=self.path, count=len(changed), name=name,
+                                              line=self.lines[k], value=values[k]),
+                          stacklevel=3)
+        if kind == "text":
+            return np.array(stripped, dtype=str)
+        labels = []
+        for k, value in enumerate(stripped):
+            try:
+                labels.append(parse_label(value, kind))
+            except ValueError:
+                raise ValueError(MSG_BAD_LABEL.format(
+                    path=self.path, line=self.lines[k], name=name, value=value,
+                    kind=_LABEL_PARSERS[kind][1])) from None
+        return np.array(labels, dtype=_LABEL_PARSERS[kind][2])
+
+    def writer(self, name, values):
+        """``write(f)`` writing the table plus (or with a new) column ``name`` of
+        ``values``, for :func:`write_files` (``newline=""``)."""
         header = list(self.header)
         k = header.index(name) if name in header else None
         if k is None:
             header.append(name)
-        text = [repr(float(v)) for v in values]
+        text = [repr(float(value)) for value in values]
 
         def write(f):
             out = csv.writer(f, lineterminator="\n")
@@ -246,4 +700,77 @@ class Table:
                     row[k] = value
                 out.writerow(row)
 
-        atomic_write(path, write, inputs=(self.path,) + tuple(inputs), newline="")
+        return write
+
+
+def _int64(text):
+    value = int(text)
+    if not -(2**63) <= value < 2**63:
+        raise OverflowError(text)
+    return value
+
+
+def _finite_float(text):
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+def _boolean(text):
+    try:
+        return _BOOLEANS[text.lower()]
+    except KeyError:
+        raise ValueError(text) from None
+
+
+_BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
+
+# kind -> (parse one stripped cell, what a cell must be, NumPy dtype)
+_LABEL_PARSERS = {
+    "int": (_int64, "an integer", np.int64),
+    "float": (_finite_float, "a finite float", np.float64),
+    "bool": (_boolean, "a boolean (true, false, 1 or 0)", np.bool_),
+}
+
+
+def parse_label(text, kind):
+    """The group label ``text`` (stripped) as ``kind``, one of ``LABEL_KINDS``."""
+    if kind == "text":
+        return text.strip()
+    parse, what, _ = _LABEL_PARSERS[kind]
+    try:
+        return parse(text.strip())
+    except (ValueError, OverflowError):
+        raise ValueError(f"{text!r} is not {what} group label") from None
+
+
+def label_kind(labels):
+    """The ``LABEL_KINDS`` entry of an array of group labels (a model's ``groups_``)."""
+    return {"b": "bool", "i": "int", "u": "int", "f": "float"}.get(labels.dtype.kind,
+                                                                    "text")
+
+
+def _parse_csv(text, path):
+    """``(header, rows, lines)`` of CSV ``text``; ``lines[k]``: the line row k starts on.
+    Cells may be of any length; malformed quoting is an error naming its line."""
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, min(len(text) + 1, 2**31 - 1)))
+    header, rows, lines = None, [], []
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    end = 0
+    try:
+        for row in reader:
+            start, end = end + 1, reader.line_num
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue  # a blank line
+            if header is None:
+                header = row
+            else:
+                rows.append(row)
+                lines.append(start)
+    except csv.Error as exc:
+        raise ValueError(MSG_CSV.format(path=path, line=end + 1, why=exc)) from None
+    finally:
+        csv.field_size_limit(limit)
+    return header, rows, lines

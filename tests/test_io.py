@@ -1,9 +1,14 @@
 """Saved models (JSON, never pickle), CSV tables and atomic writes (``gpu_xorder._io``)."""
 
+import bz2
+import csv
 import gzip
 import json
+import lzma
 import os
 import re
+import signal
+import time
 
 import numpy as np
 import pytest
@@ -59,23 +64,143 @@ def _saved(tmp_path):
     return path, json.loads(path.read_text())
 
 
-@pytest.mark.parametrize("edit,message", [
-    (lambda d: d.update(format="other"), "'format' field"),
-    (lambda d: d.update(version=99), "version 99"),
-    (lambda d: d.pop("maps"), "missing or malformed"),
-    (lambda d: d.update(maps=[]), "exactly one map"),
+BIG = 10**400  # a JSON integer no float holds
+
+
+def _set_map(key, value):
+    return lambda d: d["maps"][0].update({key: value})
+
+
+# Every class of malformed model file: (edit of a saved model's document, message).
+BROKEN_MODELS = [
+    (lambda d: d.update(format="other"), "the 'format' field is not 'gpu-xorder-model'"),
+    (lambda d: d.update(version=99), "version 99; this gpu-xorder reads version 1"),
+    (lambda d: d.update(version=True), "'version' must be an integer, got True"),
+    (lambda d: d.update(version="1"), "'version' must be an integer, got '1'"),
+    (lambda d: d.pop("maps"), "missing fields ['maps']"),
+    (lambda d: d.update(extra=1), "unknown fields ['extra']"),
+    (lambda d: d.update(summary="x"), "'summary' must be an object"),
+    # groups: a list of two or more distinct labels of one type, sorted
+    (lambda d: d.update(groups="fm"), "'groups' must be a list of group labels, got 'fm'"),
+    (lambda d: d.update(groups=["f"]), "'groups' must list two or more labels"),
+    (lambda d: d.update(groups=["f", "f"]), "distinct labels in increasing order"),
+    (lambda d: d.update(groups=["m", "f"]), "distinct labels in increasing order"),
+    (lambda d: d.update(groups=[0, "f"]), "mixes labels of types int and str"),
+    (lambda d: d.update(groups=[None, "f"]), "group label None is not a string"),
+    (lambda d: d.update(groups=[["f"], "m"]), "group label ['f'] is not a string"),
+    (lambda d: d.update(groups=[BIG, BIG + 1]), "does not fit a 64-bit integer"),
+    (lambda d: d.update(reference_group="zz"), "'reference_group': 'zz' is not among"),
+    # params: known names, every value checked
+    (lambda d: d["params"].update(colour="red"), "unknown parameters ['colour']"),
+    (lambda d: d["params"].pop("metric"), "'params' lacks ['metric']"),
+    (lambda d: d.update(params=[1]), "'params' must be an object"),
+    (lambda d: d["params"].update(lam=None), "'params.lam' must be a finite number >= 0, "
+                                             "got None"),
+    (lambda d: d["params"].update(lam=-1), "'params.lam' must be a finite number >= 0"),
+    (lambda d: d["params"].update(lam="0.5"), "'params.lam' must be a finite number"),
+    (lambda d: d["params"].update(lam=True), "'params.lam' must be a finite number"),
+    (lambda d: d["params"].update(lam=BIG), "'params.lam' must be a finite number"),
+    (lambda d: d["params"].update(metric="auc"), "'params.metric' must be one of"),
+    (lambda d: d["params"].update(method=None), "'params.method' must be one of"),
+    (lambda d: d["params"].update(subsample=0), "'params.subsample' must be null or an "
+                                                "integer >= 1"),
+    (lambda d: d["params"].update(subsample=True), "'params.subsample' must be null"),
+    (lambda d: d["params"].update(memory_limit=-5), "'params.memory_limit' must be null"),
+    (lambda d: d["params"].update(reference_group="m"), "'params.reference_group' 'm' "
+                                                        "is not the 'reference_group'"),
+    # bounds and clip: two finite numbers, the lower first
+    (lambda d: d.update(bounds=[0, BIG]), "'bounds' must be a finite number"),
+    (lambda d: d.update(bounds=[0.0]), "'bounds' must be a list of two numbers"),
+    (lambda d: d.update(bounds=[1.0, 0.0]), "'bounds' must hold two numbers, the lower "
+                                            "first"),
+    (lambda d: d.update(clip=[1, 0]), "'clip' must hold two numbers, the lower first"),
+    (lambda d: d.update(clip=["0", "1"]), "'clip' must be a finite number, got '0'"),
+    (lambda d: d.update(clip=[1e308 * 10, 1.0]), "Infinity is not a JSON number"),
+    # maps: one per non-reference group, finite increasing knots of one length
+    (lambda d: d.update(maps=[]), "needs exactly one map (none for "),
+    (lambda d: d.update(maps={}), "'maps' must be a list"),
+    (lambda d: d["maps"].append(d["maps"][0]), "given twice or for the reference group"),
+    (lambda d: d["maps"][0].update(group=d["reference_group"]), "given twice or for the "
+                                                               "reference group"),
+    (lambda d: d["maps"][0].update(group="q"), "a map's group: 'q' is not among"),
+    (lambda d: d["maps"][0].update(extra=1), "fields group, x and y"),
     (lambda d: d["maps"][0].update(x=d["maps"][0]["x"][::-1]), "not increasing"),
+    (lambda d: d["maps"][0].update(y=d["maps"][0]["y"][::-1]), "not increasing"),
     (lambda d: d["maps"][0].update(y=d["maps"][0]["y"][:-1]), "one length"),
-    (lambda d: d.update(reference_group="zz"), "reference group 'zz'"),
-    (lambda d: d["params"].update(colour="red"), "unknown parameters"),
-    (lambda d: d.update(groups=["f", "f"]), "distinct"),
-])
+    (_set_map("x", []), "x must be a non-empty list of numbers"),
+    (_set_map("x", "0.5"), "x must be a non-empty list of numbers"),
+    (_set_map("y", [BIG]), "y must be a finite number, got 1000000"),
+    (_set_map("x", [0.1, BIG]), "x must be a finite number"),
+    (_set_map("x", [False]), "x must be a finite number, got False"),
+    (_set_map("y", [None]), "y must be a finite number, got None"),
+]
+
+
+@pytest.mark.parametrize("edit,message", BROKEN_MODELS)
 def test_load_rejects_broken_files(tmp_path, edit, message):
     path, doc = _saved(tmp_path)
     edit(doc)
-    path.write_text(json.dumps(doc))
-    with pytest.raises(ValueError, match=message):
+    path.write_text(json.dumps(doc))  # 1e309 is written as Infinity, refused as such
+    with pytest.raises(ValueError, match=re.escape(f"{path}: not a gpu-xorder model "
+                                                   "file (")) as info:
         XOrder.load(path)
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize("text,message", [
+    ('{"clip": [NaN, NaN]}', "invalid JSON: NaN is not a JSON number"),
+    ('{"clip": [1e999, 0]}', "the 'format' field"),  # read as inf, refused by the schema
+    ("[" * 100000 + "]" * 100000, "JSON nested too deeply"),
+    ('{"a": ' + "9" * 5000 + "}", "invalid JSON"),
+    ("[1, 2]", "the file holds a JSON list, not an object"),
+    ("{not json", "invalid JSON"),
+])
+def test_load_rejects_what_is_not_strict_json(tmp_path, text, message):
+    path = tmp_path / "model.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        XOrder.load(path)
+
+
+def test_model_files_bytes_are_checked(tmp_path):
+    path, _ = _saved(tmp_path)
+    path.write_bytes(b"\xff\xfe{")
+    with pytest.raises(ValueError, match="UTF-16"):
+        XOrder.load(path)
+    path.write_bytes(b'{"format": "\xe9"}')
+    with pytest.raises(ValueError, match="line 1: not UTF-8"):
+        XOrder.load(path)
+    path.write_bytes(gzip.compress(b'{"format": 1}')[:12])
+    with pytest.raises(ValueError, match="cannot read the gzip data"):
+        XOrder.load(path)
+
+
+def test_integer_groups_and_the_new_parameters_load(tmp_path):
+    """Labels keep their JSON type (True is not 1); ``solver`` and ``max_disparity`` are
+    checked when present and may be missing (older files)."""
+    s, y, g = data(labels=(0, 1))
+    path = tmp_path / "model.json"
+    XOrder(lam=1.0, backend="numpy").fit(s, y, sensitive_features=g).save(path)
+    doc = json.loads(path.read_text())
+    assert XOrder.load(path).groups_.dtype == np.int64
+    doc["maps"][0]["group"] = bool(doc["maps"][0]["group"])
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="a map's group: (True|False) is not among"):
+        XOrder.load(path)
+    doc = json.loads(json.dumps(doc).replace("true", "1").replace("false", "0"))
+    params = ("solver", "max_disparity") + _io.REQUIRED_PARAMS
+    for extra, message in [({"solver": "exact", "max_disparity": 0.1}, None),
+                           ({"solver": "exact", "max_disparity": None}, None),
+                           ({"solver": "magic"}, "'params.solver' must be one of"),
+                           ({"max_disparity": 1.5}, "'params.max_disparity' must be a "
+                                                    "finite number in [0, 1]"),
+                           ({"max_disparity": "0.1"}, "'params.max_disparity'")]:
+        doc["params"].update({"solver": "exact", "max_disparity": None}, **extra)
+        if message is None:
+            assert _io.model_from_dict(doc, known_params=params)[0]["solver"] == "exact"
+        else:
+            with pytest.raises(ValueError, match=re.escape(message)):
+                _io.model_from_dict(doc, known_params=params)
 
 
 def test_load_rejects_invalid_json(tmp_path):
@@ -116,11 +241,11 @@ def test_outputs_in_a_missing_folder_are_refused_up_front(tmp_path):
     target = tmp_path / "missing" / "out.json"
     message = _io.MSG_NO_FOLDER.format(path=target, folder=target.parent)
     with pytest.raises(FileNotFoundError, match=re.escape(message)):
-        _io.refuse_inputs(target, ())
+        _io.check_output(target, ())
     with pytest.raises(FileNotFoundError, match=re.escape(message)):
         _io.write_json(target, {"a": 1})
     assert not (tmp_path / "missing").exists()
-    assert _io.refuse_inputs(tmp_path / "ok.json", ()) == str(tmp_path / "ok.json")
+    assert _io.check_output(tmp_path / "ok.json", ()) == str(tmp_path / "ok.json")
 
 
 def test_csv_table_reads_columns_and_writes_exact_floats(tmp_path):
@@ -132,22 +257,217 @@ def test_csv_table_reads_columns_and_writes_exact_floats(tmp_path):
     assert table.column("group") == ["a", "b"]
     values = np.array([1 / 3, 2e-300])
     out = tmp_path / "out.csv"
-    table.write_with(out, "score", values)  # replaces the column in place
+    _io.write_files([(out, table.writer("score", values), "")])  # replaces the column
     again = _io.Table(out)
     assert again.header == ["id", "score", "group"]
     np.testing.assert_array_equal(again.numbers("score"), values)
-    table.write_with(out, "fair", values)
+    _io.write_files([(out, table.writer("fair", values), "")])
     assert _io.Table(out).header == ["id", "score", "group", "fair"]
 
 
-@pytest.mark.parametrize("text,call,message", [
-    ("", lambda t: None, "no header row"),
-    ("a,b\n1,2\n3\n", lambda t: None, "line 3: 1 fields, the header has 2"),
-    ("a,b\n1,2\n", lambda t: t.column("c"), "no column 'c'"),
-    ("a,b\n1,2\nx,3\n", lambda t: t.numbers("a"), "line 3: column 'a' holds 'x'"),
-])
+# Every class of malformed CSV text: (text, what is read, message after "t.csv").
+BROKEN_TABLES = [
+    ("", None, ": no header row"),
+    ("\n  \n\n", None, ": no header row"),
+    ("a,b\n1,2\n3\n", None, ", line 3: 1 fields, the header has 2"),
+    ("a,b,a\n1,2,3\n", None, ": the header names column 'a' twice (columns 1 and 3)"),
+    ("a,b\n1,2\n", lambda t: t.column("c"), ": no column 'c' (columns: 'a', 'b')"),
+    ("a, b\n1,2\n", lambda t: t.column("b"), ": no column 'b' (columns: 'a', ' b')"),
+    ("a,b\n1,2\nx,3\n", lambda t: t.numbers("a"), ", line 3: column 'a' holds 'x', not "
+                                                  "a number"),
+    ("a,b\n1,2\n,3\n", lambda t: t.numbers("a"), ", line 3: column 'a' is blank"),
+    ("a,b\n1,2\n  ,3\n", lambda t: t.numbers("a"), ", line 3: column 'a' is blank"),
+    ("a,b\n1,2\nnan,3\n", lambda t: t.numbers("a"), ", line 3: column 'a' holds 'nan', "
+                                                    "not a finite number"),
+    ("a,b\n1,2\n-inf,3\n", lambda t: t.numbers("a"), ", line 3: column 'a' holds '-inf'"),
+    ("a,b\n1,2\n1e999,3\n", lambda t: t.numbers("a"), ", line 3: column 'a' holds "
+                                                      "'1e999', not a finite number"),
+    # blank group cells, alone or in an intersection, are not a group ""
+    ("a,b\n1,x\n2,\n", lambda t: t.groups(["b"]), ", line 3: column 'b' is blank"),
+    ("a,b\n1,x\n2, \n", lambda t: t.groups(["a", "b"]), ", line 3: column 'b' is blank"),
+    ("a,b\n1,x\n2.5,y\n", lambda t: t.groups(["a"], "int"),
+     ", line 3: column 'a' holds '2.5', not an integer group label"),
+    ("a,b\n1,x\n" + "9" * 30 + ",y\n", lambda t: t.groups(["a"], "int"),
+     ", line 3: column 'a' holds '999"),
+    ("a,b\n1,x\nyes,y\n", lambda t: t.groups(["a"], "bool"), "not a boolean"),
+    ("a,b\n1,x\nnan,y\n", lambda t: t.groups(["a"], "float"), "not a finite float"),
+    # line numbers count blank lines and the lines of multi-line quoted cells
+    ('a,b\n\n1,"two\nlines"\n\n\r\n3,"x"\r\nz,4\n', lambda t: t.numbers("a"),
+     ", line 8: column 'a' holds 'z'"),
+    ('a,b\n1,"never closed\n2,3\n', None, ", line 2: malformed CSV (unexpected end of "
+                                          "data)"),
+    ('a,b\n1,"x"y\n', None, ", line 2: malformed CSV"),
+    ("a,b\n1,\xe9\n".encode("latin-1"), None, ", line 2: not UTF-8 text (byte b'\\xe9')"),
+    ("a,b\n1,2\n".encode("utf-16"), None, ": the file is UTF-16 text"),
+    (gzip.compress(b"a,b\n" + b"1,2\n" * 1000)[:25], None, ": cannot read the gzip data "
+                                                          "(Compressed file ended"),
+    (gzip.compress(b"a,b\n1,2\n")[:-8] + b"\0" * 8, None, ": cannot read the gzip data"),
+    (b"\x1f\x8b" + bytes(30), None, ": cannot read the gzip data"),
+    (bz2.compress(b"a,b\n1,2\n")[:-6], None, ": cannot read the bz2 data"),
+    (lzma.compress(b"a,b\n1,2\n")[:-6], None, ": cannot read the xz data"),
+]
+
+
+@pytest.mark.parametrize("text,call,message", BROKEN_TABLES)
 def test_csv_table_errors_name_the_problem(tmp_path, text, call, message):
     path = tmp_path / "t.csv"
-    path.write_text(text)
-    with pytest.raises(ValueError, match=message):
-        call(_io.Table(path))
+    if isinstance(text, str):
+        path.write_text(text, newline="")
+    else:
+        path.write_bytes(text)
+    with pytest.raises(ValueError) as info:
+        table = _io.Table(path)
+        if call is not None:
+            call(table)
+    assert str(info.value).startswith(str(path)) and message in str(info.value)
+
+
+def test_csv_reader_takes_what_spreadsheets_write(tmp_path):
+    """A byte-order mark, CRLF lines, huge cells, compression recognised by content
+    (also under a wrong name), and group labels read as the model's type."""
+    text = "\ufeffrisk,group,note\r\n0.5,1,\"" + "x" * 200_000 + "\"\r\n0.25,0,\r\n"
+    path = tmp_path / "excel.csv"
+    path.write_bytes(text.encode("utf-8"))
+    table = _io.Table(path)
+    assert table.header == ["risk", "group", "note"] and table.lines == [2, 3]
+    assert len(table.column("note")[0]) == 200_000
+    assert table.groups(["group"], "int").tolist() == [1, 0]
+    assert table.groups(["group"], "int").dtype == np.int64
+    assert table.groups(["group"], "bool").tolist() == [True, False]
+    assert table.groups(["group"], "float").tolist() == [1.0, 0.0]
+    assert table.groups(["group"]).tolist() == ["1", "0"]
+    for name, compress in [("a.gz", gzip.compress), ("a.bz2", bz2.compress),
+                           ("a.xz", lzma.compress), ("not-gzip.csv", gzip.compress)]:
+        (tmp_path / name).write_bytes(compress(text.encode("utf-8")))
+        assert _io.Table(tmp_path / name).rows == table.rows
+    (tmp_path / "plain.csv.gz").write_text("a,b\n1,2\n")  # text named .gz: still text
+    assert _io.Table(tmp_path / "plain.csv.gz").rows == [["1", "2"]]
+
+
+def test_csv_reader_warns_about_spaces_and_inexact_integers(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("s,g\n9007199254740993,a\n2,b \n3, b\n4,a\n")
+    table = _io.Table(path)
+    with pytest.warns(UserWarning) as caught:
+        s = table.numbers("s")
+        labels = table.groups(["g"])
+    assert labels.tolist() == ["a", "b", "b", "a"]  # one group b, not "b " and " b"
+    assert s[0] == 2.0**53
+    assert [str(w.message) for w in caught] == [
+        f"{path}, line 2: column 's' holds the integer 9007199254740993, beyond 2**53; "
+        "float64 rounds it to 9007199254740992.0 (and 0 more such cells), so nearly equal "
+        "scores may tie",
+        f"{path}: column 'g' has spaces around the group label in 2 of its cells (first "
+        "on line 3: 'b '); the spaces are ignored"]
+
+
+def test_csv_reader_restores_the_field_size_limit(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("a\n" + "x" * 200_000 + "\n")
+    before = csv.field_size_limit()
+    assert len(_io.Table(path).rows[0][0]) == 200_000
+    assert csv.field_size_limit() == before
+
+
+# ------------------------------------------------------------------ outputs
+
+@pytest.mark.parametrize("suffix,open_", [(".gz", gzip.open), (".bz2", bz2.open),
+                                          (".xz", lzma.open)])
+def test_compressed_names_are_written_compressed(tmp_path, suffix, open_):
+    source = tmp_path / "in.csv"
+    source.write_text("a,b\n1,2\n")
+    out = tmp_path / f"out.csv{suffix}"
+    _io.write_files([(out, _io.Table(source).writer("c", [0.5]), "")])
+    with open_(out, "rt") as f:
+        assert f.read() == "a,b,c\n1,2,0.5\n"
+    assert _io.Table(out).rows == [["1", "2", "0.5"]]
+    if suffix == ".gz":  # the output's name in the header, not the temporary file's
+        assert b"out.csv\0" in out.read_bytes()[:40]
+
+
+def test_outputs_are_checked_before_any_work(tmp_path):
+    source = tmp_path / "in.csv"
+    source.write_text("a\n1\n")
+    (tmp_path / "folder").mkdir()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    hard = tmp_path / "hard.csv"
+    os.link(source, hard)
+    link = tmp_path / "link.csv"
+    link.symlink_to(source)
+    for path, error, message in [
+            (tmp_path / "folder", ValueError, "it is a folder, not a regular file"),
+            (fifo, ValueError, "it is a device, a pipe or a socket, not a regular file"),
+            ("/dev/null", ValueError, "it is a device, a pipe or a socket"),
+            (source, ValueError, "it is also an input"),
+            (hard, ValueError, "it is also an input"),
+            (link, ValueError, "it is also an input")]:
+        with pytest.raises(error, match=re.escape(f"refusing to write {path}: {message}")):
+            _io.check_output(path, inputs=[source])
+    out = tmp_path / "out.csv"
+    with pytest.raises(ValueError, match="refusing to write .* twice"):
+        _io.check_outputs([out, tmp_path / "." / "out.csv"])
+    assert source.read_text() == "a\n1\n"
+
+
+def test_unwritable_outputs_are_refused_up_front(tmp_path, monkeypatch):
+    out = tmp_path / "out.csv"
+    out.write_text("old")
+    out.chmod(0o444)
+    if os.access(out, os.W_OK):  # root
+        monkeypatch.setattr(_io.os, "access", lambda path, mode: False)
+    with pytest.raises(PermissionError, match=re.escape(f"cannot write {out}: the file "
+                                                        "is read-only")):
+        _io.check_output(out)
+    monkeypatch.undo()
+    out.chmod(0o644)
+
+    def locked(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(_io.tempfile, "mkstemp", locked)
+    with pytest.raises(PermissionError, match=re.escape(
+            f"cannot write {out}: cannot create files in {tmp_path} (Permission denied)")):
+        _io.check_output(out)
+
+
+def test_a_link_is_written_through(tmp_path):
+    target = tmp_path / "real.csv"
+    target.write_text("old")
+    target.chmod(0o640)
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    _io.atomic_write(link, lambda f: f.write("new"))
+    assert link.is_symlink() and target.read_text() == "new"
+    assert os.stat(target).st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.csv", "real.csv"]
+
+
+def test_write_files_writes_all_or_nothing(tmp_path):
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("old")
+
+    def failing(f):
+        f.write("partial")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match=re.escape(f"cannot write {second}: No space left "
+                                                "on device")):
+        _io.write_files([(first, lambda f: f.write("new"), None), (second, failing, None)])
+    assert first.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]  # no temporary left
+
+
+@pytest.mark.skipif(signal.getsignal(signal.SIGTERM) != signal.SIG_DFL,
+                    reason="SIGTERM has a handler here")
+def test_sigterm_during_a_write_removes_the_temporary_file(tmp_path):
+    def killed(f):
+        f.write("x" * 100_000)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the signal arrives first
+
+    with pytest.raises(SystemExit) as info:
+        _io.atomic_write(tmp_path / "out.txt", killed)
+    assert info.value.code == 128 + signal.SIGTERM
+    assert list(tmp_path.iterdir()) == []
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
