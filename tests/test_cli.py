@@ -1,5 +1,6 @@
 import io
 import json
+import math
 import os
 import re
 import subprocess
@@ -447,3 +448,294 @@ def test_paper_errors(tmp_path, capsys):
                                                            folder=missing.parent)
     assert "adult" not in out
     assert not list(tmp_path.iterdir())
+
+
+# ---------------------------------------------------------------------------------------
+# malformed inputs: every bad input one line on stderr, exit 2, nothing written
+
+FIT = ["--score", "score", "--label", "outcome", "--group", "sex", "--backend", "numpy"]
+
+
+def _model(tmp_path, edit=None, labels=("f", "m")):
+    """A model fitted on ``data.csv`` (written too), its document edited by ``edit``."""
+    from gpu_xorder import XOrder
+
+    s, y, g = _write_csv(tmp_path / "data.csv", n=200, groups=labels)
+    path = tmp_path / "model.json"
+    XOrder(lam=1.0, backend="numpy").fit(s, y, sensitive_features=g).save(path)
+    if edit is not None:
+        doc = json.loads(path.read_text())
+        edit(doc)
+        path.write_text(json.dumps(doc))
+    return path
+
+
+def _edit_data(tmp_path, line, text):
+    """data.csv with line ``line`` (1-based, the header is 1) replaced by ``text``."""
+    path = tmp_path / "data.csv"
+    lines = path.read_text().splitlines()
+    lines[line - 1] = text
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _fit_case(change):
+    def setup(tmp_path):
+        _write_csv(tmp_path / "data.csv", n=200)
+        change(tmp_path)
+        return ["fit", "data.csv", *FIT, "--model", "m.json", "--output", "out.csv"]
+    return setup
+
+
+def _transform_case(edit):
+    def setup(tmp_path):
+        _model(tmp_path, edit)
+        return ["transform", "data.csv", "--model", "model.json", "--score", "score",
+                "--group", "sex", "--output", "out.csv"]
+    return setup
+
+
+def _gz(tmp_path):
+    import gzip
+
+    data = (tmp_path / "data.csv").read_bytes()
+    (tmp_path / "data.csv").unlink()
+    (tmp_path / "data.csv").write_bytes(gzip.compress(data)[:300])
+
+
+BIG = 10**400
+
+MALFORMED = {
+    # files
+    "truncated gzip": (_fit_case(_gz), "data.csv: cannot read the gzip data"),
+    "not UTF-8": (_fit_case(lambda p: (p / "data.csv").write_bytes(b"a\n\xff\n")),
+                  "data.csv, line 2: not UTF-8 text"),
+    "blank group": (_fit_case(lambda p: _edit_data(p, 5, "3,0.5,1,")),
+                    "data.csv, line 5: column 'sex' is blank"),
+    "blank score": (_fit_case(lambda p: _edit_data(p, 5, "3,,1,f")),
+                    "data.csv, line 5: column 'score' is blank"),
+    "NaN score": (_fit_case(lambda p: _edit_data(p, 7, "3,NaN,1,f")),
+                  "data.csv, line 7: column 'score' holds 'NaN', not a finite number"),
+    "duplicate column": (_fit_case(lambda p: _edit_data(p, 1, "id,score,outcome,score")),
+                         "data.csv: the header names column 'score' twice"),
+    "ragged row": (_fit_case(lambda p: _edit_data(p, 9, "1,2")),
+                   "data.csv, line 9: 2 fields, the header has 4"),
+    "open quote": (_fit_case(lambda p: _edit_data(p, 9, '1,"0.5,1,f')),
+                   "data.csv, line 9: malformed CSV"),
+    "labels not 0/1": (_fit_case(lambda p: _edit_data(p, 9, "1,0.5,2,f")),
+                       "y must be binary"),
+    "span beyond float64": (_fit_case(lambda p: (_edit_data(p, 2, "0,1e308,1,m"),
+                                                 _edit_data(p, 3, "1,-1e308,0,f"))),
+                            "span more than float64 can hold"),
+    "missing file": (lambda p: ["audit", "nope.csv", "--score", "s", "--label", "y",
+                                "--group", "g"], "nope.csv: No such file or directory"),
+    "a folder as data": (lambda p: ["audit", ".", "--score", "s", "--label", "y",
+                                    "--group", "g"], ".: Is a directory"),
+    # models
+    "model 400-digit bound": (_transform_case(lambda d: d.update(bounds=[0, BIG])),
+                              "'bounds' must be a finite number"),
+    "model 400-digit knot": (_transform_case(lambda d: d["maps"][0].update(x=[BIG])),
+                             "x must be a finite number"),
+    "model lam null": (_transform_case(lambda d: d["params"].update(lam=None)),
+                       "'params.lam' must be a finite number >= 0, got None"),
+    "model clip NaN": (_transform_case(lambda d: d.update(clip=[math.nan, math.nan])),
+                       "NaN is not a JSON number"),
+    "model clip reversed": (_transform_case(lambda d: d.update(clip=[1, 0])),
+                            "'clip' must hold two numbers, the lower first"),
+    "model version true": (_transform_case(lambda d: d.update(version=True)),
+                           "'version' must be an integer, got True"),
+    "model groups text": (_transform_case(lambda d: d.update(groups="fm")),
+                          "'groups' must be a list of group labels"),
+    "model not JSON": (_transform_case(lambda d: d.clear()), "'format' field"),
+    # outputs
+    "output a device": (lambda p: (_model(p), ["transform", "data.csv", "--model",
+                                               "model.json", "--score", "score", "--group",
+                                               "sex", "--output", "/dev/null"])[1],
+                        "refusing to write /dev/null: it is a device"),
+    "output a folder": (lambda p: (_model(p), (p / "sub").mkdir(), [
+        "transform", "data.csv", "--model", "model.json", "--score", "score", "--group",
+        "sex", "--output", "sub"])[2], "refusing to write sub: it is a folder"),
+    "output no folder": (_fit_case(lambda p: None), None),  # see below: out in no/
+    "labels bad in transform": (lambda p: (_model(p), _edit_data(p, 4, "2,0.5,7,f"), [
+        "transform", "data.csv", "--model", "model.json", "--score", "score", "--group",
+        "sex", "--label", "outcome", "--output", "out.csv"])[2], "y must be binary"),
+    "subsample beyond a group": (lambda p: (_write_csv(p / "data.csv", n=200), [
+        "fit", "data.csv", *FIT, "--model", "m.json", "--subsample", "500"])[1],
+        "--subsample 500 keeps 2 of the 200 rows (the smallest group, 'f' with"),
+    "ID-like groups": (lambda p: (_write_csv(p / "data.csv", n=200), [
+        "audit", "data.csv", "--score", "score", "--label", "outcome", "--group", "id",
+        "--json", "a.json"])[1],
+        "data.csv: id gives 200 groups, more than --max-groups 20 (an ID-like column?)"),
+    "int groups not int": (lambda p: (_model(p, labels=(0, 1)), _edit_data(p, 3, "1,0.5,1,x"),
+                                      ["transform", "data.csv", "--model", "model.json",
+                                       "--score", "score", "--group", "sex", "--output",
+                                       "out.csv"])[2],
+                           "data.csv, line 3: column 'sex' holds 'x', not an integer"),
+}
+MALFORMED["output no folder"] = (
+    lambda p: (_write_csv(p / "data.csv", n=200),
+               ["fit", "data.csv", *FIT, "--model", "m.json", "--output", "no/out.csv"])[1],
+    "cannot write no/out.csv: no folder")
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_inputs_give_one_line_and_write_nothing(case, tmp_path, capsys,
+                                                          monkeypatch):
+    setup, message = MALFORMED[case]
+    monkeypatch.chdir(tmp_path)
+    argv = setup(tmp_path)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert err.count("\n") == 1 and err.startswith("error: "), err
+    assert message in err, err
+    assert "Traceback" not in out + err
+    after = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    assert after == before  # nothing written, nothing left behind
+
+
+def test_outputs_are_checked_before_the_data_is_read(tmp_path, capsys, monkeypatch):
+    """A folder where no file can be created is reported before any work: here before
+    the data, which would fail too."""
+    from gpu_xorder import _io
+
+    (tmp_path / "data.csv").write_text("not,a\n")
+
+    def locked(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(_io.tempfile, "mkstemp", locked)
+    assert main(["fit", str(tmp_path / "data.csv"), *FIT, "--model",
+                 str(tmp_path / "m.json")]) == 2
+    assert "cannot create files in" in capsys.readouterr().err
+
+
+def test_a_failed_save_leaves_no_output(tmp_path, capsys, monkeypatch):
+    """fit writes --output and --model together, at the end, or neither."""
+    from gpu_xorder import _io
+
+    _write_csv(tmp_path / "data.csv", n=200)
+
+    def fails(doc):
+        raise ValueError("Out of range float values are not JSON compliant")
+
+    monkeypatch.setattr(_io, "model_text", fails)
+    assert main(["fit", str(tmp_path / "data.csv"), *FIT, "--model",
+                 str(tmp_path / "m.json"), "--output", str(tmp_path / "out.csv")]) == 2
+    assert "not JSON compliant" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv"]
+
+
+def test_spreadsheet_files_and_compressed_outputs(tmp_path, capsys):
+    """A byte-order mark, CRLF lines, spaces around labels, huge cells: fit reads them
+    (warning about the spaces); outputs named .gz are gzip and read back."""
+    import gzip
+
+    import numpy as np
+
+    s, y, g = _write_csv(tmp_path / "plain.csv", n=200)
+    lines = (tmp_path / "plain.csv").read_text().splitlines()
+    lines = [lines[0] + ",note"] + [
+        (line.replace(",m", ", m ") if k % 2 else line) + ',"' + "x" * 140_000 * (k == 3)
+        + '"' for k, line in enumerate(lines[1:])]
+    data = tmp_path / "excel.csv"
+    data.write_bytes(("\ufeff" + "\r\n".join(lines) + "\r\n").encode("utf-8"))
+    model, out = tmp_path / "m.json", tmp_path / "fair.csv.gz"
+    assert main(["fit", str(data), *FIT, "--model", str(model), "--output", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "groups by sex: f" in captured.out and " m " in captured.out
+    assert captured.err.startswith("warning: ") and "spaces around the group label" in \
+        captured.err
+    with gzip.open(out, "rt") as f:
+        assert f.readline() == "id,score,outcome,sex,note,score_fair\n"
+    assert main(["audit", str(out), "--score", "score", "score_fair", "--label",
+                 "outcome", "--group", "sex"]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+    from gpu_xorder import XOrder
+    want = XOrder(lam=0.5, backend="numpy").fit(s, y, sensitive_features=g)
+    from gpu_xorder._io import Table as CsvTable
+    np.testing.assert_array_equal(CsvTable(out).numbers("score_fair"),
+                                  want.train_scores_adjusted_)
+
+
+def test_a_python_model_on_integer_groups_transforms_from_the_command_line(tmp_path,
+                                                                            capsys):
+    import numpy as np
+
+    from gpu_xorder import XOrder
+    from gpu_xorder._io import Table as CsvTable
+
+    model = _model(tmp_path, labels=(0, 1))
+    s, _, g = _write_csv(tmp_path / "new.csv", n=100, seed=5, groups=(0, 1))
+    out = tmp_path / "out.csv"
+    assert main(["transform", str(tmp_path / "new.csv"), "--model", str(model), "--score",
+                 "score", "--group", "sex", "--output", str(out)]) == 0
+    np.testing.assert_array_equal(CsvTable(out).numbers("score_fair"),
+                                  XOrder.load(model).transform(s, sensitive_features=g))
+    # and fit --group-type int saves integer labels, as Python would
+    assert main(["fit", str(tmp_path / "data.csv"), *FIT, "--group-type", "int",
+                 "--reference-group", "1", "--model", str(tmp_path / "cli.json")]) == 0
+    doc = json.loads((tmp_path / "cli.json").read_text())
+    assert doc["groups"] == [0, 1] and doc["reference_group"] == 1
+    capsys.readouterr()
+
+
+def test_links_are_written_through(tmp_path, capsys):
+    model = _model(tmp_path)
+    target, link = tmp_path / "real.csv", tmp_path / "link.csv"
+    target.write_text("old\n")
+    link.symlink_to(target)
+    assert main(["transform", str(tmp_path / "data.csv"), "--model", str(model), "--score",
+                 "score", "--group", "sex", "--output", str(link)]) == 0
+    assert link.is_symlink() and target.read_text().startswith("id,score,outcome,sex,")
+    capsys.readouterr()
+
+
+def test_warnings_for_inexact_integers_and_many_groups_when_asked(tmp_path, capsys):
+    path = tmp_path / "data.csv"
+    _write_csv(path, n=60, groups=tuple("abcdefghijklmnopqrstuvwxy"))
+    _edit_data(tmp_path, 2, "0,9007199254740993,1,a")
+    assert main(["audit", str(path), "--score", "score", "--label", "outcome", "--group",
+                 "sex", "--max-groups", "25"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("warning: ") and "beyond 2**53" in err and err.count("\n") == 1
+
+
+def test_ctrl_c_exits_130_quietly(tmp_path, capsys, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_cli, "_audit", interrupted)
+    _write_csv(tmp_path / "data.csv", n=50)
+    assert main(["audit", str(tmp_path / "data.csv"), "--score", "score", "--label",
+                 "outcome", "--group", "sex"]) == 130
+    assert capsys.readouterr().err == ""
+
+
+def test_unexpected_errors_are_one_line_too(tmp_path, capsys, monkeypatch):
+    def broken(args):
+        raise KeyError("multi\nline")
+
+    monkeypatch.setattr(_cli, "_audit", broken)
+    assert main(["audit", "x.csv", "--score", "s", "--label", "y", "--group", "g"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: unexpected KeyError")
+
+
+def test_long_cpu_fits_get_an_estimate_and_a_progress_bar(tmp_path, capsys, monkeypatch):
+    _write_csv(tmp_path / "data.csv", n=300)
+    monkeypatch.setattr(_cli, "CPU_SECONDS_PER_CELL", 1e-3)  # as if the data were huge
+    buffer = io.StringIO()
+    monkeypatch.setattr(_cli, "console", Console(file=buffer, width=120,
+                                                 force_terminal=True, color_system=None))
+    assert main(["fit", str(tmp_path / "data.csv"), *FIT, "--model",
+                 str(tmp_path / "m.json")]) == 0
+    assert capsys.readouterr().err == ""  # about 23 s: below LONG_FIT_SECONDS, no note
+    monkeypatch.setattr(_cli, "CPU_SECONDS_PER_CELL", 1e-2)
+    assert main(["fit", str(tmp_path / "data.csv"), *FIT, "--model",
+                 str(tmp_path / "m.json")]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert re.match(r"note: this fit fills about 2\.\de\+04 lattice cells: roughly "
+                    r"\d+ min on the CPU .* --subsample \d+ would learn the order on 1 in "
+                    r"\d+ items of each group in about \d+ s; a GPU \(--backend cupy\)",
+                    err), err
+    assert "xOrder" in buffer.getvalue() and "left" in buffer.getvalue()
