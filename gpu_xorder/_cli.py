@@ -447,9 +447,10 @@ def _fit(args):
                      method=args.method, subsample=args.subsample,
                      memory_limit=args.memory_limit)
         _check_subsample(scores, y, groups, args)
-        on_cpu = resolve_backend(args.backend) == "numpy"
+        if resolve_backend(args.backend) == "numpy":
+            _note_long_fit(_lattice_cells(groups, args), args)
         start = time.perf_counter()
-        with _fit_progress(args, on_cpu) as progress:
+        with _fit_progress() as progress:
             est.fit(scores, y, sensitive_features=groups, progress=progress)
         seconds = time.perf_counter() - start
         model = model_text(est._model_document())
@@ -512,37 +513,46 @@ def _check_subsample(scores, y, groups, args):
             why=exc)) from None
 
 
+def _lattice_cells(groups, args):
+    """Lattice cells the fit will fill (the method ``auto`` picks, as ``fair_order``)."""
+    import cpu_reference
+    from gpu_xorder._api import KD_MAX_CELLS
+
+    step = args.subsample or 1
+    sizes = [-(-int(c) // step) for c in np.unique(groups, return_counts=True)[1]]
+    kd = cpu_reference.kd_cells(sizes)
+    if len(sizes) == 2:
+        return kd
+    iterative = cpu_reference.iterative_cells(sizes)
+    method = args.method
+    if method == "auto":
+        method = "kd" if kd <= KD_MAX_CELLS else "iterative"
+    return {"kd": kd, "iterative": iterative, "best": kd + iterative}[method]
+
+
+def _note_long_fit(cells, args):
+    """Before a fit that takes long on the CPU: an estimate, and a ``--subsample`` that
+    would take about ten seconds."""
+    seconds = cells * CPU_SECONDS_PER_CELL
+    if seconds < LONG_FIT_SECONDS:
+        return
+    k = (args.subsample or 1) * max(2, math.ceil(math.sqrt(seconds / 10.0)))
+    err_console.print(
+        "[yellow]note:[/yellow] " + escape(MSG_LONG_FIT.format(
+            cells=float(cells), time=_duration(seconds), ns=CPU_SECONDS_PER_CELL * 1e9,
+            k=k, time_k=_duration(seconds * ((args.subsample or 1) / k) ** 2))),
+        soft_wrap=True, emoji=False)
+
+
 @contextlib.contextmanager
-def _fit_progress(args, on_cpu):
-    """A progress callback for ``XOrder.fit``: a bar with the time left on a terminal,
-    and, for a fit that will take long on the CPU, a note (at the first report, when the
-    lattice size is known) with an estimate and a ``--subsample`` that would be quick."""
-    noted = []
-
-    def note(total):
-        noted.append(True)
-        seconds = total * CPU_SECONDS_PER_CELL
-        if not on_cpu or seconds < LONG_FIT_SECONDS:
-            return
-        k = (args.subsample or 1) * max(2, math.ceil(math.sqrt(seconds / 10.0)))
-        err_console.print(
-            "[yellow]note:[/yellow] " + escape(MSG_LONG_FIT.format(
-                cells=float(total), time=_duration(seconds), ns=CPU_SECONDS_PER_CELL * 1e9,
-                k=k, time_k=_duration(seconds * ((args.subsample or 1) / k) ** 2))),
-            soft_wrap=True, emoji=False)
-
+def _fit_progress():
+    """A progress callback for ``XOrder.fit``: on a terminal, a bar with the time left."""
     with Progress(TextColumn("xOrder"), BarColumn(), TaskProgressColumn(),
                   TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
                   console=console, transient=True,
                   disable=not console.is_terminal) as progress:
         task = progress.add_task("fit", total=None)
-
-        def callback(done, total):
-            if not noted:
-                note(total)
-            progress.update(task, completed=done, total=total)
-
-        yield callback
+        yield lambda done, total: progress.update(task, completed=done, total=total)
 
 
 def _duration(seconds):

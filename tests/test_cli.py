@@ -739,3 +739,19 @@ def test_long_cpu_fits_get_an_estimate_and_a_progress_bar(tmp_path, capsys, monk
                     r"\d+ items of each group in about \d+ s; a GPU \(--backend cupy\)",
                     err), err
     assert "xOrder" in buffer.getvalue() and "left" in buffer.getvalue()
+
+
+@pytest.mark.parametrize("labels,method,subsample", [
+    (("f", "m"), "auto", None), (("a", "b", "c"), "auto", None),
+    (("a", "b", "c"), "iterative", 2), (("a", "b", "c"), "best", None)])
+def test_the_estimate_counts_the_cells_the_fit_fills(tmp_path, labels, method, subsample):
+    import argparse
+
+    from gpu_xorder import XOrder
+
+    s, y, g = _write_csv(tmp_path / "data.csv", n=90, groups=labels)
+    totals = []
+    XOrder(lam=1.0, backend="numpy", method=method, subsample=subsample).fit(
+        s, y, sensitive_features=g, progress=lambda done, total: totals.append(total))
+    args = argparse.Namespace(subsample=subsample, method=method)
+    assert _cli._lattice_cells(g, args) == totals[-1]
