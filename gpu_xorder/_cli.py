@@ -304,10 +304,13 @@ def _demo(args):
     from gpu_xorder._experiment import grouping
     from gpu_xorder.datasets import load_dataset
 
+    from gpu_xorder._validation import check_lam
+
     data = load_dataset(args.data)
     try:
+        check_lam(args.lam)  # every value before the first fit
         groups = grouping(data, args.groups)
-    except ValueError as exc:
+    except LIBRARY_ERRORS as exc:
         return _error(exc)
     group_label, names = _group_names(data, args.groups)
 

@@ -101,10 +101,10 @@ def test_demo_age_groups_need_age_in_years(capsys):
 
 
 def test_demo_library_error_is_one_clean_line(capsys):
-    assert main(["demo", "--data", "german", "--lam", "-1"]) == 2
+    assert main(["demo", "--data", "german", "--lam", "0.5", "-1"]) == 2
     out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    assert err.startswith("error: ") and "lam" in err
+    assert "Traceback" not in out + err and out == ""  # refused before the first fit
+    assert err.startswith("error: ") and "lam" in err and err.count("\n") == 1
 
 
 def test_demo_unavailable_forced_backend(capsys):
