@@ -1,4 +1,4 @@
-"""The wavefront speed table (DESIGN section 8): fill and traceback time, GCUPS.
+"""The wavefront speed table (docs/design.md, section 8): fill and traceback time, GCUPS.
 
 Run from the source tree on a machine with CuPy and a GPU (no network needed)::
 

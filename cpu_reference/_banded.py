@@ -1,4 +1,6 @@
-"""Counter checkpoints for lattices whose decision bits do not fit (DESIGN section 6).
+"""Counter checkpoints for lattices whose decision bits do not fit.
+
+docs/design.md, section 6.
 
 The rows of the lattice are cut into *bands* of whole 32-row blocks. The decisions of a
 band's cells depend only on the band's cells, on its first column (the forced edge cells

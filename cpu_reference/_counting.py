@@ -1,8 +1,8 @@
 """Pair counting by sorting: the O(n log n) kernel behind every ranking metric.
 
-DESIGN section 2: a pair (upper, lower) counts 1 when ``upper > lower`` and 1/2 on a tie
-(the ``roc_auc_score`` convention). Counts are returned doubled, as exact integers, so
-that callers can keep them in int64 and divide once.
+docs/design.md, section 2: a pair (upper, lower) counts 1 when ``upper > lower`` and
+1/2 on a tie (the ``roc_auc_score`` convention). Counts are returned doubled, as exact
+integers, so that callers can keep them in int64 and divide once.
 """
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The anti-diagonal fill of the two-group lattice (DESIGN section 3, "wavefront").
+"""The anti-diagonal fill of the two-group lattice (docs/design.md, section 3.6).
 
 Exact float64 state
 -------------------

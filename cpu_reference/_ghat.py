@@ -1,4 +1,6 @@
-"""G-hat: the objective J = AUC - lam * D evaluated on a cell's counters (DESIGN section 3).
+"""G-hat: the objective J = AUC - lam * D evaluated on a cell's counters.
+
+docs/design.md, section 3.2.
 
 The sequence of float64 operations below is the contract shared with the CUDA twin
 ``ghat()`` in ``gpu_xorder/cuda/xorder_common.cuh``; change both or neither. Integer

@@ -1,4 +1,6 @@
-"""Iterative xOrder: merge the groups one at a time by 2-D DPs (DESIGN section 4).
+"""Iterative xOrder: merge the groups one at a time by 2-D DPs.
+
+docs/design.md, section 4.
 
 Merge order: largest group first, equal sizes in increasing group index
 (:func:`merge_order`). Step t runs an anti-diagonal DP whose first axis is the sequence
@@ -59,7 +61,8 @@ class StepInputs:
 
 
 def step_inputs(prob, cs, seq_g, seq_y, b, const_c, const_u):
-    """Prefix counts and fixed-pair floor of the step merging ``b`` (DESIGN section 4)."""
+    """Prefix counts and fixed-pair floor of the step merging ``b`` (docs/design.md,
+    section 4)."""
     old = [g for g in cs.members if g != b]
     is_h = {h: (seq_g == h).astype(np.int64) for h in old}
     negleft_a = {h: prob.n0(h) - np.concatenate(([0], np.cumsum(is_h[h] * (1 - seq_y))))

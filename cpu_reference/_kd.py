@@ -1,4 +1,6 @@
-"""K-D xOrder: the DP over the whole K-dimensional lattice (DESIGN section 4).
+"""K-D xOrder: the DP over the whole K-dimensional lattice.
+
+docs/design.md, section 4.
 
 Cell ``x = (x_0, ..., x_{K-1})``: the first ``x_g`` items of every group g are placed.
 The hyperplanes ``sum(x) = d`` play the role of the anti-diagonals: a cell needs only its
@@ -16,8 +18,8 @@ position, the one along another axis g at the precomputed position of the box ce
 
 Decisions: the axis of the chosen predecessor, ``0..K-1``, in ``ceil(log2 K)`` bit planes
 per hyperplane, each packed with ``np.packbits`` (bit b of the axis in plane b).
-Tie rule (DESIGN section 3): axes are scanned in increasing order and a later axis
-replaces the best on ``>=``, so the highest group index wins equal G-hat.
+Tie rule (docs/design.md, section 3.3): axes are scanned in increasing order and a
+later axis replaces the best on ``>=``, so the highest group index wins equal G-hat.
 """
 
 import numpy as np

@@ -1,4 +1,6 @@
-"""K-group xOrder: per-group prefix counts, G-hat constants and G-hat (DESIGN section 4).
+"""K-group xOrder: per-group prefix counts, G-hat constants and G-hat.
+
+docs/design.md, section 4.
 
 Shared by the K-dimensional DP (``_kd``) and iterative xOrder (``_iterative``).
 Groups are indices ``0..K-1`` (sorted group labels). Counters are held in dicts keyed by

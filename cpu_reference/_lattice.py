@@ -1,9 +1,9 @@
 """The two-group xOrder lattice: sorting, prefix counts, step gains, G-hat constants.
 
-DESIGN section 3. Group ``a`` is group index 0 and ``b`` index 1 (sorted group labels).
-Cell ``(i, j)`` is the state "the first ``i`` items of a and the first ``j`` items of b
-are placed". A step along a into ``(i, j)`` places ``a[i-1]`` below everything placed so
-far; a step along b places ``b[j-1]``.
+docs/design.md, section 3.1. Group ``a`` is group index 0 and ``b`` index 1 (sorted
+group labels). Cell ``(i, j)`` is the state "the first ``i`` items of a and the first
+``j`` items of b are placed". A step along a into ``(i, j)`` places ``a[i-1]`` below
+everything placed so far; a step along b places ``b[j-1]``.
 
 Counters of decided cross-group pairs, kept as int64 (``COUNTERS``):
 
@@ -32,7 +32,8 @@ COUNTERS = {
 
 @dataclass(frozen=True)
 class GhatConstants:
-    """The float64 constants of G-hat (DESIGN section 3), in kernel-argument order.
+    """The float64 constants of G-hat (docs/design.md, section 3.2), in kernel-argument
+    order.
 
     ``w``: within-group positive-above-negative pairs (ties 1/2), counted in full from
     the first cell; ``w_a``/``w_b``: the same per group (PRF); ``inv_*``: reciprocals

@@ -1,4 +1,4 @@
-"""Traceback: read the decision bits back from the last cell (DESIGN section 3).
+"""Traceback: read the decision bits back from the last cell (docs/design.md, section 3.3).
 
 The walk is sequential; it reads one word per step from a bulk host copy of the bits
 (never one device synchronisation per step). The CUDA twin is ``traceback_kernel`` in

@@ -1,10 +1,11 @@
-"""The CuPy engine: fills xOrder lattices on the GPU (DESIGN sections 3, 4, 7, 8).
+"""The CuPy engine: fills xOrder lattices on the GPU.
 
-The only module of the package that imports CuPy. Kernels live in ``cuda/*.cu``, are
-compiled by NVRTC with ``--fmad=false`` (bit-identical G-hat, DESIGN "Bit-identical
-backends") and memoized per device and compile-time constants (metric, mode). Two
-groups: ``solve`` (2-D kernels); more: ``solve_multi`` runs the schedule of
-``_multi_launch`` on the kernels of ``cuda/xorder_multi.cu``.
+docs/design.md, sections 3, 4, 6, 7 and 9. The only module of the package that imports
+CuPy. Kernels live in ``cuda/*.cu``, are compiled by NVRTC with ``--fmad=false``
+(bit-identical G-hat, docs/design.md, section 3.7) and memoized per device and
+compile-time constants (metric, mode). Two groups: ``solve`` (2-D kernels); more:
+``solve_multi`` runs the schedule of ``_multi_launch`` on the kernels of
+``cuda/xorder_multi.cu``.
 """
 
 import cupy as cp
@@ -24,7 +25,8 @@ _THREADS = 256
 MSG_DEVICE_MEMORY = (
     "the xOrder lattice needs {need:.2f} GiB of device memory but {free:.2f} GiB is free "
     "({n_a} x {n_b} cells, {batch} lam value(s)); subsample each group (learn the "
-    "ordering on every k-th item, DESIGN section 6) or pass fewer lam values at once"
+    "ordering on every k-th item, docs/design.md, section 6) or pass fewer lam values "
+    "at once"
 )
 
 
@@ -39,7 +41,7 @@ DEFAULT_TILE_J = 128
 @cp.memoize(for_each_device=True)
 def get_module(name, metric_code, signed, tile_j=DEFAULT_TILE_J):
     """Compiled RawModule of one ``.cu`` file for compile-time constants; memoized per
-    device (DESIGN "Bit-identical backends": always ``--fmad=false``)."""
+    device (docs/design.md, section 3.7: always ``--fmad=false``)."""
     return cp.RawModule(code=kernel_source(name, metric_code, signed, tile_j),
                         options=NVRTC_OPTIONS)
 

@@ -5,7 +5,7 @@ compiles (with NVRTC where it is installed) on machines without a GPU."""
 from importlib import resources
 
 #: Always ``--fmad=false``: no fused multiply-add, so G-hat rounds as NumPy does
-#: (DESIGN "Bit-identical backends").
+#: (docs/design.md, section 3.7).
 NVRTC_OPTIONS = ("--fmad=false", "-std=c++14")
 
 

@@ -1,8 +1,9 @@
 """From a learned ordering to scores, and from training scores to new scores.
 
-DESIGN section 5. Training: the reference group keeps its scores and every other item is
-placed by uniform interpolation between the reference scores around it in the learned
-ordering (:func:`adjusted_training_scores`, with end points from :func:`default_bounds`).
+docs/design.md, section 5. Training: the reference group keeps its scores and every
+other item is placed by uniform interpolation between the reference scores around it in
+the learned ordering (:func:`adjusted_training_scores`, with end points from
+:func:`default_bounds`).
 Test: each adjusted group gets a monotone piecewise-linear map from its original training
 scores to its adjusted ones (:func:`fit_group_maps`), applied to new scores by
 :func:`apply_group_maps`. Everything is vectorised and runs in O(n log n).

@@ -1,8 +1,8 @@
 """Ranking metrics on scores: AUC, xAUC, PRF, URF, their disparities and the xROC curve.
 
-DESIGN section 2. A pair (upper, lower) counts 1 when ``upper > lower`` and 1/2 on a tie
-(the ``sklearn.metrics.roc_auc_score`` convention). Every metric is a ratio of a pair count
-to a number of pairs; counts are kept doubled, as exact integers (see
+docs/design.md, section 2. A pair (upper, lower) counts 1 when ``upper > lower`` and 1/2
+on a tie (the ``sklearn.metrics.roc_auc_score`` convention). Every metric is a ratio of a
+pair count to a number of pairs; counts are kept doubled, as exact integers (see
 :func:`cpu_reference._counting.half_wins2`), and divided once, so that, with distinct
 scores, the values equal those the DP computes from its integer counters. Everything runs
 in O(n log n) by sorting.

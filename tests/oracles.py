@@ -23,7 +23,8 @@ def brute_terms(scores, y, groups, metric):
 
 
 def pair_term(s, y, a, b, metric):
-    """Signed disparity term of the groups masked by ``a`` and ``b`` (DESIGN section 2)."""
+    """Signed disparity term of the groups masked by ``a`` and ``b`` (docs/design.md,
+    section 2)."""
     if metric == "xauc":
         return pair_frac(s[a & (y == 1)], s[b & (y == 0)]) - pair_frac(
             s[b & (y == 1)], s[a & (y == 0)])
@@ -68,7 +69,7 @@ def _frac(upper, lower):
 
 def best_objective(scores, y, groups, metric, lam, mode):
     """Maximum of the objective over all interleavings of the two groups' orders,
-    each evaluated by the pair definitions of DESIGN section 2."""
+    each evaluated by the pair definitions of docs/design.md, section 2."""
     s, y, g = np.asarray(scores, float), np.asarray(y), np.asarray(groups)
     ys = []
     for k in (0, 1):
@@ -106,7 +107,8 @@ def two_group_problem(rng, n_a, n_b, ties=False):
 
 
 def cellwise_fill(lat, lam, every_cell=False):
-    """The two-group DP cell by cell, by the letter of DESIGN section 3.
+    """The two-group DP cell by cell, by the letter of docs/design.md, sections 3.2
+    and 3.3.
 
     int64 counters ``cab, cba[, uab, uba]`` per cell, the step gains written out from the
     group orders, and G-hat by ``cpu_reference.cell_values`` (the documented operation
@@ -173,7 +175,8 @@ def cell_by_cell(n_a, n_b, origin, a_step, b_step, a_wins):
 
 
 def cellwise_iterative_step(prob, lam, cs, seq_g, seq_y, b, const_c, const_u):
-    """One step of iterative xOrder cell by cell, by the letter of DESIGN section 4.
+    """One step of iterative xOrder cell by cell, by the letter of docs/design.md,
+    section 4.
 
     Every cell holds the int counters of all ordered pairs of the groups merged so far
     plus b (the pairs without b start at their final values ``const_c``/``const_u``);

@@ -1,5 +1,6 @@
-"""Counter checkpoints (DESIGN section 6): lattices filled in bands of rows give the
-very same paths and counters as whole lattices, on the NumPy fill and the tiled twin."""
+"""Counter checkpoints (docs/design.md, section 6): lattices filled in bands of rows
+give the very same paths and counters as whole lattices, on the NumPy fill and the tiled
+twin."""
 
 import numpy as np
 import pytest

@@ -328,7 +328,7 @@ def test_inputs_not_modified():
     assert xo.get_params()["lam"] == 1.0
 
 
-# ---------------------------------------------------------------- subsampling (DESIGN 6)
+# ------------------------------------------- subsampling (docs/design.md, section 6)
 
 def test_subsample_one_is_no_subsample():
     scores, y, groups = make_data(n_a=60, n_b=40, seed=4)

@@ -1,5 +1,6 @@
 """The vectorised iterative step (cpu_reference._iterative.step_fill) against the
-cell-by-cell definition of DESIGN section 4 (``oracles.cellwise_iterative_step``)."""
+cell-by-cell definition of docs/design.md, section 4
+(``oracles.cellwise_iterative_step``)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-// Shared device functions of the xOrder lattice (DESIGN section 3).
+// Shared device functions of the xOrder lattice (docs/design.md, sections 3.2 and 3.3).
 //
 // Each function mirrors a NumPy function of cpu_reference and must perform the very
 // same sequence of float64 operations, so that both backends take the same decision

@@ -1,4 +1,4 @@
-// Multi-group xOrder (DESIGN section 4): one step of iterative xOrder and the
+// Multi-group xOrder (docs/design.md, section 4): one step of iterative xOrder and the
 // hyperplanes of K-D xOrder, for K >= 3 groups (two groups use the 2-D kernels).
 //
 // Launchers: gpu_xorder/_cupy_multi.py. NumPy references: cpu_reference/_iterative.py

@@ -1,7 +1,7 @@
 // Tiled fill of the two-group xOrder lattice: one launch per anti-diagonal of tiles.
 //
 // Launcher: gpu_xorder/_cupy_engine.py (fill_batch_tiled). NumPy twin, step for step:
-// cpu_reference/_tiled.py. DESIGN section 9, "row tiles, one launch per tile diagonal".
+// cpu_reference/_tiled.py. docs/design.md, section 9.2.
 //
 // A warp owns a tile of 32 rows (one decision block, rows 32R+1 .. 32R+32) by TILE_J
 // columns (j0 .. j0+TILE_J-1). At step s lane t decides cell (32R+1+t, j0+s-t): all
