@@ -33,6 +33,7 @@ from rich.table import Table
 
 from gpu_xorder._experiment import DEFAULT_LAMS as PAPER_LAMS
 from gpu_xorder._experiment import GROUPINGS, RACE_SEX_NAMES
+from gpu_xorder._io import LABEL_KINDS
 from gpu_xorder._validation import INTERSECTION_SEP
 from gpu_xorder._validation import METHODS as METHOD_CHOICES
 
@@ -66,7 +67,6 @@ DEFAULT_COLUMN = "score_fair"
 #: More groups than this in fit or audit (an ID-like column, say) are refused unless
 #: --max-groups allows them.
 MAX_GROUPS = 20
-GROUP_TYPES = ("text", "int", "float", "bool")
 #: Seconds per lattice cell of the NumPy fill (12-18 ns on a 2-core AMD EPYC, README),
 #: for the estimate printed before a long fit on the CPU.
 CPU_SECONDS_PER_CELL = 15e-9
@@ -244,7 +244,7 @@ def _file_arguments(parser, label_required, many_scores=False, group_options=Tru
                         help="column of the protected groups (spaces around a label are "
                         "ignored); several columns: their intersections, labelled 'a & b'")
     if group_options:
-        parser.add_argument("--group-type", choices=GROUP_TYPES, default="text",
+        parser.add_argument("--group-type", choices=LABEL_KINDS, default="text",
                             help="read group labels as text (default) or as numbers or "
                                  "booleans, the type a model keeps them in")
         parser.add_argument("--max-groups", type=_positive, default=MAX_GROUPS,
