@@ -1,6 +1,6 @@
 """Flat inputs of the multi-group CUDA kernels (``cuda/xorder_multi.cu``), in NumPy.
 
-Shared by the CuPy launchers (``_cupy_multi``) and the test suite, which runs the same
+Shared by the launch schedule (``_multi_launch``) and the test suite, which runs the same
 kernels' cell functions compiled for the host on the very same arrays. ``ITER_FIELDS``
 and ``KD_FIELDS`` are the kernels' leading parameters, in order (``ITER_PARAMS`` and
 ``KD_PARAMS`` in the ``.cu`` file).

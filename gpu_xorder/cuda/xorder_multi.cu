@@ -1,11 +1,11 @@
 // Multi-group xOrder (docs/design.md, section 4): one step of iterative xOrder and the
 // hyperplanes of K-D xOrder, for K >= 3 groups (two groups use the 2-D kernels).
 //
-// Launchers: gpu_xorder/_cupy_multi.py. NumPy references: cpu_reference/_iterative.py
-// (_step) and cpu_reference/_kd.py (fill_kd); the G-hat below is the operation sequence
-// of cpu_reference/_kgroups.ghat. Counters are doubles holding exact integers (all below
-// 2**53), so their sums may be regrouped freely; every rounded operation is the NumPy
-// one. Compile with --fmad=false.
+// Launchers: gpu_xorder/_multi_launch.py on gpu_xorder/_cupy_engine.py. NumPy references:
+// cpu_reference/_iterative.py (step_fill) and cpu_reference/_kd.py (fill_kd); the G-hat
+// below is the operation sequence of cpu_reference/_kgroups.ghat. Counters are doubles
+// holding exact integers (all below 2**53), so their sums may be regrouped freely; every
+// rounded operation is the NumPy one. Compile with --fmad=false.
 //
 // Every function that decides cells is __host__ __device__: the test suite compiles
 // this file for the host with XO_HOST_TEST (the *_host drivers at the end replay the
@@ -94,7 +94,7 @@ XO_HD double iter_ghat(const IterArgs& A, const double* from, int col, int side,
 }
 
 // Decide cell (i, d - i) (edges included), write its counters to cur; returns the bit.
-// Tie rule of _iterative._step: on equal G-hat the item of the higher group index wins.
+// Tie rule of _iterative.step_fill: on equal G-hat the item of the higher group index wins.
 XO_HD bool iter_cell(const IterArgs& A, const double* prev, double* cur, int i, int d) {
     const int j = d - i;
     const int qs = i >= 1 ? A.seq_q[i - 1] : 0;
