@@ -72,6 +72,7 @@ MSG_INEXACT = ("{path}, line {line}: column {name!r} holds the integer {value}, 
 MSG_STRIPPED = ("{path}: column {name!r} has spaces around the group label in {count} "
                 "of its cells (first on line {line}: {value!r}); the spaces are ignored")
 MSG_EMPTY_CSV = "{path}: no header row"
+MSG_NO_ROWS = "{path}: no rows after the header"
 MSG_RAGGED = "{path}, line {line}: {got} fields, the header has {expected}"
 MSG_CSV = "{path}, line {line}: malformed CSV ({why})"
 
@@ -574,6 +575,8 @@ class Table:
         self.header, self.rows, self.lines = _parse_csv(read_text(self.path), self.path)
         if not self.header:
             raise ValueError(MSG_EMPTY_CSV.format(path=self.path))
+        if not self.rows:
+            raise ValueError(MSG_NO_ROWS.format(path=self.path))
         seen = {}
         for k, name in enumerate(self.header):
             if name in seen:

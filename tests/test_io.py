@@ -269,6 +269,7 @@ def test_csv_table_reads_columns_and_writes_exact_floats(tmp_path):
 BROKEN_TABLES = [
     ("", None, ": no header row"),
     ("\n  \n\n", None, ": no header row"),
+    ("a,b\n\n", None, ": no rows after the header"),
     ("a,b\n1,2\n3\n", None, ", line 3: 1 fields, the header has 2"),
     ("a,b,a\n1,2,3\n", None, ": the header names column 'a' twice (columns 1 and 3)"),
     ("a,b\n1,2\n", lambda t: t.column("c"), ": no column 'c' (columns: 'a', 'b')"),
