@@ -321,7 +321,8 @@ def _floats(a):
 
 def model_to_dict(params, groups, reference, bounds, clip, maps, summary):
     """The JSON document of a fitted ``XOrder``; ``maps`` keyed by group position."""
-    params = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in params.items()}
+    params = {name: (value.item() if isinstance(value, np.generic) else value)
+              for name, value in params.items()}
     if params.get("reference_group") is not None:
         params["reference_group"] = _label(params["reference_group"])
     return {
