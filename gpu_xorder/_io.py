@@ -335,8 +335,15 @@ def model_to_dict(params, groups, reference, bounds, clip, maps, summary):
         "clip": None if clip is None else _floats(clip),
         "maps": [{"group": _label(groups[g]), "x": _floats(x), "y": _floats(y)}
                  for g, (x, y) in sorted(maps.items())],
-        "summary": summary,
+        "summary": {name: _summary_value(value) for name, value in summary.items()},
     }
+
+
+def _summary_value(value):
+    """A summary entry as JSON: NumPy scalars as Python ones, a non-finite float (which
+    JSON cannot hold; the summary only informs) as null."""
+    value = value.item() if isinstance(value, np.generic) else value
+    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 def model_from_dict(doc, path="<model>", known_params=REQUIRED_PARAMS):

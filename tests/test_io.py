@@ -52,6 +52,16 @@ def test_saved_model_transforms_bit_for_bit(tmp_path, labels, kwargs, scale):
     assert summary["auc"] == xo.result_.auc and summary["method"] == xo.result_.method
 
 
+def test_a_summary_value_json_cannot_hold_is_saved_as_null(tmp_path, monkeypatch):
+    s, y, g = data()
+    xo = XOrder(lam=1.0, backend="numpy").fit(s, y, sensitive_features=g)
+    doc = _io.model_to_dict(xo.get_params(), xo.groups_, xo.reference_group_, xo.bounds_,
+                            xo.clip_, xo.maps_, {"gap": np.float64(np.inf), "n": np.int64(3)})
+    assert doc["summary"] == {"gap": None, "n": 3}
+    _io.write_json(tmp_path / "m.json", doc)
+    assert XOrder.load(tmp_path / "m.json").lam == 1.0
+
+
 def test_save_needs_a_fitted_model(tmp_path):
     with pytest.raises(NotFittedError):
         XOrder().save(tmp_path / "m.json")
