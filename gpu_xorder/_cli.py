@@ -449,6 +449,7 @@ def _fit(args):
                      reference_group=reference, backend=args.backend,
                      method=args.method, subsample=args.subsample,
                      memory_limit=args.memory_limit)
+        est._check_params()
         _check_subsample(scores, y, groups, args)
         if resolve_backend(args.backend) == "numpy":
             _note_long_fit(_lattice_cells(groups, args), args)
