@@ -8,6 +8,7 @@ from ._banded import (band_lattice, banded_bytes, least_banded_bytes, numpy_band
                       plan_bands, solve_banded)
 from ._bits import bits_to_matrix, n_words
 from ._fill import fill
+from ._fronts import FrontsTooLarge, completion_values, solve_fronts
 from ._ghat import cell_values
 from ._iterative import merge_order, solve_iterative, step_shapes
 from ._iterative import total_cells as iterative_cells
@@ -22,6 +23,7 @@ from ._traceback import path_to_order, traceback
 __all__ = [
     "COUNTERS",
     "KProblem",
+    "FrontsTooLarge",
     "Lattice",
     "band_lattice",
     "banded_bytes",
@@ -29,6 +31,7 @@ __all__ = [
     "build_lattice",
     "build_problem",
     "cell_values",
+    "completion_values",
     "edge_counters",
     "fill",
     "iterative_cells",
@@ -42,6 +45,7 @@ __all__ = [
     "path_to_order",
     "plan_bands",
     "solve_banded",
+    "solve_fronts",
     "solve_iterative",
     "solve_kd",
     "step_shapes",

@@ -3,13 +3,16 @@
 import dataclasses
 import functools
 import logging
+import numbers
+import warnings
 
 import numpy as np
 
 import cpu_reference
 
-from . import _parallel
+from . import _parallel, _solvers
 from . import _validation as v
+from . import metrics as metrics_mod
 from ._backend import cupy_engine, host_memory_available, resolve_backend
 from ._result import FairOrderResult
 
@@ -27,6 +30,15 @@ MSG_MULTI_MEMORY = (
     "{method} xOrder of groups of sizes {sizes} keeps {need:.3g} GiB of decision bits, "
     "over {source} ({limit:.3g} GiB); {hint}subsample each group (XOrder(subsample=k))"
 )
+MSG_CONSTRAINT_SCOPE = (
+    "max_disparity needs two groups and disparity='absolute' (got {k} groups, "
+    "disparity={mode!r})"
+)
+MSG_SIGNED_WORSE = (
+    "disparity='signed' with lam={lam:g} made |D| ({metric}) larger than the scores "
+    "given ({after:.4f} > {before:.4f}): the signed objective rewards disparity in the "
+    "other direction; use disparity='absolute' (the default)"
+)
 MSG_HOST_MEMORY = (
     "the {n_a} x {n_b} xOrder lattice does not fit in {budget:.3g} GiB ({source}), not "
     "even in bands of rows with counter checkpoints (at least {least:.3g} GiB); "
@@ -35,8 +47,8 @@ MSG_HOST_MEMORY = (
 
 
 def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute",
-               backend="auto", method="auto", memory_limit=None, progress=None,
-               n_jobs=None):
+               backend="auto", method="auto", solver="auto", max_disparity=None,
+               memory_limit=None, progress=None, n_jobs=None):
     """Interleave the groups' rankings to trade AUC against ranking disparity.
 
     Every group keeps its own descending score order; the DP chooses how the groups
@@ -79,6 +91,27 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
         ``KD_MAX_CELLS`` = 1e8 cells, else ``"iterative"``. ``result.method`` records
         the choice (``"2d"``, ``"kd"`` or ``"iterative"``). With two groups all three
         give the same ordering.
+    solver : {"auto", "paper", "lagrangian", "exact"}, default="auto"
+        How the ordering is chosen for two groups with ``|D|`` (DESIGN section 3, "The
+        best ordering for |D|"). ``"paper"``: the DP's cell rule (the paper's
+        recurrence), a heuristic for ``|D|``. ``"lagrangian"``: signed DPs over weights
+        ``mu`` in ``[-lam, lam]`` give a certified ``upper_bound`` and candidate
+        orderings; the best of them and of the cell rule is returned, never worse than
+        ``"paper"``. ``"exact"``: the optimum, by Pareto fronts pruned with those bounds
+        (NumPy; small lattices: a ``MemoryError`` names the size when the fronts
+        outgrow the memory budget). ``"auto"``: exact on lattices of up to
+        ``AUTO_EXACT_CELLS`` cells while its fronts stay small, else lagrangian (on the
+        NumPy backend up to ``AUTO_LAGRANGIAN_CELLS_NUMPY`` cells, else the cell rule).
+        ``result.solver`` says which ran. With ``lam = 0``, ``disparity="signed"`` or
+        more than two groups the cell rule runs (exact in the first two cases; the
+        other solvers need two groups).
+    max_disparity : float or None, default=None
+        Fairness as a constraint: maximise AUC subject to ``|D| <= max_disparity`` on
+        the data given (two groups; leave ``lam`` at 0). The weight is searched over
+        signed DPs; ``result.objective`` is the AUC, ``result.upper_bound`` a
+        certified bound on the best AUC any interleaving with ``|D| <= max_disparity``
+        reaches. ``ValueError`` when no ordering found meets the constraint. To hold
+        the constraint on new data, see ``XOrder(max_disparity=..., validation=...)``.
     memory_limit : int or None, default=None
         Bytes the decision bits may take (all ``lam`` values of a GPU batch together).
         Default: 75% of the host memory available (NumPy) or the free device memory
@@ -118,6 +151,8 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
     mode = v.check_choice(disparity, "disparity", v.DISPARITIES)
     backend = v.check_choice(backend, "backend", v.BACKENDS)
     method = v.check_choice(method, "method", v.METHODS)
+    solver = v.check_choice(solver, "solver", v.SOLVERS)
+    max_disparity = v.check_max_disparity(max_disparity)
     if progress is not None and not callable(progress):
         raise TypeError("progress must be callable or None")
     s = v.check_scores(scores)
@@ -131,7 +166,12 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
     v.check_supports(labels, index, labels_y, metric)
     if labels.size > 2 and mode == "signed":
         raise ValueError(v.MSG_SIGNED_TWO.format(k=labels.size))
-    if labels.size > 2 or method != "auto":
+    _check_solver(solver, max_disparity, labels.size, mode, lam, lams)
+    # with two groups an explicit method is the cell rule's DP (as the paper's solver)
+    two_group_solver = labels.size == 2 and (
+        solver in ("lagrangian", "exact") or max_disparity is not None
+        or (solver == "auto" and method == "auto"))
+    if labels.size > 2 or (method != "auto" and not two_group_solver):
         solve = functools.partial(_solve_multi, s, labels_y, index, labels, metric, mode,
                                   lams, backend=backend, memory_limit=memory_limit,
                                   n_jobs=n_jobs)
@@ -141,26 +181,107 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
                                cpu_reference.iterative_cells(sizes))
         else:  # two groups: every method is the 2-D DP
             results = solve("kd" if method == "best" else method, progress=progress)
+        results = [_exact_at_zero(r) for r in results]
         return results if batch else results[0]
     engine_name = resolve_backend(backend)
     lat = cpu_reference.build_lattice(s, labels_y, index, metric, mode)
-    if engine_name == "cupy":
-        solutions, band_rows = cupy_engine().solve(
-            lat, lams, progress=_batch_progress(progress, lams.size),
-            memory_limit=memory_limit)
+    bands = {}
+
+    def fills(lattice, weights, progress=None):
+        if engine_name == "cupy":
+            solutions, band_rows = cupy_engine().solve(
+                lattice, weights, progress=_batch_progress(progress, weights.size),
+                memory_limit=memory_limit)
+        else:
+            solutions, band_rows = _solve_numpy(lattice, weights, progress, memory_limit,
+                                                n_jobs)
+        if band_rows is not None:
+            bands.update(bands=-(-lat.n_a // band_rows), band_rows=band_rows)
+        return solutions
+
+    if max_disparity is not None:
+        results = [_constrained(lat, labels, max_disparity, fills, engine_name, bands)]
     else:
-        solutions, band_rows = _solve_numpy(lat, lams, progress, memory_limit, n_jobs)
-    extra = {}
-    if band_rows is not None:
-        extra = {"bands": -(-lat.n_a // band_rows), "band_rows": band_rows}
+        results = _solve_two(lat, labels, lams, solver, fills, progress, engine_name,
+                             memory_limit, bands)
+    if bands:
         logger.info("gpu_xorder: the %d x %d lattice was filled in %d bands of %d rows "
                     "(decision bits over the memory limit)", lat.n_a, lat.n_b,
-                    extra["bands"], band_rows)
-    results = [
-        _make_result(lat, labels, lam_k, path, final, engine_name, extra)
-        for lam_k, (path, final) in zip(lams, solutions)
-    ]
+                    bands["bands"], bands["band_rows"])
+    if mode == "signed":
+        _warn_signed(results, s, labels_y, index, metric)
     return results if batch else results[0]
+
+
+def _check_solver(solver, max_disparity, k, mode, lam, lams):
+    """The solver and the constraint need two groups and the absolute disparity."""
+    if max_disparity is not None:
+        if k > 2 or mode == "signed":
+            raise ValueError(MSG_CONSTRAINT_SCOPE.format(k=k, mode=mode))
+        if not isinstance(lam, numbers.Real) or lams[0] != 0:
+            raise ValueError(v.MSG_LAM_AND_CONSTRAINT)
+    if k > 2 and solver in ("lagrangian", "exact"):
+        raise ValueError(_solvers.MSG_SOLVER_GROUPS.format(solver=solver, k=k))
+
+
+def _solve_two(lat, labels, lams, solver, fills, progress, engine_name, memory_limit,
+               bands):
+    """Two groups: the cell rule, then the solver asked for (DESIGN section 3)."""
+    paper = [_solvers.candidate(lat, path, final)
+             for path, final in fills(lat, lams, progress)]
+    chosen = _choose_solver(solver, lat, lams, engine_name)
+    if chosen == "paper":
+        return [_candidate_result(lat, labels, lam, c, engine_name, bands, "paper",
+                                  _solvers.absolute_objective(c, lam)
+                                  if lam == 0 or lat.mode == "signed" else None)
+                for lam, c in zip(lams, paper)]
+    budget = _host_budget(memory_limit)[0]
+    return [_candidate_result(lat, labels, lam, best, engine_name, {**bands, **extra}, ran,
+                              bound)
+            for lam, (best, bound, ran, extra) in zip(
+                lams, _solvers.solve_absolute(lat, lams, paper, fills, chosen, budget))]
+
+
+def _choose_solver(solver, lat, lams, engine_name):
+    if lat.mode == "signed" or not np.any(lams > 0) or solver == "paper":
+        return "paper"
+    if solver != "auto":
+        return solver
+    if engine_name == "numpy" and lat.n_cells > _solvers.AUTO_LAGRANGIAN_CELLS_NUMPY:
+        return "paper"
+    return "auto"
+
+
+def _constrained(lat, labels, eps, fills, engine_name, bands):
+    best, bound, lam = _solvers.constrained(lat, eps, fills)
+    extra = {**bands, "found_with": {"mu": best.mu} if lam is None else {"lam": lam}}
+    res = _candidate_result(lat, labels, 0.0, best, engine_name, extra, "lagrangian", bound)
+    return dataclasses.replace(res, max_disparity=eps)
+
+
+def _candidate_result(lat, labels, lam, cand, engine_name, extra, solver, bound):
+    res = _make_result(lat, labels, lam, cand.path, cand.final, engine_name, extra)
+    if bound is not None and bound - res.objective <= _solvers.TOLERANCE:
+        bound = res.objective
+    return dataclasses.replace(res, solver=solver, upper_bound=bound)
+
+
+def _exact_at_zero(res):
+    """The cell rule is exact at lam = 0 (any number of groups) and in signed mode."""
+    if res.lam == 0 or res.mode == "signed":
+        return dataclasses.replace(res, upper_bound=res.objective)
+    return res
+
+
+def _warn_signed(results, s, y, index, metric):
+    """Signed mode rewards disparity in the other direction: say so when the result's
+    ``|D|`` exceeds that of the scores given."""
+    before = metrics_mod.disparity(s, y, index, metric)
+    for res in results:
+        if res.lam > 0 and res.disparity > before + _solvers.TOLERANCE:
+            warnings.warn(MSG_SIGNED_WORSE.format(lam=res.lam, metric=metric,
+                                                  after=res.disparity, before=before),
+                          UserWarning, stacklevel=3)
 
 
 def _solve_numpy(lat, lams, progress, memory_limit, n_jobs=1):

@@ -5,14 +5,17 @@ A thin layer (STYLE item 6): ``fit`` validates, learns the ordering with
 ``transform`` applies the maps to new scores (DESIGN section 5).
 """
 
+import numbers
 import os
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted
 
-from . import _io
+from . import _io, metrics
 from . import _transfer
 from . import _validation as v
 from ._api import fair_order
@@ -25,6 +28,21 @@ MSG_REFERENCE = "reference_group {value!r} is not one of the groups {labels}"
 MSG_UNSEEN = "sensitive features contain group {label!r}, not seen in fit (groups {labels})"
 MSG_SUBSAMPLE = "subsample must be None or an integer >= 1, got {value!r}"
 MSG_PATH_LAM = "xorder_path takes the values of lam as lams=, not lam="
+MSG_PATH_CONSTRAINT = (
+    "xorder_path sweeps lam; for max_disparity fit XOrder(max_disparity=...) instead"
+)
+MSG_VALIDATION = (
+    "validation must be None, a share in (0, 1) or (scores, y, sensitive_features), "
+    "got {value!r}"
+)
+MSG_VALIDATION_ALONE = "validation chooses the weight for max_disparity: give both"
+MSG_VALIDATION_MISSED = (
+    "no lam of VALIDATION_LAMS keeps the held-out |D| <= {eps:g}; kept lam = {lam:g}, "
+    "whose held-out |D| is the smallest ({best:.4f})"
+)
+
+#: The weights ``XOrder(max_disparity=..., validation=...)`` chooses from.
+VALIDATION_LAMS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 
 
 class XOrder(TransformerMixin, BaseEstimator):
@@ -64,6 +82,22 @@ class XOrder(TransformerMixin, BaseEstimator):
         Bytes the decision bits may take; beyond, the lattice is filled in bands with
         counter checkpoints, same result for about twice the work (see
         :func:`gpu_xorder.fair_order`; two groups only).
+    solver : {"auto", "paper", "lagrangian", "exact"}, default="auto"
+        How the ordering is chosen for two groups (see :func:`gpu_xorder.fair_order`);
+        ``result_.upper_bound`` and ``result_.gap`` certify it.
+    max_disparity : float or None, default=None
+        Fairness as a constraint instead of a weight: maximise AUC subject to
+        ``|D| <= max_disparity`` (two groups; leave ``lam`` at 0). Without
+        ``validation`` the constraint holds on the training scores.
+    validation : float, (scores, y, sensitive_features) or None, default=None
+        With ``max_disparity``: choose the weight on held-out data, where an auditor
+        measures the disparity. A float in (0, 1) holds out that share of the training
+        data (stratified by group and label), a tuple gives the held-out data itself.
+        Every weight of ``VALIDATION_LAMS`` is fitted on the training data (the rest,
+        for a share), and the one whose transformed held-out scores have the highest
+        AUC with ``|D| <= max_disparity`` is kept (none: the smallest ``|D|``, with a
+        warning); with a share the model is then refitted on all the data.
+        ``validation_`` records the table.
 
     Attributes
     ----------
@@ -96,6 +130,12 @@ class XOrder(TransformerMixin, BaseEstimator):
         ``groups_``: sorted distinct training scores and their mean adjusted scores.
     n_features_in_ : int
         Always 1: the scores.
+    lam_ : float
+        The weight the ordering was fitted with: ``lam``, or the one chosen on
+        ``validation`` (with ``max_disparity`` and no validation: 0, see ``result_``).
+    validation_ : dict or None
+        With ``validation``: ``lams``, the held-out ``auc`` and ``disparity`` of each,
+        and the ``chosen`` lam.
 
     Notes
     -----
@@ -123,7 +163,7 @@ class XOrder(TransformerMixin, BaseEstimator):
 
     def __init__(self, *, metric="xauc", lam=0.0, disparity="absolute",
                  reference_group=None, backend="auto", method="auto", subsample=None,
-                 memory_limit=None):
+                 memory_limit=None, solver="auto", max_disparity=None, validation=None):
         self.metric = metric
         self.lam = lam
         self.disparity = disparity
@@ -132,6 +172,9 @@ class XOrder(TransformerMixin, BaseEstimator):
         self.method = method
         self.subsample = subsample
         self.memory_limit = memory_limit
+        self.solver = solver
+        self.max_disparity = max_disparity
+        self.validation = validation
 
     def fit(self, scores, y, *, sensitive_features, progress=None):
         """Learn the fair ordering of the training items and the per-group score maps.
@@ -173,8 +216,12 @@ class XOrder(TransformerMixin, BaseEstimator):
         lams, batch = self._check_params()
         if batch:
             raise ValueError(MSG_LAM_SEQUENCE.format(k=lams.size))
+        if self.validation is not None:
+            return _validated_fit(self, scores, y, sensitive_features, progress)
         fitting = self._prepare(scores, y, sensitive_features)
-        return self._set_fitted(fitting, fitting.solve(self, float(lams[0]), progress))
+        lam = float(lams[0])
+        self.validation_ = None
+        return self._set_fitted(fitting, fitting.solve(self, lam, progress), lam)
 
     def transform(self, scores, *, sensitive_features):
         """Adjusted scores: the reference group unchanged, every other group mapped.
@@ -279,9 +326,13 @@ class XOrder(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         r = self.result_
         summary = {"n_items": int(self.order_.size), "method": r.method,
-                   "backend": r.backend, "auc": r.auc, "disparity": r.disparity,
-                   "objective": r.objective}
-        return _io.model_to_dict(self.get_params(), self.groups_, self.reference_group_,
+                   "backend": r.backend, "solver": r.solver, "auc": r.auc,
+                   "disparity": r.disparity, "objective": r.objective,
+                   "upper_bound": r.upper_bound, "lam": self.lam_}
+        params = self.get_params()
+        if not isinstance(params["validation"], (float, type(None))):
+            params["validation"] = None  # held-out data stay out of the model file
+        return _io.model_to_dict(params, self.groups_, self.reference_group_,
                                  self.bounds_, self.clip_, self.maps_, summary)
 
     @classmethod
@@ -319,7 +370,12 @@ class XOrder(TransformerMixin, BaseEstimator):
         v.check_choice(self.disparity, "disparity", v.DISPARITIES)
         v.check_choice(self.backend, "backend", v.BACKENDS)
         v.check_choice(self.method, "method", v.METHODS)
+        v.check_choice(self.solver, "solver", v.SOLVERS)
         lams = v.check_lam(self.lam)
+        if v.check_max_disparity(self.max_disparity) is not None and (
+                lams[1] or lams[0][0] != 0):
+            raise ValueError(v.MSG_LAM_AND_CONSTRAINT)
+        _check_validation(self.validation, self.max_disparity)
         _check_subsample(self.subsample)
         return lams
 
@@ -333,9 +389,9 @@ class XOrder(TransformerMixin, BaseEstimator):
         keep = equidistant_subsample(s, index, _check_subsample(self.subsample))
         return _Fitting(s, labels_y, labels, index, reference, keep)
 
-    def _set_fitted(self, fitting, result):
-        """Learn the score maps from ``result``, the ordering of ``fitting.keep``; set
-        the fitted attributes and return self."""
+    def _set_fitted(self, fitting, result, lam):
+        """Learn the score maps from ``result``, the ordering of ``fitting.keep`` found
+        with weight ``lam``; set the fitted attributes and return self."""
         s, _, labels, index, reference, keep = fitting
         s_keep, index_keep = s[keep], index[keep]
         bounds = _transfer.default_bounds(s, s[index == reference])
@@ -358,6 +414,7 @@ class XOrder(TransformerMixin, BaseEstimator):
         self.bounds_ = bounds
         self.clip_ = clip
         self.maps_ = maps
+        self.lam_ = lam
         self.n_features_in_ = 1
         return self
 
@@ -418,10 +475,12 @@ class _Fitting(NamedTuple):
         """:func:`fair_order` on the kept items with the parameters of ``est``; ``lam``
         a float (one result) or an array (a list of results, one batched DP)."""
         k = self.keep
+        constraint = est.max_disparity if est.validation is None else None
         return fair_order(self.scores[k], self.y[k], self.labels[self.index[k]],
                           metric=est.metric, lam=lam, disparity=est.disparity,
-                          backend=est.backend, method=est.method,
-                          memory_limit=est.memory_limit, progress=progress, n_jobs=n_jobs)
+                          backend=est.backend, method=est.method, solver=est.solver,
+                          max_disparity=constraint, memory_limit=est.memory_limit,
+                          progress=progress, n_jobs=n_jobs)
 
 
 def xorder_path(scores, y, *, sensitive_features, lams, progress=None, n_jobs=None,
@@ -476,10 +535,74 @@ def xorder_path(scores, y, *, sensitive_features, lams, progress=None, n_jobs=No
     """
     if "lam" in params:
         raise TypeError(MSG_PATH_LAM)
+    if params.get("max_disparity") is not None:
+        raise TypeError(MSG_PATH_CONSTRAINT)
     template = XOrder(**params)
     values, _ = v.check_lam(lams)
     template._check_params()
     fitting = template._prepare(scores, y, sensitive_features)
     results = fitting.solve(template, values, progress, n_jobs)
-    return [XOrder(**{**params, "lam": float(lam)})._set_fitted(fitting, result)
+    return [XOrder(**{**params, "lam": float(lam)})._set_fitted(fitting, result, float(lam))
             for lam, result in zip(values, results)]
+
+
+def _check_validation(value, max_disparity):
+    if value is None:
+        return
+    if max_disparity is None:
+        raise ValueError(MSG_VALIDATION_ALONE)
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(MSG_VALIDATION.format(value=value))
+    if isinstance(value, numbers.Real):
+        if not 0.0 < float(value) < 1.0:
+            raise ValueError(MSG_VALIDATION.format(value=value))
+    elif not (isinstance(value, (tuple, list)) and len(value) == 3):
+        raise TypeError(MSG_VALIDATION.format(value=type(value).__name__))
+
+
+def _validated_fit(est, scores, y, sensitive_features, progress):
+    """``XOrder(max_disparity=eps, validation=...)``: fit every lam of
+    ``VALIDATION_LAMS``, keep the one whose held-out scores have the best AUC with
+    ``|D| <= eps``."""
+    params = {k: val for k, val in est.get_params().items()
+              if k not in ("lam", "max_disparity", "validation")}
+    eps = float(est.max_disparity)
+    if isinstance(est.validation, numbers.Real):
+        s = v.check_scores(scores)
+        labels_y = v.check_labels(y, s.size)
+        labels, index = v.encode_groups(sensitive_features, s.size)
+        strata = index * 2 + labels_y
+        train, held = train_test_split(np.arange(s.size), test_size=float(est.validation),
+                                       stratify=strata, random_state=0)
+        fit_data = (s[train], labels_y[train], labels[index[train]])
+        val_data = (s[held], labels_y[held], labels[index[held]])
+    else:
+        fit_data = (scores, y, sensitive_features)
+        val_data = est.validation
+    s_val, y_val, g_val = val_data
+    models = xorder_path(fit_data[0], fit_data[1], sensitive_features=fit_data[2],
+                         lams=VALIDATION_LAMS, progress=progress, **params)
+    auc, dis = [], []
+    for m in models:
+        adjusted = m.transform(s_val, sensitive_features=g_val)
+        auc.append(metrics.auc(adjusted, y_val))
+        dis.append(metrics.disparity(adjusted, y_val, g_val, est.metric))
+    auc, dis = np.array(auc), np.array(dis)
+    ok = np.flatnonzero(dis <= eps)
+    if ok.size:
+        k = int(ok[np.argmax(auc[ok])])
+    else:
+        k = int(np.argmin(dis))
+        warnings.warn(MSG_VALIDATION_MISSED.format(eps=eps, best=dis[k],
+                                                   lam=VALIDATION_LAMS[k]),
+                      UserWarning, stacklevel=3)
+    chosen = models[k]
+    if isinstance(est.validation, numbers.Real):
+        chosen = XOrder(**params, lam=VALIDATION_LAMS[k]).fit(
+            scores, y, sensitive_features=sensitive_features, progress=progress)
+    for name, value in vars(chosen).items():
+        if name.endswith("_"):
+            setattr(est, name, value)
+    est.validation_ = {"lams": list(VALIDATION_LAMS), "auc": auc.tolist(),
+                       "disparity": dis.tolist(), "chosen": VALIDATION_LAMS[k]}
+    return est

@@ -290,7 +290,6 @@ MODEL_FIELDS = ("format", "version", "params", "groups", "reference_group", "bou
 #: Parameters every version-1 model file holds; later ones may be missing (older files).
 REQUIRED_PARAMS = ("metric", "lam", "disparity", "reference_group", "backend", "method",
                    "subsample", "memory_limit")
-SOLVERS = ("auto", "paper", "lagrangian", "exact")
 _LABEL_TYPES = (str, int, float, bool)
 
 
@@ -458,6 +457,13 @@ def _max_disparity(value, what):
     return value
 
 
+def _validation_share(value, what):
+    # a model file keeps a held-out share; held-out data are never saved
+    if value is not None:
+        _number(value, what, lo=0.0, hi=1.0)
+    return value
+
+
 _PARAM_CHECKS = {
     "metric": _choice(v.METRICS),
     "lam": _lam,
@@ -466,8 +472,9 @@ _PARAM_CHECKS = {
     "method": _choice(v.METHODS),
     "subsample": _count,
     "memory_limit": _count,
-    "solver": _choice(SOLVERS),
+    "solver": _choice(v.SOLVERS),
     "max_disparity": _max_disparity,
+    "validation": _validation_share,
 }
 
 

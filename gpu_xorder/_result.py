@@ -31,6 +31,19 @@ class FairOrderResult:
         Group index of each rank, top first.
     metric, lam, mode, backend, method
         The settings that produced the result.
+    solver : str
+        The solver that produced the ordering: ``"paper"`` (the DP's cell rule),
+        ``"lagrangian"`` or ``"exact"`` (see ``fair_order``).
+    upper_bound : float or None
+        A certified upper bound on the best ``objective`` any interleaving can reach
+        (for ``max_disparity``: on the best AUC of an interleaving with ``|D| <= eps``);
+        equal to ``objective`` when the ordering is proven optimal, None where no
+        bound was computed.
+    gap : float or None
+        ``upper_bound - objective``: how far from the best the ordering may be.
+    max_disparity : float or None
+        The constraint ``|D| <= max_disparity`` the ordering satisfies, when it was
+        asked for (``objective`` is then the AUC).
     """
 
     order: np.ndarray
@@ -45,7 +58,14 @@ class FairOrderResult:
     mode: str
     backend: str
     method: str = "2d"
+    solver: str = "paper"
+    upper_bound: float | None = None
+    max_disparity: float | None = None
     extra: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def gap(self):
+        return None if self.upper_bound is None else self.upper_bound - self.objective
 
     def __repr__(self):
         return (
@@ -53,5 +73,7 @@ class FairOrderResult:
             f"metric={self.metric!r}, lam={self.lam:g}, mode={self.mode!r}, "
             f"auc={self.auc:.6f}, disparity={self.disparity:.6f}, "
             f"objective={self.objective:.6f}, backend={self.backend!r}, "
-            f"method={self.method!r})"
+            f"method={self.method!r}, solver={self.solver!r}"
+            + ("" if self.upper_bound is None else f", gap={self.gap:.3g}")
+            + ")"
         )

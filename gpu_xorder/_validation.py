@@ -15,6 +15,7 @@ METRICS = ("xauc", "prf", "urf")
 DISPARITIES = ("absolute", "signed")
 BACKENDS = ("auto", "numpy", "cupy")
 METHODS = ("auto", "kd", "iterative", "best")
+SOLVERS = ("auto", "paper", "lagrangian", "exact")
 
 MSG_NOT_1D = "{name} must be one-dimensional, got shape {shape}"
 MSG_EMPTY = "{name} is empty"
@@ -54,6 +55,11 @@ MSG_LAM_EMPTY = "lam is an empty sequence"
 MSG_GROUP_LACKS = "group {label!r} has no {what}, which metric {metric!r} needs"
 MSG_SIGNED_TWO = "disparity='signed' is defined for two groups only, got {k}"
 MSG_UNKNOWN_GROUP = "group {label!r} does not occur in the groups passed"
+MSG_MAX_DISPARITY = "max_disparity must be None or a number in [0, 1], got {value!r}"
+MSG_LAM_AND_CONSTRAINT = (
+    "give lam or max_disparity, not both: max_disparity chooses the weight itself "
+    "(leave lam at 0)"
+)
 MSG_MEMORY_LIMIT = "memory_limit must be None or a positive integer (bytes), got {value!r}"
 MSG_TOO_MANY = (
     "{n} items is more than xOrder supports ({limit}): pair counts must stay exact in "
@@ -120,6 +126,17 @@ def check_size(n):
     """Raise ValueError when ``n`` items are too many for exact pair counts."""
     if n > MAX_ITEMS:
         raise ValueError(MSG_TOO_MANY.format(n=n, limit=MAX_ITEMS))
+
+
+def check_max_disparity(value):
+    """Return ``value`` as a float in [0, 1], or None."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
+        raise TypeError(MSG_MAX_DISPARITY.format(value=value))
+    if not 0.0 <= float(value) <= 1.0:
+        raise ValueError(MSG_MAX_DISPARITY.format(value=value))
+    return float(value)
 
 
 def check_memory_limit(value):

@@ -45,3 +45,37 @@ def pytest_collection_modifyitems(config, items):
     skip = pytest.mark.skip(reason=f"no usable CUDA device: {reason}")
     for item in gpu_items:
         item.add_marker(skip)
+
+
+@pytest.fixture
+def engine():
+    """``gpu_xorder._cupy_engine`` imported over ``fake_cupy``; the real state (CuPy or
+    its absence) is restored afterwards."""
+    import importlib
+    import sys
+
+    import fake_cupy
+    import gpu_xorder
+    from gpu_xorder import _backend
+
+    saved = {name: sys.modules.get(name) for name in ("cupy", "gpu_xorder._cupy_engine")}
+    saved_attr = gpu_xorder.__dict__.get("_cupy_engine")
+    sys.modules["cupy"] = fake_cupy
+    sys.modules.pop("gpu_xorder._cupy_engine", None)
+    gpu_xorder.__dict__.pop("_cupy_engine", None)
+    _backend.cupy_status.cache_clear()
+    free = list(fake_cupy.MEMORY)
+    try:
+        yield importlib.import_module("gpu_xorder._cupy_engine")
+    finally:
+        fake_cupy.MEMORY[:] = free
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+        if saved_attr is None:
+            gpu_xorder.__dict__.pop("_cupy_engine", None)
+        else:
+            gpu_xorder._cupy_engine = saved_attr
+        _backend.cupy_status.cache_clear()

@@ -23,33 +23,6 @@ from oracles import two_group_problem as problem
 METRICS = ("xauc", "prf", "urf")
 
 
-@pytest.fixture
-def engine():
-    """``gpu_xorder._cupy_engine`` imported over ``fake_cupy``; the real state (CuPy or
-    its absence) is restored afterwards."""
-    saved = {name: sys.modules.get(name) for name in ("cupy", "gpu_xorder._cupy_engine")}
-    saved_attr = gpu_xorder.__dict__.get("_cupy_engine")
-    sys.modules["cupy"] = fake_cupy
-    sys.modules.pop("gpu_xorder._cupy_engine", None)
-    gpu_xorder.__dict__.pop("_cupy_engine", None)
-    _backend.cupy_status.cache_clear()
-    free = list(fake_cupy.MEMORY)
-    try:
-        yield importlib.import_module("gpu_xorder._cupy_engine")
-    finally:
-        fake_cupy.MEMORY[:] = free
-        for name, module in saved.items():
-            if module is None:
-                sys.modules.pop(name, None)
-            else:
-                sys.modules[name] = module
-        if saved_attr is None:
-            gpu_xorder.__dict__.pop("_cupy_engine", None)
-        else:
-            gpu_xorder._cupy_engine = saved_attr
-        _backend.cupy_status.cache_clear()
-
-
 def whole(lat, lam):
     words, final = cr.fill(lat, lam)
     return words, final, cr.traceback(words, lat.n_a, lat.n_b)

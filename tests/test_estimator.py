@@ -226,11 +226,13 @@ def test_not_fitted():
 
 def test_clone_get_params_set_params():
     xo = XOrder(metric="prf", lam=0.25, disparity="signed", reference_group="b",
-                backend="numpy", method="iterative", subsample=3, memory_limit=2**30)
+                backend="numpy", method="iterative", subsample=3, memory_limit=2**30,
+                solver="paper")
     params = xo.get_params()
     assert params == dict(metric="prf", lam=0.25, disparity="signed", reference_group="b",
                           backend="numpy", method="iterative", subsample=3,
-                          memory_limit=2**30)
+                          memory_limit=2**30, solver="paper", max_disparity=None,
+                          validation=None)
     twin = clone(xo)
     assert twin is not xo and twin.get_params() == params
     assert twin.set_params(lam=3.0, metric="urf") is twin
@@ -420,8 +422,10 @@ def test_xorder_path_equals_separate_fits(params):
             model.transform(test_scores, sensitive_features=["b"] * 11),
             alone.transform(test_scores, sensitive_features=["b"] * 11))
     if params.get("disparity", "absolute") == "absolute":
-        # the path trades AUC for disparity (signed mode drives D below zero instead)
-        assert models[-1].result_.disparity < models[0].result_.disparity
+        # the path trades AUC for disparity (signed mode drives D below zero instead);
+        # the exact optimum may keep the lam = 0 ordering when its |D| is already small
+        assert models[-1].result_.disparity <= models[0].result_.disparity
+        assert models[-1].result_.auc <= models[0].result_.auc
 
 
 def test_xorder_path_three_groups_and_models_are_independent():

@@ -1,0 +1,224 @@
+"""The exact two-group solver for ``AUC - lam * |D|``: Pareto fronts per cell.
+
+DESIGN section 3, "The best ordering for |D|". Every future step adds the same
+increments to two states that share a cell, so a state is worth keeping only if no other
+state of its cell dominates it: with ``p = auc - lam * d`` and ``q = auc + lam * d``
+(``d`` the signed disparity), ``x`` dominates ``y`` iff ``p_x >= p_y`` and
+``q_x >= q_y``. Keeping the Pareto-maximal states of every cell is exact; the answer is
+the final state with the largest ``min(p, q) = auc - lam * |d|``.
+
+States are exact integer counters (``cab``, ``cba`` and, for URF, ``uab - uba``); the
+objective terms are evaluated by the G-hat contract of ``_ghat``. A whole anti-diagonal
+is processed at once: the candidates of all its cells are sorted by
+``(cell, -p, -q)`` and a state survives iff its ``q`` beats every state before it in its
+cell (a segmented running maximum over dense ranks of ``q``).
+
+Optional pruning by bounds: given a feasible objective ``lower`` and, for a few weights
+``mu`` in ``[-lam, lam]``, the completion values ``R_mu`` of the signed objective
+(``completion_values``), no path through a state can beat
+``min_mu(auc - mu * d + R_mu(cell))``; states whose bound is below ``lower`` are
+dropped. The optimum is never dropped, so the result stays exact.
+"""
+
+import numpy as np
+
+from ._ghat import auc_into, disparity_into
+
+#: States whose bound lies this far below the feasible objective are still kept: the
+#: bound is a float64 sum over the path, exact only up to rounding.
+PRUNE_TOLERANCE = 1e-9
+
+#: Bytes per stored state (parent index) and per cell (offsets) kept for the traceback.
+BYTES_PER_STATE = 4
+BYTES_PER_CELL = 4
+
+MSG_FRONTS = (
+    "the exact solver's Pareto fronts for the {n_a} x {n_b} lattice at lam = {lam:g} "
+    "exceed the memory budget ({limit:.3g} GiB, {states} states stored by anti-diagonal "
+    "{d} of {n_d}); use solver='lagrangian' (a certified bound) or subsample"
+)
+
+
+class FrontsTooLarge(MemoryError):
+    """The Pareto fronts outgrew the memory budget of the exact solver."""
+
+
+def _gains(lat):
+    """Integer step gains: ``(ga, gb)`` with ``ga[i, j]`` the gains of the a-step from
+    ``(i, j)`` to ``(i + 1, j)`` and ``gb[i, j]`` those of the b-step to ``(i, j + 1)``,
+    as callables on index arrays (the lattice is never materialised)."""
+    y_b = lat.y_b_rev[:-1][::-1]
+    negleft_b = lat.negleft_b_rev[::-1]
+    urf = lat.metric == "urf"
+
+    def a_step(i, j):  # cab += y_a[i] * (n_b0 - Q_b(j)); uab - uba += n_b - j
+        rows = [lat.y_a[i] * negleft_b[j], np.zeros_like(i)]
+        if urf:
+            rows.append(lat.n_b - j)
+        return np.stack(rows)
+
+    def b_step(i, j):  # cba += y_b[j] * (n_a0 - Q_a(i)); uab - uba -= n_a - i
+        rows = [np.zeros_like(i), y_b[j] * lat.negleft_a[i]]
+        if urf:
+            rows.append(-(lat.n_a - i))
+        return np.stack(rows)
+
+    return a_step, b_step
+
+
+def terms(lat, state):
+    """``(auc, d)``: the AUC and the signed disparity of integer states (rows ``cab,
+    cba[, uab - uba]``), by the operation sequences of ``_ghat``."""
+    c = state.astype(np.float64)
+    if lat.metric == "urf":  # disparity_into reads uab - uba as rows 2 and 3
+        c = np.vstack((c, np.zeros_like(c[:1])))
+    auc, d, f = np.empty(c.shape[1]), np.empty(c.shape[1]), np.empty(c.shape[1])
+    auc_into(c, lat.consts, auc)
+    disparity_into(c, lat.consts, lat.metric, "signed", d, f)
+    return auc, d
+
+
+def completion_values(lat, mu):
+    """``R[i, j]``: the largest sum of signed step gains ``auc - mu * d`` from cell
+    ``(i, j)`` to the last cell, shape ``(n_a + 1, n_b + 1)``, float64.
+
+    Row by row from the bottom; within a row, going right then down at column ``k``
+    is a suffix maximum over ``k`` of the row below plus prefix sums of the row's
+    b-gains.
+    """
+    n_a, n_b = lat.n_a, lat.n_b
+    a_step, b_step = _gains(lat)
+    cols = np.arange(n_b + 1)
+    out = np.empty((n_a + 1, n_b + 1))
+    below = None
+    for i in range(n_a, -1, -1):
+        rows = np.full(n_b + 1, i)
+        gb = _signed(lat, b_step(rows[:-1], cols[:-1]), mu)          # (i, j) -> (i, j+1)
+        prefix = np.concatenate(([0.0], np.cumsum(gb)))              # P(j)
+        if below is None:  # last row: right only
+            out[i] = prefix[-1] - prefix
+        else:
+            down = below + _signed(lat, a_step(rows, cols), mu)      # (i, k) -> (i+1, k)
+            best = np.maximum.accumulate((down + prefix)[::-1])[::-1]
+            out[i] = best - prefix
+        below = out[i]
+    return out
+
+
+def _signed(lat, gains, mu):
+    """``auc - mu * d`` of integer counter increments (both terms are linear in them)."""
+    c = lat.consts
+    g = gains.astype(np.float64)
+    if lat.metric == "xauc":
+        d = g[0] * c.inv_ab - g[1] * c.inv_ba
+    elif lat.metric == "prf":
+        d = g[0] * c.inv_pa - g[1] * c.inv_pb
+    else:
+        d = g[2] * c.inv_u
+    return (g[0] + g[1]) * c.inv_auc - mu * d
+
+
+def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None):
+    """The interleaving of two groups that maximises ``AUC - lam * |D|``, exactly.
+
+    Parameters
+    ----------
+    lat : Lattice
+    lam : float
+        Weight of ``|D|`` (>= 0).
+    lower : float, optional
+        The objective of a known interleaving; with ``bounds``, states that cannot
+        reach it are dropped.
+    bounds : sequence of (mu, R)
+        Weights ``mu`` in ``[-lam, lam]`` with their ``completion_values``.
+    max_bytes : int, optional
+        Budget of the stored fronts; beyond it ``FrontsTooLarge`` is raised.
+
+    Returns
+    -------
+    path : ndarray of int8
+        Group index of every rank, top first.
+    final : ndarray of int64
+        Counters of the last cell (``_lattice.COUNTERS`` order).
+    stats : dict
+        ``states`` (stored in all), ``largest`` (largest front of one cell).
+    """
+    n_a, n_b = lat.n_a, lat.n_b
+    a_step, b_step = _gains(lat)
+    n_d = n_a + n_b
+    rows = np.zeros(1, dtype=np.int64)                     # cell row i of each state
+    state = np.zeros((3 if lat.metric == "urf" else 2, 1), dtype=np.int64)
+    parents, starts = [], []
+    stored, largest = 0, 1
+    prune = lower is not None and len(bounds) > 0
+    for d in range(n_d):
+        cols = d - rows
+        go_a, go_b = rows < n_a, cols < n_b
+        src = np.concatenate((np.flatnonzero(go_a), np.flatnonzero(go_b)))
+        new_rows = np.concatenate((rows[go_a] + 1, rows[go_b]))
+        ia, ja, ib, jb = rows[go_a], cols[go_a], rows[go_b], cols[go_b]
+        cand = np.concatenate((state[:, go_a] + a_step(ia, ja),
+                               state[:, go_b] + b_step(ib, jb)), axis=1)
+        auc, dis = terms(lat, cand)
+        if prune:
+            new_cols = d + 1 - new_rows
+            ub = np.min([auc - mu * dis + r[new_rows, new_cols] for mu, r in bounds], axis=0)
+            keep = ub >= lower - PRUNE_TOLERANCE
+            src, new_rows, cand, auc, dis = (src[keep], new_rows[keep], cand[:, keep],
+                                             auc[keep], dis[keep])
+        p, q = auc - lam * dis, auc + lam * dis
+        order = np.lexsort((-q, -p, new_rows))
+        new_rows, p, q = new_rows[order], p[order], q[order]
+        _, rank = np.unique(q, return_inverse=True)
+        key = new_rows * (rank.size + 1) + rank.reshape(-1)
+        survive = np.empty(key.size, dtype=bool)
+        if key.size:
+            survive[0] = True
+            survive[1:] = key[1:] > np.maximum.accumulate(key)[:-1]
+        order = order[survive]
+        rows, state = new_rows[survive], cand[:, order]
+        parents.append(src[order].astype(np.int32))
+        bounds_of_cells = np.flatnonzero(np.diff(rows, prepend=-1))
+        starts.append(np.stack((rows[bounds_of_cells], bounds_of_cells)).astype(np.int32))
+        stored += rows.size
+        largest = max(largest, int(np.diff(np.append(bounds_of_cells, rows.size)).max(
+            initial=0)))
+        if max_bytes is not None and (stored * BYTES_PER_STATE
+                                      + (d + 1) * BYTES_PER_CELL * min(n_a, n_b, d + 1)
+                                      > max_bytes):
+            raise FrontsTooLarge(MSG_FRONTS.format(
+                n_a=n_a, n_b=n_b, lam=lam, limit=max_bytes / 2**30, states=stored, d=d + 1,
+                n_d=n_d))
+    if rows.size == 0:  # pruning dropped everything: lower was above the optimum
+        raise ValueError("the lower bound given to solve_fronts exceeds the optimum")
+    auc, dis = terms(lat, state)
+    best = int(np.argmax(auc - lam * np.abs(dis)))
+    path = _walk(parents, starts, best, n_a, n_b)
+    return path, _counters(lat, state[:, best]), {"states": stored, "largest": largest}
+
+
+def _walk(parents, starts, s, n_a, n_b):
+    """The path to state ``s`` of the last cell, read back through the parents."""
+    n_d = n_a + n_b
+    path = np.empty(n_d, dtype=np.int8)
+    row = n_a
+    for d in range(n_d - 1, -1, -1):
+        s = int(parents[d][s])
+        if d == 0:
+            prev_row = 0
+        else:
+            cell_rows, first = starts[d - 1]
+            prev_row = int(cell_rows[np.searchsorted(first, s, side="right") - 1])
+        path[d] = 0 if row == prev_row + 1 else 1
+        row = prev_row
+    return path
+
+
+def _counters(lat, state):
+    """The ``COUNTERS`` of a last-cell state (URF: ``uab + uba = n_a n_b`` there)."""
+    c = [int(state[0]), int(state[1])]
+    if lat.metric == "urf":
+        pairs = lat.n_a * lat.n_b
+        uab = (pairs + int(state[2])) // 2
+        c += [uab, pairs - uab]
+    return np.array(c, dtype=np.int64)

@@ -1,0 +1,287 @@
+"""The |D| solvers (paper, lagrangian, exact, auto), their certificates and the
+fairness constraint, against exhaustive enumeration."""
+
+import warnings
+import zlib
+
+import numpy as np
+import pytest
+
+import cpu_reference as cr
+from gpu_xorder import XOrder, fair_order
+from gpu_xorder import _solvers
+from oracles import brute_terms, interleaving_ranks, order_scores, two_group_problem
+
+METRICS = ("xauc", "prf", "urf")
+
+
+def _dp_labels(s, y, g):
+    out = []
+    for k in (0, 1):
+        idx = np.flatnonzero(g == k)
+        idx = idx[np.argsort(-s[idx], kind="stable")]
+        out.append((s[idx], y[idx]))
+    return out
+
+
+def _within(s, y):
+    """Positive-above-negative pairs inside one group, ties 1/2, by the definition."""
+    diff = s[y == 1][:, None] - s[y == 0][None, :]
+    return float((diff > 0).sum() + 0.5 * (diff == 0).sum())
+
+
+def all_interleavings(s, y, g, metric):
+    """``(auc, signed d)`` of every interleaving of the groups' descending orders:
+    cross-group pairs by the merged order, within-group pairs by the scores (ties 1/2),
+    as the objective counts them. Small inputs only."""
+    (s_a, y_a), (s_b, y_b) = _dp_labels(s, y, g)
+    ra, rb = interleaving_ranks(y_a.size, y_b.size)
+
+    def above(r1, m1, r2, m2):  # pairs (item of m1 in r1) above (item of m2 in r2)
+        return (r1[:, m1][:, :, None] > r2[:, m2][:, None, :]).sum(axis=(1, 2))
+
+    cab = above(ra, y_a == 1, rb, y_b == 0)
+    cba = above(rb, y_b == 1, ra, y_a == 0)
+    w_a, w_b = _within(s_a, y_a), _within(s_b, y_b)
+    na1, nb1 = y_a.sum(), y_b.sum()
+    na0, nb0 = y_a.size - na1, y_b.size - nb1
+    auc = (w_a + w_b + cab + cba) / ((na1 + nb1) * (na0 + nb0))
+    if metric == "xauc":
+        d = cab / (na1 * nb0) - cba / (nb1 * na0)
+    elif metric == "prf":
+        d = (w_a + cab) / (na1 * (na0 + nb0)) - (w_b + cba) / (nb1 * (na0 + nb0))
+    else:
+        everything = np.ones(y_a.size, bool), np.ones(y_b.size, bool)
+        uab, uba = above(ra, everything[0], rb, everything[1]), above(rb, everything[1],
+                                                                       ra, everything[0])
+        d = (uab - uba) / (y_a.size * y_b.size)
+    return auc, d
+
+
+def best_absolute(s, y, g, metric, lam):
+    auc, d = all_interleavings(s, y, g, metric)
+    return float(np.max(auc - lam * np.abs(d)))
+
+
+def cases(seed, count, ties):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        n_a, n_b = (int(n) for n in rng.integers(2, 8, 2))
+        yield (*two_group_problem(rng, n_a, n_b, ties), float(rng.choice([0.1, 0.5, 2.0])))
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("ties", [False, True])
+def test_exact_is_the_optimum_of_every_interleaving(metric, ties):
+    for s, y, g, lam in cases(zlib.crc32(f'{metric}{ties}'.encode()), 12, ties):
+        best = best_absolute(s, y, g, metric, lam)
+        res = fair_order(s, y, g, metric=metric, lam=lam, solver="exact", backend="numpy")
+        assert res.objective == pytest.approx(best, abs=1e-12)
+        assert res.upper_bound == res.objective and res.gap == 0.0
+        assert res.solver in ("exact", "paper")
+        # the path realises the objective: its counters, recomputed from the order
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        again = cr.cell_values(_counters_of_path(lat, res.path), lat.consts, lam, metric,
+                               "absolute")[0]
+        assert again == pytest.approx(res.objective, abs=1e-12)
+
+
+def _counters_of_path(lat, path):
+    """Counters of a path walked step by step from the lattice's prefix counts."""
+    y_b = lat.y_b_rev[:-1][::-1]
+    negleft_b = lat.negleft_b_rev[::-1]
+    c = np.zeros(lat.n_counters, dtype=np.int64)
+    i = j = 0
+    for step in path:
+        if step == 0:
+            c[0] += lat.y_a[i] * negleft_b[j]
+            if lat.n_counters == 4:
+                c[2] += lat.n_b - j
+            i += 1
+        else:
+            c[1] += y_b[j] * lat.negleft_a[i]
+            if lat.n_counters == 4:
+                c[3] += lat.n_a - i
+            j += 1
+    return c
+
+
+def test_the_fronts_without_pruning_are_exact():
+    """The Pareto-front DP alone (no bounds) equals enumeration, every metric."""
+    for metric in METRICS:
+        for s, y, g, lam in cases(5, 6, ties=True):
+            lat = cr.build_lattice(s, y, g, metric, "absolute")
+            _, final, stats = cr.solve_fronts(lat, lam)
+            value = cr.cell_values(final, lat.consts, lam, metric, "absolute")[0]
+            assert value == pytest.approx(best_absolute(s, y, g, metric, lam), abs=1e-12)
+            assert stats["largest"] >= 1
+
+
+def test_completion_values_are_the_signed_optimum():
+    """R_mu at the first cell plus the origin's value is the best signed objective."""
+    rng = np.random.default_rng(11)
+    for metric in METRICS:
+        s, y, g = two_group_problem(rng, 6, 5, ties=True)
+        auc, d = all_interleavings(s, y, g, metric)
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        for mu in (-1.5, -0.2, 0.0, 0.7):
+            r = cr.completion_values(lat, mu)
+            start = cr.cell_values(np.zeros(lat.n_counters), lat.consts, mu, metric,
+                                   "signed")[0]
+            assert start + r[0, 0] == pytest.approx(np.max(auc - mu * d), abs=1e-12)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_bounds_and_the_order_of_the_solvers(metric):
+    """upper_bound >= the optimum >= lagrangian, auto >= paper; gaps are consistent."""
+    improved = 0
+    for s, y, g, lam in cases(zlib.crc32(metric.encode()) + 1, 15, ties=False):
+        best = best_absolute(s, y, g, metric, lam)
+        got = {solver: fair_order(s, y, g, metric=metric, lam=lam, solver=solver,
+                                  backend="numpy")
+               for solver in ("paper", "lagrangian", "auto")}
+        assert got["paper"].upper_bound is None and got["paper"].gap is None
+        assert got["paper"].solver == "paper"
+        for solver in ("lagrangian", "auto"):
+            r = got[solver]
+            assert r.objective >= got["paper"].objective
+            assert r.objective <= best + 1e-12
+            assert r.upper_bound >= best - 1e-12
+            assert r.gap == pytest.approx(r.upper_bound - r.objective)
+            # reported values are those of the order
+            auc, _, absd = brute_terms(order_scores(r.order), y, g, metric)
+            assert r.objective == pytest.approx(auc - lam * absd, abs=1e-12)
+        assert got["auto"].objective == pytest.approx(best, abs=1e-12)  # small: exact
+        improved += got["lagrangian"].objective > got["paper"].objective + 1e-12
+    assert improved > 0  # the Lagrangian candidates do beat the cell rule sometimes
+
+
+def test_paper_solver_is_the_cell_rule_bit_for_bit():
+    rng = np.random.default_rng(4)
+    s, y, g = two_group_problem(rng, 40, 30)
+    lat = cr.build_lattice(s, y, g, "xauc", "absolute")
+    words, final = cr.fill(lat, 0.5)
+    res = fair_order(s, y, g, lam=0.5, solver="paper", backend="numpy")
+    np.testing.assert_array_equal(res.path, cr.traceback(words, lat.n_a, lat.n_b))
+    assert res.counters == {"cab": int(final[0]), "cba": int(final[1])}
+
+
+def test_lam_zero_and_signed_are_proven():
+    rng = np.random.default_rng(9)
+    s, y, g = two_group_problem(rng, 20, 15)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # signed mode may widen |D| here
+        signed = fair_order(s, y, g, lam=[0.0, 0.3], solver="paper", disparity="signed",
+                            backend="numpy")
+    for res in signed:
+        assert res.upper_bound == res.objective
+    zero = fair_order(s, y, g, lam=0.0, backend="numpy")
+    assert zero.gap == 0.0 and zero.solver == "paper"
+
+
+def test_auto_falls_back_when_the_fronts_outgrow_its_budget(monkeypatch):
+    monkeypatch.setattr(_solvers, "AUTO_EXACT_BYTES", 64)
+    rng = np.random.default_rng(2)
+    s, y, g = two_group_problem(rng, 30, 30)
+    res = fair_order(s, y, g, lam=2.0, backend="numpy")
+    assert res.solver == "lagrangian" and res.gap > 0
+    assert res.extra["exact"] == "fronts over the auto budget"
+    with pytest.raises(MemoryError, match="30 x 30 lattice"):
+        fair_order(s, y, g, lam=2.0, solver="exact", backend="numpy", memory_limit=4096)
+
+
+def test_solver_errors():
+    rng = np.random.default_rng(1)
+    s, y, g = two_group_problem(rng, 6, 6)
+    with pytest.raises(ValueError, match="solver"):
+        fair_order(s, y, g, solver="best")
+    three = np.arange(12) % 3
+    with pytest.raises(ValueError, match="two groups"):
+        fair_order(s, y, three, metric="urf", lam=1.0, solver="exact")
+    with pytest.raises(ValueError, match="two groups"):
+        fair_order(s, y, three, metric="urf", max_disparity=0.1)
+    with pytest.raises(ValueError, match="not both"):
+        fair_order(s, y, g, lam=0.5, max_disparity=0.1)
+    with pytest.raises(ValueError, match="max_disparity"):
+        fair_order(s, y, g, max_disparity=1.5)
+    with pytest.raises(TypeError, match="max_disparity"):
+        fair_order(s, y, g, max_disparity="0.1")
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_max_disparity_holds_and_is_certified(metric):
+    rng = np.random.default_rng(zlib.crc32(metric.encode()))
+    for _ in range(6):
+        s, y, g = two_group_problem(rng, int(rng.integers(3, 8)), int(rng.integers(3, 8)))
+        auc, d = all_interleavings(s, y, g, metric)
+        for eps in (0.0, 0.1, 0.3):
+            feasible = np.abs(d) <= eps + 1e-12
+            if not feasible.any():
+                with pytest.raises(ValueError, match="no ordering found"):
+                    fair_order(s, y, g, metric=metric, max_disparity=eps, backend="numpy")
+                continue
+            try:
+                res = fair_order(s, y, g, metric=metric, max_disparity=eps, backend="numpy")
+            except ValueError:
+                continue  # a feasible ordering the search did not reach: allowed
+            assert res.disparity <= eps + 1e-12
+            assert res.objective == res.auc and res.max_disparity == eps
+            assert res.upper_bound >= auc[feasible].max() - 1e-12
+            assert res.auc <= auc[feasible].max() + 1e-12
+
+
+def test_max_disparity_reaches_the_constrained_optimum_often():
+    rng = np.random.default_rng(21)
+    hits = total = 0
+    for _ in range(20):
+        s, y, g = two_group_problem(rng, 6, 6)
+        auc, d = all_interleavings(s, y, g, "xauc")
+        eps = 0.1
+        if not (np.abs(d) <= eps).any():
+            continue
+        total += 1
+        res = fair_order(s, y, g, max_disparity=eps, backend="numpy")
+        hits += res.auc == pytest.approx(auc[np.abs(d) <= eps].max(), abs=1e-12)
+    assert total >= 10 and hits >= 0.6 * total  # measured: 12 of 19
+
+
+def test_signed_mode_warns_when_it_widens_the_disparity():
+    # group 0 ranked above group 1: a large signed weight pushes 1 above 0 instead
+    rng = np.random.default_rng(0)
+    n = 40
+    g = np.repeat([0, 1], n)
+    y = np.tile([1, 0], n)
+    s = np.concatenate([rng.random(n) + 0.3, rng.random(n)])
+    with pytest.warns(UserWarning, match="signed"):
+        res = fair_order(s, y, g, lam=5.0, disparity="signed", backend="numpy")
+    assert res.disparity > 0.1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fair_order(s, y, g, lam=0.0, disparity="signed", backend="numpy")
+
+
+def test_lagrangian_on_the_emulated_device_equals_numpy(engine):
+    """Signed fills with negative weights run on the device's kernels; the search and
+    the results are those of NumPy."""
+    rng = np.random.default_rng(17)
+    s, y, g = two_group_problem(rng, 60, 45)
+    for metric in METRICS:
+        cpu = fair_order(s, y, g, metric=metric, lam=[0.2, 1.0], solver="lagrangian",
+                         backend="numpy")
+        gpu = fair_order(s, y, g, metric=metric, lam=[0.2, 1.0], solver="lagrangian",
+                         backend="cupy")
+        for a, b in zip(cpu, gpu):
+            np.testing.assert_array_equal(a.order, b.order)
+            assert (a.objective, a.upper_bound) == (b.objective, b.upper_bound)
+            assert a.extra["signed_fills"] == b.extra["signed_fills"]
+            assert b.backend == "cupy"
+
+
+def test_xorder_carries_the_solver():
+    rng = np.random.default_rng(3)
+    s, y, g = two_group_problem(rng, 40, 40)
+    xo = XOrder(lam=1.0, solver="lagrangian", backend="numpy").fit(s, y,
+                                                                   sensitive_features=g)
+    assert xo.result_.solver == "lagrangian" and xo.result_.upper_bound is not None
+    paper = XOrder(lam=1.0, solver="paper", backend="numpy").fit(s, y, sensitive_features=g)
+    assert xo.result_.objective >= paper.result_.objective
