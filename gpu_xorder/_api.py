@@ -188,16 +188,23 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
     bands = {}
 
     def fills(lattice, weights, progress=None):
-        if engine_name == "cupy":
-            solutions, band_rows = cupy_engine().solve(
-                lattice, weights, progress=_batch_progress(progress, weights.size),
-                memory_limit=memory_limit)
-        else:
-            solutions, band_rows = _solve_numpy(lattice, weights, progress, memory_limit,
-                                                n_jobs)
-        if band_rows is not None:
-            bands.update(bands=-(-lat.n_a // band_rows), band_rows=band_rows)
-        return solutions
+        """``[(path, final), ...]`` of ``lattice`` for every weight, in batches no
+        larger than the user's (the memory planned for those holds)."""
+        out = []
+        for start in range(0, weights.size, lams.size):
+            batch_weights = weights[start:start + lams.size]
+            if engine_name == "cupy":
+                solutions, band_rows = cupy_engine().solve(
+                    lattice, batch_weights,
+                    progress=_batch_progress(progress, batch_weights.size),
+                    memory_limit=memory_limit)
+            else:
+                solutions, band_rows = _solve_numpy(lattice, batch_weights, progress,
+                                                    memory_limit, n_jobs)
+            if band_rows is not None and not bands:  # the cell rule's fill comes first
+                bands.update(bands=-(-lat.n_a // band_rows), band_rows=band_rows)
+            out += solutions
+        return out
 
     if max_disparity is not None:
         results = [_constrained(lat, labels, max_disparity, fills, engine_name, bands)]

@@ -36,6 +36,7 @@ from gpu_xorder._experiment import GROUPINGS, RACE_SEX_NAMES
 from gpu_xorder._io import LABEL_KINDS
 from gpu_xorder._validation import INTERSECTION_SEP
 from gpu_xorder._validation import METHODS as METHOD_CHOICES
+from gpu_xorder._validation import SOLVERS
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -91,6 +92,13 @@ def _probability(text):
     return value
 
 
+def _probability_closed(text):
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must lie between 0 and 1, got {text}")
+    return value
+
+
 def _positive(text):
     value = int(text)
     if value < 1:
@@ -135,6 +143,9 @@ def _build_parser():
                      help="weight of the disparity, paper's scale (default: 0.5)")
     fit.add_argument("--disparity", choices=("absolute", "signed"), default="absolute",
                      help="penalise |D| or the signed D (two groups; default: absolute)")
+    fit.add_argument("--max-disparity", type=_probability_closed, metavar="EPS",
+                     help="instead of --lam: the best AUC with |D| <= EPS on these data "
+                          "(two groups)")
     _engine_arguments(fit, method=True)
     fit.add_argument("--reference-group", help="group whose scores stay unchanged "
                      "(default: the highest mean score)")
@@ -181,7 +192,7 @@ def _build_parser():
                        help="data sets among compas, adult, german, framingham (default: "
                             "the paper's for the grouping: all four; "
                             "with --groups age, adult and compas)")
-    _experiment_arguments(paper, PAPER_LAMS, method=True)
+    _experiment_arguments(paper, PAPER_LAMS, method=True, solver="paper")
     paper.add_argument("--repeats", type=_positive, default=10,
                        help="random splits (default: 10, as in the paper)")
     paper.add_argument("--subsample", type=_positive,
@@ -198,11 +209,16 @@ def _build_parser():
     return parser
 
 
-def _engine_arguments(parser, method):
-    """The disparity xOrder trades, the DP engine and (``method``) how more than two
-    groups are merged: the same options wherever a command fits xOrder."""
+def _engine_arguments(parser, method, solver="auto"):
+    """The disparity xOrder trades, the DP engine, the solver (default ``solver``) and
+    (``method``) how more than two groups are merged: the same options wherever a
+    command fits xOrder."""
     parser.add_argument("--metric", choices=METRIC_CHOICES, default="xauc",
                         help="disparity xOrder trades against AUC (default: xauc)")
+    parser.add_argument("--solver", choices=SOLVERS, default=solver,
+                        help=f"how the ordering is chosen for two groups (default: {solver}; "
+                             "paper: the paper's cell rule; lagrangian: certified bound; "
+                             "exact: the optimum, small data)")
     if method:
         parser.add_argument("--method", choices=METHOD_CHOICES, default="auto",
                             help="how more than two groups are merged (default: auto; "
@@ -211,7 +227,7 @@ def _engine_arguments(parser, method):
                         help="DP engine (default: auto, CuPy when usable)")
 
 
-def _experiment_arguments(parser, lams, method=False):
+def _experiment_arguments(parser, lams, method=False, solver="auto"):
     """Grouping, xOrder settings and split of the commands on bundled data."""
     parser.add_argument("--groups", choices=GROUPINGS, default="default",
                         help="default: the paper's attribute of the data set; age: three "
@@ -221,7 +237,7 @@ def _experiment_arguments(parser, lams, method=False):
     parser.add_argument("--lam", type=float, nargs="+", default=list(lams), metavar="LAM",
                         help="weights of the disparity, paper's scale (default: "
                              f"{' '.join(f'{x:g}' for x in lams)})")
-    _engine_arguments(parser, method)
+    _engine_arguments(parser, method, solver)
     parser.add_argument("--seed", type=int, default=0,
                         help="split and model seed (default: 0; paper: repetition r "
                              "uses seed + r)")
@@ -380,7 +396,7 @@ def _run_demo(data, groups, args):
 
             start = time.perf_counter()
             est = XOrder(metric=args.metric, lam=lam, backend=args.backend,
-                         method=args.method)
+                         method=args.method, solver=args.solver)
             est.fit(s_tr, y_tr, sensitive_features=a_tr, progress=callback)
             seconds = time.perf_counter() - start
             used.add(est.result_.backend)
@@ -445,10 +461,12 @@ def _fit(args):
         reference = args.reference_group
         if reference is not None and len(args.group) == 1:
             reference = parse_label(reference, args.group_type)
-        est = XOrder(metric=args.metric, lam=args.lam, disparity=args.disparity,
+        est = XOrder(metric=args.metric, lam=0.0 if args.max_disparity is not None
+                     else args.lam, disparity=args.disparity,
                      reference_group=reference, backend=args.backend,
                      method=args.method, subsample=args.subsample,
-                     memory_limit=args.memory_limit)
+                     memory_limit=args.memory_limit, solver=args.solver,
+                     max_disparity=args.max_disparity)
         est._check_params()
         _check_subsample(scores, y, groups, args)
         if resolve_backend(args.backend) == "numpy":
@@ -472,16 +490,34 @@ def _fit(args):
         + ", ".join(f"{escape(str(g))} {c}"
                     for g, c in zip(*np.unique(groups, return_counts=True)))
         + f"; reference group {escape(str(est.reference_group_))}")
-    console.print(f"xOrder metric [bold]{args.metric}[/bold], lam {args.lam:g}, method "
-                  f"{r.method}, backend {r.backend}, {seconds:.2f} s"
+    setting = (f"max |D| {r.max_disparity:g}" if r.max_disparity is not None
+               else f"lam {args.lam:g}")
+    console.print(f"xOrder metric [bold]{args.metric}[/bold], {setting}, method "
+                  f"{r.method}, solver {r.solver}, backend {r.backend}, {seconds:.2f} s"
                   + (f", {r.extra['bands']} bands" if "bands" in r.extra else ""))
+    console.print(_certificate(r))
     rows = [_file_row("unadjusted", scores, y, groups, None),
-            _file_row(f"{args.lam:g}", est.train_scores_adjusted_, y, groups, seconds)]
+            _file_row(f"|D|<={r.max_disparity:g}" if r.max_disparity is not None
+                      else f"{args.lam:g}", est.train_scores_adjusted_, y, groups, seconds)]
     console.print(_metrics_table("Training data", rows, "data", args.metric, timing=True))
     console.print(f"model saved to {escape(args.model)}"
                   + (f"; scores written to {escape(args.output)} (column "
                      f"{escape(args.column)})" if args.output else ""))
     return 0
+
+
+def _certificate(r):
+    """One line on how good the ordering is: its objective, the certified bound and the
+    gap (``fair_order``'s ``upper_bound``)."""
+    what = ("AUC" if r.max_disparity is not None else
+            "objective AUC - lam D" if r.mode == "signed" else "objective AUC - lam |D|")
+    if r.upper_bound is None:
+        return (f"{what} {r.objective:.6f}; no bound computed (solver {r.solver}; "
+                "--solver lagrangian or exact certifies it)")
+    if r.gap == 0:
+        return f"{what} {r.objective:.6f}, proven optimal (upper bound = objective)"
+    return (f"{what} {r.objective:.6f}, upper bound {r.upper_bound:.6f}, "
+            f"gap {r.gap:.2g}")
 
 
 def _read_groups(data, args):
@@ -711,8 +747,8 @@ def _paper(args):
                 exp = paper_experiment(
                     name, groups=args.groups, metric=args.metric, lams=args.lam,
                     repeats=args.repeats, test_size=args.test_size, seed=args.seed,
-                    backend=args.backend, method=args.method, subsample=args.subsample,
-                    n_jobs=args.jobs,
+                    backend=args.backend, method=args.method, solver=args.solver,
+                    subsample=args.subsample, n_jobs=args.jobs,
                     progress=lambda done, total: progress.update(task, completed=done))
             experiments.append(exp)
             _print_experiment(exp)

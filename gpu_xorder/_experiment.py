@@ -214,8 +214,8 @@ def split_scores(dataset, groups, *, test_size=0.3, seed=0):
 
 def paper_experiment(data="compas", *, groups="default", metric="xauc",
                      lams=DEFAULT_LAMS, repeats=10, test_size=0.3, seed=0,
-                     backend="auto", method="auto", subsample=None, n_jobs=1,
-                     progress=None):
+                     backend="auto", method="auto", solver="paper", subsample=None,
+                     n_jobs=1, progress=None):
     """Run the paper's protocol on a bundled data set, ``repeats`` times.
 
     Parameters
@@ -239,6 +239,10 @@ def paper_experiment(data="compas", *, groups="default", metric="xauc",
         Repetition ``r`` splits with ``random_state=seed + r``.
     backend, method, subsample
         Passed on to :class:`gpu_xorder.XOrder`.
+    solver : {"paper", "auto", "lagrangian", "exact"}, default="paper"
+        Passed on to :class:`gpu_xorder.XOrder`. The default is the paper's own cell
+        rule, so that the protocol reproduces the paper's method; ``"auto"`` gives the
+        certified orderings of the library's default (slower on large lattices).
     n_jobs : int or None
         Repetitions run at once in worker processes (joblib; -1: one per CPU core). The
         records are the same whatever the number. With a GPU, keep 1: the lam batch
@@ -271,6 +275,7 @@ def paper_experiment(data="compas", *, groups="default", metric="xauc",
 
     dataset = load_dataset(data)
     v.check_choice(metric, "metric", v.METRICS)
+    v.check_choice(solver, "solver", v.SOLVERS)
     lam_values, _ = v.check_lam(lams)
     if isinstance(repeats, (bool, np.bool_)) or not isinstance(repeats, (int, np.integer)) \
             or repeats < 1:
@@ -282,7 +287,7 @@ def paper_experiment(data="compas", *, groups="default", metric="xauc",
 
     n_jobs = check_n_jobs(n_jobs)
     run = functools.partial(_repetition, dataset.name, groups, metric, lam_values,
-                            test_size, backend, method, subsample)
+                            test_size, backend, method, solver, subsample)
     repeats = int(repeats)
     runs = map_in_rounds(run, [(r, seed + r) for r in range(repeats)],
                          workers(n_jobs, repeats),
@@ -302,8 +307,8 @@ def paper_experiment(data="compas", *, groups="default", metric="xauc",
         methods=tuple(sorted(methods)))
 
 
-def _repetition(data, groups, metric, lams, test_size, backend, method, subsample, r,
-                seed):
+def _repetition(data, groups, metric, lams, test_size, backend, method, solver, subsample,
+                r, seed):
     """Repetition ``r`` (split seed ``seed``): ``(records, xOrder seconds, backends,
     methods)``. A module-level function of plain arguments, so that worker processes
     can run it (the data set is read once per process)."""
@@ -314,7 +319,8 @@ def _repetition(data, groups, metric, lams, test_size, backend, method, subsampl
                                seed=seed)
     start = time.perf_counter()
     models = xorder_path(*train[:2], sensitive_features=train[2], lams=lams, metric=metric,
-                         backend=backend, method=method, subsample=subsample)
+                         backend=backend, method=method, solver=solver,
+                         subsample=subsample)
     seconds = time.perf_counter() - start
     records = []
     for split, (s, y, a) in zip(SPLITS, (train, test)):

@@ -89,13 +89,15 @@ def test_fair_order_on_the_emulated_device(engine):
     rng = np.random.default_rng(33)
     s, y, g = problem(rng, 70, 50)
     lams = [0.0, 1.0]
-    cpu = fair_order(s, y, g, metric="urf", lam=lams, backend="numpy")
+    cpu = fair_order(s, y, g, metric="urf", lam=lams, backend="numpy", solver="paper")
     before = fake_cupy.LAUNCHES["count"]
-    gpu = fair_order(s, y, g, metric="urf", lam=lams, backend="cupy")
+    gpu = fair_order(s, y, g, metric="urf", lam=lams, backend="cupy", solver="paper")
     assert fake_cupy.LAUNCHES["count"] > before
-    kd = fair_order(s, y, g, metric="urf", lam=lams, backend="cupy", method="kd")
+    kd = fair_order(s, y, g, metric="urf", lam=lams, backend="cupy", method="kd",
+                    solver="paper")
     limit = 2 * cr.n_words(32, 50) * 4
-    banded = fair_order(s, y, g, metric="urf", lam=lams, backend="cupy", memory_limit=limit)
+    banded = fair_order(s, y, g, metric="urf", lam=lams, backend="cupy", memory_limit=limit,
+                        solver="paper")
     for a, b, c, d in zip(cpu, gpu, kd, banded):
         for other in (b, c, d):
             np.testing.assert_array_equal(a.order, other.order)
@@ -113,7 +115,7 @@ def test_progress_of_a_lam_batch_on_the_emulated_device(engine):
     rng = np.random.default_rng(34)
     s, y, g = problem(rng, 100, 30)
     assert_batch_progress(lambda lam, report: fair_order(
-        s, y, g, lam=lam, backend="cupy", progress=report), 2)
+        s, y, g, lam=lam, backend="cupy", progress=report, solver="paper"), 2)
     # bits of one 32-row band per lattice: the same bands for one lam and for two
     band = cr.n_words(32, 30) * 4
     assert_batch_progress(lambda lam, report: fair_order(

@@ -72,9 +72,10 @@ def test_the_memory_budget_is_shared_by_the_lattices_at_once(monkeypatch):
     s, y, g = problem(n=6000)
     n_a, n_b = int((g == 0).sum()), int((g == 1).sum())
     bits = cr.n_words(n_a, n_b) * 4
-    fair_order(s, y, g, lam=LAMS, backend="numpy", n_jobs=3, memory_limit=2 * bits)
+    fair_order(s, y, g, lam=LAMS, backend="numpy", n_jobs=3, memory_limit=2 * bits,
+               solver="paper")
     banded = fair_order(s, y, g, lam=LAMS, backend="numpy", n_jobs=3,
-                        memory_limit=bits - 1)
+                        memory_limit=bits - 1, solver="paper")
     # two whole lattices fit at once, not three; in bands, two workers' shares plan
     # bands and three workers' do not
     assert used == [2, 2]
