@@ -1,6 +1,6 @@
 """The exact two-group solver for ``AUC - lam * |D|``: Pareto fronts per cell.
 
-DESIGN section 3, "The best ordering for |D|". Every future step adds the same
+docs/design.md, section 3.5. Every future step adds the same
 increments to two states that share a cell, so a state is worth keeping only if no other
 state of its cell dominates it: with ``p = auc - lam * d`` and ``q = auc + lam * d``
 (``d`` the signed disparity), ``x`` dominates ``y`` iff ``p_x >= p_y`` and

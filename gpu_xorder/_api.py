@@ -42,7 +42,7 @@ MSG_SIGNED_WORSE = (
 MSG_HOST_MEMORY = (
     "the {n_a} x {n_b} xOrder lattice does not fit in {budget:.3g} GiB ({source}), not "
     "even in bands of rows with counter checkpoints (at least {least:.3g} GiB); "
-    "subsample each group (XOrder(subsample=k), DESIGN section 6)"
+    "subsample each group (XOrder(subsample=k), docs/design.md, section 6)"
 )
 
 
@@ -52,7 +52,7 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
     """Interleave the groups' rankings to trade AUC against ranking disparity.
 
     Every group keeps its own descending score order; the DP chooses how the groups
-    interleave so as to maximise ``AUC - lam * D`` (DESIGN section 3).
+    interleave so as to maximise ``AUC - lam * D`` (docs/design.md, section 3).
 
     Parameters
     ----------
@@ -78,7 +78,7 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
         With more than two groups (or ``method`` other than ``"auto"``) the NumPy
         implementation runs whatever is asked; ``result.backend`` says ``"numpy"``.
     method : {"auto", "kd", "iterative", "best"}, default="auto"
-        How more than two groups are merged (DESIGN section 4). ``"kd"``: the DP
+        How more than two groups are merged (docs/design.md, section 4). ``"kd"``: the DP
         over the K-dimensional lattice of prod(n_g + 1) cells. ``"iterative"``: merge the
         groups one at a time, largest first (equal sizes: lower group index first), by
         2-D DPs; ``result.extra["merge_order"]`` lists the group labels in merge order.
@@ -92,8 +92,8 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
         the choice (``"2d"``, ``"kd"`` or ``"iterative"``). With two groups all three
         give the same ordering.
     solver : {"auto", "paper", "lagrangian", "exact"}, default="auto"
-        How the ordering is chosen for two groups with ``|D|`` (DESIGN section 3, "The
-        best ordering for |D|"). ``"paper"``: the DP's cell rule (the paper's
+        How the ordering is chosen for two groups with ``|D|`` (docs/design.md, section
+        3.5). ``"paper"``: the DP's cell rule (the paper's
         recurrence), a heuristic for ``|D|``. ``"lagrangian"``: signed DPs over weights
         ``mu`` in ``[-lam, lam]`` give a certified ``upper_bound`` and candidate
         orderings; the best of them and of the cell rule is returned, never worse than
@@ -116,7 +116,7 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
         Bytes the decision bits may take (all ``lam`` values of a GPU batch together).
         Default: 75% of the host memory available (NumPy) or the free device memory
         (CuPy). The two-group DP whose bits exceed it is filled in bands of rows with
-        counter checkpoints and the path recomputed band by band (DESIGN section 6):
+        counter checkpoints and the path recomputed band by band (docs/design.md, section 6):
         the same result for about twice the work; ``result.extra`` then holds
         ``"bands"`` and ``"band_rows"``. The K-group methods keep their bits whole:
         ``method="auto"`` takes ``"iterative"`` when the K-D bits would exceed the
@@ -233,7 +233,7 @@ def _check_solver(solver, max_disparity, k, mode, lam, lams):
 
 def _solve_two(lat, labels, lams, solver, fills, progress, engine_name, memory_limit,
                bands):
-    """Two groups: the cell rule, then the solver asked for (DESIGN section 3)."""
+    """Two groups: the cell rule, then the solver asked for (docs/design.md, section 3.5)."""
     paper = [_solvers.candidate(lat, path, final)
              for path, final in fills(lat, lams, progress)]
     chosen = _choose_solver(solver, lat, lams, engine_name)

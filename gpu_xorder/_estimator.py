@@ -2,7 +2,7 @@
 
 A thin layer (STYLE item 6): ``fit`` validates, learns the ordering with
 :func:`gpu_xorder.fair_order` and the score maps with :mod:`gpu_xorder._transfer`;
-``transform`` applies the maps to new scores (DESIGN section 5).
+``transform`` applies the maps to new scores (docs/design.md, section 5).
 """
 
 import numbers
@@ -74,7 +74,7 @@ class XOrder(TransformerMixin, BaseEstimator):
         gets its own monotone map.
     subsample : int or None, default=None
         Learn the ordering on every ``subsample``-th item of each group's descending
-        score order (items 1, 1 + k, 1 + 2k, ...; DESIGN section 6, the paper's large-data
+        score order (items 1, 1 + k, 1 + 2k, ...; docs/design.md, section 6, the paper's large-data
         setting), then carry it to all training items, and later to new ones, through the
         same monotone per-group maps. The lattice shrinks by about ``subsample ** 2``.
         None or 1: every item.

@@ -1,6 +1,6 @@
 """Solvers for the absolute objective ``AUC - lam * |D|`` of two groups, with
-certificates, and the constrained form ``max AUC s.t. |D| <= eps`` (DESIGN section 3,
-"The best ordering for |D|").
+certificates, and the constrained form ``max AUC s.t. |D| <= eps`` (docs/design.md,
+section 3.5).
 
 - ``"paper"``: the cell rule of the DP (one state per cell), a heuristic for ``|D|``.
 - ``"lagrangian"``: signed DPs ``S(mu) = max AUC - mu * D`` for ``mu`` in

@@ -285,3 +285,55 @@ def test_xorder_carries_the_solver():
     assert xo.result_.solver == "lagrangian" and xo.result_.upper_bound is not None
     paper = XOrder(lam=1.0, solver="paper", backend="numpy").fit(s, y, sensitive_features=g)
     assert xo.result_.objective >= paper.result_.objective
+
+
+def _shifted(rng, n):
+    g = np.repeat([0, 1], n)
+    y = (rng.random(2 * n) < 0.4).astype(int)
+    return y + 0.8 * g + rng.normal(0, 1, 2 * n), y, g
+
+
+def test_max_disparity_chosen_on_held_out_data(tmp_path):
+    rng = np.random.default_rng(5)
+    s, y, g = _shifted(rng, 120)
+    s_val, y_val, g_val = _shifted(rng, 120)
+    eps = 0.05
+    xo = XOrder(max_disparity=eps, validation=(s_val, y_val, g_val), solver="lagrangian",
+                backend="numpy").fit(s, y, sensitive_features=g)
+    table = xo.validation_
+    assert len(table["lams"]) == len(table["auc"]) == len(table["disparity"])
+    k = table["lams"].index(xo.lam_)
+    assert table["disparity"][k] <= eps
+    # the best held-out AUC among the weights that meet the constraint there
+    ok = [a for a, d in zip(table["auc"], table["disparity"]) if d <= eps]
+    assert table["auc"][k] == max(ok)
+    from gpu_xorder import metrics
+    held = xo.transform(s_val, sensitive_features=g_val)
+    assert metrics.disparity(held, y_val, g_val, "xauc") == pytest.approx(
+        table["disparity"][k])
+    # a share of the training data: the chosen weight refitted on all of it
+    with warnings.catch_warnings():  # 72 held-out items may miss eps at every weight
+        warnings.simplefilter("ignore", UserWarning)
+        share = XOrder(max_disparity=eps, validation=0.3, solver="lagrangian",
+                       backend="numpy").fit(s, y, sensitive_features=g)
+    assert share.lam_ in share.validation_["lams"] and share.order_.size == s.size
+    # held-out data are not written into the model file; the share is
+    xo.save(tmp_path / "m.json")
+    assert XOrder.load(tmp_path / "m.json").validation is None
+    share.save(tmp_path / "s.json")
+    assert XOrder.load(tmp_path / "s.json").validation == 0.3
+
+
+def test_validation_errors():
+    s, y, g = _shifted(np.random.default_rng(0), 10)
+    with pytest.raises(ValueError, match="give both"):
+        XOrder(validation=0.3).fit(s, y, sensitive_features=g)
+    with pytest.raises(ValueError, match="validation must be"):
+        XOrder(max_disparity=0.1, validation=1.5).fit(s, y, sensitive_features=g)
+    with pytest.raises(TypeError, match="validation must be"):
+        XOrder(max_disparity=0.1, validation="a").fit(s, y, sensitive_features=g)
+    with pytest.raises(ValueError, match="not both"):
+        XOrder(max_disparity=0.1, lam=1.0).fit(s, y, sensitive_features=g)
+    from gpu_xorder import xorder_path
+    with pytest.raises(TypeError, match="max_disparity"):
+        xorder_path(s, y, sensitive_features=g, lams=[0, 1], max_disparity=0.1)
