@@ -140,20 +140,34 @@ def _run(searches, lat_signed, fills, first):
                 pending.append((s, mu))
 
 
+#: The Lagrangian solver also tries the cell rule at these fractions of lam: under
+#: ``|D|`` the rule over-penalises, and a smaller weight often lands a better objective
+#: at lam itself (COMPAS and Adult samples of 200 and 1000 per group, lam 0.5 and 2:
+#: better than the rule at lam in 14 of 16 cases, by up to 0.021).
+CELL_RULE_SCALES = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7)
+
+
 def lagrangian(lat, lams, paper, fills):
     """The Lagrangian solver for every lam: ``[(Candidate, upper_bound, search), ...]``.
 
     ``paper`` holds the cell rule's candidate of every lam; ``lat`` is the absolute
-    lattice. lam = 0 needs no search: the cell rule is exact there.
+    lattice. The candidates: the cell rule at lam and at ``CELL_RULE_SCALES`` of it,
+    and the signed maximisers of the search; the best under ``AUC - lam |D|`` is kept
+    (the cell rule at lam on a tie). lam = 0 needs no search: the rule is exact there.
     """
     lat_signed = dataclasses.replace(lat, mode="signed")
     searches = [_Search(-lam, lam, lambda mu: 0.0) for lam in lams]
     first = [[] if lam == 0 else [-lam, lam] for lam in lams]
     _run(searches, lat_signed, fills, first)
+    scaled = [lam * k for lam in lams if lam > 0 for k in CELL_RULE_SCALES]
+    found = iter(fills(lat, np.array(scaled)) if scaled else [])
     out = []
     for lam, cell_rule, s in zip(lams, paper, searches):
+        pool = [c for _, c in s.points]
+        if lam > 0:
+            pool += [candidate(lat, *next(found)) for _ in CELL_RULE_SCALES]
         best = cell_rule
-        for _, c in s.points:  # the cell rule wins ties: same bits as "paper" then
+        for c in pool:
             if absolute_objective(c, lam) > absolute_objective(best, lam) + TOLERANCE:
                 best = c
         value = absolute_objective(best, lam)
