@@ -104,7 +104,6 @@ def test_design_references_point_at_existing_sections():
     assert [ref for ref in refs if ref[1] not in sections] == []
 
 
-@pytest.mark.xfail(strict=False, reason="pending conversion of _api/_estimator/README")
 def test_nothing_cites_the_old_design_notes():
     """No file refers to the design notes that lived outside the repository (the word
     DESIGN in capitals, as in their former references, or a path into ../shared);
