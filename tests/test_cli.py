@@ -755,3 +755,39 @@ def test_the_estimate_counts_the_cells_the_fit_fills(tmp_path, labels, method, s
         s, y, sensitive_features=g, progress=lambda done, total: totals.append(total))
     args = argparse.Namespace(subsample=subsample, method=method)
     assert _cli._lattice_cells(g, args) == totals[-1]
+
+
+def test_fit_prints_the_solver_and_its_certificate(tmp_path, capsys):
+    from gpu_xorder import XOrder
+
+    train = tmp_path / "train.csv"
+    s, y, g = _write_csv(train)
+    args = ["fit", str(train), "--score", "score", "--label", "outcome", "--group", "sex",
+            "--backend", "numpy"]
+    assert main(args + ["--model", str(tmp_path / "a.json"), "--lam", "1",
+                        "--solver", "lagrangian"]) == 0
+    text = capsys.readouterr().out
+    want = XOrder(lam=1.0, solver="lagrangian", backend="numpy").fit(
+        s, y, sensitive_features=g).result_
+    assert "solver lagrangian" in text
+    if want.gap == 0:
+        assert "proven optimal" in text
+    else:
+        assert f"upper bound {want.upper_bound:.6f}, gap {want.gap:.2g}" in text
+    assert main(args + ["--model", str(tmp_path / "b.json"), "--solver", "paper"]) == 0
+    assert "no bound computed" in capsys.readouterr().out
+    assert main(args + ["--model", str(tmp_path / "c.json"), "--max-disparity", "0.05"]) == 0
+    text = capsys.readouterr().out
+    rows = table_rows(text, "Training data")
+    assert rows[1][0] == "|D|<=0.05" and float(rows[1][2]) <= 0.05
+    assert "max |D| 0.05" in text and "AUC " in text
+
+
+def test_fit_warns_when_signed_mode_widens_the_disparity(tmp_path, capsys):
+    train = tmp_path / "train.csv"
+    _write_csv(train)
+    assert main(["fit", str(train), "--score", "score", "--label", "outcome", "--group", "sex",
+                 "--model", str(tmp_path / "m.json"), "--lam", "5", "--disparity", "signed",
+                 "--backend", "numpy"]) == 0
+    err = capsys.readouterr().err
+    assert "warning:" in err and "signed" in err and len(err.strip().splitlines()) == 1

@@ -197,3 +197,18 @@ def test_paper_experiment_equals_reference(data, groups):
     cpu = paper_experiment(data, backend="numpy", **kw)
     assert gpu.backends == ("cupy",)
     assert gpu.records == cpu.records
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_lagrangian_solver_equals_reference(metric):
+    """The signed fills of the Lagrangian search (negative weights included) on the
+    device give the very orderings, bounds and fill counts of NumPy."""
+    rng = np.random.default_rng(41)
+    s, y, g = problem(rng, 900, 700)
+    lams = [0.05, 0.5, 2.0]
+    cpu = fair_order(s, y, g, metric=metric, lam=lams, solver="lagrangian", backend="numpy")
+    gpu = fair_order(s, y, g, metric=metric, lam=lams, solver="lagrangian", backend="cupy")
+    for a, b in zip(cpu, gpu):
+        np.testing.assert_array_equal(a.order, b.order)
+        assert (a.objective, a.upper_bound) == (b.objective, b.upper_bound)
+        assert a.extra["signed_fills"] == b.extra["signed_fills"]

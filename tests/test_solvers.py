@@ -337,3 +337,12 @@ def test_validation_errors():
     from gpu_xorder import xorder_path
     with pytest.raises(TypeError, match="max_disparity"):
         xorder_path(s, y, sensitive_features=g, lams=[0, 1], max_disparity=0.1)
+
+
+def test_auto_keeps_the_cell_rule_on_huge_cpu_lattices(monkeypatch):
+    monkeypatch.setattr(_solvers, "AUTO_LAGRANGIAN_CELLS_NUMPY", 100)
+    rng = np.random.default_rng(6)
+    s, y, g = two_group_problem(rng, 20, 20)
+    res = fair_order(s, y, g, lam=1.0, backend="numpy")
+    assert res.solver == "paper" and res.upper_bound is None
+    assert fair_order(s, y, g, lam=1.0, solver="lagrangian", backend="numpy").upper_bound
