@@ -346,3 +346,19 @@ def test_auto_keeps_the_cell_rule_on_huge_cpu_lattices(monkeypatch):
     res = fair_order(s, y, g, lam=1.0, backend="numpy")
     assert res.solver == "paper" and res.upper_bound is None
     assert fair_order(s, y, g, lam=1.0, solver="lagrangian", backend="numpy").upper_bound
+
+
+def test_default_solver_on_bundled_data_is_at_least_the_cell_rule():
+    """German (the paper's protocol, repetition 0): the default solver's objective is
+    at least the cell rule's for every lam, and it is certified."""
+    from gpu_xorder._experiment import grouping, split_scores
+    from gpu_xorder.datasets import load_german
+
+    data = load_german()
+    (s, y, a), _ = split_scores(data, grouping(data, "default"), seed=0)
+    lams = [0.05, 0.5, 2.0]
+    paper = fair_order(s, y, a, lam=lams, solver="paper", backend="numpy")
+    auto = fair_order(s, y, a, lam=lams, backend="numpy")
+    for p, r in zip(paper, auto):
+        assert r.objective >= p.objective and r.gap is not None and r.gap >= 0
+    assert any(r.objective > p.objective for p, r in zip(paper, auto))
