@@ -46,9 +46,10 @@ MSG_HOST_MEMORY = (
 )
 
 
-def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute",
-               backend="auto", method="auto", solver="auto", max_disparity=None,
-               memory_limit=None, progress=None, n_jobs=None):
+def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
+               disparity="absolute", backend="auto", method="auto", solver="auto",
+               max_disparity=None, memory_limit=None, progress=None, n_jobs=None,
+               groups=None):
     """Interleave the groups' rankings to trade AUC against ranking disparity.
 
     Every group keeps its own descending score order; the DP chooses how the groups
@@ -60,10 +61,11 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
         Risk scores, higher ranked first. Finite.
     y : array-like of shape (n,)
         Binary labels (0/1).
-    groups : array-like of shape (n,) or (n, c)
+    sensitive_features : array-like of shape (n,) or (n, c)
         Protected group of each item (ints or strings); with c columns (one per
         attribute, a DataFrame say) the groups are their intersections, labelled by
-        the values joined with ``" & "`` (``"white & female"``).
+        the values joined with ``" & "`` (``"white & female"``). Required; the third
+        positional argument.
     metric : {"xauc", "prf", "urf"}, default="xauc"
         Disparity metric: cross-AUC, pairwise ranking fairness or unsupervised ranking
         fairness.
@@ -112,8 +114,9 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
         certified bound on the best AUC any interleaving with ``|D| <= max_disparity``
         reaches. ``ValueError`` when no ordering found meets the constraint. To hold
         the constraint on new data, see ``XOrder(max_disparity=..., validation=...)``.
-    memory_limit : int or None, default=None
-        Bytes the decision bits may take (all ``lam`` values of a GPU batch together).
+    memory_limit : int, str or None, default=None
+        Bytes the decision bits may take (all ``lam`` values of a GPU batch together),
+        or a size with a unit: ``"2GB"``, ``"512MiB"``.
         Default: 75% of the host memory available (NumPy) or the free device memory
         (CuPy). The two-group DP whose bits exceed it is filled in bands of rows with
         counter checkpoints and the path recomputed band by band (docs/design.md, section 6):
@@ -130,6 +133,8 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
         processes (joblib; -1: one per CPU core; None: 1). The results are the same;
         the memory budget is shared by the lattices filled at once. The GPU ignores it
         (a sequence already fills in one batch).
+    groups : array-like, optional
+        Deprecated keyword name of ``sensitive_features`` (a ``FutureWarning``).
 
     Returns
     -------
@@ -147,6 +152,7 @@ def fair_order(scores, y, groups, *, metric="xauc", lam=0.0, disparity="absolute
     >>> sorted(res.order.tolist()) == list(range(8))
     True
     """
+    groups = v.sensitive_features_argument(sensitive_features, groups)
     metric = v.check_choice(metric, "metric", v.METRICS)
     mode = v.check_choice(disparity, "disparity", v.DISPARITIES)
     backend = v.check_choice(backend, "backend", v.BACKENDS)
@@ -233,20 +239,41 @@ def _check_solver(solver, max_disparity, k, mode, lam, lams):
 
 def _solve_two(lat, labels, lams, solver, fills, progress, engine_name, memory_limit,
                bands):
-    """Two groups: the cell rule, then the solver asked for (docs/design.md, section 3.5)."""
-    paper = [_solvers.candidate(lat, path, final)
-             for path, final in fills(lat, lams, progress)]
+    """Two groups: the cell rule, then the solver asked for (docs/design.md, section 3.5).
+
+    ``progress`` counts the cells of every fill against ``expected_fills`` per lam; a
+    search that needs more fills moves the total on, and the last report is
+    ``(done, done)``."""
     chosen = _choose_solver(solver, lat, lams, engine_name)
+    expected = lat.n_cells * sum(_solvers.expected_fills(chosen, lam) for lam in lams)
+    done = [0]
+
+    def report(cells):
+        if progress is not None:
+            progress(cells, max(expected, cells))
+
+    def counted(lattice, weights):
+        solutions = fills(lattice, weights)
+        done[0] += weights.size * lat.n_cells
+        report(done[0])
+        return solutions
+
+    first = None if progress is None else (
+        lambda cells, total: report(cells * lams.size * lat.n_cells // max(total, 1)))
+    paper = [_solvers.candidate(lat, path, final) for path, final in fills(lat, lams, first)]
+    done[0] = lams.size * lat.n_cells
     if chosen == "paper":
         return [_candidate_result(lat, labels, lam, c, engine_name, bands, "paper",
                                   _solvers.absolute_objective(c, lam)
                                   if lam == 0 or lat.mode == "signed" else None)
                 for lam, c in zip(lams, paper)]
     budget = _host_budget(memory_limit)[0]
+    solved = _solvers.solve_absolute(lat, lams, paper, counted, chosen, budget)
+    if progress is not None:
+        progress(done[0], done[0])
     return [_candidate_result(lat, labels, lam, best, engine_name, {**bands, **extra}, ran,
                               bound)
-            for lam, (best, bound, ran, extra) in zip(
-                lams, _solvers.solve_absolute(lat, lams, paper, fills, chosen, budget))]
+            for lam, (best, bound, ran, extra) in zip(lams, solved)]
 
 
 def _choose_solver(solver, lat, lams, engine_name):

@@ -5,8 +5,10 @@ with ``np.asarray(..., dtype=...)`` and then treated as read-only. Error message
 module constants so that tests can match them.
 """
 
+import fractions
 import math
 import numbers
+import re
 import warnings
 
 import numpy as np
@@ -60,7 +62,20 @@ MSG_LAM_AND_CONSTRAINT = (
     "give lam or max_disparity, not both: max_disparity chooses the weight itself "
     "(leave lam at 0)"
 )
-MSG_MEMORY_LIMIT = "memory_limit must be None or a positive integer (bytes), got {value!r}"
+MSG_MEMORY_LIMIT = (
+    "memory_limit must be None, a positive integer (bytes) or a size such as '2GB' or "
+    "'512MiB', got {value!r}"
+)
+MSG_MEMORY_SIZE = (
+    "{value!r} is not a memory size: give bytes (1000000000, 1e9) or a number with a unit "
+    "({units})"
+)
+MSG_GROUPS_TWICE = "give sensitive_features or its deprecated alias groups, not both"
+MSG_GROUPS_MISSING = "fair_order() missing the required argument 'sensitive_features'"
+MSG_GROUPS_DEPRECATED = (
+    "fair_order(groups=...) is deprecated; pass sensitive_features=... (the name XOrder "
+    "uses) or the groups as the third positional argument"
+)
 MSG_TOO_MANY = (
     "{n} items is more than xOrder supports ({limit}): pair counts must stay exact in "
     "float64 (below 2**53); learn the order on a subsample instead"
@@ -69,6 +84,12 @@ MSG_TOO_MANY = (
 #: Joins the attribute values of an intersectional group: ("white", "female") is the
 #: group "white & female".
 INTERSECTION_SEP = " & "
+
+#: Units of memory sizes (case ignored): decimal (kB = 1000 bytes) and binary (KiB =
+#: 1024 bytes).
+MEMORY_UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+                "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+_MEMORY_SIZE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zA-Z]*)\s*")
 
 # Twice the within- and cross-group pair counts reach n**2 / 2, which must stay below
 # 2**53 for the DP's float64 arithmetic on counters to be exact.
@@ -140,14 +161,45 @@ def check_max_disparity(value):
 
 
 def check_memory_limit(value):
-    """Return ``value`` (None or a positive int of bytes); raise TypeError/ValueError."""
+    """Return ``value`` as None or a positive int of bytes; a string is a size
+    (``parse_memory_size``). Raise TypeError/ValueError."""
     if value is None:
         return None
+    if isinstance(value, str):
+        return parse_memory_size(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(MSG_MEMORY_LIMIT.format(value=value))
     if value <= 0:
         raise ValueError(MSG_MEMORY_LIMIT.format(value=value))
     return int(value)
+
+
+def parse_memory_size(text):
+    """Bytes in ``text``: ``"2GB"`` (2 * 10**9), ``"512MiB"`` (512 * 2**20), ``"1e9"``,
+    ``"1000000"``; units as ``MEMORY_UNITS``, case ignored. A fraction of a byte is
+    dropped; the result is at least 1."""
+    match = _MEMORY_SIZE.fullmatch(text)
+    unit = match and MEMORY_UNITS.get(match.group(2).lower() or "b")
+    if not unit:
+        raise ValueError(MSG_MEMORY_SIZE.format(value=text, units=", ".join(
+            ("B", "kB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB"))))
+    size = math.floor(fractions.Fraction(match.group(1)) * unit)
+    if size < 1:
+        raise ValueError(MSG_MEMORY_LIMIT.format(value=text))
+    return size
+
+
+def sensitive_features_argument(sensitive_features, groups):
+    """``fair_order``'s groups, given as ``sensitive_features`` or by the deprecated
+    keyword ``groups`` (a FutureWarning)."""
+    if groups is not None:
+        if sensitive_features is not None:
+            raise TypeError(MSG_GROUPS_TWICE)
+        warnings.warn(MSG_GROUPS_DEPRECATED, FutureWarning, stacklevel=3)
+        return groups
+    if sensitive_features is None:
+        raise TypeError(MSG_GROUPS_MISSING)
+    return sensitive_features
 
 
 def check_labels(y, n):

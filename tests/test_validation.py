@@ -63,3 +63,43 @@ def test_integer_scores_beyond_2_53_warn(dtype, value, warns):
                                                         value=value)]
     else:
         assert messages == []
+
+
+@pytest.mark.parametrize("text,size", [
+    ("2GB", 2 * 10**9), ("512MiB", 512 * 2**20), ("1e9", 10**9), ("123456", 123456),
+    ("1.5 KiB", 1536), ("1.1kB", 1100), (" 3 gb ", 3 * 10**9), ("7B", 7), ("1TiB", 2**40)])
+def test_memory_sizes_with_units(text, size):
+    assert v.parse_memory_size(text) == size
+    assert v.check_memory_limit(text) == size
+
+
+@pytest.mark.parametrize("text,message", [
+    ("2XB", "is not a memory size"), ("abc", "is not a memory size"),
+    ("-1", "is not a memory size"), ("", "is not a memory size"),
+    ("0.1", "memory_limit must be None, a positive integer")])
+def test_bad_memory_sizes_are_named(text, message):
+    with pytest.raises(ValueError, match=message):
+        v.parse_memory_size(text)
+
+
+def test_fair_order_takes_a_memory_size():
+    s = np.array([0.9, 0.8, 0.7, 0.6])
+    y, g = np.array([1, 0, 1, 0]), np.array([0, 0, 1, 1])
+    assert fair_order(s, y, g, memory_limit="1MiB", backend="numpy").order.tolist() == \
+        fair_order(s, y, g, backend="numpy").order.tolist()
+
+
+def test_fair_order_groups_is_a_deprecated_alias_of_sensitive_features():
+    s = np.array([0.9, 0.8, 0.7, 0.6])
+    y, g = np.array([1, 0, 1, 0]), np.array([0, 0, 1, 1])
+    want = fair_order(s, y, g, lam=1.0, backend="numpy")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # neither the keyword nor the position warns
+        keyword = fair_order(s, y, sensitive_features=g, lam=1.0, backend="numpy")
+    with pytest.warns(FutureWarning, match=re.escape("fair_order(groups=...) is deprecated")):
+        old = fair_order(s, y, groups=g, lam=1.0, backend="numpy")
+    assert want.order.tolist() == keyword.order.tolist() == old.order.tolist()
+    with pytest.raises(TypeError, match="not both"):
+        fair_order(s, y, g, groups=g, backend="numpy")
+    with pytest.raises(TypeError, match="missing the required argument 'sensitive_features'"):
+        fair_order(s, y, backend="numpy")
