@@ -244,7 +244,7 @@ def _solve_two(lat, labels, lams, solver, fills, progress, engine_name, memory_l
     ``progress`` counts the cells of every fill against ``expected_fills`` per lam; a
     search that needs more fills moves the total on, and the last report is
     ``(done, done)``."""
-    chosen = _choose_solver(solver, lat, lams, engine_name)
+    chosen = choose_solver(solver, lat.mode, lams, lat.n_cells, engine_name)
     expected = lat.n_cells * sum(_solvers.expected_fills(chosen, lam) for lam in lams)
     done = [0]
 
@@ -276,12 +276,14 @@ def _solve_two(lat, labels, lams, solver, fills, progress, engine_name, memory_l
             for lam, (best, bound, ran, extra) in zip(lams, solved)]
 
 
-def _choose_solver(solver, lat, lams, engine_name):
-    if lat.mode == "signed" or not np.any(lams > 0) or solver == "paper":
+def choose_solver(solver, mode, lams, n_cells, engine_name):
+    """The two-group solver that runs: the cell rule where it is exact (signed mode,
+    lam = 0) or where ``"auto"`` finds the search out of proportion."""
+    if mode == "signed" or not np.any(np.asarray(lams) > 0) or solver == "paper":
         return "paper"
     if solver != "auto":
         return solver
-    if engine_name == "numpy" and lat.n_cells > _solvers.AUTO_LAGRANGIAN_CELLS_NUMPY:
+    if engine_name == "numpy" and n_cells > _solvers.AUTO_LAGRANGIAN_CELLS_NUMPY:
         return "paper"
     return "auto"
 

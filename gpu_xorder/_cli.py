@@ -561,8 +561,16 @@ def _lattice_cells(groups, args):
     step = args.subsample or 1
     sizes = [-(-int(c) // step) for c in np.unique(groups, return_counts=True)[1]]
     kd = cpu_reference.kd_cells(sizes)
-    if len(sizes) == 2:
-        return kd
+    if len(sizes) == 2:  # the cell rule, and the fills of the solver's search
+        from gpu_xorder import _solvers
+        from gpu_xorder._api import choose_solver
+
+        lams = args.lam if isinstance(args.lam, (list, tuple)) else [args.lam]
+        lams = [x for x in lams if x is not None] or [0.5]
+        if getattr(args, "max_disparity", None) is not None:
+            lams = [1.0]
+        solver = choose_solver(args.solver, args.disparity, lams, kd, "numpy")
+        return kd * sum(_solvers.expected_fills(solver, lam) for lam in lams)
     iterative = cpu_reference.iterative_cells(sizes)
     method = args.method
     if method == "auto":

@@ -177,6 +177,19 @@ def lagrangian(lat, lams, paper, fills):
     return out
 
 
+#: Signed fills a Lagrangian search typically takes (8-11 measured): with the cell rule
+#: at lam and at ``CELL_RULE_SCALES``, what progress reports and estimates count on.
+EXPECTED_SEARCH_FILLS = 10
+
+
+def expected_fills(solver, lam):
+    """Lattice fills the solver is expected to take for one lam (the exact solver's
+    fronts not counted)."""
+    if solver == "paper" or lam == 0:
+        return 1
+    return 1 + len(CELL_RULE_SCALES) + EXPECTED_SEARCH_FILLS
+
+
 def _proven(bound, value):
     return value if bound - value <= TOLERANCE else bound
 

@@ -416,7 +416,8 @@ def test_progress_of_a_lam_batch_counts_every_lattice(kw):
     extra = []
 
     def run(lam, report):
-        res = fair_order(s, y, g, lam=lam, backend="numpy", progress=report, **kw)
+        res = fair_order(s, y, g, lam=lam, backend="numpy", progress=report,
+                         solver="paper", **kw)
         extra.append(res.extra if not isinstance(res, list) else res[0].extra)
 
     assert_batch_progress(run, 3)

@@ -362,3 +362,17 @@ def test_default_solver_on_bundled_data_is_at_least_the_cell_rule():
     for p, r in zip(paper, auto):
         assert r.objective >= p.objective and r.gap is not None and r.gap >= 0
     assert any(r.objective > p.objective for p, r in zip(paper, auto))
+
+
+def test_progress_counts_the_fills_of_the_search():
+    rng = np.random.default_rng(8)
+    s, y, g = two_group_problem(rng, 40, 30)
+    seen = []
+    fair_order(s, y, g, lam=[0.5, 2.0], solver="lagrangian", backend="numpy",
+               progress=lambda done, total: seen.append((done, total)))
+    cells = 41 * 31
+    done = [d for d, _ in seen]
+    assert done == sorted(done) and all(d <= t for d, t in seen)
+    assert seen[0][1] == 2 * cells * _solvers.expected_fills("lagrangian", 0.5)
+    assert seen[-1][0] == seen[-1][1] and seen[-1][0] % cells == 0
+    assert seen[-1][0] > 2 * cells  # the search's fills count too
