@@ -151,6 +151,7 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None):
     parents, starts = [], []
     stored, largest = 0, 1
     prune = lower is not None and len(bounds) > 0
+    row_type = np.int16 if n_a < 2**15 else np.int64  # int16: NumPy's radix sort
     for d in range(n_d):
         cols = d - rows
         go_a, go_b = rows < n_a, cols < n_b
@@ -167,8 +168,12 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None):
             src, new_rows, cand, auc, dis = (src[keep], new_rows[keep], cand[:, keep],
                                              auc[keep], dis[keep])
         p, q = auc - lam * dis, auc + lam * dis
-        order = np.lexsort((-q, -p, new_rows))
-        new_rows, p, q = new_rows[order], p[order], q[order]
+        # by cell, then p descending (two sorts: a three-key lexsort costs about twice
+        # as much); of two states with equal p, the one of lower q may come first and
+        # survive, dominated: harmless, the front only keeps one state more
+        order = np.argsort(-p)
+        order = order[np.argsort(new_rows[order].astype(row_type), kind="stable")]
+        new_rows, q = new_rows[order], q[order]
         _, rank = np.unique(q, return_inverse=True)
         key = new_rows * (rank.size + 1) + rank.reshape(-1)
         survive = np.empty(key.size, dtype=bool)
