@@ -3,7 +3,8 @@
 #   bash benchmarks/gpu_check.sh
 # Runs every test marked gpu (CuPy == NumPy decision for decision), the CuPy
 # pytest-benchmark suite, then the speed table (two groups) and the multi-group table,
-# printed and written to ${OUT:-.}/speed_table.md and ${OUT:-.}/multi_table.md, and two
+# printed and written to ${OUT:-.}/speed_table.md and ${OUT:-.}/multi_table.md, the |D|
+# solvers' table (${OUT:-.}/solver_table_gpu.md), and two
 # repetitions of the paper's experiments on the GPU (${OUT:-.}/paper_gpu.json and
 # paper_age_gpu.json).
 # Every stage runs even when an earlier one fails, each under its own time limit (a lent
@@ -30,7 +31,10 @@ stage "gpu tests" 180 python3 -m pytest -m gpu -q -p no:cacheprovider -ra tests
 stage "cupy benchmarks" 60 python3 -m pytest benchmarks/bench_cupy_dp.py --benchmark-enable \
     -q -p no:cacheprovider --benchmark-columns=min,mean,rounds
 stage "speed table" 120 python3 benchmarks/speed_table.py "$@"
-stage "multi-group table" 170 python3 benchmarks/multi_table.py --numpy-max-cells 5e7
+stage "multi-group table" 110 python3 benchmarks/multi_table.py --numpy-max-cells 5e7
+# the |D| solvers on the device: the Lagrangian search's signed fills, batched
+stage "solver table" 60 python3 benchmarks/solver_table.py --backend cupy --sizes 2000 \
+    20000 --metrics xauc --exact-max 0 --out "${OUT:-.}/solver_table_gpu.md"
 # end to end: xOrder seconds per repetition on the GPU, against the README's NumPy ones
 stage "paper experiments" 60 bash -c 'python3 -m gpu_xorder paper --backend cupy \
     --repeats 2 --json "${OUT:-.}/paper_gpu.json" && python3 -m gpu_xorder paper \

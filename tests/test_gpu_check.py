@@ -24,7 +24,7 @@ def test_stage_limits_fit_one_device_call():
     found = stages()
     assert [name for name, _, _ in found] == [
         "gpu tests", "cupy benchmarks", "speed table", "multi-group table",
-        "paper experiments"]
+        "solver table", "paper experiments"]
     assert sum(limit for _, limit, _ in found) < DEVICE_CALL_SECONDS
 
 
