@@ -8,7 +8,8 @@ section 3.5).
   ``lam * |D| >= mu * D``), ``S`` is convex in ``mu`` with slope ``-D`` of its maximiser,
   and every maximiser is a candidate ordering. A cutting-plane search on ``mu`` (each
   round one signed fill per lam, batched) minimises the bound; the answer is the best
-  candidate, the cell rule's ordering included, so it is never worse than ``"paper"``.
+  candidate, the cell rule's ordering at lam and at fractions of lam included, so it
+  is never worse than ``"paper"``.
 - ``"exact"``: the Lagrangian search first (a feasible objective and good weights), then
   the Pareto-front DP of ``cpu_reference``, pruned by the bounds those weights give.
 
@@ -57,7 +58,7 @@ class Candidate:
     final: np.ndarray
     auc: float
     d: float            # signed disparity
-    mu: float = None    # the signed weight that produced it (None: the cell rule)
+    mu: float | None = None  # the signed weight that produced it (None: the cell rule)
 
 
 def candidate(lat, path, final, mu=None):
@@ -84,7 +85,6 @@ class _Search:
     def __init__(self, lo, hi, slack):
         self.lo, self.hi, self.slack = lo, hi, slack
         self.points = []          # (mu, Candidate)
-        self.next = None
 
     def add(self, mu, cand):
         self.points.append((mu, cand))
@@ -119,7 +119,7 @@ class _Search:
             return None
         mu, low = self.model_minimum()
         high, _ = self.bound()
-        if high - low <= TOLERANCE or any(abs(mu - m) <= 0.0 for m, _ in self.points):
+        if high - low <= TOLERANCE or any(mu == m for m, _ in self.points):
             return None
         return mu
 
