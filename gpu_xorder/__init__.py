@@ -4,15 +4,21 @@ The dynamic program runs on a CuPy GPU engine when one is usable and on an exact
 reference otherwise; both return the very same ordering.
 """
 
-from . import metrics
-from ._api import fair_order
-from ._backend import BackendUnavailableError
-from ._estimator import XOrder
-from ._estimator import xorder_path
-from ._experiment import paper_experiment
-from ._result import FairOrderResult
+import importlib
 
 __version__ = "0.3.0"
+
+# Public names and the modules that define them, imported on first use (as SciPy and
+# scikit-learn do), so that `gpu-xorder --help` does not wait for scikit-learn.
+_EXPORTS = {
+    "BackendUnavailableError": "._backend",
+    "FairOrderResult": "._result",
+    "XOrder": "._estimator",
+    "fair_order": "._api",
+    "metrics": None,  # a submodule
+    "paper_experiment": "._experiment",
+    "xorder_path": "._estimator",
+}
 
 __all__ = [
     "BackendUnavailableError",
@@ -24,3 +30,17 @@ __all__ = [
     "xorder_path",
 ]
 
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _EXPORTS[name]
+    if module is None:
+        return importlib.import_module(f".{name}", __name__)
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

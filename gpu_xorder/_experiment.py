@@ -18,8 +18,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validation as v
-from . import metrics
-from ._estimator import xorder_path
 from ._parallel import check_n_jobs, map_in_rounds, workers
 
 GROUPINGS = ("default", "age", "race-sex")
@@ -312,6 +310,7 @@ def _repetition(data, groups, metric, lams, test_size, backend, method, solver, 
     """Repetition ``r`` (split seed ``seed``): ``(records, xOrder seconds, backends,
     methods)``. A module-level function of plain arguments, so that worker processes
     can run it (the data set is read once per process)."""
+    from ._estimator import xorder_path
     from .datasets import load_dataset
 
     dataset = load_dataset(data)
@@ -334,6 +333,8 @@ def _repetition(data, groups, metric, lams, test_size, backend, method, solver, 
 
 
 def _record(repeat, lam, split, scores, y, groups):
+    from . import metrics  # scikit-learn, not needed by the command line's parser
+
     record = {"repeat": repeat, "lam": lam, "split": split, "auc": metrics.auc(scores, y)}
     for name in v.METRICS:
         record[name] = defined(metrics.disparity, scores, y, groups, name)
