@@ -37,6 +37,7 @@ from gpu_xorder._io import LABEL_KINDS
 from gpu_xorder._validation import INTERSECTION_SEP
 from gpu_xorder._validation import METHODS as METHOD_CHOICES
 from gpu_xorder._validation import SOLVERS
+from gpu_xorder._validation import parse_memory_size
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -83,6 +84,11 @@ MSG_LONG_FIT = ("this fit fills about {cells:.2g} lattice cells: roughly {time} 
                 "1 in {k} items of each group in about {time_k}; a GPU (--backend cupy) "
                 "is faster still")
 MSG_INTERNAL = "unexpected {kind}: {message} (a bug in gpu-xorder; please report it)"
+MSG_LAM_AND_MAX = "give --lam or --max-disparity, not both (--max-disparity chooses the weight)"
+MSG_CHOOSE = "--choose {lam:g} is not one of the --lam values ({lams})"
+MSG_CHOOSE_MAX = "--choose picks one of several --lam values; it does not go with --max-disparity"
+#: ``fit``'s weight when neither --lam nor --max-disparity is given.
+DEFAULT_FIT_LAM = 0.5
 
 
 def _probability(text):
@@ -106,11 +112,31 @@ def _positive(text):
     return value
 
 
+def _memory_size(text):
+    try:
+        return parse_memory_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {_own_version()}")
+        parser.exit()
+
+
 def _build_parser():
     parser = argparse.ArgumentParser(
         prog="gpu-xorder",
         description="Fair bipartite rankings across protected groups (xOrder).",
     )
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = sub.add_parser(
@@ -139,8 +165,13 @@ def _build_parser():
     fit.add_argument("--output", help="also write the data with the adjusted training "
                      "scores added as a column (CSV)")
     _column_argument(fit)
-    fit.add_argument("--lam", type=float, default=0.5,
-                     help="weight of the disparity, paper's scale (default: 0.5)")
+    fit.add_argument("--lam", type=float, nargs="+", metavar="LAM",
+                     help="weight of the disparity, paper's scale (default: 0.5); several "
+                          "values fit the trade-off path, one row each, and save the "
+                          "model of --choose")
+    fit.add_argument("--choose", type=float, metavar="LAM",
+                     help="with several --lam values: the one whose model is saved "
+                          "(default: the last)")
     fit.add_argument("--disparity", choices=("absolute", "signed"), default="absolute",
                      help="penalise |D| or the signed D (two groups; default: absolute)")
     fit.add_argument("--max-disparity", type=_probability_closed, metavar="EPS",
@@ -150,8 +181,9 @@ def _build_parser():
     fit.add_argument("--reference-group", help="group whose scores stay unchanged "
                      "(default: the highest mean score)")
     fit.add_argument("--subsample", type=int, help="learn on every k-th item of each group")
-    fit.add_argument("--memory-limit", type=int, metavar="BYTES",
-                     help="most bytes of decision bits; beyond, banded (same result)")
+    fit.add_argument("--memory-limit", type=_memory_size, metavar="SIZE",
+                     help="most memory the decision bits may take: bytes (1e9) or a size "
+                          "with a unit (2GB, 512MiB); beyond, banded (same result)")
     fit.set_defaults(handler=_fit)
 
     transform = sub.add_parser(
@@ -448,11 +480,13 @@ def _metrics_table(title, rows, split, chosen, timing=False, first="lam"):
 
 def _fit(args):
     from gpu_xorder import XOrder
+    from gpu_xorder import xorder_path
     from gpu_xorder._backend import resolve_backend
     from gpu_xorder._io import Table as CsvTable
     from gpu_xorder._io import check_outputs, model_text, parse_label, write_files
 
     try:
+        lams, chosen = _fit_lams(args)
         # every input and output checked before any work; nothing written until the end
         check_outputs((args.model,) + _given(args.output), inputs=(args.data,))
         data = CsvTable(args.data)
@@ -461,20 +495,26 @@ def _fit(args):
         reference = args.reference_group
         if reference is not None and len(args.group) == 1:
             reference = parse_label(reference, args.group_type)
-        est = XOrder(metric=args.metric, lam=0.0 if args.max_disparity is not None
-                     else args.lam, disparity=args.disparity,
-                     reference_group=reference, backend=args.backend,
-                     method=args.method, subsample=args.subsample,
-                     memory_limit=args.memory_limit, solver=args.solver,
-                     max_disparity=args.max_disparity)
+        params = dict(metric=args.metric, disparity=args.disparity,
+                      reference_group=reference, backend=args.backend,
+                      method=args.method, subsample=args.subsample,
+                      memory_limit=args.memory_limit, solver=args.solver)
+        est = XOrder(lam=0.0 if args.max_disparity is not None else lams,
+                     max_disparity=args.max_disparity, **params)
         est._check_params()
         _check_subsample(scores, y, groups, args)
         if resolve_backend(args.backend) == "numpy":
-            _note_long_fit(_lattice_cells(groups, args), args)
+            _note_long_fit(_lattice_cells(groups, args) * len(lams), args)
         start = time.perf_counter()
         with _fit_progress() as progress:
-            est.fit(scores, y, sensitive_features=groups, progress=progress)
+            if args.max_disparity is None:
+                models = xorder_path(scores, y, sensitive_features=groups, lams=lams,
+                                     progress=progress, **params)
+            else:
+                models = [est.fit(scores, y, sensitive_features=groups,
+                                  progress=progress)]
         seconds = time.perf_counter() - start
+        est = models[chosen]
         model = model_text(est._model_document())
         files = [(args.model, lambda f: f.write(model), None)]
         if args.output is not None:
@@ -490,20 +530,48 @@ def _fit(args):
         + ", ".join(f"{escape(str(g))} {c}"
                     for g, c in zip(*np.unique(groups, return_counts=True)))
         + f"; reference group {escape(str(est.reference_group_))}")
-    setting = (f"max |D| {r.max_disparity:g}" if r.max_disparity is not None
-               else f"lam {args.lam:g}")
+    if r.max_disparity is not None:
+        setting = f"max |D| {r.max_disparity:g}"
+    elif len(models) == 1:
+        setting = f"lam {est.lam:g}"
+    else:
+        setting = f"lams {' '.join(f'{m.lam:g}' for m in models)}"
+    solvers = ", ".join(dict.fromkeys(m.result_.solver for m in models))
     console.print(f"xOrder metric [bold]{args.metric}[/bold], {setting}, method "
-                  f"{r.method}, solver {r.solver}, backend {r.backend}, {seconds:.2f} s"
+                  f"{r.method}, solver {solvers}, backend {r.backend}, {seconds:.2f} s"
                   + (f", {r.extra['bands']} bands" if "bands" in r.extra else ""))
-    console.print(_certificate(r))
-    rows = [_file_row("unadjusted", scores, y, groups, None),
-            _file_row(f"|D|<={r.max_disparity:g}" if r.max_disparity is not None
-                      else f"{args.lam:g}", est.train_scores_adjusted_, y, groups, seconds)]
+    for m in models:
+        console.print(_certificate(m.result_) if len(models) == 1 else
+                      f"lam {m.lam:g}: {_certificate(m.result_)}")
+    rows = [_file_row("unadjusted", scores, y, groups, None)]
+    for m in models:
+        rows.append(_file_row(f"|D|<={r.max_disparity:g}" if r.max_disparity is not None
+                              else f"{m.lam:g}", m.train_scores_adjusted_, y, groups,
+                              seconds if len(models) == 1 else None))
     console.print(_metrics_table("Training data", rows, "data", args.metric, timing=True))
     console.print(f"model saved to {escape(args.model)}"
+                  + (f" (lam {est.lam:g})" if len(models) > 1 else "")
                   + (f"; scores written to {escape(args.output)} (column "
                      f"{escape(args.column)})" if args.output else ""))
     return 0
+
+
+def _fit_lams(args):
+    """``fit``'s weights (``[0.0]`` under --max-disparity) and the position of the one
+    whose model is saved: ``--choose``, else the last."""
+    if args.max_disparity is not None:
+        if args.lam is not None:
+            raise ValueError(MSG_LAM_AND_MAX)
+        if args.choose is not None:
+            raise ValueError(MSG_CHOOSE_MAX)
+        return [0.0], 0
+    lams = args.lam or [DEFAULT_FIT_LAM]
+    if args.choose is None:
+        return lams, len(lams) - 1
+    if args.choose not in lams:
+        raise ValueError(MSG_CHOOSE.format(lam=args.choose,
+                                           lams=", ".join(f"{x:g}" for x in lams)))
+    return lams, lams.index(args.choose)
 
 
 def _certificate(r):

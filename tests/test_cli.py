@@ -794,3 +794,84 @@ def test_fit_warns_when_signed_mode_widens_the_disparity(tmp_path, capsys):
                  "--backend", "numpy"]) == 0
     err = capsys.readouterr().err
     assert "warning:" in err and "signed" in err and len(err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------- version, help, fit paths
+
+def test_version(capsys):
+    from gpu_xorder._cli import _own_version
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"gpu-xorder {_own_version()}\n"
+
+
+def test_help_does_not_import_the_heavy_modules():
+    """`gpu-xorder --help` stays fast (README: about 0.2 s) because the parser needs
+    neither scikit-learn (and SciPy) nor pandas, CuPy or matplotlib."""
+    code = ("import sys\nfrom gpu_xorder._cli import main\n"
+            "for argv in (['--help'], ['fit', '--help'], ['--version']):\n"
+            "    assert main(argv) == 0\n"
+            "heavy = ('sklearn', 'scipy', 'pandas', 'cupy', 'matplotlib', 'cpu_reference')\n"
+            "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & set(heavy)))\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "LOADED []" in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "gpu_xorder", "--help"], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "--version" in proc.stdout
+
+
+def test_fit_several_lams_prints_the_path_and_saves_the_chosen_model(tmp_path, capsys):
+    import numpy as np
+
+    from gpu_xorder import XOrder
+    from gpu_xorder._io import Table as CsvTable
+
+    train = tmp_path / "train.csv"
+    s, y, g = _write_csv(train, n=300)
+    base = ["fit", str(train), "--score", "score", "--label", "outcome", "--group", "sex",
+            "--backend", "numpy", "--lam", "0", "0.5", "2"]
+    assert main(base + ["--model", str(tmp_path / "last.json")]) == 0
+    text = capsys.readouterr().out
+    assert [r[0] for r in table_rows(text, "Training data")] == ["unadjusted", "0", "0.5", "2"]
+    assert "lams 0 0.5 2" in text and "(lam 2)" in text
+    assert all(f"lam {lam}: objective" in text for lam in ("0", "0.5", "2"))
+    assert XOrder.load(tmp_path / "last.json").lam == 2.0
+
+    assert main(base + ["--choose", "0.5", "--model", str(tmp_path / "m.json"),
+                        "--output", str(tmp_path / "out.csv")]) == 0
+    capsys.readouterr()
+    want = XOrder(lam=0.5, backend="numpy").fit(s, y, sensitive_features=g)
+    assert XOrder.load(tmp_path / "m.json").lam == 0.5
+    np.testing.assert_array_equal(CsvTable(tmp_path / "out.csv").numbers("score_fair"),
+                                  want.train_scores_adjusted_)
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--lam", "0.1", "1", "--choose", "0.3"], "--choose 0.3 is not one of the --lam "
+                                              "values (0.1, 1)"),
+    (["--lam", "1", "--max-disparity", "0.05"], "give --lam or --max-disparity, not both"),
+    (["--max-disparity", "0.05", "--choose", "1"], "--choose picks one of several"),
+])
+def test_fit_lam_choices_are_checked_before_any_work(tmp_path, capsys, extra, message):
+    _write_csv(tmp_path / "train.csv", n=100)
+    model = tmp_path / "m.json"
+    assert main(["fit", str(tmp_path / "train.csv"), "--score", "score", "--label",
+                 "outcome", "--group", "sex", "--model", str(model), *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {message}") and err.count("\n") == 1
+    assert not model.exists()
+
+
+def test_fit_memory_limit_takes_units(tmp_path, capsys):
+    from gpu_xorder import XOrder
+
+    _write_csv(tmp_path / "train.csv", n=1000)
+    args = ["fit", str(tmp_path / "train.csv"), "--score", "score", "--label", "outcome",
+            "--group", "sex", "--backend", "numpy", "--solver", "paper", "--lam", "1"]
+    assert main(args + ["--model", str(tmp_path / "a.json"), "--memory-limit", "32KiB"]) == 0
+    assert "2 bands" in capsys.readouterr().out  # about 500 x 500 bits: over 32 KiB
+    assert XOrder.load(tmp_path / "a.json").memory_limit == 32 * 1024
+    assert main(args + ["--model", str(tmp_path / "b.json"), "--memory-limit", "2XB"]) == 2
+    assert "is not a memory size" in capsys.readouterr().err
