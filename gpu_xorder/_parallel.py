@@ -1,6 +1,12 @@
-"""Independent jobs in worker processes (joblib), for the CPU paths: the lattices of a
-``lam`` sequence on the NumPy backend and the repetitions of the paper's experiments.
-Results come back in order and equal those of a run in this process."""
+"""Independent jobs in workers (joblib), for the CPU paths: the lattices of a ``lam``
+sequence on the NumPy backend, the repetitions of the paper's experiments and chunks of
+bootstrap resamples. Results come back in order and equal those of a run in this process.
+
+The workers are those of joblib's active backend: worker processes (loky) by default, a
+Dask cluster inside ``with joblib.parallel_backend("dask"):``. As in scikit-learn,
+``n_jobs=None`` means one job in this process, unless a ``parallel_backend`` context
+says otherwise (the Dask backend: one per worker thread of the cluster).
+"""
 
 import numbers
 
@@ -8,16 +14,18 @@ MSG_N_JOBS = "n_jobs must be None or a nonzero integer (-1: every CPU core), got
 
 
 def check_n_jobs(n_jobs):
-    """``n_jobs`` as an int (None: 1); raise ValueError on anything else or 0."""
+    """``n_jobs`` as an int or None (left for the active backend); raise ValueError on
+    anything else or 0."""
     if n_jobs is None:
-        return 1
+        return None
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
         raise ValueError(MSG_N_JOBS.format(value=n_jobs))
     return int(n_jobs)
 
 
 def workers(n_jobs, n_items):
-    """How many worker processes ``n_jobs`` gives for ``n_items`` jobs."""
+    """How many workers ``n_jobs`` gives for ``n_items`` jobs under joblib's active
+    backend (None: 1 outside a ``parallel_backend`` context)."""
     if n_jobs == 1 or n_items <= 1:
         return 1
     from joblib import effective_n_jobs
@@ -27,9 +35,9 @@ def workers(n_jobs, n_items):
 
 def map_in_rounds(function, arguments, n_workers, after=None):
     """``[function(*args) for args in arguments]``, in this process when ``n_workers``
-    is 1, else in rounds of ``n_workers`` worker processes (``function`` and its
-    arguments must pickle); ``after(done)`` is called after every call (one process)
-    or every round (workers)."""
+    is 1, else in rounds of ``n_workers`` jobs on joblib's active backend (``function``
+    and its arguments must pickle); ``after(done)`` is called after every call (one
+    process) or every round (workers)."""
     arguments = list(arguments)
     if n_workers == 1:
         out = []
