@@ -5,7 +5,9 @@ on a tie (the ``sklearn.metrics.roc_auc_score`` convention). Every metric is a r
 pair count to a number of pairs; counts are kept doubled, as exact integers (see
 :func:`cpu_reference._counting.half_wins2`), and divided once, so that, with distinct
 scores, the values equal those the DP computes from its integer counters. Everything runs
-in O(n log n) by sorting.
+in O(n log n) by sorting. :func:`confidence_intervals` gives intervals of them all
+(stratified bootstrap or DeLong), :func:`auc_variance` and :func:`xauc_variance` DeLong's
+variances.
 
 Group arguments ``g`` and ``h`` are group *labels* (ints, strings, ...) as they occur in
 ``groups``; pairs of groups are reported in sorted label order. ``groups`` of shape
@@ -18,6 +20,9 @@ import numpy as np
 from sklearn.metrics import roc_curve
 
 from cpu_reference._counting import half_wins2
+from gpu_xorder import _uncertainty
+from gpu_xorder._parallel import check_n_jobs
+from gpu_xorder._uncertainty import Interval, MetricIntervals
 from gpu_xorder._validation import (
     METRICS,
     MSG_GROUP_LACKS,
@@ -29,10 +34,13 @@ from gpu_xorder._validation import (
     group_position,
 )
 
-__all__ = ["auc", "xauc", "prf", "urf", "disparity", "disparity_pairs", "xroc_curve"]
+__all__ = ["auc", "xauc", "prf", "urf", "disparity", "disparity_pairs", "xroc_curve",
+           "auc_variance", "xauc_variance", "confidence_intervals", "Interval",
+           "MetricIntervals"]
 
 MSG_Y_LACKS = "y has no {what}, which metric {metric!r} needs"
 MSG_Y_REQUIRED = "y is required for metric {metric!r} (it may be None only for 'urf')"
+MSG_CI_Y = "y is required for confidence intervals"
 
 
 def _labelled(scores, y):
@@ -399,3 +407,140 @@ def xroc_curve(scores, y, groups, g, h):
     positives, negatives = _cross_sample(scores, y, groups, g, h)
     sub_y = np.concatenate((np.ones(positives.size), np.zeros(negatives.size)))
     return roc_curve(sub_y, np.concatenate((positives, negatives)))
+
+
+def auc_variance(scores, y) -> float:
+    """DeLong's variance of the AUC (DeLong, DeLong and Clarke-Pearson, 1988).
+
+    ``S10 / n_1 + S01 / n_0``: the sample variances (``ddof=1``) of the placement values,
+    each positive's share of negatives below it and each negative's share of positives
+    above it (ties 1/2), over the numbers of positives and negatives.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n,)
+        Finite risk scores.
+    y : array-like of shape (n,)
+        Binary labels.
+
+    Returns
+    -------
+    float
+        NaN when there is only one positive or one negative.
+
+    Raises
+    ------
+    ValueError
+        As :func:`auc`.
+
+    Examples
+    --------
+    >>> round(auc_variance([4, 3, 2, 1, 0], [1, 0, 1, 0, 0]), 6)
+    0.055556
+    """
+    scores, y = _labelled(scores, y)
+    positives, negatives = scores[y == 1], scores[y == 0]
+    _require(positives.size, None, "positives", "auc")
+    _require(negatives.size, None, "negatives", "auc")
+    return _uncertainty.delong_variance(positives, negatives)
+
+
+def xauc_variance(scores, y, groups, g, h) -> float:
+    """DeLong's variance of ``xauc(scores, y, groups, g, h)``.
+
+    The xAUC is a two-sample U-statistic between the positives of g and the negatives
+    of h, so its variance is :func:`auc_variance`'s formula on those two samples.
+
+    Parameters
+    ----------
+    scores, y, groups, g, h
+        As :func:`xauc`.
+
+    Returns
+    -------
+    float
+        NaN when g has only one positive or h only one negative.
+
+    Raises
+    ------
+    ValueError
+        As :func:`xauc`.
+
+    Examples
+    --------
+    >>> s, y, grp = [5, 4, 3, 2, 1, 0], [1, 0, 1, 0, 1, 0], ["a", "b", "a", "b", "a", "b"]
+    >>> round(xauc_variance(s, y, grp, "a", "b"), 6)
+    0.074074
+    """
+    positives, negatives = _cross_sample(scores, y, groups, g, h)
+    return _uncertainty.delong_variance(positives, negatives)
+
+
+def confidence_intervals(scores, y, groups, *, level: float = 0.95,
+                         method: str = "bootstrap", n_bootstrap: int = 2000,
+                         random_state=None, n_jobs=None) -> MetricIntervals:
+    """Confidence intervals of the AUC, every xAUC, PRF and URF and the disparities.
+
+    ``method="bootstrap"``: a stratified bootstrap (strata: group x label, each resampled
+    with replacement to its own size) and percentile intervals; vectorised over
+    resamples, in chunks of bounded memory. ``method="delong"``: normal intervals from
+    DeLong variances (placement values); the xAUCs of a pair's two directions share no
+    item, so the variance of their difference is the sum of theirs; PRFs share the
+    negatives, whose covariance enters the difference's variance. Both turn an interval
+    of a signed difference into one of its absolute value, and the disparity of more
+    than two groups (the maximum over pairs) takes the pairs' intervals at the
+    Bonferroni level ``1 - (1 - level) / pairs``.
+
+    Parameters
+    ----------
+    scores, y, groups
+        As :func:`disparity_pairs` (y is required).
+    level : float, default=0.95
+        Coverage, strictly between 0 and 1.
+    method : {"bootstrap", "delong"}
+    n_bootstrap : int, default=2000
+        Resamples.
+    random_state : None, int or numpy.random.Generator
+        Resample ``b`` draws from ``numpy.random.default_rng(SeedSequence(random_state)
+        .spawn(n_bootstrap)[b])``, so that the intervals do not depend on ``n_jobs`` or
+        the chunks.
+    n_jobs : int or None
+        Chunks of resamples computed at once in workers (joblib, whose active backend,
+        Dask say, is honoured; None: 1 outside a ``joblib.parallel_backend`` context).
+
+    Returns
+    -------
+    MetricIntervals
+        Every metric's estimate (the value this module computes) and its limits; None
+        where the data leave a value undefined, or (DeLong) a sample has one item.
+
+    Raises
+    ------
+    ValueError
+        On invalid input, y without positives or negatives, a bad ``level``,
+        ``method``, ``n_bootstrap``, ``random_state`` or ``n_jobs``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> grp = np.repeat(["a", "b"], 100)
+    >>> y = rng.integers(0, 2, 200)
+    >>> s = y + rng.normal(0, 1, 200)
+    >>> ci = confidence_intervals(s, y, grp, n_bootstrap=500, random_state=0)
+    >>> ci.auc.low < ci.auc.estimate < ci.auc.high
+    True
+    >>> ci.xauc["a", "b"].estimate == xauc(s, y, grp, "a", "b")
+    True
+    """
+    level = _uncertainty.check_level(level)
+    method = check_choice(method, "method", _uncertainty.METHODS)
+    n_bootstrap = _uncertainty.check_n_bootstrap(n_bootstrap)
+    seeds = _uncertainty.seed_sequence(random_state)
+    n_jobs = check_n_jobs(n_jobs)
+    if y is None:
+        raise ValueError(MSG_CI_Y)
+    scores, y, labels, index = _grouped(scores, y, groups)
+    _require(int(y.sum()), None, "positives", "auc")
+    _require(int(y.size - y.sum()), None, "negatives", "auc")
+    return _uncertainty.intervals(scores, y, labels, index, level=level, method=method,
+                                  n_bootstrap=n_bootstrap, seeds=seeds, n_jobs=n_jobs)

@@ -1,0 +1,405 @@
+"""Confidence intervals of the ranking metrics: DeLong variances and a stratified bootstrap.
+
+Both see the data as strata, group x label: stratum ``2 k + y`` holds the items of group
+index ``k`` with label ``y``. Every metric of :mod:`gpu_xorder.metrics` is a ratio of
+doubled pair counts between strata, ``W[u, t] = 2 #{item of u above item of t} +
+#{ties}``, to a product of stratum sizes; a bootstrap resample keeps every stratum's size
+(so it keeps every metric defined where the data define it) and changes only ``W``.
+
+Disparities are intervals of the signed difference (``xauc(a, b) - xauc(b, a)``,
+``prf(a) - prf(b)``, ``P(S^a > S^b) - P(S^b > S^a)``) carried to its absolute value: an
+interval ``[lo, hi]`` of ``D`` gives ``[0, max(-lo, hi)]`` for ``|D|`` when it holds 0,
+else ``[min(|lo|, |hi|), max(|lo|, |hi|)]``, so a disparity of 0 is covered as often as
+``D = 0`` is. The disparity of several groups, the maximum of ``P`` pairs' ``|D|``, gets
+``[max lo_p, max hi_p]`` from the pairs' intervals at level ``1 - (1 - level) / P``
+(Bonferroni): when every pair's interval covers its ``|D|``, which happens with at least
+the nominal probability, the maximum lies in it.
+"""
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import NamedTuple
+
+import numpy as np
+
+from gpu_xorder import _parallel
+
+METHODS = ("bootstrap", "delong")
+#: Elements of one bootstrap chunk's largest arrays (resamples x items x strata); three
+#: such float64 arrays live at once, so a chunk takes about 50 MB.
+CHUNK_ELEMENTS = 2**21
+
+MSG_LEVEL = "level must be a number strictly between 0 and 1, got {value!r}"
+MSG_N_BOOTSTRAP = "n_bootstrap must be an integer >= 1, got {value!r}"
+MSG_RANDOM_STATE = ("random_state must be None, an integer >= 0 or a numpy Generator, "
+                    "got {value!r}")
+
+
+class Interval(NamedTuple):
+    """A value and its confidence interval ``[low, high]``."""
+
+    estimate: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class MetricIntervals:
+    """Confidence intervals of every metric :func:`gpu_xorder.metrics.confidence_intervals`
+    covers; ``None`` where the data leave the metric (or, for DeLong, its variance)
+    undefined.
+
+    Attributes
+    ----------
+    method : {"bootstrap", "delong"}
+    level : float
+    n_bootstrap : int or None
+        Resamples (bootstrap only).
+    groups : tuple
+        Sorted group labels.
+    auc : Interval
+    auc_within : dict
+        ``{g: Interval}``: the AUC within every group, ``xauc(g, g)``.
+    xauc : dict
+        ``{(g, h): Interval}`` for every ordered pair of distinct groups.
+    prf : dict
+        ``{g: Interval}``.
+    urf : dict
+        ``{(g, h): Interval}`` for ``g < h``.
+    disparity_pairs : dict
+        ``{metric: {(g, h): Interval}}``, ``g < h``, as :func:`metrics.disparity_pairs`.
+    disparity : dict
+        ``{metric: Interval}``: the maximum over pairs, as :func:`metrics.disparity`.
+    """
+
+    method: str
+    level: float
+    n_bootstrap: int
+    groups: tuple
+    auc: Interval
+    auc_within: dict
+    xauc: dict
+    prf: dict
+    urf: dict
+    disparity_pairs: dict
+    disparity: dict
+
+
+def check_level(level):
+    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) \
+            or not 0.0 < level < 1.0:
+        raise ValueError(MSG_LEVEL.format(value=level))
+    return float(level)
+
+
+def check_n_bootstrap(n):
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(MSG_N_BOOTSTRAP.format(value=n))
+    return int(n)
+
+
+def seed_sequence(random_state):
+    """The ``SeedSequence`` the resamples' streams are spawned from."""
+    if random_state is None:
+        return np.random.SeedSequence()
+    if isinstance(random_state, np.random.Generator):
+        return np.random.SeedSequence(int(random_state.integers(0, 2**63)))
+    if isinstance(random_state, (int, np.integer)) and not isinstance(
+            random_state, (bool, np.bool_)) and random_state >= 0:
+        return np.random.SeedSequence(int(random_state))
+    raise ValueError(MSG_RANDOM_STATE.format(value=random_state))
+
+
+# ---------------------------------------------------------------- strata and counts
+
+@dataclass(frozen=True)
+class Strata:
+    """What the counts of any resample need, computed once from the data.
+
+    ``stratum`` (by item), ``sizes`` (by stratum), and in ascending score order:
+    ``sorted_stratum`` and, for every position, ``first`` / ``stop`` (where its tie
+    run starts and ends, so that a cumulative count at ``first`` counts the items
+    strictly below and at ``stop`` those below or tied). A resample draws, slot by slot,
+    ``draw[j]`` in ``[0, high[j])`` and takes item ``slots[offset[j] + draw[j]]``:
+    slots are laid out stratum after stratum, items in increasing index.
+    """
+
+    k: int
+    stratum: np.ndarray
+    sizes: np.ndarray
+    position: np.ndarray
+    sorted_stratum: np.ndarray
+    first: np.ndarray
+    stop: np.ndarray
+    slots: np.ndarray
+    offset: np.ndarray
+    high: np.ndarray
+
+
+def strata(scores, y, index, k):
+    """:class:`Strata` of validated scores, 0/1 labels and group indices (``k`` groups)."""
+    stratum = 2 * index + y
+    n_strata = 2 * k
+    sizes = np.bincount(stratum, minlength=n_strata)
+    order = np.argsort(scores, kind="stable")
+    ranked = scores[order]
+    position = np.empty_like(order)
+    position[order] = np.arange(order.size)
+    slots = np.argsort(stratum, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    return Strata(
+        k=k, stratum=stratum, sizes=sizes, position=position,
+        sorted_stratum=stratum[order],
+        first=np.searchsorted(ranked, ranked, side="left"),
+        stop=np.searchsorted(ranked, ranked, side="right"),
+        slots=slots, offset=np.repeat(starts, sizes), high=np.repeat(sizes, sizes))
+
+
+def pair_counts(st, weights):
+    """Doubled pair counts between strata of weighted samples.
+
+    ``weights`` (B, n): how often each item, in ascending score order, occurs in each
+    of B samples. Entry ``[b, u, t]`` is ``sum w_i w_j (2 [s_i > s_j] + [s_i == s_j])``
+    over items ``i`` of stratum u and ``j`` of stratum t (self-pairs included, which
+    no metric uses: every metric counts pairs of two distinct strata).
+
+    Returns
+    -------
+    ndarray of float64, shape (B, 2k, 2k)
+        Exact integers while they stay below 2**53.
+    """
+    b, n = weights.shape
+    n_strata = 2 * st.k
+    by_stratum = np.zeros((b, n, n_strata))
+    by_stratum[:, np.arange(n), st.sorted_stratum] = weights
+    cum = np.zeros((b, n + 1, n_strata))
+    np.cumsum(by_stratum, axis=1, out=cum[:, 1:])
+    # below + below-or-tied = 2 #below + #tied, for every position and stratum
+    doubled = cum[:, st.first, :]
+    doubled += cum[:, st.stop, :]
+    return np.matmul(by_stratum.transpose(0, 2, 1), doubled)
+
+
+def statistics(counts, sizes, k):
+    """Every metric, as :mod:`gpu_xorder.metrics` computes it, from pair counts.
+
+    ``counts`` (B, 2k, 2k) as :func:`pair_counts`. Entries the sizes leave undefined
+    are NaN (never used).
+
+    Returns
+    -------
+    dict of ndarray
+        ``auc`` (B,), ``xauc`` (B, k, k) ``[g, h]``, ``prf`` (B, k), ``urf_signed``
+        (B, k, k): ``P(S^g > S^h) - P(S^h > S^g)``.
+    """
+    npos = sizes[1::2].astype(np.int64)
+    nneg = sizes[0::2].astype(np.int64)
+    total_pos, total_neg = int(npos.sum()), int(nneg.sum())
+    cross = counts[:, 1::2, 0::2]  # positives of g above negatives of h
+    per_group = counts.reshape(-1, k, 2, k, 2).sum(axis=(2, 4))
+    n_group = npos + nneg
+    pairs = (n_group[:, None] * n_group[None, :]).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return {
+            "auc": cross.sum(axis=(1, 2)) / float(2 * total_pos * total_neg),
+            "xauc": cross / (2 * npos[:, None] * nneg[None, :]).astype(np.float64),
+            "prf": cross.sum(axis=2) / (2 * npos * total_neg).astype(np.float64),
+            "urf_signed": (per_group - pairs) / pairs,
+        }
+
+
+def signed_pairs(stats, k):
+    """``{metric: (B, P)}`` signed disparities of the pairs ``a < b`` (in that order)."""
+    a, b = np.triu_indices(k, 1)
+    x = stats["xauc"]
+    return {"xauc": x[:, a, b] - x[:, b, a],
+            "prf": stats["prf"][:, a] - stats["prf"][:, b],
+            "urf": stats["urf_signed"][:, a, b]}
+
+
+# ---------------------------------------------------------------- bootstrap
+
+def bootstrap_statistics(st, seeds, n_jobs=None):
+    """:func:`statistics` of the resamples drawn from ``seeds`` (one ``SeedSequence``
+    each), in chunks that bound the memory, in ``n_jobs`` workers (joblib's active
+    backend). The same numbers whatever the chunks and workers."""
+    n = st.stratum.size
+    n_resamples = len(seeds)
+    n_workers = _parallel.workers(n_jobs, n_resamples)
+    size = max(1, min(CHUNK_ELEMENTS // (n * 2 * st.k), -(-n_resamples // n_workers)))
+    chunks = [(st, seeds[i:i + size]) for i in range(0, n_resamples, size)]
+    parts = _parallel.map_in_rounds(_chunk_statistics, chunks,
+                                    _parallel.workers(n_jobs, len(chunks)))
+    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+
+
+def resample_weights(st, seeds):
+    """``(len(seeds), n)`` occurrences of every item (ascending score order) in the
+    resamples: resample ``b`` draws with ``np.random.default_rng(seeds[b])`` one
+    ``integers(0, st.high)`` call, slot ``j`` taking item ``st.slots[st.offset[j] +
+    draw[j]]``."""
+    n = st.stratum.size
+    picked = np.empty((len(seeds), n), dtype=np.int64)
+    for row, seed in enumerate(seeds):
+        draw = np.random.default_rng(seed).integers(0, st.high)
+        picked[row] = st.position[st.slots[st.offset + draw]]
+    picked += n * np.arange(len(seeds))[:, None]
+    return np.bincount(picked.ravel(), minlength=len(seeds) * n).reshape(len(seeds), n)
+
+
+def _chunk_statistics(st, seeds):
+    counts = pair_counts(st, resample_weights(st, seeds).astype(np.float64))
+    return statistics(counts, st.sizes, st.k)
+
+
+def percentile(values, level):
+    """``(low, high)`` percentile limits of ``values`` along axis 0 (linear
+    interpolation, ``np.quantile``'s default)."""
+    alpha = 1.0 - level
+    low, high = np.quantile(values, [alpha / 2, 1 - alpha / 2], axis=0)
+    return low, high
+
+
+# ---------------------------------------------------------------- DeLong
+
+def placements(x, y):
+    """DeLong's placement values: for every ``x_i`` the share of ``y`` below it, for
+    every ``y_j`` the share of ``x`` above it (ties 1/2)."""
+    xs, ys = np.sort(x), np.sort(y)
+    v10 = (np.searchsorted(ys, x, "left") + np.searchsorted(ys, x, "right")) / (2 * y.size)
+    v01 = (2 * x.size - np.searchsorted(xs, y, "left") - np.searchsorted(xs, y, "right")) \
+        / (2 * x.size)
+    return v10, v01
+
+
+def delong_variance(x, y):
+    """DeLong (1988) variance of the two-sample U-statistic ``P(X > Y)`` (ties 1/2):
+    ``S10 / m + S01 / n`` with the sample variances of the placement values; NaN
+    when a sample has fewer than two items."""
+    if x.size < 2 or y.size < 2:
+        return math.nan
+    v10, v01 = placements(x, y)
+    return float(v10.var(ddof=1) / x.size + v01.var(ddof=1) / y.size)
+
+
+def _prf_difference_variance(pos_a, pos_b, neg):
+    """Variance of ``PRF(a) - PRF(b)``: the positives differ (independent), the
+    negatives are shared, so the covariance is that of the negatives' placements among
+    the two groups' positives over their number."""
+    if min(pos_a.size, pos_b.size, neg.size) < 2:
+        return math.nan
+    va10, va01 = placements(pos_a, neg)
+    vb10, vb01 = placements(pos_b, neg)
+    cov = np.cov(va01, vb01, ddof=1)
+    return float(va10.var(ddof=1) / pos_a.size + vb10.var(ddof=1) / pos_b.size
+                 + (cov[0, 0] + cov[1, 1] - 2 * cov[0, 1]) / neg.size)
+
+
+def delong_variances(scores, y, index, k):
+    """DeLong variances of every metric (NaN where undefined or where a sample has
+    fewer than two items), shaped as :func:`statistics` and :func:`signed_pairs`."""
+    pos = [scores[(index == g) & (y == 1)] for g in range(k)]
+    neg = [scores[(index == g) & (y == 0)] for g in range(k)]
+    all_neg = scores[y == 0]
+    members = [scores[index == g] for g in range(k)]
+    x = np.array([[delong_variance(pos[g], neg[h]) for h in range(k)] for g in range(k)])
+    prf = np.array([delong_variance(pos[g], all_neg) for g in range(k)])
+    a, b = np.triu_indices(k, 1)
+    return {
+        "auc": delong_variance(scores[y == 1], all_neg),
+        "xauc": x,
+        "prf": prf,
+        # positives and negatives of the two directions are four distinct samples
+        "pairs": {"xauc": x[a, b] + x[b, a],
+                  "prf": np.array([_prf_difference_variance(pos[i], pos[j], all_neg)
+                                   for i, j in zip(a, b)]),
+                  # P(S^a > S^b) - P(S^b > S^a) = 2 P(S^a > S^b) - 1
+                  "urf": np.array([4 * delong_variance(members[i], members[j])
+                                   for i, j in zip(a, b)])},
+    }
+
+
+def normal_limits(estimate, variance, level, lo=0.0, hi=1.0):
+    """``estimate -/+ z sqrt(variance)``, clipped to ``[lo, hi]``."""
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    half = z * np.sqrt(variance)
+    return np.clip(estimate - half, lo, hi), np.clip(estimate + half, lo, hi)
+
+
+# ---------------------------------------------------------------- intervals
+
+def absolute(low, high):
+    """Limits of ``|D|`` from limits of ``D`` (see the module docstring)."""
+    low, high = np.asarray(low), np.asarray(high)
+    holds_zero = (low <= 0) & (high >= 0)
+    return (np.where(holds_zero, 0.0, np.minimum(abs(low), abs(high))),
+            np.maximum(abs(low), abs(high)))
+
+
+def intervals(scores, y, labels, index, *, level, method, n_bootstrap, seeds, n_jobs):
+    """:class:`MetricIntervals` of validated data (``labels`` sorted, ``index`` their
+    indices; y with positives and negatives); resamples spawned from the
+    ``SeedSequence`` ``seeds``."""
+    k = labels.size
+    st = strata(scores, y, index, k)
+    estimates = statistics(pair_counts(st, np.ones((1, scores.size))), st.sizes, k)
+    estimates = {key: value[0] for key, value in estimates.items()}
+    signed = {m: d[0] for m, d in signed_pairs({key: v[None] for key, v in
+                                                estimates.items()}, k).items()}
+    n_pairs = len(signed["xauc"])
+    # the pairs' level when the maximum over them is wanted (Bonferroni)
+    joint_level = 1 - (1 - level) / max(n_pairs, 1)
+    if method == "bootstrap":
+        boot = bootstrap_statistics(st, seeds.spawn(n_bootstrap), n_jobs)
+        limits = {key: percentile(boot[key], level) for key in ("auc", "xauc", "prf")}
+        pairs = signed_pairs(boot, k)
+        pair_limits = {m: percentile(d, level) for m, d in pairs.items()}
+        joint_limits = {m: percentile(d, joint_level) for m, d in pairs.items()}
+    else:
+        var = delong_variances(scores, y, index, k)
+        limits = {key: normal_limits(estimates[key], var[key], level)
+                  for key in ("auc", "xauc", "prf")}
+        pair_limits = {m: normal_limits(signed[m], var["pairs"][m], level, -1.0)
+                       for m in signed}
+        joint_limits = {m: normal_limits(signed[m], var["pairs"][m], joint_level, -1.0)
+                        for m in signed}
+        n_bootstrap = None
+    npos, nneg = st.sizes[1::2], st.sizes[0::2]
+
+    def interval(estimate, low, high, defined=True):
+        if not defined or not np.isfinite([estimate, low, high]).all():
+            return None
+        return Interval(float(estimate), float(low), float(high))
+
+    def cell(key, *at, defined=True):
+        return interval(estimates[key][at], limits[key][0][at], limits[key][1][at],
+                        defined)
+
+    name = [lab.item() for lab in labels]
+    x_defined = (npos[:, None] > 0) & (nneg[None, :] > 0)
+    prf_defined = npos > 0
+    a, b = np.triu_indices(k, 1)
+    defined = {"xauc": x_defined[a, b] & x_defined[b, a],
+               "prf": prf_defined[a] & prf_defined[b],
+               "urf": np.ones(n_pairs, dtype=bool)}
+    disparity_pairs, disparity = {}, {}
+    for m in signed:
+        low, high = absolute(*pair_limits[m])
+        disparity_pairs[m] = {
+            (name[i], name[j]): interval(abs(signed[m][p]), low[p], high[p],
+                                         defined[m][p])
+            for p, (i, j) in enumerate(zip(a, b))}
+        low, high = absolute(*joint_limits[m])
+        disparity[m] = (interval(np.abs(signed[m]).max(), low.max(), high.max())
+                        if n_pairs and defined[m].all() else None)
+    return MetricIntervals(
+        method=method, level=level, n_bootstrap=n_bootstrap, groups=tuple(name),
+        auc=cell("auc"),
+        auc_within={name[g]: cell("xauc", g, g, defined=x_defined[g, g])
+                    for g in range(k)},
+        xauc={(name[g], name[h]): cell("xauc", g, h, defined=x_defined[g, h])
+              for g in range(k) for h in range(k) if g != h},
+        prf={name[g]: cell("prf", g, defined=prf_defined[g]) for g in range(k)},
+        urf=dict(disparity_pairs["urf"]),
+        disparity_pairs=disparity_pairs, disparity=disparity)
