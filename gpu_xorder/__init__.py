@@ -17,6 +17,9 @@ _EXPORTS = {
     "fair_order": "._api",
     "metrics": None,  # a submodule
     "paper_experiment": "._experiment",
+    "plot_score_distributions": "._plots",
+    "plot_tradeoff": "._plots",
+    "plot_xroc": "._plots",
     "xorder_path": "._estimator",
 }
 
@@ -27,6 +30,9 @@ __all__ = [
     "fair_order",
     "metrics",
     "paper_experiment",
+    "plot_score_distributions",
+    "plot_tradeoff",
+    "plot_xroc",
     "xorder_path",
 ]
 
