@@ -31,6 +31,7 @@ import lzma
 import math
 import os
 import re
+import shutil
 import signal
 import stat
 import tempfile
@@ -50,6 +51,7 @@ MSG_SAME_FILE = "refusing to write {path}: it is also an input of this command"
 MSG_TWICE = "refusing to write {path} twice: two outputs of this command name it"
 MSG_NO_FOLDER = "cannot write {path}: no folder {folder}"
 MSG_FOLDER_LOCKED = "cannot write {path}: cannot create files in {folder} ({why})"
+MSG_NOT_FOLDER = "refusing to write {path}: it is a file, not a folder"
 MSG_NOT_REGULAR = "refusing to write {path}: it is {what}, not a regular file"
 MSG_READ_ONLY = "cannot write {path}: the file is read-only"
 MSG_WRITE = "cannot write {path}: {why}"
@@ -203,6 +205,62 @@ def write_files(files, inputs=()):
 def atomic_write(path, write, *, inputs=(), newline=None):
     """Write one file as :func:`write_files` does."""
     write_files([(path, write, newline)], inputs)
+
+
+def check_folder(path):
+    """Refuse (ValueError, or OSError for the file system) an output folder ``path``
+    that is something else than a folder, lies in a missing folder, or where no folder
+    (or, existing, no file) can be created. Returns the real path."""
+    path = os.fspath(path)
+    target = os.path.realpath(path)
+    if os.path.exists(target) and not os.path.isdir(target):
+        raise ValueError(MSG_NOT_FOLDER.format(path=path))
+    where = target if os.path.isdir(target) else os.path.dirname(target)
+    if not os.path.isdir(where):
+        raise FileNotFoundError(MSG_NO_FOLDER.format(path=path, folder=where))
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".gpu-xorder-", dir=where))
+    except OSError as exc:
+        raise PermissionError(MSG_FOLDER_LOCKED.format(
+            path=path, folder=where, why=exc.strerror or exc)) from None
+    return target
+
+
+@contextlib.contextmanager
+def staged_folder(path):
+    """Write an output folder all or nothing: yields a temporary folder to write the
+    files in; after the block it becomes ``path`` (one rename) or, when ``path`` exists,
+    its files are moved into ``path`` one by one, replacing those of the same names. On
+    an error (also SIGTERM, SIGHUP) it is removed and ``path`` left as it was."""
+    target = check_folder(path)
+    exists = os.path.isdir(target)
+    tmp = tempfile.mkdtemp(prefix=".gpu-xorder-",
+                           dir=target if exists else os.path.dirname(target))
+    with _signals_raise():
+        try:
+            yield tmp
+            for name in os.listdir(tmp):
+                fd = os.open(os.path.join(tmp, name), os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            if exists:
+                for name in sorted(os.listdir(tmp)):
+                    os.replace(os.path.join(tmp, name), os.path.join(target, name))
+                os.rmdir(tmp)
+            else:
+                os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700
+                os.rename(tmp, target)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+
+
+def _umask():
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
 
 
 def _stage(path, target, write, newline):

@@ -1,0 +1,162 @@
+"""``gpu-xorder audit``'s intervals (--ci, --bootstrap, --ci-method, --seed), the
+disadvantaged group in words and the pictures (--plot DIR, all or nothing)."""
+
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+from rich.console import Console
+
+from gpu_xorder import _cli, _io, metrics
+from gpu_xorder._cli import main
+
+
+@pytest.fixture(autouse=True)
+def plain_consoles(monkeypatch):
+    kwargs = dict(width=250, color_system=None, force_terminal=False, highlight=False)
+    monkeypatch.setattr(_cli, "console", Console(**kwargs))
+    monkeypatch.setattr(_cli, "err_console", Console(stderr=True, **kwargs))
+
+
+def write_csv(path, n=300, seed=0, groups=("black", "white")):
+    """Scores that rank the positives of the first group low, and a fair column."""
+    rng = np.random.default_rng(seed)
+    g = np.asarray(groups)[rng.integers(0, len(groups), n)]
+    y = rng.integers(0, 2, n)
+    s = y + 0.8 * (g != groups[0]) + rng.normal(0, 1, n)
+    fair = s - 0.8 * (g != groups[0])
+    lines = ["risk,fair,outcome,race"] + [f"{float(s[i])!r},{float(fair[i])!r},{y[i]},{g[i]}"
+                                          for i in range(n)]
+    path.write_text("\n".join(lines) + "\n")
+    return s, fair, y, g
+
+
+def rows(out, title):
+    block = out.split(title, 1)[1]
+    found = []
+    for line in block.splitlines()[4:]:
+        if not line.startswith("│"):
+            break
+        found.append([cell.strip() for cell in line.strip("│").split("│")])
+    return found
+
+
+def audit(path, *options):
+    return main(["audit", str(path), "--score", "risk", "fair", "--label", "outcome",
+                 "--group", "race", *options])
+
+
+def test_intervals_in_the_tables_and_the_json(tmp_path, capsys):
+    path, report = tmp_path / "d.csv", tmp_path / "a.json"
+    s, fair, y, g = write_csv(path, groups=("a", "b", "c"))
+    assert audit(path, "--ci", "0.9", "--bootstrap", "300", "--seed", "4",
+                 "--json", str(report)) == 0
+    out = capsys.readouterr().out
+    ci = metrics.confidence_intervals(s, y, g, level=0.9, n_bootstrap=300, random_state=4)
+    summary = rows(out, "Summary")
+    assert summary[0][1] == (f"{ci.auc.estimate:.4f} [{ci.auc.low:.4f}, "
+                             f"{ci.auc.high:.4f}]")
+    iv = ci.disparity["xauc"]
+    assert summary[0][2] == f"{iv.estimate:.4f} [{iv.low:.4f}, {iv.high:.4f}]"
+    xauc = {r[0]: r[1] for r in rows(out, "\nxAUC(g, h) ")}
+    iv = ci.xauc["c", "a"]
+    assert xauc["c > a"] == f"{iv.estimate:.4f} [{iv.low:.4f}, {iv.high:.4f}]"
+    assert "90% confidence intervals, stratified bootstrap (group x label), 300 " in out
+    doc = json.loads(report.read_text())
+    assert doc["ci"] == {"level": 0.9, "method": "bootstrap", "n_bootstrap": 300, "seed": 4}
+    entry = doc["scores"]["risk"]["ci"]
+    assert entry["auc"] == [ci.auc.low, ci.auc.high]
+    assert entry["disparity"]["prf"] == [ci.disparity["prf"].low, ci.disparity["prf"].high]
+    assert entry["xauc"]["c > a"] == [iv.low, iv.high]
+    assert entry["urf"]["a ~ b"] == list(ci.urf["a", "b"][1:])
+    assert entry["auc_within"]["b"] == list(ci.auc_within["b"][1:])
+
+
+def test_delong_and_implied_level(tmp_path, capsys):
+    path = tmp_path / "d.csv"
+    path.write_text("risk,fair,outcome,race\n0.9,1,1,a\n0.8,1,0,a\n0.7,1,0,b\n"
+                    "0.6,1,0,b\n0.5,1,1,a\n0.4,1,0,a\n")  # b has no positives
+    assert audit(path, "--ci-method", "delong") == 0
+    out = capsys.readouterr().out
+    assert "95% confidence intervals, DeLong variances, normal" in out
+    summary = rows(out, "Summary")
+    assert summary[0][2:4] == ["n/a", "n/a"]
+    assert summary[1][1] == "0.5000 [0.5000, 0.5000]"  # a constant score
+    assert {r[0]: r[1] for r in rows(out, "\nPRF(g) ")}["b"] == "n/a"
+    assert audit(path, "--bootstrap", "50") == 0
+    assert "95% confidence intervals, stratified bootstrap (group x label), 50 " in (
+        capsys.readouterr().out)
+    assert audit(path, "--ci", "1.5") == 2
+    assert "must lie strictly between 0 and 1" in capsys.readouterr().err
+
+
+def test_the_disadvantaged_group_in_words(tmp_path, capsys):
+    path, report = tmp_path / "d.csv", tmp_path / "a.json"
+    s, fair, y, g = write_csv(path)
+    assert audit(path, "--json", str(report)) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    low, high = metrics.xauc(s, y, g, "black", "white"), metrics.xauc(s, y, g, "white", "black")
+    text = (f"positives of group 'black' are ranked below negatives of 'white' more often "
+            f"than the reverse: xAUC(black, white) = {low:.3f} < xAUC(white, black) = "
+            f"{high:.3f}")
+    assert f"risk: {text}" in out
+    gap = json.loads(report.read_text())["scores"]["risk"]["disadvantaged"]
+    assert gap == {"group": "black", "other": "white", "xauc": low, "reverse": high,
+                   "text": text}
+    assert audit(path, "--ci", "0.95", "--bootstrap", "200") == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"{high:.3f}; 95% interval of their Delta-xAUC: [" in out
+
+
+def test_pictures_are_written_into_the_folder(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    path, pictures = tmp_path / "d.csv", tmp_path / "pics"
+    write_csv(path, n=100, groups=("a b", "c/d"))
+    assert audit(path, "--plot", str(pictures)) == 0
+    assert "4 pictures written to" in capsys.readouterr().out
+    names = sorted(os.listdir(pictures))
+    assert names == ["scores_fair.png", "scores_risk.png", "xroc_fair_a-b_c-d.png",
+                     "xroc_risk_a-b_c-d.png"]
+    for name in names:
+        blob = (pictures / name).read_bytes()
+        assert blob.startswith(b"\x89PNG") and len(blob) > 10000
+    # into an existing folder: its other files stay, the pictures are replaced
+    (pictures / "notes.txt").write_text("mine")
+    (pictures / "scores_risk.png").write_bytes(b"old")
+    assert audit(path, "--plot", str(pictures)) == 0
+    assert (pictures / "notes.txt").read_text() == "mine"
+    assert (pictures / "scores_risk.png").read_bytes().startswith(b"\x89PNG")
+    assert sorted(os.listdir(pictures)) == sorted(names + ["notes.txt"])
+
+
+def test_a_failed_audit_writes_no_pictures(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("matplotlib")
+    path, pictures = tmp_path / "d.csv", tmp_path / "pics"
+    write_csv(path, n=60)
+    before = sorted(os.listdir(tmp_path))
+
+    def failing(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(_io, "write_json", failing)  # after the pictures were drawn
+    assert audit(path, "--plot", str(pictures), "--json", str(tmp_path / "a.json")) == 2
+    assert "No space left on device" in capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path)) == before  # no folder, no temporary one
+    monkeypatch.undo()
+    (tmp_path / "file").write_text("x")
+    assert audit(path, "--plot", str(tmp_path / "file")) == 2
+    assert "it is a file, not a folder" in capsys.readouterr().err
+    assert audit(path, "--plot", str(tmp_path / "no" / "pics")) == 2
+    assert "no folder" in capsys.readouterr().err
+
+
+def test_plot_without_matplotlib_names_the_extra(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "d.csv"
+    write_csv(path, n=40)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert audit(path, "--plot", str(tmp_path / "pics")) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and 'pip install "gpu-xorder[plot]"' in err
+    assert not (tmp_path / "pics").exists()
