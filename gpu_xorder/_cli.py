@@ -742,14 +742,17 @@ def _transform(args):
         y = None if args.label is None else data.numbers(args.label)
         adjusted = est.transform(scores, sensitive_features=groups)
         rows = None
+        constrained = est.max_disparity is not None
+        setting = f"|D|<={est.max_disparity:g}" if constrained else f"{est.lam:g}"
+        described = f"max |D| {est.max_disparity:g}" if constrained else f"lam {est.lam:g}"
         if y is not None:
             rows = [_file_row("unadjusted", scores, y, groups, None),
-                    _file_row(f"{est.lam:g}", adjusted, y, groups, None)]
+                    _file_row(setting, adjusted, y, groups, None)]
         write_files([(args.output, data.writer(args.column, adjusted), "")], inputs=inputs)
     except LIBRARY_ERRORS + FILE_ERRORS as exc:
         return _error(exc)
     console.print(f"[bold]{escape(args.data)}[/bold]: {scores.size} rows adjusted by "
-                  f"{escape(args.model)} (metric {est.metric}, lam {est.lam:g}, reference "
+                  f"{escape(args.model)} (metric {est.metric}, {described}, reference "
                   f"group {escape(str(est.reference_group_))})")
     if rows is not None:
         console.print(_metrics_table("Data", rows, "data", est.metric))
