@@ -265,9 +265,13 @@ def _build_parser():
                        help="random splits (default: 10, as in the paper)")
     paper.add_argument("--subsample", type=_positive,
                        help="learn on every k-th item of each group (faster)")
-    paper.add_argument("--jobs", type=int, default=1, metavar="N",
+    paper.add_argument("--jobs", type=int, metavar="N",
                        help="repetitions run at once in worker processes (-1: one per "
-                            "CPU core; default: 1; keep 1 with a GPU)")
+                            "CPU core; default: 1, or every worker of --scheduler; keep "
+                            "1 with a GPU)")
+    paper.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run the repetitions on the Dask cluster at ADDRESS "
+                            "(e.g. tcp://10.0.0.5:8786; needs gpu-xorder[dask])")
     paper.add_argument("--json", metavar="FILE",
                        help="also write every repetition's values as JSON")
     paper.set_defaults(handler=_paper)
@@ -1035,28 +1039,13 @@ def _limits(interval):
 
 def _paper(args):
     from gpu_xorder._experiment import PAPER_DATA
-    from gpu_xorder._experiment import paper_experiment
     from gpu_xorder._io import check_outputs, write_json
 
     names = args.data or PAPER_DATA[args.groups]
-    experiments = []
     try:
         check_outputs(_given(args.json))  # before the work
-        for name in names:
-            with Progress(
-                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("repetitions"), TimeElapsedColumn(), console=console,
-                transient=True, disable=not console.is_terminal,
-            ) as progress:
-                task = progress.add_task(name, total=args.repeats)
-                exp = paper_experiment(
-                    name, groups=args.groups, metric=args.metric, lams=args.lam,
-                    repeats=args.repeats, test_size=args.test_size, seed=args.seed,
-                    backend=args.backend, method=args.method, solver=args.solver,
-                    subsample=args.subsample, n_jobs=args.jobs,
-                    progress=lambda done, total: progress.update(task, completed=done))
-            experiments.append(exp)
-            _print_experiment(exp)
+        with _dask_backend(args.scheduler):
+            experiments = [_paper_experiment(name, args) for name in names]
         if args.json is not None:
             write_json(args.json, {"experiments": [e.to_dict() for e in experiments]})
     except LIBRARY_ERRORS + FILE_ERRORS as exc:
@@ -1065,6 +1054,28 @@ def _paper(args):
         console.print(f"written to {escape(args.json)}")
     console.print(f"[dim]{escape(LAM_NOTE)}[/dim]")
     return 0
+
+
+def _paper_experiment(name, args):
+    """One data set's experiment, printed; its repetitions run in ``--jobs`` workers
+    of joblib's active backend (no --jobs: one, or every worker of --scheduler's
+    cluster)."""
+    from gpu_xorder._experiment import paper_experiment
+
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("repetitions"), TimeElapsedColumn(), console=console,
+        transient=True, disable=not console.is_terminal,
+    ) as progress:
+        task = progress.add_task(name, total=args.repeats)
+        exp = paper_experiment(
+            name, groups=args.groups, metric=args.metric, lams=args.lam,
+            repeats=args.repeats, test_size=args.test_size, seed=args.seed,
+            backend=args.backend, method=args.method, solver=args.solver,
+            subsample=args.subsample, n_jobs=args.jobs,
+            progress=lambda done, total: progress.update(task, completed=done))
+    _print_experiment(exp)
+    return exp
 
 
 def _print_experiment(exp):

@@ -242,9 +242,10 @@ def paper_experiment(data="compas", *, groups="default", metric="xauc",
         rule, so that the protocol reproduces the paper's method; ``"auto"`` gives the
         certified orderings of the library's default (slower on large lattices).
     n_jobs : int or None
-        Repetitions run at once in worker processes (joblib; -1: one per CPU core). The
-        records are the same whatever the number. With a GPU, keep 1: the lam batch
-        already fills the device.
+        Repetitions run at once in worker processes (joblib; -1: one per CPU core;
+        None: 1, or as a ``joblib.parallel_backend`` context says, e.g. every worker of
+        a Dask cluster under ``parallel_backend("dask")``). The records are the same
+        whatever the number. With a GPU, keep 1: the lam batch already fills the device.
     progress : callable(done_repeats, repeats), optional
         Called after every repetition (with ``n_jobs != 1``, after every round of
         ``n_jobs``).

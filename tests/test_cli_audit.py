@@ -160,3 +160,12 @@ def test_plot_without_matplotlib_names_the_extra(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and 'pip install "gpu-xorder[plot]"' in err
     assert not (tmp_path / "pics").exists()
+
+
+def test_scheduler_without_dask_names_the_extra(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "d.csv"
+    write_csv(path, n=40)
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    assert audit(path, "--ci", "0.9", "--scheduler", "tcp://127.0.0.1:8786") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and 'pip install "gpu-xorder[dask]"' in err
