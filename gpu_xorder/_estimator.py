@@ -11,11 +11,12 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.model_selection import train_test_split
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils import metadata_routing
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _io, metrics
+from . import _frames, _io, metrics
 from . import _transfer
 from . import _validation as v
 from ._api import fair_order
@@ -35,6 +36,11 @@ MSG_VALIDATION = (
     "validation must be None, a share in (0, 1) or (scores, y, sensitive_features), "
     "got {value!r}"
 )
+MSG_ONE_COLUMN = (
+    "XOrder takes one column of scores (a vector, an array of shape (n, 1) or a "
+    "one-column DataFrame), got shape {shape}"
+)
+MSG_SPARSE = "XOrder takes dense scores; sparse input is not supported"
 MSG_VALIDATION_ALONE = "validation chooses the weight for max_disparity: give both"
 MSG_VALIDATION_MISSED = (
     "no lam of VALIDATION_LAMS keeps the held-out |D| <= {eps:g}; kept lam = {lam:g}, "
@@ -45,7 +51,7 @@ MSG_VALIDATION_MISSED = (
 VALIDATION_LAMS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 
 
-class XOrder(TransformerMixin, BaseEstimator):
+class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Fair risk scores by xOrder: learn a fair interleaving, then transfer it to scores.
 
     ``fit`` chooses, by the xOrder dynamic program, how the groups' rankings interleave
@@ -130,6 +136,9 @@ class XOrder(TransformerMixin, BaseEstimator):
         ``groups_``: sorted distinct training scores and their mean adjusted scores.
     n_features_in_ : int
         Always 1: the scores.
+    feature_names_in_ : ndarray of str
+        The column name of a one-column DataFrame of scores given to fit (absent
+        otherwise).
     lam_ : float
         The weight the ordering was fitted with: ``lam``, or the one chosen on
         ``validation`` (with ``max_disparity`` and no validation: 0, see ``result_``).
@@ -139,6 +148,15 @@ class XOrder(TransformerMixin, BaseEstimator):
 
     Notes
     -----
+    A scikit-learn transformer of one feature, the scores: 1-D input gives 1-D output,
+    an array of shape (n, 1) gives shape (n, 1), and a pandas Series or one-column
+    DataFrame gives the same with its index (also without ``set_output``).
+    ``sensitive_features`` is required metadata of ``fit`` and ``transform``; inside a
+    ``Pipeline`` or ``ColumnTransformer`` route it with
+    ``sklearn.set_config(enable_metadata_routing=True)`` and
+    ``XOrder().set_fit_request(sensitive_features=True)
+    .set_transform_request(sensitive_features=True)``.
+
     Training: the ``m`` non-reference items ranked between two consecutive reference
     items with scores ``s_hi > s_lo`` get ``s_hi - t (s_hi - s_lo) / (m + 1)``,
     ``t = 1..m``; beyond the reference range they are interpolated towards ``bounds_``.
@@ -161,6 +179,10 @@ class XOrder(TransformerMixin, BaseEstimator):
     0.85
     """
 
+    # the scores are the transformer's X, not metadata for a router to pass on
+    __metadata_request__fit = {"scores": metadata_routing.UNUSED}
+    __metadata_request__transform = {"scores": metadata_routing.UNUSED}
+
     def __init__(self, *, metric="xauc", lam=0.0, disparity="absolute",
                  reference_group=None, backend="auto", method="auto", subsample=None,
                  memory_limit=None, solver="auto", max_disparity=None, validation=None):
@@ -181,8 +203,8 @@ class XOrder(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        scores : array-like of shape (n,)
-            Finite training risk scores.
+        scores : array-like of shape (n,) or (n, 1)
+            Finite training risk scores (a Series or one-column DataFrame too).
         y : array-like of shape (n,)
             Binary labels (0/1).
         sensitive_features : array-like of shape (n,) or (n, c)
@@ -228,7 +250,7 @@ class XOrder(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        scores : array-like of shape (n,)
+        scores : array-like of shape (n,) or (n, 1)
             Finite risk scores on the scale of the training scores; they may lie outside
             the training range.
         sensitive_features : array-like of shape (n,) or (n, c)
@@ -236,8 +258,9 @@ class XOrder(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of float64, shape (n,)
-            A new array, non-decreasing in the original score within every group.
+        ndarray of float64, shape (n,) or (n, 1), or pandas Series or DataFrame
+            New scores, non-decreasing in the original score within every group, in the
+            form of ``scores``: its shape, and a pandas input's index and name.
 
         Raises
         ------
@@ -256,12 +279,15 @@ class XOrder(TransformerMixin, BaseEstimator):
         [0.9, 0.5]
         """
         check_is_fitted(self)
-        s = v.check_scores(scores)
+        column, table = _score_column(scores)
+        if table:  # its feature names checked against fit's
+            validate_data(self, scores, reset=False, skip_check_array=True)
+        s = v.check_scores(column)
         labels, index = v.encode_groups(sensitive_features, s.size)
         fitted_position = np.array([self._fitted_position(label) for label in labels],
                                    dtype=np.int64)
-        return _transfer.apply_group_maps(s, fitted_position[index], self.maps_,
-                                          clip=self.clip_)
+        return _shaped(_transfer.apply_group_maps(s, fitted_position[index], self.maps_,
+                                                  clip=self.clip_), scores, table)
 
     def fit_transform(self, scores, y, *, sensitive_features, progress=None):
         """Fit, then return the adjusted training scores (``train_scores_adjusted_``).
@@ -276,8 +302,8 @@ class XOrder(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of float64, shape (n,)
-            A new array.
+        ndarray of float64, shape (n,) or (n, 1), or pandas Series or DataFrame
+            A new array, in the form of ``scores`` (as :meth:`transform`).
 
         Examples
         --------
@@ -288,7 +314,8 @@ class XOrder(TransformerMixin, BaseEstimator):
         [0.9, 0.1, 0.5, 0.05]
         """
         self.fit(scores, y, sensitive_features=sensitive_features, progress=progress)
-        return self.train_scores_adjusted_.copy()
+        return _shaped(self.train_scores_adjusted_.copy(), scores,
+                       _score_column(scores)[1])
 
     def save(self, path: "str | os.PathLike") -> None:
         """Write the fitted model to ``path`` as JSON, atomically (never pickle).
@@ -332,6 +359,7 @@ class XOrder(TransformerMixin, BaseEstimator):
         params = self.get_params()
         if not isinstance(params["validation"], (float, type(None))):
             params["validation"] = None  # held-out data stay out of the model file
+        params["memory_limit"] = v.check_memory_limit(params["memory_limit"])  # "2GB"
         return _io.model_to_dict(params, self.groups_, self.reference_group_,
                                  self.bounds_, self.clip_, self.maps_, summary)
 
@@ -377,22 +405,29 @@ class XOrder(TransformerMixin, BaseEstimator):
             raise ValueError(v.MSG_LAM_AND_CONSTRAINT)
         _check_validation(self.validation, self.max_disparity)
         _check_subsample(self.subsample)
+        v.check_memory_limit(self.memory_limit)
         return lams
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
 
     def _prepare(self, scores, y, sensitive_features):
         """Validated training data, the reference group and the items to learn on."""
-        s = v.check_scores(scores)
+        s = v.check_scores(_score_column(scores)[0])
         labels_y = v.check_labels(y, s.size)
         labels, index = v.encode_groups(sensitive_features, s.size)
         v.check_n_groups(labels)
         reference = self._reference_index(s, labels, index)
         keep = equidistant_subsample(s, index, _check_subsample(self.subsample))
-        return _Fitting(s, labels_y, labels, index, reference, keep)
+        return _Fitting(s, labels_y, labels, index, reference, keep,
+                        _frames.column_names(scores))
 
     def _set_fitted(self, fitting, result, lam):
         """Learn the score maps from ``result``, the ordering of ``fitting.keep`` found
         with weight ``lam``; set the fitted attributes and return self."""
-        s, _, labels, index, reference, keep = fitting
+        s, _, labels, index, reference, keep, names = fitting
         s_keep, index_keep = s[keep], index[keep]
         bounds = _transfer.default_bounds(s, s[index == reference])
         learned = _transfer.adjusted_training_scores(s_keep, result.order, index_keep,
@@ -416,6 +451,10 @@ class XOrder(TransformerMixin, BaseEstimator):
         self.maps_ = maps
         self.lam_ = lam
         self.n_features_in_ = 1
+        if names is None:
+            vars(self).pop("feature_names_in_", None)
+        else:
+            self.feature_names_in_ = names
         return self
 
     def _reference_index(self, s, labels, index):
@@ -436,6 +475,32 @@ class XOrder(TransformerMixin, BaseEstimator):
         except ValueError:
             raise ValueError(MSG_UNSEEN.format(label=np.asarray(label).item(),
                                                labels=self.groups_.tolist())) from None
+
+
+def _score_column(scores):
+    """``(column, table)``: the scores of a vector, or of a one-column table (an array
+    of shape (n, 1), a DataFrame; ``table`` True), as a vector for ``check_scores``."""
+    if hasattr(scores, "tocsr") or hasattr(scores, "to_dense"):  # SciPy or pandas sparse
+        raise TypeError(MSG_SPARSE)
+    if _frames.is_frame(scores):
+        if scores.shape[1] != 1:
+            raise ValueError(MSG_ONE_COLUMN.format(shape=scores.shape))
+        return scores.iloc[:, 0].to_numpy(), True
+    arr = np.asarray(scores)
+    if arr.ndim == 2:
+        if arr.shape[1] != 1:
+            raise ValueError(MSG_ONE_COLUMN.format(shape=arr.shape))
+        return arr[:, 0], True
+    return arr, False
+
+
+def _shaped(adjusted, scores, table):
+    """Adjusted scores (a vector) in the form ``scores`` were given: a pandas Series or
+    DataFrame with its index, an array of shape (n, 1) (``table``), or a vector."""
+    like = _frames.like(adjusted, scores)
+    if like is not None:
+        return like
+    return adjusted.reshape(-1, 1) if table else adjusted
 
 
 def _check_subsample(value):
@@ -470,6 +535,7 @@ class _Fitting(NamedTuple):
     index: np.ndarray       # position of every item's group in labels
     reference: int          # position of the reference group
     keep: np.ndarray        # items the ordering is learned on (increasing)
+    names: "np.ndarray | None"  # feature_names_in_ (a DataFrame's column name)
 
     def solve(self, est, lam, progress, n_jobs=None):
         """:func:`fair_order` on the kept items with the parameters of ``est``; ``lam``
@@ -568,7 +634,7 @@ def _validated_fit(est, scores, y, sensitive_features, progress):
               if k not in ("lam", "max_disparity", "validation")}
     eps = float(est.max_disparity)
     if isinstance(est.validation, numbers.Real):
-        s = v.check_scores(scores)
+        s = v.check_scores(_score_column(scores)[0])
         labels_y = v.check_labels(y, s.size)
         labels, index = v.encode_groups(sensitive_features, s.size)
         strata = index * 2 + labels_y
@@ -580,6 +646,7 @@ def _validated_fit(est, scores, y, sensitive_features, progress):
         fit_data = (scores, y, sensitive_features)
         val_data = est.validation
     s_val, y_val, g_val = val_data
+    s_val = _score_column(s_val)[0]
     models = xorder_path(fit_data[0], fit_data[1], sensitive_features=fit_data[2],
                          lams=VALIDATION_LAMS, progress=progress, **params)
     auc, dis = [], []

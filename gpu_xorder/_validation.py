@@ -25,6 +25,7 @@ MSG_NOT_NUMERIC = "{name} must be numeric, got dtype {dtype}"
 MSG_NOT_FINITE = "{name} contains NaN or infinite values (first at index {index})"
 MSG_LENGTH = "{name} has length {got}, expected {expected} (the length of scores)"
 MSG_LABELS = "y must be binary with values 0 and 1, got {values}"
+MSG_Y_NONE = "xOrder requires y to be passed, but the target y is None (give the 0/1 labels)"
 MSG_GROUPS_NULL = "sensitive features contain missing values (None or NaN)"
 MSG_GROUPS_MIXED = (
     "sensitive features mix labels of types {types} (e.g. {first!r} and {second!r}); "
@@ -204,6 +205,8 @@ def sensitive_features_argument(sensitive_features, groups):
 
 def check_labels(y, n):
     """Return labels as an int64 0/1 array of length ``n``."""
+    if y is None:
+        raise ValueError(MSG_Y_NONE)
     arr = np.asarray(y)
     if arr.ndim != 1:
         raise ValueError(MSG_NOT_1D.format(name="y", shape=arr.shape))
