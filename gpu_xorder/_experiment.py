@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validation as v
+from ._frames import import_pandas
 from ._parallel import check_n_jobs, map_in_rounds, workers
 
 GROUPINGS = ("default", "age", "race-sex")
@@ -167,6 +168,41 @@ class Experiment:
                          [fig.quantity, fig.value] + _plain(measured)))
                 for fig, measured in self.paper_figures()],
         }
+
+    def to_frame(self):
+        """The records as a pandas DataFrame, one row per repetition, score and split.
+
+        Columns as the keys of ``records``; ``lam`` is NaN for the unadjusted scores and
+        an undefined value is NaN; a dict entry (``xauc_pairs``) gives one column per
+        key, ``"xauc_pairs.g > h"``. Needs pandas (``pip install 'gpu-xorder[pandas]'``).
+        """
+        pd = import_pandas("Experiment.to_frame")
+        rows = []
+        for record in self.records:
+            row = {}
+            for key, value in record.items():
+                if isinstance(value, dict):
+                    row.update({f"{key}.{name}": x for name, x in value.items()})
+                else:
+                    row[key] = value
+            rows.append(row)
+        return pd.DataFrame.from_records(rows)
+
+    def summary_frame(self, split="test"):
+        """:meth:`summary` as a pandas DataFrame: one row per score (``lam`` NaN for the
+        unadjusted one), columns ``auc_mean``, ``auc_std``, ``xauc_mean``, ... Needs
+        pandas."""
+        pd = import_pandas("Experiment.summary_frame")
+        rows = []
+        for row in self.summary(split):
+            flat = {}
+            for key, value in row.items():
+                if isinstance(value, tuple):
+                    flat[f"{key}_mean"], flat[f"{key}_std"] = value
+                else:
+                    flat[key] = value
+            rows.append(flat)
+        return pd.DataFrame.from_records(rows)
 
 
 def grouping(dataset, groups):

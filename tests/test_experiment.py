@@ -184,3 +184,28 @@ def test_bad_arguments(kw, error, message):
     kw.setdefault("data", "german")
     with pytest.raises(error, match=message):
         paper_experiment(kw.pop("data"), repeats=kw.pop("repeats", 1), **kw)
+
+
+def test_records_and_summary_as_data_frames(german):
+    pd = pytest.importorskip("pandas")
+    frame = german.to_frame()
+    assert len(frame) == len(german.records)
+    assert {"repeat", "lam", "split", "auc", "xauc", "prf", "urf",
+            "xauc_pairs.0 > 1", "xauc_pairs.1 > 0"} <= set(frame.columns)
+    assert frame["lam"].isna().sum() == 2 * 2  # unadjusted: two repetitions, two splits
+    first = german.records[0]
+    assert frame.loc[0, "auc"] == first["auc"]
+    assert frame.loc[0, "xauc_pairs.1 > 0"] == first["xauc_pairs"]["1 > 0"]
+    summary = german.summary_frame("train")
+    assert len(summary) == 3 and pd.isna(summary.loc[0, "lam"])
+    assert summary["lam"].tolist()[1:] == [0.0, 0.5]
+    row = german.summary("train")[2]
+    assert (summary.loc[2, "xauc_mean"], summary.loc[2, "xauc_std"]) == row["xauc"]
+
+
+def test_pandas_missing_is_named_with_the_extra(german, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pandas", None)  # as if not installed
+    with pytest.raises(ImportError, match=re.escape("pip install 'gpu-xorder[pandas]'")):
+        german.to_frame()
