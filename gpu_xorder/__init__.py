@@ -13,6 +13,7 @@ __version__ = "0.3.0"
 _EXPORTS = {
     "BackendUnavailableError": "._backend",
     "FairOrderResult": "._result",
+    "FairRanker": "._ranker",
     "XOrder": "._estimator",
     "fair_order": "._api",
     "metrics": None,  # a submodule
@@ -26,6 +27,7 @@ _EXPORTS = {
 __all__ = [
     "BackendUnavailableError",
     "FairOrderResult",
+    "FairRanker",
     "XOrder",
     "fair_order",
     "metrics",

@@ -1,0 +1,136 @@
+"""FairRanker: out-of-fold scores by cross-fitting, prefit estimators, fair scores and
+their AUC, and real scikit-learn machinery around it (clone, Pipeline, GridSearchCV over
+lam with sensitive_features routed)."""
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_predict
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import LinearSVC
+
+from gpu_xorder import FairRanker, XOrder
+from gpu_xorder._ranker import MSG_NO_METHOD
+
+RNG = np.random.default_rng(11)
+N = 300
+A = RNG.integers(0, 2, N)
+X = np.column_stack([RNG.normal(size=N), RNG.normal(size=N), A])
+Y = (X[:, 0] + 0.5 * X[:, 1] + 0.8 * A + RNG.normal(size=N) > 0.6).astype(int)
+FOLDS = StratifiedKFold(3)
+FAST = dict(backend="numpy", solver="paper")  # the cell rule: milliseconds
+
+
+@pytest.fixture
+def routing():
+    with sklearn.config_context(enable_metadata_routing=True):
+        yield
+
+
+def test_xorder_learns_from_out_of_fold_scores():
+    ranker = FairRanker(LogisticRegression(), cv=FOLDS, lam=1.0, **FAST)
+    ranker.fit(X, Y, sensitive_features=A)
+    oof = cross_val_predict(LogisticRegression(), X, Y, cv=FOLDS, method="predict_proba")
+    np.testing.assert_array_equal(ranker.fit_scores_, oof[:, 1])
+    want = XOrder(lam=1.0, **FAST).fit(oof[:, 1], Y, sensitive_features=A)
+    np.testing.assert_array_equal(ranker.xorder_.train_scores_adjusted_,
+                                  want.train_scores_adjusted_)
+    full = LogisticRegression().fit(X, Y)
+    np.testing.assert_array_equal(ranker.estimator_.coef_, full.coef_)
+    fair = ranker.decision_function(X[:40], sensitive_features=A[:40])
+    np.testing.assert_array_equal(
+        fair, want.transform(full.predict_proba(X[:40])[:, 1], sensitive_features=A[:40]))
+    assert ranker.response_method_ == "predict_proba" and ranker.n_features_in_ == 3
+    assert ranker.score(X, Y, sensitive_features=A) == pytest.approx(
+        roc_auc_score(Y, ranker.decision_function(X, sensitive_features=A)), abs=1e-12)
+
+
+def test_prefit_scores_the_data_given_to_fit():
+    held, rest = slice(0, 150), slice(150, None)
+    model = LogisticRegression().fit(X[rest], Y[rest])
+    ranker = FairRanker(model, prefit=True, lam=0.5, **FAST)
+    ranker.fit(X[held], Y[held], sensitive_features=A[held])
+    assert ranker.estimator_ is model
+    np.testing.assert_array_equal(ranker.fit_scores_, model.predict_proba(X[held])[:, 1])
+    with pytest.raises(NotFittedError):
+        FairRanker(LogisticRegression(), prefit=True).fit(X, Y, sensitive_features=A)
+
+
+def test_decision_function_scores_and_bad_settings():
+    ranker = FairRanker(LinearSVC(), cv=FOLDS, lam=0.5, **FAST).fit(
+        X, Y, sensitive_features=A)
+    assert ranker.response_method_ == "decision_function"
+    with pytest.raises(TypeError, match=MSG_NO_METHOD.format(name="LinearSVC",
+                                                             method="predict_proba")):
+        FairRanker(LinearSVC(), response_method="predict_proba").fit(
+            X, Y, sensitive_features=A)
+    with pytest.raises(ValueError, match="unknown response_method"):
+        FairRanker(LinearSVC(), response_method="predict").fit(X, Y, sensitive_features=A)
+    with pytest.raises(ValueError, match="y must be binary"):  # before any fit
+        FairRanker(LogisticRegression()).fit(X, Y + 1, sensitive_features=A)
+    with pytest.raises(NotFittedError):
+        FairRanker(LogisticRegression()).decision_function(X, sensitive_features=A)
+
+
+def test_clone_and_nested_parameters():
+    ranker = FairRanker(LogisticRegression(C=0.5), lam=0.2)
+    copy = clone(ranker).set_params(lam=2.0, estimator__C=3.0)
+    assert copy.get_params()["estimator__C"] == 3.0 and ranker.estimator.C == 0.5
+    assert copy.lam == 2.0 and ranker.lam == 0.2
+
+
+def test_fit_params_reach_the_estimator(routing):
+    weights = RNG.uniform(0.5, 2.0, N)
+    want = LogisticRegression().fit(X, Y, sample_weight=weights).coef_
+    est = LogisticRegression().set_fit_request(sample_weight=True)
+    ranker = FairRanker(est, cv=FOLDS, **FAST).fit(X, Y, sensitive_features=A,
+                                                   sample_weight=weights)
+    np.testing.assert_array_equal(ranker.estimator_.coef_, want)
+    with sklearn.config_context(enable_metadata_routing=False):
+        plain = FairRanker(LogisticRegression(), cv=FOLDS, **FAST).fit(
+            X, Y, sensitive_features=A, sample_weight=weights)
+    np.testing.assert_array_equal(plain.estimator_.coef_, want)
+
+
+def test_grid_search_over_lam_routes_sensitive_features(routing):
+    ranker = FairRanker(LogisticRegression(), cv=FOLDS, **FAST)
+    ranker.set_fit_request(sensitive_features=True).set_score_request(sensitive_features=True)
+    search = GridSearchCV(ranker, {"lam": [0.0, 2.0]}, cv=StratifiedKFold(2))
+    search.fit(X, Y, sensitive_features=A)
+    # the score of lam = 2 by hand: every fold gets its own rows' groups
+    by_hand = []
+    for train, test in StratifiedKFold(2).split(X, Y):
+        fitted = clone(ranker).set_params(lam=2.0).fit(X[train], Y[train],
+                                                        sensitive_features=A[train])
+        by_hand.append(fitted.score(X[test], Y[test], sensitive_features=A[test]))
+    assert search.cv_results_["mean_test_score"][1] == pytest.approx(np.mean(by_hand))
+    assert search.best_estimator_.lam == search.best_params_["lam"]
+    with pytest.raises(ValueError, match=r"\[sensitive_features\] are passed"):
+        GridSearchCV(FairRanker(LogisticRegression()), {"lam": [0.0]}).fit(
+            X, Y, sensitive_features=A)
+
+
+def test_in_a_pipeline(routing):
+    pd = pytest.importorskip("pandas")
+    table = pd.DataFrame(X, columns=["x1", "x2", "group"])
+    ranker = FairRanker(LogisticRegression(), cv=FOLDS, lam=1.0, **FAST)
+    ranker.set_fit_request(sensitive_features=True)
+    ranker.set_decision_function_request(sensitive_features=True)
+    pipe = Pipeline([("scale", StandardScaler()), ("rank", ranker)])
+    pipe.fit(table, Y, sensitive_features=table["group"])
+    fair = pipe.decision_function(table, sensitive_features=table["group"])
+    alone = FairRanker(LogisticRegression(), cv=FOLDS, lam=1.0, **FAST).fit(
+        StandardScaler().fit_transform(table), Y, sensitive_features=A)
+    np.testing.assert_allclose(
+        fair, alone.decision_function(StandardScaler().fit(table).transform(table),
+                                      sensitive_features=A), rtol=0, atol=1e-12)
+    ranker_alone = FairRanker(LogisticRegression(), cv=FOLDS, **FAST).fit(
+        table, Y, sensitive_features=table["group"])
+    assert ranker_alone.feature_names_in_.tolist() == ["x1", "x2", "group"]
+    assert isinstance(ranker_alone.decision_function(table, sensitive_features=A),
+                      np.ndarray)
