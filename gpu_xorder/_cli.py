@@ -34,10 +34,13 @@ from rich.table import Table
 from gpu_xorder._experiment import DEFAULT_LAMS as PAPER_LAMS
 from gpu_xorder._experiment import GROUPINGS, RACE_SEX_NAMES
 from gpu_xorder._io import LABEL_KINDS
+from gpu_xorder._studies import METHODS as PAPER_METHODS
+from gpu_xorder._studies import STUDIES as PAPER_STUDIES
 from gpu_xorder._validation import INTERSECTION_SEP
 from gpu_xorder._validation import METHODS as METHOD_CHOICES
 from gpu_xorder._validation import SOLVERS
 from gpu_xorder._validation import parse_memory_size
+from gpu_xorder.models import MODELS as PAPER_MODELS
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -274,6 +277,27 @@ def _build_parser():
                             "(e.g. tcp://10.0.0.5:8786; needs gpu-xorder[dask])")
     paper.add_argument("--json", metavar="FILE",
                        help="also write every repetition's values as JSON")
+    paper.add_argument("--methods", nargs="+", choices=PAPER_METHODS, metavar="METHOD",
+                       help="methods compared with the unadjusted scores, among "
+                            f"{', '.join(PAPER_METHODS[1:])} (default: all; "
+                            "'--methods xorder' alone with --model lr prints the "
+                            "xOrder table of the paper's protocol)")
+    paper.add_argument("--model", choices=PAPER_MODELS, default="lr",
+                       help="base model: lr (scikit-learn logistic regression, default), "
+                            "paper-linear (the paper's code: few plain gradient steps), "
+                            "rankboost")
+    paper.add_argument("--study", choices=PAPER_STUDIES,
+                       help="robustness study: samples (post-processing learnt on a share "
+                            "of the training scores) or shift (learnt on in-sample or "
+                            "held-out scores of a model trained on half the training "
+                            "split)")
+    paper.add_argument("--post-logit-search", choices=("joint", "alpha"), default="joint",
+                       help="post-logit's grid: joint (alpha and beta, default) or alpha "
+                            "(beta = -2, the paper's public code)")
+    paper.add_argument("--out", metavar="DIR",
+                       help="write records.json (every record), summary.csv (mean and sd "
+                            "over repetitions), timings.csv and PNG figures (with "
+                            "matplotlib) into DIR")
     paper.set_defaults(handler=_paper)
 
     info = sub.add_parser("info", help="versions and GPU backend status")
@@ -1042,6 +1066,9 @@ def _paper(args):
     from gpu_xorder._io import check_outputs, write_json
 
     names = args.data or PAPER_DATA[args.groups]
+    if (args.methods is None or set(args.methods) - {"unadjusted", "xorder"}
+            or args.model != "lr" or args.study is not None or args.out is not None):
+        return _paper_comparison(names, args)
     try:
         check_outputs(_given(args.json))  # before the work
         with _dask_backend(args.scheduler):
@@ -1076,6 +1103,113 @@ def _paper_experiment(name, args):
             progress=lambda done, total: progress.update(task, completed=done))
     _print_experiment(exp)
     return exp
+
+
+def _paper_comparison(names, args):
+    """``paper`` with baselines, another base model, a study or --out: every method's
+    table per data set; --json and --out written at the end, all or nothing."""
+    from gpu_xorder._io import check_folder, check_outputs, staged_folder, write_json
+    from gpu_xorder._studies import compare_methods
+
+    methods = args.methods or PAPER_METHODS
+    figures = args.out is not None
+    try:
+        check_outputs(_given(args.json))
+        if args.out is not None:
+            check_folder(args.out)
+            try:
+                _require_matplotlib()
+            except ValueError as exc:
+                figures = False
+                _warning(f"{exc}; writing the tables only", UserWarning, "", 0)
+        comparisons = []
+        with _dask_backend(args.scheduler):
+            for name in names:
+                with Progress(
+                    TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("repetitions"), TimeElapsedColumn(), console=console,
+                    transient=True, disable=not console.is_terminal,
+                ) as progress:
+                    task = progress.add_task(name, total=args.repeats)
+                    comparison = compare_methods(
+                        name, methods=methods, model=args.model, groups=args.groups,
+                        metric=args.metric, lams=args.lam, study=args.study,
+                        repeats=args.repeats, test_size=args.test_size, seed=args.seed,
+                        backend=args.backend, method=args.method, solver=args.solver,
+                        subsample=args.subsample,
+                        post_logit_search=args.post_logit_search,
+                        n_jobs=args.jobs,
+                        progress=lambda done, total: progress.update(task, completed=done))
+                comparisons.append(comparison)
+                _print_comparison(comparison)
+        document = {"experiments": [c.to_dict() for c in comparisons]}
+        with contextlib.ExitStack() as stack:  # all outputs or none
+            if args.out is not None:
+                _paper_outputs(stack.enter_context(staged_folder(args.out)), comparisons,
+                               document, figures)
+            if args.json is not None:
+                write_json(args.json, document)
+    except LIBRARY_ERRORS + FILE_ERRORS as exc:
+        return _error(exc)
+    for path in _given(args.json) + _given(args.out):
+        console.print(f"written to {escape(path)}")
+    console.print(f"[dim]{escape(LAM_NOTE)}[/dim]")
+    return 0
+
+
+def _paper_outputs(folder, comparisons, document, figures):
+    """records.json, summary.csv, timings.csv and (``figures``) the PNGs in ``folder``."""
+    import os
+
+    from gpu_xorder._io import model_text
+
+    with open(os.path.join(folder, "records.json"), "w", encoding="utf-8") as f:
+        f.write(model_text(document))
+    with open(os.path.join(folder, "summary.csv"), "w", encoding="utf-8") as f:
+        for k, comparison in enumerate(comparisons):
+            text = comparison.csv_text()
+            f.write(text if k == 0 else text.split("\n", 1)[1])
+    with open(os.path.join(folder, "timings.csv"), "w", encoding="utf-8") as f:
+        f.write("data,groups,model,method,repeat,seconds\n")
+        for c in comparisons:
+            for method, seconds in c.seconds.items():
+                f.writelines(f"{c.data},{c.groups},{c.model},{method},{r},{s!r}\n"
+                             for r, s in enumerate(seconds))
+    if figures:
+        from gpu_xorder._paper_plots import write_figures
+
+        for comparison in comparisons:
+            write_figures(comparison, folder)
+
+
+def _print_comparison(comparison):
+    """Test AUC and disparities, mean ± sd, of every method and parameter."""
+    from gpu_xorder._studies import PARAMETER_NAMES
+
+    seconds = ", ".join(f"{m} {np.mean(s):.2f} s" for m, s in comparison.seconds.items())
+    study = "" if comparison.study is None else f"; {comparison.study} study"
+    console.print(f"[bold]{comparison.data}[/bold] (groups {comparison.groups}): "
+                  f"{_repetitions(comparison.repeats)}, base model "
+                  f"[bold]{comparison.model}[/bold], methods trade "
+                  f"[bold]{comparison.metric}[/bold]{study}; per repetition: {seconds}")
+    table = Table(title=f"{comparison.data}, test split: mean ± sd over "
+                        f"{_repetitions(comparison.repeats)}", title_justify="left")
+    table.add_column("method")
+    if comparison.study is not None:
+        table.add_column("setting", justify="right")
+    table.add_column("parameter", justify="right")
+    table.add_column("AUC", justify="right")
+    for metric, header in METRIC_COLUMNS:
+        style = "bold" if metric == comparison.metric else None
+        table.add_column(header, justify="right", header_style=style, style=style)
+    for row in comparison.summary("test"):
+        parameter = ("" if row["parameter"] is None else
+                     f"{PARAMETER_NAMES[row['method']]} {row['parameter']:g}")
+        setting = [] if comparison.study is None else [str(row["setting"])]
+        table.add_row(row["method"], *setting, parameter,
+                      *[_mean_sd(row[key]) for key in
+                        ("auc",) + tuple(m for m, _ in METRIC_COLUMNS)])
+    console.print(table)
 
 
 def _print_experiment(exp):

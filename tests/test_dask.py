@@ -69,7 +69,7 @@ def test_paper_repetitions_on_the_cluster(client):
 def test_command_line_scheduler(client, tmp_path, capsys, monkeypatch):
     address = client.scheduler.address
     args = ["paper", "--data", "german", "--repeats", "2", "--lam", "0", "1",
-            "--backend", "numpy"]
+            "--backend", "numpy", "--methods", "xorder"]
     one, two = tmp_path / "one.json", tmp_path / "two.json"
     assert main(args + ["--json", str(one)]) == 0
     assert main(args + ["--json", str(two), "--scheduler", address]) == 0
