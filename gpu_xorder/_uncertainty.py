@@ -222,15 +222,19 @@ def signed_pairs(stats, k):
 
 def bootstrap_statistics(st, seeds, n_jobs=None):
     """:func:`statistics` of the resamples drawn from ``seeds`` (one ``SeedSequence``
-    each), in chunks that bound the memory, in ``n_jobs`` workers (joblib's active
-    backend). The same numbers whatever the chunks and workers."""
-    n = st.stratum.size
-    n_resamples = len(seeds)
-    n_workers = _parallel.workers(n_jobs, n_resamples)
-    size = max(1, min(CHUNK_ELEMENTS // (n * 2 * st.k), -(-n_resamples // n_workers)))
-    chunks = [(st, seeds[i:i + size]) for i in range(0, n_resamples, size)]
-    parts = _parallel.map_in_rounds(_chunk_statistics, chunks,
-                                    _parallel.workers(n_jobs, len(chunks)))
+    each): one block of consecutive resamples per worker of ``n_jobs`` (joblib's active
+    backend), each computed in chunks that bound the memory. The same numbers whatever
+    the chunks and workers."""
+    n_workers = _parallel.workers(n_jobs, len(seeds))
+    bounds = np.linspace(0, len(seeds), n_workers + 1).astype(int)
+    blocks = [(st, seeds[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]
+    parts = _parallel.map_in_rounds(_block_statistics, blocks, n_workers)
+    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+
+
+def _block_statistics(st, seeds):
+    size = max(1, CHUNK_ELEMENTS // (st.stratum.size * 2 * st.k))
+    parts = [_chunk_statistics(st, seeds[i:i + size]) for i in range(0, len(seeds), size)]
     return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
 
 
