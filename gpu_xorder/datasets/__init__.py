@@ -11,13 +11,17 @@ from ._loaders import load_compas
 from ._loaders import load_dataset
 from ._loaders import load_framingham
 from ._loaders import load_german
+from ._synthetic import icu_age_groups
+from ._synthetic import make_icu
 
 __all__ = [
     "Dataset",
     "age_bands",
+    "icu_age_groups",
     "load_adult",
     "load_compas",
     "load_dataset",
     "load_framingham",
     "load_german",
+    "make_icu",
 ]
