@@ -120,7 +120,7 @@ def test_progress_of_a_lam_batch_on_the_emulated_device(engine):
     band = cr.n_words(32, 30) * 4
     assert_batch_progress(lambda lam, report: fair_order(
         s, y, g, lam=lam, backend="cupy", progress=report,
-        memory_limit=band * np.size(lam)), 2)
+        memory_limit=band * np.size(lam), solver="paper"), 2)
 
 
 def test_paper_experiment_on_the_emulated_device(engine):

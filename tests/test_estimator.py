@@ -345,7 +345,7 @@ def test_subsample_one_is_no_subsample():
 @pytest.mark.parametrize("step", [2, 5])
 def test_subsample_learns_on_every_kth_item_and_transfers(step):
     scores, y, groups = make_data(n_a=300, n_b=200, seed=5)
-    xo = XOrder(lam=5.0, backend="numpy", subsample=step).fit(
+    xo = XOrder(lam=5.0, backend="numpy", subsample=step, solver="paper").fit(
         scores, y, sensitive_features=groups)
     keep = xo.subsample_indices_
     # every step-th item of each group's descending order, the top one first
@@ -447,7 +447,8 @@ def test_xorder_path_progress_counts_every_lattice():
     scores, y, groups = make_data(n_a=10, n_b=6)
     calls = []
     xorder_path(scores, y, sensitive_features=groups, lams=[0.0, 1.0, 2.0],
-                backend="numpy", progress=lambda done, total: calls.append((done, total)))
+                backend="numpy", solver="paper",
+                progress=lambda done, total: calls.append((done, total)))
     assert calls and calls[-1][0] == calls[-1][1] == 3 * 11 * 7
 
 

@@ -36,6 +36,7 @@ def test_workers_give_the_same_results(k, kw):
     """Two worker processes: the results of one process, for the 2-D DP whole and in
     bands, K-D and iterative xOrder; progress reaches the total after every round."""
     s, y, g = problem(n=6000 if "bands" in kw else 300, k=k)
+    kw["solver"] = "paper"  # the lattices of the lam sequence, one fill each
     if kw.pop("bands", False):  # not one whole lattice; two at once in bands
         kw["memory_limit"] = cr.n_words(int((g == 0).sum()), int((g == 1).sum())) * 4 - 1
     one = fair_order(s, y, g, lam=LAMS, backend="numpy", **kw)
