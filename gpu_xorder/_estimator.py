@@ -568,7 +568,9 @@ def xorder_path(scores, y, *, sensitive_features, lams, progress=None, n_jobs=No
         Passed on to :func:`gpu_xorder.fair_order` (cells of all values together).
     n_jobs : int or None, default=None
         Passed on to :func:`gpu_xorder.fair_order`: on the NumPy backend, the lattices
-        of that many values fill at once in worker processes (-1: one per CPU core).
+        of that many values fill at once in worker processes (-1: one per CPU core;
+        None: 1, or every worker of a Dask cluster under
+        ``joblib.parallel_backend("dask")``).
     **params
         Any other parameter of :class:`XOrder` (``metric``, ``disparity``,
         ``reference_group``, ``backend``, ``method``, ``subsample``,
