@@ -237,9 +237,8 @@ def _build_parser():
     audit.add_argument("--seed", type=_nonnegative, default=0,
                        help="seed of the bootstrap (default: 0)")
     audit.add_argument("--jobs", type=int, metavar="N",
-                       help="chunks of resamples computed at once in worker processes "
-                            "(-1: one per CPU core; default: 1, or every worker of "
-                            "--scheduler)")
+                       help="the resamples split among N worker processes (-1: one "
+                            "per CPU core; default: 1, or every worker of --scheduler)")
     audit.add_argument("--scheduler", metavar="ADDRESS",
                        help="run the bootstrap on the Dask cluster at ADDRESS "
                             "(e.g. tcp://10.0.0.5:8786; needs gpu-xorder[dask])")
