@@ -212,14 +212,13 @@ class CorrReg(_Linear):
         A = np.repeat([1.0, 0.0], len(u1))
         A_c = A - A.mean()
         sd_a = A_c.std()
+        D_c = D - D.mean(axis=0)
         n, p = Z.shape
 
         def corr_and_grad(w):
-            r_c = D @ w
-            r_c = r_c - r_c.mean()
+            r_c = D_c @ w
             sd_r = max(r_c.std(), 1e-12)
             c = (A_c @ r_c) / (len(A) * sd_a * sd_r)
-            D_c = D - D.mean(axis=0)
             grad = (A_c @ D_c) / (len(A) * sd_a * sd_r) - c * (r_c @ D_c) / (len(A) * sd_r**2)
             return c, grad
 
