@@ -131,6 +131,14 @@ def metric_pairs(y, groups, metric, n_pairs, rng):
     (positive of a, any negative) against (positive of b, any negative); urf: (a, b)
     against (b, a).
     """
+    out = []
+    for upper, lower in _sides(y, groups, metric):
+        out += [rng.choice(upper, n_pairs), rng.choice(lower, n_pairs)]
+    return tuple(out)
+
+
+def _sides(y, groups, metric):
+    """The index pools of :func:`metric_pairs`: ``((upper1, lower1), (upper2, lower2))``."""
     groups, (a, b) = _two_groups(groups)
     y = np.asarray(y)
     idx = {(g, lab): np.flatnonzero((groups == g) & (y == lab)) for g in (a, b)
@@ -145,10 +153,7 @@ def metric_pairs(y, groups, metric, n_pairs, rng):
         sides = ((everyone[a], everyone[b]), (everyone[b], everyone[a]))
     else:
         raise ValueError(f"unknown metric {metric!r}")
-    out = []
-    for upper, lower in sides:
-        out += [rng.choice(upper, n_pairs), rng.choice(lower, n_pairs)]
-    return tuple(out)
+    return sides
 
 
 class _Linear:
@@ -302,21 +307,34 @@ class ConstrainedRanker(_Linear):
         mu = 0.0
         tau = self.temperature
         best, history = None, []
+        sides = _sides(y, groups, self.metric)
+        n = Z.shape[0]
         for step in range(1, int(self.n_steps) + 1):
+            # every pair's gradient is Z[upper] - Z[lower]: gather the pair weights per
+            # item (bincount) and multiply by Z once
+            s = Z @ w
             i, j = rng.choice(pos, self.n_pairs), rng.choice(neg, self.n_pairs)
-            d = Z[i] - Z[j]
-            grad = -(d.T @ _sigmoid(-(d @ w))) / self.n_pairs  # pairwise logistic loss
-            u1, l1, u2, l2 = metric_pairs(y, groups, self.metric, self.n_pairs, rng)
-            d1, d2 = Z[u1] - Z[l1], Z[u2] - Z[l2]
-            s1, s2 = _sigmoid(d1 @ w / tau), _sigmoid(d2 @ w / tau)
-            surrogate = s1.mean() - s2.mean()
-            g_surrogate = (d1.T @ (s1 * (1 - s1)) - d2.T @ (s2 * (1 - s2))) / (tau * self.n_pairs)
-            grad += mu * np.sign(surrogate) * g_surrogate
+            weights = [(i, j, -_sigmoid(-(s[i] - s[j])) / self.n_pairs)]  # pairwise loss
+            sides_hard, surrogate, parts = [], 0.0, []
+            for k, (upper, lower) in enumerate(sides):
+                u, l = rng.choice(upper, self.n_pairs), rng.choice(lower, self.n_pairs)
+                margin = s[u] - s[l]
+                sig = _sigmoid(margin / tau)
+                surrogate += (1 if k == 0 else -1) * sig.mean()
+                sides_hard.append(np.mean(margin > 0))
+                parts.append((u, l, (1 if k == 0 else -1) * sig * (1 - sig)
+                              / (tau * self.n_pairs)))
+            for u, l, c in parts:
+                weights.append((u, l, mu * np.sign(surrogate) * c))
+            g = np.zeros(n)
+            for u, l, c in weights:
+                g += np.bincount(u, c, minlength=n) - np.bincount(l, c, minlength=n)
+            grad = Z.T @ g
             m1 = 0.9 * m1 + 0.1 * grad
             m2 = 0.999 * m2 + 0.001 * grad**2
             w -= self.learning_rate * (m1 / (1 - 0.9**step)) / (
                 np.sqrt(m2 / (1 - 0.999**step)) + 1e-8)
-            hard = np.mean(d1 @ w > 0) - np.mean(d2 @ w > 0)
+            hard = sides_hard[0] - sides_hard[1]  # the multiplier sees D itself
             mu = max(0.0, mu + self.multiplier_rate * (abs(hard) - self.max_disparity))
             if step % self.check_every == 0 or step == self.n_steps:
                 s = Z @ w
