@@ -84,10 +84,10 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         setting), then carry it to all training items, and later to new ones, through the
         same monotone per-group maps. The lattice shrinks by about ``subsample ** 2``.
         None or 1: every item.
-    memory_limit : int or None, default=None
-        Bytes the decision bits may take; beyond, the lattice is filled in bands with
-        counter checkpoints, same result for about twice the work (see
-        :func:`gpu_xorder.fair_order`; two groups only).
+    memory_limit : int, str or None, default=None
+        Bytes the decision bits may take (or a size: ``"2GB"``, ``"512MiB"``); beyond,
+        the lattice is filled in bands with counter checkpoints, same result for about
+        twice the work (see :func:`gpu_xorder.fair_order`; two groups only).
     solver : {"auto", "paper", "lagrangian", "exact"}, default="auto"
         How the ordering is chosen for two groups (see :func:`gpu_xorder.fair_order`);
         ``result_.upper_bound`` and ``result_.gap`` certify it.
