@@ -32,8 +32,9 @@ from ._experiment import DEFAULT_LAMS, SPLITS, _mean_std, _record, grouping
 from ._parallel import check_n_jobs, map_in_rounds, workers
 
 METHODS = ("unadjusted", "xorder", "post-logit", "corr-reg", "constrained")
-#: Parameter grid of each method: lam (xOrder, post-logit), the penalty weight
-#: (corr-reg), the bound on the training disparity (constrained).
+#: Parameter grid of each method: lam (xOrder, post-logit: ``lams``, post-logit also
+#: POST_LOGIT_MORE_LAMS), the penalty weight (corr-reg), the bound on the training
+#: disparity (constrained).
 DEFAULT_PARAMETERS = {
     "unadjusted": (None,),
     "xorder": DEFAULT_LAMS,
@@ -41,6 +42,9 @@ DEFAULT_PARAMETERS = {
     "corr-reg": (0.0, 0.001, 0.01, 0.1, 1.0),
     "constrained": (0.01, 0.02, 0.05, 0.1, 0.2),
 }
+#: Larger weights post-logit also selects (its candidates' table is computed once, so
+#: they cost nothing): its coarse grid often keeps the unadjusted-like candidate below 0.5.
+POST_LOGIT_MORE_LAMS = (1.0, 2.0, 5.0)
 PARAMETER_NAMES = {"unadjusted": "", "xorder": "lam", "post-logit": "lam",
                    "corr-reg": "weight", "constrained": "max |D|"}
 STUDIES = ("samples", "shift")
@@ -122,7 +126,9 @@ class Comparison:
             "model": self.model, "methods": list(self.methods), "study": self.study,
             "repeats": self.repeats, "test_size": self.test_size, "seed": self.seed,
             "group_labels": [str(g) for g in self.group_labels],
-            "parameters": {m: list(DEFAULT_PARAMETERS[m]) for m in self.methods},
+            "parameters": {m: list(dict.fromkeys(r["parameter"] for r in self.records
+                                                 if r["method"] == m))
+                           for m in self.methods},
             "records": [dict(r) for r in self.records],
         }
 
@@ -335,7 +341,7 @@ def _post_processing(methods, lams, metric, engine, post_logit_search, add, seco
         fitted = PostLogit(metric=metric, search=post_logit_search).fit(
             *train[:2], sensitive_features=train[2])
         seconds["post-logit"] += time.perf_counter() - start
-        for lam in lams:
+        for lam in lams + tuple(x for x in POST_LOGIT_MORE_LAMS if x not in lams):
             fitted.select(lam)
             for split, (s, y, a) in zip(SPLITS, (train, test)):
                 add("post-logit", lam, setting, split,
