@@ -439,7 +439,8 @@ def _demo(args):
     console.print(
         f"split {split['n_train']} train / {split['n_test']} test (seed {args.seed}); "
         f"logistic regression on standardised features; xOrder metric "
-        f"[bold]{args.metric}[/bold], method {', '.join(split['methods'])}, backend "
+        f"[bold]{args.metric}[/bold], method {', '.join(split['methods'])}, solver "
+        f"{', '.join(split['solvers'])}, backend "
         f"{args.backend}"
         + (f" ({', '.join(split['backends'])})" if split["backends"] else "")
     )
@@ -471,7 +472,7 @@ def _run_demo(data, groups, args):
     (s_tr, y_tr, a_tr), (s_te, y_te, a_te) = split_scores(
         data, groups, test_size=args.test_size, seed=args.seed)
     splits = {"train": (y_tr, a_tr), "test": (y_te, a_te)}
-    used, methods = set(), []
+    used, methods, solvers = set(), [], []
     rows = [_row("unadjusted", {"train": s_tr, "test": s_te}, splits, None)]
     with Progress(
         TextColumn("{task.description}"),
@@ -496,13 +497,15 @@ def _run_demo(data, groups, args):
             seconds = time.perf_counter() - start
             used.add(est.result_.backend)
             methods.append(est.result_.method)
+            solvers.append(est.result_.solver)
             adjusted = {
                 "train": est.transform(s_tr, sensitive_features=a_tr),
                 "test": est.transform(s_te, sensitive_features=a_te),
             }
             rows.append(_row(f"{lam:g}", adjusted, splits, seconds))
     return rows, {"n_train": y_tr.size, "n_test": y_te.size, "backends": sorted(used),
-                  "methods": list(dict.fromkeys(methods))}  # in order of first use
+                  "methods": list(dict.fromkeys(methods)),  # in order of first use
+                  "solvers": list(dict.fromkeys(solvers))}
 
 
 def _row(label, scores, splits, seconds):
