@@ -26,7 +26,7 @@ def test_post_logit_lowers_the_disparity_it_optimises(metric):
     X, y, a = _biased()
     s = _sigmoid(X[:, 0])
     before = metrics.disparity(s, y, a, metric)
-    for search in ("alpha", "joint"):
+    for search in ("alpha", "joint") if metric == "xauc" else ("alpha",):
         fitted = PostLogit(lam=1.0, metric=metric, search=search).fit(
             s, y, sensitive_features=a)
         after = metrics.disparity(fitted.transform(s, sensitive_features=a), y, a, metric)
