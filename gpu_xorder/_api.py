@@ -127,7 +127,10 @@ def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
     progress : callable(done_cells, total_cells), optional
         Called periodically while the lattice fills; with a sequence ``lam`` the
         cells count those of every value's lattice together (with ``n_jobs``, after
-        every round of lattices).
+        every round of lattices). With two groups the total counts the fills the
+        solver is expected to take and moves on if its search takes more; the last
+        report has ``done == total``. Not called with ``max_disparity``, whose number
+        of fills is not known in advance.
     n_jobs : int or None, default=None
         NumPy backend, sequence ``lam``: fill that many lattices at once in worker
         processes (joblib; -1: one per CPU core; None: 1). The results are the same;
