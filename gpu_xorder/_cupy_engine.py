@@ -12,9 +12,7 @@ import cupy as cp
 import numpy as np
 
 import cpu_reference
-from cpu_reference._banded import plan_bands, solve_banded
-from cpu_reference._bits import n_words
-from cpu_reference._tiled import MSG_BOTTOM, tile_schedule
+from cpu_reference import MSG_BOTTOM, n_words, plan_bands, solve_banded, tile_schedule
 
 from . import _multi_launch
 from ._kernel_source import NVRTC_OPTIONS, kernel_source, warps_per_block

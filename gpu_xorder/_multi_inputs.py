@@ -8,8 +8,7 @@ and ``KD_FIELDS`` are the kernels' leading parameters, in order (``ITER_PARAMS``
 
 import numpy as np
 
-from cpu_reference import _iterative, _kd
-from cpu_reference import _kgroups as kg
+import cpu_reference as cr
 
 METRIC_CODE = {"xauc": 0, "prf": 1, "urf": 2}
 
@@ -23,12 +22,12 @@ def iter_arrays(prob, cs, seq_g, seq_y, b, const_c, const_u, lam):
     """Kernel inputs of the iterative step merging group ``b`` into ``(seq_g, seq_y)``
     (``cs``: constants of the groups merged so far plus b; ``const_c``/``const_u``:
     final counters of the pairs among the old groups)."""
-    inp = _iterative.step_inputs(prob, cs, seq_g, seq_y, b, const_c, const_u)
+    inp = cr.step_inputs(prob, cs, seq_g, seq_y, b, const_c, const_u)
     old = inp.old
     m = len(old)
     compact = np.full(prob.k, -1, dtype=np.int32)
     compact[old] = np.arange(m, dtype=np.int32)
-    k = _iterative.StepGhat(prob, cs, b, old, const_c, inp, lam)
+    k = cr.StepGhat(prob, cs, b, old, const_c, inp, lam)
     qc = np.concatenate([k.inv_qb, k.inv_bq, k.inv_u, k.old_first, k.row_const, k.w_q,
                          k.inv_p, np.zeros((m, 1))], axis=1).astype(np.float64)
     floor = 0.0 if inp.floor is None else float(inp.floor)
@@ -69,8 +68,8 @@ def kd_arrays(prob, lam):
     """Kernel inputs of the K-D DP over all groups of ``prob`` (sorted-box layout of
     ``cpu_reference._kd``), plus the hyperplane spans and decision-word offsets."""
     k, sizes = prob.k, prob.sizes
-    lay = _kd._Layout(sizes)
-    cs = kg.build_constants(prob, range(k))
+    lay = cr.KdLayout(sizes)
+    cs = cr.kgroup_constants(prob, range(k))
     n = sum(sizes)
     d = np.arange(n + 1)
     lo = np.searchsorted(lay.sums, d - lay.n_last, side="left").astype(np.int64)
@@ -79,7 +78,7 @@ def kd_arrays(prob, lam):
     base = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
     inv_x = np.zeros((k, k))
     inv_u = np.zeros((k, k))
-    for g, h in kg.ordered_pairs(range(k)):
+    for g, h in cr.ordered_pairs(range(k)):
         inv_x[g, h] = cs.inv_x[(g, h)]
         if g < h:
             inv_u[g, h] = cs.inv_u[(g, h)]
@@ -122,7 +121,7 @@ def kd_arrays(prob, lam):
 
 def kd_finals(prob, final):
     """``(C, U)`` dicts of the K-D DP from the final counter rows."""
-    pairs = kg.ordered_pairs(range(prob.k))
+    pairs = cr.ordered_pairs(range(prob.k))
     values = [int(v) for v in np.asarray(final)]
     c = dict(zip(pairs, values[:len(pairs)]))
     u = dict(zip(pairs, values[len(pairs):]))

@@ -16,9 +16,7 @@ the host, ``test_gpu.py`` on a device).
 
 import numpy as np
 
-from cpu_reference import _iterative, _kd
-from cpu_reference import _kgroups as kg
-from cpu_reference._bits import n_words
+import cpu_reference as cr
 
 from . import _multi_inputs as mi
 
@@ -35,19 +33,19 @@ def iterative(prob, lam, dev, progress=None, pair_solve=None):
     loop of ``cpu_reference.solve_iterative`` with every step's lattice on the device.
 
     ``pair_solve(lat, lam, progress)``, if given, solves the first step (two groups) as
-    a 2-D lattice (``_iterative.pair_step``; the CuPy engine passes its tiled 2-D
+    a 2-D lattice (``cr.pair_step``; the CuPy engine passes its tiled 2-D
     solver); without it the first step runs ``iter_diag_kernel`` like the others. Both
     take the same decisions: the step's G-hat is the 2-D one bit for bit.
     """
     def step(cs, seq_g, seq_y, b, const_c, const_u, progress, offset, total):
         if pair_solve is not None and len(cs.members) == 2:
-            return _iterative.pair_step(prob, lam, int(seq_g[0]), b, progress, offset,
+            return cr.pair_step(prob, lam, int(seq_g[0]), b, progress, offset,
                                         total, solve=pair_solve)
         arrays = mi.iter_arrays(prob, cs, seq_g, seq_y, b, const_c, const_u, lam)
         steps, final = _iter_step(dev, arrays, progress, offset, total)
         return (steps, *mi.iter_finals(arrays, final, b))
 
-    return _iterative.solve_iterative(prob, lam, progress, step=step)
+    return cr.solve_iterative(prob, lam, progress, step=step)
 
 
 def _iter_step(dev, arrays, progress, offset, total):
@@ -56,7 +54,7 @@ def _iter_step(dev, arrays, progress, offset, total):
     params = _params(dev, arrays, mi.ITER_FIELDS)
     prev = dev.zeros((arrays["rows"], n_a + 1), np.float64)  # diagonal 0: cell (0, 0)
     cur = dev.zeros((arrays["rows"], n_a + 1), np.float64)
-    words = dev.zeros(n_words(n_a, n_b), np.uint32)
+    words = dev.zeros(cr.n_words(n_a, n_b), np.uint32)
     n_diag = n_a + n_b
     every = max(1, n_diag // 100)
     for d in range(1, n_diag + 1):
@@ -82,7 +80,7 @@ def kd(prob, lam, dev, progress=None):
     words = dev.zeros(arrays["nbits"] * arrays["plane_words"], np.uint32)
     n = arrays["n_planes"]
     every = max(1, n // 100)
-    total = _kd.n_cells(prob.sizes)
+    total = cr.kd_cells(prob.sizes)
     for d in range(1, n + 1):
         lo, hi = int(arrays["lo"][d]), int(arrays["hi"][d])
         dev.launch("kd_plane_kernel", -(-(hi - (lo & ~31)) // THREADS), THREADS,
@@ -95,4 +93,4 @@ def kd(prob, lam, dev, progress=None):
     final = dev.get(prev[:, arrays["end"]])
     path = dev.kd_traceback(words, arrays)
     c, u = mi.kd_finals(prob, final)
-    return np.asarray(path, dtype=np.int8), c, u, kg.build_constants(prob, range(prob.k))
+    return np.asarray(path, dtype=np.int8), c, u, cr.kgroup_constants(prob, range(prob.k))

@@ -19,7 +19,7 @@ labelled by their values joined with ``" & "``: ``xauc(s, y, groups, "white & fe
 import numpy as np
 from sklearn.metrics import roc_curve
 
-from cpu_reference._counting import half_wins2
+from cpu_reference import half_wins2
 from gpu_xorder import _uncertainty
 from gpu_xorder._parallel import check_n_jobs
 from gpu_xorder._uncertainty import Interval, MetricIntervals

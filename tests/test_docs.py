@@ -119,3 +119,16 @@ def test_nothing_cites_the_old_design_notes():
     found = [path.relative_to(REPO).as_posix() for path, text in repo_texts()
              if path != Path(__file__).resolve() and stale.search(text)]
     assert found == []
+
+
+def test_gpu_xorder_uses_only_the_public_names_of_cpu_reference():
+    """The package imports what ``cpu_reference/__init__.py`` exports, never one of its
+    private modules (``cpu_reference._fill`` and the like), so that the reference can
+    reorganise its modules freely."""
+    private = re.compile(r"^\s*(from\s+cpu_reference\s+import\s+_|from\s+cpu_reference\._"
+                         r"|import\s+cpu_reference\._)", re.MULTILINE)
+    offenders = [path.name for path in (REPO / "gpu_xorder").rglob("*.py")
+                 if private.search(path.read_text())]
+    assert offenders == []
+    import cpu_reference
+    assert all(hasattr(cpu_reference, name) for name in cpu_reference.__all__)
