@@ -3,7 +3,6 @@
 import dataclasses
 import functools
 import logging
-import numbers
 import warnings
 
 import numpy as np
@@ -170,12 +169,27 @@ def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
     labels, index = v.encode_groups(groups, s.size)
     v.check_n_groups(labels)
     lams, batch = v.check_lam(lam)
+    if max_disparity is not None and (batch or lams[0] != 0):
+        raise ValueError(v.MSG_LAM_AND_CONSTRAINT)
     memory_limit = v.check_memory_limit(memory_limit)
     n_jobs = _parallel.check_n_jobs(n_jobs)
+    results = solve_encoded(s, labels_y, labels, index, lams, metric=metric, mode=mode,
+                            backend=backend, method=method, solver=solver,
+                            max_disparity=max_disparity, memory_limit=memory_limit,
+                            progress=progress, n_jobs=n_jobs)
+    return results if batch else results[0]
+
+
+def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, method,
+                  solver, max_disparity, memory_limit, progress, n_jobs):
+    """The work of :func:`fair_order` on validated, encoded inputs: a list of results,
+    one per value of ``lams`` (a float64 array). ``XOrder`` and ``xorder_path`` call it
+    with the data and parameters they validated themselves; ``labels`` are the sorted
+    group labels and ``index`` every item's position among them."""
     v.check_supports(labels, index, labels_y, metric)
     if labels.size > 2 and mode == "signed":
         raise ValueError(v.MSG_SIGNED_TWO.format(k=labels.size))
-    _check_solver(solver, max_disparity, labels.size, mode, lam, lams)
+    _check_solver(solver, max_disparity, labels.size, mode)
     # with two groups an explicit method is the cell rule's DP (as the paper's solver)
     two_group_solver = labels.size == 2 and (
         solver in ("lagrangian", "exact") or max_disparity is not None
@@ -190,8 +204,7 @@ def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
                                cpu_reference.iterative_cells(sizes))
         else:  # two groups: every method is the 2-D DP
             results = solve("kd" if method == "best" else method, progress=progress)
-        results = [_exact_at_zero(r) for r in results]
-        return results if batch else results[0]
+        return [_exact_at_zero(r) for r in results]
     engine_name = resolve_backend(backend)
     lat = cpu_reference.build_lattice(s, labels_y, index, metric, mode)
     bands = {}
@@ -226,16 +239,13 @@ def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
                     bands["bands"], bands["band_rows"])
     if mode == "signed":
         _warn_signed(results, s, labels_y, index, metric)
-    return results if batch else results[0]
+    return results
 
 
-def _check_solver(solver, max_disparity, k, mode, lam, lams):
+def _check_solver(solver, max_disparity, k, mode):
     """The solver and the constraint need two groups and the absolute disparity."""
-    if max_disparity is not None:
-        if k > 2 or mode == "signed":
-            raise ValueError(MSG_CONSTRAINT_SCOPE.format(k=k, mode=mode))
-        if not isinstance(lam, numbers.Real) or lams[0] != 0:
-            raise ValueError(v.MSG_LAM_AND_CONSTRAINT)
+    if max_disparity is not None and (k > 2 or mode == "signed"):
+        raise ValueError(MSG_CONSTRAINT_SCOPE.format(k=k, mode=mode))
     if k > 2 and solver in ("lagrangian", "exact"):
         raise ValueError(_solvers.MSG_SOLVER_GROUPS.format(solver=solver, k=k))
 

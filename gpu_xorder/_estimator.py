@@ -16,10 +16,10 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import metadata_routing
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _frames, _io, metrics
+from . import _frames, _io, _parallel, metrics
 from . import _transfer
 from . import _validation as v
-from ._api import fair_order
+from ._api import solve_encoded
 
 MSG_LAM_SEQUENCE = (
     "XOrder needs a single lam value, got a sequence of {k}; call gpu_xorder.fair_order "
@@ -416,6 +416,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def _prepare(self, scores, y, sensitive_features):
         """Validated training data, the reference group and the items to learn on."""
         s = v.check_scores(_score_column(scores)[0])
+        v.check_size(s.size)
         labels_y = v.check_labels(y, s.size)
         labels, index = v.encode_groups(sensitive_features, s.size)
         v.check_n_groups(labels)
@@ -538,15 +539,22 @@ class _Fitting(NamedTuple):
     names: "np.ndarray | None"  # feature_names_in_ (a DataFrame's column name)
 
     def solve(self, est, lam, progress, n_jobs=None):
-        """:func:`fair_order` on the kept items with the parameters of ``est``; ``lam``
-        a float (one result) or an array (a list of results, one batched DP)."""
+        """The ordering of the kept items with the parameters of ``est`` (validated by
+        ``est._check_params``); ``lam`` a float (one result) or an array (a list of
+        results, one batched DP). The data were validated and encoded once, in
+        ``XOrder._prepare``: this calls the encoded core of :func:`fair_order`."""
+        if progress is not None and not callable(progress):
+            raise TypeError("progress must be callable or None")
         k = self.keep
+        lams = np.atleast_1d(np.asarray(lam, dtype=np.float64))
         constraint = est.max_disparity if est.validation is None else None
-        return fair_order(self.scores[k], self.y[k], self.labels[self.index[k]],
-                          metric=est.metric, lam=lam, disparity=est.disparity,
-                          backend=est.backend, method=est.method, solver=est.solver,
-                          max_disparity=constraint, memory_limit=est.memory_limit,
-                          progress=progress, n_jobs=n_jobs)
+        results = solve_encoded(
+            self.scores[k], self.y[k], self.labels, self.index[k], lams,
+            metric=est.metric, mode=est.disparity, backend=est.backend, method=est.method,
+            solver=est.solver, max_disparity=v.check_max_disparity(constraint),
+            memory_limit=v.check_memory_limit(est.memory_limit), progress=progress,
+            n_jobs=_parallel.check_n_jobs(n_jobs))
+        return results if np.ndim(lam) else results[0]
 
 
 def xorder_path(scores, y, *, sensitive_features, lams, progress=None, n_jobs=None,

@@ -477,3 +477,22 @@ def test_xorder_path_does_not_modify_inputs():
     for before, after in zip(copies, (scores, y, groups)):
         np.testing.assert_array_equal(before, after)
     np.testing.assert_array_equal(lams, [0.0, 0.5])
+
+
+def test_the_data_are_validated_and_encoded_once(monkeypatch):
+    """``fit`` and ``xorder_path`` encode the groups once and hand the encoded data to
+    the core of ``fair_order``, which does not validate them again."""
+    from gpu_xorder import _validation
+
+    scores, y, groups = make_data(n_a=30, n_b=20)
+    real, calls = _validation.encode_groups, []
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_validation, "encode_groups", counting)
+    XOrder(lam=1.0, backend="numpy").fit(scores, y, sensitive_features=groups)
+    assert len(calls) == 1
+    xorder_path(scores, y, sensitive_features=groups, lams=[0.0, 1.0], backend="numpy")
+    assert len(calls) == 2
