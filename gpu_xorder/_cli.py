@@ -286,7 +286,8 @@ def _build_parser():
                             "paper-linear (the paper's code: few plain gradient steps), "
                             "rankboost")
     paper.add_argument("--study", choices=PAPER_STUDIES,
-                       help="robustness study: samples (post-processing learnt on a share "
+                       help="robustness study of the post-processing methods (the "
+                            "default --methods then): samples (learnt on a share "
                             "of the training scores) or shift (learnt on in-sample or "
                             "held-out scores of a model trained on half the training "
                             "split)")
@@ -1111,9 +1112,9 @@ def _paper_comparison(names, args):
     """``paper`` with baselines, another base model, a study or --out: every method's
     table per data set; --json and --out written at the end, all or nothing."""
     from gpu_xorder._io import check_folder, check_outputs, staged_folder, write_json
-    from gpu_xorder._studies import compare_methods
+    from gpu_xorder._studies import POST_PROCESSING, compare_methods
 
-    methods = args.methods or PAPER_METHODS
+    methods = args.methods or (POST_PROCESSING if args.study else PAPER_METHODS)
     figures = args.out is not None
     try:
         check_outputs(_given(args.json))

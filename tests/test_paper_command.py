@@ -52,10 +52,11 @@ def test_studies_and_other_models(tmp_path, capsys):
                   if r["method"] == "unadjusted" and r["split"] == "test"]
     assert len({r["auc"] for r in unadjusted}) == 1
     assert main(["paper", "--data", "german", "--repeats", "1", "--backend", "numpy",
-                 "--model", "rankboost", "--study", "shift", "--methods", "xorder",
+                 "--model", "rankboost", "--study", "shift",
                  "--lam", "0.5", "--out", str(tmp_path / "shift")]) == 0
     doc = json.loads((tmp_path / "shift" / "records.json").read_text())["experiments"][0]
     assert {r["setting"] for r in doc["records"]} == {"in-sample", "held-out"}
+    assert doc["methods"] == ["unadjusted", "xorder", "post-logit"]  # a study's default
     assert doc["model"] == "rankboost" and doc["study"] == "shift"
     assert main(["paper", "--data", "german", "--study", "shift",
                  "--methods", "corr-reg"]) == 2
