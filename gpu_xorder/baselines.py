@@ -23,6 +23,8 @@ import numpy as np
 from . import metrics
 
 MSG_TWO_GROUPS = "the baselines handle two groups, got {n}"
+MSG_SEARCH = "search must be 'alpha' or 'joint', got {value!r}"
+MSG_METRIC = "unknown metric {value!r}; expected one of xauc, prf, urf"
 ALPHAS = np.round(np.arange(0.0, 10.0, 0.1), 1)
 BETAS = np.arange(-4.0, 4.01, 1.0)
 
@@ -66,7 +68,8 @@ class PostLogit:
 
     ``scores`` are probabilities in (0, 1). Attributes after ``fit``: ``alpha_``,
     ``beta_``, ``group_`` and ``table_`` (every candidate, ``alpha, beta, group index,
-    AUC, D`` on the training scores), which :meth:`select` reuses for another ``lam`` without refitting.
+    AUC, D`` on the training scores), which :meth:`select` reuses for another ``lam``
+    without refitting.
 
     Examples
     --------
@@ -90,7 +93,7 @@ class PostLogit:
         groups, labels = _two_groups(sensitive_features)
         scores = np.asarray(scores, dtype=np.float64)
         if self.search not in ("alpha", "joint"):
-            raise ValueError(f"search must be 'alpha' or 'joint', got {self.search!r}")
+            raise ValueError(MSG_SEARCH.format(value=self.search))
         betas = np.array([self.beta]) if self.search == "alpha" else BETAS
         rows = []
         for g, group in enumerate(labels if self.group is None else [self.group]):
@@ -152,7 +155,7 @@ def _sides(y, groups, metric):
     elif metric == "urf":
         sides = ((everyone[a], everyone[b]), (everyone[b], everyone[a]))
     else:
-        raise ValueError(f"unknown metric {metric!r}")
+        raise ValueError(MSG_METRIC.format(value=metric))
     return sides
 
 

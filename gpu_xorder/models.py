@@ -19,6 +19,7 @@ import numpy as np
 MODELS = ("lr", "paper-linear", "rankboost")
 MSG_MODEL = "unknown model {name!r}; expected one of {choices}"
 MSG_NOT_FITTED = "this {name} is not fitted yet; call fit first"
+MSG_LABELS = "y must hold both labels 0 and 1 and nothing else"
 
 
 def _sigmoid(z):
@@ -28,7 +29,7 @@ def _sigmoid(z):
 def _labels(y):
     y = np.asarray(y)
     if not np.isin(y, (0, 1)).all() or np.unique(y).size != 2:
-        raise ValueError("y must hold both labels 0 and 1 and nothing else")
+        raise ValueError(MSG_LABELS)
     return y.astype(np.int64)
 
 
