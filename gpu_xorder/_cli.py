@@ -1092,20 +1092,27 @@ def _paper_experiment(name, args):
     cluster)."""
     from gpu_xorder._experiment import paper_experiment
 
+    with _repetitions_progress(name, args.repeats) as report:
+        exp = paper_experiment(
+            name, groups=args.groups, metric=args.metric, lams=args.lam,
+            repeats=args.repeats, test_size=args.test_size, seed=args.seed,
+            backend=args.backend, method=args.method, solver=args.solver,
+            subsample=args.subsample, n_jobs=args.jobs, progress=report)
+    _print_experiment(exp)
+    return exp
+
+
+@contextlib.contextmanager
+def _repetitions_progress(name, repeats):
+    """A progress bar of one data set's repetitions (on a terminal); yields the
+    ``progress(done, total)`` callback the experiments take."""
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
         TextColumn("repetitions"), TimeElapsedColumn(), console=console,
         transient=True, disable=not console.is_terminal,
     ) as progress:
-        task = progress.add_task(name, total=args.repeats)
-        exp = paper_experiment(
-            name, groups=args.groups, metric=args.metric, lams=args.lam,
-            repeats=args.repeats, test_size=args.test_size, seed=args.seed,
-            backend=args.backend, method=args.method, solver=args.solver,
-            subsample=args.subsample, n_jobs=args.jobs,
-            progress=lambda done, total: progress.update(task, completed=done))
-    _print_experiment(exp)
-    return exp
+        task = progress.add_task(name, total=repeats)
+        yield lambda done, total: progress.update(task, completed=done)
 
 
 def _paper_comparison(names, args):
@@ -1128,12 +1135,7 @@ def _paper_comparison(names, args):
         comparisons = []
         with _dask_backend(args.scheduler):
             for name in names:
-                with Progress(
-                    TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TextColumn("repetitions"), TimeElapsedColumn(), console=console,
-                    transient=True, disable=not console.is_terminal,
-                ) as progress:
-                    task = progress.add_task(name, total=args.repeats)
+                with _repetitions_progress(name, args.repeats) as report:
                     comparison = compare_methods(
                         name, methods=methods, model=args.model, groups=args.groups,
                         metric=args.metric, lams=args.lam, study=args.study,
@@ -1141,8 +1143,7 @@ def _paper_comparison(names, args):
                         backend=args.backend, method=args.method, solver=args.solver,
                         subsample=args.subsample,
                         post_logit_search=args.post_logit_search,
-                        n_jobs=args.jobs,
-                        progress=lambda done, total: progress.update(task, completed=done))
+                        n_jobs=args.jobs, progress=report)
                 comparisons.append(comparison)
                 _print_comparison(comparison)
         document = {"experiments": [c.to_dict() for c in comparisons]}
