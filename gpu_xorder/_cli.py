@@ -79,9 +79,6 @@ LONG_FIT_SECONDS = 60.0
 
 MSG_MAX_GROUPS = ("{path}: {columns} gives {n} groups, more than --max-groups {limit} "
                   "(an ID-like column?); pass --max-groups {n} to fit them all")
-MSG_SUBSAMPLE = ("--subsample {k} keeps {kept} of the {n} rows (the smallest group, "
-                 "{group!r} with {size} rows, keeps {group_kept}), and then {why}; use a "
-                 "smaller --subsample")
 MSG_LONG_FIT = ("this fit fills about {cells:.2g} lattice cells: roughly {time} on the "
                 "CPU (about {ns:g} ns per cell). --subsample {k} would learn the order on "
                 "1 in {k} items of each group in about {time_k}; a GPU (--backend cupy) "
@@ -670,22 +667,14 @@ def _check_subsample(scores, y, groups, args):
     """Refuse a --subsample that leaves a group without what the metric needs (before
     the fit, which would only say that the subsample lacks positives or negatives)."""
     from gpu_xorder import _validation as v
-    from gpu_xorder._estimator import equidistant_subsample
+    from gpu_xorder._estimator import subsample_with_supports
 
     if args.subsample is None or args.subsample == 1:
         return
     y = v.check_labels(y, scores.size)
     labels, index = v.encode_groups(groups, scores.size)
-    keep = equidistant_subsample(scores, index, args.subsample)
-    try:
-        v.check_supports(labels, index[keep], y[keep], args.metric)
-    except ValueError as exc:
-        sizes = np.bincount(index, minlength=labels.size)
-        g = int(np.argmin(sizes))
-        raise ValueError(MSG_SUBSAMPLE.format(
-            k=args.subsample, kept=keep.size, n=scores.size, group=labels[g].item(),
-            size=int(sizes[g]), group_kept=-(-int(sizes[g]) // args.subsample),
-            why=exc)) from None
+    subsample_with_supports(scores, y, labels, index, args.subsample, args.metric,
+                            option="--subsample ", items="rows")
 
 
 def _lattice_cells(groups, args):

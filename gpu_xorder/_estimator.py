@@ -28,6 +28,10 @@ MSG_LAM_SEQUENCE = (
 MSG_REFERENCE = "reference_group {value!r} is not one of the groups {labels}"
 MSG_UNSEEN = "sensitive features contain group {label!r}, not seen in fit (groups {labels})"
 MSG_SUBSAMPLE = "subsample must be None or an integer >= 1, got {value!r}"
+MSG_SUBSAMPLE_SHORT = (
+    "{option}{k} keeps {kept} of the {n} {items} (the smallest group, {group!r} with "
+    "{size} {items}, keeps {group_kept}), and then {why}; use a smaller {name}"
+)
 MSG_PATH_LAM = "xorder_path takes the values of lam as lams=, not lam="
 MSG_PATH_CONSTRAINT = (
     "xorder_path sweeps lam; for max_disparity fit XOrder(max_disparity=...) instead"
@@ -421,7 +425,8 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         labels, index = v.encode_groups(sensitive_features, s.size)
         v.check_n_groups(labels)
         reference = self._reference_index(s, labels, index)
-        keep = equidistant_subsample(s, index, _check_subsample(self.subsample))
+        keep = subsample_with_supports(s, labels_y, labels, index,
+                                       _check_subsample(self.subsample), self.metric)
         return _Fitting(s, labels_y, labels, index, reference, keep,
                         _frames.column_names(scores))
 
@@ -512,6 +517,26 @@ def _check_subsample(value):
     if value < 1:
         raise ValueError(MSG_SUBSAMPLE.format(value=value))
     return int(value)
+
+
+def subsample_with_supports(scores, y, labels, index, step, metric,
+                            option="subsample=", items="items"):
+    """``equidistant_subsample``, refused with a message naming the step and the
+    smallest group when the kept items lack what ``metric`` needs (the fit would only
+    say that a group has no positives or negatives)."""
+    keep = equidistant_subsample(scores, index, step)
+    if step == 1:
+        return keep
+    try:
+        v.check_supports(labels, index[keep], y[keep], metric)
+    except ValueError as exc:
+        sizes = np.bincount(index, minlength=labels.size)
+        g = int(np.argmin(sizes))
+        raise ValueError(MSG_SUBSAMPLE_SHORT.format(
+            option=option, name=option.rstrip("= "), k=step, kept=keep.size, n=scores.size, items=items,
+            group=labels[g].item(), size=int(sizes[g]), group_kept=-(-int(sizes[g]) // step),
+            why=exc)) from None
+    return keep
 
 
 def equidistant_subsample(scores, index, step):

@@ -496,3 +496,10 @@ def test_the_data_are_validated_and_encoded_once(monkeypatch):
     assert len(calls) == 1
     xorder_path(scores, y, sensitive_features=groups, lams=[0.0, 1.0], backend="numpy")
     assert len(calls) == 2
+
+
+def test_a_subsample_too_coarse_for_a_group_is_named():
+    scores, y, groups = make_data(n_a=60, n_b=12, seed=3)
+    with pytest.raises(ValueError, match=r"subsample=20 keeps \d+ of the 72 items \(the "
+                                         r"smallest group, .* with 12 items, keeps 1\)"):
+        XOrder(subsample=20, backend="numpy").fit(scores, y, sensitive_features=groups)
