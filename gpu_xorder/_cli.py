@@ -1175,6 +1175,20 @@ def _paper_outputs(folder, comparisons, document, figures):
             write_figures(comparison, folder)
 
 
+def _test_split_table(data, repeats, metric, leading):
+    """The empty table of test-split means ± sd: the ``leading`` columns (method names
+    left-aligned), AUC, every disparity (``metric`` in bold)."""
+    table = Table(title=f"{data}, test split: mean ± sd over {_repetitions(repeats)}",
+                  title_justify="left")
+    for name in leading:
+        table.add_column(name, justify="left" if name == "method" else "right")
+    table.add_column("AUC", justify="right")
+    for key, header in METRIC_COLUMNS:
+        style = "bold" if key == metric else None
+        table.add_column(header, justify="right", header_style=style, style=style)
+    return table
+
+
 def _print_comparison(comparison):
     """Test AUC and disparities, mean ± sd, of every method and parameter."""
     from gpu_xorder._studies import PARAMETER_NAMES
@@ -1185,16 +1199,10 @@ def _print_comparison(comparison):
                   f"{_repetitions(comparison.repeats)}, base model "
                   f"[bold]{comparison.model}[/bold], methods trade "
                   f"[bold]{comparison.metric}[/bold]{study}; per repetition: {seconds}")
-    table = Table(title=f"{comparison.data}, test split: mean ± sd over "
-                        f"{_repetitions(comparison.repeats)}", title_justify="left")
-    table.add_column("method")
-    if comparison.study is not None:
-        table.add_column("setting", justify="right")
-    table.add_column("parameter", justify="right")
-    table.add_column("AUC", justify="right")
-    for metric, header in METRIC_COLUMNS:
-        style = "bold" if metric == comparison.metric else None
-        table.add_column(header, justify="right", header_style=style, style=style)
+    leading = ["method"] + (["setting"] if comparison.study is not None else []) + [
+        "parameter"]
+    table = _test_split_table(comparison.data, comparison.repeats, comparison.metric,
+                              leading)
     for row in comparison.summary("test"):
         parameter = ("" if row["parameter"] is None else
                      f"{PARAMETER_NAMES[row['method']]} {row['parameter']:g}")
@@ -1220,14 +1228,7 @@ def _print_experiment(exp):
                   f"standardised features; xOrder metric [bold]{exp.metric}[/bold], "
                   f"method {', '.join(exp.methods)}, backend {', '.join(exp.backends)}, "
                   f"{np.mean(exp.fit_seconds):.2f} s per repetition for all lams")
-    table = Table(title=f"{exp.data}, test split: mean ± sd over "
-                        f"{_repetitions(exp.repeats)}",
-                  title_justify="left")
-    table.add_column("lam", justify="right")
-    table.add_column("AUC", justify="right")
-    for metric, header in METRIC_COLUMNS:
-        style = "bold" if metric == exp.metric else None
-        table.add_column(header, justify="right", header_style=style, style=style)
+    table = _test_split_table(exp.data, exp.repeats, exp.metric, ["lam"])
     for row in exp.summary("test"):
         label = "unadjusted" if row["lam"] is None else f"{row['lam']:g}"
         table.add_row(label, *[_mean_sd(row[key]) for key in
