@@ -79,3 +79,16 @@ def engine():
         else:
             gpu_xorder._cupy_engine = saved_attr
         _backend.cupy_status.cache_clear()
+
+
+@pytest.fixture
+def plain_consoles(monkeypatch):
+    """The command line's consoles wide, colourless and not a terminal, writing to the
+    (captured) standard streams; command-line test modules use it for every test."""
+    from rich.console import Console
+
+    from gpu_xorder import _cli
+
+    kwargs = dict(width=250, color_system=None, force_terminal=False, highlight=False)
+    monkeypatch.setattr(_cli, "console", Console(**kwargs))
+    monkeypatch.setattr(_cli, "err_console", Console(stderr=True, **kwargs))

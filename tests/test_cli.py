@@ -21,12 +21,7 @@ HEADERS = ("lam", "AUC", "Delta-xAUC", "Delta-PRF", "Delta-URF")
 NUMBER = re.compile(r"\d+\.\d{4}")
 
 
-@pytest.fixture(autouse=True)
-def plain_consoles(monkeypatch):
-    """Wide, colourless, non-terminal consoles writing to the (captured) std streams."""
-    kwargs = dict(width=200, color_system=None, force_terminal=False, highlight=False)
-    monkeypatch.setattr(_cli, "console", Console(**kwargs))
-    monkeypatch.setattr(_cli, "err_console", Console(stderr=True, **kwargs))
+pytestmark = pytest.mark.usefixtures("plain_consoles")
 
 
 def table_rows(out, title):

@@ -7,17 +7,13 @@ import sys
 
 import numpy as np
 import pytest
-from rich.console import Console
 
-from gpu_xorder import _cli, _io, metrics
+from gpu_xorder import _io, metrics
 from gpu_xorder._cli import main
+from test_cli import table_rows
 
 
-@pytest.fixture(autouse=True)
-def plain_consoles(monkeypatch):
-    kwargs = dict(width=250, color_system=None, force_terminal=False, highlight=False)
-    monkeypatch.setattr(_cli, "console", Console(**kwargs))
-    monkeypatch.setattr(_cli, "err_console", Console(stderr=True, **kwargs))
+pytestmark = pytest.mark.usefixtures("plain_consoles")
 
 
 def write_csv(path, n=300, seed=0, groups=("black", "white")):
@@ -33,16 +29,6 @@ def write_csv(path, n=300, seed=0, groups=("black", "white")):
     return s, fair, y, g
 
 
-def rows(out, title):
-    block = out.split(title, 1)[1]
-    found = []
-    for line in block.splitlines()[4:]:
-        if not line.startswith("│"):
-            break
-        found.append([cell.strip() for cell in line.strip("│").split("│")])
-    return found
-
-
 def audit(path, *options):
     return main(["audit", str(path), "--score", "risk", "fair", "--label", "outcome",
                  "--group", "race", *options])
@@ -55,12 +41,12 @@ def test_intervals_in_the_tables_and_the_json(tmp_path, capsys):
                  "--json", str(report)) == 0
     out = capsys.readouterr().out
     ci = metrics.confidence_intervals(s, y, g, level=0.9, n_bootstrap=300, random_state=4)
-    summary = rows(out, "Summary")
+    summary = table_rows(out, "Summary")
     assert summary[0][1] == (f"{ci.auc.estimate:.4f} [{ci.auc.low:.4f}, "
                              f"{ci.auc.high:.4f}]")
     iv = ci.disparity["xauc"]
     assert summary[0][2] == f"{iv.estimate:.4f} [{iv.low:.4f}, {iv.high:.4f}]"
-    xauc = {r[0]: r[1] for r in rows(out, "\nxAUC(g, h) ")}
+    xauc = {r[0]: r[1] for r in table_rows(out, "\nxAUC(g, h) ")}
     iv = ci.xauc["c", "a"]
     assert xauc["c > a"] == f"{iv.estimate:.4f} [{iv.low:.4f}, {iv.high:.4f}]"
     assert "90% confidence intervals, stratified bootstrap (group x label), 300 " in out
@@ -81,10 +67,10 @@ def test_delong_and_implied_level(tmp_path, capsys):
     assert audit(path, "--ci-method", "delong") == 0
     out = capsys.readouterr().out
     assert "95% confidence intervals, DeLong variances, normal" in out
-    summary = rows(out, "Summary")
+    summary = table_rows(out, "Summary")
     assert summary[0][2:4] == ["n/a", "n/a"]
     assert summary[1][1] == "0.5000 [0.5000, 0.5000]"  # a constant score
-    assert {r[0]: r[1] for r in rows(out, "\nPRF(g) ")}["b"] == "n/a"
+    assert {r[0]: r[1] for r in table_rows(out, "\nPRF(g) ")}["b"] == "n/a"
     assert audit(path, "--bootstrap", "50") == 0
     assert "95% confidence intervals, stratified bootstrap (group x label), 50 " in (
         capsys.readouterr().out)

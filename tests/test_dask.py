@@ -9,7 +9,6 @@ import re
 import joblib
 import numpy as np
 import pytest
-from rich.console import Console
 
 distributed = pytest.importorskip("distributed")
 
@@ -25,11 +24,7 @@ def client():
             yield client
 
 
-@pytest.fixture(autouse=True)
-def plain_consoles(monkeypatch):
-    kwargs = dict(width=200, color_system=None, force_terminal=False, highlight=False)
-    monkeypatch.setattr(_cli, "console", Console(**kwargs))
-    monkeypatch.setattr(_cli, "err_console", Console(stderr=True, **kwargs))
+pytestmark = pytest.mark.usefixtures("plain_consoles")
 
 
 def on_the_cluster(client, compute):
