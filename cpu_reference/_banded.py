@@ -28,7 +28,7 @@ import dataclasses
 
 import numpy as np
 
-from ._bits import BLOCK, n_words
+from ._bits import BLOCK
 from ._fill import fill
 from ._lattice import edge_counters
 from ._traceback import walk
