@@ -12,9 +12,10 @@ import cupy as cp
 import numpy as np
 
 import cpu_reference
-from cpu_reference import MSG_BOTTOM, n_words, plan_bands, solve_banded, tile_schedule
+from cpu_reference import n_words, plan_bands, solve_banded
 
 from . import _multi_launch
+from ._launch import MSG_BOTTOM, tile_schedule
 from ._kernel_source import NVRTC_OPTIONS, kernel_source, warps_per_block
 
 _METRIC_CODE = {"xauc": 0, "prf": 1, "urf": 2}
