@@ -10,17 +10,17 @@ from ._bits import bits_to_matrix, n_words
 from ._counting import half_wins2
 from ._fill import fill
 from ._fronts import FrontsTooLarge, completion_values, solve_fronts
-from ._ghat import cell_values
-from ._iterative import (StepGhat, merge_order, pair_step, solve_iterative, step_inputs,
-                         step_shapes)
+from ._iterative import (merge_order, solve_iterative, solve_lattice, step_counters,
+                         step_inputs, step_lattice, step_shapes)
 from ._iterative import total_cells as iterative_cells
 from ._kd import _Layout as KdLayout
 from ._kd import n_cells as kd_cells
 from ._kd import solve_kd
 from ._kgroups import KProblem, build_problem, ordered_pairs
 from ._kgroups import build_constants as kgroup_constants
-from ._kgroups import final_values as kgroup_values
-from ._lattice import COUNTERS, Lattice, build_lattice, edge_counters
+from ._lattice import (COUNTERS, Lattice, StepConstants, StepLattice, as_step, build_lattice,
+                       edge_counters)
+from ._objective import KdObjective, StepObjective, cell_values, kgroup_values
 from ._tiled import MSG_BOTTOM, tile_schedule
 from ._traceback import path_to_order, traceback
 
@@ -31,7 +31,11 @@ __all__ = [
     "KdLayout",
     "Lattice",
     "MSG_BOTTOM",
-    "StepGhat",
+    "KdObjective",
+    "StepConstants",
+    "StepLattice",
+    "StepObjective",
+    "as_step",
     "band_lattice",
     "banded_bytes",
     "bits_to_matrix",
@@ -51,14 +55,16 @@ __all__ = [
     "n_words",
     "numpy_band_fill",
     "ordered_pairs",
-    "pair_step",
     "path_to_order",
     "plan_bands",
     "solve_banded",
     "solve_fronts",
     "solve_iterative",
     "solve_kd",
+    "solve_lattice",
+    "step_counters",
     "step_inputs",
+    "step_lattice",
     "step_shapes",
     "tile_schedule",
     "traceback",

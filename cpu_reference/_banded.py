@@ -30,21 +30,26 @@ import numpy as np
 
 from ._bits import BLOCK
 from ._fill import fill
-from ._lattice import edge_counters
+from ._lattice import StepLattice, edge_counters
 from ._traceback import walk
 
 
 def band_lattice(lat, i0, i1):
-    """Rows ``i0..i1`` of ``lat`` as a lattice of ``i1 - i0`` rows.
+    """Rows ``i0..i1`` of ``lat`` (a ``Lattice`` or ``StepLattice``) as a lattice of
+    ``i1 - i0`` rows.
 
     Row ``i`` of the band is row ``i0 + i`` of ``lat``; the b axis and the G-hat
     constants are the whole lattice's. ``left_a`` keeps the whole lattice's counts, so
-    ``left_a[-1]`` is the number of a items below the band (the CUDA kernels take it as
-    ``a_below``), and ``row_offset`` is ``i0``.
+    ``left_a[..., -1]`` counts the a items below the band (the CUDA kernels read it),
+    and ``row_offset`` is ``i0``.
     """
-    return dataclasses.replace(
-        lat, n_a=i1 - i0, row_offset=lat.row_offset + i0, perm_a=lat.perm_a[i0:i1],
-        y_a=lat.y_a[i0:i1], negleft_a=lat.negleft_a[i0:i1 + 1], left_a=lat.left_a[i0:i1 + 1])
+    rows, edges = slice(i0, i1), slice(i0, i1 + 1)
+    common = dict(n_a=i1 - i0, row_offset=lat.row_offset + i0, y_a=lat.y_a[rows],
+                  negleft_a=lat.negleft_a[..., edges], left_a=lat.left_a[..., edges])
+    if isinstance(lat, StepLattice):
+        return dataclasses.replace(lat, seq_q=lat.seq_q[rows],
+                                   a_wins_ties=lat.a_wins_ties[rows], **common)
+    return dataclasses.replace(lat, perm_a=lat.perm_a[rows], **common)
 
 
 def band_bounds(n_a, band_rows):

@@ -8,7 +8,7 @@ state of its cell dominates it: with ``p = auc - lam * d`` and ``q = auc + lam *
 the final state with the largest ``min(p, q) = auc - lam * |d|``.
 
 States are exact integer counters (``cab``, ``cba`` and, for URF, ``uab - uba``); the
-objective terms are evaluated by the G-hat contract of ``_ghat``. A whole anti-diagonal
+objective terms are evaluated by the G-hat contract of ``_objective``. A whole anti-diagonal
 is processed at once: the candidates of all its cells are sorted by
 ``(cell, -p, -q)`` and a state survives iff its ``q`` beats every state before it in its
 cell (a segmented running maximum over dense ranks of ``q``).
@@ -22,7 +22,7 @@ dropped. The optimum is never dropped, so the result stays exact.
 
 import numpy as np
 
-from ._ghat import auc_into, disparity_into
+from ._objective import auc_into, disparity_into, signed_increment
 
 #: States whose bound lies this far below the feasible objective are still kept: the
 #: bound is a float64 sum over the path, exact only up to rounding.
@@ -68,7 +68,7 @@ def _gains(lat):
 
 def terms(lat, state):
     """``(auc, d)``: the AUC and the signed disparity of integer states (rows ``cab,
-    cba[, uab - uba]``), by the operation sequences of ``_ghat``."""
+    cba[, uab - uba]``), by the operation sequences of ``_objective``."""
     c = state.astype(np.float64)
     if lat.metric == "urf":  # disparity_into reads uab - uba as rows 2 and 3
         c = np.vstack((c, np.zeros_like(c[:1])))
@@ -107,15 +107,7 @@ def completion_values(lat, mu):
 
 def _signed(lat, gains, mu):
     """``auc - mu * d`` of integer counter increments (both terms are linear in them)."""
-    c = lat.consts
-    g = gains.astype(np.float64)
-    if lat.metric == "xauc":
-        d = g[0] * c.inv_ab - g[1] * c.inv_ba
-    elif lat.metric == "prf":
-        d = g[0] * c.inv_pa - g[1] * c.inv_pb
-    else:
-        d = g[2] * c.inv_u
-    return (g[0] + g[1]) * c.inv_auc - mu * d
+    return signed_increment(lat.consts, lat.metric, gains, mu)
 
 
 def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None):

@@ -25,6 +25,7 @@ later axis replaces the best on ``>=``, so the highest group index wins equal G-
 import numpy as np
 
 from . import _kgroups as kg
+from ._objective import KdObjective
 
 #: Bytes of the candidates of the cells decided together on a hyperplane: small enough
 #: for the CPU's cache (one pass over a whole hyperplane's candidates was slower).
@@ -78,84 +79,10 @@ class _Layout:
         return int(self.rank[flat])
 
 
-class _KdGhat:
-    """G-hat of the K candidates of every cell of a hyperplane, all at once.
-
-    State rows (float64 holding exact integers, as in the 2-D fill): ``C[g][h]`` for
-    the pairs ``g < h`` (rows ``0..P-1``, in ``kg.ordered_pairs`` order), then ``C[h][g]``
-    in the same pair order (rows ``P..2P-1``), and for URF ``U[g][h] - U[h][g]`` (rows
-    ``2P..3P-1``; the final ``U`` follow from ``U[g][h] + U[h][g] = n_g n_h``). The
-    operation sequence is ``_kgroups.ghat``'s: integer sums are exact in any order and
-    the maximum is exact; for PRF the maximum over pairs of ``|P_g - P_h|`` is taken as
-    ``P_max - P_min``, the same double because rounding is monotone (as on the GPU).
-    """
-
-    def __init__(self, prob, cs, lam):
-        k = prob.k
-        self.metric, self.signed, self.lam = prob.metric, prob.mode == "signed", lam
-        self.pairs = [(g, h) for g, h in kg.ordered_pairs(range(k)) if g < h]
-        n_p = len(self.pairs)
-        self.row = {}
-        for p, (g, h) in enumerate(self.pairs):
-            self.row[(g, h)], self.row[(h, g)] = p, n_p + p
-        self.n_rows = (3 if self.metric == "urf" else 2) * n_p
-        def col(values):  # one value per pair, against (pairs, K, L) candidate rows
-            return np.array(values, dtype=np.float64)[:, None, None]
-
-        self.inv_lo = col([cs.inv_x[(g, h)] for g, h in self.pairs])
-        self.inv_hi = col([cs.inv_x[(h, g)] for g, h in self.pairs])
-        self.inv_u = col([cs.inv_u[(g, h)] for g, h in self.pairs])
-        self.own_rows = [[self.row[(g, h)] for h in range(k) if h != g] for g in range(k)]
-        self.w_g = [cs.w_g[g] for g in range(k)]
-        self.inv_p = [cs.inv_p[g] for g in range(k)]
-        self.w, self.inv_auc = cs.w, cs.inv_auc
-
-    def values(self, cand):
-        """G-hat of ``cand`` (rows, K candidates, L cells); returns ``(K, L)``."""
-        n_p = len(self.pairs)
-        c_lo, c_hi = cand[:n_p], cand[n_p:2 * n_p]
-        auc = np.add(cand[0], cand[1])  # exact integer: every C (row by row: NumPy's
-        for row in cand[2:2 * n_p]:      # reductions over an outer axis are slow here)
-            np.add(auc, row, auc)
-        np.add(auc, self.w, auc)
-        np.multiply(auc, self.inv_auc, auc)
-        if self.metric == "prf":
-            # ((double)R_g + w_g) * inv_p[g]
-            p = []
-            for g, rows in enumerate(self.own_rows):
-                r = np.add(cand[rows[0]], cand[rows[1]]) if len(rows) > 1 else (
-                    cand[rows[0]].copy())
-                for row in rows[2:]:
-                    np.add(r, cand[row], r)
-                np.add(r, self.w_g[g], r)
-                p.append(np.multiply(r, self.inv_p[g], r))
-            if self.signed:
-                d = np.subtract(p[0], p[1])
-            else:
-                high, low = p[0].copy(), p[0].copy()
-                for q in p[1:]:
-                    np.maximum(high, q, out=high)
-                    np.minimum(low, q, out=low)
-                d = np.subtract(high, low, high)
-        else:
-            terms = kg.row_terms(self.metric, c_lo, c_hi, cand[2 * n_p:], self.inv_lo,
-                                 self.inv_hi, self.inv_u)  # pairs g < h
-            if self.signed:
-                d = terms[0]
-            else:
-                np.abs(terms, terms)
-                d = terms[0]
-                for term in terms[1:]:
-                    np.maximum(d, term, out=d)
-        if self.lam:  # else auc - 0 * d = auc exactly (d is finite)
-            np.subtract(auc, np.multiply(d, self.lam), auc)
-        return auc
-
-
-def _decide(prev, new, lo, hi, d, lay, ghat, ys, negleft, gain_rows, sizes, urf):
+def _decide(prev, new, lo, hi, d, lay, obj, ys, negleft):
     """Decide the cells at sorted positions ``[lo, hi)`` of hyperplane d: write their
     states to ``new`` and return the chosen axes."""
-    k, length = len(sizes), hi - lo
+    k, length = len(lay.axes) + 1, hi - lo
     x = [None] * k
     for g in lay.axes:
         x[g] = lay.coords[g][lo:hi]
@@ -165,15 +92,8 @@ def _decide(prev, new, lo, hi, d, lay, ghat, ys, negleft, gain_rows, sizes, urf)
         src[g] = np.arange(lo, hi) if g == lay.last else lay.pred[g][lo:hi]
     # (rows, K, L) in C order: the predecessors (indices are valid: "clip" skips checks)
     cand = np.take(prev, src, axis=1, mode="clip")
-    left = [negleft[h][x[h]] for h in range(k)]
-    gain = np.empty(length)
-    for g in range(k):
-        y_item = ys[g][x[g]]
-        for h, row, u_row, sign in gain_rows[g]:
-            np.add(cand[row, g], np.multiply(y_item, left[h], gain), cand[row, g])
-            if urf:
-                cand[u_row, g] += (sizes[h] - x[h]) * sign
-    value = ghat.values(cand)
+    obj.add_gains(cand, x, ys, negleft)
+    value = obj.values(cand)
     for g in range(k):
         np.copyto(value[g], -np.inf, where=x[g] < 1)  # no step along an axis at 0
     # the best; equal G-hat: the highest axis (a later axis wins on >=)
@@ -196,27 +116,23 @@ def fill_kd(prob, lam, progress=None):
     """
     k, sizes = prob.k, prob.sizes
     cs = kg.build_constants(prob, tuple(range(k)))
-    ghat = _KdGhat(prob, cs, lam)
+    obj = KdObjective(prob, cs, lam)
     urf = prob.metric == "urf"
-    n_p = len(ghat.pairs)
+    n_p = len(obj.pairs)
     lay = _Layout(sizes)
     nbits = max(1, (k - 1).bit_length())
     box = lay.sums.size
-    prev = np.zeros((ghat.n_rows, box))
+    prev = np.zeros((obj.n_rows, box))
     ys = [np.concatenate(([0.0], y.astype(np.float64))) for y in prob.ys]  # ys[g][x]: item x-1
     negleft = [nl.astype(np.float64) for nl in prob.negleft]
-    # the gains of a step along g: C[g][h] += y * (n_h0 - Q_h(x_h)); U[g][h] += n_h - x_h,
-    # which moves U[g][h] - U[h][g] up (g < h) or down (g > h)
-    gain_rows = [[(h, ghat.row[(g, h)], 2 * n_p + ghat.row[(min(g, h), max(g, h))],
-                   1.0 if g < h else -1.0) for h in range(k) if h != g] for g in range(k)]
     planes = [None]
     total = n_cells(sizes)
     done = 1
     n_planes = sum(sizes)
     every = max(1, n_planes // 200)
-    chunk = max(1, CHUNK_BYTES // (8 * ghat.n_rows * k))
+    chunk = max(1, CHUNK_BYTES // (8 * obj.n_rows * k))
     widest = max(hi - lo for lo, hi in map(lay.span, range(1, n_planes + 1)))
-    new = np.empty((ghat.n_rows, widest))  # one hyperplane's states, staged
+    new = np.empty((obj.n_rows, widest))  # one hyperplane's states, staged
     for d in range(1, n_planes + 1):
         lo, hi = lay.span(d)
         choice = np.empty(hi - lo, dtype=np.int64)
@@ -225,8 +141,7 @@ def fill_kd(prob, lam, progress=None):
         for c_lo in range(lo, hi, chunk):
             c_hi = min(hi, c_lo + chunk)
             out = slice(c_lo - lo, c_hi - lo)
-            choice[out] = _decide(prev, new[:, out], c_lo, c_hi, d, lay, ghat, ys, negleft,
-                                  gain_rows, sizes, urf)
+            choice[out] = _decide(prev, new[:, out], c_lo, c_hi, d, lay, obj, ys, negleft)
         prev[:, lo:hi] = new[:, :hi - lo]
         planes.append(tuple(np.packbits(((choice >> b) & 1).astype(np.uint8))
                             for b in range(nbits)))
@@ -234,10 +149,10 @@ def fill_kd(prob, lam, progress=None):
         if progress is not None and (d % every == 0 or d == n_planes):
             progress(done, total)
     end = prev[:, lay.box_position(list(sizes))].astype(np.int64)
-    final_c = {pair: int(end[row]) for pair, row in ghat.row.items()}
+    final_c = {pair: int(end[row]) for pair, row in obj.row.items()}
     final_u = {}
     if urf:
-        for p, (g, h) in enumerate(ghat.pairs):
+        for p, (g, h) in enumerate(obj.pairs):
             both = sizes[g] * sizes[h]  # every pair of g and h is decided at the end
             final_u[(g, h)] = (both + int(end[2 * n_p + p])) // 2
             final_u[(h, g)] = both - final_u[(g, h)]

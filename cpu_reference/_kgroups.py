@@ -1,16 +1,13 @@
-"""K-group xOrder: per-group prefix counts, G-hat constants and G-hat.
+"""K-group xOrder: per-group prefix counts and the G-hat constants.
 
-docs/design.md, section 4.
+docs/design.md, section 4. G-hat itself is ``_objective``'s (``kgroup_ghat``,
+``KdObjective``, ``StepObjective``).
 
 Shared by the K-dimensional DP (``_kd``) and iterative xOrder (``_iterative``).
 Groups are indices ``0..K-1`` (sorted group labels). Counters are held in dicts keyed by
 ordered pairs ``(g, h)``: ``C[(g, h)]`` positives of g above negatives of h, ``U[(g, h)]``
 any item of g above any item of h (URF only). A value is an int64 array (one entry per
 cell) or a Python int (a counter that is the same in every cell).
-
-G-hat is one fixed float64 operation sequence; for two groups it is exactly the sequence
-of ``_ghat.ghat`` (integer counter sums are exact, so their order does not matter; every
-float operation is the two-group one), hence both give the same decisions.
 """
 
 from dataclasses import dataclass
@@ -102,92 +99,3 @@ def build_constants(prob, members):
 def ordered_pairs(members):
     """Ordered pairs ``(g, h)``, ``g != h``, lexicographic: the counter layout."""
     return [(g, h) for g in members for h in members if g != h]
-
-
-def counter_names(metric, members):
-    """``[("C", g, h), ...]`` (then ``("U", g, h)`` for URF) in layout order."""
-    pairs = ordered_pairs(members)
-    names = [("C", g, h) for g, h in pairs]
-    if metric == "urf":
-        names += [("U", g, h) for g, h in pairs]
-    return names
-
-
-def pair_terms(C, U, cs, metric, pairs):
-    """The signed disparity term of every unordered pair ``g < h`` in ``pairs``."""
-    out = []
-    for g, h in pairs:
-        if metric == "xauc":
-            # C[g][h] * inv(n_g1 n_h0) - C[h][g] * inv(n_h1 n_g0)
-            t = np.multiply(C[(g, h)], cs.inv_x[(g, h)]) - np.multiply(C[(h, g)],
-                                                                       cs.inv_x[(h, g)])
-        elif metric == "prf":
-            # ((double)R_g + w_g) * inv_p[g] - ((double)R_h + w_h) * inv_p[h]
-            t = (np.add(_row_sum(C, g, cs.members), cs.w_g[g]) * cs.inv_p[g]
-                 - np.add(_row_sum(C, h, cs.members), cs.w_g[h]) * cs.inv_p[h])
-        else:
-            # (double)(U[g][h] - U[h][g]) * inv(n_g n_h)
-            t = np.multiply(np.subtract(U[(g, h)], U[(h, g)]), cs.inv_u[(g, h)])
-        out.append(t)
-    return out
-
-
-def row_terms(metric, c_gh, c_hg, u_diff, inv_gh, inv_hg, inv_u):
-    """Disparity terms of pairs held as state rows (float64 exact integers), the
-    operation sequence of :func:`pair_terms`: xAUC ``C[g][h] * inv_x[(g, h)] - C[h][g] *
-    inv_x[(h, g)]``, URF ``(U[g][h] - U[h][g]) * inv_u`` (``u_diff`` holds the
-    difference). Shared by the K-D fill and the iterative step."""
-    if metric == "xauc":
-        terms = np.multiply(c_gh, inv_gh)
-        return np.subtract(terms, np.multiply(c_hg, inv_hg), terms)
-    return np.multiply(u_diff, inv_u)
-
-
-def _row_sum(C, g, members):
-    """R_g = sum over h != g of C[g][h], an exact integer."""
-    total = 0
-    for h in members:
-        if h != g:
-            total = np.add(total, C[(g, h)])
-    return total
-
-
-def disparity(C, U, cs, metric, mode, pairs=None, floor=None):
-    """D: the maximum over the pairs of ``|term|`` (``signed``: the one pair's term).
-
-    ``pairs`` defaults to every pair of ``cs.members``; ``floor`` is the already computed
-    maximum of the pairs left out (constant over the cells; the maximum is exact, so
-    splitting it changes no bit).
-    """
-    if pairs is None:
-        pairs = [(g, h) for g, h in ordered_pairs(cs.members) if g < h]
-    terms = pair_terms(C, U, cs, metric, pairs)
-    if mode == "signed":
-        return terms[0]
-    d = None
-    for t in terms:
-        d = np.abs(t) if d is None else np.maximum(d, np.abs(t))
-    if floor is not None:
-        d = floor if d is None else np.maximum(d, floor)
-    return d
-
-
-def auc(C, cs):
-    """auc = ((double)(sum of all C) + w) * inv_auc."""
-    total = 0
-    for pair in ordered_pairs(cs.members):
-        total = np.add(total, C[pair])
-    return np.add(total, cs.w) * cs.inv_auc
-
-
-def ghat(C, U, cs, lam, metric, mode, pairs=None, floor=None):
-    """g = auc - lam * D, elementwise over the cells."""
-    d = disparity(C, U, cs, metric, mode, pairs, floor)
-    return auc(C, cs) - np.multiply(d, lam)
-
-
-def final_values(C, U, cs, lam, metric, mode):
-    """``(objective, auc, |D|)`` of one cell's (int) counters."""
-    a = float(auc(C, cs))
-    g = float(ghat(C, U, cs, lam, metric, mode))
-    return g, a, float(disparity(C, U, cs, metric, "absolute"))

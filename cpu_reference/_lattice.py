@@ -141,18 +141,124 @@ def _inv(den):
     return 1.0 / den if den else 0.0
 
 
+@dataclass(frozen=True)
+class StepConstants:
+    """The float64 constants of a step lattice's G-hat (docs/design.md, section 4).
+
+    Scalars: ``s_const`` (the C of every pair of old groups, one exact integer), ``w``
+    and ``inv_auc`` of the groups merged so far plus b, ``w_b`` and ``inv_p_b`` of b,
+    ``floor`` (the largest |term| of the pairs without b, whose counters no longer
+    move; 0.0 when there are none, and for PRF, whose terms all move). Arrays, one
+    entry per old group q: ``inv_qb = 1 / (n_q1 n_b0)``, ``inv_bq = 1 / (n_b1 n_q0)``,
+    ``inv_u = 1 / (n_q n_b)``, ``old_first`` (q < b: the orientation of the signed
+    term), ``row_const`` (R_q over the pairs without b, an exact integer), ``w_q`` and
+    ``inv_p``.
+    """
+
+    s_const: float
+    w: float
+    inv_auc: float
+    inv_qb: np.ndarray
+    inv_bq: np.ndarray
+    inv_u: np.ndarray
+    old_first: np.ndarray
+    row_const: np.ndarray
+    w_q: np.ndarray
+    inv_p: np.ndarray
+    w_b: float
+    inv_p_b: float
+    floor: float
+
+
+@dataclass(frozen=True, eq=False)
+class StepLattice:
+    """A 2-D lattice whose axis a is a sequence of items of ``m`` groups (the "old"
+    groups, merged so far) and whose axis b is one group: one step of iterative xOrder
+    (docs/design.md, section 4), and, with ``m = 1``, the two-group lattice itself
+    (:func:`as_step`). The fill (``_fill``), the banded solve (``_banded``) and the
+    CUDA tile kernel read every lattice in this form.
+
+    Row ``i`` is merged item ``i - 1``: its old group (compact index ``seq_q``), label
+    ``y_a`` and whether it wins a tie against b (``a_wins_ties``: its group index is the
+    higher). Per old group q, over the merged prefix: ``negleft_a[q, i] = n_q0 -
+    Q_q(i)`` and ``left_a[q, i] = n_q - count_q(i)`` (whole-lattice counts, kept by a
+    band). Axis b as in :class:`Lattice`. ``size_a[q] = n_q``.
+
+    Counters (``n_counters`` rows): ``C[q][b]`` for q = 0..m-1, then ``C[b][q]``, then for
+    URF ``U[q][b]`` and ``U[b][q]``; for ``m = 1`` the ``(cab, cba[, uab, uba])`` of the
+    two-group lattice.
+    """
+
+    metric: str
+    mode: str
+    n_a: int
+    n_b: int
+    old: tuple
+    b: int
+    seq_q: np.ndarray
+    y_a: np.ndarray
+    a_wins_ties: np.ndarray
+    negleft_a: np.ndarray
+    left_a: np.ndarray
+    size_a: np.ndarray
+    y_b_rev: np.ndarray
+    negleft_b_rev: np.ndarray
+    left_b_rev: np.ndarray
+    consts: StepConstants
+    row_offset: int = 0
+
+    @property
+    def m(self):
+        return len(self.old)
+
+    @property
+    def n_counters(self):
+        return (4 if self.metric == "urf" else 2) * self.m
+
+    @property
+    def n_cells(self):
+        return (self.n_a + 1) * (self.n_b + 1)
+
+
+def as_step(lat):
+    """The two-group lattice ``lat`` as a :class:`StepLattice` with one old group (a,
+    index 0) and b = 1: the same decisions, counters and constants."""
+    if isinstance(lat, StepLattice):
+        return lat
+    c = lat.consts
+    one = lambda v, dtype=np.float64: np.array([v], dtype=dtype)  # noqa: E731
+    consts = StepConstants(
+        s_const=0.0, w=c.w, inv_auc=c.inv_auc, inv_qb=one(c.inv_ab), inv_bq=one(c.inv_ba),
+        inv_u=one(c.inv_u), old_first=one(True, bool), row_const=one(0.0), w_q=one(c.w_a),
+        inv_p=one(c.inv_pa), w_b=c.w_b, inv_p_b=c.inv_pb, floor=0.0)
+    return StepLattice(
+        metric=lat.metric, mode=lat.mode, n_a=lat.n_a, n_b=lat.n_b, old=(0,), b=1,
+        seq_q=np.zeros(lat.n_a, dtype=np.int64), y_a=lat.y_a,
+        a_wins_ties=np.zeros(lat.n_a, dtype=bool), negleft_a=lat.negleft_a[None],
+        left_a=lat.left_a[None],
+        size_a=np.array([lat.row_offset + lat.left_a[0]], dtype=np.int64),
+        y_b_rev=lat.y_b_rev, negleft_b_rev=lat.negleft_b_rev, left_b_rev=lat.left_b_rev,
+        consts=consts, row_offset=lat.row_offset)
+
+
 def edge_counters(lat):
     """Counters of the forced edge cells: ``(i, 0)`` for all i and ``(0, j)`` for all j.
 
     Returns ``(col0, row0)`` of shapes ``(K, n_a + 1)`` and ``(K, n_b + 1)``, exact
-    cumulative sums of the step gains along each edge.
+    cumulative sums of the step gains along each edge (any lattice; the counter layout
+    of :class:`StepLattice`).
     """
-    k = lat.n_counters
-    col0 = np.zeros((k, lat.n_a + 1), dtype=np.int64)
-    row0 = np.zeros((k, lat.n_b + 1), dtype=np.int64)
-    col0[0, 1:] = np.cumsum(lat.y_a * lat.negleft_b_rev[-1])
-    row0[1, 1:] = np.cumsum(lat.y_b_rev[:-1][::-1] * lat.negleft_a[0])
-    if k == 4:
-        col0[2, 1:] = np.arange(1, lat.n_a + 1) * lat.n_b
-        row0[3, 1:] = np.arange(1, lat.n_b + 1) * lat.n_a
+    s = as_step(lat)
+    m, k = s.m, s.n_counters
+    col0 = np.zeros((k, s.n_a + 1), dtype=np.int64)
+    row0 = np.zeros((k, s.n_b + 1), dtype=np.int64)
+    is_q = s.seq_q[None, :] == np.arange(m)[:, None]
+    # (i, 0): the first i merged items above every item of b
+    col0[:m, 1:] = np.cumsum(is_q * s.y_a, axis=1) * s.negleft_b_rev[-1]
+    # (0, j): the first j items of b above every merged item
+    y_b = s.y_b_rev[:-1][::-1]
+    row0[m:2 * m, 1:] = np.cumsum(y_b)[None, :] * s.negleft_a[:, :1]
+    if k == 4 * m:
+        col0[2 * m:3 * m, 1:] = np.cumsum(is_q, axis=1) * s.n_b
+        row0[3 * m:, 1:] = np.arange(1, s.n_b + 1)[None, :] * s.left_a[:, :1]
     return col0, row0

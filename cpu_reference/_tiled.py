@@ -9,8 +9,8 @@ lattices only.
 import numpy as np
 
 from ._bits import BLOCK, n_words
-from ._fill import DiagonalStep, from_state, to_state
-from ._lattice import edge_counters
+from ._lattice import as_step, edge_counters
+from ._objective import StepObjective
 
 
 MSG_BOTTOM = "the last row is kept for whole 32-row blocks only, n_a = {n_a}"
@@ -34,30 +34,31 @@ def fill_tiled(lat, lam, tile_j, *, edges=None, bottom=False):
     """
     n_a, n_b = lat.n_a, lat.n_b
     col0, row0 = edge_counters(lat) if edges is None else edges
+    obj = StepObjective(as_step(lat), lam)
     # cells (32R, j) and (i, j0 - 1), as the reference fill's exact state rows
-    rowbuf, colbuf = to_state(lat, row0), to_state(lat, col0)
+    rowbuf, colbuf = obj.to_state(row0), obj.to_state(col0)
     words = np.zeros(n_words(n_a, n_b), dtype=np.uint32)
-    step = DiagonalStep(lat, lam, BLOCK)
+    decide = obj.decider(BLOCK)
     for tile_diag, r_first, n_tiles in tile_schedule(n_a, n_b, tile_j):
         for tile in range(n_tiles):
             r = r_first + tile
-            _tile(lat, step, r, tile_diag - r, tile_j, rowbuf, colbuf, words)
-    final = from_state(lat, colbuf[:, n_a])
+            _tile(lat, obj, decide, r, tile_diag - r, tile_j, rowbuf, colbuf, words)
+    final = obj.from_state(colbuf[:, n_a])
     if not bottom:
         return words, final
     if n_a % BLOCK:
         raise ValueError(MSG_BOTTOM.format(n_a=n_a))
-    rowbuf[:, 0] = to_state(lat, col0[:, n_a])  # cell (n_a, 0): never a kernel cell
-    return words, final, from_state(lat, rowbuf, np.arange(n_b + 1))
+    rowbuf[:, 0] = obj.to_state(col0[:, n_a])  # cell (n_a, 0): never a kernel cell
+    return words, final, obj.from_state(rowbuf, np.arange(n_b + 1))
 
 
-def _tile(lat, step, r, j_tile, tile_j, rowbuf, colbuf, words):
+def _tile(lat, obj, decide, r, j_tile, tile_j, rowbuf, colbuf, words):
     """One warp's tile: rows 32r+1 .. 32r+32, columns j0 .. j0+width-1 (kernel body)."""
     n_a, n_b = lat.n_a, lat.n_b
     i0, j0 = BLOCK * r + 1, j_tile * tile_j + 1
     width = min(n_b - j0 + 1, tile_j)
     lanes = min(BLOCK, n_a - i0 + 1)  # lanes whose row exists
-    mine = np.zeros((step.rows, BLOCK))  # the lanes' registers
+    mine = np.zeros((obj.rows, BLOCK))  # the lanes' registers
     dec = np.empty(BLOCK, dtype=bool)
     for s in range(width + BLOCK - 1):
         # lane t is active when its column offset c = s - t lies inside the tile
@@ -74,8 +75,8 @@ def _tile(lat, step, r, j_tile, tile_j, rowbuf, colbuf, words):
         d = i0 + j0 + s
         pred = np.stack([from_a, from_b], axis=1)
         cand = np.empty_like(pred)
-        step(tuple(pred), step.candidate_views(cand), i0 + t_lo, n_b - d + i0 + t_lo, n,
-             dec[:n])
+        decide(obj.pred_views(pred), obj.candidate_views(cand), i0 + t_lo,
+               n_b - d + i0 + t_lo, n, dec[:n])
         new = cand[:, 1]
         mine[:, t_lo:t_hi + 1] = new[:, :n]
         if t_hi == BLOCK - 1:

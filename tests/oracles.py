@@ -180,12 +180,13 @@ def cellwise_iterative_step(prob, lam, cs, seq_g, seq_y, b, const_c, const_u):
 
     Every cell holds the int counters of all ordered pairs of the groups merged so far
     plus b (the pairs without b start at their final values ``const_c``/``const_u``);
-    the step gains are written out from the sequences, G-hat is ``_kgroups.ghat`` over
+    the step gains are written out from the sequences, G-hat is ``kgroup_ghat`` over
     all pairs, and on equal G-hat the item of the higher group index wins. Returns the
     decision matrix ``(n_a, n_b)`` (True: the step along the merged sequence) and the
     final counters of the pairs with b. Small lattices only.
     """
     from cpu_reference import _kgroups as kg
+    from cpu_reference._objective import kgroup_ghat
 
     n_a, n_b = len(seq_g), prob.sizes[b]
     old = [g for g in cs.members if g != b]
@@ -212,8 +213,8 @@ def cellwise_iterative_step(prob, lam, cs, seq_g, seq_y, b, const_c, const_u):
         return C, U
 
     def a_wins(via_a, via_b, i, j):  # equal G-hat: the higher group index wins
-        g_a = kg.ghat(*via_a, cs, lam, prob.metric, prob.mode)
-        g_b = kg.ghat(*via_b, cs, lam, prob.metric, prob.mode)
+        g_a = kgroup_ghat(*via_a, cs, lam, prob.metric, prob.mode)
+        g_b = kgroup_ghat(*via_b, cs, lam, prob.metric, prob.mode)
         return g_a > g_b or (g_a == g_b and seq_g[i - 1] > b)
 
     pairs = kg.ordered_pairs(cs.members)

@@ -1,6 +1,5 @@
-"""The vectorised iterative step (cpu_reference._iterative.step_fill) against the
-cell-by-cell definition of docs/design.md, section 4
-(``oracles.cellwise_iterative_step``)."""
+"""Iterative xOrder: every step, a ``StepLattice`` on the one 2-D fill, against the
+cell-by-cell definition of docs/design.md, section 4 (``oracles.cellwise_iterative_step``)."""
 
 import numpy as np
 import pytest
@@ -28,17 +27,23 @@ def walk_steps(prob, lam, compare):
         words, fc, fu = compare(cs, seq_g, seq_y, b, const_c, const_u)
         const_c.update(fc)
         const_u.update(fu)
-        steps = _iterative.step_path(words, seq_g.size, prob.sizes[b])
+        steps = cr.traceback(words, seq_g.size, prob.sizes[b]) == 0
         seq_g, seq_y = _iterative.merge_step(seq_g, seq_y, steps, b, prob.ys[b])
     return seq_g
 
 
+def step_fill(prob, lam, cs, seq_g, seq_y, b, const_c, const_u):
+    """``(words, C, U)`` of one step by the NumPy fill of its ``StepLattice``."""
+    lat = cr.step_lattice(prob, cs, seq_g, seq_y, b, const_c, const_u)
+    words, final = cr.fill(lat, lam)
+    return (words, *cr.step_counters(lat, final))
+
+
 def assert_steps_are_the_definition(prob, lam):
-    """Every step of iterative xOrder: the decisions and final counters of ``step_fill``
-    are those of the cell-by-cell definition."""
+    """Every step of iterative xOrder: the decisions and final counters of the fill are
+    those of the cell-by-cell definition."""
     def compare(cs, seq_g, seq_y, b, const_c, const_u):
-        words, fc, fu = _iterative.step_fill(prob, lam, cs, seq_g, seq_y, b, const_c,
-                                             const_u)
+        words, fc, fu = step_fill(prob, lam, cs, seq_g, seq_y, b, const_c, const_u)
         dec, want_c, want_u = cellwise_iterative_step(prob, lam, cs, seq_g, seq_y, b,
                                                       const_c, const_u)
         np.testing.assert_array_equal(
@@ -85,45 +90,73 @@ def test_progress_counts_every_cell_of_every_step():
 
 @pytest.mark.parametrize("metric", METRICS)
 @pytest.mark.parametrize("mode", ["absolute", "signed"])
-def test_first_step_by_the_2d_fill_equals_the_step(metric, mode):
-    """``pair_step`` (the 2-D fill, lattice oriented a = the lower group index) gives the
-    path and counters of ``step_fill`` on the step's own orientation, exact ties
-    included, whichever of the two groups is merged first."""
+def test_two_groups_iterative_is_the_2d_dp(metric, mode):
+    """With two groups the iteration is the 2-D DP: the same path and counters whichever
+    group is merged first (the first step's lattice is then the 2-D one or its
+    transpose, with the tie rule turned around), exact ties included."""
     rng = np.random.default_rng(17 + len(metric) + len(mode))
-    for sizes in ((9, 4), (4, 9), (6, 6), (12, 2, 5)):
-        if mode == "signed" and len(sizes) > 2:
-            continue
+    for sizes in ((9, 4), (4, 9), (6, 6)):
         for ties in (False, True):
             s, y, g = random_problem(rng, sizes, metric, ties)
-            prob = cr.build_problem(s, y, g, len(sizes), metric, mode)
-            first, b = _iterative.merge_order(prob.sizes)[:2]
-            cs = kg.build_constants(prob, (first, b))
-            seq_g = np.full(prob.sizes[first], first, dtype=np.int64)
+            prob = cr.build_problem(s, y, g, 2, metric, mode)
+            lat = cr.build_lattice(s, y, g, metric, mode)
             for lam in (0.0, 0.4, 7.0):
-                words, fc, fu = _iterative.step_fill(prob, lam, cs, seq_g, prob.ys[first],
-                                                     b, {}, {})
-                steps, c, u = _iterative.pair_step(prob, lam, first, b)
-                np.testing.assert_array_equal(
-                    steps, _iterative.step_path(words, seq_g.size, prob.sizes[b]))
-                assert (c, u) == (fc, fu)
+                path, c, u, _, _ = cr.solve_iterative(prob, lam)
+                words, final = cr.fill(lat, lam)
+                np.testing.assert_array_equal(path, cr.traceback(words, lat.n_a, lat.n_b))
+                assert [c[(0, 1)], c[(1, 0)]] + ([u[(0, 1)], u[(1, 0)]] if u else []) == (
+                    [int(v) for v in final])
 
 
 @pytest.mark.parametrize("metric", METRICS)
-def test_pair_lattice_is_the_2d_lattice_of_the_two_groups(metric):
-    """The first step's lattice equals what ``build_lattice`` makes of the two groups'
-    scores: the same prefix arrays (dtype included, the GPU kernels read int64) and the
-    very same G-hat constants."""
+def test_as_step_is_the_2d_lattice(metric):
+    """``as_step`` of a two-group lattice is the first step's lattice of the same two
+    groups (a = the lower index): the same prefix arrays (int64, which the GPU kernels
+    read), constants and edge counters."""
     rng = np.random.default_rng(8)
     s, y, g = random_problem(rng, (17, 13, 6), metric, ties=True)
     prob = cr.build_problem(s, y, g, 3, metric, "absolute")
     for first, second in ((0, 1), (0, 2), (1, 2)):
-        pair = _iterative.pair_lattice(prob, first, second)
         keep = (g == first) | (g == second)
-        ref = cr.build_lattice(s[keep], y[keep], (g[keep] == second).astype(np.int64),
+        lat = cr.build_lattice(s[keep], y[keep], (g[keep] == second).astype(np.int64),
                                metric, "absolute")
-        for name in ("y_a", "y_b_rev", "negleft_a", "negleft_b_rev", "left_a",
-                     "left_b_rev"):
-            got, want = getattr(pair, name), getattr(ref, name)
-            assert got.dtype == want.dtype == np.int64
+        pair = cr.as_step(lat)
+        cs = kg.build_constants(prob, (first, second))
+        step = cr.step_lattice(prob, cs, np.full(prob.sizes[first], first), prob.ys[first],
+                               second, {}, {})
+        for name in ("y_a", "seq_q", "a_wins_ties", "y_b_rev", "negleft_b_rev", "negleft_a",
+                     "left_a", "left_b_rev", "size_a"):
+            got, want = getattr(step, name), getattr(pair, name)
+            assert got.dtype == want.dtype
             np.testing.assert_array_equal(got, want)
-        assert pair.consts == ref.consts
+        for name in ("s_const", "w", "inv_auc", "inv_qb", "inv_bq", "inv_u", "old_first",
+                     "row_const", "w_q", "inv_p", "w_b", "inv_p_b", "floor"):
+            np.testing.assert_array_equal(getattr(step.consts, name),
+                                          getattr(pair.consts, name))
+        for got, want in zip(cr.edge_counters(step), cr.edge_counters(pair)):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_a_band_of_a_step_fills_like_the_step():
+    """The banded solve serves iterative steps too: a step lattice in bands of 32 rows
+    gives the whole fill's path and final counters."""
+    rng = np.random.default_rng(4)
+    s, y, g = random_problem(rng, (40, 30, 29), "urf", ties=True)
+    prob = cr.build_problem(s, y, g, 3, "urf", "absolute")
+    order = cr.merge_order(prob.sizes)
+    cs = kg.build_constants(prob, order)
+    first = cr.step_lattice(prob, kg.build_constants(prob, order[:2]),
+                            np.full(prob.sizes[order[0]], order[0]), prob.ys[order[0]],
+                            order[1], {}, {})
+    path, final = cr.solve_lattice(first, 0.5)
+    fc, fu = cr.step_counters(first, final)
+    seq_g, seq_y = _iterative.merge_step(np.full(prob.sizes[order[0]], order[0]),
+                                         prob.ys[order[0]], path == 0, order[1],
+                                         prob.ys[order[1]])
+    lat = cr.step_lattice(prob, cs, seq_g, seq_y, order[2], fc, fu)
+    assert lat.m == 2 and lat.n_a == 70
+    for lam in (0.0, 0.5, 3.0):
+        want = cr.solve_lattice(lat, lam)
+        (path, final), = cr.solve_banded(lat, 1, 32, cr.numpy_band_fill([lam]))
+        np.testing.assert_array_equal(path, want[0])
+        np.testing.assert_array_equal(final, want[1])

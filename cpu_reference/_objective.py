@@ -1,0 +1,564 @@
+"""The objective J = AUC - lam * D: every metric's state, step gains and G-hat, in one place.
+
+docs/design.md, sections 3.2 and 4. Three lattice shapes share one set of formulas:
+
+- **two groups**, on int64 counters ``cab, cba[, uab, uba]``: :func:`ghat`
+  (:func:`auc_into`, :func:`disparity_into`) and :func:`cell_values`, the contract every
+  fill, solver and kernel is checked against; :func:`signed_increment`, the linear
+  form of a counter increment (the exact solvers' bounds);
+- **a step lattice** (``_lattice.StepLattice``: m groups on axis a, one on axis b; the
+  two-group lattice is ``m = 1``): :class:`StepObjective` decides the anti-diagonals of
+  the fill (``_fill``) and of the tiled kernel's NumPy twin;
+- **K groups**, on dicts of pair counters: :func:`kgroup_ghat` and
+  :func:`kgroup_values`; over the K-D hyperplanes: :class:`KdObjective`.
+
+The CUDA twin is ``gpu_xorder/cuda/xorder_objective.cuh``, with the same names.
+
+Exactness: every counter is an integer below 2**53 (validation bounds the input), held
+exactly in float64, so integer sums may be regrouped freely; every *rounded* operation
+(a product by a reciprocal, a difference of products, ``auc - d * lam``) is the same in
+every form, and the GPU compiles without fused multiply-add, so all backends take the
+same decision in every cell, exact ties included. For PRF the maximum over pairs of
+``|P_g - P_h|`` is taken as ``P_max - P_min``: the same double, as rounding is monotone
+and ``fl(x - y) = -fl(y - x)``.
+"""
+
+import numpy as np
+
+from ._kgroups import ordered_pairs
+
+# ------------------------------------------------------------------ two groups, counters
+
+
+def ghat(counters, consts, lam, metric, mode, out, tmp, ftmp):
+    """Write G-hat of every cell of ``counters`` into ``out``.
+
+    Parameters
+    ----------
+    counters : ndarray of float64, shape (K, ...)
+        ``cab, cba[, uab, uba]`` of each cell (``_lattice.COUNTERS``), converted exactly
+        from the int64 counters.
+    consts : GhatConstants
+    lam : float
+    metric : {"xauc", "prf", "urf"}
+    mode : {"absolute", "signed"}
+    out, tmp, ftmp : ndarray of float64, shape (...)
+        Output and scratch.
+
+    Returns
+    -------
+    out
+    """
+    auc_into(counters, consts, out)
+    disparity_into(counters, consts, metric, mode, tmp, ftmp)
+    # g = auc - lam * d
+    np.multiply(tmp, lam, out=tmp)
+    np.subtract(out, tmp, out=out)
+    return out
+
+
+def auc_into(counters, consts, out):
+    """auc = ((double)(cab + cba) + w) * inv_auc."""
+    np.add(counters[0], counters[1], out=out)
+    np.add(out, consts.w, out=out)
+    np.multiply(out, consts.inv_auc, out=out)
+    return out
+
+
+def disparity_into(counters, consts, metric, mode, d, f):
+    """The disparity term D of G-hat, absolute or signed, written into ``d``."""
+    c = consts
+    cab, cba = counters[0], counters[1]
+    if metric == "xauc":
+        # d = (double)cab * inv_ab - (double)cba * inv_ba
+        np.multiply(cab, c.inv_ab, out=d)
+        np.multiply(cba, c.inv_ba, out=f)
+        np.subtract(d, f, out=d)
+    elif metric == "prf":
+        # d = ((double)cab + w_a) * inv_pa - ((double)cba + w_b) * inv_pb
+        np.add(cab, c.w_a, out=d)
+        np.multiply(d, c.inv_pa, out=d)
+        np.add(cba, c.w_b, out=f)
+        np.multiply(f, c.inv_pb, out=f)
+        np.subtract(d, f, out=d)
+    else:
+        # d = (double)(uab - uba) * inv_u
+        np.subtract(counters[2], counters[3], out=d)
+        np.multiply(d, c.inv_u, out=d)
+    if mode == "absolute":
+        np.abs(d, out=d)
+    return d
+
+
+def cell_values(counters, consts, lam, metric, mode):
+    """``(objective, auc, disparity)`` of one cell, by the same operation sequences."""
+    counters = np.asarray(counters, dtype=np.int64).reshape(-1, 1).astype(np.float64)
+    g, auc, d, f = np.empty(1), np.empty(1), np.empty(1), np.empty(1)
+    ghat(counters, consts, lam, metric, mode, g, d, f)
+    auc_into(counters, consts, auc)
+    disparity_into(counters, consts, metric, mode, d, f)
+    return float(g[0]), float(auc[0]), float(d[0])
+
+
+def signed_increment(consts, metric, gains, mu):
+    """``auc - mu * d`` of integer counter increments ``gains`` (rows ``cab, cba[,
+    uab - uba]``): both terms are linear in the counters (the exact solvers' bounds)."""
+    c = consts
+    g = gains.astype(np.float64)
+    if metric == "xauc":
+        d = g[0] * c.inv_ab - g[1] * c.inv_ba
+    elif metric == "prf":
+        d = g[0] * c.inv_pa - g[1] * c.inv_pb
+    else:
+        d = g[2] * c.inv_u
+    return (g[0] + g[1]) * c.inv_auc - mu * d
+
+
+# ------------------------------------------------------------------ step lattices
+
+#: Lanes of padding after every padded input: a decision of ``length`` cells reads
+#: ``length`` entries from any offset up to the lattice's end.
+PAD = 64
+
+
+class StepObjective:
+    """G-hat and step gains of a ``StepLattice`` at one lam, for the anti-diagonal fill.
+
+    Exact float64 *state rows* per cell, chosen so that G-hat needs as few operations as
+    possible, and converted exactly to and from the counters (:meth:`to_state`,
+    :meth:`from_state`):
+
+    - ``m = 1`` (two groups, or the first iterative step): ``(C[a][b], C[b][a])`` for
+      xAUC, ``(C[a][b] + w_a, C[b][a] + w_b)`` for PRF (the exact sums its term
+      multiplies, and ``row0 + row1`` is then ``C + w``), ``(C[a][b], C[b][a], U[a][b] -
+      U[b][a])`` for URF;
+    - ``m > 1``: ``C[q][b]`` (m rows), ``C[b][q]`` (m rows) and for URF ``U[q][b] -
+      U[b][q]`` (m rows); the final U follow from ``U[q][b] + U[b][q]``, the number of
+      pairs of q and b with an item placed.
+
+    :meth:`decider` returns the function the fill calls once per anti-diagonal. The
+    CUDA twin is ``StepObjective`` in ``cuda/xorder_objective.cuh``.
+    """
+
+    def __init__(self, lat, lam):
+        self.lat, self.lam = lat, float(lam)
+        self.metric, self.m = lat.metric, lat.m
+        self.kinds = 3 if lat.metric == "urf" else 2
+        self.rows = self.kinds * self.m
+        self.signed = lat.mode == "signed"
+        c = lat.consts
+        if self.m == 1:
+            # the lean path's assumptions: nothing is constant but w, one orientation
+            assert c.s_const == 0 and c.floor == 0 and c.row_const[0] == 0
+            assert lat.a_wins_ties.all() or not lat.a_wins_ties.any()
+        elif self.signed:
+            raise ValueError("the signed objective has one pair of groups")
+
+    # ------------------------------------------------------------ state <-> counters
+
+    def to_state(self, counters):
+        """State rows (float64, ``(rows, ...)``) of int64 counters ``(n_counters, ...)``."""
+        c = np.asarray(counters, dtype=np.float64)
+        m, k = self.m, self.lat.consts
+        if self.metric == "urf":
+            return np.concatenate([c[:2 * m], c[2 * m:3 * m] - c[3 * m:]])
+        if self.metric == "prf" and m == 1:
+            return np.stack([c[0] + k.w_q[0], c[1] + k.w_b])
+        return c.copy()
+
+    def from_state(self, state, j=None):
+        """int64 counters of the state rows of last-row cells ``(n_a, j)`` (default
+        ``j = n_b``, the last cell); inverse of :meth:`to_state`.
+
+        ``U[q][b] + U[b][q]`` is the number of pairs of q and b with an item placed:
+        ``count_q n_b + j left_q`` at the last row, ``count_q`` the items of q placed,
+        ``left_q`` those not yet placed.
+        """
+        s = np.asarray(state, dtype=np.float64)
+        lat, m = self.lat, self.m
+        if self.metric == "urf":
+            j = lat.n_b if j is None else np.asarray(j, dtype=np.float64)
+            left = lat.left_a[:, -1].astype(np.float64)
+            count = lat.size_a.astype(np.float64) - left
+            shape = (m,) + (1,) * (s.ndim - 1)
+            pairs = count.reshape(shape) * lat.n_b + j * left.reshape(shape)
+            u_qb = (pairs + s[2 * m:]) / 2.0
+            out = np.concatenate([s[:2 * m], u_qb, pairs - u_qb])
+        elif self.metric == "prf" and m == 1:
+            k = lat.consts
+            out = np.stack([s[0] - k.w_q[0], s[1] - k.w_b])
+        else:
+            out = s
+        return out.astype(np.int64)
+
+    # ------------------------------------------------------------ the fill's views
+
+    def pred_views(self, pred):
+        """What the decider reads of the predecessors ``pred``, shape ``(rows, 2, L)``
+        (``[:, 0]`` at each cell's a-predecessor, ``[:, 1]`` at its b-predecessor):
+        the fill makes it once per (padded) length and caches it."""
+        if self.m == 1:
+            return tuple(pred)
+        return self._blocks(pred)
+
+    def candidate_views(self, cand):
+        """What the decider writes: ``cand`` of shape ``(rows, 2, L)`` receives the
+        candidates; on return ``cand[:, 1]`` holds the state of every cell's winner
+        (the fill lays ``cand[:, 1]`` over the next diagonal, so the b-candidates land
+        there with no copy). Every NumPy call of the ``m = 1`` path works on one state
+        row: a call over a 3-D strided view makes NumPy copy its operands through
+        buffers, several times the cost of the arithmetic."""
+        if self.m == 1:
+            rows = tuple(cand)
+            return (rows, tuple(r[0] for r in rows), tuple(r[1] for r in rows))
+        return self._blocks(cand)
+
+    def _blocks(self, a):
+        """``a`` (rows, 2, L), rows of one kind evenly strided, as ``(kinds, m, 2, L)``."""
+        s = a.strides
+        return np.lib.stride_tricks.as_strided(
+            a, (self.kinds, self.m) + a.shape[1:], (self.m * s[0], s[0]) + s[1:])
+
+    # ------------------------------------------------------------ deciding cells
+
+    def decider(self, max_len):
+        """``decide(pred, cand, i_lo, k_lo, length, dec_out)``: decide ``length`` cells
+        ``(i_lo + t, n_b - k_lo - t)`` of one anti-diagonal from ``pred_views`` into
+        ``candidate_views``; ``dec_out`` (bool, ``(length,)``) receives True where the
+        step along a wins: a strictly larger G-hat, or an equal one where the row's
+        item wins ties (``a_wins_ties``). Inputs are read ``length`` entries from the
+        offsets, so ``length`` may exceed the cells by up to ``PAD`` lanes (padding).
+        """
+        return (self._lean if self.m == 1 else self._block)(max_len + PAD)
+
+    def _inputs(self, size):
+        """The lattice's gain inputs as padded float64 rows (index i on axis a,
+        k = n_b - j on axis b)."""
+        lat = self.lat
+
+        def padded(a, shift=0):
+            a = np.atleast_2d(a)
+            out = np.zeros((a.shape[0], shift + a.shape[1] + size))
+            out[:, shift:shift + a.shape[1]] = a
+            return out
+
+        is_q = (lat.seq_q[None, :] == np.arange(self.m)[:, None]).astype(np.float64)
+        return dict(
+            ypos=padded(is_q * lat.y_a, 1), is_q=padded(is_q, 1),  # column i: item i - 1
+            negleft_a=padded(lat.negleft_a), left_a=padded(lat.left_a),
+            y_b_rev=padded(lat.y_b_rev)[0], negleft_b_rev=padded(lat.negleft_b_rev)[0],
+            left_b_rev=padded(lat.left_b_rev)[0],
+            a_wins=np.concatenate(([False], lat.a_wins_ties, np.zeros(size, dtype=bool))))
+
+    def _lean(self, size):
+        """``m = 1``: the two-group fill, one NumPy call per state row. The step gains
+        go into a buffer whose strided view places them where each candidate needs them
+        (zeros elsewhere), so that both candidates of a row come from one addition."""
+        inp, c, r = self._inputs(size), self.lat.consts, self.rows
+        y_a, negleft_b_rev = inp["ypos"][0], inp["negleft_b_rev"]
+        y_b_rev, negleft_a = inp["y_b_rev"], inp["negleft_a"][0]
+        left_b_rev, left_a = inp["left_b_rev"], inp["left_a"][0]
+        # gains[k, cand] = buf[2k + cand]: a-step gains in even rows, b-step in odd ones
+        buf = np.zeros((2 * r, size))
+        row = buf.strides[0]
+        gains_all = np.ndarray((r, 2, size), dtype=np.float64, buffer=buf,
+                               strides=(2 * row, row, 8))
+        # 0-d arrays: NumPy converts a 0-d array operand faster than a scalar
+        lam, w, inv_auc = (np.array(v, dtype=np.float64) for v in (self.lam, c.w, c.inv_auc))
+        urf, add_w = self.metric == "urf", self.metric != "prf"
+        # the disparity term: first * scale - second * scale_b (oriented q < b when signed)
+        swap = self.signed and not c.old_first[0]
+        if urf:
+            scale = np.array(-c.inv_u[0] if swap else c.inv_u[0])
+        else:
+            inv = (c.inv_p[0], c.inv_p_b) if self.metric == "prf" else (c.inv_qb[0],
+                                                                         c.inv_bq[0])
+            scale, scale_b = (np.array(v) for v in (inv[::-1] if swap else inv))
+        first, second = (1, 0) if swap else (0, 1)
+        use_lam, absolute = bool(self.lam), not self.signed
+        compare = np.greater_equal if inp["a_wins"][1:].any() else np.greater
+        auc_buf, term_buf = np.empty(2 * size), np.empty(4 * size)
+        cache = {}
+
+        def views(length):
+            auc = auc_buf[:2 * length].reshape(2, length)
+            term = term_buf[:4 * length].reshape(2, 2, length)
+            v = (buf[0, :length], buf[3, :length], buf[4, :length] if urf else None,
+                 buf[5, :length] if urf else None, tuple(gains_all[:, :, :length]),
+                 auc, auc[0], auc[1], term[0], term[1])
+            cache[length] = v
+            return v
+
+        mul, add, sub, copyto = np.multiply, np.add, np.subtract, np.copyto
+        absolute_value, negative = np.abs, np.negative
+
+        def decide(pred, cviews, i_lo, k_lo, length, dec_out):
+            (gain_a, gain_b, gain_ua, gain_ub, gains, auc, auc_a, auc_b, term0,
+             term1) = cache.get(length) or views(length)
+            rows, cand_a, cand_b = cviews
+            udiff = rows[2] if urf else None
+            # a-step into (i, j): C[a][b] += y_a[i-1] * (n_b0 - Q_b(j)); U[a][b] += n_b - j
+            mul(y_a[i_lo:i_lo + length], negleft_b_rev[k_lo:k_lo + length], gain_a)
+            # b-step into (i, j): C[b][a] += y_b[j-1] * (n_a0 - Q_a(i)); U[b][a] += n_a - i
+            mul(y_b_rev[k_lo:k_lo + length], negleft_a[i_lo:i_lo + length], gain_b)
+            if urf:
+                copyto(gain_ua, left_b_rev[k_lo:k_lo + length])
+                negative(left_a[i_lo:i_lo + length], gain_ub)
+            for p, g, cnd in zip(pred, gains, rows):
+                add(p, g, cnd)
+            # auc = ((double)(cab + cba) + w) * inv_auc  (prf rows already hold w_a, w_b)
+            add(rows[0], rows[1], auc)
+            if add_w:
+                add(auc, w, auc)
+            mul(auc, inv_auc, auc)
+            if use_lam:  # else g = auc - 0 * d = auc, exactly (d is finite)
+                if urf:
+                    mul(udiff, scale, term0)
+                else:
+                    mul(rows[first], scale, term0)
+                    mul(rows[second], scale_b, term1)
+                    sub(term0, term1, term0)
+                if absolute:
+                    absolute_value(term0, term0)
+                mul(term0, lam, term0)
+                sub(auc, term0, auc)
+            compare(auc_a, auc_b, dec_out)
+            for b, a in zip(cand_b, cand_a):
+                copyto(b, a, where=dec_out)
+
+        return decide
+
+    def _block(self, size):
+        """``m > 1``: every call serves all old groups and both candidates at once."""
+        inp, c, m = self._inputs(size), self.lat.consts, self.m
+        ypos, is_q = inp["ypos"], inp["is_q"]
+        negleft_a, left_a = inp["negleft_a"], inp["left_a"]
+        y_b_rev, negleft_b_rev = inp["y_b_rev"], inp["negleft_b_rev"]
+        left_b_rev, a_wins = inp["left_b_rev"], inp["a_wins"]
+        any_a_wins = bool(a_wins.any())
+        col = lambda v: np.asarray(v, dtype=np.float64)[:, None, None]  # noqa: E731
+        inv_qb, inv_bq, inv_u = col(c.inv_qb), col(c.inv_bq), col(c.inv_u)
+        row_w = col(c.row_const), col(c.w_q)
+        inv_p = col(c.inv_p)
+        urf, prf = self.metric == "urf", self.metric == "prf"
+        lam, s_const, floor = self.lam, c.s_const, c.floor
+        gain = np.empty((m, size))
+        add, mul, sub, copyto = np.add, np.multiply, np.subtract, np.copyto
+
+        def decide(pred, cand, i_lo, k_lo, length, dec_out):
+            cells, ks = slice(i_lo, i_lo + length), slice(k_lo, k_lo + length)
+            g = gain[:, :length]
+            # a-step into (i, j): item i - 1 (old group q) gains y (n_b0 - Q_b(j)) on
+            # C[q][b] and n_b - j on U[q][b]
+            mul(ypos[:, cells], negleft_b_rev[ks], g)
+            add(pred[0, :, 0], g, cand[0, :, 0])
+            copyto(cand[1, :, 0], pred[1, :, 0])
+            # b-step into (i, j): item j - 1 of b gains y (n_q0 - Q_q(i)) on C[b][q] and
+            # n_q - count_q(i) on U[b][q]
+            copyto(cand[0, :, 1], pred[0, :, 1])
+            mul(negleft_a[:, cells], y_b_rev[ks], g)
+            add(pred[1, :, 1], g, cand[1, :, 1])
+            if urf:
+                mul(is_q[:, cells], left_b_rev[ks], g)
+                add(pred[2, :, 0], g, cand[2, :, 0])
+                sub(pred[2, :, 1], left_a[:, cells], cand[2, :, 1])
+            c_qb, c_bq = cand[0], cand[1]
+            # exact integer: the C of all pairs of the groups merged so far plus b
+            total = add(c_qb, c_bq).sum(axis=0)
+            if s_const:
+                add(total, s_const, total)
+            auc = add(total, c.w, total)
+            mul(auc, c.inv_auc, auc)
+            if prf:
+                # ((double)R_q + w_q) * inv_p[q] for the old groups, then for b
+                p_old = add(c_qb, row_w[0])
+                add(p_old, row_w[1], p_old)
+                mul(p_old, inv_p, p_old)
+                p_b = add(c_bq.sum(axis=0), c.w_b)
+                mul(p_b, c.inv_p_b, p_b)
+                # max over pairs of |P_g - P_h| is P_max - P_min: rounding is monotone
+                d = np.maximum(p_old.max(axis=0), p_b)
+                sub(d, np.minimum(p_old.min(axis=0), p_b), d)
+            else:
+                if urf:  # (U[q][b] - U[b][q]) * inv_u
+                    terms = mul(cand[2], inv_u)
+                else:    # C[q][b] * inv_qb - C[b][q] * inv_bq
+                    terms = mul(c_qb, inv_qb)
+                    sub(terms, mul(c_bq, inv_bq), terms)
+                np.abs(terms, terms)
+                d = terms.max(axis=0)
+                if floor:  # the pairs without b (max(d, 0.0) would change no bit)
+                    np.maximum(d, floor, out=d)
+            if lam:  # else auc - 0 * d = auc exactly (d is finite)
+                sub(auc, mul(d, lam), auc)
+            np.greater(auc[0], auc[1], dec_out)
+            if any_a_wins:  # equal G-hat: the item of the higher group index wins
+                tie = np.equal(auc[0], auc[1])
+                np.logical_and(tie, a_wins[cells], tie)
+                np.logical_or(dec_out, tie, dec_out)
+            for kind in range(self.kinds):
+                copyto(cand[kind, :, 1], cand[kind, :, 0], where=dec_out)
+
+        return decide
+
+
+# ------------------------------------------------------------------ K groups, counters
+
+
+def pair_terms(C, U, cs, metric, pairs):
+    """The signed disparity term of every unordered pair ``g < h`` in ``pairs``."""
+    out = []
+    for g, h in pairs:
+        if metric == "xauc":
+            # C[g][h] * inv(n_g1 n_h0) - C[h][g] * inv(n_h1 n_g0)
+            t = np.multiply(C[(g, h)], cs.inv_x[(g, h)]) - np.multiply(C[(h, g)],
+                                                                       cs.inv_x[(h, g)])
+        elif metric == "prf":
+            # ((double)R_g + w_g) * inv_p[g] - ((double)R_h + w_h) * inv_p[h]
+            t = (np.add(_row_sum(C, g, cs.members), cs.w_g[g]) * cs.inv_p[g]
+                 - np.add(_row_sum(C, h, cs.members), cs.w_g[h]) * cs.inv_p[h])
+        else:
+            # (double)(U[g][h] - U[h][g]) * inv(n_g n_h)
+            t = np.multiply(np.subtract(U[(g, h)], U[(h, g)]), cs.inv_u[(g, h)])
+        out.append(t)
+    return out
+
+
+def _row_sum(C, g, members):
+    """R_g = sum over h != g of C[g][h], an exact integer."""
+    total = 0
+    for h in members:
+        if h != g:
+            total = np.add(total, C[(g, h)])
+    return total
+
+
+def kgroup_disparity(C, U, cs, metric, mode, pairs=None):
+    """D: the maximum over the pairs of ``|term|`` (``signed``: the one pair's term);
+    ``pairs`` defaults to every pair ``g < h`` of ``cs.members``."""
+    if pairs is None:
+        pairs = [(g, h) for g, h in ordered_pairs(cs.members) if g < h]
+    terms = pair_terms(C, U, cs, metric, pairs)
+    if mode == "signed":
+        return terms[0]
+    d = None
+    for t in terms:
+        d = np.abs(t) if d is None else np.maximum(d, np.abs(t))
+    return d
+
+
+def kgroup_auc(C, cs):
+    """auc = ((double)(sum of all C) + w) * inv_auc."""
+    total = 0
+    for pair in ordered_pairs(cs.members):
+        total = np.add(total, C[pair])
+    return np.add(total, cs.w) * cs.inv_auc
+
+
+def kgroup_ghat(C, U, cs, lam, metric, mode):
+    """g = auc - lam * D, elementwise over the cells."""
+    d = kgroup_disparity(C, U, cs, metric, mode)
+    return kgroup_auc(C, cs) - np.multiply(d, lam)
+
+
+def kgroup_values(C, U, cs, lam, metric, mode):
+    """``(objective, auc, |D|)`` of one cell's (int) counters."""
+    a = float(kgroup_auc(C, cs))
+    g = float(kgroup_ghat(C, U, cs, lam, metric, mode))
+    return g, a, float(kgroup_disparity(C, U, cs, metric, "absolute"))
+
+
+class KdObjective:
+    """State, step gains and G-hat of the K candidates of every cell of a K-D
+    hyperplane, all at once (``_kd``).
+
+    State rows (float64 holding exact integers): ``C[g][h]`` for the pairs ``g < h``
+    (rows ``0..P-1``, in ``ordered_pairs`` order), then ``C[h][g]`` in the same pair
+    order (rows ``P..2P-1``), and for URF ``U[g][h] - U[h][g]`` (rows ``2P..3P-1``; the
+    final ``U`` follow from ``U[g][h] + U[h][g] = n_g n_h``). The operation sequence is
+    :func:`kgroup_ghat`'s.
+    """
+
+    def __init__(self, prob, cs, lam):
+        k = prob.k
+        self.metric, self.signed, self.lam = prob.metric, prob.mode == "signed", lam
+        self.pairs = [(g, h) for g, h in ordered_pairs(range(k)) if g < h]
+        n_p = len(self.pairs)
+        self.row = {}
+        for p, (g, h) in enumerate(self.pairs):
+            self.row[(g, h)], self.row[(h, g)] = p, n_p + p
+        self.n_rows = (3 if self.metric == "urf" else 2) * n_p
+
+        def col(values):  # one value per pair, against (pairs, K, L) candidate rows
+            return np.array(values, dtype=np.float64)[:, None, None]
+
+        self.inv_lo = col([cs.inv_x[(g, h)] for g, h in self.pairs])
+        self.inv_hi = col([cs.inv_x[(h, g)] for g, h in self.pairs])
+        self.inv_u = col([cs.inv_u[(g, h)] for g, h in self.pairs])
+        self.own_rows = [[self.row[(g, h)] for h in range(k) if h != g] for g in range(k)]
+        self.w_g = [cs.w_g[g] for g in range(k)]
+        self.inv_p = [cs.inv_p[g] for g in range(k)]
+        self.w, self.inv_auc = cs.w, cs.inv_auc
+        # the gains of a step along g: C[g][h] += y * (n_h0 - Q_h(x_h)); U[g][h] +=
+        # n_h - x_h, which moves U[g][h] - U[h][g] up (g < h) or down (g > h)
+        self.gain_rows = [[(h, self.row[(g, h)], 2 * n_p + self.row[(min(g, h), max(g, h))],
+                            1.0 if g < h else -1.0) for h in range(k) if h != g]
+                          for g in range(k)]
+        self.sizes = prob.sizes
+
+    def add_gains(self, cand, x, ys, negleft):
+        """Add to the candidates ``cand`` (rows, K, L) the gains of the step along each
+        axis into cells with coordinates ``x`` (``ys[g][x]``: label of item x - 1)."""
+        k, length = len(x), cand.shape[2]
+        left = [negleft[h][x[h]] for h in range(k)]
+        gain = np.empty(length)
+        urf = self.metric == "urf"
+        for g in range(k):
+            y_item = ys[g][x[g]]
+            for h, row, u_row, sign in self.gain_rows[g]:
+                np.add(cand[row, g], np.multiply(y_item, left[h], gain), cand[row, g])
+                if urf:
+                    cand[u_row, g] += (self.sizes[h] - x[h]) * sign
+
+    def values(self, cand):
+        """G-hat of ``cand`` (rows, K candidates, L cells); returns ``(K, L)``."""
+        n_p = len(self.pairs)
+        auc = np.add(cand[0], cand[1])  # exact integer: every C (row by row: NumPy's
+        for row in cand[2:2 * n_p]:      # reductions over an outer axis are slow here)
+            np.add(auc, row, auc)
+        np.add(auc, self.w, auc)
+        np.multiply(auc, self.inv_auc, auc)
+        if self.metric == "prf":
+            # ((double)R_g + w_g) * inv_p[g]
+            p = []
+            for g, rows in enumerate(self.own_rows):
+                r = np.add(cand[rows[0]], cand[rows[1]]) if len(rows) > 1 else (
+                    cand[rows[0]].copy())
+                for row in rows[2:]:
+                    np.add(r, cand[row], r)
+                np.add(r, self.w_g[g], r)
+                p.append(np.multiply(r, self.inv_p[g], r))
+            if self.signed:
+                d = np.subtract(p[0], p[1])
+            else:
+                high, low = p[0].copy(), p[0].copy()
+                for q in p[1:]:
+                    np.maximum(high, q, out=high)
+                    np.minimum(low, q, out=low)
+                d = np.subtract(high, low, high)
+        else:
+            if self.metric == "xauc":  # C[g][h] * inv_x[(g, h)] - C[h][g] * inv_x[(h, g)]
+                terms = np.multiply(cand[:n_p], self.inv_lo)
+                np.subtract(terms, np.multiply(cand[n_p:2 * n_p], self.inv_hi), terms)
+            else:  # (U[g][h] - U[h][g]) * inv_u[(g, h)]
+                terms = np.multiply(cand[2 * n_p:], self.inv_u)
+            if self.signed:
+                d = terms[0]
+            else:
+                np.abs(terms, terms)
+                d = terms[0]
+                for term in terms[1:]:
+                    np.maximum(d, term, out=d)
+        if self.lam:  # else auc - 0 * d = auc exactly (d is finite)
+            np.subtract(auc, np.multiply(d, self.lam), auc)
+        return auc
