@@ -21,7 +21,6 @@ from ._kgroups import build_constants as kgroup_constants
 from ._lattice import (COUNTERS, Lattice, StepConstants, StepLattice, as_step, build_lattice,
                        edge_counters)
 from ._objective import KdObjective, StepObjective, cell_values, kgroup_values
-from ._tiled import MSG_BOTTOM, tile_schedule
 from ._traceback import path_to_order, traceback
 
 __all__ = [
@@ -30,7 +29,6 @@ __all__ = [
     "KProblem",
     "KdLayout",
     "Lattice",
-    "MSG_BOTTOM",
     "KdObjective",
     "StepConstants",
     "StepLattice",
@@ -66,6 +64,5 @@ __all__ = [
     "step_inputs",
     "step_lattice",
     "step_shapes",
-    "tile_schedule",
     "traceback",
 ]

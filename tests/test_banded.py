@@ -7,7 +7,7 @@ import pytest
 
 import cpu_reference as cr
 from cpu_reference import _banded
-from cpu_reference._tiled import fill_tiled
+from gpu_xorder._tile_twin import fill_tiled
 from gpu_xorder import XOrder, fair_order
 
 from oracles import cellwise_fill, two_group_problem

@@ -1,29 +1,18 @@
-"""NumPy twin of the tiled CUDA schedule (``gpu_xorder/cuda/xorder_tiled.cu``).
+"""NumPy twin of the tiled CUDA schedule (``cuda/xorder_tiled.cu``), for tests.
 
-Same tile order, same per-step lane work, same boundary arrays, same word writes: it
-exists so that the tiled kernel's logic is checked against the reference fill on every
-machine, GPU or not. Slow by design (a Python loop over tiles and steps); use it on small
-lattices only.
+Same tile order (``_launch.tile_schedule``), same per-step lane work, same boundary
+arrays, same word writes, with the cells decided by the reference objective
+(``cpu_reference.StepObjective``): it checks the tiled kernel's schedule against the
+reference fill on every machine, GPU or not, for two-group lattices and iterative steps
+alike. GPU code, so it lives here, not in the reference package. Slow by design (a
+Python loop over tiles and steps); use it on small lattices only.
 """
 
 import numpy as np
 
-from ._bits import BLOCK, n_words
-from ._lattice import as_step, edge_counters
-from ._objective import StepObjective
+from cpu_reference import StepObjective, as_step, edge_counters, n_words
 
-
-MSG_BOTTOM = "the last row is kept for whole 32-row blocks only, n_a = {n_a}"
-
-
-def tile_schedule(n_a, n_b, tile_j):
-    """Tile diagonals in launch order: ``[(tile_diag, r_first, n_tiles), ...]``."""
-    n_r, n_j = -(-n_a // BLOCK), -(-n_b // tile_j)
-    out = []
-    for k in range(n_r + n_j - 1):
-        r_first, r_last = max(0, k - n_j + 1), min(n_r - 1, k)
-        out.append((k, r_first, r_last - r_first + 1))
-    return out
+from ._launch import BLOCK, MSG_BOTTOM, tile_schedule
 
 
 def fill_tiled(lat, lam, tile_j, *, edges=None, bottom=False):
