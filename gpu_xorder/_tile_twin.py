@@ -78,3 +78,90 @@ def _tile(lat, obj, decide, r, j_tile, tile_j, rowbuf, colbuf, words):
             words[w] = ballot
         else:
             words[w] |= ballot
+
+
+def fill_strips(lat, lam, chunk, n_warps, *, edges=None, bottom=False, seed=0):
+    """The persistent kernel's schedule (issue #16): warps own strips of 32 rows.
+
+    A warp takes the next strip in order (a ticket counter) and walks it left to right,
+    step ``s`` deciding cell ``(32 r + 1 + t, s - t + 1)`` in lane ``t``, so each
+    32-row block's word of a diagonal is one ballot, written once. Before the steps
+    ``[s0, s0 + chunk)`` a warp waits until the strip above has published at least
+    ``min(s0 + chunk, n_b)`` columns of its last row (its progress flag); after them it
+    publishes its own. One row buffer serves every strip: column j is written by strip
+    r - 1, read by strip r, then overwritten with strip r's last row. ``n_warps``
+    resident warps run in an arbitrary interleaving (``seed``) of the chunks whose
+    flags allow them; as strips are handed out in order, a strip only ever waits on one
+    taken earlier, so the walk cannot deadlock, whatever the number of warps (the twin
+    asserts it). Returns ``(words, final)`` (and the last row) like ``_fill.fill``.
+    """
+    n_a, n_b = lat.n_a, lat.n_b
+    col0, row0 = edge_counters(lat) if edges is None else edges
+    obj = StepObjective(as_step(lat), lam)
+    rowbuf, colbuf = obj.to_state(row0), obj.to_state(col0)
+    words = np.zeros(n_words(n_a, n_b), dtype=np.uint32)
+    decide = obj.decider(BLOCK)
+    n_strips, n_steps = -(-n_a // BLOCK), n_b + BLOCK - 1
+    progress = np.zeros(n_strips, dtype=np.int64)  # last-row columns published
+    rng = np.random.default_rng(seed)
+    ticket, warps, final = 0, [], None
+    while True:
+        while len(warps) < n_warps and ticket < n_strips:  # idle warps take strips
+            warps.append({"r": ticket, "s": 0, "mine": np.zeros((obj.rows, BLOCK))})
+            ticket += 1
+        if not warps:
+            break
+        ready = [w for w in warps if w["r"] == 0
+                 or progress[w["r"] - 1] >= min(w["s"] + chunk, n_b)]
+        assert ready, "deadlock: every resident warp waits"
+        w = ready[rng.integers(len(ready))]
+        s1 = min(w["s"] + chunk, n_steps)
+        for s in range(w["s"], s1):
+            cell = _strip_step(lat, obj, decide, w["r"], s, w["mine"], rowbuf, colbuf,
+                               words)
+            if cell is not None:
+                final = cell
+        w["s"] = s1
+        progress[w["r"]] = min(max(s1 - (BLOCK - 1), 0), n_b)
+        if s1 == n_steps:
+            warps.remove(w)
+    final = obj.from_state(final)
+    if not bottom:
+        return words, final
+    if n_a % BLOCK:
+        raise ValueError(MSG_BOTTOM.format(n_a=n_a))
+    rowbuf[:, 0] = obj.to_state(col0[:, n_a])  # cell (n_a, 0): never a kernel cell
+    return words, final, obj.from_state(rowbuf, np.arange(n_b + 1))
+
+
+def _strip_step(lat, obj, decide, r, s, mine, rowbuf, colbuf, words):
+    """Step ``s`` of the warp on strip ``r``: lane t decides cell ``(32 r + 1 + t,
+    s - t + 1)``; lane 31 writes the strip's last row. Returns the state of the last
+    cell ``(n_a, n_b)`` when this step decides it, else None."""
+    n_a, n_b = lat.n_a, lat.n_b
+    i0 = BLOCK * r + 1
+    lanes = min(BLOCK, n_a - i0 + 1)
+    t_lo, t_hi = max(0, s - n_b + 1), min(s, lanes - 1)
+    if t_lo > t_hi:
+        return None
+    t = np.arange(t_lo, t_hi + 1)
+    j = s - t + 1
+    # a-predecessor: lane t-1's register (shuffle up); lane 0: the row above
+    from_a = np.where(t == 0, rowbuf[:, j], mine[:, np.maximum(t - 1, 0)])
+    # b-predecessor: own register; first column: column 0's edge cell
+    from_b = np.where(j == 1, colbuf[:, i0 + t], mine[:, t])
+    n = t.size
+    d = i0 + 1 + s
+    pred = np.stack([from_a, from_b], axis=1)
+    cand = np.empty_like(pred)
+    dec = np.empty(n, dtype=bool)
+    decide(obj.pred_views(pred), obj.candidate_views(cand), i0 + t_lo, n_b - d + i0 + t_lo,
+           n, dec)
+    new = cand[:, 1]
+    mine[:, t_lo:t_hi + 1] = new
+    if t_hi == BLOCK - 1:
+        rowbuf[:, s - (BLOCK - 1) + 1] = new[:, n - 1]
+    words[r * (n_b + BLOCK - 1) + s] = int(np.sum(dec.astype(np.uint64)
+                                                  << t.astype(np.uint64)))
+    last = i0 + t_hi == n_a and s - t_hi + 1 == n_b
+    return new[:, n - 1].copy() if last else None
