@@ -364,7 +364,7 @@ class StepObjective:
                 sub(pred[2, :, 1], left_a[:, cells], cand[2, :, 1])
             c_qb, c_bq = cand[0], cand[1]
             # exact integer: the C of all pairs of the groups merged so far plus b
-            total = add(c_qb, c_bq).sum(axis=0)
+            total = cand[:2].sum(axis=(0, 1))
             if s_const:
                 add(total, s_const, total)
             auc = add(total, c.w, total)
