@@ -13,7 +13,7 @@ from ._fronts import FrontsTooLarge, completion_values, solve_fronts
 from ._iterative import (merge_order, solve_iterative, solve_lattice, step_counters,
                          step_inputs, step_lattice, step_shapes)
 from ._iterative import total_cells as iterative_cells
-from ._kd import _Layout as KdLayout
+from ._kd import KdLayout
 from ._kd import n_cells as kd_cells
 from ._kd import solve_kd
 from ._kgroups import KProblem, build_problem, ordered_pairs

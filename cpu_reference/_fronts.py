@@ -22,7 +22,7 @@ dropped. The optimum is never dropped, so the result stays exact.
 
 import numpy as np
 
-from ._objective import auc_into, disparity_into, signed_increment
+from ._objective import pair_increments, pair_terms_of_states, signed_increment
 
 #: States whose bound lies this far below the feasible objective are still kept: the
 #: bound is a float64 sum over the path, exact only up to rounding.
@@ -43,41 +43,6 @@ class FrontsTooLarge(MemoryError):
     """The Pareto fronts outgrew the memory budget of the exact solver."""
 
 
-def _gains(lat):
-    """Integer step gains: ``(ga, gb)`` with ``ga[i, j]`` the gains of the a-step from
-    ``(i, j)`` to ``(i + 1, j)`` and ``gb[i, j]`` those of the b-step to ``(i, j + 1)``,
-    as callables on index arrays (the lattice is never materialised)."""
-    y_b = lat.y_b_rev[:-1][::-1]
-    negleft_b = lat.negleft_b_rev[::-1]
-    urf = lat.metric == "urf"
-
-    def a_step(i, j):  # cab += y_a[i] * (n_b0 - Q_b(j)); uab - uba += n_b - j
-        rows = [lat.y_a[i] * negleft_b[j], np.zeros_like(i)]
-        if urf:
-            rows.append(lat.n_b - j)
-        return np.stack(rows)
-
-    def b_step(i, j):  # cba += y_b[j] * (n_a0 - Q_a(i)); uab - uba -= n_a - i
-        rows = [np.zeros_like(i), y_b[j] * lat.negleft_a[i]]
-        if urf:
-            rows.append(-(lat.n_a - i))
-        return np.stack(rows)
-
-    return a_step, b_step
-
-
-def terms(lat, state):
-    """``(auc, d)``: the AUC and the signed disparity of integer states (rows ``cab,
-    cba[, uab - uba]``), by the operation sequences of ``_objective``."""
-    c = state.astype(np.float64)
-    if lat.metric == "urf":  # disparity_into reads uab - uba as rows 2 and 3
-        c = np.vstack((c, np.zeros_like(c[:1])))
-    auc, d, f = np.empty(c.shape[1]), np.empty(c.shape[1]), np.empty(c.shape[1])
-    auc_into(c, lat.consts, auc)
-    disparity_into(c, lat.consts, lat.metric, "signed", d, f)
-    return auc, d
-
-
 def completion_values(lat, mu):
     """``R[i, j]``: the largest sum of signed step gains ``auc - mu * d`` from cell
     ``(i, j)`` to the last cell, shape ``(n_a + 1, n_b + 1)``, float64.
@@ -87,27 +52,24 @@ def completion_values(lat, mu):
     b-gains.
     """
     n_a, n_b = lat.n_a, lat.n_b
-    a_step, b_step = _gains(lat)
+    a_step, b_step = pair_increments(lat)
     cols = np.arange(n_b + 1)
     out = np.empty((n_a + 1, n_b + 1))
     below = None
     for i in range(n_a, -1, -1):
         rows = np.full(n_b + 1, i)
-        gb = _signed(lat, b_step(rows[:-1], cols[:-1]), mu)          # (i, j) -> (i, j+1)
+        # (i, j) -> (i, j + 1)
+        gb = signed_increment(lat.consts, lat.metric, b_step(rows[:-1], cols[:-1]), mu)
         prefix = np.concatenate(([0.0], np.cumsum(gb)))              # P(j)
         if below is None:  # last row: right only
             out[i] = prefix[-1] - prefix
         else:
-            down = below + _signed(lat, a_step(rows, cols), mu)      # (i, k) -> (i+1, k)
+            # (i, k) -> (i + 1, k)
+            down = below + signed_increment(lat.consts, lat.metric, a_step(rows, cols), mu)
             best = np.maximum.accumulate((down + prefix)[::-1])[::-1]
             out[i] = best - prefix
         below = out[i]
     return out
-
-
-def _signed(lat, gains, mu):
-    """``auc - mu * d`` of integer counter increments (both terms are linear in them)."""
-    return signed_increment(lat.consts, lat.metric, gains, mu)
 
 
 def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None):
@@ -136,7 +98,7 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None):
         ``states`` (stored in all), ``largest`` (largest front of one cell).
     """
     n_a, n_b = lat.n_a, lat.n_b
-    a_step, b_step = _gains(lat)
+    a_step, b_step = pair_increments(lat)
     n_d = n_a + n_b
     rows = np.zeros(1, dtype=np.int64)                     # cell row i of each state
     state = np.zeros((3 if lat.metric == "urf" else 2, 1), dtype=np.int64)
@@ -152,7 +114,7 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None):
         ia, ja, ib, jb = rows[go_a], cols[go_a], rows[go_b], cols[go_b]
         cand = np.concatenate((state[:, go_a] + a_step(ia, ja),
                                state[:, go_b] + b_step(ib, jb)), axis=1)
-        auc, dis = terms(lat, cand)
+        auc, dis = pair_terms_of_states(lat, cand)
         if prune:
             new_cols = d + 1 - new_rows
             ub = np.min([auc - mu * dis + r[new_rows, new_cols] for mu, r in bounds], axis=0)
@@ -188,7 +150,7 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None):
                 n_d=n_d))
     if rows.size == 0:  # pruning dropped everything: lower was above the optimum
         raise ValueError("the lower bound given to solve_fronts exceeds the optimum")
-    auc, dis = terms(lat, state)
+    auc, dis = pair_terms_of_states(lat, state)
     best = int(np.argmax(auc - lam * np.abs(dis)))
     path = _walk(parents, starts, best, n_a, n_b)
     return path, _counters(lat, state[:, best]), {"states": stored, "largest": largest}

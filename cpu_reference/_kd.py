@@ -40,7 +40,7 @@ def n_cells(sizes):
     return total
 
 
-class _Layout:
+class KdLayout:
     """Sorted box cells of the non-``last`` axes and their predecessor positions."""
 
     def __init__(self, sizes):
@@ -119,7 +119,7 @@ def fill_kd(prob, lam, progress=None):
     obj = KdObjective(prob, cs, lam)
     urf = prob.metric == "urf"
     n_p = len(obj.pairs)
-    lay = _Layout(sizes)
+    lay = KdLayout(sizes)
     nbits = max(1, (k - 1).bit_length())
     box = lay.sums.size
     prev = np.zeros((obj.n_rows, box))

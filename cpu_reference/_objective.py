@@ -4,8 +4,10 @@ docs/design.md, sections 3.2 and 4. Three lattice shapes share one set of formul
 
 - **two groups**, on int64 counters ``cab, cba[, uab, uba]``: :func:`ghat`
   (:func:`auc_into`, :func:`disparity_into`) and :func:`cell_values`, the contract every
-  fill, solver and kernel is checked against; :func:`signed_increment`, the linear
-  form of a counter increment (the exact solvers' bounds);
+  fill, solver and kernel is checked against; for the exact solver (``_fronts``) the
+  integer step gains at any cell (:func:`pair_increments`), the terms of its states
+  (:func:`pair_terms_of_states`) and the linear form of an increment
+  (:func:`signed_increment`);
 - **a step lattice** (``_lattice.StepLattice``: m groups on axis a, one on axis b; the
   two-group lattice is ``m = 1``): :class:`StepObjective` decides the anti-diagonals of
   the fill (``_fill``) and of the tiled kernel's NumPy twin;
@@ -112,6 +114,41 @@ def signed_increment(consts, metric, gains, mu):
     else:
         d = g[2] * c.inv_u
     return (g[0] + g[1]) * c.inv_auc - mu * d
+
+
+def pair_increments(lat):
+    """Integer step gains: ``(ga, gb)`` with ``ga[i, j]`` the gains of the a-step from
+    ``(i, j)`` to ``(i + 1, j)`` and ``gb[i, j]`` those of the b-step to ``(i, j + 1)``,
+    as callables on index arrays (the lattice is never materialised)."""
+    y_b = lat.y_b_rev[:-1][::-1]
+    negleft_b = lat.negleft_b_rev[::-1]
+    urf = lat.metric == "urf"
+
+    def a_step(i, j):  # cab += y_a[i] * (n_b0 - Q_b(j)); uab - uba += n_b - j
+        rows = [lat.y_a[i] * negleft_b[j], np.zeros_like(i)]
+        if urf:
+            rows.append(lat.n_b - j)
+        return np.stack(rows)
+
+    def b_step(i, j):  # cba += y_b[j] * (n_a0 - Q_a(i)); uab - uba -= n_a - i
+        rows = [np.zeros_like(i), y_b[j] * lat.negleft_a[i]]
+        if urf:
+            rows.append(-(lat.n_a - i))
+        return np.stack(rows)
+
+    return a_step, b_step
+
+
+def pair_terms_of_states(lat, state):
+    """``(auc, d)``: the AUC and the signed disparity of integer states (rows ``cab,
+    cba[, uab - uba]``), by the operation sequences of ``_objective``."""
+    c = state.astype(np.float64)
+    if lat.metric == "urf":  # disparity_into reads uab - uba as rows 2 and 3
+        c = np.vstack((c, np.zeros_like(c[:1])))
+    auc, d, f = np.empty(c.shape[1]), np.empty(c.shape[1]), np.empty(c.shape[1])
+    auc_into(c, lat.consts, auc)
+    disparity_into(c, lat.consts, lat.metric, "signed", d, f)
+    return auc, d
 
 
 # ------------------------------------------------------------------ step lattices
