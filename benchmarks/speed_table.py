@@ -4,9 +4,10 @@ Run from the source tree on a machine with CuPy and a GPU (no network needed)::
 
     PYTHONPATH=. python benchmarks/speed_table.py [--out FILE] [--max-n 100000]
 
-For each size it times the CuPy per-diagonal kernel (fill and on-device traceback
-separately, after a warm-up that compiles the kernels) and the NumPy reference where
-its estimated time is under a minute. Prints a rich table and writes it as Markdown.
+For each size it times the CuPy tiled kernel (fill and on-device traceback separately,
+after a warm-up that compiles the kernels; the best of several tile widths) and the
+NumPy reference where its estimated time is under a minute. Prints a rich table and
+writes it as Markdown.
 """
 
 import argparse
@@ -40,7 +41,8 @@ def time_numpy(lat, lam):
 
 
 def time_cupy(lat, lams, tile_j=None):
-    """Fill with the per-diagonal kernel (``tile_j=None``) or the tiled one."""
+    """Fill with the tiled kernel (``tile_j=None``: the engine's width), then the
+    on-device traceback."""
     import cupy as cp
 
     from gpu_xorder import _cupy_engine as ce
@@ -48,13 +50,10 @@ def time_cupy(lat, lams, tile_j=None):
     sync = cp.cuda.Device().synchronize
     sync()
     t0 = time.perf_counter()
-    if tile_j is None:
-        words, _ = ce.fill_batch(lat, lams)
-    else:
-        words, _ = ce.fill_batch_tiled(lat, lams, tile_j=tile_j)
+    words, _ = ce.fill(lat, lams, tile_j)
     sync()
     t1 = time.perf_counter()
-    ce.traceback_batch(lat, words).get()
+    ce.traceback(lat, words).get()
     t2 = time.perf_counter()
     nbytes = words.nbytes
     del words
@@ -94,7 +93,7 @@ def main(argv=None):
         device = f"no GPU ({exc})"
     gpu = device != "no GPU" and not device.startswith("no GPU")
     if gpu:
-        for tile_j in (None,) + TILES:
+        for tile_j in TILES:
             time_cupy(lattice(64, 64), [0.5], tile_j)  # compile + warm up
     np_ns = None
     for n_a, n_b in SIZES:
@@ -104,8 +103,7 @@ def main(argv=None):
         row = {"shape": f"{n_a}x{n_b}", "cells": cells}
         if gpu:
             fill, tb, nbytes = time_cupy(lat, [0.5])
-            row.update(diag_fill=fill, gpu_tb=tb, diag_gcups=cells / fill / 1e9,
-                       bytes_per_cell=nbytes / cells)
+            row.update(gpu_tb=tb, bytes_per_cell=nbytes / cells)
             best = min((time_cupy(lat, [0.5], t)[0], t) for t in TILES)
             row.update(gpu_fill=best[0], tile=best[1], gcups=cells / best[0] / 1e9,
                        tb_share=tb / best[0])
@@ -126,8 +124,6 @@ def main(argv=None):
         console.print(f"done {row['shape']}")
 
     cols = [("shape", "lattice", "{}"), ("cells", "cells", "{:.1e}"),
-            ("diag_fill", "diagonal kernel fill s", "{:.4f}"),
-            ("diag_gcups", "diagonal GCUPS", "{:.2f}"),
             ("gpu_fill", "tiled fill s", "{:.4f}"), ("tile", "tile 32x", "{}"),
             ("gcups", "tiled GCUPS", "{:.2f}"), ("gcups_batch8", "tiled GCUPS, 8 lam", "{:.2f}"),
             ("gpu_tb", "traceback s", "{:.4f}"), ("tb_share", "traceback/fill", "{:.1%}"),

@@ -1,26 +1,138 @@
-"""Source text and NVRTC options of the CUDA kernels, for one set of compile-time
-constants. Free of CuPy, so that the test suite compiles exactly what the CuPy engine
-compiles (with NVRTC where it is installed) on machines without a GPU."""
+"""Source text, NVRTC options and named parameters of the CUDA kernels.
 
+Free of CuPy, so that the test suite compiles exactly what the CuPy engine compiles (with
+NVRTC where it is installed) and launches by the same names on machines without a GPU.
+Kernel inputs are named: the launchers build a dict keyed by the kernels' C parameter
+names, and ``launch_args`` orders it by the parameter list read from the source.
+"""
+
+import functools
+import re
 from importlib import resources
+
+import numpy as np
 
 #: Always ``--fmad=false``: no fused multiply-add, so G-hat rounds as NumPy does
 #: (docs/design.md, section 3.7).
 NVRTC_OPTIONS = ("--fmad=false", "-std=c++14")
 
+#: The ``.cu`` file of every kernel.
+KERNEL_FILES = {
+    "tile_kernel": "xorder_tiled.cu",
+    "traceback_kernel": "xorder_traceback.cu",
+    "band_traceback_kernel": "xorder_traceback.cu",
+    "kd_plane_kernel": "xorder_kd.cu",
+    "kd_traceback_kernel": "xorder_kd.cu",
+}
+HEADER = "xorder_objective.cuh"
+METRIC_CODE = {"xauc": 0, "prf": 1, "urf": 2}
 
-def warps_per_block(tile_j):
-    """Warps per block of the tiled kernel: its static shared memory is
-    ``(2 + NCOUNT) * 8 * TILE_J`` bytes per warp."""
-    return 4 if tile_j <= 128 else 1
+#: NumPy type of each C type of a kernel parameter (CuPy passes a NumPy scalar by its
+#: dtype's size and an array as a bare pointer, checking neither against the kernel).
+C_TYPES = {"int": np.int32, "long long": np.int64, "unsigned int": np.uint32,
+           "double": np.float64, "signed char": np.int8, "bool": np.bool_}
+
+#: Static shared memory of one block, at most.
+SHARED_BYTES = 48 * 1024
 
 
-def kernel_source(name, metric_code, signed, tile_j):
+def warps_per_block(tile_j, n_counters):
+    """Warps per block of ``tile_kernel``: its static shared memory is
+    ``(2 + n_counters) * 8 * tile_j`` bytes per warp."""
+    per_warp = (2 + n_counters) * 8 * tile_j
+    if tile_j <= 128 and 4 * per_warp <= SHARED_BYTES:
+        return 4
+    return 1
+
+
+def constants(kernel, metric="xauc", signed=False, old_groups=1, tile_j=128):
+    """The compile-time constants of ``kernel`` (the key of a compiled module): those its
+    file reads, the others left out so that equal code compiles once."""
+    c = {}
+    if KERNEL_FILES[kernel] in ("xorder_tiled.cu", "xorder_kd.cu"):
+        c["METRIC"] = METRIC_CODE[metric]
+    if KERNEL_FILES[kernel] == "xorder_tiled.cu":
+        n_counters = (4 if metric == "urf" else 2) * old_groups
+        c.update(SIGNED=int(signed), OLD_GROUPS=old_groups, TILE_J=tile_j,
+                 WARPS_PER_BLOCK=warps_per_block(tile_j, n_counters))
+    return c
+
+
+def kernel_source(name, defines):
     """The text NVRTC compiles for ``cuda/<name>``: the constants' ``#define`` lines, then
-    the file with ``xorder_common.cuh`` pasted in (NVRTC has no include path here)."""
+    the file with the objective header pasted in (NVRTC has no include path here)."""
     folder = resources.files("gpu_xorder") / "cuda"
-    common = (folder / "xorder_common.cuh").read_text()
-    defines = (f"#define METRIC {metric_code}\n#define SIGNED {int(signed)}\n"
-               f"#define TILE_J {tile_j}\n#define WARPS_PER_BLOCK {warps_per_block(tile_j)}\n")
-    return defines + (folder / name).read_text().replace('#include "xorder_common.cuh"',
-                                                          common)
+    header = (folder / HEADER).read_text()
+    lines = "".join(f"#define {k} {v}\n" for k, v in sorted(defines.items()))
+    return lines + (folder / name).read_text().replace(f'#include "{HEADER}"', header)
+
+
+@functools.lru_cache(maxsize=None)
+def kernel_parameters(code):
+    """``{kernel name: [(parameter name, is_pointer, C type), ...]}`` of the ``extern "C"
+    __global__`` functions of ``code``, parameter macros (``TILE_PARAMS``, ...)
+    expanded."""
+    code = re.sub(r"//[^\n]*", "", code)
+    code = re.sub(r"/\*.*?\*/", "", code, flags=re.S).replace("\\\n", " ")
+    macros = dict(re.findall(r"#define (\w+)[ \t]+([^\n]*)", code))
+    out = {}
+    head = re.compile(r'extern "C" __global__ void (?:__launch_bounds__\([^)]*\) )?(\w+)\(')
+    for match in head.finditer(code):
+        depth, end = 1, match.end()
+        while depth:
+            depth += {"(": 1, ")": -1}.get(code[end], 0)
+            end += 1
+        params = code[match.end():end - 1]
+        for name, body in macros.items():
+            params = re.sub(rf"\b{name}\b", body, params)
+        out[match.group(1)] = [_parameter(p) for p in params.split(",")]
+    return out
+
+
+def _parameter(text):
+    words = [w for w in text.replace("*", " * ").split() if w not in ("const", "__restrict__")]
+    pointer = "*" in words
+    ctype = " ".join(w for w in words[:-1] if w != "*")
+    assert ctype in C_TYPES, f"parameter {text.strip()!r}: C type {ctype!r} not in C_TYPES"
+    return words[-1], pointer, ctype
+
+
+def launch_args(parameters, args):
+    """The kernel arguments of the dict ``args`` in the order of ``parameters`` (an entry
+    of ``kernel_parameters``): scalars as the NumPy type of their C type; arrays (device
+    arrays) must already have the parameter's dtype."""
+    missing = [name for name, _, _ in parameters if name not in args]
+    extra = sorted(set(args) - {name for name, _, _ in parameters})
+    if missing or extra:
+        raise TypeError(f"kernel arguments: missing {missing}, unknown {extra}")
+    out = []
+    for name, pointer, ctype in parameters:
+        value, want = args[name], np.dtype(C_TYPES[ctype])
+        if pointer:
+            if getattr(value, "dtype", None) != want:
+                raise TypeError(f"{name}: {ctype}* needs a {want} array, got "
+                                f"{getattr(value, 'dtype', type(value).__name__)}")
+            out.append(value)
+        else:
+            out.append(C_TYPES[ctype](value))
+    return tuple(out)
+
+
+class BoundKernel:
+    """A kernel with its arguments ordered once (``args``: every parameter by name), the
+    parameters named in ``varying`` given anew per launch: ``bound(grid, block,
+    *values)``. A launch schedule makes thousands of launches; only their few changing
+    arguments are converted each time. ``function(grid, block, args)`` launches on a
+    device."""
+
+    def __init__(self, function, parameters, args, varying=()):
+        self.function = function
+        names = [name for name, _, _ in parameters]
+        self.args = list(launch_args(parameters, args))
+        self.slots = [(names.index(v),) + tuple(parameters[names.index(v)][1:])
+                      for v in varying]
+
+    def __call__(self, grid, block, *values):
+        for (k, pointer, ctype), value in zip(self.slots, values):
+            self.args[k] = value if pointer else C_TYPES[ctype](value)
+        self.function(grid, block, tuple(self.args))

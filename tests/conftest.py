@@ -49,11 +49,16 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture
 def engine():
-    """``gpu_xorder._cupy_engine`` imported over ``fake_cupy``; the real state (CuPy or
-    its absence) is restored afterwards."""
+    """``gpu_xorder._cupy_engine`` imported over ``fake_cupy`` (every launch replayed by
+    the kernels' host build: needs nvcc); the real state (CuPy or its absence) is
+    restored afterwards."""
     import importlib
     import sys
 
+    import cuda_host
+
+    if not cuda_host.available():
+        pytest.skip("nvcc not on PATH: the emulated device replays the kernels' host build")
     import fake_cupy
     import gpu_xorder
     from gpu_xorder import _backend

@@ -1,11 +1,13 @@
-"""The multi-group CUDA kernels' cell functions, compiled for the host (``XO_HOST_TEST``).
+"""The CUDA kernels compiled for the host (``XO_HOST_TEST``), replaying launches.
 
-``cuda/xorder_multi.cu`` keeps every function that decides cells ``__host__
-__device__`` and adds host drivers that replay the kernels' launch schedule. nvcc builds
-them into a shared library that ctypes calls on the arrays of
-``gpu_xorder._multi_inputs``: the kernels' logic runs against NumPy on any machine with
-nvcc, GPU or not. Host arithmetic is IEEE double without contraction
-(``-ffp-contract=off``), as on the device with ``--fmad=false``.
+Every ``.cu`` file keeps what a thread does ``__host__ __device__`` and ends with host
+drivers that replay one launch with that very code (a warp's lanes in turn; a shuffle
+reads the lower lane's register of the previous step, a ballot gathers the lanes'
+bits). nvcc builds each file once into a shared library holding every metric, mode and
+number of old groups the drivers instantiate; ``replay`` runs a kernel launch, given as
+the kernel's compile-time constants and its ordered arguments, on host arrays. Host
+arithmetic is IEEE double without contraction (``-ffp-contract=off``), as on the device
+with ``--fmad=false``.
 """
 
 import ctypes
@@ -20,10 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
-from gpu_xorder import _multi_inputs as mi
-from cpu_reference._bits import n_words
+from gpu_xorder._kernel_source import HEADER, KERNEL_FILES
 
 CUDA = resources.files("gpu_xorder") / "cuda"
+FLAGS = ("-shared", "-Xcompiler", "-fPIC", "-Xcompiler", "-ffp-contract=off", "--fmad=false",
+         "-std=c++14", "-DXO_HOST_TEST")
 
 
 def available():
@@ -31,29 +34,27 @@ def available():
 
 
 @functools.lru_cache(maxsize=None)
-def build(metric, source="xorder_multi.cu"):
-    """The host drivers of ``source`` compiled for ``metric``, as a loaded library.
+def build(source):
+    """The host drivers of ``cuda/<source>``, as a loaded library.
 
     Built once: the library is kept in a folder of the system's temporary directory
     under a name holding a hash of everything that makes it (the ``.cu`` file, the
     header, the nvcc options and version), so a session builds it at most once (every
     test module shares it) and later sessions reuse it until one of those changes.
     """
-    flags = ["-shared", "-Xcompiler", "-fPIC", "-Xcompiler", "-ffp-contract=off",
-             "--fmad=false", "-DXO_HOST_TEST", f"-DMETRIC={mi.METRIC_CODE[metric]}"]
     key = hashlib.sha256()
-    for piece in ((CUDA / source).read_bytes(), (CUDA / "xorder_common.cuh").read_bytes(),
-                 " ".join(flags).encode(), _nvcc_version().encode()):
+    for piece in ((CUDA / source).read_bytes(), (CUDA / HEADER).read_bytes(),
+                  " ".join(FLAGS).encode(), _nvcc_version().encode()):
         key.update(piece + b"\0")
     user = os.getuid() if hasattr(os, "getuid") else ""
     folder = Path(tempfile.gettempdir()) / f"gpu_xorder_cuda_host{user}"
     folder.mkdir(exist_ok=True)
-    lib = folder / f"{source.split('.')[0]}_{metric}_{key.hexdigest()[:16]}.so"
+    lib = folder / f"{source.split('.')[0]}_{key.hexdigest()[:16]}.so"
     if not lib.exists():
         # built under a name of its own, then renamed: a concurrent session never loads
         # a half-written library
         part = lib.with_name(f"{lib.stem}.{os.getpid()}.part")
-        proc = subprocess.run(["nvcc", *flags, "-o", str(part), str(CUDA / source)],
+        proc = subprocess.run(["nvcc", *FLAGS, "-o", str(part), str(CUDA / source)],
                               capture_output=True, text=True)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         os.replace(part, lib)
@@ -66,119 +67,45 @@ def _nvcc_version():
                           check=True).stdout
 
 
-def c_arg(value):
-    if isinstance(value, np.ndarray):
-        assert value.flags.c_contiguous
-        return ctypes.c_void_p(value.ctypes.data)
-    if isinstance(value, np.int32):
-        return ctypes.c_int(int(value))
-    if isinstance(value, np.int64):
-        return ctypes.c_longlong(int(value))
-    raise TypeError(type(value))
+_SCALARS = {"int": ctypes.c_int, "long long": ctypes.c_longlong, "double": ctypes.c_double,
+            "unsigned int": ctypes.c_uint, "signed char": ctypes.c_byte,
+            "bool": ctypes.c_bool}
 
 
-def iter_fill(lib, arrays):
-    """``(words, final_counter_rows)`` of one iterative step, by the host driver."""
-    n_a, n_b = int(arrays["n_a"]), int(arrays["n_b"])
-    rows = arrays["rows"]
-    prev = np.zeros((rows, n_a + 1))
-    cur = np.zeros_like(prev)
-    words = np.zeros(n_words(n_a, n_b), dtype=np.uint32)
-    final = np.zeros(rows)
-    args = [c_arg(arrays[f]) for f in mi.ITER_FIELDS] + [
-        c_arg(prev), c_arg(cur), c_arg(words), c_arg(final)]
-    lib.iter_fill_host(*args)
-    return words, final
+def c_args(parameters, args):
+    """ctypes values of a kernel's ordered arguments (arrays: host arrays, C order)."""
+    out = []
+    for (name, pointer, ctype), value in zip(parameters, args, strict=True):
+        if pointer:
+            assert isinstance(value, np.ndarray) and value.flags.c_contiguous, name
+            out.append(ctypes.c_void_p(value.ctypes.data))
+        else:
+            out.append(_SCALARS[ctype](value.item() if isinstance(value, np.generic) else value))
+    return out
 
 
-def kd_fill(lib, arrays):
-    """``(words, final_counter_rows)`` of the K-D DP, by the host driver."""
-    box, rows = int(arrays["box"]), arrays["rows"]
-    prev = np.zeros((rows, box))
-    cur = np.zeros_like(prev)
-    words = np.zeros(arrays["nbits"] * arrays["plane_words"], dtype=np.uint32)
-    final = np.zeros(rows)
-    args = [c_arg(arrays[f]) for f in mi.KD_FIELDS] + [
-        c_arg(prev), c_arg(cur), c_arg(words), ctypes.c_longlong(arrays["plane_words"]),
-        ctypes.c_int(arrays["nbits"]), c_arg(arrays["lo"]), c_arg(arrays["hi"]),
-        c_arg(arrays["base"]), ctypes.c_int(arrays["n_planes"]),
-        ctypes.c_longlong(arrays["end"]), c_arg(final)]
-    lib.kd_fill_host(*args)
-    return words, final
-
-
-def kd_walk(lib, arrays, words):
-    path = np.zeros(arrays["n_planes"], dtype=np.int8)
-    lib.kd_walk_host(
-        c_arg(words), ctypes.c_longlong(arrays["plane_words"]), ctypes.c_int(arrays["nbits"]),
-        c_arg(arrays["lo"]), c_arg(arrays["base"]), c_arg(arrays["rank"]),
-        c_arg(arrays["stride"]), c_arg(arrays["k"]), c_arg(arrays["last"]),
-        c_arg(arrays["sizes"]), c_arg(path))
-    return path
-
-
-class HostDevice:
-    """The device interface of ``gpu_xorder._multi_launch`` on host arrays: each launch
-    is replayed by the kernel's own code compiled for the host (``*_launch_host``)."""
-
-    def __init__(self, lib):
-        self.lib = lib
-        self.launches = 0
-
-    asarray = staticmethod(np.ascontiguousarray)
-
-    @staticmethod
-    def zeros(shape, dtype):
-        return np.zeros(shape, dtype=dtype)
-
-    @staticmethod
-    def get(a):
-        return np.array(a)
-
-    def launch(self, name, grid, block, args):
-        assert block % 32 == 0 and grid >= 1
-        replay = {"iter_diag_kernel": self.lib.iter_diag_launch_host,
-                  "kd_plane_kernel": self.lib.kd_plane_launch_host}[name]
-        grid_arg = ctypes.c_int(grid) if name == "iter_diag_kernel" else ctypes.c_longlong(grid)
-        replay(grid_arg, ctypes.c_int(block), *[c_arg(a) for a in args])
-        self.launches += 1
-
-    @staticmethod
-    def traceback(words, n_a, n_b):
-        from cpu_reference import traceback  # the twin of traceback_kernel
-        return traceback(words, n_a, n_b)
-
-    def kd_traceback(self, words, arrays):
-        return kd_walk(self.lib, arrays, words)
-
-
-class HostBandWalker:
-    """``cpu_reference._banded.HostWalker``'s interface on ``band_traceback_kernel``'s
-    body compiled for the host (``band_traceback_host`` of ``xorder_fill.cu``)."""
-
-    def __init__(self, lib, lat, n_lattices):
-        self.lib, self.n_b, self.batch = lib, lat.n_b, n_lattices
-        self.length = lat.n_a + lat.n_b
-        self.path = np.zeros((n_lattices, self.length), dtype=np.int8)
-        self.js = np.full(n_lattices, lat.n_b, dtype=np.int32)
-        self.ks = np.full(n_lattices, self.length, dtype=np.int64)
-
-    def walk(self, words, i0, i1):
-        words = np.ascontiguousarray(np.stack(words), dtype=np.uint32)
-        self.lib.band_traceback_host(
-            c_arg(words), ctypes.c_longlong(words.shape[1]), c_arg(self.path),
-            ctypes.c_longlong(self.length), ctypes.c_int(i1 - i0), ctypes.c_int(self.n_b),
-            ctypes.c_int(i0), c_arg(self.js), c_arg(self.ks), ctypes.c_int(self.batch))
-        return not self.ks.any()
-
-    def paths(self):
-        return list(self.path)
-
-
-def traceback(lib, words, n_a, n_b):
-    """Paths of a batch of decision words by ``traceback_kernel``'s body on the host."""
-    words = np.ascontiguousarray(words, dtype=np.uint32)
-    path = np.zeros((words.shape[0], n_a + n_b), dtype=np.int8)
-    lib.traceback_host(c_arg(words), ctypes.c_longlong(words.shape[1]), c_arg(path),
-                       ctypes.c_int(n_a), ctypes.c_int(n_b), ctypes.c_int(words.shape[0]))
-    return path
+def replay(kernel, defines, grid, block, parameters, args):
+    """One launch of ``kernel`` (compiled for ``defines``), replayed on the host."""
+    lib = build(KERNEL_FILES[kernel])
+    values = c_args(parameters, args)
+    grid = tuple(grid) + (1,) * (3 - len(grid))
+    threads = block[0]
+    if kernel == "tile_kernel":
+        assert threads == 32 * defines["WARPS_PER_BLOCK"], (block, defines)
+        status = lib.tile_launch_host(
+            defines["METRIC"], defines["SIGNED"], defines["OLD_GROUPS"], defines["TILE_J"],
+            grid[0], grid[1], threads, *values)
+    elif kernel == "kd_plane_kernel":
+        status = lib.kd_plane_launch_host(defines["METRIC"], ctypes.c_longlong(grid[0]),
+                                          threads, *values)
+    elif kernel in ("traceback_kernel", "band_traceback_kernel"):
+        batch = args[[p[0] for p in parameters].index("batch")]
+        assert grid[0] * threads >= batch, (kernel, grid, block)
+        getattr(lib, kernel.replace("kernel", "host"))(*values)
+        status = 0
+    elif kernel == "kd_traceback_kernel":
+        lib.kd_walk_host(*values)
+        status = 0
+    else:
+        raise NotImplementedError(f"no host replay of kernel {kernel!r}")
+    assert status == 0, f"{kernel}: the host build holds no instance for {defines}"

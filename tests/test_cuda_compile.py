@@ -2,10 +2,13 @@
 with NVRTC (where libnvrtc is found) exactly as the CuPy engine compiles it.
 
 Device code only (``-fatbin``): CuPy compiles nothing else, and skipping the host pass
-takes a third off each compile. A file compiles with ``SIGNED=1`` only if it reads the
-mode: ``SIGNED`` changes nothing but ``ghat`` of ``xorder_common.cuh``, which a file
-reaches through ``ghat`` or ``cell_update``; the others (``xorder_multi.cu``, whose
-disparity is always absolute) are the same code for both values."""
+takes a third off each compile. A file is compiled for the constants it reads
+(``_kernel_source.constants``): the tile kernel for every metric and mode with one old
+group (the two-group lattice: no register spills allowed), the K-D kernels for every
+metric, the walks once. The tile kernel for more old groups (iterative steps) is
+compiled for sm_90 and its registers and spills printed (``-s`` shows them); spills are
+allowed only where its URF counters outgrow the registers (8 old groups).
+"""
 
 import re
 import shutil
@@ -14,44 +17,73 @@ from importlib import resources
 
 import pytest
 
+from gpu_xorder._kernel_source import KERNEL_FILES, constants
+
 CUDA_DIR = resources.files("gpu_xorder") / "cuda"
 CU_FILES = sorted(p.name for p in CUDA_DIR.iterdir() if p.name.endswith(".cu"))
-#: (file, SIGNED) pairs that compile to different code
-VARIANTS = [(name, signed) for name in CU_FILES
-            for signed in ((0, 1) if re.search(r"\b(ghat|cell_update)\(",
-                                               (CUDA_DIR / name).read_text()) else (0,))]
+ARCHS = ("80", "90")
+
+
+def _variants():
+    """``(file, defines)`` of every distinct compile."""
+    out = []
+    for name in CU_FILES:
+        kernel = next(k for k, f in KERNEL_FILES.items() if f == name)
+        seen = []
+        for metric in ("xauc", "prf", "urf"):
+            for signed in (False, True):
+                defines = constants(kernel, metric, signed)
+                if defines not in seen:
+                    seen.append(defines)
+                    out.append(pytest.param(name, defines, id=f"{name}-{defines}"))
+    return out
+
 
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
 
 
-ARCHS = ("80", "90")
-
-
-@needs_nvcc
-@pytest.mark.parametrize("name,signed", VARIANTS)
-@pytest.mark.parametrize("metric", [0, 1, 2])
-def test_cu_compiles_without_spills(name, metric, signed, tmp_path):
-    gencode = [f"-gencode=arch=compute_{a},code=sm_{a}" for a in ARCHS]
+def _ptxas(name, defines, archs, tmp_path):
+    """``(registers, spill store bytes)`` per compiled function and the report."""
+    gencode = [f"-gencode=arch=compute_{a},code=sm_{a}" for a in archs]
     proc = subprocess.run(
-        ["nvcc", *gencode, "-fatbin", "--fmad=false", "-Xptxas", "-v",
-         f"-DMETRIC={metric}", f"-DSIGNED={signed}", "-I", str(CUDA_DIR),
+        ["nvcc", *gencode, "-fatbin", "--fmad=false", "-std=c++14", "-Xptxas", "-v",
+         *[f"-D{k}={v}" for k, v in defines.items()], "-I", str(CUDA_DIR),
          "-o", str(tmp_path / "k.fatbin"), str(CUDA_DIR / name)],
         capture_output=True, text=True)
     report = proc.stdout + proc.stderr
     assert proc.returncode == 0, report
-    assert "error" not in report.lower()
+    assert "error" not in report.lower() and "warning" not in report.lower(), report
     regs = [int(r) for r in re.findall(r"Used (\d+) registers", report)]
-    assert regs, report
     spills = [int(s) for s in re.findall(r"(\d+) bytes spill stores", report)]
-    assert spills and max(spills) == 0, report
-    for arch in ARCHS:
+    assert regs and len(spills) == len(regs), report
+    for arch in archs:
         assert f"sm_{arch}" in report, report
-    print(f"{name} METRIC={metric} SIGNED={signed}: registers {regs}")
+    return regs, spills
+
+
+@needs_nvcc
+@pytest.mark.parametrize("name,defines", _variants())
+def test_cu_compiles_without_spills(name, defines, tmp_path):
+    regs, spills = _ptxas(name, defines, ARCHS, tmp_path)
+    assert max(spills) == 0, (regs, spills)
+    print(f"{name} {defines}: registers {regs}")
+
+
+@needs_nvcc
+@pytest.mark.parametrize("metric", ["xauc", "prf", "urf"])
+@pytest.mark.parametrize("old_groups", [2, 4, 8])
+def test_tile_kernel_for_iterative_steps(metric, old_groups, tmp_path):
+    defines = constants("tile_kernel", metric, old_groups=old_groups)
+    (regs,), (spill,) = _ptxas("xorder_tiled.cu", defines, ("90",), tmp_path)
+    print(f"tile_kernel {metric} M={old_groups} sm_90: {regs} registers, "
+          f"{spill} bytes spill stores")
+    assert spill == 0 or (metric, old_groups) == ("urf", 8)
 
 
 def test_there_are_kernels():
-    assert "xorder_fill.cu" in CU_FILES
-    assert ("xorder_tiled.cu", 1) in VARIANTS and ("xorder_multi.cu", 1) not in VARIANTS
+    assert CU_FILES == ["xorder_kd.cu", "xorder_tiled.cu", "xorder_traceback.cu"]
+    assert sorted(set(KERNEL_FILES.values())) == CU_FILES
+    assert len(_variants()) == 6 + 3 + 1
 
 
 # ---------------------------------------------------------------- NVRTC, as CuPy compiles
@@ -102,20 +134,24 @@ def _nvrtc_compile(lib, source, options):
         lib.nvrtcDestroyProgram(ctypes.byref(prog))
 
 
-@pytest.mark.parametrize("name,signed", VARIANTS)
-@pytest.mark.parametrize("metric", [0, 1, 2])
-def test_cu_compiles_with_nvrtc_as_cupy_does(name, metric, signed):
+@pytest.mark.parametrize("name,defines", _variants())
+def test_cu_compiles_with_nvrtc_as_cupy_does(name, defines):
     """The very text and options that ``_cupy_engine.get_module`` gives CuPy's NVRTC
     compile without errors or warnings (runs where libnvrtc is found: a CUDA toolkit
-    with NVRTC, CuPy's machines, or ``pip install nvidia-cuda-nvrtc-cu12``)."""
+    with NVRTC, CuPy's machines, or ``pip install nvidia-cuda-nvrtc-cu12``); the tile
+    kernel also with 4 and 1 warps per block and 6 old groups."""
     from gpu_xorder._kernel_source import NVRTC_OPTIONS, kernel_source
 
     lib = _find_nvrtc()
     if lib is None:
         pytest.skip("libnvrtc not found")
-    for tile_j in (32, 128, 512):  # 4 warps per block, and 1 (see warps_per_block)
+    variants = [defines]
+    if name == "xorder_tiled.cu" and not defines["SIGNED"]:
+        metric = {0: "xauc", 1: "prf", 2: "urf"}[defines["METRIC"]]
+        variants = [constants("tile_kernel", metric, tile_j=t, old_groups=m)
+                    for t, m in ((32, 1), (128, 1), (512, 1), (64, 6))]
+    for variant in variants:
         for arch in ARCHS:
-            status, log = _nvrtc_compile(
-                lib, kernel_source(name, metric, signed, tile_j),
-                [*NVRTC_OPTIONS, f"-arch=compute_{arch}"])
-            assert status == 0 and not log.strip(), (tile_j, arch, log)
+            status, log = _nvrtc_compile(lib, kernel_source(name, variant),
+                                         [*NVRTC_OPTIONS, f"-arch=compute_{arch}"])
+            assert status == 0 and not log.strip(), (variant, arch, log)

@@ -1,9 +1,10 @@
-"""The CuPy engine's launchers on an emulated device (``fake_cupy``), on every machine.
+"""The CuPy engine on an emulated device (``fake_cupy``), on every machine with nvcc.
 
-The real kernels are compared with NumPy in ``test_gpu.py`` where a GPU exists; here the
-engine's Python side (grids, argument order, buffer shapes, batches, the banded solve,
-memory checks, the two-group path of ``method="kd"``) runs against the NumPy reference
-with the kernels emulated cell by cell.
+Every launch is checked against the kernel's signature and replayed by the kernel's own
+code compiled for the host, so the engine end to end (plans, schedules, named arguments,
+batches, the banded solve, memory checks, K-D and iterative xOrder through
+``fair_order(backend="cupy")``) runs against the NumPy reference. The kernels on a
+device: ``test_gpu.py``.
 """
 
 import importlib
@@ -30,7 +31,7 @@ def whole(lat, lam):
 
 @pytest.mark.parametrize("metric", METRICS)
 @pytest.mark.parametrize("mode", ["absolute", "signed"])
-def test_fill_launchers_equal_reference(engine, metric, mode):
+def test_fill_and_traceback_equal_reference(engine, metric, mode):
     rng = np.random.default_rng(len(metric) + len(mode))
     lams = [0.0, 0.4, 6.0]
     for n_a, n_b, ties in [(1, 3, False), (33, 8, True), (40, 70, False)]:
@@ -38,10 +39,9 @@ def test_fill_launchers_equal_reference(engine, metric, mode):
             continue
         s, y, g = problem(rng, n_a, n_b, ties)
         lat = cr.build_lattice(s, y, g, metric, mode)
-        runs = [engine.fill_batch(lat, lams)] + [
-            engine.fill_batch_tiled(lat, lams, tile_j=t) for t in (8, 32)]
-        for words, final in runs:
-            paths = engine.traceback_batch(lat, words).get()
+        for tile_j in (None, 8, 32):
+            words, final = engine.fill(lat, lams, tile_j)
+            paths = engine.traceback(lat, words).get()
             for b, lam in enumerate(lams):
                 ref_words, ref_final, ref_path = whole(lat, lam)
                 np.testing.assert_array_equal(words.get()[b], ref_words)
@@ -51,18 +51,23 @@ def test_fill_launchers_equal_reference(engine, metric, mode):
 
 @pytest.mark.parametrize("metric", METRICS)
 def test_banded_solve_equals_reference(engine, metric):
-    """Bits over the limit: the tiled kernel band by band, checkpoints on the host."""
+    """Bits over the limit: the tiled kernel band by band, checkpoints on the host; for
+    two-group lattices and iterative steps alike."""
+    from test_kernels_host import _step_lattices
+
     rng = np.random.default_rng(31)
     lams = [0.0, 3.0]
     s, y, g = problem(rng, 100, 45, ties=True)
     lat = cr.build_lattice(s, y, g, metric, "absolute")
-    limit = len(lams) * cr.n_words(32, lat.n_b) * 4
-    solutions, band_rows = engine.solve(lat, lams, memory_limit=limit)
-    assert band_rows == 32
-    for lam, (path, final) in zip(lams, solutions):
-        _, ref_final, ref_path = whole(lat, lam)
-        np.testing.assert_array_equal(path, ref_path)
-        np.testing.assert_array_equal(final, ref_final)
+    steps = _step_lattices(metric, (70, 40, 30), True, 3.0)
+    for lat, lams in [(lat, lams)] + [(step, [3.0]) for step in steps]:
+        limit = len(lams) * cr.n_words(32, lat.n_b) * 4
+        solutions, band_rows = engine.solve(lat, lams, memory_limit=limit)
+        assert band_rows == 32
+        for lam, (path, final) in zip(lams, solutions):
+            _, ref_final, ref_path = whole(lat, lam)
+            np.testing.assert_array_equal(path, ref_path)
+            np.testing.assert_array_equal(final, ref_final)
 
 
 def test_banded_when_device_memory_is_short(engine):
@@ -140,23 +145,11 @@ def test_smoke_test_and_device_info(engine):
     assert info["free_memory_bytes"] == fake_cupy.MEMORY[0]
 
 
-@pytest.fixture(scope="module")
-def host_libs():
-    """The multi-group kernels compiled for the host, one library per metric."""
-    if not cuda_host.available():
-        pytest.skip("nvcc not on PATH")
-    from gpu_xorder import _multi_inputs as mi
-
-    libs = {mi.METRIC_CODE[m]: cuda_host.build(m) for m in METRICS}
-    fake_cupy.HOST_LIBS.update(libs)
-    yield libs
-    fake_cupy.HOST_LIBS.clear()
-
-
 @pytest.mark.parametrize("metric", METRICS)
-def test_more_groups_on_the_emulated_device(engine, host_libs, metric):
-    """K > 2 through ``fair_order(backend="cupy")``: the engine's multi-group path
-    (memory estimate, device interface, launch schedule) with the kernels' host code."""
+def test_more_groups_on_the_emulated_device(engine, metric):
+    """K > 2 through ``fair_order(backend="cupy")``: K-D on its hyperplane kernel, every
+    iterative step on the tiled kernel (``cpu_reference.solve_iterative`` with the
+    engine's solve), the memory check."""
     from test_multigroup import random_problem
 
     rng = np.random.default_rng(len(metric))
@@ -169,9 +162,9 @@ def test_more_groups_on_the_emulated_device(engine, host_libs, metric):
                          method=method)
         after = fake_cupy.LAUNCHES
         assert after["count"] > before["count"]
-        if method == "iterative":  # the first step (two groups) on the tiled 2-D kernel
+        if method == "iterative":
             assert after["tile_kernel"] > before.get("tile_kernel", 0)
-            assert after["iter_diag_kernel"] > before.get("iter_diag_kernel", 0)
+            assert after.get("kd_plane_kernel") == before.get("kd_plane_kernel")
         for a, b in zip(cpu, gpu):
             np.testing.assert_array_equal(a.order, b.order)
             assert a.counters == b.counters and a.extra == b.extra
@@ -205,21 +198,24 @@ def test_launch_arguments_are_checked_against_the_kernel_signatures():
     compile and refuses arguments a GPU would misread: a Python int (CuPy passes it as
     8 bytes), a NumPy scalar of the wrong size, an array of the wrong dtype, a missing
     argument."""
-    from gpu_xorder._kernel_source import kernel_source
+    from gpu_xorder._kernel_source import constants, kernel_parameters, kernel_source
 
-    module = fake_cupy.RawModule(kernel_source("xorder_fill.cu", 0, 0, 128),
+    module = fake_cupy.RawModule(kernel_source("xorder_traceback.cu", {}),
                                  options=("--fmad=false",))
-    assert module.signatures["traceback_kernel"] == [
-        (True, "unsigned int"), (False, "long long"), (True, "signed char"),
-        (False, "int"), (False, "int"), (False, "int")]
-    multi, bounds = fake_cupy.kernel_signatures(kernel_source("xorder_multi.cu", 0, 0, 128))
-    assert bounds == {}
-    assert set(multi) == {"iter_diag_kernel", "kd_plane_kernel", "kd_traceback_kernel"}
-    assert multi["iter_diag_kernel"][:2] == [(True, "int"), (True, "int")]  # ITER_PARAMS
-    assert len(multi["iter_diag_kernel"]) == 13 + 6
+    assert module.parameters["traceback_kernel"] == [
+        ("words", True, "unsigned int"), ("n_words", False, "long long"),
+        ("path", True, "signed char"), ("n_a", False, "int"), ("n_b", False, "int"),
+        ("batch", False, "int")]
+    tiled = kernel_parameters(kernel_source("xorder_tiled.cu", constants("tile_kernel")))
+    assert set(tiled) == {"tile_kernel"}
+    assert tiled["tile_kernel"][:3] == [("seq_q", True, "long long"),
+                                        ("y_a", True, "long long"),
+                                        ("a_wins_ties", True, "bool")]
+    kd = kernel_parameters(kernel_source("xorder_kd.cu", constants("kd_plane_kernel")))
+    assert set(kd) == {"kd_plane_kernel", "kd_traceback_kernel"}
 
     kernel = module.get_function("traceback_kernel")
-    words, path = fake_cupy.zeros(4, np.uint32), fake_cupy.zeros(4, np.int8)
+    words, path = fake_cupy.zeros((1, 4), np.uint32), fake_cupy.zeros((1, 4), np.int8)
     good = [words, np.int64(4), path, np.int32(2), np.int32(2), np.int32(1)]
     bad = [
         (1, 4, "long long needs a NumPy int64 scalar, got int"),
@@ -240,7 +236,32 @@ def test_launch_arguments_are_checked_against_the_kernel_signatures():
     with pytest.raises(AssertionError, match="grid"):
         kernel((1, 70000), (32,), good)
     kernel((1,), (32,), good)  # the right types launch
-    for tile_j, most in ((128, 128), (512, 32)):
-        tiled = fake_cupy.RawModule(kernel_source("xorder_tiled.cu", 0, 0, tile_j),
+    for tile_j, old_groups, most in ((128, 1, 128), (512, 1, 32), (128, 8, 32)):
+        c = constants("tile_kernel", "urf", old_groups=old_groups, tile_j=tile_j)
+        tiled = fake_cupy.RawModule(kernel_source("xorder_tiled.cu", c),
                                     options=("--fmad=false",))
         assert tiled._launch_bound("tile_kernel") == most
+
+
+def test_named_arguments():
+    """Launch arguments are built by name: ordered by the kernel's parameters, scalars
+    converted to their C type, arrays of another dtype and unknown or missing names
+    refused."""
+    from gpu_xorder._kernel_source import BoundKernel, launch_args
+
+    params = [("words", True, "unsigned int"), ("n", False, "long long"),
+              ("d", False, "int"), ("lam", False, "double")]
+    words = np.zeros(3, np.uint32)
+    got = launch_args(params, {"lam": 0.5, "d": 7, "n": 3, "words": words})
+    assert got[0] is words and [type(v) for v in got[1:]] == [np.int64, np.int32,
+                                                               np.float64]
+    with pytest.raises(TypeError, match="missing \\['lam'\\], unknown \\['x'\\]"):
+        launch_args(params, {"x": 1, "d": 7, "n": 3, "words": words})
+    with pytest.raises(TypeError, match="words: unsigned int\\* needs a uint32 array"):
+        launch_args(params, {"lam": 0.5, "d": 7, "n": 3, "words": words.astype(np.int32)})
+    calls = []
+    bound = BoundKernel(lambda grid, block, args: calls.append(args), params,
+                        {"lam": 0.5, "d": 0, "n": 3, "words": words}, ("d",))
+    bound((1,), (32,), 5)
+    bound((1,), (32,), 6)
+    assert [c[2] for c in calls] == [5, 6] and type(calls[1][2]) is np.int32

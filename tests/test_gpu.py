@@ -14,25 +14,20 @@ METRICS = ("xauc", "prf", "urf")
 MODES = ("absolute", "signed")
 
 
-def assert_same(lat, lams, kernels=(("diagonal", None), ("tiled", 128), ("tiled", 32))):
-    for kernel, tile_j in kernels:
-        _assert_same(lat, lams, kernel, tile_j)
-
-
-def _assert_same(lat, lams, kernel, tile_j):
+def assert_same(lat, lams, tile_widths=(None, 32)):
+    """The tiled kernel's words, final counters and device paths equal NumPy's, for the
+    engine's tile width (None) and others."""
     from gpu_xorder import _cupy_engine as ce
 
-    if kernel == "tiled":
-        words, final = ce.fill_batch_tiled(lat, lams, tile_j=tile_j)
-    else:
-        words, final = ce.fill_batch(lat, lams)
-    paths = ce.traceback_batch(lat, words)
-    words, final, paths = words.get(), final.get(), paths.get()
-    for b, lam in enumerate(lams):
-        ref_words, ref_final = cr.fill(lat, lam)
-        np.testing.assert_array_equal(words[b], ref_words)
-        np.testing.assert_array_equal(final[b], ref_final)
-        np.testing.assert_array_equal(paths[b], cr.traceback(ref_words, lat.n_a, lat.n_b))
+    for tile_j in tile_widths:
+        words, final = ce.fill(lat, lams, tile_j)
+        paths = ce.traceback(lat, words)
+        words, final, paths = words.get(), final.get(), paths.get()
+        for b, lam in enumerate(lams):
+            ref_words, ref_final = cr.fill(lat, lam)
+            np.testing.assert_array_equal(words[b], ref_words)
+            np.testing.assert_array_equal(final[b], ref_final)
+            np.testing.assert_array_equal(paths[b], cr.traceback(ref_words, lat.n_a, lat.n_b))
 
 
 SHAPES = [(1, 1), (2, 1), (1, 5), (7, 3), (31, 33), (32, 32), (65, 40), (200, 317)]
@@ -65,7 +60,7 @@ def test_tiled_kernel_tile_sizes(tile_j):
     for metric in METRICS:
         s, y, g = problem(rng, 333, 271)
         lat = cr.build_lattice(s, y, g, metric, "absolute")
-        assert_same(lat, [0.0, 0.8], kernels=(("tiled", tile_j),))
+        assert_same(lat, [0.0, 0.8], tile_widths=(tile_j,))
 
 
 def test_many_exact_ties_equal_reference():
@@ -109,7 +104,7 @@ def test_memory_estimate_refuses_huge_lattice():
                            np.array([0, 0, 1, 1]), "xauc", "absolute")
     huge = lat.__class__(**{**lat.__dict__, "n_a": 10**7, "n_b": 10**7})
     with pytest.raises(ce.DeviceMemoryError, match="subsample"):
-        ce.fill_batch(huge, s[:1])
+        ce.fill(huge, s[:1])
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -176,6 +171,52 @@ def test_multi_group_equals_reference(metric, method):
                 assert got.counters == ref.counters
                 assert (got.auc, got.disparity, got.objective) == (
                     ref.auc, ref.disparity, ref.objective)
+
+
+def _step_checker(tile_widths, memory_limit=None):
+    """A ``solve`` for ``cpu_reference.solve_iterative`` that checks every step on the
+    device (tiled kernel words and final counters, or the banded solve's path and
+    counters under ``memory_limit``) against the NumPy fill, then returns NumPy's."""
+    from gpu_xorder import _cupy_engine as ce
+
+    def solve(lat, lam, progress=None):
+        ref_words, ref_final = cr.fill(lat, lam)
+        ref_path = cr.traceback(ref_words, lat.n_a, lat.n_b)
+        for tile_j in tile_widths:
+            words, final = ce.fill(lat, [lam], tile_j)
+            np.testing.assert_array_equal(words.get()[0], ref_words)
+            np.testing.assert_array_equal(final.get()[0], ref_final)
+        if memory_limit is not None:
+            ((path, final),), rows = ce.solve(lat, [lam], memory_limit=memory_limit)
+            assert rows is not None
+            np.testing.assert_array_equal(path, ref_path)
+            np.testing.assert_array_equal(final, ref_final)
+        return ref_path, ref_final
+
+    return solve
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("sizes", [(5, 4, 6), (40, 33, 50, 7), (300, 200, 100, 50, 25),
+                                   (64, 64, 64, 64, 64, 64), (700, 650, 20)])
+def test_iterative_steps_on_the_tiled_kernel(metric, sizes):
+    """Every step of iterative xOrder (M = 1 .. K - 1 old groups) on the tiled kernel,
+    several tile widths, ties and lam 0: the decision words of NumPy's fill."""
+    rng = np.random.default_rng(sum(sizes) + len(metric))
+    for ties in (False, True):
+        s, y, g = _multi_problem(rng, sizes, metric, ties)
+        prob = cr.build_problem(s, y, g, len(sizes), metric, "absolute")
+        for lam in (0.0, 0.5, 6.0):
+            cr.solve_iterative(prob, lam, solve=_step_checker((None, 8, 64)))
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_iterative_steps_in_bands(metric):
+    """Iterative steps whose bits exceed the memory limit: the banded solve."""
+    rng = np.random.default_rng(17)
+    s, y, g = _multi_problem(rng, (300, 200, 150), metric, True)
+    prob = cr.build_problem(s, y, g, 3, metric, "absolute")
+    cr.solve_iterative(prob, 0.5, solve=_step_checker((), memory_limit=cr.n_words(64, 200) * 4))
 
 
 @pytest.mark.parametrize("method", ["kd", "iterative"])

@@ -1,21 +1,16 @@
 """The CUDA path walks (``traceback_kernel``, ``band_traceback_kernel`` of
-``cuda/xorder_fill.cu``), compiled for the host, equal the NumPy traceback."""
+``cuda/xorder_traceback.cu``), replayed on the host by their own code, equal the NumPy
+traceback."""
 
 import numpy as np
 import pytest
 
 import cpu_reference as cr
+from gpu_xorder import _launch
 
-import cuda_host
 from oracles import two_group_problem as problem
 
-pytestmark = pytest.mark.skipif(not cuda_host.available(), reason="nvcc not on PATH")
 METRICS = ("xauc", "prf", "urf")
-
-
-@pytest.fixture(scope="module")
-def lib():
-    return cuda_host.build("xauc", "xorder_fill.cu")
 
 
 def lattices(seed):
@@ -29,20 +24,28 @@ def lattices(seed):
             yield cr.build_lattice(s, y, g, metric, "absolute")
 
 
-def test_traceback_kernel_body_equals_numpy(lib):
+def test_traceback_kernel_equals_numpy(engine):
+    dev = engine.DEVICE
     for lat in lattices(1):
         lams = [0.0, 0.7, 9.0]
         words = np.stack([cr.fill(lat, lam)[0] for lam in lams])
-        paths = cuda_host.traceback(lib, words, lat.n_a, lat.n_b)
+        paths = dev.get(_launch.traceback(dev, dev.asarray(words), lat.n_a, lat.n_b))
         for b in range(len(lams)):
             np.testing.assert_array_equal(paths[b], cr.traceback(words[b], lat.n_a, lat.n_b))
 
 
+class _HostWords(_launch.BandWalker):
+    """The device walker fed the NumPy band fill's words (a list, one per lattice)."""
+
+    def walk(self, words, i0, i1):
+        return super().walk(self.dev.asarray(np.stack(words)), i0, i1)
+
+
 @pytest.mark.parametrize("band_rows", [32, 64])
-def test_band_traceback_kernel_body_equals_whole_path(lib, band_rows):
+def test_band_traceback_kernel_equals_whole_path(engine, band_rows):
     for lat in lattices(2):
         lams = [0.0, 0.7, 9.0]
-        walker = cuda_host.HostBandWalker(lib, lat, len(lams))
+        walker = _HostWords(engine.DEVICE, lat, len(lams))
         got = cr.solve_banded(lat, len(lams), band_rows, cr.numpy_band_fill(lams),
                               walker=walker)
         for lam, (path, final) in zip(lams, got):

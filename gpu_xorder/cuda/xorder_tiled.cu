@@ -1,23 +1,29 @@
-// Tiled fill of the two-group xOrder lattice: one launch per anti-diagonal of tiles.
+// Tiled fill of a step lattice (two groups: M = 1; a step of iterative xOrder: M old
+// groups): one launch per anti-diagonal of tiles. docs/design.md, sections 4 and 9.2.
 //
-// Launcher: gpu_xorder/_cupy_engine.py (fill_batch_tiled). NumPy twin, step for step:
-// cpu_reference/_tiled.py. docs/design.md, section 9.2.
+// Launch schedule: gpu_xorder/_launch.py (fill_tiled). NumPy twin of the schedule, step
+// for step: gpu_xorder's tiled twin; of the cell rule: cpu_reference.fill.
 //
 // A warp owns a tile of 32 rows (one decision block, rows 32R+1 .. 32R+32) by TILE_J
-// columns (j0 .. j0+TILE_J-1). At step s lane t decides cell (32R+1+t, j0+s-t): all
-// lanes of a step lie on one global anti-diagonal, so one ballot is one decision word.
-// The a-predecessor (i-1, j) comes from lane t-1 by __shfl_up_sync (lane 0: from the
-// row-boundary array), the b-predecessor (i, j-1) from the lane's own registers (first
-// column: from the column-boundary array). Each tile reads its top/left boundary
-// segments and overwrites them with its bottom/right ones; tiles of one tile diagonal
-// touch disjoint segments, so launches need no other synchronisation.
+// columns (j0 .. j0+TILE_J-1). Lane t owns row i = 32R+1+t: its axis-a inputs (label,
+// old group, tie flag, negleft_a[:, i], left_a[:, i]) sit in its registers for the whole
+// tile. At step s lane t decides cell (i, j0+s-t): all lanes of a step lie on one global
+// anti-diagonal, so one ballot is one decision word. The a-predecessor (i-1, j) comes from
+// lane t-1 by __shfl_up_sync (lane 0: from the row-boundary array, staged in shared memory
+// with the tile's axis-b inputs), the b-predecessor (i, j-1) from the lane's own
+// registers (first column: from the column-boundary array). Each tile reads its top/left
+// boundary segments and overwrites them with its bottom/right ones; tiles of one tile
+// diagonal touch disjoint segments, so launches need no other synchronisation.
 // Boundary arrays hold int64 counters; inside a tile the counters live in registers as
-// doubles holding the same exact integers (all below 2**53, see ghat in
-// xorder_common.cuh), which keeps int-to-float conversions off the per-step chain.
-// A band of rows of a larger lattice (cpu_reference/_banded.py) is filled as a lattice
-// of its own: the launcher offsets the a-axis inputs, starts rowbuf from the band's
-// checkpoint row and passes the number of a items below the band as a_below.
-#include "xorder_common.cuh"
+// doubles holding the same exact integers (xorder_objective.cuh).
+// A band of rows of a larger lattice is filled as a lattice of its own: the launcher
+// passes the band's axis-a inputs (left_a keeps global counts) and starts rowbuf from
+// the band's checkpoint row.
+//
+// Everything a lane does is __host__ __device__ (tile_at, stage_column, lane_load,
+// lane_step, store_word): the tests' host build (XO_HOST_TEST) replays a launch with
+// this very code, lanes of a warp in turn (tile_launch_host).
+#include "xorder_objective.cuh"
 
 #ifndef TILE_J
 #define TILE_J 128
@@ -26,96 +32,264 @@
 #define WARPS_PER_BLOCK 4
 #endif
 
-extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) tile_kernel(
-    const long long* __restrict__ y_a, const long long* __restrict__ y_b_rev,
-    const long long* __restrict__ negleft_a, const long long* __restrict__ negleft_b_rev,
-    const double* __restrict__ consts, const double* __restrict__ lams,
-    long long* __restrict__ rowbuf,  // [batch][NCOUNT][n_b + 1]: cells (32R, j)
-    long long* __restrict__ colbuf,  // [batch][NCOUNT][n_a + 1]: cells (i, j0 - 1)
-    unsigned int* __restrict__ words, long long n_words,
-    int n_a, int n_b, int tile_diag, int r_first, int n_tiles,
-    int a_below) {  // a items below the lattice: > 0 for a band of rows (URF gains)
-    // Staged per warp: the b-axis gains and the top boundary of the tile's columns.
+// Kernel parameters, by name (gpu_xorder/_kernel_source.py launches by these names).
+#define TILE_PARAMS                                                                     \
+    const long long* __restrict__ seq_q, const long long* __restrict__ y_a,              \
+    const bool* __restrict__ a_wins_ties, const long long* __restrict__ negleft_a,       \
+    const long long* __restrict__ left_a, const long long* __restrict__ y_b_rev,         \
+    const long long* __restrict__ negleft_b_rev, double s_const, double w,               \
+    double inv_auc, const double* __restrict__ inv_qb, const double* __restrict__ inv_bq, \
+    const double* __restrict__ inv_u, const bool* __restrict__ old_first,                \
+    const double* __restrict__ row_const, const double* __restrict__ w_q,                \
+    const double* __restrict__ inv_p, double w_b, double inv_p_b, double floor,          \
+    const double* __restrict__ lams,                                                     \
+    long long* __restrict__ rowbuf,  /* [batch][NCOUNT][n_b + 1]: cells (32R, j) */      \
+    long long* __restrict__ colbuf,  /* [batch][NCOUNT][n_a + 1]: cells (i, j0 - 1) */   \
+    unsigned int* __restrict__ words, long long n_words, int n_a, int n_b,               \
+    int tile_diag, int r_first, int n_tiles
+#define TILE_INPUTS                                                                     \
+    TileInputs{seq_q, y_a, a_wins_ties, negleft_a, left_a, y_b_rev, negleft_b_rev,       \
+               rowbuf, colbuf, words, n_words, n_a, n_b}
+
+struct TileInputs {
+    const long long *seq_q, *y_a;
+    const bool* a_wins_ties;
+    const long long *negleft_a, *left_a, *y_b_rev, *negleft_b_rev;
+    long long *rowbuf, *colbuf;
+    unsigned int* words;
+    long long n_words;
+    int n_a, n_b;
+};
+
+template <class Obj>
+XO_HD Obj load_objective(double s_const, double w, double inv_auc, const double* inv_qb,
+                         const double* inv_bq, const double* inv_u, const bool* old_first,
+                         const double* row_const, const double* w_q, const double* inv_p,
+                         double w_b, double inv_p_b, double floor) {
+    Obj o;
+    o.s_const = s_const; o.w = w; o.inv_auc = inv_auc; o.w_b = w_b; o.inv_p_b = inv_p_b;
+    o.floor = floor; o.old_first = old_first[0];
+#pragma unroll
+    for (int q = 0; q < Obj::m; ++q) {
+        o.inv_qb[q] = inv_qb[q]; o.inv_bq[q] = inv_bq[q]; o.inv_u[q] = inv_u[q];
+        o.row_const[q] = row_const[q]; o.w_q[q] = w_q[q]; o.inv_p[q] = inv_p[q];
+    }
+    return o;
+}
+
+// Where tile number `tile` of tile diagonal `tile_diag` lies, in lattice `b` of the batch.
+struct Tile {
+    int R, i0, j0, width;
+    long long rs, cs;        // row lengths of rowbuf and colbuf
+    long long *rb, *cb;      // this lattice's boundary arrays
+    unsigned int* wb;        // its decision words
+};
+
+template <class Obj>
+XO_HD Tile tile_at(const TileInputs& in, int tile, int b, int tile_diag, int r_first,
+                   int tile_j) {
+    Tile t;
+    t.R = r_first + tile;
+    t.i0 = 32 * t.R + 1;
+    t.j0 = (tile_diag - t.R) * tile_j + 1;
+    t.width = in.n_b - t.j0 + 1 < tile_j ? in.n_b - t.j0 + 1 : tile_j;
+    t.rs = (long long)in.n_b + 1;
+    t.cs = (long long)in.n_a + 1;
+    t.rb = in.rowbuf + (long long)b * Obj::n_counters * t.rs;
+    t.cb = in.colbuf + (long long)b * Obj::n_counters * t.cs;
+    t.wb = in.words + (long long)b * in.n_words;
+    return t;
+}
+
+// Column c of the tile, staged for the whole warp: the axis-b inputs and the counters of
+// the cell above the tile (top[x * tile_j + c]).
+template <class Obj>
+XO_HD void stage_column(const TileInputs& in, const Tile& t, int c, double* yb,
+                        double* negb, double* top, int tile_j) {
+    const int k = in.n_b - (t.j0 + c);
+    yb[c] = (double)in.y_b_rev[k];
+    negb[c] = (double)in.negleft_b_rev[k];
+#pragma unroll
+    for (int x = 0; x < Obj::n_counters; ++x) top[x * tile_j + c] = (double)t.rb[x * t.rs + t.j0 + c];
+}
+
+// One lane's registers: its row's inputs, the counters of its last cell (mine) and of
+// the cell left of the tile (left, loaded before the loop: read at step s = lane it
+// would put one global-load latency on the warp's critical path per step).
+template <class Obj>
+struct Lane {
+    StepRow<Obj::m> row;
+    bool ok;  // the row exists
+    int i;
+    double left[Obj::n_counters], mine[Obj::n_counters];
+};
+
+template <class Obj>
+XO_HD Lane<Obj> lane_load(const TileInputs& in, const Tile& t, int lane) {
+    Lane<Obj> L;
+    L.i = t.i0 + lane;
+    L.ok = L.i <= in.n_a;
+    const long long i = L.ok ? L.i : 0;  // rows below the lattice read row 0, unused
+    L.row.y = L.ok ? (double)in.y_a[i - 1] : 0.0;
+    L.row.q = Obj::m == 1 || !L.ok ? 0 : (int)in.seq_q[i - 1];
+    L.row.wins_ties = L.ok && in.a_wins_ties[i - 1];
+#pragma unroll
+    for (int q = 0; q < Obj::m; ++q) {
+        L.row.negleft[q] = (double)in.negleft_a[q * t.cs + i];
+        L.row.left[q] = Obj::metric == URF ? (double)in.left_a[q * t.cs + i] : 0.0;
+    }
+#pragma unroll
+    for (int x = 0; x < Obj::n_counters; ++x) {
+        L.left[x] = L.ok ? (double)t.cb[x * t.cs + i] : 0.0;
+        L.mine[x] = 0.0;
+    }
+    return L;
+}
+
+// Step s of the lane: decide its cell (i, j0 + s - lane) if it lies in the lattice and
+// the tile, from up (lane - 1's counters of the previous step), and store the tile's
+// bottom row (lane 31) and right column. Returns the decision bit.
+template <class Obj>
+XO_HD bool lane_step(const Obj& o, double lam, const TileInputs& in, const Tile& t,
+                     Lane<Obj>& L, int lane, int s, const double* up, const double* yb,
+                     const double* negb, const double* top, int tile_j) {
+    constexpr int NC = Obj::n_counters;
+    const int c = s - lane;  // column offset of this lane's cell
+    if (!L.ok || c < 0 || c >= t.width) return false;
+    const int j = t.j0 + c;
+    double from_a[NC], from_b[NC], ca[NC], cb[NC];
+#pragma unroll
+    for (int x = 0; x < NC; ++x) {
+        from_a[x] = lane == 0 ? top[x * tile_j + c] : up[x];
+        from_b[x] = c == 0 ? L.left[x] : L.mine[x];
+    }
+    const StepColumn col = {yb[c], negb[c], (double)(in.n_b - j)};
+    step_gains<Obj>(L.row, col, from_a, from_b, ca, cb);
+    const bool take_a = decide(ghat(o, ca, lam), ghat(o, cb, lam), L.row.wins_ties);
+#pragma unroll
+    for (int x = 0; x < NC; ++x) L.mine[x] = take_a ? ca[x] : cb[x];
+    if (lane == 31) {
+#pragma unroll
+        for (int x = 0; x < NC; ++x) t.rb[x * t.rs + j] = (long long)L.mine[x];
+    }
+    if (c == t.width - 1) {
+#pragma unroll
+        for (int x = 0; x < NC; ++x) t.cb[x * t.cs + L.i] = (long long)L.mine[x];
+    }
+    return take_a;
+}
+
+XO_HD void or_word(unsigned int* w, unsigned int bits) {
+#ifdef __CUDA_ARCH__
+    atomicOr(w, bits);
+#else
+    *w |= bits;
+#endif
+}
+
+// Lane 0's store of step s's ballot: the word of block R on diagonal d = i0 + j0 + s
+// (layout of cpu_reference's decision bits).
+XO_HD void store_word(const Tile& t, int n_b, int s, unsigned int ballot, int tile_j) {
+    unsigned int* w = t.wb + (long long)t.R * (n_b - 1) + t.i0 + t.j0 + s - 2;
+    if (s >= 31 && s < tile_j) {
+        *w = ballot;  // every cell of this word belongs to this tile
+    } else if (ballot) {
+        or_word(w, ballot);  // shared with the neighbouring column tile
+    }
+}
+
+typedef StepObjective<METRIC, SIGNED, OLD_GROUPS> TileObjective;
+
+extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) tile_kernel(TILE_PARAMS) {
+    typedef TileObjective Obj;
+    constexpr int NC = Obj::n_counters;
+    // Staged per warp: the axis-b inputs and the top boundary of the tile's columns.
     __shared__ double sh_yb[WARPS_PER_BLOCK][TILE_J];
     __shared__ double sh_negb[WARPS_PER_BLOCK][TILE_J];
-    __shared__ double sh_top[WARPS_PER_BLOCK][NCOUNT][TILE_J];
+    __shared__ double sh_top[WARPS_PER_BLOCK][NC][TILE_J];
 
     const int wib = threadIdx.x >> 5;
     const int lane = threadIdx.x & 31;
     const int tile = blockIdx.x * WARPS_PER_BLOCK + wib;
     if (tile >= n_tiles) return;  // whole warps only: blockDim is a multiple of 32
-    const int b = blockIdx.y;
-    const int R = r_first + tile;
-    const int J = tile_diag - R;
-    const int i0 = 32 * R + 1;
-    const int i = i0 + lane;
-    const int j0 = J * TILE_J + 1;
-    const int width = min(n_b - j0 + 1, TILE_J);
-    const long long rs = (long long)(n_b + 1), cs = (long long)(n_a + 1);
-    long long* rb = rowbuf + (long long)b * NCOUNT * rs;
-    long long* cb = colbuf + (long long)b * NCOUNT * cs;
-    unsigned int* wb = words + (long long)b * n_words;
-
-    for (int c = lane; c < width; c += 32) {
-        const int k = n_b - (j0 + c);
-        sh_yb[wib][c] = (double)y_b_rev[k];
-        sh_negb[wib][c] = (double)negleft_b_rev[k];
-#pragma unroll
-        for (int q = 0; q < NCOUNT; ++q) sh_top[wib][q][c] = (double)rb[q * rs + j0 + c];
-    }
+    const TileInputs in = TILE_INPUTS;
+    const Tile t = tile_at<Obj>(in, tile, blockIdx.y, tile_diag, r_first, TILE_J);
+    for (int c = lane; c < t.width; c += 32)
+        stage_column<Obj>(in, t, c, sh_yb[wib], sh_negb[wib], &sh_top[wib][0][0], TILE_J);
     __syncwarp();
 
-    const bool row_ok = i <= n_a;
-    const Consts cst = load_consts(consts);
-    const double lam = lams[b];
-    const double ya_i = row_ok ? (double)y_a[i - 1] : 0.0;
-    const double nega_i = row_ok ? (double)negleft_a[i] : 0.0;
-    // The left boundary of the lane's row, loaded before the loop: read at step s = lane
-    // it would put one global-load latency on the warp's critical path per step.
-    double left[NCOUNT], mine[NCOUNT];
+    const Obj o = load_objective<Obj>(s_const, w, inv_auc, inv_qb, inv_bq, inv_u, old_first,
+                                      row_const, w_q, inv_p, w_b, inv_p_b, floor);
+    const double lam = lams[blockIdx.y];
+    Lane<Obj> L = lane_load<Obj>(in, t, lane);
+    for (int s = 0; s < t.width + 31; ++s) {
+        double up[NC];
 #pragma unroll
-    for (int q = 0; q < NCOUNT; ++q) {
-        left[q] = row_ok ? (double)cb[q * cs + i] : 0.0;
-        mine[q] = 0.0;
-    }
-
-    for (int s = 0; s < width + 31; ++s) {
-        double up[NCOUNT];
-#pragma unroll
-        for (int q = 0; q < NCOUNT; ++q) up[q] = __shfl_up_sync(0xffffffffu, mine[q], 1);
-        const int c = s - lane;  // column offset of this lane's cell
-        bool take_a = false;
-        if (row_ok && c >= 0 && c < width) {
-            const int j = j0 + c;
-            double from_a[NCOUNT], from_b[NCOUNT], out[NCOUNT];
-#pragma unroll
-            for (int q = 0; q < NCOUNT; ++q) {
-                from_a[q] = lane == 0 ? sh_top[wib][q][c] : up[q];
-                from_b[q] = c == 0 ? left[q] : mine[q];
-            }
-            const Gains<double> g = make_gains<double>(
-                ya_i, nega_i, sh_yb[wib][c], sh_negb[wib][c], n_a + a_below - i, n_b - j);
-            take_a = cell_update(from_a, from_b, g, lam, cst, out);
-#pragma unroll
-            for (int q = 0; q < NCOUNT; ++q) mine[q] = out[q];
-            if (lane == 31) {
-#pragma unroll
-                for (int q = 0; q < NCOUNT; ++q) rb[q * rs + j] = (long long)out[q];
-            }
-            if (c == width - 1) {
-#pragma unroll
-                for (int q = 0; q < NCOUNT; ++q) cb[q * cs + i] = (long long)out[q];
-            }
-        }
+        for (int x = 0; x < NC; ++x) up[x] = __shfl_up_sync(0xffffffffu, L.mine[x], 1);
+        const bool take_a = lane_step(o, lam, in, t, L, lane, s, up, sh_yb[wib], sh_negb[wib],
+                                      &sh_top[wib][0][0], TILE_J);
         const unsigned int ballot = __ballot_sync(0xffffffffu, take_a);
-        if (lane == 0) {
-            // Word of block R on diagonal d = i0 + j0 + s (layout of cpu_reference._bits).
-            unsigned int* w = wb + (long long)R * (n_b - 1) + i0 + j0 + s - 2;
-            if (s >= 31 && s < TILE_J) {
-                *w = ballot;  // every cell of this word belongs to this tile
-            } else if (ballot) {
-                atomicOr(w, ballot);  // shared with the neighbouring column tile
-            }
-        }
+        if (lane == 0) store_word(t, n_b, s, ballot, TILE_J);
     }
 }
+
+#ifdef XO_HOST_TEST
+#include <vector>
+
+// One launch of tile_kernel replayed on the host (tests/cuda_host.py): every warp of the
+// grid in turn, its lanes in turn at every step; the shuffle gives lane t the register
+// lane t - 1 held after the previous step, the ballot gathers the lanes' bits.
+template <class Obj>
+void tile_launch(int grid_x, int grid_y, int block, int tile_j, TILE_PARAMS) {
+    constexpr int NC = Obj::n_counters;
+    const TileInputs in = TILE_INPUTS;
+    const Obj o = load_objective<Obj>(s_const, w, inv_auc, inv_qb, inv_bq, inv_u, old_first,
+                                      row_const, w_q, inv_p, w_b, inv_p_b, floor);
+    const int wpb = block / 32;
+    std::vector<double> yb(tile_j), negb(tile_j), top((size_t)NC * tile_j);
+    std::vector<Lane<Obj>> lanes(32);
+    for (int b = 0; b < grid_y; ++b)
+        for (int bx = 0; bx < grid_x; ++bx)
+            for (int wib = 0; wib < wpb; ++wib) {
+                const int tile = bx * wpb + wib;
+                if (tile >= n_tiles) continue;
+                const Tile t = tile_at<Obj>(in, tile, b, tile_diag, r_first, tile_j);
+                for (int lane = 0; lane < 32; ++lane)
+                    for (int c = lane; c < t.width; c += 32)
+                        stage_column<Obj>(in, t, c, yb.data(), negb.data(), top.data(), tile_j);
+                for (int lane = 0; lane < 32; ++lane) lanes[lane] = lane_load<Obj>(in, t, lane);
+                for (int s = 0; s < t.width + 31; ++s) {
+                    double up[32][NC];
+                    for (int lane = 0; lane < 32; ++lane)
+                        for (int x = 0; x < NC; ++x)
+                            up[lane][x] = lanes[lane > 0 ? lane - 1 : 0].mine[x];
+                    unsigned int ballot = 0;
+                    for (int lane = 0; lane < 32; ++lane)
+                        if (lane_step(o, lams[b], in, t, lanes[lane], lane, s, up[lane],
+                                      yb.data(), negb.data(), top.data(), tile_j))
+                            ballot |= 1u << lane;
+                    store_word(t, n_b, s, ballot, tile_j);
+                }
+            }
+}
+
+#define XO_TILE_CASE(METRIC_, SIGNED_, M_)                                              \
+    if (metric == METRIC_ && is_signed == SIGNED_ && m == M_)                            \
+        return tile_launch<StepObjective<METRIC_, SIGNED_, M_>>(                         \
+            grid_x, grid_y, block, tile_j, seq_q, y_a, a_wins_ties, negleft_a, left_a,   \
+            y_b_rev, negleft_b_rev, s_const, w, inv_auc, inv_qb, inv_bq, inv_u,          \
+            old_first, row_const, w_q, inv_p, w_b, inv_p_b, floor, lams, rowbuf, colbuf, \
+            words, n_words, n_a, n_b, tile_diag, r_first, n_tiles), 0;
+#define XO_TILE_METRIC(METRIC_)                                                         \
+    XO_TILE_CASE(METRIC_, 1, 1) XO_TILE_CASE(METRIC_, 0, 1) XO_TILE_CASE(METRIC_, 0, 2)  \
+    XO_TILE_CASE(METRIC_, 0, 3) XO_TILE_CASE(METRIC_, 0, 4) XO_TILE_CASE(METRIC_, 0, 5)  \
+    XO_TILE_CASE(METRIC_, 0, 6) XO_TILE_CASE(METRIC_, 0, 7) XO_TILE_CASE(METRIC_, 0, 8)
+
+// The host build instantiates every metric, the signed mode (M = 1) and M = 1..8;
+// returns 0, or -1 for constants it does not hold.
+extern "C" int tile_launch_host(int metric, int is_signed, int m, int tile_j, int grid_x,
+                                int grid_y, int block, TILE_PARAMS) {
+    XO_TILE_METRIC(0) XO_TILE_METRIC(1) XO_TILE_METRIC(2)
+    return -1;
+}
+#endif

@@ -1,69 +1,17 @@
-// Per-diagonal fill and on-device traceback of the two-group xOrder lattice.
+// On-device traceback of 2-D lattices (two groups, iterative steps, bands of rows):
+// docs/design.md, section 9.3. Launch schedules: gpu_xorder/_launch.py.
+// words: [batch][n_words] uint32, the skewed 32-row block layout of cpu_reference's
+// decision bits (a set bit: the cell was entered along a).
 //
-// Launchers: gpu_xorder/_cupy_engine.py. Layouts (shared with cpu_reference):
-//   counters  [batch][NCOUNT][n_a + 1] int64, cell (i, d - i) of a diagonal at column i;
-//   words     [batch][n_words] uint32, the skewed 32-row block layout of cpu_reference._bits.
-#include "xorder_common.cuh"
-
-#define XO_FILL_HD __host__ __device__ __forceinline__
-
-// One anti-diagonal d of every lattice of the batch (blockIdx.y = lattice).
-// Thread x handles row i = first_row + x, where first_row starts a 32-row block, so a
-// warp covers one block and one ballot yields the block's decision word of diagonal d.
-// Twin of the loop body of cpu_reference._fill.fill (DiagonalStep + store_diagonal
-// + the two edge cells).
-extern "C" __global__ void diag_kernel(
-    const long long* __restrict__ y_a, const long long* __restrict__ y_b_rev,
-    const long long* __restrict__ negleft_a, const long long* __restrict__ negleft_b_rev,
-    const long long* __restrict__ col0, const long long* __restrict__ row0,
-    const double* __restrict__ consts, const double* __restrict__ lams,
-    const long long* __restrict__ prev, long long* __restrict__ cur,
-    unsigned int* __restrict__ words, long long n_words,
-    int n_a, int n_b, int d, int i_lo, int i_hi) {
-    const int b = blockIdx.y;
-    const long long cstride = (long long)(n_a + 1);
-    const long long* pv = prev + (long long)b * NCOUNT * cstride;
-    long long* cu = cur + (long long)b * NCOUNT * cstride;
-    const int first_row = ((i_lo - 1) & ~31) + 1;
-    const int i = first_row + blockIdx.x * blockDim.x + threadIdx.x;
-    const int lane = threadIdx.x & 31;
-
-    bool take_a = false;
-    if (i_lo <= i_hi && i >= i_lo && i <= i_hi) {
-        const Consts c = load_consts(consts);
-        const int j = d - i;
-        long long from_a[NCOUNT], from_b[NCOUNT], out[NCOUNT];
-#pragma unroll
-        for (int q = 0; q < NCOUNT; ++q) {
-            from_a[q] = pv[q * cstride + i - 1];
-            from_b[q] = pv[q * cstride + i];
-        }
-        Gains<long long> g = step_gains(i, j, n_a, n_b, y_a, y_b_rev, negleft_a, negleft_b_rev);
-        take_a = cell_update(from_a, from_b, g, lams[b], c, out);
-#pragma unroll
-        for (int q = 0; q < NCOUNT; ++q) cu[q * cstride + i] = out[q];
-    }
-    const unsigned int ballot = __ballot_sync(0xffffffffu, take_a);
-    const int block_first = i - lane;  // first row of this warp's 32-row block
-    if (i_lo <= i_hi && lane == 0 && block_first <= i_hi) {
-        const long long r = (block_first - 1) >> 5;
-        words[(long long)b * n_words + r * (long long)(n_b - 1) + d - 2] = ballot;
-    }
-    // The forced edge cells (d, 0) and (0, d).
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-#pragma unroll
-        for (int q = 0; q < NCOUNT; ++q) {
-            if (d <= n_a) cu[q * cstride + d] = col0[q * cstride + d];
-            if (d <= n_b) cu[q * cstride] = row0[q * (long long)(n_b + 1) + d];
-        }
-    }
-}
+// The walks are __host__ __device__: the tests' host build (XO_HOST_TEST) runs the
+// kernels' bodies with the *_host drivers at the end.
+#define XO_WALK_HD __host__ __device__ __forceinline__
 
 // Walk the decision bits back from cell (i, j) until the path meets row 0 or column 0,
 // writing the group of every step before *end (last rank last): twin of
 // cpu_reference._traceback.walk. Returns with (i, j) the edge cell reached and end moved
 // back over the steps written. __host__ __device__: the tests run it on the host.
-XO_FILL_HD void walk_back(const unsigned int* __restrict__ w, long long stride, int& i,
+XO_WALK_HD void walk_back(const unsigned int* __restrict__ w, long long stride, int& i,
                           int& j, signed char*& end) {
     while (i > 0 && j > 0) {
         const int t = (i - 1) & 31;
@@ -73,7 +21,7 @@ XO_FILL_HD void walk_back(const unsigned int* __restrict__ w, long long stride, 
 }
 
 // Path of one lattice (twin of cpu_reference._traceback.traceback).
-XO_FILL_HD void traceback_one(const unsigned int* w, signed char* p, int n_a, int n_b) {
+XO_WALK_HD void traceback_one(const unsigned int* w, signed char* p, int n_a, int n_b) {
     int i = n_a, j = n_b;
     signed char* end = p + n_a + n_b;
     walk_back(w, (long long)n_b + 31, i, j, end);
@@ -84,7 +32,7 @@ XO_FILL_HD void traceback_one(const unsigned int* w, signed char* p, int n_a, in
 // (cpu_reference._banded): the steps land before path[b] + ks[b]; when the walk meets
 // column 0, or row 0 of the top band (row_offset 0), the forced rest is written too and
 // ks[b] becomes 0. words: the band's bits, layout of a lattice of n_rows rows.
-XO_FILL_HD void band_walk_one(const unsigned int* w, signed char* p, int n_rows, int n_b,
+XO_WALK_HD void band_walk_one(const unsigned int* w, signed char* p, int n_rows, int n_b,
                               int row_offset, int& j, long long& k) {
     if (k == 0) return;  // this lattice's path is complete
     int i = n_rows;

@@ -1,0 +1,100 @@
+"""Device memory planning for the GPU: what a solve needs, whether its decision bits fit
+whole or in bands of rows, and the tile width (docs/design.md, sections 6 and 9)."""
+
+import cpu_reference as cr
+
+from ._kernel_source import SHARED_BYTES
+
+DEFAULT_TILE_J = 128
+
+MSG_DEVICE_MEMORY = (
+    "the xOrder lattice needs {need:.2f} GiB of device memory but {free:.2f} GiB is free "
+    "({n_a} x {n_b} cells, {batch} lam value(s)); subsample each group (learn the "
+    "ordering on every k-th item, docs/design.md, section 6) or pass fewer lam values "
+    "at once"
+)
+MSG_DEVICE_MEMORY_MULTI = (
+    "{method} xOrder of groups of sizes {sizes} needs {need:.2f} GiB of device memory but "
+    "{free:.2f} GiB is free; use method='iterative' or subsample each group"
+)
+
+
+class DeviceMemoryError(MemoryError):
+    """The lattice does not fit in the free device memory."""
+
+
+def tile_width(n_counters):
+    """Columns of a tile: 128, or fewer where one warp's staged columns
+    (``(2 + n_counters) * 8`` bytes each) would not fit the shared memory."""
+    tile_j = DEFAULT_TILE_J
+    while tile_j > 1 and (2 + n_counters) * 8 * tile_j > SHARED_BYTES:
+        tile_j //= 2
+    return tile_j
+
+
+def bits_bytes(lat, batch):
+    """Decision words of ``batch`` fills of the whole lattice."""
+    return batch * cr.n_words(lat.n_a, lat.n_b) * 4
+
+
+def required_bytes(lat, batch):
+    """Device memory of one tiled solve: decision bits, the boundary arrays, inputs,
+    paths."""
+    k, n_a, n_b = lat.n_counters, lat.n_a, lat.n_b
+    boundary = batch * k * (n_a + n_b + 2) * 8
+    m = k // (4 if lat.metric == "urf" else 2)
+    inputs = (17 + 2 * m) * (n_a + 1) + 24 * (n_b + 1) + 8 * (7 * m + 6 + batch)
+    paths = batch * (n_a + n_b)
+    return bits_bytes(lat, batch) + boundary + inputs + paths
+
+
+def bits_budget(lat, batch, free, memory_limit):
+    """Bytes the decision words of one solve may take: 90% of the free device memory
+    less everything else, and at most ``memory_limit``."""
+    budget = int(0.9 * free) - (required_bytes(lat, batch) - bits_bytes(lat, batch))
+    return budget if memory_limit is None else min(budget, memory_limit)
+
+
+def check_whole(lat, batch, free):
+    """``DeviceMemoryError`` when one whole-lattice solve does not fit."""
+    need = required_bytes(lat, batch)
+    if need > 0.9 * free:
+        raise DeviceMemoryError(MSG_DEVICE_MEMORY.format(
+            need=need / 2**30, free=free / 2**30, n_a=lat.n_a, n_b=lat.n_b, batch=batch))
+
+
+def band_plan(lat, batch, free, memory_limit=None):
+    """None when the whole lattice's bits fit, else the rows per band of the fewest bands
+    that fit; ``DeviceMemoryError`` when not even 32-row bands do."""
+    budget = bits_budget(lat, batch, free, memory_limit)
+    if budget >= bits_bytes(lat, batch):
+        return None
+    rows = cr.plan_bands(lat.n_a, lat.n_b, budget, lat.n_counters, batch, checkpoints=False)
+    if rows is None:
+        need = (required_bytes(lat, batch) - bits_bytes(lat, batch)
+                + batch * cr.n_words(min(32, lat.n_a), lat.n_b) * 4)
+        raise DeviceMemoryError(MSG_DEVICE_MEMORY.format(
+            need=need / 2**30, free=free / 2**30, n_a=lat.n_a, n_b=lat.n_b, batch=batch))
+    return rows
+
+
+def kd_required_bytes(prob):
+    """Device memory of the K-D solve of ``prob``: decision words, two counter buffers,
+    layout arrays."""
+    sizes, k = prob.sizes, prob.k
+    per_pair = 2 if prob.metric == "urf" else 1
+    n_cells = cr.kd_cells(sizes)
+    box = n_cells // (max(sizes) + 1)
+    words = max(1, (k - 1).bit_length()) * (n_cells // 32 + sum(sizes) + 1) * 4
+    counters = 2 * per_pair * k * (k - 1) * box * 8
+    layout = box * (k - 1) * (4 + 8) + box * (4 + 8)
+    return words + counters + layout
+
+
+def check_kd(prob, free):
+    """``DeviceMemoryError`` when the K-D solve of ``prob`` does not fit. (Iterative
+    steps plan their own bands, like two-group lattices.)"""
+    need = kd_required_bytes(prob)
+    if need > 0.9 * free:
+        raise DeviceMemoryError(MSG_DEVICE_MEMORY_MULTI.format(
+            method="kd", sizes=prob.sizes, need=need / 2**30, free=free / 2**30))

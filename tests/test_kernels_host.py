@@ -1,0 +1,157 @@
+"""Every fill kernel, each launch replayed by its own code compiled for the host
+(``cuda_host`` through the emulated device), equals the NumPy reference decision for
+decision: ``tile_kernel`` on two-group lattices, bands of rows and iterative steps
+(decision words, final counters, bottom rows) against ``cpu_reference.fill``, and
+``kd_plane_kernel`` hyperplane by hyperplane against the NumPy K-D fill, exact G-hat
+ties included. The same kernels on a device: ``test_gpu.py``."""
+
+import numpy as np
+import pytest
+
+import cpu_reference as cr
+from cpu_reference import _kd
+from gpu_xorder import _launch
+
+from oracles import two_group_problem as problem
+from test_multigroup import random_problem
+
+METRICS = ("xauc", "prf", "urf")
+LAMS = [0.0, 0.4, 6.0]
+
+
+@pytest.fixture
+def dev(engine):
+    return engine.DEVICE
+
+
+def lattices(rng, metric, mode):
+    for n_a, n_b, ties in [(1, 3, False), (2, 1, True), (33, 8, True), (40, 70, False),
+                           (64, 37, True), (97, 50, False)]:
+        if min(n_a, n_b) < 2 and metric != "urf":
+            continue
+        s, y, g = problem(rng, n_a, n_b, ties)
+        yield cr.build_lattice(s, y, g, metric, mode)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("mode", ["absolute", "signed"])
+def test_tile_kernel_two_groups(dev, metric, mode):
+    """A lam batch (the grid's y), several tile widths (ragged last tiles, one column),
+    the paths walked by ``traceback_kernel``."""
+    rng = np.random.default_rng(len(metric) + 3 * len(mode))
+    for lat in lattices(rng, metric, mode):
+        want = [cr.fill(lat, lam) for lam in LAMS]
+        for tile_j in (1, 8, 32, 128):
+            words, final = _launch.fill_tiled(dev, lat, LAMS, tile_j)
+            paths = dev.get(_launch.traceback(dev, words, lat.n_a, lat.n_b))
+            for b, (ref_words, ref_final) in enumerate(want):
+                np.testing.assert_array_equal(dev.get(words)[b], ref_words)
+                np.testing.assert_array_equal(dev.get(final)[b], ref_final)
+                np.testing.assert_array_equal(paths[b], cr.traceback(ref_words, lat.n_a,
+                                                                     lat.n_b))
+
+
+def _step_lattices(metric, sizes, ties, lam):
+    """The step lattices of iterative xOrder on a random problem, in merge order."""
+    rng = np.random.default_rng(sum(sizes) + len(metric))
+    s, y, g = random_problem(rng, sizes, metric, ties)
+    prob = cr.build_problem(s, y, g, len(sizes), metric, "absolute")
+    steps = []
+
+    def solve(lat, lam, progress=None):
+        steps.append(lat)
+        return cr.solve_lattice(lat, lam, progress)
+
+    cr.solve_iterative(prob, lam, solve=solve)
+    return steps
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("sizes", [(5, 3, 4), (9, 2, 6, 4), (40, 33, 7), (3, 2, 2, 2, 2),
+                                   (20, 15, 12, 9, 30, 7)])
+def test_tile_kernel_iterative_steps(dev, metric, sizes):
+    """Every step of iterative xOrder (old groups M = 1 .. K - 1) on the tiled kernel."""
+    for ties in (False, True):
+        for lam in (0.0, 0.6, 8.0):
+            for lat in _step_lattices(metric, sizes, ties, lam):
+                ref_words, ref_final = cr.fill(lat, lam)
+                for tile_j in (8, 128):
+                    words, final = _launch.fill_tiled(dev, lat, [lam], tile_j)
+                    np.testing.assert_array_equal(dev.get(words)[0], ref_words)
+                    np.testing.assert_array_equal(dev.get(final)[0], ref_final)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_tile_kernel_bands_of_rows(dev, metric):
+    """A band of rows from its checkpoint (the row above) and first column: words, final
+    counters and the bottom row the next band starts from; two-group lattices and
+    iterative steps."""
+    rng = np.random.default_rng(9 + len(metric))
+    s, y, g = problem(rng, 100, 45, ties=True)
+    lats = [cr.build_lattice(s, y, g, metric, "absolute")]
+    lats += [lat for lat in _step_lattices(metric, (70, 40, 30), True, 0.5) if lat.n_a > 64]
+    assert len(lats) == 3
+    for lat in lats:
+        col0, _ = cr.edge_counters(lat)
+        for lam in (0.0, 0.5):
+            for i0, i1 in [(32, 64), (64, lat.n_a)]:
+                top = cr.fill(cr.band_lattice(lat, 0, i0), lam, bottom=True)[2]
+                band = cr.band_lattice(lat, i0, i1)
+                edges = (col0[:, i0:i1 + 1], top)
+                want = cr.fill(band, lam, edges=edges, bottom=i1 % 32 == 0)
+                got = _launch.fill_tiled(dev, band, [lam], 8, edges=(edges[0], top[None]),
+                                         bottom=i1 % 32 == 0)
+                for a, b in zip(got, want):
+                    np.testing.assert_array_equal(dev.get(a)[0], b)
+
+
+class _Recording:
+    """A device that keeps the decision words it allocates."""
+
+    def __init__(self, dev):
+        self.dev, self.words = dev, None
+        self.asarray, self.get, self.kernel = dev.asarray, dev.get, dev.kernel
+
+    def zeros(self, shape, dtype):
+        out = self.dev.zeros(shape, dtype)
+        if np.dtype(dtype) == np.uint32:
+            self.words = out
+        return out
+
+
+def _kd_decisions(words, layout, d):
+    """Chosen axis of every cell of hyperplane ``d`` from ``kd_plane_kernel``'s words."""
+    lo, hi = int(layout["lo"][d]), int(layout["hi"][d])
+    r = np.arange(lo, hi) - (lo & ~31)
+    w = layout["base"][d] + (r >> 5)
+    planes = np.asarray(words).reshape(layout["nbits"], -1)
+    axis = np.zeros(hi - lo, dtype=np.int64)
+    for b in range(layout["nbits"]):
+        axis |= ((planes[b][w] >> (r & 31).astype(np.uint32)) & 1).astype(np.int64) << b
+    return axis
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("sizes", [(4, 3, 5), (2, 6, 2), (12, 9, 10), (3, 2, 4, 2),
+                                   (30, 40, 25)])
+def test_kd_plane_kernel(dev, metric, sizes):
+    """Every hyperplane's decisions (``ceil(log2 K)`` bit planes), the final counters and
+    the path by ``kd_traceback_kernel``; grids of several blocks for the largest."""
+    rng = np.random.default_rng(7 * sum(sizes) + len(metric))
+    for ties in (False, True):
+        s, y, g = random_problem(rng, sizes, metric, ties)
+        prob = cr.build_problem(s, y, g, len(sizes), metric, "absolute")
+        for lam in (0.0, 0.6, 8.0):
+            planes, fc, fu, lay = _kd.fill_kd(prob, lam)
+            rec = _Recording(dev)
+            path, c, u, _ = _launch.kd(rec, prob, lam)
+            _, layout = _launch.kd_arrays(prob, lam)
+            for d in range(1, layout["n_planes"] + 1):
+                size = int(layout["hi"][d] - layout["lo"][d])
+                want = np.zeros(size, dtype=np.int64)
+                for b, plane in enumerate(planes[d]):
+                    want |= np.unpackbits(plane)[:size].astype(np.int64) << b
+                np.testing.assert_array_equal(_kd_decisions(dev.get(rec.words), layout, d),
+                                              want)
+            assert (c, u) == (fc, fu)
+            np.testing.assert_array_equal(path, _kd.traceback_kd(planes, lay, prob.sizes))
