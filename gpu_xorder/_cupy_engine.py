@@ -81,7 +81,7 @@ def fill(lat, lams, tile_j=None, progress=None):
     (``_launch.fill_tiled``); ``DeviceMemoryError`` when it does not fit."""
     lat = cpu_reference.as_step(lat)
     _plan.check_whole(lat, len(lams), free_bytes())
-    tile_j = _plan.tile_width(lat.n_counters) if tile_j is None else tile_j
+    tile_j = _plan.tile_width(lat) if tile_j is None else tile_j
     return _launch.fill_tiled(DEVICE, lat, lams, tile_j, progress)
 
 
@@ -97,7 +97,7 @@ def solve(lat, lams, progress=None, memory_limit=None, tile_j=None):
     has free)."""
     lat = cpu_reference.as_step(lat)
     band_rows = _plan.band_plan(lat, len(lams), free_bytes(), memory_limit)
-    tile_j = _plan.tile_width(lat.n_counters) if tile_j is None else tile_j
+    tile_j = _plan.tile_width(lat) if tile_j is None else tile_j
     return _launch.solve(DEVICE, lat, lams, band_rows, tile_j, progress), band_rows
 
 

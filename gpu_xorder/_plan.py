@@ -23,11 +23,21 @@ class DeviceMemoryError(MemoryError):
     """The lattice does not fit in the free device memory."""
 
 
-def tile_width(n_counters):
-    """Columns of a tile: 128, or fewer where one warp's staged columns
-    (``(2 + n_counters) * 8`` bytes each) would not fit the shared memory."""
+#: Tiles a tile diagonal should hold to keep an H100 busy: two warps per multiprocessor.
+BUSY_TILES = 2 * 132
+
+
+def tile_width(lat):
+    """Columns of a tile. Two groups: 128 (the speed table's best). An iterative step,
+    whose axis b (one group) is short beside its axis a, runs at most ``n_b / tile_j``
+    tiles at once: 64 or 32 where 128 would leave the device idle (a guess until
+    ``benchmarks/multi_table.py`` measures the widths). Fewer where one warp's staged
+    columns (``(2 + n_counters) * 8`` bytes each) would not fit the shared memory."""
     tile_j = DEFAULT_TILE_J
-    while tile_j > 1 and (2 + n_counters) * 8 * tile_j > SHARED_BYTES:
+    if lat.m > 1:
+        while tile_j > 32 and lat.n_b < tile_j * BUSY_TILES:
+            tile_j //= 2
+    while tile_j > 1 and (2 + lat.n_counters) * 8 * tile_j > SHARED_BYTES:
         tile_j //= 2
     return tile_j
 

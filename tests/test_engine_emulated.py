@@ -191,6 +191,37 @@ def test_speed_table_helpers_run(engine, monkeypatch):
     assert speed_table.time_solve(lat, nbytes // 4)[1] == 32
 
 
+def test_multi_table_tile_sweep_runs(engine, monkeypatch):
+    """The multi-group table's per-width timing (``benchmarks/multi_table.py``) on the
+    emulated device."""
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import multi_table
+
+    before = fake_cupy.LAUNCHES.get("tile_kernel", 0)
+    assert multi_table.run_tiles(3, 40, 32) > 0
+    # 40 + 80 rows, 40 columns each: 2 + 3 row tiles, 2 column tiles per step
+    assert fake_cupy.LAUNCHES["tile_kernel"] - before == (2 + 2 - 1) + (3 + 2 - 1)
+
+
+def test_tile_width():
+    """128 columns for two groups; iterative steps narrower where a tile diagonal would
+    hold too few tiles, and wherever the staged columns outgrow the shared memory."""
+    from gpu_xorder import _plan
+    from test_kernels_host import _step_lattices
+
+    s, y, g = problem(np.random.default_rng(0), 40, 30)
+    assert _plan.tile_width(cr.as_step(cr.build_lattice(s, y, g, "urf", "absolute"))) == 128
+    steps = _step_lattices("urf", (40, 33, 7), False, 0.5)
+    assert [_plan.tile_width(lat) for lat in steps] == [128, 32]
+    wide = steps[1].__class__(**{**steps[1].__dict__, "n_b": 10**6})
+    assert _plan.tile_width(wide) == 128
+    many = steps[1].__class__(**{**steps[1].__dict__, "n_b": 10**6, "old": tuple(range(12))})
+    assert (2 + many.n_counters) * 8 * 64 <= 48 * 1024 < (2 + many.n_counters) * 8 * 128
+    assert _plan.tile_width(many) == 64
+
+
 # ------------------------------------------------------------------ kernel signatures
 
 def test_launch_arguments_are_checked_against_the_kernel_signatures():
