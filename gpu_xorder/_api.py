@@ -9,21 +9,13 @@ import numpy as np
 
 import cpu_reference
 
-from . import _parallel, _solvers
+from . import _parallel, _plan, _solvers
 from . import _validation as v
 from . import metrics as metrics_mod
-from ._backend import cupy_engine, host_memory_available, resolve_backend
+from ._backend import cupy_engine, resolve_backend
 from ._result import FairOrderResult
 
 logger = logging.getLogger("gpu_xorder")
-
-#: ``method="auto"`` with more than two groups runs the K-D DP (the whole lattice) up to
-#: this many lattice cells, prod(n_g + 1), and iterative xOrder beyond.
-KD_MAX_CELLS = 10**8
-
-#: With ``memory_limit=None`` the NumPy backend lets the decision bits take this share
-#: of the host memory available when the call starts.
-HOST_MEMORY_SHARE = 0.75
 
 MSG_MULTI_MEMORY = (
     "{method} xOrder of groups of sizes {sizes} keeps {need:.3g} GiB of decision bits, "
@@ -37,11 +29,6 @@ MSG_SIGNED_WORSE = (
     "disparity='signed' with lam={lam:g} made |D| ({metric}) larger than the scores "
     "given ({after:.4f} > {before:.4f}): the signed objective rewards disparity in the "
     "other direction; use disparity='absolute' (the default)"
-)
-MSG_HOST_MEMORY = (
-    "the {n_a} x {n_b} xOrder lattice does not fit in {budget:.3g} GiB ({source}), not "
-    "even in bands of rows with counter checkpoints (at least {least:.3g} GiB); "
-    "subsample each group (XOrder(subsample=k), docs/design.md, section 6)"
 )
 
 
@@ -257,7 +244,7 @@ def _solve_two(lat, labels, lams, solver, fills, progress, engine_name, memory_l
     ``progress`` counts the cells of every fill against ``expected_fills`` per lam; a
     search that needs more fills moves the total on, and the last report is
     ``(done, done)``."""
-    chosen = choose_solver(solver, lat.mode, lams, lat.n_cells, engine_name)
+    chosen = _plan.choose_solver(solver, lat.mode, lams, lat.n_cells, engine_name)
     expected = lat.n_cells * sum(_solvers.expected_fills(chosen, lam) for lam in lams)
     done = [0]
 
@@ -280,25 +267,13 @@ def _solve_two(lat, labels, lams, solver, fills, progress, engine_name, memory_l
                                   _solvers.absolute_objective(c, lam)
                                   if lam == 0 or lat.mode == "signed" else None)
                 for lam, c in zip(lams, paper)]
-    budget = _host_budget(memory_limit)[0]
+    budget = _plan.host_budget(memory_limit)[0]
     solved = _solvers.solve_absolute(lat, lams, paper, counted, chosen, budget)
     if progress is not None:
         progress(done[0], done[0])
     return [_candidate_result(lat, labels, lam, best, engine_name, {**bands, **extra}, ran,
                               bound)
             for lam, (best, bound, ran, extra) in zip(lams, solved)]
-
-
-def choose_solver(solver, mode, lams, n_cells, engine_name):
-    """The two-group solver that runs: the cell rule where it is exact (signed mode,
-    lam = 0) or where ``"auto"`` finds the search out of proportion."""
-    if mode == "signed" or not np.any(np.asarray(lams) > 0) or solver == "paper":
-        return "paper"
-    if solver != "auto":
-        return solver
-    if engine_name == "numpy" and n_cells > _solvers.AUTO_LAGRANGIAN_CELLS_NUMPY:
-        return "paper"
-    return "auto"
 
 
 def _constrained(lat, labels, eps, fills, engine_name, bands):
@@ -335,27 +310,13 @@ def _warn_signed(results, s, y, index, metric):
 
 def _solve_numpy(lat, lams, progress, memory_limit, n_jobs=1):
     """``([(path, final), ...], band_rows)``: whole lattices while their decision bits
-    fit the budget, else bands with counter checkpoints (``band_rows`` not None). With
-    ``n_jobs``, as many lattices as the budget holds at once fill in worker processes."""
-    budget, source = _host_budget(memory_limit)
-    bits = cpu_reference.n_words(lat.n_a, lat.n_b) * 4
-    most = _parallel.workers(n_jobs, lams.size)
-    if budget is None or bits <= budget:
-        n_workers = most if budget is None else max(1, min(most, budget // bits))
+    fit the budget, else bands with counter checkpoints (``band_rows`` not None), as
+    many lattices at once in worker processes as ``n_jobs`` and the budget allow
+    (``_plan.numpy_plan``)."""
+    band_rows, n_workers = _plan.numpy_plan(lat, lams.size, memory_limit, n_jobs)
+    if band_rows is None:
         return _map_lams(_whole_solution, (lat,), lams, n_workers, progress,
                          lat.n_cells), None
-    # bands: the budget is shared by the lattices filled at once; fewer at once first
-    # than no plan at all
-    for n_workers in range(most, 0, -1):
-        band_rows = cpu_reference.plan_bands(lat.n_a, lat.n_b, budget // n_workers,
-                                             lat.n_counters)
-        if band_rows is not None:
-            break
-    if band_rows is None:
-        least = cpu_reference.least_banded_bytes(lat.n_a, lat.n_b, lat.n_counters)
-        raise MemoryError(MSG_HOST_MEMORY.format(
-            n_a=lat.n_a, n_b=lat.n_b, budget=budget / 2**30, source=source,
-            least=least / 2**30))
     return _map_lams(_banded_solution, (lat, band_rows), lams, n_workers, progress,
                      lat.n_cells), band_rows
 
@@ -381,17 +342,6 @@ def _map_lams(solve, head, lams, n_workers, progress, cells):
         lambda done: progress(done * cells, lams.size * cells))
     return _parallel.map_in_rounds(solve, [(*head, float(lam)) for lam in lams],
                                    n_workers, after)
-
-
-def _host_budget(memory_limit):
-    """``(bytes, what they are)`` the NumPy backend's decision bits may take: the
-    ``memory_limit`` given, else a share of the available host memory (None where it
-    cannot be read)."""
-    if memory_limit is not None:
-        return memory_limit, "memory_limit"
-    available = host_memory_available()
-    budget = None if available is None else int(HOST_MEMORY_SHARE * available)
-    return budget, f"{HOST_MEMORY_SHARE:.0%} of the available host memory"
 
 
 def _batch_progress(progress, n_lattices, k=None):
@@ -424,25 +374,6 @@ def _make_result(lat, labels, lam, path, final, backend, extra):
     )
 
 
-def _choose_method(method, sizes, memory_limit=None):
-    if method != "auto":
-        return method
-    if cpu_reference.kd_cells(sizes) > KD_MAX_CELLS:
-        return "iterative"
-    if memory_limit is not None and decision_bytes(sizes, "kd") > memory_limit:
-        return "iterative"
-    return "kd"
-
-
-def decision_bytes(sizes, method):
-    """Bytes of decision bits a K-group method keeps at once: ``ceil(log2 K)`` bits per
-    cell of the K-D lattice, or the words of the largest iterative step."""
-    if method == "kd":
-        planes = max(1, (len(sizes) - 1).bit_length())
-        return planes * -(-cpu_reference.kd_cells(sizes) // 8)
-    return max(cpu_reference.n_words(m, n) * 4 for m, n in cpu_reference.step_shapes(sizes))
-
-
 def _best_of(solve, n_lams, progress, kd_cells, iterative_cells):
     """``method="best"``: K-D and iterative xOrder, and for every lam the result of the
     higher objective (K-D on a tie); ``extra["objectives"]`` keeps both."""
@@ -471,14 +402,14 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, *, backend, pr
     prob = cpu_reference.build_problem(s, y, index, labels.size, metric, mode)
     # The GPU checks its free memory itself (_cupy_engine.solve_multi).
     budget, source = (memory_limit, "memory_limit") if engine_name == "cupy" else (
-        _host_budget(memory_limit))
-    chosen = _choose_method(method, prob.sizes, budget)
-    if budget is not None and decision_bytes(prob.sizes, chosen) > budget:
+        _plan.host_budget(memory_limit))
+    chosen = _plan.choose_method(method, prob.sizes, budget)
+    if budget is not None and _plan.decision_bytes(prob.sizes, chosen) > budget:
         hint = "use method='auto' (two groups: filled in bands) or " if labels.size == 2 else (
             "use method='iterative' or " if chosen == "kd" else "")
         raise MemoryError(MSG_MULTI_MEMORY.format(
             method=chosen, sizes=list(prob.sizes), source=source, limit=budget / 2**30,
-            need=decision_bytes(prob.sizes, chosen) / 2**30, hint=hint))
+            need=_plan.decision_bytes(prob.sizes, chosen) / 2**30, hint=hint))
     if engine_name == "cupy" and labels.size == 2:
         solutions = _solve_two_on_gpu(prob, s, y, index, lams,
                                       _batch_progress(progress, lams.size))
@@ -487,7 +418,7 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, *, backend, pr
                                                _batch_progress(progress, lams.size, k))[:4]
                      for k, lam in enumerate(lams)]
     else:
-        need = decision_bytes(prob.sizes, chosen)
+        need = _plan.decision_bytes(prob.sizes, chosen)
         n_workers = _parallel.workers(n_jobs, lams.size)
         if budget is not None:
             n_workers = max(1, min(n_workers, budget // need))

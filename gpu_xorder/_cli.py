@@ -680,14 +680,14 @@ def _check_subsample(scores, y, groups, args):
 def _lattice_cells(groups, args):
     """Lattice cells the fit will fill (the method ``auto`` picks, as ``fair_order``)."""
     import cpu_reference
-    from gpu_xorder._api import KD_MAX_CELLS
+    from gpu_xorder._plan import KD_MAX_CELLS
 
     step = args.subsample or 1
     sizes = [-(-int(c) // step) for c in np.unique(groups, return_counts=True)[1]]
     kd = cpu_reference.kd_cells(sizes)
     if len(sizes) == 2:  # the cell rule, and the fills of the solver's search
         from gpu_xorder import _solvers
-        from gpu_xorder._api import choose_solver
+        from gpu_xorder._plan import choose_solver
 
         lams = args.lam if isinstance(args.lam, (list, tuple)) else [args.lam]
         lams = [x for x in lams if x is not None] or [0.5]

@@ -1,9 +1,29 @@
-"""Device memory planning for the GPU: what a solve needs, whether its decision bits fit
-whole or in bands of rows, and the tile width (docs/design.md, sections 6 and 9)."""
+"""Memory planning and method choice, for both backends (docs/design.md, sections 3.5, 4,
+6 and 9): which two-group solver and which K-group method run, what a solve needs,
+whether its decision bits fit whole or in bands of rows (host memory for NumPy, device
+memory for the GPU), and the tile width of the GPU fill."""
+
+import numpy as np
 
 import cpu_reference as cr
 
+from . import _parallel, _solvers
+from ._backend import host_memory_available
 from ._kernel_source import SHARED_BYTES
+
+#: ``method="auto"`` with more than two groups runs the K-D DP (the whole lattice) up to
+#: this many lattice cells, prod(n_g + 1), and iterative xOrder beyond.
+KD_MAX_CELLS = 10**8
+
+#: With ``memory_limit=None`` the NumPy backend lets the decision bits take this share
+#: of the host memory available when the call starts.
+HOST_MEMORY_SHARE = 0.75
+
+MSG_HOST_MEMORY = (
+    "the {n_a} x {n_b} xOrder lattice does not fit in {budget:.3g} GiB ({source}), not "
+    "even in bands of rows with counter checkpoints (at least {least:.3g} GiB); "
+    "subsample each group (XOrder(subsample=k), docs/design.md, section 6)"
+)
 
 DEFAULT_TILE_J = 128
 
@@ -18,6 +38,77 @@ MSG_DEVICE_MEMORY_MULTI = (
     "{free:.2f} GiB is free; use method='iterative' or subsample each group"
 )
 
+
+# ------------------------------------------------------------------ choices
+
+def choose_solver(solver, mode, lams, n_cells, engine_name):
+    """The two-group solver that runs: the cell rule where it is exact (signed mode,
+    lam = 0) or where ``"auto"`` finds the search out of proportion."""
+    if mode == "signed" or not np.any(np.asarray(lams) > 0) or solver == "paper":
+        return "paper"
+    if solver != "auto":
+        return solver
+    if engine_name == "numpy" and n_cells > _solvers.AUTO_LAGRANGIAN_CELLS_NUMPY:
+        return "paper"
+    return "auto"
+
+
+def choose_method(method, sizes, memory_limit=None):
+    """The K-group method that runs: ``"auto"`` is K-D up to ``KD_MAX_CELLS`` cells while
+    its bits fit ``memory_limit``, else iterative."""
+    if method != "auto":
+        return method
+    if cr.kd_cells(sizes) > KD_MAX_CELLS:
+        return "iterative"
+    if memory_limit is not None and decision_bytes(sizes, "kd") > memory_limit:
+        return "iterative"
+    return "kd"
+
+
+def decision_bytes(sizes, method):
+    """Bytes of decision bits a K-group method keeps at once: ``ceil(log2 K)`` bits per
+    cell of the K-D lattice, or the words of the largest iterative step."""
+    if method == "kd":
+        planes = max(1, (len(sizes) - 1).bit_length())
+        return planes * -(-cr.kd_cells(sizes) // 8)
+    return max(cr.n_words(m, n) * 4 for m, n in cr.step_shapes(sizes))
+
+
+# ------------------------------------------------------------------ host memory (NumPy)
+
+def host_budget(memory_limit):
+    """``(bytes, what they are)`` the NumPy backend's decision bits may take: the
+    ``memory_limit`` given, else a share of the available host memory (None where it
+    cannot be read)."""
+    if memory_limit is not None:
+        return memory_limit, "memory_limit"
+    available = host_memory_available()
+    budget = None if available is None else int(HOST_MEMORY_SHARE * available)
+    return budget, f"{HOST_MEMORY_SHARE:.0%} of the available host memory"
+
+
+def numpy_plan(lat, batch, memory_limit, n_jobs=1):
+    """``(band_rows, n_workers)`` of ``batch`` NumPy fills of ``lat``: whole lattices
+    (``band_rows`` None) while their decision bits fit the host budget, else bands with
+    counter checkpoints; as many lattices at once (worker processes) as ``n_jobs`` and
+    the budget allow, fewer at once rather than no plan. ``MemoryError`` when not even
+    32-row bands fit."""
+    budget, source = host_budget(memory_limit)
+    bits = cr.n_words(lat.n_a, lat.n_b) * 4
+    most = _parallel.workers(n_jobs, batch)
+    if budget is None or bits <= budget:
+        return None, most if budget is None else max(1, min(most, budget // bits))
+    for n_workers in range(most, 0, -1):
+        band_rows = cr.plan_bands(lat.n_a, lat.n_b, budget // n_workers, lat.n_counters)
+        if band_rows is not None:
+            return band_rows, n_workers
+    least = cr.least_banded_bytes(lat.n_a, lat.n_b, lat.n_counters)
+    raise MemoryError(MSG_HOST_MEMORY.format(
+        n_a=lat.n_a, n_b=lat.n_b, budget=budget / 2**30, source=source,
+        least=least / 2**30))
+
+
+# ------------------------------------------------------------------ device memory (GPU)
 
 class DeviceMemoryError(MemoryError):
     """The lattice does not fit in the free device memory."""

@@ -217,7 +217,7 @@ def test_memory_limit_is_validated(value, exc):
 def test_memory_limit_with_more_groups():
     """K-group methods keep their bits whole: auto falls back to iterative, an explicit
     method over the limit is a MemoryError that names the way out."""
-    from gpu_xorder._api import decision_bytes
+    from gpu_xorder._plan import decision_bytes
 
     rng = np.random.default_rng(8)
     sizes = (40, 30, 20)
@@ -243,19 +243,19 @@ def test_memory_limit_with_more_groups():
 def test_more_groups_default_budget_is_the_host_memory(monkeypatch):
     """Without memory_limit the K-group methods on NumPy get the same default budget as
     the 2-D DP (a share of the available host memory), checked before any work."""
-    from gpu_xorder import _api
+    from gpu_xorder import _plan
 
     rng = np.random.default_rng(9)
     sizes = (40, 30, 20)
     s = rng.random(90)
     y = (rng.random(90) < s).astype(int)
     g = np.repeat(["a", "b", "c"], sizes)
-    kd_bytes = _api.decision_bytes(sizes, "kd")
-    it_bytes = _api.decision_bytes(sizes, "iterative")
-    share = _api.HOST_MEMORY_SHARE
+    kd_bytes = _plan.decision_bytes(sizes, "kd")
+    it_bytes = _plan.decision_bytes(sizes, "iterative")
+    share = _plan.HOST_MEMORY_SHARE
 
     def available(n):
-        monkeypatch.setattr(_api, "host_memory_available", lambda: n)
+        monkeypatch.setattr(_plan, "host_memory_available", lambda: n)
 
     available(int(kd_bytes / share) + 2)
     assert fair_order(s, y, g, backend="numpy").method == "kd"

@@ -256,8 +256,8 @@ def test_auto_picks_kd_then_iterative(monkeypatch):
     rng = np.random.default_rng(4)
     scores, y, groups = random_problem(rng, [4, 5, 3], "xauc")
     assert fair_order(scores, y, groups, backend="numpy").method == "kd"
-    from gpu_xorder import _api
-    monkeypatch.setattr(_api, "KD_MAX_CELLS", 5 * 6 * 4 - 1)
+    from gpu_xorder import _plan
+    monkeypatch.setattr(_plan, "KD_MAX_CELLS", 5 * 6 * 4 - 1)
     assert fair_order(scores, y, groups, backend="numpy").method == "iterative"
 
 
