@@ -147,7 +147,7 @@ def solve_banded(lat, n_lattices, band_rows, fill_band, progress=None, walker=No
 
 class HostWalker:
     """Paths walked back band by band on host words (``_traceback.walk``); the rules of
-    ``band_walk_one`` in ``cuda/xorder_fill.cu``: each path fills from its end, ``k[b]``
+    ``band_walk_one`` in ``cuda/xorder_traceback.cu``: each path fills from its end, ``k[b]``
     ranks still open, and the forced rest is written when the walk meets column 0 or
     the top band's row 0."""
 

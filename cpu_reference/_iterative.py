@@ -52,7 +52,7 @@ def total_cells(sizes):
 class StepInputs:
     """What one iterative step needs besides its lattice: the old groups' prefix counts
     over the merged sequence, and the maximum |term| of the pairs that do not move.
-    Shared by the NumPy step and the CUDA launcher (``gpu_xorder._multi_inputs``)."""
+    ``step_lattice`` packs them into the step's ``StepLattice``."""
 
     old: list          # groups merged so far (b excluded), increasing
     negleft_a: dict    # h -> n_h0 - Q_h(i), negatives of h among the first i merged items

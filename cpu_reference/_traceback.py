@@ -2,7 +2,7 @@
 
 The walk is sequential; it reads one word per step from a bulk host copy of the bits
 (never one device synchronisation per step). The CUDA twin is ``traceback_kernel`` in
-``gpu_xorder/cuda/xorder_fill.cu``, which writes the same path on the device.
+``gpu_xorder/cuda/xorder_traceback.cu``, which writes the same path on the device.
 """
 
 import numpy as np

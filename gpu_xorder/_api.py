@@ -394,9 +394,9 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, *, backend, pr
                  memory_limit, n_jobs):
     """K-D or iterative xOrder (any K >= 2) on the NumPy reference or the GPU.
 
-    On the GPU, two groups run the 2-D kernels (the K-D and iterative DPs are the 2-D DP
-    for two groups, decision for decision), more groups the kernels of
-    ``cuda/xorder_multi.cu``.
+    On the GPU, two groups run the 2-D solve (the K-D and iterative DPs are the 2-D DP for
+    two groups, decision for decision); more groups: K-D on ``kd_plane_kernel``
+    (``cuda/xorder_kd.cu``), iterative steps on the 2-D tile kernel.
     """
     engine_name = resolve_backend(backend)
     prob = cpu_reference.build_problem(s, y, index, labels.size, metric, mode)

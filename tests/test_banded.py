@@ -98,7 +98,7 @@ def test_band_fill_edges_and_last_row_match_cellwise_oracle(metric):
             np.testing.assert_array_equal(no_bits[1], final)
 
 
-def test_band_lattice_rows_and_a_below():
+def test_band_lattice_rows_keep_whole_lattice_counts():
     rng = np.random.default_rng(4)
     s, y, g = two_group_problem(rng, 100, 40)
     lat = cr.build_lattice(s, y, g, "urf", "absolute")
@@ -107,10 +107,15 @@ def test_band_lattice_rows_and_a_below():
     np.testing.assert_array_equal(band.perm_a, lat.perm_a[64:96])
     np.testing.assert_array_equal(band.y_a, lat.y_a[64:96])
     np.testing.assert_array_equal(band.negleft_a, lat.negleft_a[64:97])
-    # the CUDA kernel computes left_a[i] as n_a + a_below - i with a_below = left_a[-1]
-    a_below = int(band.left_a[-1])
-    assert a_below == 100 - 96
-    np.testing.assert_array_equal(band.left_a, band.n_a + a_below - np.arange(band.n_a + 1))
+    # left_a keeps the whole lattice's counts (the kernels read it): the 4 a items below
+    # the band are still to come at its last row
+    assert int(band.left_a[-1]) == 100 - 96
+    np.testing.assert_array_equal(band.left_a, lat.left_a[64:97])
+    # a band of a step lattice slices its axis-a arrays the same way
+    step = cr.band_lattice(cr.as_step(lat), 64, 96)
+    assert (step.n_a, step.row_offset) == (32, 64)
+    np.testing.assert_array_equal(step.left_a, lat.left_a[None, 64:97])
+    np.testing.assert_array_equal(step.seq_q, np.zeros(32))
 
 
 def test_walk_stops_early_when_path_reaches_column_zero():
