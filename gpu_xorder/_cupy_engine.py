@@ -43,6 +43,19 @@ class CupyDevice:
         module, parameters = get_module(KERNEL_FILES[name], tuple(sorted(constants.items())))
         return module.get_function(name), parameters[name]
 
+    @staticmethod
+    def resident_blocks(function, threads):
+        """Multiprocessors x blocks of ``function`` each holds (the occupancy API; where
+        CuPy lacks it, a full multiprocessor's 2048 threads: extra blocks only find no
+        strip left)."""
+        props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+        try:
+            per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
+                function.ptr, threads, 0)
+        except AttributeError:
+            per_sm = 2048 // threads
+        return int(props["multiProcessorCount"]) * max(1, int(per_sm))
+
 
 DEVICE = CupyDevice()
 
@@ -76,13 +89,28 @@ def free_bytes():
     return cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()
 
 
-def fill(lat, lams, tile_j=None, progress=None):
+#: The 2-D fill of ``kernel=None``: ``"tiles"`` (``tile_kernel``, one launch per tile
+#: diagonal) or ``"strips"`` (``strip_kernel``, persistent); benchmarks switch it to time
+#: ``fair_order`` end to end on either.
+DEFAULT_KERNEL = "tiles"
+
+
+def _width(lat, kernel, tile_j, chunk):
+    """The kernel that runs and its width: tile columns, or steps per chunk."""
+    kernel = DEFAULT_KERNEL if kernel is None else kernel
+    if kernel == "strips":
+        return kernel, _plan.strip_chunk(lat, chunk)
+    return kernel, _plan.tile_width(lat) if tile_j is None else tile_j
+
+
+def fill(lat, lams, tile_j=None, progress=None, kernel=None, chunk=None):
     """Device arrays ``(words, final)`` of one whole-lattice fill per lam value
-    (``_launch.fill_tiled``); ``DeviceMemoryError`` when it does not fit."""
+    (``_launch.fill``: ``kernel`` ``"tiles"`` with ``tile_j`` columns or ``"strips"``
+    with ``chunk`` steps per wait); ``DeviceMemoryError`` when it does not fit."""
     lat = cpu_reference.as_step(lat)
     _plan.check_whole(lat, len(lams), free_bytes())
-    tile_j = _plan.tile_width(lat) if tile_j is None else tile_j
-    return _launch.fill_tiled(DEVICE, lat, lams, tile_j, progress)
+    kernel, width = _width(lat, kernel, tile_j, chunk)
+    return _launch.fill(DEVICE, lat, lams, kernel, width, progress)
 
 
 def traceback(lat, words):
@@ -90,15 +118,15 @@ def traceback(lat, words):
     return _launch.traceback(DEVICE, words, lat.n_a, lat.n_b)
 
 
-def solve(lat, lams, progress=None, memory_limit=None, tile_j=None):
+def solve(lat, lams, progress=None, memory_limit=None, tile_j=None, kernel=None, chunk=None):
     """``([(path, final_counters), ...], band_rows)`` on the host, one per lam value, of a
     two-group ``Lattice`` or a ``StepLattice``; ``band_rows`` is None unless the lattice
     was filled in bands (its decision bits over ``memory_limit`` bytes or what the device
-    has free)."""
+    has free). ``kernel``, ``tile_j``, ``chunk``: as in ``fill``."""
     lat = cpu_reference.as_step(lat)
     band_rows = _plan.band_plan(lat, len(lams), free_bytes(), memory_limit)
-    tile_j = _plan.tile_width(lat) if tile_j is None else tile_j
-    return _launch.solve(DEVICE, lat, lams, band_rows, tile_j, progress), band_rows
+    kernel, width = _width(lat, kernel, tile_j, chunk)
+    return _launch.solve(DEVICE, lat, lams, band_rows, width, progress, kernel), band_rows
 
 
 def solve_step(lat, lam, progress=None):

@@ -19,6 +19,7 @@ NVRTC_OPTIONS = ("--fmad=false", "-std=c++14")
 #: The ``.cu`` file of every kernel.
 KERNEL_FILES = {
     "tile_kernel": "xorder_tiled.cu",
+    "strip_kernel": "xorder_tiled.cu",
     "traceback_kernel": "xorder_traceback.cu",
     "band_traceback_kernel": "xorder_traceback.cu",
     "kd_plane_kernel": "xorder_kd.cu",
@@ -45,16 +46,34 @@ def warps_per_block(tile_j, n_counters):
     return 1
 
 
-def constants(kernel, metric="xauc", signed=False, old_groups=1, tile_j=128):
+def strip_bytes(chunk, n_counters):
+    """Static shared memory of one warp of ``strip_kernel``: ``2 + n_counters`` staged
+    doubles per column of a chunk's window (``STRIP_SPAN = chunk + 32`` columns)."""
+    return (2 + n_counters) * 8 * (chunk + 32)
+
+
+def strip_warps(chunk, n_counters):
+    """Warps per block of ``strip_kernel``: 4, or fewer where their staged columns do
+    not fit the shared memory (0: not even one warp's)."""
+    return next((w for w in (4, 2, 1) if w * strip_bytes(chunk, n_counters) <= SHARED_BYTES),
+                0)
+
+
+def constants(kernel, metric="xauc", signed=False, old_groups=1, tile_j=128, chunk=32):
     """The compile-time constants of ``kernel`` (the key of a compiled module): those its
-    file reads, the others left out so that equal code compiles once."""
+    file reads, the others left out so that equal code compiles once. ``tile_j`` is
+    ``tile_kernel``'s tile width, ``chunk`` the steps between ``strip_kernel``'s
+    waits."""
     c = {}
     if KERNEL_FILES[kernel] in ("xorder_tiled.cu", "xorder_kd.cu"):
         c["METRIC"] = METRIC_CODE[metric]
-    if KERNEL_FILES[kernel] == "xorder_tiled.cu":
-        n_counters = (4 if metric == "urf" else 2) * old_groups
+    n_counters = (4 if metric == "urf" else 2) * old_groups
+    if kernel == "tile_kernel":
         c.update(SIGNED=int(signed), OLD_GROUPS=old_groups, TILE_J=tile_j,
                  WARPS_PER_BLOCK=warps_per_block(tile_j, n_counters))
+    elif kernel == "strip_kernel":
+        c.update(SIGNED=int(signed), OLD_GROUPS=old_groups, STRIPS=1, CHUNK=chunk,
+                 STRIP_WARPS=strip_warps(chunk, n_counters))
     return c
 
 
@@ -75,6 +94,11 @@ def kernel_parameters(code):
     code = re.sub(r"//[^\n]*", "", code)
     code = re.sub(r"/\*.*?\*/", "", code, flags=re.S).replace("\\\n", " ")
     macros = dict(re.findall(r"#define (\w+)[ \t]+([^\n]*)", code))
+    for _ in range(len(macros)):  # macros naming macros: expand until none is left
+        expanded = {name: _expand(body, macros) for name, body in macros.items()}
+        if expanded == macros:
+            break
+        macros = expanded
     out = {}
     head = re.compile(r'extern "C" __global__ void (?:__launch_bounds__\([^)]*\) )?(\w+)\(')
     for match in head.finditer(code):
@@ -83,10 +107,14 @@ def kernel_parameters(code):
             depth += {"(": 1, ")": -1}.get(code[end], 0)
             end += 1
         params = code[match.end():end - 1]
-        for name, body in macros.items():
-            params = re.sub(rf"\b{name}\b", body, params)
-        out[match.group(1)] = [_parameter(p) for p in params.split(",")]
+        out[match.group(1)] = [_parameter(p) for p in _expand(params, macros).split(",")]
     return out
+
+
+def _expand(text, macros):
+    for name, body in macros.items():
+        text = re.sub(rf"\b{name}\b", lambda _: body, text)
+    return text
 
 
 def _parameter(text):

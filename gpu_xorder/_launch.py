@@ -9,7 +9,9 @@ by the kernels' own code compiled for the host:
 - ``kernel(name, constants)``: ``(function, parameters)`` of kernel ``name`` compiled for
   ``constants`` (``_kernel_source.constants``): ``function(grid, block, args)`` launches
   it, ``parameters`` are its C parameters (``_kernel_source.kernel_parameters``), which
-  ``BoundKernel`` fills from a dict of named arguments.
+  ``BoundKernel`` fills from a dict of named arguments;
+- ``resident_blocks(function, threads)``: blocks of ``function`` the whole device holds
+  at once (the persistent kernel's grid).
 
 Results have the shapes of the NumPy reference (``cpu_reference.fill``, ``traceback``,
 ``solve_banded``, ``solve_kd``), decision for decision.
@@ -25,6 +27,7 @@ BLOCK = 32  # rows of a tile: one warp, one 32-row block of the decision-bit lay
 THREADS = 256  # threads per block of the one-thread-per-cell kernels
 
 MSG_BOTTOM = "the last row is kept for whole 32-row blocks only, n_a = {n_a}"
+MSG_KERNEL = "kernel must be 'tiles' or 'strips', got {kernel!r}"
 
 
 def tile_schedule(n_a, n_b, tile_j):
@@ -107,6 +110,58 @@ def fill_tiled(dev, lat, lams, tile_j, progress=None, *, edges=None, bottom=Fals
     return words, colbuf[:, :, n_a], rowbuf
 
 
+def fill_strips(dev, lat, lams, chunk, progress=None, *, edges=None, bottom=False,
+                blocks=None):
+    """Fill one lattice per lam value with ``strip_kernel``, the persistent wavefront: one
+    launch for the whole batch, warps taking strips of 32 rows in order and waiting on
+    the strip above every ``chunk`` steps. Arguments and results as ``fill_tiled``'s.
+    ``blocks``: the grid (default: every block the device holds at once; the decisions
+    do not depend on it). Twin of the schedule: ``gpu_xorder._tile_twin.fill_strips``.
+    """
+    lat = cr.as_step(lat)
+    lams = np.asarray(lams, dtype=np.float64)
+    batch, n_a, n_b, k = lams.size, lat.n_a, lat.n_b, lat.n_counters
+    if lat.mode == "signed" and lat.m > 1:
+        raise ValueError("the signed disparity is defined for two groups only")
+    col0, top = cr.edge_counters(lat) if edges is None else edges
+    # one row buffer for every strip (starts as the row above), column 0 as edges
+    rowbuf = dev.asarray(np.ascontiguousarray(np.broadcast_to(top, (batch, k, n_b + 1)),
+                                              dtype=np.int64))
+    colbuf = dev.asarray(np.ascontiguousarray(np.broadcast_to(col0, (batch, k, n_a + 1)),
+                                              dtype=np.int64))
+    nw = cr.n_words(n_a, n_b)
+    words = dev.zeros((batch, nw), np.uint32)
+    n_strips = -(-n_a // BLOCK)
+    const = constants("strip_kernel", lat.metric, lat.mode == "signed", lat.m, chunk=chunk)
+    threads = 32 * const["STRIP_WARPS"]
+    function, parameters = dev.kernel("strip_kernel", const)
+    if blocks is None:
+        blocks = dev.resident_blocks(function, threads)
+    # never more warps than strips: the others would only take an empty ticket
+    blocks = max(1, min(blocks, -(-batch * n_strips // const["STRIP_WARPS"])))
+    BoundKernel(function, parameters, {
+        **lattice_args(dev, lat), "lams": dev.asarray(lams), "rowbuf": rowbuf,
+        "colbuf": colbuf, "words": words, "n_words": nw, "n_a": n_a, "n_b": n_b,
+        "progress": dev.zeros((batch, n_strips), np.int32),  # zeroed per fill
+        "ticket": dev.zeros(1, np.uint32), "batch": batch})((blocks,), (threads,))
+    if progress is not None:
+        progress(lat.n_cells, lat.n_cells)
+    if not bottom:
+        return words, colbuf[:, :, n_a]
+    if n_a % BLOCK:
+        raise ValueError(MSG_BOTTOM.format(n_a=n_a))
+    rowbuf[:, :, 0] = dev.asarray(np.ascontiguousarray(col0[:, n_a]))  # cell (n_a, 0)
+    return words, colbuf[:, :, n_a], rowbuf
+
+
+def fill(dev, lat, lams, kernel, width, progress=None, **kw):
+    """``fill_tiled`` (``kernel="tiles"``, ``width``: the tile width) or ``fill_strips``
+    (``"strips"``, ``width``: the chunk)."""
+    if kernel not in KERNELS:
+        raise ValueError(MSG_KERNEL.format(kernel=kernel))
+    return KERNELS[kernel](dev, lat, lams, width, progress, **kw)
+
+
 def traceback(dev, words, n_a, n_b):
     """Paths ``(B, n_a + n_b)`` int8 of a batch of decision words, walked on the device
     by ``traceback_kernel`` (one thread per lattice)."""
@@ -141,25 +196,31 @@ class BandWalker:
         return list(self.dev.get(self.path))
 
 
-def solve(dev, lat, lams, band_rows, tile_j, progress=None):
+def solve(dev, lat, lams, band_rows, tile_j, progress=None, kernel="tiles"):
     """``[(path, final), ...]`` on the host, one per lam value: the whole lattice
     (``band_rows`` None) or bands of ``band_rows`` rows, their counter checkpoints on the
     host and the paths walked band by band on the device (``cpu_reference.solve_banded``,
-    twice the work)."""
+    twice the work). ``kernel``: ``"tiles"`` (``tile_j``: the tile width) or
+    ``"strips"`` (``tile_j``: the chunk), see ``fill``."""
     if band_rows is None:
-        words, final = fill_tiled(dev, lat, lams, tile_j, progress)
+        words, final = fill(dev, lat, lams, kernel, tile_j, progress)
         paths = dev.get(traceback(dev, words, lat.n_a, lat.n_b))
         final = dev.get(final)
         return [(paths[b], final[b]) for b in range(len(lams))]
 
     def fill_band(band, col0, top, bits):
-        out = fill_tiled(dev, band, lams, tile_j, edges=(col0, top),
-                         bottom=band.n_a % BLOCK == 0)
+        out = fill(dev, band, lams, kernel, tile_j, edges=(col0, top),
+                   bottom=band.n_a % BLOCK == 0)
         last = dev.get(out[2]) if len(out) == 3 else None  # the last band's is never used
         return (out[0] if bits else None), dev.get(out[1]), last
 
     walker = BandWalker(dev, lat, len(lams))
     return cr.solve_banded(lat, len(lams), band_rows, fill_band, progress, walker)
+
+
+#: The 2-D fills by name: the default ``"tiles"`` until a device run has measured the
+#: persistent ``"strips"``.
+KERNELS = {"tiles": fill_tiled, "strips": fill_strips}
 
 
 # ------------------------------------------------------------------ K-D lattices

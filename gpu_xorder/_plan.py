@@ -9,7 +9,7 @@ import cpu_reference as cr
 
 from . import _parallel, _solvers
 from ._backend import host_memory_available
-from ._kernel_source import SHARED_BYTES
+from ._kernel_source import SHARED_BYTES, strip_warps
 
 #: ``method="auto"`` with more than two groups runs the K-D DP (the whole lattice) up to
 #: this many lattice cells, prod(n_g + 1), and iterative xOrder beyond.
@@ -131,6 +131,22 @@ def tile_width(lat):
     while tile_j > 1 and (2 + lat.n_counters) * 8 * tile_j > SHARED_BYTES:
         tile_j //= 2
     return tile_j
+
+
+#: Steps between the strip kernel's waits on the strip above. Strip r starts chunk s0
+#: once strip r - 1 has finished chunk s0 + chunk (its lane 31 trails lane 0 by 31
+#: steps), so the wavefront's lag per strip is 2 chunks of 32 (chunk <= 32): fewer
+#: chunks mean fewer waits but a longer ramp. A guess until a device run measures 16..128.
+DEFAULT_CHUNK = 32
+
+
+def strip_chunk(lat, chunk=None):
+    """Steps per chunk of ``strip_kernel``: ``chunk`` (default ``DEFAULT_CHUNK``), halved
+    while not even one warp's staged window fits the shared memory."""
+    chunk = DEFAULT_CHUNK if chunk is None else chunk
+    while chunk > 1 and not strip_warps(chunk, lat.n_counters):
+        chunk //= 2
+    return chunk
 
 
 def bits_bytes(lat, batch):

@@ -84,8 +84,16 @@ def c_args(parameters, args):
     return out
 
 
+#: Launches of ``strip_kernel`` replayed so far: the seed of the next one's interleaving.
+STRIP_LAUNCHES = [0]
+
+
 def replay(kernel, defines, grid, block, parameters, args):
-    """One launch of ``kernel`` (compiled for ``defines``), replayed on the host."""
+    """One launch of ``kernel`` (compiled for ``defines``), replayed on the host.
+
+    ``strip_kernel``: its ``grid[0] * block / 32`` warps in a pseudo-random interleaving
+    (a new one per launch) of the ticket takes and chunks that their progress flags
+    allow; a deadlock fails the replay."""
     lib = build(KERNEL_FILES[kernel])
     values = c_args(parameters, args)
     grid = tuple(grid) + (1,) * (3 - len(grid))
@@ -95,6 +103,14 @@ def replay(kernel, defines, grid, block, parameters, args):
         status = lib.tile_launch_host(
             defines["METRIC"], defines["SIGNED"], defines["OLD_GROUPS"], defines["TILE_J"],
             grid[0], grid[1], threads, *values)
+    elif kernel == "strip_kernel":
+        assert defines["STRIPS"] == 1 and threads == 32 * defines["STRIP_WARPS"], (
+            block, defines)
+        STRIP_LAUNCHES[0] += 1
+        status = lib.strip_launch_host(
+            defines["METRIC"], defines["SIGNED"], defines["OLD_GROUPS"], defines["CHUNK"],
+            grid[0] * threads // 32, ctypes.c_uint(STRIP_LAUNCHES[0]), *values)
+        assert status != -2, "strip_kernel: deadlock, every warp holding a strip waits"
     elif kernel == "kd_plane_kernel":
         status = lib.kd_plane_launch_host(defines["METRIC"], ctypes.c_longlong(grid[0]),
                                           threads, *values)

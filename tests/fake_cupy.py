@@ -26,6 +26,9 @@ int8, int64, uint32, float64 = np.int8, np.int64, np.uint32, np.float64
 MEMORY = [16 * 2**30, 16 * 2**30]
 #: Launches so far: "count" in all, and per kernel name.
 LAUNCHES = {"count": 0}
+#: Blocks of a kernel one multiprocessor holds (``cuda.driver``'s occupancy query); the
+#: fake device has one multiprocessor, so a persistent grid has this many blocks.
+RESIDENT_BLOCKS = [2]
 
 
 class ndarray(np.ndarray):
@@ -83,9 +86,15 @@ class _Device:
         pass
 
 
+def _occupancy(function_ptr, threads, dynamic_shared):
+    assert isinstance(function_ptr, int) and threads % 32 == 0 and dynamic_shared == 0
+    return RESIDENT_BLOCKS[0]
+
+
 cuda = types.SimpleNamespace(
     is_available=lambda: True,
     Device=_Device,
+    driver=types.SimpleNamespace(occupancyMaxActiveBlocksPerMultiprocessor=_occupancy),
     runtime=types.SimpleNamespace(
         memGetInfo=lambda: tuple(MEMORY),
         getDeviceProperties=lambda i: {"name": b"fake device (NumPy emulation)",
@@ -110,10 +119,14 @@ class RawModule:
         self.bounds = {name: expr for expr, name in self.bounds.items()}
 
     def get_function(self, name):
-        if name not in self.parameters:
+        # xorder_tiled.cu compiles strip_kernel where STRIPS = 1, else tile_kernel
+        other = {"tile_kernel": 1, "strip_kernel": 0}.get(name)
+        if name not in self.parameters or self.defines.get("STRIPS", 0) == other:
             raise AttributeError(f"the module has no kernel {name!r}")
-        return functools.partial(_checked_launch, name, self.parameters[name],
-                                 dict(self.defines), self._launch_bound(name))
+        function = functools.partial(_checked_launch, name, self.parameters[name],
+                                     dict(self.defines), self._launch_bound(name))
+        function.ptr = id(function)  # the handle CuPy's occupancy query takes
+        return function
 
     def _launch_bound(self, name):
         """Most threads per block of kernel ``name`` (its ``__launch_bounds__``), or
@@ -121,6 +134,7 @@ class RawModule:
         expr = self.bounds.get(name)
         if expr is None:
             return None
+        expr = expr.split(",")[0]  # the most threads; a second bound is blocks per SM
         expr = re.sub(r"[A-Za-z_]\w*", lambda m: str(self.defines[m.group(0)]), expr)
         assert re.fullmatch(r"[\d\s*+()]+", expr), expr
         return int(eval(expr))

@@ -3,11 +3,12 @@ with NVRTC (where libnvrtc is found) exactly as the CuPy engine compiles it.
 
 Device code only (``-fatbin``): CuPy compiles nothing else, and skipping the host pass
 takes a third off each compile. A file is compiled for the constants it reads
-(``_kernel_source.constants``): the tile kernel for every metric and mode with one old
-group (the two-group lattice: no register spills allowed), the K-D kernels for every
-metric, the walks once. The tile kernel for more old groups (iterative steps) is
-compiled for sm_90 and its registers and spills printed (``-s`` shows them); spills are
-allowed only where its URF counters outgrow the registers (8 old groups).
+(``_kernel_source.constants``): the tile kernel and the strip kernel (the same file,
+``STRIPS`` choosing) for every metric and mode with one old group (the two-group
+lattice: no register spills allowed), the K-D kernels for every metric, the walks once.
+The tile and strip kernels for more old groups (iterative steps) are compiled for sm_90
+and their registers and spills printed (``-s`` shows them); spills are allowed only
+where the URF counters outgrow the registers (8 old groups).
 """
 
 import re
@@ -28,14 +29,14 @@ def _variants():
     """``(file, defines)`` of every distinct compile."""
     out = []
     for name in CU_FILES:
-        kernel = next(k for k, f in KERNEL_FILES.items() if f == name)
         seen = []
-        for metric in ("xauc", "prf", "urf"):
-            for signed in (False, True):
-                defines = constants(kernel, metric, signed)
-                if defines not in seen:
-                    seen.append(defines)
-                    out.append(pytest.param(name, defines, id=f"{name}-{defines}"))
+        for kernel in (k for k, f in KERNEL_FILES.items() if f == name):
+            for metric in ("xauc", "prf", "urf"):
+                for signed in (False, True):
+                    defines = constants(kernel, metric, signed)
+                    if defines not in seen:
+                        seen.append(defines)
+                        out.append(pytest.param(name, defines, id=f"{name}-{defines}"))
     return out
 
 
@@ -70,12 +71,13 @@ def test_cu_compiles_without_spills(name, defines, tmp_path):
 
 
 @needs_nvcc
+@pytest.mark.parametrize("kernel", ["tile_kernel", "strip_kernel"])
 @pytest.mark.parametrize("metric", ["xauc", "prf", "urf"])
 @pytest.mark.parametrize("old_groups", [2, 4, 8])
-def test_tile_kernel_for_iterative_steps(metric, old_groups, tmp_path):
-    defines = constants("tile_kernel", metric, old_groups=old_groups)
+def test_2d_kernels_for_iterative_steps(kernel, metric, old_groups, tmp_path):
+    defines = constants(kernel, metric, old_groups=old_groups)
     (regs,), (spill,) = _ptxas("xorder_tiled.cu", defines, ("90",), tmp_path)
-    print(f"tile_kernel {metric} M={old_groups} sm_90: {regs} registers, "
+    print(f"{kernel} {metric} M={old_groups} sm_90: {regs} registers, "
           f"{spill} bytes spill stores")
     assert spill == 0 or (metric, old_groups) == ("urf", 8)
 
@@ -83,7 +85,7 @@ def test_tile_kernel_for_iterative_steps(metric, old_groups, tmp_path):
 def test_there_are_kernels():
     assert CU_FILES == ["xorder_kd.cu", "xorder_tiled.cu", "xorder_traceback.cu"]
     assert sorted(set(KERNEL_FILES.values())) == CU_FILES
-    assert len(_variants()) == 6 + 3 + 1
+    assert len(_variants()) == 6 + 6 + 3 + 1
 
 
 # ---------------------------------------------------------------- NVRTC, as CuPy compiles
@@ -139,7 +141,8 @@ def test_cu_compiles_with_nvrtc_as_cupy_does(name, defines):
     """The very text and options that ``_cupy_engine.get_module`` gives CuPy's NVRTC
     compile without errors or warnings (runs where libnvrtc is found: a CUDA toolkit
     with NVRTC, CuPy's machines, or ``pip install nvidia-cuda-nvrtc-cu12``); the tile
-    kernel also with 4 and 1 warps per block and 6 old groups."""
+    kernel also with 4 and 1 warps per block and 6 old groups, the strip kernel with
+    chunks of 16 and 128 and 6 old groups."""
     from gpu_xorder._kernel_source import NVRTC_OPTIONS, kernel_source
 
     lib = _find_nvrtc()
@@ -148,8 +151,12 @@ def test_cu_compiles_with_nvrtc_as_cupy_does(name, defines):
     variants = [defines]
     if name == "xorder_tiled.cu" and not defines["SIGNED"]:
         metric = {0: "xauc", 1: "prf", 2: "urf"}[defines["METRIC"]]
-        variants = [constants("tile_kernel", metric, tile_j=t, old_groups=m)
-                    for t, m in ((32, 1), (128, 1), (512, 1), (64, 6))]
+        if defines.get("STRIPS"):
+            variants = [constants("strip_kernel", metric, chunk=c, old_groups=m)
+                        for c, m in ((16, 1), (128, 1), (32, 6))]
+        else:
+            variants = [constants("tile_kernel", metric, tile_j=t, old_groups=m)
+                        for t, m in ((32, 1), (128, 1), (512, 1), (64, 6))]
     for variant in variants:
         for arch in ARCHS:
             status, log = _nvrtc_compile(lib, kernel_source(name, variant),

@@ -238,7 +238,18 @@ def test_launch_arguments_are_checked_against_the_kernel_signatures():
         ("path", True, "signed char"), ("n_a", False, "int"), ("n_b", False, "int"),
         ("batch", False, "int")]
     tiled = kernel_parameters(kernel_source("xorder_tiled.cu", constants("tile_kernel")))
-    assert set(tiled) == {"tile_kernel"}
+    assert set(tiled) == {"tile_kernel", "strip_kernel"}
+    assert tiled["strip_kernel"][:-3] == tiled["tile_kernel"][:-3]
+    assert tiled["strip_kernel"][-3:] == [("progress", True, "int"),
+                                          ("ticket", True, "unsigned int"),
+                                          ("batch", False, "int")]
+    # a module of xorder_tiled.cu holds one of them (STRIPS)
+    for name, other in (("tile_kernel", "strip_kernel"), ("strip_kernel", "tile_kernel")):
+        one = fake_cupy.RawModule(kernel_source("xorder_tiled.cu", constants(name)),
+                                  options=("--fmad=false",))
+        one.get_function(name)
+        with pytest.raises(AttributeError, match=f"no kernel '{other}'"):
+            one.get_function(other)
     assert tiled["tile_kernel"][:3] == [("seq_q", True, "long long"),
                                         ("y_a", True, "long long"),
                                         ("a_wins_ties", True, "bool")]

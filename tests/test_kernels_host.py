@@ -155,3 +155,66 @@ def test_kd_plane_kernel(dev, metric, sizes):
                                               want)
             assert (c, u) == (fc, fu)
             np.testing.assert_array_equal(path, _kd.traceback_kd(planes, lay, prob.sizes))
+
+
+# ------------------------------------------------------------------ persistent strips
+
+def _strips(dev, lat, lams, chunk, blocks, **kw):
+    return _launch.fill_strips(dev, lat, lams, chunk, blocks=blocks, **kw)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("mode", ["absolute", "signed"])
+def test_strip_kernel_two_groups(dev, metric, mode):
+    """``strip_kernel``'s launch replayed with fewer warps than strips in a
+    pseudo-random interleaving (a deadlock fails it): ragged shapes (n_a not a multiple
+    of 32, n_b < 32), ties, lam 0, a lam batch of 3, several chunks and grids, the paths
+    walked by ``traceback_kernel``."""
+    rng = np.random.default_rng(5 + len(metric) + 3 * len(mode))
+    for k, lat in enumerate(lattices(rng, metric, mode)):
+        want = [cr.fill(lat, lam) for lam in LAMS]
+        grids = ((1, 1), (32, 2)) if k % 2 == 0 else ((4, 1), (32, 2), (128, None))
+        for chunk, blocks in grids:
+            words, final = _strips(dev, lat, LAMS, chunk, blocks)
+            paths = dev.get(_launch.traceback(dev, words, lat.n_a, lat.n_b))
+            for b, (ref_words, ref_final) in enumerate(want):
+                np.testing.assert_array_equal(dev.get(words)[b], ref_words)
+                np.testing.assert_array_equal(dev.get(final)[b], ref_final)
+                np.testing.assert_array_equal(paths[b], cr.traceback(ref_words, lat.n_a,
+                                                                     lat.n_b))
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_strip_kernel_iterative_steps(dev, metric):
+    """Every step of iterative xOrder (M = 1 .. 4 old groups) on the strip kernel."""
+    for sizes in ((40, 33, 7), (9, 2, 6, 4, 30)):
+        for lam in (0.0, 0.6):
+            for lat in _step_lattices(metric, sizes, True, lam):
+                ref_words, ref_final = cr.fill(lat, lam)
+                words, final = _strips(dev, lat, [lam], 8, 1)
+                np.testing.assert_array_equal(dev.get(words)[0], ref_words)
+                np.testing.assert_array_equal(dev.get(final)[0], ref_final)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_strip_kernel_bands_of_rows(dev, metric):
+    """A band of rows from its checkpoint: words, final counters and the bottom row, for
+    a two-group lattice and an iterative step, a lam batch of two."""
+    rng = np.random.default_rng(19 + len(metric))
+    s, y, g = problem(rng, 100, 45, ties=True)
+    lats = [cr.build_lattice(s, y, g, metric, "absolute")]
+    lats += [lat for lat in _step_lattices(metric, (70, 40, 30), True, 0.5) if lat.n_a > 64]
+    lams = [0.0, 0.5]
+    for lat in lats:
+        col0, _ = cr.edge_counters(lat)
+        for i0, i1 in [(32, 96 if lat.n_a >= 96 else 64), (64, lat.n_a)]:
+            tops = [cr.fill(cr.band_lattice(lat, 0, i0), lam, bottom=True)[2] for lam in lams]
+            band = cr.band_lattice(lat, i0, i1)
+            got = _strips(dev, band, lams, 16, 1, edges=(col0[:, i0:i1 + 1], np.stack(tops)),
+                          bottom=i1 % 32 == 0)
+            for b, lam in enumerate(lams):
+                want = cr.fill(band, lam, edges=(col0[:, i0:i1 + 1], tops[b]),
+                               bottom=i1 % 32 == 0)
+                assert len(got) == len(want)
+                for a, w in zip(got, want):
+                    np.testing.assert_array_equal(dev.get(a)[b], w)

@@ -31,9 +31,14 @@
 #ifndef WARPS_PER_BLOCK
 #define WARPS_PER_BLOCK 4
 #endif
+// A module holds one of the two kernels: tile_kernel, or strip_kernel with STRIPS = 1.
+#ifndef STRIPS
+#define STRIPS 0
+#endif
 
-// Kernel parameters, by name (gpu_xorder/_kernel_source.py launches by these names).
-#define TILE_PARAMS                                                                     \
+// Kernel parameters, by name (gpu_xorder/_kernel_source.py launches by these names):
+// the lattice's inputs, shared by both kernels, then each kernel's own.
+#define LATTICE_PARAMS                                                                  \
     const long long* __restrict__ seq_q, const long long* __restrict__ y_a,              \
     const bool* __restrict__ a_wins_ties, const long long* __restrict__ negleft_a,       \
     const long long* __restrict__ left_a, const long long* __restrict__ y_b_rev,         \
@@ -45,8 +50,11 @@
     const double* __restrict__ lams,                                                     \
     long long* __restrict__ rowbuf,  /* [batch][NCOUNT][n_b + 1]: cells (32R, j) */      \
     long long* __restrict__ colbuf,  /* [batch][NCOUNT][n_a + 1]: cells (i, j0 - 1) */   \
-    unsigned int* __restrict__ words, long long n_words, int n_a, int n_b,               \
-    int tile_diag, int r_first, int n_tiles
+    unsigned int* __restrict__ words, long long n_words, int n_a, int n_b
+#define TILE_PARAMS LATTICE_PARAMS, int tile_diag, int r_first, int n_tiles
+// progress: [batch][n_strips] last-row columns each strip has published; ticket: the
+// next strip to hand out. Both zero at the launch.
+#define STRIP_PARAMS LATTICE_PARAMS, int* progress, unsigned int* ticket, int batch
 #define TILE_INPUTS                                                                     \
     TileInputs{seq_q, y_a, a_wins_ties, negleft_a, left_a, y_b_rev, negleft_b_rev,       \
                rowbuf, colbuf, words, n_words, n_a, n_b}
@@ -101,6 +109,15 @@ XO_HD Tile tile_at(const TileInputs& in, int tile, int b, int tile_diag, int r_f
     return t;
 }
 
+// What a warp has staged in shared memory for its steps: the axis-b inputs (yb, negb)
+// and the counters of the row above (top[x * stride + k]) of columns c = off + k (column
+// offsets from the tile's j0); the tile kernel stages its whole tile (off = 0), the
+// strip kernel a window of columns per chunk.
+struct Staged {
+    const double *yb, *negb, *top;
+    int stride, off;
+};
+
 // Column c of the tile, staged for the whole warp: the axis-b inputs and the counters of
 // the cell above the tile (top[x * tile_j + c]).
 template <class Obj>
@@ -151,19 +168,19 @@ XO_HD Lane<Obj> lane_load(const TileInputs& in, const Tile& t, int lane) {
 // bottom row (lane 31) and right column. Returns the decision bit.
 template <class Obj>
 XO_HD bool lane_step(const Obj& o, double lam, const TileInputs& in, const Tile& t,
-                     Lane<Obj>& L, int lane, int s, const double* up, const double* yb,
-                     const double* negb, const double* top, int tile_j) {
+                     Lane<Obj>& L, int lane, int s, const double* up, const Staged& st) {
     constexpr int NC = Obj::n_counters;
     const int c = s - lane;  // column offset of this lane's cell
     if (!L.ok || c < 0 || c >= t.width) return false;
     const int j = t.j0 + c;
+    const int k = c - st.off;  // its staged column
     double from_a[NC], from_b[NC], ca[NC], cb[NC];
 #pragma unroll
     for (int x = 0; x < NC; ++x) {
-        from_a[x] = lane == 0 ? top[x * tile_j + c] : up[x];
+        from_a[x] = lane == 0 ? st.top[x * st.stride + k] : up[x];
         from_b[x] = c == 0 ? L.left[x] : L.mine[x];
     }
-    const StepColumn col = {yb[c], negb[c], (double)(in.n_b - j)};
+    const StepColumn col = {st.yb[k], st.negb[k], (double)(in.n_b - j)};
     step_gains<Obj>(L.row, col, from_a, from_b, ca, cb);
     const bool take_a = decide(ghat(o, ca, lam), ghat(o, cb, lam), L.row.wins_ties);
 #pragma unroll
@@ -187,10 +204,15 @@ XO_HD void or_word(unsigned int* w, unsigned int bits) {
 #endif
 }
 
-// Lane 0's store of step s's ballot: the word of block R on diagonal d = i0 + j0 + s
-// (layout of cpu_reference's decision bits).
+// The word of step s's ballot: block R's word of diagonal d = i0 + j0 + s (layout of
+// cpu_reference's decision bits).
+XO_HD unsigned int* word_at(const Tile& t, int n_b, int s) {
+    return t.wb + (long long)t.R * (n_b - 1) + t.i0 + t.j0 + s - 2;
+}
+
+// Lane 0's store of step s's ballot.
 XO_HD void store_word(const Tile& t, int n_b, int s, unsigned int ballot, int tile_j) {
-    unsigned int* w = t.wb + (long long)t.R * (n_b - 1) + t.i0 + t.j0 + s - 2;
+    unsigned int* w = word_at(t, n_b, s);
     if (s >= 31 && s < tile_j) {
         *w = ballot;  // every cell of this word belongs to this tile
     } else if (ballot) {
@@ -200,6 +222,7 @@ XO_HD void store_word(const Tile& t, int n_b, int s, unsigned int ballot, int ti
 
 typedef StepObjective<METRIC, SIGNED, OLD_GROUPS> TileObjective;
 
+#if !STRIPS
 extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) tile_kernel(TILE_PARAMS) {
     typedef TileObjective Obj;
     constexpr int NC = Obj::n_counters;
@@ -222,16 +245,154 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) tile_kernel(T
                                       row_const, w_q, inv_p, w_b, inv_p_b, floor);
     const double lam = lams[blockIdx.y];
     Lane<Obj> L = lane_load<Obj>(in, t, lane);
+    const Staged st = {sh_yb[wib], sh_negb[wib], &sh_top[wib][0][0], TILE_J, 0};
     for (int s = 0; s < t.width + 31; ++s) {
         double up[NC];
 #pragma unroll
         for (int x = 0; x < NC; ++x) up[x] = __shfl_up_sync(0xffffffffu, L.mine[x], 1);
-        const bool take_a = lane_step(o, lam, in, t, L, lane, s, up, sh_yb[wib], sh_negb[wib],
-                                      &sh_top[wib][0][0], TILE_J);
+        const bool take_a = lane_step(o, lam, in, t, L, lane, s, up, st);
         const unsigned int ballot = __ballot_sync(0xffffffffu, take_a);
         if (lane == 0) store_word(t, n_b, s, ballot, TILE_J);
     }
 }
+#endif  // !STRIPS
+
+// ------------------------------------------------------------------ persistent strips
+// strip_kernel (issue #16, docs/design.md section 9): one launch per lattice batch, a
+// grid sized to the device. Each warp takes tickets (lane 0's atomicAdd on `ticket`)
+// naming strips of 32 rows, r-major over the lam batch (ticket -> strip r = ticket /
+// batch of lattice b = ticket % batch, so the lattices of a batch advance together),
+// and walks each strip left to right as one tile of width n_b: the tile kernel's lane
+// code (tile_at with tile_j = n_b, lane_load, lane_step), so every cell is decided as
+// there and each block's word of a diagonal is one ballot, stored once.
+// The steps go in chunks of CHUNK. Before steps [s0, s0 + CHUNK) lane 0 waits (acquire)
+// until strip r - 1 of the same lattice has published at least strip_need(s0) columns
+// of its last row in `progress`; then the warp stages the chunk's window of columns
+// (axis-b inputs; the row above, read from rowbuf) in shared memory. After the steps
+// every lane fences and lane 0 publishes strip_done(s1) (release): lane 31 has stored
+// the strip's last row up to that column. One row buffer serves every strip: column j
+// is written by strip r - 1, read by strip r (staged before strip r's lane 31 reaches
+// it), then overwritten with strip r's last row. No deadlock: a strip waits only on the
+// strip one ticket-batch earlier, whose ticket a running warp took first, and strip 0
+// waits on nothing. Host replay: strip_launch_host; NumPy twin of the schedule:
+// gpu_xorder._tile_twin.fill_strips.
+#ifndef CHUNK
+#define CHUNK 32
+#endif
+#ifndef STRIP_WARPS
+#define STRIP_WARPS 4
+#endif
+// Staged columns of a chunk: steps s0 .. s0 + CHUNK - 1 reach column offsets s0 - 31 ..
+// s0 + CHUNK - 1.
+#define STRIP_SPAN (CHUNK + 32)
+
+// Columns of its last row strip r - 1 must have published before the chunk at s0.
+XO_HD int strip_need(int s0, int chunk, int n_b) { return s0 + chunk < n_b ? s0 + chunk : n_b; }
+
+// Columns of its last row a strip has stored once its steps before s1 are done: lane
+// 31 decides column s - 30 at step s.
+XO_HD int strip_done(int s1, int n_b) {
+    const int c = s1 - 31;
+    return c < 0 ? 0 : (c < n_b ? c : n_b);
+}
+
+// The row above, read where the strip above's stores are (L2, not this SM's L1).
+XO_HD double load_row(const long long* p) {
+#ifdef __CUDA_ARCH__
+    return (double)__ldcg(p);
+#else
+    return (double)*p;
+#endif
+}
+
+// Staged column k of the chunk at s0 (column offset c = s0 - 31 + k): the axis-b inputs
+// of every column of the lattice, the row above of the columns lane 0 reaches (c >= s0).
+template <class Obj>
+XO_HD void stage_strip_column(const TileInputs& in, const Tile& t, int s0, int k,
+                              double* yb, double* negb, double* top, int span) {
+    const int c = s0 - 31 + k;
+    if (c < 0 || c >= t.width) return;
+    const int kb = in.n_b - (t.j0 + c);
+    yb[k] = (double)in.y_b_rev[kb];
+    negb[k] = (double)in.negleft_b_rev[kb];
+    if (c < s0) return;
+#pragma unroll
+    for (int x = 0; x < Obj::n_counters; ++x) top[x * span + k] = load_row(t.rb + x * t.rs + t.j0 + c);
+}
+
+#if STRIPS
+__device__ __forceinline__ int load_acquire(const int* p) {
+    int v;
+    asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void store_release(int* p, int v) {
+    asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+extern "C" __global__ void __launch_bounds__(32 * STRIP_WARPS, 1) strip_kernel(STRIP_PARAMS) {
+    typedef TileObjective Obj;
+    constexpr int NC = Obj::n_counters;
+    __shared__ double sh_yb[STRIP_WARPS][STRIP_SPAN];
+    __shared__ double sh_negb[STRIP_WARPS][STRIP_SPAN];
+    __shared__ double sh_top[STRIP_WARPS][NC][STRIP_SPAN];
+
+    const int wib = threadIdx.x >> 5;
+    const int lane = threadIdx.x & 31;
+    const TileInputs in = TILE_INPUTS;
+    const Obj o = load_objective<Obj>(s_const, w, inv_auc, inv_qb, inv_bq, inv_u, old_first,
+                                      row_const, w_q, inv_p, w_b, inv_p_b, floor);
+    const int n_strips = (n_a + 31) >> 5;
+    const unsigned int n_tickets = (unsigned int)n_strips * (unsigned int)batch;
+    const int n_steps = n_b + 31;
+    for (;;) {
+        unsigned int tk = 0;
+        if (lane == 0) tk = atomicAdd(ticket, 1u);
+        tk = __shfl_sync(0xffffffffu, tk, 0);
+        if (tk >= n_tickets) return;
+        const int r = (int)(tk / (unsigned int)batch), b = (int)(tk % (unsigned int)batch);
+        const Tile t = tile_at<Obj>(in, 0, b, r, r, n_b);
+        const int* above = progress + (long long)b * n_strips + r - 1;  // read when r > 0
+        int* mine = progress + (long long)b * n_strips + r;
+        const double lam = lams[b];
+        Lane<Obj> L = lane_load<Obj>(in, t, lane);
+        int seen = 0;  // lane 0: the last value of *above it read
+        for (int s0 = 0; s0 < n_steps; s0 += CHUNK) {
+            if (r > 0 && lane == 0) {
+                const int need = strip_need(s0, CHUNK, n_b);
+                unsigned int pause = 32;
+                while (seen < need && (seen = load_acquire(above)) < need) {
+                    __nanosleep(pause);
+                    pause = pause < 512 ? 2 * pause : pause;
+                }
+                __threadfence();
+            }
+            __syncwarp();
+            for (int k = lane; k < CHUNK + 31; k += 32)
+                stage_strip_column<Obj>(in, t, s0, k, sh_yb[wib], sh_negb[wib],
+                                        &sh_top[wib][0][0], STRIP_SPAN);
+            __syncwarp();
+            const Staged st = {sh_yb[wib], sh_negb[wib], &sh_top[wib][0][0], STRIP_SPAN, s0 - 31};
+            const int s1 = s0 + CHUNK < n_steps ? s0 + CHUNK : n_steps;
+            for (int s = s0; s < s1; ++s) {
+                double up[NC];
+#pragma unroll
+                for (int x = 0; x < NC; ++x) up[x] = __shfl_up_sync(0xffffffffu, L.mine[x], 1);
+                const bool take_a = lane_step(o, lam, in, t, L, lane, s, up, st);
+                const unsigned int ballot = __ballot_sync(0xffffffffu, take_a);
+                if (lane == 0) *word_at(t, n_b, s) = ballot;
+            }
+            // lane 31's row stores, then the fence (cumulative over what the warp's
+            // barrier ordered before it), then the flag; the barrier also keeps the
+            // next chunk's staging behind every lane's reads of this one
+            __syncwarp();
+            __threadfence();
+            if (lane == 0) store_release(mine, strip_done(s1, n_b));
+        }
+    }
+}
+#endif  // STRIPS
 
 #ifdef XO_HOST_TEST
 #include <vector>
@@ -258,6 +419,7 @@ void tile_launch(int grid_x, int grid_y, int block, int tile_j, TILE_PARAMS) {
                     for (int c = lane; c < t.width; c += 32)
                         stage_column<Obj>(in, t, c, yb.data(), negb.data(), top.data(), tile_j);
                 for (int lane = 0; lane < 32; ++lane) lanes[lane] = lane_load<Obj>(in, t, lane);
+                const Staged st = {yb.data(), negb.data(), top.data(), tile_j, 0};
                 for (int s = 0; s < t.width + 31; ++s) {
                     double up[32][NC];
                     for (int lane = 0; lane < 32; ++lane)
@@ -265,8 +427,7 @@ void tile_launch(int grid_x, int grid_y, int block, int tile_j, TILE_PARAMS) {
                             up[lane][x] = lanes[lane > 0 ? lane - 1 : 0].mine[x];
                     unsigned int ballot = 0;
                     for (int lane = 0; lane < 32; ++lane)
-                        if (lane_step(o, lams[b], in, t, lanes[lane], lane, s, up[lane],
-                                      yb.data(), negb.data(), top.data(), tile_j))
+                        if (lane_step(o, lams[b], in, t, lanes[lane], lane, s, up[lane], st))
                             ballot |= 1u << lane;
                     store_word(t, n_b, s, ballot, tile_j);
                 }
@@ -290,6 +451,90 @@ void tile_launch(int grid_x, int grid_y, int block, int tile_j, TILE_PARAMS) {
 extern "C" int tile_launch_host(int metric, int is_signed, int m, int tile_j, int grid_x,
                                 int grid_y, int block, TILE_PARAMS) {
     XO_TILE_METRIC(0) XO_TILE_METRIC(1) XO_TILE_METRIC(2)
+    return -1;
+}
+// strip_kernel replayed on the host: n_warps warps, each step of the scheduler one warp
+// (picked by a xorshift generator from `seed`) either takes a ticket or runs its next
+// chunk if the flag of the strip above allows it; lanes in turn as in tile_launch.
+// Returns 0, or -2 if every warp that holds a strip waits (a deadlock).
+template <class Obj>
+int strip_launch(int n_warps, int chunk, unsigned int seed, STRIP_PARAMS) {
+    constexpr int NC = Obj::n_counters;
+    const TileInputs in = TILE_INPUTS;
+    const Obj o = load_objective<Obj>(s_const, w, inv_auc, inv_qb, inv_bq, inv_u, old_first,
+                                      row_const, w_q, inv_p, w_b, inv_p_b, floor);
+    const int n_strips = (n_a + 31) >> 5, n_steps = n_b + 31, span = chunk + 32;
+    const unsigned int n_tickets = (unsigned int)n_strips * (unsigned int)batch;
+    struct Warp {
+        bool busy = false, done = false;
+        int r = 0, b = 0, s0 = 0;
+        Tile t;
+        std::vector<Lane<Obj>> lanes = std::vector<Lane<Obj>>(32);
+    };
+    std::vector<Warp> warps(n_warps);
+    std::vector<double> yb(span), negb(span), top((size_t)NC * span);
+    auto ready = [&](const Warp& v) {
+        return !v.done && (!v.busy || v.r == 0 ||
+               progress[(long long)v.b * n_strips + v.r - 1] >= strip_need(v.s0, chunk, n_b));
+    };
+    unsigned int x = seed * 2654435761u + 1u;
+    for (int left = n_warps; left > 0;) {
+        x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+        Warp& v = warps[x % (unsigned int)n_warps];
+        if (!ready(v)) {
+            bool any = false;
+            for (const Warp& u : warps) any = any || ready(u);
+            if (!any) return -2;
+            continue;
+        }
+        if (!v.busy) {
+            const unsigned int tk = (*ticket)++;
+            if (tk >= n_tickets) { v.done = true; --left; continue; }
+            v.busy = true; v.r = (int)(tk / (unsigned int)batch); v.b = (int)(tk % (unsigned int)batch);
+            v.s0 = 0;
+            v.t = tile_at<Obj>(in, 0, v.b, v.r, v.r, n_b);
+            for (int lane = 0; lane < 32; ++lane) v.lanes[lane] = lane_load<Obj>(in, v.t, lane);
+            continue;
+        }
+        for (int lane = 0; lane < 32; ++lane)
+            for (int k = lane; k < chunk + 31; k += 32)
+                stage_strip_column<Obj>(in, v.t, v.s0, k, yb.data(), negb.data(), top.data(), span);
+        const Staged st = {yb.data(), negb.data(), top.data(), span, v.s0 - 31};
+        const int s1 = v.s0 + chunk < n_steps ? v.s0 + chunk : n_steps;
+        for (int s = v.s0; s < s1; ++s) {
+            double up[32][NC];
+            for (int lane = 0; lane < 32; ++lane)
+                for (int c = 0; c < NC; ++c) up[lane][c] = v.lanes[lane > 0 ? lane - 1 : 0].mine[c];
+            unsigned int ballot = 0;
+            for (int lane = 0; lane < 32; ++lane)
+                if (lane_step(o, lams[v.b], in, v.t, v.lanes[lane], lane, s, up[lane], st))
+                    ballot |= 1u << lane;
+            *word_at(v.t, n_b, s) = ballot;
+        }
+        progress[(long long)v.b * n_strips + v.r] = strip_done(s1, n_b);
+        v.s0 = s1;
+        v.busy = v.s0 < n_steps;
+    }
+    return 0;
+}
+
+#define XO_STRIP_CASE(METRIC_, SIGNED_, M_)                                             \
+    if (metric == METRIC_ && is_signed == SIGNED_ && m == M_)                            \
+        return strip_launch<StepObjective<METRIC_, SIGNED_, M_>>(                        \
+            n_warps, chunk, seed, seq_q, y_a, a_wins_ties, negleft_a, left_a, y_b_rev,   \
+            negleft_b_rev, s_const, w, inv_auc, inv_qb, inv_bq, inv_u, old_first,         \
+            row_const, w_q, inv_p, w_b, inv_p_b, floor, lams, rowbuf, colbuf, words,      \
+            n_words, n_a, n_b, progress, ticket, batch);
+#define XO_STRIP_METRIC(METRIC_)                                                        \
+    XO_STRIP_CASE(METRIC_, 1, 1) XO_STRIP_CASE(METRIC_, 0, 1) XO_STRIP_CASE(METRIC_, 0, 2) \
+    XO_STRIP_CASE(METRIC_, 0, 3) XO_STRIP_CASE(METRIC_, 0, 4) XO_STRIP_CASE(METRIC_, 0, 5) \
+    XO_STRIP_CASE(METRIC_, 0, 6) XO_STRIP_CASE(METRIC_, 0, 7) XO_STRIP_CASE(METRIC_, 0, 8)
+
+// Same instances as tile_launch_host; returns strip_launch's status, or -1 for
+// constants it does not hold.
+extern "C" int strip_launch_host(int metric, int is_signed, int m, int chunk, int n_warps,
+                                 unsigned int seed, STRIP_PARAMS) {
+    XO_STRIP_METRIC(0) XO_STRIP_METRIC(1) XO_STRIP_METRIC(2)
     return -1;
 }
 #endif
