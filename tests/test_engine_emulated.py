@@ -113,6 +113,49 @@ def test_fair_order_on_the_emulated_device(engine):
         assert d.extra == {"bands": 3, "band_rows": 32}
 
 
+def test_strip_kernel_end_to_end_on_the_emulated_device(engine, monkeypatch):
+    """``kernel="strips"``: the engine's fill, whole and banded solves, and
+    ``fair_order`` (two groups with the default solver's fills, and iterative steps)
+    with the strip kernel as the engine's default, equal to NumPy; an unknown kernel is
+    refused."""
+    from test_multigroup import random_problem
+
+    rng = np.random.default_rng(35)
+    s, y, g = problem(rng, 70, 50, ties=True)
+    lat = cr.build_lattice(s, y, g, "prf", "absolute")
+    words, final = engine.fill(lat, [0.0, 2.0], kernel="strips", chunk=8)
+    for b, lam in enumerate([0.0, 2.0]):
+        ref_words, ref_final, _ = whole(lat, lam)
+        np.testing.assert_array_equal(words.get()[b], ref_words)
+        np.testing.assert_array_equal(final.get()[b], ref_final)
+    for limit in (None, 2 * cr.n_words(32, 50) * 4):
+        before = fake_cupy.LAUNCHES.get("strip_kernel", 0)
+        solutions, band_rows = engine.solve(lat, [0.0, 2.0], memory_limit=limit,
+                                            kernel="strips")
+        assert band_rows == (None if limit is None else 32)
+        # one launch per fill: the whole lattice, or each band in two passes
+        assert fake_cupy.LAUNCHES["strip_kernel"] - before == (1 if limit is None else 5)
+        for lam, (path, final) in zip([0.0, 2.0], solutions):
+            _, ref_final, ref_path = whole(lat, lam)
+            np.testing.assert_array_equal(path, ref_path)
+            np.testing.assert_array_equal(final, ref_final)
+    with pytest.raises(ValueError, match="kernel must be 'tiles' or 'strips'"):
+        engine.solve(lat, [0.5], kernel="strip")
+
+    monkeypatch.setattr(engine, "DEFAULT_KERNEL", "strips")
+    _backend.cupy_status()  # the backend's probe (smoke_test) runs the tile kernel
+    tiles = fake_cupy.LAUNCHES.get("tile_kernel", 0)
+    s3, y3, g3 = random_problem(rng, (30, 20, 12), "urf", True)
+    for args, kw in [((s, y, g), dict(metric="xauc", lam=[0.0, 0.5, 4.0])),
+                     ((s3, y3, g3), dict(metric="urf", lam=[0.0, 1.0], method="iterative"))]:
+        cpu = fair_order(*args, backend="numpy", **kw)
+        gpu = fair_order(*args, backend="cupy", **kw)
+        for a, b in zip(cpu, gpu):
+            np.testing.assert_array_equal(a.order, b.order)
+            assert (a.counters, a.objective, a.extra) == (b.counters, b.objective, b.extra)
+    assert fake_cupy.LAUNCHES.get("tile_kernel", 0) == tiles
+
+
 def test_progress_of_a_lam_batch_on_the_emulated_device(engine):
     """One batch fills every lattice together: reports count the cells of all of them."""
     from test_api import assert_batch_progress

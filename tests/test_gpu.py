@@ -143,6 +143,78 @@ def test_fair_order_memory_limit_on_gpu():
         assert (a.objective, a.upper_bound) == (b.objective, b.upper_bound)
 
 
+# ------------------------------------------------------------------ persistent strips
+
+def assert_strips_same(lat, lams, chunks=(None,), blocks=None):
+    """``strip_kernel``'s words, final counters and device paths equal NumPy's."""
+    from gpu_xorder import _cupy_engine as ce
+    from gpu_xorder import _launch, _plan
+
+    want = [cr.fill(lat, lam) for lam in lams]
+    for chunk in chunks:
+        chunk = _plan.strip_chunk(cr.as_step(lat), chunk)
+        words, final = _launch.fill_strips(ce.DEVICE, lat, lams, chunk, blocks=blocks)
+        paths = ce.traceback(lat, words).get()
+        words, final = words.get(), final.get()
+        for b, (ref_words, ref_final) in enumerate(want):
+            np.testing.assert_array_equal(words[b], ref_words)
+            np.testing.assert_array_equal(final[b], ref_final)
+            np.testing.assert_array_equal(paths[b], cr.traceback(ref_words, lat.n_a, lat.n_b))
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("mode", MODES)
+def test_strip_kernel_small_shapes(metric, mode):
+    """Ragged shapes, ties, lam 0, a batch of 4; chunks of 16 and 128 on the smallest
+    grids (one block) and the device-sized one."""
+    rng = np.random.default_rng(12)
+    for k, (n_a, n_b) in enumerate(SHAPES):
+        if min(n_a, n_b) < 2 and metric != "urf":
+            continue
+        s, y, g = problem(rng, n_a, n_b, ties=k % 2 == 1)
+        lat = cr.build_lattice(s, y, g, metric, mode)
+        assert_strips_same(lat, [0.0, 0.25, 1.0, 10.0], chunks=(None, 16, 128))
+        assert_strips_same(lat, [0.0, 1.0], blocks=1)
+
+
+@pytest.mark.parametrize("n_a,n_b,batch", [(10000, 10000, 1), (3000, 3000, 8),
+                                           (20000, 50, 2), (50, 20000, 2)])
+def test_strip_kernel_large(n_a, n_b, batch):
+    """A 10^4 x 10^4 lattice (313 strips, more than one block per multiprocessor waits),
+    a batch of 8, skewed shapes."""
+    rng = np.random.default_rng(n_a + 3 * n_b)
+    s, y, g = problem(rng, n_a, n_b, ties=True)
+    lat = cr.build_lattice(s, y, g, "xauc", "absolute")
+    assert_strips_same(lat, list(np.linspace(0.0, 2.0, batch)))
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_strip_kernel_iterative_and_banded(metric):
+    """Iterative steps (M = 1 .. 4) and the banded solve on the strip kernel."""
+    from gpu_xorder import _cupy_engine as ce
+
+    rng = np.random.default_rng(23)
+    s, y, g = _multi_problem(rng, (300, 200, 100, 50, 25), metric, True)
+    prob = cr.build_problem(s, y, g, 5, metric, "absolute")
+
+    def solve(lat, lam, progress=None):
+        ref_words, ref_final = cr.fill(lat, lam)
+        assert_strips_same(lat, [lam])
+        return cr.traceback(ref_words, lat.n_a, lat.n_b), ref_final
+
+    cr.solve_iterative(prob, 0.5, solve=solve)
+    s, y, g = problem(rng, 1000, 700)
+    lat = cr.build_lattice(s, y, g, metric, "absolute")
+    lams = [0.0, 0.5]
+    solutions, rows = ce.solve(lat, lams, memory_limit=2 * cr.n_words(256, 700) * 4,
+                               kernel="strips")
+    assert rows == 256
+    for lam, (path, final) in zip(lams, solutions):
+        ref_words, ref_final = cr.fill(lat, lam)
+        np.testing.assert_array_equal(path, cr.traceback(ref_words, 1000, 700))
+        np.testing.assert_array_equal(final, ref_final)
+
+
 # ------------------------------------------------------------------ more than two groups
 
 def _multi_problem(rng, sizes, metric, ties):
