@@ -10,7 +10,8 @@ NumPy reference (rows whose lattices total at most ``--numpy-max-cells`` cells) 
 machine with a usable GPU, on CuPy (every row; the first GPU call of each method is a
 warm-up that compiles the kernels). Cells: prod(n_g + 1) for kd, the sum of the step
 lattices for iterative. For the issue's iterative rows the GPU time is also taken per
-tile width (every step on the tiled kernel with that width), to tune ``_plan.tile_width``.
+tile width (every step on the tiled kernel with that width), to tune ``_plan.tile_width``,
+and on the persistent strip kernel (one launch per step).
 Prints a rich table and writes it as Markdown.
 """
 
@@ -53,8 +54,9 @@ def run(method, k, n, backend):
     return time.perf_counter() - t0, res
 
 
-def run_tiles(k, n, tile_j):
-    """Seconds of iterative xOrder on the GPU with every step's tile width ``tile_j``."""
+def run_tiles(k, n, tile_j, kernel="tiles"):
+    """Seconds of iterative xOrder on the GPU with every step's tile width ``tile_j``
+    (``kernel="strips"``: every step on the strip kernel, ``tile_j`` unused)."""
     import cupy as cp
 
     from gpu_xorder import _cupy_engine as ce
@@ -63,7 +65,7 @@ def run_tiles(k, n, tile_j):
     prob = cr.build_problem(s, y, g, k, "xauc", "absolute")
 
     def solve(lat, lam, progress=None):
-        (solution,), _ = ce.solve(lat, [lam], progress, tile_j=tile_j)
+        (solution,), _ = ce.solve(lat, [lam], progress, tile_j=tile_j, kernel=kernel)
         return solution
 
     t0 = time.perf_counter()
@@ -87,6 +89,7 @@ def main(argv=None):
     if gpu:
         run("kd", 3, 20, "cupy")  # compile + warm up
         run("iterative", 10, 40, "cupy")  # the tile kernel for 1..9 old groups
+        run_tiles(10, 40, None, "strips")  # and the strip kernel
     rows = []
     for method, k, n in ROWS:
         row = {"method": method, "groups": f"{k} x {n}", "cells": cells(method, k, n)}
@@ -101,6 +104,7 @@ def main(argv=None):
             if (method, k, n) in SWEEP:
                 for tile_j in TILES:
                     row[f"gpu_s{tile_j}"] = run_tiles(k, n, tile_j)
+                row["gpu_strips"] = run_tiles(k, n, None, "strips")
         rows.append(row)
         # each row as soon as it is measured: a run cut short by its time limit keeps them
         console.print(f"done {method} {row['groups']}: {row['cells']:.2e} cells"
@@ -111,6 +115,7 @@ def main(argv=None):
             ("np_ns", "NumPy ns/cell", "{:.1f}"), ("gpu_s", "GPU s", "{:.3f}"),
             ("gcups", "GPU GCUPS", "{:.3f}"),
             *[(f"gpu_s{t}", f"GPU s, tiles 32x{t}", "{:.3f}") for t in TILES],
+            ("gpu_strips", "GPU s, strips", "{:.3f}"),
             ("speedup", "GPU vs NumPy", "{:.0f}x"),
             ("np_delta", "Δ-xAUC (NumPy)", "{:.4f}"), ("gpu_delta", "Δ-xAUC (GPU)", "{:.4f}")]
     emit(console, rows, cols, "xOrder, more than two groups, xauc, lam 0.5", device,

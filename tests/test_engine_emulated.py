@@ -219,9 +219,13 @@ def test_more_groups_on_the_emulated_device(engine, metric):
 
 
 def test_speed_table_helpers_run(engine, monkeypatch):
-    """The GPU speed table's timing helpers (``benchmarks/speed_table.py``) on the
-    emulated device, so that a GPU session does not spend its minutes on their bugs."""
+    """The GPU speed table's timing helpers (``benchmarks/speed_table.py``, both kernels,
+    a row with the chunk sweep) on the emulated device, so that a GPU session does not
+    spend its minutes on their bugs."""
+    import io
     from pathlib import Path
+
+    from rich.console import Console
 
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
     import speed_table
@@ -232,6 +236,11 @@ def test_speed_table_helpers_run(engine, monkeypatch):
         assert fill > 0 and tb > 0 and nbytes == cr.n_words(100, 70) * 4
     assert speed_table.time_solve(lat)[1] is None
     assert speed_table.time_solve(lat, nbytes // 4)[1] == 32
+    assert speed_table.time_solve(lat, nbytes // 4, "strips")[1] == 32
+    row = speed_table.gpu_row(40, Console(file=io.StringIO()), chunk_sweep_n=40)
+    want = {"tiles_gcups", "strips_gcups", "tiles8_gcups", "strips8_gcups", "e2e_tiles",
+            "e2e_strips", "tb_strips", *[f"chunk{c}" for c in speed_table.CHUNKS]}
+    assert want <= set(row) and all(row[k] > 0 for k in want)
 
 
 def test_multi_table_tile_sweep_runs(engine, monkeypatch):
@@ -246,6 +255,9 @@ def test_multi_table_tile_sweep_runs(engine, monkeypatch):
     assert multi_table.run_tiles(3, 40, 32) > 0
     # 40 + 80 rows, 40 columns each: 2 + 3 row tiles, 2 column tiles per step
     assert fake_cupy.LAUNCHES["tile_kernel"] - before == (2 + 2 - 1) + (3 + 2 - 1)
+    strips = fake_cupy.LAUNCHES.get("strip_kernel", 0)
+    assert multi_table.run_tiles(3, 40, None, "strips") > 0
+    assert fake_cupy.LAUNCHES["strip_kernel"] - strips == 2  # one launch per step
 
 
 def test_tile_width():
