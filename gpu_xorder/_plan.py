@@ -133,10 +133,11 @@ def tile_width(lat):
     return tile_j
 
 
-#: Steps between the strip kernel's waits on the strip above. Strip r starts chunk s0
-#: once strip r - 1 has finished chunk s0 + chunk (its lane 31 trails lane 0 by 31
-#: steps), so the wavefront's lag per strip is 2 chunks of 32 (chunk <= 32): fewer
-#: chunks mean fewer waits but a longer ramp. A guess until a device run measures 16..128.
+#: Steps between the strip kernel's waits on the strip above. Strip r starts the chunk
+#: at s0 once strip r - 1 has published s0 + chunk columns, which its lane 31 stores 31
+#: steps after its lane 0: the wavefront's lag per strip is chunk * ceil((chunk + 31) /
+#: chunk) steps (64 at 32, 128 at 64), on the critical path n_strips times; longer
+#: chunks wait less often. A guess until a device run measures 16..128.
 DEFAULT_CHUNK = 32
 
 

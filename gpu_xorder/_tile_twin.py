@@ -81,7 +81,8 @@ def _tile(lat, obj, decide, r, j_tile, tile_j, rowbuf, colbuf, words):
 
 
 def fill_strips(lat, lam, chunk, n_warps, *, edges=None, bottom=False, seed=0):
-    """The persistent kernel's schedule (issue #16): warps own strips of 32 rows.
+    """The persistent kernel's schedule (``strip_kernel``, issue #16; its host replay is
+    ``strip_launch_host``): warps own strips of 32 rows.
 
     A warp takes the next strip in order (a ticket counter) and walks it left to right,
     step ``s`` deciding cell ``(32 r + 1 + t, s - t + 1)`` in lane ``t``, so each
@@ -93,7 +94,9 @@ def fill_strips(lat, lam, chunk, n_warps, *, edges=None, bottom=False, seed=0):
     resident warps run in an arbitrary interleaving (``seed``) of the chunks whose
     flags allow them; as strips are handed out in order, a strip only ever waits on one
     taken earlier, so the walk cannot deadlock, whatever the number of warps (the twin
-    asserts it). Returns ``(words, final)`` (and the last row) like ``_fill.fill``.
+    asserts it). Returns ``(words, final)`` (and the last row) like ``_fill.fill``. One
+    lattice: the kernel hands out the strips of a lam batch r-major, strip r of lattice
+    b waiting on strip r - 1 of lattice b alone.
     """
     n_a, n_b = lat.n_a, lat.n_b
     col0, row0 = edge_counters(lat) if edges is None else edges
