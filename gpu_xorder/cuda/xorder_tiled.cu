@@ -353,8 +353,8 @@ extern "C" __global__ void __launch_bounds__(32 * STRIP_WARPS, 1) strip_kernel(S
         if (tk >= n_tickets) return;
         const int r = (int)(tk / (unsigned int)batch), b = (int)(tk % (unsigned int)batch);
         const Tile t = tile_at<Obj>(in, 0, b, r, r, n_b);
-        const int* above = progress + (long long)b * n_strips + r - 1;  // read when r > 0
         int* mine = progress + (long long)b * n_strips + r;
+        const int* above = r > 0 ? mine - 1 : mine;  // read only when r > 0
         const double lam = lams[b];
         Lane<Obj> L = lane_load<Obj>(in, t, lane);
         int seen = 0;  // lane 0: the last value of *above it read
