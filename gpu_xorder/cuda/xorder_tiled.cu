@@ -1,5 +1,7 @@
-// Tiled fill of a step lattice (two groups: M = 1; a step of iterative xOrder: M old
-// groups): one launch per anti-diagonal of tiles. docs/design.md, sections 4 and 9.2.
+// Fills of a step lattice (two groups: M = 1; a step of iterative xOrder: M old groups):
+// tile_kernel, one launch per anti-diagonal of tiles (docs/design.md, sections 4 and
+// 9.2), and strip_kernel, the persistent wavefront (one launch per lam batch; see
+// "persistent strips" below). A module holds one of them (STRIPS).
 //
 // Launch schedule: gpu_xorder/_launch.py (fill_tiled). NumPy twin of the schedule, step
 // for step: gpu_xorder's tiled twin; of the cell rule: cpu_reference.fill.
