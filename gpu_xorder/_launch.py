@@ -76,21 +76,8 @@ def fill_tiled(dev, lat, lams, tile_j, progress=None, *, edges=None, bottom=Fals
     multiple of 32: the kernel stores the rows that end a block). Twin of the schedule:
     ``gpu_xorder._tile_twin.fill_tiled``.
     """
-    lat = cr.as_step(lat)
-    lams = np.asarray(lams, dtype=np.float64)
-    batch, n_a, n_b, k = lams.size, lat.n_a, lat.n_b, lat.n_counters
-    if lat.mode == "signed" and lat.m > 1:
-        raise ValueError("the signed disparity is defined for two groups only")
-    col0, top = cr.edge_counters(lat) if edges is None else edges
-    # the boundary arrays start as the edges: the row above and column 0
-    rowbuf = dev.asarray(np.ascontiguousarray(np.broadcast_to(top, (batch, k, n_b + 1)),
-                                              dtype=np.int64))
-    colbuf = dev.asarray(np.ascontiguousarray(np.broadcast_to(col0, (batch, k, n_a + 1)),
-                                              dtype=np.int64))
-    nw = cr.n_words(n_a, n_b)
-    words = dev.zeros((batch, nw), np.uint32)
-    args = {**lattice_args(dev, lat), "lams": dev.asarray(lams), "rowbuf": rowbuf,
-            "colbuf": colbuf, "words": words, "n_words": nw, "n_a": n_a, "n_b": n_b}
+    lat, args, col0 = _fill_args(dev, lat, lams, edges)
+    batch, n_a, n_b = len(lams), lat.n_a, lat.n_b
     const = constants("tile_kernel", lat.metric, lat.mode == "signed", lat.m, tile_j)
     wpb = const["WARPS_PER_BLOCK"]
     schedule = tile_schedule(n_a, n_b, tile_j)
@@ -102,12 +89,7 @@ def fill_tiled(dev, lat, lams, tile_j, progress=None, *, edges=None, bottom=Fals
         kernel((-(-n_tiles // wpb), batch), (32 * wpb,), tile_diag, r_first, n_tiles)
         if progress is not None and (step % every == 0 or step == len(schedule)):
             progress(int(lat.n_cells * step / len(schedule)), lat.n_cells)
-    if not bottom:
-        return words, colbuf[:, :, n_a]
-    if n_a % BLOCK:
-        raise ValueError(MSG_BOTTOM.format(n_a=n_a))
-    rowbuf[:, :, 0] = dev.asarray(np.ascontiguousarray(col0[:, n_a]))  # cell (n_a, 0)
-    return words, colbuf[:, :, n_a], rowbuf
+    return _fill_result(dev, args, col0, n_a, bottom)
 
 
 def fill_strips(dev, lat, lams, chunk, progress=None, *, edges=None, bottom=False,
@@ -118,19 +100,9 @@ def fill_strips(dev, lat, lams, chunk, progress=None, *, edges=None, bottom=Fals
     ``blocks``: the grid (default: every block the device holds at once; the decisions
     do not depend on it). Twin of the schedule: ``gpu_xorder._tile_twin.fill_strips``.
     """
-    lat = cr.as_step(lat)
-    lams = np.asarray(lams, dtype=np.float64)
-    batch, n_a, n_b, k = lams.size, lat.n_a, lat.n_b, lat.n_counters
-    if lat.mode == "signed" and lat.m > 1:
-        raise ValueError("the signed disparity is defined for two groups only")
-    col0, top = cr.edge_counters(lat) if edges is None else edges
     # one row buffer for every strip (starts as the row above), column 0 as edges
-    rowbuf = dev.asarray(np.ascontiguousarray(np.broadcast_to(top, (batch, k, n_b + 1)),
-                                              dtype=np.int64))
-    colbuf = dev.asarray(np.ascontiguousarray(np.broadcast_to(col0, (batch, k, n_a + 1)),
-                                              dtype=np.int64))
-    nw = cr.n_words(n_a, n_b)
-    words = dev.zeros((batch, nw), np.uint32)
+    lat, args, col0 = _fill_args(dev, lat, lams, edges)
+    batch, n_a = len(lams), lat.n_a
     n_strips = -(-n_a // BLOCK)
     const = constants("strip_kernel", lat.metric, lat.mode == "signed", lat.m, chunk=chunk)
     threads = 32 * const["STRIP_WARPS"]
@@ -140,18 +112,45 @@ def fill_strips(dev, lat, lams, chunk, progress=None, *, edges=None, bottom=Fals
     # never more warps than strips: the others would only take an empty ticket
     blocks = max(1, min(blocks, -(-batch * n_strips // const["STRIP_WARPS"])))
     BoundKernel(function, parameters, {
-        **lattice_args(dev, lat), "lams": dev.asarray(lams), "rowbuf": rowbuf,
-        "colbuf": colbuf, "words": words, "n_words": nw, "n_a": n_a, "n_b": n_b,
-        "progress": dev.zeros((batch, n_strips), np.int32),  # zeroed per fill
+        **args, "progress": dev.zeros((batch, n_strips), np.int32),  # zeroed per fill
         "ticket": dev.zeros(1, np.uint32), "batch": batch})((blocks,), (threads,))
     if progress is not None:
         progress(lat.n_cells, lat.n_cells)
+    return _fill_result(dev, args, col0, n_a, bottom)
+
+
+def _fill_args(dev, lat, lams, edges):
+    """``(step lattice, named kernel arguments, col0)`` of a batch fill: the lattice's
+    inputs, the lam values, the boundary arrays (starting as the edges: the row above and
+    column 0, one per lattice) and zeroed decision words."""
+    lat = cr.as_step(lat)
+    lams = np.asarray(lams, dtype=np.float64)
+    batch, n_a, n_b, k = lams.size, lat.n_a, lat.n_b, lat.n_counters
+    if lat.mode == "signed" and lat.m > 1:
+        raise ValueError("the signed disparity is defined for two groups only")
+    col0, top = cr.edge_counters(lat) if edges is None else edges
+
+    def per_lattice(a, length):
+        return dev.asarray(np.ascontiguousarray(np.broadcast_to(a, (batch, k, length)),
+                                                dtype=np.int64))
+
+    nw = cr.n_words(n_a, n_b)
+    return lat, {**lattice_args(dev, lat), "lams": dev.asarray(lams),
+                 "rowbuf": per_lattice(top, n_b + 1), "colbuf": per_lattice(col0, n_a + 1),
+                 "words": dev.zeros((batch, nw), np.uint32), "n_words": nw, "n_a": n_a,
+                 "n_b": n_b}, col0
+
+
+def _fill_result(dev, args, col0, n_a, bottom):
+    """``(words, final)`` of a batch fill, and with ``bottom`` its last row: the row
+    buffer with cell ``(n_a, 0)``, never a kernel cell, filled in."""
+    words, final = args["words"], args["colbuf"][:, :, n_a]
     if not bottom:
-        return words, colbuf[:, :, n_a]
+        return words, final
     if n_a % BLOCK:
         raise ValueError(MSG_BOTTOM.format(n_a=n_a))
-    rowbuf[:, :, 0] = dev.asarray(np.ascontiguousarray(col0[:, n_a]))  # cell (n_a, 0)
-    return words, colbuf[:, :, n_a], rowbuf
+    args["rowbuf"][:, :, 0] = dev.asarray(np.ascontiguousarray(col0[:, n_a]))
+    return words, final, args["rowbuf"]
 
 
 def fill(dev, lat, lams, kernel, width, progress=None, **kw):
