@@ -43,12 +43,17 @@ def test_tile_kernel_two_groups(dev, metric, mode):
         want = [cr.fill(lat, lam) for lam in LAMS]
         for tile_j in (1, 8, 32, 128):
             words, final = _launch.fill_tiled(dev, lat, LAMS, tile_j)
-            paths = dev.get(_launch.traceback(dev, words, lat.n_a, lat.n_b))
-            for b, (ref_words, ref_final) in enumerate(want):
-                np.testing.assert_array_equal(dev.get(words)[b], ref_words)
-                np.testing.assert_array_equal(dev.get(final)[b], ref_final)
-                np.testing.assert_array_equal(paths[b], cr.traceback(ref_words, lat.n_a,
-                                                                     lat.n_b))
+            assert_batch_equals(dev, lat, words, final, want)
+
+
+def assert_batch_equals(dev, lat, words, final, want):
+    """The words, final counters and ``traceback_kernel``'s paths of a batch fill equal
+    the NumPy fills ``want`` (one ``(words, final)`` per lam)."""
+    paths = dev.get(_launch.traceback(dev, words, lat.n_a, lat.n_b))
+    for b, (ref_words, ref_final) in enumerate(want):
+        np.testing.assert_array_equal(dev.get(words)[b], ref_words)
+        np.testing.assert_array_equal(dev.get(final)[b], ref_final)
+        np.testing.assert_array_equal(paths[b], cr.traceback(ref_words, lat.n_a, lat.n_b))
 
 
 def _step_lattices(metric, sizes, ties, lam):
@@ -176,12 +181,7 @@ def test_strip_kernel_two_groups(dev, metric, mode):
         grids = ((1, 1), (32, 2)) if k % 2 == 0 else ((4, 1), (32, 2), (128, None))
         for chunk, blocks in grids:
             words, final = _strips(dev, lat, LAMS, chunk, blocks)
-            paths = dev.get(_launch.traceback(dev, words, lat.n_a, lat.n_b))
-            for b, (ref_words, ref_final) in enumerate(want):
-                np.testing.assert_array_equal(dev.get(words)[b], ref_words)
-                np.testing.assert_array_equal(dev.get(final)[b], ref_final)
-                np.testing.assert_array_equal(paths[b], cr.traceback(ref_words, lat.n_a,
-                                                                     lat.n_b))
+            assert_batch_equals(dev, lat, words, final, want)
 
 
 @pytest.mark.parametrize("metric", METRICS)
