@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._counting import half_wins2
+from ._counting import half_wins2_within
 from ._lattice import _inv, dp_order
 
 
@@ -56,7 +56,7 @@ def build_problem(scores, y, group_index, k, metric, mode):
         ys.append(yg)
         negleft.append((n0 - np.concatenate(([0], np.cumsum(1 - yg)))).astype(np.int64))
         s = scores[perm]
-        w2.append(half_wins2(s[yg == 1], s[yg == 0]))
+        w2.append(half_wins2_within(s, yg))  # s: descending
     return KProblem(metric=metric, mode=mode, perms=tuple(perms), ys=tuple(ys),
                     negleft=tuple(negleft), w2=tuple(w2))
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._counting import half_wins2
+from ._counting import half_wins2_within
 
 COUNTERS = {
     "xauc": ("cab", "cba"),
@@ -113,7 +113,7 @@ def build_lattice(scores, y, group_index, metric, mode):
     w2 = []
     for perm in (perm_a, perm_b):
         s, lab = scores[perm], y[perm]
-        w2.append(half_wins2(s[lab == 1], s[lab == 0]))
+        w2.append(half_wins2_within(s, lab))  # s: descending
     consts = GhatConstants(
         w=(w2[0] + w2[1]) / 2.0,
         w_a=w2[0] / 2.0,

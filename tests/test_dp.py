@@ -124,3 +124,18 @@ def test_fill_equals_cellwise_contract(metric, mode):
             dec, want = cellwise_fill(lat, lam)
             np.testing.assert_array_equal(cr.bits_to_matrix(words, n_a, n_b), dec)
             np.testing.assert_array_equal(final, want)
+
+
+def test_within_group_pairs_from_the_sorted_order():
+    """``half_wins2_within`` (one pass over a group in descending order, the lattice's W)
+    equals the sort-and-search count ``half_wins2``, ties and empty groups included."""
+    from cpu_reference._counting import half_wins2_within
+
+    rng = np.random.default_rng(21)
+    for _ in range(300):
+        n = int(rng.integers(0, 40))
+        s = np.round(rng.random(n) * rng.integers(1, 6)) / 3
+        y = rng.integers(0, 2, n)
+        order = np.argsort(-s, kind="stable")
+        s, y = s[order], y[order]
+        assert half_wins2_within(s, y) == cr.half_wins2(s[y == 1], s[y == 0])
