@@ -11,7 +11,7 @@ from ._counting import half_wins2
 from ._fill import fill
 from ._fronts import FrontsTooLarge, completion_values, solve_fronts
 from ._iterative import (merge_order, solve_iterative, solve_lattice, step_counters,
-                         step_inputs, step_lattice, step_shapes)
+                         step_lattice, step_shapes)
 from ._iterative import total_cells as iterative_cells
 from ._kd import KdLayout
 from ._kd import n_cells as kd_cells
@@ -61,7 +61,6 @@ __all__ = [
     "solve_kd",
     "solve_lattice",
     "step_counters",
-    "step_inputs",
     "step_lattice",
     "step_shapes",
     "traceback",

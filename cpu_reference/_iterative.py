@@ -16,7 +16,6 @@ the rule of the 2-D and K-D DPs; with two groups the iteration therefore is exac
 """
 
 import functools
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -48,47 +47,29 @@ def total_cells(sizes):
     return sum((m + 1) * (n + 1) for m, n in step_shapes(sizes))
 
 
-@dataclass(frozen=True, eq=False)
-class StepInputs:
-    """What one iterative step needs besides its lattice: the old groups' prefix counts
-    over the merged sequence, and the maximum |term| of the pairs that do not move.
-    ``step_lattice`` packs them into the step's ``StepLattice``."""
-
-    old: list          # groups merged so far (b excluded), increasing
-    negleft_a: dict    # h -> n_h0 - Q_h(i), negatives of h among the first i merged items
-    left_a: dict       # h -> n_h - count_h(i)
-    ypos_a: dict       # h -> 1 where merged item i is a positive of h
-    is_h: dict         # h -> 1 where merged item i belongs to h
-    floor: object      # maximum |term| of the other pairs (None when there are none)
-
-
-def step_inputs(prob, cs, seq_g, seq_y, b, const_c, const_u):
-    """Prefix counts and fixed-pair floor of the step merging ``b`` (docs/design.md,
-    section 4)."""
+def step_lattice(prob, cs, seq_g, seq_y, b, const_c, const_u):
+    """The :class:`~._lattice.StepLattice` of the step merging group ``b`` into the
+    sequence ``(seq_g, seq_y)`` (``cs``: constants of the groups merged so far plus b;
+    ``const_c``/``const_u``: final counters of the pairs among the old groups;
+    docs/design.md, section 4)."""
     old = [g for g in cs.members if g != b]
-    is_h = {h: (seq_g == h).astype(np.int64) for h in old}
-    negleft_a = {h: prob.n0(h) - np.concatenate(([0], np.cumsum(is_h[h] * (1 - seq_y))))
-                 for h in old}
-    left_a = {h: prob.sizes[h] - np.concatenate(([0], np.cumsum(is_h[h]))) for h in old}
-    ypos_a = {h: is_h[h] * seq_y for h in old}
+    compact = np.full(prob.k, -1, dtype=np.int64)
+    compact[old] = np.arange(len(old))
+    seq_g, seq_y = np.asarray(seq_g), np.asarray(seq_y, dtype=np.int64)
+    # prefix counts over the merged sequence, one row per old group
+    is_q = (seq_g[None, :] == np.array(old)[:, None]).astype(np.int64)
+    placed = np.concatenate((np.zeros((len(old), 1), dtype=np.int64),
+                             np.cumsum(is_q, axis=1)), axis=1)
+    negatives = np.concatenate((np.zeros((len(old), 1), dtype=np.int64),
+                                np.cumsum(is_q * (1 - seq_y), axis=1)), axis=1)
+    size_a = np.array([prob.sizes[h] for h in old], dtype=np.int64)
+    n0_a = np.array([prob.n0(h) for h in old], dtype=np.int64)
     # xAUC and URF terms of pairs without b are the same in every cell: their maximum is
     # computed once. A PRF term reads R_g, which includes C[g][b], so every pair moves.
     pairs = [(g, h) for g, h in kg.ordered_pairs(cs.members) if g < h]
     fixed = [] if prob.metric == "prf" else [p for p in pairs if b not in p]
-    floor = (kgroup_disparity(const_c, const_u, cs, prob.metric, "absolute", fixed)
-             if fixed else None)
-    return StepInputs(old=old, negleft_a=negleft_a, left_a=left_a, ypos_a=ypos_a,
-                      is_h=is_h, floor=floor)
-
-
-def step_lattice(prob, cs, seq_g, seq_y, b, const_c, const_u):
-    """The :class:`~._lattice.StepLattice` of the step merging group ``b`` into the
-    sequence ``(seq_g, seq_y)`` (``cs``: constants of the groups merged so far plus b;
-    ``const_c``/``const_u``: final counters of the pairs among the old groups)."""
-    inp = step_inputs(prob, cs, seq_g, seq_y, b, const_c, const_u)
-    old = inp.old
-    compact = np.full(prob.k, -1, dtype=np.int64)
-    compact[old] = np.arange(len(old))
+    floor = (float(kgroup_disparity(const_c, const_u, cs, prob.metric, "absolute", fixed))
+             if fixed else 0.0)
     arr = np.array
     consts = StepConstants(
         s_const=float(sum(const_c[(g, h)] for g in old for h in old if g != h)),  # exact
@@ -100,17 +81,13 @@ def step_lattice(prob, cs, seq_g, seq_y, b, const_c, const_u):
         row_const=arr([sum(const_c[(g, h)] for h in old if h != g) for g in old],
                       dtype=np.float64),
         w_q=arr([cs.w_g[g] for g in old]), inv_p=arr([cs.inv_p[g] for g in old]),
-        w_b=cs.w_g[b], inv_p_b=cs.inv_p[b],
-        floor=0.0 if inp.floor is None else float(inp.floor))
+        w_b=cs.w_g[b], inv_p_b=cs.inv_p[b], floor=floor)
     n_b = prob.sizes[b]
     return StepLattice(
         metric=prob.metric, mode=prob.mode, n_a=seq_g.size, n_b=n_b, old=tuple(old), b=b,
-        seq_q=compact[seq_g], y_a=np.asarray(seq_y, dtype=np.int64),
-        a_wins_ties=np.asarray(seq_g) > b,
-        negleft_a=np.stack([inp.negleft_a[h] for h in old]).astype(np.int64),
-        left_a=np.stack([inp.left_a[h] for h in old]).astype(np.int64),
-        size_a=arr([prob.sizes[h] for h in old], dtype=np.int64),
-        y_b_rev=np.concatenate((prob.ys[b][::-1], [0])).astype(np.int64),
+        seq_q=compact[seq_g], y_a=seq_y, a_wins_ties=seq_g > b,
+        negleft_a=n0_a[:, None] - negatives, left_a=size_a[:, None] - placed,
+        size_a=size_a, y_b_rev=np.concatenate((prob.ys[b][::-1], [0])).astype(np.int64),
         negleft_b_rev=prob.negleft[b][::-1].astype(np.int64),
         left_b_rev=np.arange(n_b + 1, dtype=np.int64), consts=consts)
 
