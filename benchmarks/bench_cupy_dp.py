@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import cpu_reference
-from gpu_xorder._backend import cupy_status
+from gpu_xorder.engine._backend import cupy_status
 
 pytestmark = pytest.mark.skipif(not cupy_status()[0], reason="no usable CUDA device")
 
@@ -58,7 +58,7 @@ def _report(benchmark, lat, words, batch=1):
 def test_fill(benchmark, n, kernel, batch):
     """The engine's fill (default tile width or chunk), one lam or a batch of 8 (up to
     3 x 10^4 per group)."""
-    from gpu_xorder import _cupy_engine as ce
+    from gpu_xorder.engine import _cupy_engine as ce
 
     if batch > 1 and n > 30000:
         pytest.skip("8 lams: up to 3 x 10^4 per group")
@@ -73,7 +73,7 @@ def test_fill(benchmark, n, kernel, batch):
 @pytest.mark.parametrize("n", SIZES)
 def test_fair_order(benchmark, n, kernel, monkeypatch):
     """End to end: the whole ``fair_order`` call (one lam, solver "paper")."""
-    from gpu_xorder import _cupy_engine as ce
+    from gpu_xorder.engine import _cupy_engine as ce
     from gpu_xorder import fair_order
 
     monkeypatch.setattr(ce, "DEFAULT_KERNEL", kernel)
@@ -85,7 +85,7 @@ def test_fair_order(benchmark, n, kernel, monkeypatch):
 
 @pytest.mark.parametrize("n", SIZES)
 def test_traceback(benchmark, n):
-    from gpu_xorder import _cupy_engine as ce
+    from gpu_xorder.engine import _cupy_engine as ce
 
     lat = _lattice(n)
     words, _ = ce.fill(lat, [0.5])

@@ -22,7 +22,8 @@ import time
 import joblib
 import numpy as np
 
-from gpu_xorder import metrics, paper_experiment
+from gpu_xorder import paper_experiment
+from gpu_xorder import metrics
 
 
 def timed(function):

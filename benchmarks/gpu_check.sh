@@ -13,7 +13,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-python3 -c "from gpu_xorder._backend import backend_info; print(backend_info())"
+python3 -c "from gpu_xorder.engine._backend import backend_info; print(backend_info())"
 
 failed=()
 stage() {  # stage NAME SECONDS COMMAND...

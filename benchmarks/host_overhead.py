@@ -19,9 +19,10 @@ import time
 import numpy as np
 
 import cpu_reference as cr
-from gpu_xorder import _api, _launch
-from gpu_xorder import _validation as v
-from gpu_xorder._kernel_source import constants, kernel_parameters, kernel_source, launch_args
+from gpu_xorder.core import _api
+from gpu_xorder.engine import _launch
+from gpu_xorder.utils import _validation as v
+from gpu_xorder.engine._kernel_source import constants, kernel_parameters, kernel_source, launch_args
 
 
 def problem(n, seed=0):
@@ -118,7 +119,7 @@ def main(argv=None):
         _api.resolve_backend, _api.cupy_engine = saved
 
     if args.gpu:
-        from gpu_xorder import _cupy_engine as ce
+        from gpu_xorder.engine import _cupy_engine as ce
         from gpu_xorder import fair_order
 
         for kernel in ("tiles", "strips"):

@@ -59,7 +59,7 @@ def run_tiles(k, n, tile_j, kernel="tiles"):
     (``kernel="strips"``: every step on the strip kernel, ``tile_j`` unused)."""
     import cupy as cp
 
-    from gpu_xorder import _cupy_engine as ce
+    from gpu_xorder.engine import _cupy_engine as ce
 
     s, y, g = problem(k, n)
     prob = cr.build_problem(s, y, g, k, "xauc", "absolute")
@@ -82,7 +82,7 @@ def main(argv=None):
     parser.add_argument("--skip-gpu", action="store_true")
     args = parser.parse_args(argv)
     console = Console(width=140)
-    from gpu_xorder._backend import backend_info
+    from gpu_xorder.engine._backend import backend_info
     info = backend_info()
     gpu = info.get("cupy") == "usable" and not args.skip_gpu
     device = f"{info['device_name']} (CuPy {info['cupy_version']})" if gpu else "no GPU"

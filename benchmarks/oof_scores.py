@@ -25,7 +25,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from gpu_xorder import FairRanker, XOrder, metrics
+from gpu_xorder import FairRanker, XOrder
+from gpu_xorder import metrics
 from gpu_xorder.datasets import load_compas
 from table_output import emit
 

@@ -59,7 +59,7 @@ def time_cupy(lat, lams, tile_j=None, kernel="tiles", chunk=None):
     on-device traceback: ``(fill s, traceback s, decision bytes)``."""
     import cupy as cp
 
-    from gpu_xorder import _cupy_engine as ce
+    from gpu_xorder.engine import _cupy_engine as ce
 
     sync = cp.cuda.Device().synchronize
     sync()
@@ -80,7 +80,7 @@ def time_solve(lat, memory_limit=None, kernel="tiles"):
     banded solve (counter checkpoints). Returns (seconds, band_rows)."""
     import cupy as cp
 
-    from gpu_xorder import _cupy_engine as ce
+    from gpu_xorder.engine import _cupy_engine as ce
 
     t0 = time.perf_counter()
     _, band_rows = ce.solve(lat, [0.5], memory_limit=memory_limit, kernel=kernel)
@@ -94,7 +94,7 @@ def time_fair_order(s, y, g, kernel):
     ``kernel`` as the engine's default."""
     import cupy as cp
 
-    from gpu_xorder import _cupy_engine as ce
+    from gpu_xorder.engine import _cupy_engine as ce
     from gpu_xorder import fair_order
 
     saved, ce.DEFAULT_KERNEL = ce.DEFAULT_KERNEL, kernel
@@ -164,7 +164,7 @@ def main(argv=None):
     console = Console(width=160)
     device = "no GPU"
     try:
-        from gpu_xorder._backend import backend_info
+        from gpu_xorder.engine._backend import backend_info
         info = backend_info()
         if info.get("cupy") == "usable":
             device = f"{info['device_name']} (CuPy {info['cupy_version']})"

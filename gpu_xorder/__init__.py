@@ -11,17 +11,17 @@ __version__ = "0.3.0"
 # Public names and the modules that define them, imported on first use (as SciPy and
 # scikit-learn do), so that `gpu-xorder --help` does not wait for scikit-learn.
 _EXPORTS = {
-    "BackendUnavailableError": "._backend",
-    "FairOrderResult": "._result",
-    "FairRanker": "._ranker",
-    "XOrder": "._estimator",
-    "fair_order": "._api",
-    "metrics": None,  # a submodule
-    "paper_experiment": "._experiment",
-    "plot_score_distributions": "._plots",
-    "plot_tradeoff": "._plots",
-    "plot_xroc": "._plots",
-    "xorder_path": "._estimator",
+    "BackendUnavailableError": ".engine._backend",
+    "FairOrderResult": ".core._result",
+    "FairRanker": ".postprocessing._ranker",
+    "XOrder": ".postprocessing._estimator",
+    "fair_order": ".core._api",
+    "metrics": None,  # a subpackage
+    "paper_experiment": ".experiments._experiment",
+    "plot_score_distributions": ".plotting._plots",
+    "plot_tradeoff": ".plotting._plots",
+    "plot_xroc": ".plotting._plots",
+    "xorder_path": ".postprocessing._estimator",
 }
 
 __all__ = [

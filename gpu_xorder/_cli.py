@@ -31,16 +31,16 @@ from rich.progress import TimeElapsedColumn
 from rich.progress import TimeRemainingColumn
 from rich.table import Table
 
-from gpu_xorder._experiment import DEFAULT_LAMS as PAPER_LAMS
-from gpu_xorder._experiment import GROUPINGS, RACE_SEX_NAMES
-from gpu_xorder._io import LABEL_KINDS
-from gpu_xorder._studies import METHODS as PAPER_METHODS
-from gpu_xorder._studies import STUDIES as PAPER_STUDIES
-from gpu_xorder._validation import INTERSECTION_SEP
-from gpu_xorder._validation import METHODS as METHOD_CHOICES
-from gpu_xorder._validation import SOLVERS
-from gpu_xorder._validation import parse_memory_size
-from gpu_xorder.models import MODELS as PAPER_MODELS
+from .experiments._experiment import DEFAULT_LAMS as PAPER_LAMS
+from .experiments._experiment import GROUPINGS, RACE_SEX_NAMES
+from ._io import LABEL_KINDS
+from .experiments._studies import METHODS as PAPER_METHODS
+from .experiments._studies import STUDIES as PAPER_STUDIES
+from .utils._validation import INTERSECTION_SEP
+from .utils._validation import METHODS as METHOD_CHOICES
+from .utils._validation import SOLVERS
+from .utils._validation import parse_memory_size
+from .experiments.models import MODELS as PAPER_MODELS
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -410,10 +410,10 @@ def _warning(message, category, filename, lineno, file=None, line=None):
 # ---------------------------------------------------------------------------- demo
 
 def _demo(args):
-    from gpu_xorder._experiment import grouping
-    from gpu_xorder.datasets import load_dataset
+    from .experiments._experiment import grouping
+    from .datasets import load_dataset
 
-    from gpu_xorder._validation import check_lam
+    from .utils._validation import check_lam
 
     data = load_dataset(args.data)
     try:
@@ -465,7 +465,7 @@ def _counts(groups):
 def _run_demo(data, groups, args):
     """Split, fit the model, adjust for every lam; return table rows and split facts."""
     from gpu_xorder import XOrder
-    from gpu_xorder._experiment import split_scores
+    from .experiments._experiment import split_scores
 
     (s_tr, y_tr, a_tr), (s_te, y_te, a_te) = split_scores(
         data, groups, test_size=args.test_size, seed=args.seed)
@@ -509,8 +509,8 @@ def _run_demo(data, groups, args):
 def _row(label, scores, splits, seconds):
     """Table row: AUC and disparities of ``scores[split]`` for every split; a disparity
     the split cannot define (a group without positives, say) is None."""
-    from gpu_xorder import metrics
-    from gpu_xorder._experiment import defined
+    from . import metrics
+    from .experiments._experiment import defined
 
     row = {"label": label, "seconds": seconds}
     for split, (y, a) in splits.items():
@@ -545,9 +545,9 @@ def _metrics_table(title, rows, split, chosen, timing=False, first="lam"):
 def _fit(args):
     from gpu_xorder import XOrder
     from gpu_xorder import xorder_path
-    from gpu_xorder._backend import resolve_backend
-    from gpu_xorder._io import Table as CsvTable
-    from gpu_xorder._io import check_outputs, model_text, parse_label, write_files
+    from .engine._backend import resolve_backend
+    from ._io import Table as CsvTable
+    from ._io import check_outputs, model_text, parse_label, write_files
 
     try:
         lams, chosen = _fit_lams(args)
@@ -666,8 +666,8 @@ def _read_groups(data, args):
 def _check_subsample(scores, y, groups, args):
     """Refuse a --subsample that leaves a group without what the metric needs (before
     the fit, which would only say that the subsample lacks positives or negatives)."""
-    from gpu_xorder import _validation as v
-    from gpu_xorder._estimator import subsample_with_supports
+    from .utils import _validation as v
+    from .postprocessing._estimator import subsample_with_supports
 
     if args.subsample is None or args.subsample == 1:
         return
@@ -680,14 +680,14 @@ def _check_subsample(scores, y, groups, args):
 def _lattice_cells(groups, args):
     """Lattice cells the fit will fill (the method ``auto`` picks, as ``fair_order``)."""
     import cpu_reference
-    from gpu_xorder._plan import KD_MAX_CELLS
+    from .engine._plan import KD_MAX_CELLS
 
     step = args.subsample or 1
     sizes = [-(-int(c) // step) for c in np.unique(groups, return_counts=True)[1]]
     kd = cpu_reference.kd_cells(sizes)
     if len(sizes) == 2:  # the cell rule, and the fills of the solver's search
-        from gpu_xorder import _solvers
-        from gpu_xorder._plan import choose_solver
+        from .core import _solvers
+        from .engine._plan import choose_solver
 
         lams = args.lam if isinstance(args.lam, (list, tuple)) else [args.lam]
         lams = [x for x in lams if x is not None] or [0.5]
@@ -746,8 +746,8 @@ def _given(path):
 
 def _transform(args):
     from gpu_xorder import XOrder
-    from gpu_xorder._io import Table as CsvTable
-    from gpu_xorder._io import check_outputs, label_kind, write_files
+    from ._io import Table as CsvTable
+    from ._io import check_outputs, label_kind, write_files
 
     inputs = (args.data, args.model)
     try:
@@ -788,10 +788,10 @@ def _file_row(label, scores, y, groups, seconds):
 # ---------------------------------------------------------------------------- audit
 
 def _audit(args):
-    from gpu_xorder import metrics
-    from gpu_xorder._experiment import defined
-    from gpu_xorder._io import Table as CsvTable
-    from gpu_xorder._io import check_folder, check_outputs, staged_folder, write_json
+    from . import metrics
+    from .experiments._experiment import defined
+    from ._io import Table as CsvTable
+    from ._io import check_folder, check_outputs, staged_folder, write_json
 
     implied = args.bootstrap is not None or args.ci_method is not None
     level = args.ci if args.ci is not None else AUDIT_LEVEL if implied else None
@@ -915,8 +915,8 @@ def _ranking_gap(scores, y, groups, ci):
     """The pair of groups with the largest Delta-xAUC in words: whose positives are
     ranked below the other's negatives more often than the reverse (with ``ci``, and
     the interval of the pair's Delta-xAUC). None where xAUC is undefined."""
-    from gpu_xorder import metrics
-    from gpu_xorder._experiment import defined
+    from . import metrics
+    from .experiments._experiment import defined
 
     gaps = defined(metrics.disparity_pairs, scores, y, groups, "xauc")
     if gaps is None:
@@ -944,7 +944,7 @@ def _ranking_gap(scores, y, groups, ci):
 
 def _require_matplotlib():
     """--plot is refused before any work where matplotlib is missing."""
-    from gpu_xorder._plots import _matplotlib
+    from .plotting._plots import _matplotlib
 
     try:
         _matplotlib()
@@ -961,9 +961,9 @@ def _audit_plots(folder, columns, y, groups):
 
     from matplotlib.figure import Figure
 
-    from gpu_xorder import metrics
-    from gpu_xorder._experiment import defined
-    from gpu_xorder._plots import plot_score_distributions, plot_xroc
+    from . import metrics
+    from .experiments._experiment import defined
+    from .plotting._plots import plot_score_distributions, plot_xroc
 
     keys = [g.item() for g in np.unique(groups)]
     written = []
@@ -1054,8 +1054,8 @@ def _limits(interval):
 # ---------------------------------------------------------------------------- paper
 
 def _paper(args):
-    from gpu_xorder._experiment import PAPER_DATA
-    from gpu_xorder._io import check_outputs, write_json
+    from .experiments._experiment import PAPER_DATA
+    from ._io import check_outputs, write_json
 
     names = args.data or PAPER_DATA[args.groups]
     if (args.methods is None or set(args.methods) - {"unadjusted", "xorder"}
@@ -1079,7 +1079,7 @@ def _paper_experiment(name, args):
     """One data set's experiment, printed; its repetitions run in ``--jobs`` workers
     of joblib's active backend (no --jobs: one, or every worker of --scheduler's
     cluster)."""
-    from gpu_xorder._experiment import paper_experiment
+    from .experiments._experiment import paper_experiment
 
     with _repetitions_progress(name, args.repeats) as report:
         exp = paper_experiment(
@@ -1107,8 +1107,8 @@ def _repetitions_progress(name, repeats):
 def _paper_comparison(names, args):
     """``paper`` with baselines, another base model, a study or --out: every method's
     table per data set; --json and --out written at the end, all or nothing."""
-    from gpu_xorder._io import check_folder, check_outputs, staged_folder, write_json
-    from gpu_xorder._studies import POST_PROCESSING, compare_methods
+    from ._io import check_folder, check_outputs, staged_folder, write_json
+    from .experiments._studies import POST_PROCESSING, compare_methods
 
     methods = args.methods or (POST_PROCESSING if args.study else PAPER_METHODS)
     figures = args.out is not None
@@ -1154,7 +1154,7 @@ def _paper_outputs(folder, comparisons, document, figures):
     """records.json, summary.csv, timings.csv and (``figures``) the PNGs in ``folder``."""
     import os
 
-    from gpu_xorder._io import model_text
+    from ._io import model_text
 
     with open(os.path.join(folder, "records.json"), "w", encoding="utf-8") as f:
         f.write(model_text(document))
@@ -1169,7 +1169,7 @@ def _paper_outputs(folder, comparisons, document, figures):
                 f.writelines(f"{c.data},{c.groups},{c.model},{method},{r},{s!r}\n"
                              for r, s in enumerate(seconds))
     if figures:
-        from gpu_xorder._paper_plots import write_figures
+        from .experiments._paper_plots import write_figures
 
         for comparison in comparisons:
             write_figures(comparison, folder)
@@ -1191,7 +1191,7 @@ def _test_split_table(data, repeats, metric, leading):
 
 def _print_comparison(comparison):
     """Test AUC and disparities, mean ± sd, of every method and parameter."""
-    from gpu_xorder._studies import PARAMETER_NAMES
+    from .experiments._studies import PARAMETER_NAMES
 
     seconds = ", ".join(f"{m} {np.mean(s):.2f} s" for m, s in comparison.seconds.items())
     study = "" if comparison.study is None else f"; {comparison.study} study"
@@ -1214,8 +1214,8 @@ def _print_comparison(comparison):
 
 
 def _print_experiment(exp):
-    from gpu_xorder._experiment import grouping
-    from gpu_xorder.datasets import load_dataset
+    from .experiments._experiment import grouping
+    from .datasets import load_dataset
 
     data = load_dataset(exp.data)
     group_label, names = _group_names(data, exp.groups)
@@ -1275,7 +1275,7 @@ def _info(args):
     console.print(versions)
 
     try:
-        from gpu_xorder._backend import backend_info
+        from .engine._backend import backend_info
     except ImportError as exc:
         console.print(f"[yellow]backend status not available:[/yellow] {escape(str(exc))}")
         return 0

@@ -41,7 +41,7 @@ import zlib
 
 import numpy as np
 
-from . import _validation as v
+from .utils import _validation as v
 
 MODEL_FORMAT = "gpu-xorder-model"
 MODEL_VERSION = 1

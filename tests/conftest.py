@@ -37,7 +37,7 @@ def pytest_collection_modifyitems(config, items):
     gpu_items = [item for item in items if "gpu" in item.keywords]
     if not gpu_items:
         return
-    from gpu_xorder._backend import cupy_status
+    from gpu_xorder.engine._backend import cupy_status
 
     usable, reason, _ = cupy_status()
     if usable:
@@ -49,7 +49,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture
 def engine():
-    """``gpu_xorder._cupy_engine`` imported over ``fake_cupy`` (every launch replayed by
+    """``gpu_xorder.engine._cupy_engine`` imported over ``fake_cupy`` (every launch replayed by
     the kernels' host build: needs nvcc); the real state (CuPy or its absence) is
     restored afterwards."""
     import importlib
@@ -60,18 +60,19 @@ def engine():
     if not cuda_host.available():
         pytest.skip("nvcc not on PATH: the emulated device replays the kernels' host build")
     import fake_cupy
-    import gpu_xorder
-    from gpu_xorder import _backend
+    import gpu_xorder.engine as package
+    from gpu_xorder.engine import _backend
 
-    saved = {name: sys.modules.get(name) for name in ("cupy", "gpu_xorder._cupy_engine")}
-    saved_attr = gpu_xorder.__dict__.get("_cupy_engine")
+    engine = "gpu_xorder.engine._cupy_engine"
+    saved = {name: sys.modules.get(name) for name in ("cupy", engine)}
+    saved_attr = package.__dict__.get("_cupy_engine")
     sys.modules["cupy"] = fake_cupy
-    sys.modules.pop("gpu_xorder._cupy_engine", None)
-    gpu_xorder.__dict__.pop("_cupy_engine", None)
+    sys.modules.pop(engine, None)
+    package.__dict__.pop("_cupy_engine", None)
     _backend.cupy_status.cache_clear()
     free = list(fake_cupy.MEMORY)
     try:
-        yield importlib.import_module("gpu_xorder._cupy_engine")
+        yield importlib.import_module(engine)
     finally:
         fake_cupy.MEMORY[:] = free
         for name, module in saved.items():
@@ -80,9 +81,9 @@ def engine():
             else:
                 sys.modules[name] = module
         if saved_attr is None:
-            gpu_xorder.__dict__.pop("_cupy_engine", None)
+            package.__dict__.pop("_cupy_engine", None)
         else:
-            gpu_xorder._cupy_engine = saved_attr
+            package._cupy_engine = saved_attr
         _backend.cupy_status.cache_clear()
 
 

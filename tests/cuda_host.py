@@ -22,9 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from gpu_xorder._kernel_source import HEADER, KERNEL_FILES
+from gpu_xorder.engine._kernel_source import HEADER, KERNEL_FILES
 
-CUDA = resources.files("gpu_xorder") / "cuda"
+CUDA = resources.files("gpu_xorder.engine") / "cuda"
 FLAGS = ("-shared", "-Xcompiler", "-fPIC", "-Xcompiler", "-ffp-contract=off", "--fmad=false",
          "-std=c++14", "-DXO_HOST_TEST")
 

@@ -1,4 +1,4 @@
-"""A stand-in for the ``cupy`` module, so that ``gpu_xorder._cupy_engine`` runs on any
+"""A stand-in for the ``cupy`` module, so that ``gpu_xorder.engine._cupy_engine`` runs on any
 machine with nvcc: arrays are NumPy arrays with ``.get()``, and every kernel launch is
 replayed by the kernel's own code compiled for the host (``cuda_host``).
 
@@ -16,7 +16,7 @@ import types
 import numpy as np
 
 import cuda_host
-from gpu_xorder._kernel_source import C_TYPES, kernel_parameters
+from gpu_xorder.engine._kernel_source import C_TYPES, kernel_parameters
 
 __version__ = "0.0+fake"
 

@@ -7,8 +7,9 @@ from hypothesis import strategies as st
 
 import cpu_reference
 import gpu_xorder
-from gpu_xorder import BackendUnavailableError, fair_order, metrics
-from gpu_xorder._backend import cupy_status
+from gpu_xorder import BackendUnavailableError, fair_order
+from gpu_xorder import metrics
+from gpu_xorder.engine._backend import cupy_status
 
 SCORES = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2])
 Y = np.array([1, 0, 1, 0, 1, 0, 1, 0])
@@ -52,7 +53,7 @@ def test_non_finite_scores(bad):
 
 
 def test_too_many_items(monkeypatch):
-    from gpu_xorder import _validation
+    from gpu_xorder.utils import _validation
     monkeypatch.setattr(_validation, "MAX_ITEMS", 7)
     with pytest.raises(ValueError, match="8 items is more than xOrder supports"):
         call()
@@ -248,7 +249,7 @@ def test_two_dimensional_groups_are_intersections(method):
 def test_intersections_equal_the_joined_labels(columns, values):
     """Many columns of many values (their product far beyond int64): the groups are
     those of the labels joined by hand."""
-    from gpu_xorder import _validation as v
+    from gpu_xorder.utils import _validation as v
 
     rng = np.random.default_rng(columns)
     table = rng.integers(0, values, (500, columns))

@@ -7,7 +7,7 @@ import pytest
 
 import cpu_reference as cr
 from cpu_reference import _banded
-from gpu_xorder._tile_twin import fill_tiled
+from support.tile_twin import fill_tiled
 from gpu_xorder import XOrder, fair_order
 
 from oracles import cellwise_fill, two_group_problem
@@ -222,7 +222,7 @@ def test_memory_limit_is_validated(value, exc):
 def test_memory_limit_with_more_groups():
     """K-group methods keep their bits whole: auto falls back to iterative, an explicit
     method over the limit is a MemoryError that names the way out."""
-    from gpu_xorder._plan import decision_bytes
+    from gpu_xorder.engine._plan import decision_bytes
 
     rng = np.random.default_rng(8)
     sizes = (40, 30, 20)
@@ -248,7 +248,7 @@ def test_memory_limit_with_more_groups():
 def test_more_groups_default_budget_is_the_host_memory(monkeypatch):
     """Without memory_limit the K-group methods on NumPy get the same default budget as
     the 2-D DP (a share of the available host memory), checked before any work."""
-    from gpu_xorder import _plan
+    from gpu_xorder.engine import _plan
 
     rng = np.random.default_rng(9)
     sizes = (40, 30, 20)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from gpu_xorder import metrics
-from gpu_xorder.baselines import ConstrainedRanker, CorrReg, PostLogit, metric_pairs
+from gpu_xorder.experiments.baselines import ConstrainedRanker, CorrReg, PostLogit, metric_pairs
 
 
 def _biased(n=600, seed=0):

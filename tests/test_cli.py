@@ -12,7 +12,7 @@ from rich.console import Console
 
 from gpu_xorder import _cli
 from gpu_xorder._cli import LAM_NOTE
-from gpu_xorder._experiment import MSG_NO_AGE
+from gpu_xorder.experiments._experiment import MSG_NO_AGE
 from gpu_xorder._io import MSG_NO_FOLDER
 from gpu_xorder._cli import main
 
@@ -105,7 +105,7 @@ def test_demo_library_error_is_one_clean_line(capsys):
 
 
 def test_demo_unavailable_forced_backend(capsys):
-    from gpu_xorder._backend import cupy_status
+    from gpu_xorder.engine._backend import cupy_status
 
     if cupy_status()[0]:
         pytest.skip("CuPy is usable here")
@@ -216,7 +216,8 @@ def test_several_group_columns_are_intersected(tmp_path, capsys):
 
     import numpy as np
 
-    from gpu_xorder import XOrder, metrics
+    from gpu_xorder import XOrder
+    from gpu_xorder import metrics
     from gpu_xorder._io import Table as CsvTable
 
     path = tmp_path / "data.csv"

@@ -8,7 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from gpu_xorder import _io, metrics
+from gpu_xorder import _io
+from gpu_xorder import metrics
 from gpu_xorder._cli import main
 from test_cli import table_rows
 

@@ -18,9 +18,9 @@ from importlib import resources
 
 import pytest
 
-from gpu_xorder._kernel_source import KERNEL_FILES, constants
+from gpu_xorder.engine._kernel_source import KERNEL_FILES, constants
 
-CUDA_DIR = resources.files("gpu_xorder") / "cuda"
+CUDA_DIR = resources.files("gpu_xorder.engine") / "cuda"
 CU_FILES = sorted(p.name for p in CUDA_DIR.iterdir() if p.name.endswith(".cu"))
 ARCHS = ("80", "90")
 
@@ -147,7 +147,7 @@ def test_cu_compiles_with_nvrtc_as_cupy_does(name, defines):
     with NVRTC, CuPy's machines, or ``pip install nvidia-cuda-nvrtc-cu12``); the tile
     kernel also with 4 and 1 warps per block and 6 old groups, the strip kernel with
     chunks of 16 and 128 and 6 old groups."""
-    from gpu_xorder._kernel_source import NVRTC_OPTIONS, kernel_source
+    from gpu_xorder.engine._kernel_source import NVRTC_OPTIONS, kernel_source
 
     lib = _find_nvrtc()
     if lib is None:

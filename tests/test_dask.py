@@ -1,4 +1,4 @@
-"""Scale-out on a Dask cluster through joblib's Dask backend (gpu_xorder._parallel): the
+"""Scale-out on a Dask cluster through joblib's Dask backend (gpu_xorder.utils._parallel): the
 lam sweep, the paper's repetitions and the bootstrap give the results of one process, in
 Python under ``joblib.parallel_backend("dask")`` and on the command line with
 ``--scheduler``. A real ``distributed.LocalCluster`` of two single-thread workers."""
@@ -12,7 +12,9 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from gpu_xorder import _cli, fair_order, metrics, paper_experiment  # noqa: E402
+from gpu_xorder import fair_order, paper_experiment  # noqa: E402
+from gpu_xorder import _cli
+from gpu_xorder import metrics
 from gpu_xorder._cli import MSG_SCHEDULER, main  # noqa: E402
 
 

@@ -15,7 +15,7 @@ import gpu_xorder
 
 # The CuPy engine imports CuPy at module level (its functions carry no examples);
 # __main__ runs the command line when imported.
-SKIP = {"gpu_xorder._cupy_engine", "gpu_xorder.__main__"}
+SKIP = {"gpu_xorder.engine._cupy_engine", "gpu_xorder.__main__"}
 MODULES = sorted(
     info.name
     for package in (gpu_xorder, cpu_reference)
@@ -25,7 +25,7 @@ MODULES = sorted(
 
 
 # Modules whose examples need an optional dependency: skipped where it is missing.
-NEEDS = {"gpu_xorder._plots": "matplotlib"}
+NEEDS = {"gpu_xorder.plotting._plots": "matplotlib"}
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -17,7 +17,8 @@ import cpu_reference as cr
 import cuda_host
 import fake_cupy
 import gpu_xorder
-from gpu_xorder import _backend, fair_order
+from gpu_xorder import fair_order
+from gpu_xorder.engine import _backend
 
 from oracles import two_group_problem as problem
 
@@ -263,7 +264,7 @@ def test_multi_table_tile_sweep_runs(engine, monkeypatch):
 def test_tile_width():
     """128 columns for two groups; iterative steps narrower where a tile diagonal would
     hold too few tiles, and wherever the staged columns outgrow the shared memory."""
-    from gpu_xorder import _plan
+    from gpu_xorder.engine import _plan
     from test_kernels_host import _step_lattices
 
     s, y, g = problem(np.random.default_rng(0), 40, 30)
@@ -284,7 +285,7 @@ def test_launch_arguments_are_checked_against_the_kernel_signatures():
     compile and refuses arguments a GPU would misread: a Python int (CuPy passes it as
     8 bytes), a NumPy scalar of the wrong size, an array of the wrong dtype, a missing
     argument."""
-    from gpu_xorder._kernel_source import constants, kernel_parameters, kernel_source
+    from gpu_xorder.engine._kernel_source import constants, kernel_parameters, kernel_source
 
     module = fake_cupy.RawModule(kernel_source("xorder_traceback.cu", {}),
                                  options=("--fmad=false",))
@@ -344,7 +345,7 @@ def test_named_arguments():
     """Launch arguments are built by name: ordered by the kernel's parameters, scalars
     converted to their C type, arrays of another dtype and unknown or missing names
     refused."""
-    from gpu_xorder._kernel_source import BoundKernel, launch_args
+    from gpu_xorder.engine._kernel_source import BoundKernel, launch_args
 
     params = [("words", True, "unsigned int"), ("n", False, "long long"),
               ("d", False, "int"), ("lam", False, "double")]

@@ -7,9 +7,10 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from gpu_xorder import XOrder, fair_order, metrics, xorder_path
-from gpu_xorder import _validation as v
-from gpu_xorder._estimator import MSG_LAM_SEQUENCE, MSG_PATH_LAM, MSG_REFERENCE, MSG_UNSEEN
+from gpu_xorder import XOrder, fair_order, xorder_path
+from gpu_xorder import metrics
+from gpu_xorder.utils import _validation as v
+from gpu_xorder.postprocessing._estimator import MSG_LAM_SEQUENCE, MSG_PATH_LAM, MSG_REFERENCE, MSG_UNSEEN
 
 TOL = dict(rel=1e-12, abs=1e-12)
 
@@ -482,7 +483,7 @@ def test_xorder_path_does_not_modify_inputs():
 def test_the_data_are_validated_and_encoded_once(monkeypatch):
     """``fit`` and ``xorder_path`` encode the groups once and hand the encoded data to
     the core of ``fair_order``, which does not validate them again."""
-    from gpu_xorder import _validation
+    from gpu_xorder.utils import _validation
 
     scores, y, groups = make_data(n_a=30, n_b=20)
     real, calls = _validation.encode_groups, []

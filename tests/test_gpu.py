@@ -17,7 +17,7 @@ MODES = ("absolute", "signed")
 def assert_same(lat, lams, tile_widths=(None, 32)):
     """The tiled kernel's words, final counters and device paths equal NumPy's, for the
     engine's tile width (None) and others."""
-    from gpu_xorder import _cupy_engine as ce
+    from gpu_xorder.engine import _cupy_engine as ce
 
     for tile_j in tile_widths:
         words, final = ce.fill(lat, lams, tile_j)
@@ -97,7 +97,7 @@ def test_fair_order_backends_agree():
 
 
 def test_memory_estimate_refuses_huge_lattice():
-    from gpu_xorder import _cupy_engine as ce
+    from gpu_xorder.engine import _cupy_engine as ce
 
     s = np.zeros(4)
     lat = cr.build_lattice(np.array([0.9, 0.8, 0.7, 0.6]), np.array([1, 0, 1, 0]),
@@ -111,7 +111,7 @@ def test_memory_estimate_refuses_huge_lattice():
 def test_banded_solve_equals_reference(metric):
     """Decision bits over the memory limit: the tiled kernel in bands of rows (counter
     checkpoints on the host) gives the whole lattice's paths and counters."""
-    from gpu_xorder import _cupy_engine as ce
+    from gpu_xorder.engine import _cupy_engine as ce
 
     rng = np.random.default_rng(21)
     lams = [0.0, 0.5, 5.0]
@@ -147,8 +147,9 @@ def test_fair_order_memory_limit_on_gpu():
 
 def assert_strips_same(lat, lams, chunks=(None,), blocks=None):
     """``strip_kernel``'s words, final counters and device paths equal NumPy's."""
-    from gpu_xorder import _cupy_engine as ce
-    from gpu_xorder import _launch, _plan
+    from gpu_xorder.engine import _cupy_engine as ce
+    from gpu_xorder.engine import _launch
+    from gpu_xorder.engine import _plan
 
     want = [cr.fill(lat, lam) for lam in lams]
     for chunk in chunks:
@@ -191,7 +192,7 @@ def test_strip_kernel_large(n_a, n_b, batch):
 @pytest.mark.parametrize("metric", METRICS)
 def test_strip_kernel_iterative_and_banded(metric):
     """Iterative steps (M = 1 .. 4) and the banded solve on the strip kernel."""
-    from gpu_xorder import _cupy_engine as ce
+    from gpu_xorder.engine import _cupy_engine as ce
 
     rng = np.random.default_rng(23)
     s, y, g = _multi_problem(rng, (300, 200, 100, 50, 25), metric, True)
@@ -249,7 +250,7 @@ def _step_checker(tile_widths, memory_limit=None):
     """A ``solve`` for ``cpu_reference.solve_iterative`` that checks every step on the
     device (tiled kernel words and final counters, or the banded solve's path and
     counters under ``memory_limit``) against the NumPy fill, then returns NumPy's."""
-    from gpu_xorder import _cupy_engine as ce
+    from gpu_xorder.engine import _cupy_engine as ce
 
     def solve(lat, lam, progress=None):
         ref_words, ref_final = cr.fill(lat, lam)

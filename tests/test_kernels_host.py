@@ -10,7 +10,7 @@ import pytest
 
 import cpu_reference as cr
 from cpu_reference import _kd
-from gpu_xorder import _launch
+from gpu_xorder.engine import _launch
 
 from oracles import two_group_problem as problem
 from test_multigroup import random_problem

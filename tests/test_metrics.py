@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
-from gpu_xorder import _validation as v
-from gpu_xorder.metrics import (
+from gpu_xorder.utils import _validation as v
+from gpu_xorder.metrics._ranking import (
     MSG_Y_LACKS,
     MSG_Y_REQUIRED,
     auc,

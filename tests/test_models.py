@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from gpu_xorder import metrics
-from gpu_xorder.models import (LogisticModel, PaperLinear, RankBoost, make_model,
+from gpu_xorder.experiments.models import (LogisticModel, PaperLinear, RankBoost, make_model,
                                stump_bins)
 
 
@@ -79,8 +79,8 @@ def test_paper_linear_is_plain_gradient_descent():
 
 
 def test_logistic_model_is_the_protocols_model():
-    from gpu_xorder._experiment import split_scores
-    from gpu_xorder._studies import _split
+    from gpu_xorder.experiments._experiment import split_scores
+    from gpu_xorder.experiments._studies import _split
     from gpu_xorder.datasets import load_german
 
     data = load_german()

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import cpu_reference as cr
-from gpu_xorder import XOrder, fair_order, metrics
-from gpu_xorder import _validation as v
+from gpu_xorder import XOrder, fair_order
+from gpu_xorder import metrics
+from gpu_xorder.utils import _validation as v
 from gpu_xorder.datasets import age_bands, load_dataset
 
 from oracles import order_scores, pair_frac, pair_term
@@ -256,7 +257,7 @@ def test_auto_picks_kd_then_iterative(monkeypatch):
     rng = np.random.default_rng(4)
     scores, y, groups = random_problem(rng, [4, 5, 3], "xauc")
     assert fair_order(scores, y, groups, backend="numpy").method == "kd"
-    from gpu_xorder import _plan
+    from gpu_xorder.engine import _plan
     monkeypatch.setattr(_plan, "KD_MAX_CELLS", 5 * 6 * 4 - 1)
     assert fair_order(scores, y, groups, backend="numpy").method == "iterative"
 
@@ -305,7 +306,7 @@ def test_single_item_group_and_uneven_sizes(method):
 
 def test_backends_for_more_groups():
     from gpu_xorder import BackendUnavailableError
-    from gpu_xorder._backend import cupy_status
+    from gpu_xorder.engine._backend import cupy_status
 
     rng = np.random.default_rng(9)
     scores, y, groups = random_problem(rng, [3, 3, 3], "xauc")

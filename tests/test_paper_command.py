@@ -7,7 +7,7 @@ import time
 import pytest
 
 from gpu_xorder._cli import main
-from gpu_xorder._studies import METHODS, compare_methods
+from gpu_xorder.experiments._studies import METHODS, compare_methods
 
 
 def test_paper_command_end_to_end_on_german(tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""``n_jobs``: lattices of a lam sequence in worker processes (gpu_xorder._parallel)."""
+"""``n_jobs``: lattices of a lam sequence in worker processes (gpu_xorder.utils._parallel)."""
 
 import re
 
@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 import cpu_reference as cr
-from gpu_xorder import _parallel, fair_order, xorder_path
-from gpu_xorder._parallel import MSG_N_JOBS
+from gpu_xorder import fair_order, xorder_path
+from gpu_xorder.utils import _parallel
+from gpu_xorder.utils._parallel import MSG_N_JOBS
 
 LAMS = [0.0, 0.3, 2.0]
 

@@ -1,4 +1,4 @@
-"""Pictures (gpu_xorder._plots) with real matplotlib on the Agg backend: what they draw
+"""Pictures (gpu_xorder.plotting._plots) with real matplotlib on the Agg backend: what they draw
 equals the metrics, figures are written and non-empty; a clear error without matplotlib."""
 
 import re
@@ -14,8 +14,9 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 import gpu_xorder  # noqa: E402
-from gpu_xorder import fair_order, metrics, xorder_path  # noqa: E402
-from gpu_xorder._plots import MSG_CHOSEN, MSG_NO_MATPLOTLIB, MSG_TRADEOFF_ITEM  # noqa: E402
+from gpu_xorder import fair_order, xorder_path  # noqa: E402
+from gpu_xorder import metrics
+from gpu_xorder.plotting._plots import MSG_CHOSEN, MSG_NO_MATPLOTLIB, MSG_TRADEOFF_ITEM  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 from gpu_xorder import FairRanker, XOrder
-from gpu_xorder._ranker import MSG_NO_METHOD
+from gpu_xorder.postprocessing._ranker import MSG_NO_METHOD
 
 RNG = np.random.default_rng(11)
 N = 300

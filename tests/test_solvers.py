@@ -9,7 +9,7 @@ import pytest
 
 import cpu_reference as cr
 from gpu_xorder import XOrder, fair_order
-from gpu_xorder import _solvers
+from gpu_xorder.core import _solvers
 from oracles import brute_terms, interleaving_ranks, order_scores, two_group_problem
 
 METRICS = ("xauc", "prf", "urf")
@@ -351,7 +351,7 @@ def test_auto_keeps_the_cell_rule_on_huge_cpu_lattices(monkeypatch):
 def test_default_solver_on_bundled_data_is_at_least_the_cell_rule():
     """German (the paper's protocol, repetition 0): the default solver's objective is
     at least the cell rule's for every lam, and it is certified."""
-    from gpu_xorder._experiment import grouping, split_scores
+    from gpu_xorder.experiments._experiment import grouping, split_scores
     from gpu_xorder.datasets import load_german
 
     data = load_german()

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import cpu_reference as cr
-from gpu_xorder._launch import tile_schedule
-from gpu_xorder._tile_twin import fill_strips, fill_tiled
+from gpu_xorder.engine._launch import tile_schedule
+from support.tile_twin import fill_strips, fill_tiled
 
 from oracles import two_group_problem
 

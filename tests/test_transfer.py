@@ -1,11 +1,11 @@
-"""Tests of gpu_xorder._transfer: interpolation, bounds and the per-group score maps."""
+"""Tests of gpu_xorder.postprocessing._transfer: interpolation, bounds and the per-group score maps."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpu_xorder._transfer import (
+from gpu_xorder.postprocessing._transfer import (
     adjusted_training_scores,
     apply_group_maps,
     default_bounds,

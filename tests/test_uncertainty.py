@@ -1,4 +1,4 @@
-"""Confidence intervals (gpu_xorder._uncertainty, public in gpu_xorder.metrics): against
+"""Confidence intervals (gpu_xorder.metrics._uncertainty, public in gpu_xorder.metrics): against
 slow reference computations (a bootstrap loop over the library's metrics, DeLong's
 formula by O(n^2) loops) and by coverage on simulated data."""
 
@@ -8,8 +8,10 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 
-from gpu_xorder import _uncertainty, metrics
-from gpu_xorder._uncertainty import MSG_LEVEL, MSG_N_BOOTSTRAP, MSG_RANDOM_STATE
+from gpu_xorder.metrics import _uncertainty
+from cpu_reference import half_wins2
+from gpu_xorder import metrics
+from gpu_xorder.metrics._uncertainty import MSG_LEVEL, MSG_N_BOOTSTRAP, MSG_RANDOM_STATE
 
 
 def tiny(n=30, k=3, seed=3, ties=True):
@@ -57,7 +59,7 @@ def loop_bootstrap(s, y, g, level, n_bootstrap, seed):
         for a, b in pairs:
             keep(("dx", a, b), metrics.xauc(sb, yb, gb, a, b) - metrics.xauc(sb, yb, gb, b, a))
             keep(("dp", a, b), metrics.prf(sb, yb, gb, a) - metrics.prf(sb, yb, gb, b))
-            up, down = metrics.half_wins2(sb[gb == a], sb[gb == b]), (
+            up, down = half_wins2(sb[gb == a], sb[gb == b]), (
                 (gb == a).sum() * (gb == b).sum())
             keep(("du", a, b), (up - down) / down)
     return values, pairs

@@ -1,4 +1,4 @@
-"""Input checks shared by the API (``gpu_xorder._validation``): the messages that name
+"""Input checks shared by the API (``gpu_xorder.utils._validation``): the messages that name
 the problem instead of NumPy's."""
 
 import re
@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from gpu_xorder import _validation as v
+from gpu_xorder.utils import _validation as v
 from gpu_xorder import fair_order
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import cpu_reference as cr
-from gpu_xorder import _launch
+from gpu_xorder.engine import _launch
 
 from oracles import two_group_problem as problem
 

@@ -20,10 +20,10 @@ import numpy as np
 from sklearn.metrics import roc_curve
 
 from cpu_reference import half_wins2
-from gpu_xorder import _uncertainty
-from gpu_xorder._parallel import check_n_jobs
-from gpu_xorder._uncertainty import Interval, MetricIntervals
-from gpu_xorder._validation import (
+from . import _uncertainty
+from ..utils._parallel import check_n_jobs
+from ._uncertainty import Interval, MetricIntervals
+from ..utils._validation import (
     METRICS,
     MSG_GROUP_LACKS,
     check_choice,

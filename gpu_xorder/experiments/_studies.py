@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _validation as v
+from ..utils import _validation as v
 from ._experiment import DEFAULT_LAMS, SPLITS, _mean_std, _record, grouping
-from ._parallel import check_n_jobs, map_in_rounds, workers
+from ..utils._parallel import check_n_jobs, map_in_rounds, workers
 
 METHODS = ("unadjusted", "xorder", "post-logit", "corr-reg", "constrained")
 #: Parameter grid of each method: lam (xOrder, post-logit: ``lams``, post-logit also
@@ -171,13 +171,13 @@ def compare_methods(data="german", *, methods=METHODS, model="lr", groups="defau
 
     Examples
     --------
-    >>> from gpu_xorder._studies import compare_methods
+    >>> from gpu_xorder.experiments._studies import compare_methods
     >>> c = compare_methods("german", methods=["xorder"], lams=[0.5], repeats=1,
     ...                     backend="numpy")
     >>> [(row["method"], row["parameter"]) for row in c.summary()]
     [('unadjusted', None), ('xorder', 0.5)]
     """
-    from .datasets import load_dataset
+    from ..datasets import load_dataset
     from .models import MODELS
 
     dataset = load_dataset(data)
@@ -222,7 +222,7 @@ def compare_methods(data="german", *, methods=METHODS, model="lr", groups="defau
 
 
 def _split(dataset, labels, test_size, seed):
-    """The split of :func:`gpu_xorder._experiment.split_scores`: ``(X, y, a)`` twice."""
+    """The split of :func:`gpu_xorder.experiments._experiment.split_scores`: ``(X, y, a)`` twice."""
     from sklearn.model_selection import train_test_split
 
     X_tr, X_te, y_tr, y_te, a_tr, a_te = train_test_split(
@@ -250,7 +250,7 @@ def _subset(y, a, fraction, seed):
 def _repetition(data, groups, metric, model_name, methods, lams, study, test_size,
                 engine, post_logit_search, r, seed):
     """Repetition ``r``: ``(records, seconds per method, repetition 0's curves)``."""
-    from .datasets import load_dataset
+    from ..datasets import load_dataset
     from .models import make_model
 
     dataset = load_dataset(data)
@@ -316,7 +316,7 @@ def _post_processing(methods, lams, metric, engine, post_logit_search, add, seco
     """Unadjusted, xOrder and post-logit learnt on ``train`` scores, applied to
     ``test``; records on both splits. Returns the test curves (unadjusted and xOrder at
     the largest lam)."""
-    from ._estimator import xorder_path
+    from ..postprocessing._estimator import xorder_path
     from .baselines import PostLogit
 
     curves = {}

@@ -12,7 +12,7 @@ import numpy as np
 
 from cpu_reference import StepObjective, as_step, edge_counters, n_words
 
-from ._launch import BLOCK, MSG_BOTTOM, tile_schedule
+from gpu_xorder.engine._launch import BLOCK, MSG_BOTTOM, tile_schedule
 
 
 def fill_tiled(lat, lam, tile_j, *, edges=None, bottom=False):

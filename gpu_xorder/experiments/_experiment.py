@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _validation as v
-from ._frames import import_pandas
-from ._parallel import check_n_jobs, map_in_rounds, workers
+from ..utils import _validation as v
+from ..utils._frames import import_pandas
+from ..utils._parallel import check_n_jobs, map_in_rounds, workers
 
 GROUPINGS = ("default", "age", "race-sex")
 SPLITS = ("train", "test")
@@ -209,7 +209,7 @@ def grouping(dataset, groups):
     """Group of every row of ``dataset``: its paper attribute (``"default"``), the three
     age bands (``"age"``), or the four intersections of race and sex (``"race-sex"``,
     codes ``2 * race + sex``, named in ``RACE_SEX_NAMES``)."""
-    from .datasets import age_bands
+    from ..datasets import age_bands
 
     v.check_choice(groups, "groups", GROUPINGS)
     if groups == "default":
@@ -306,7 +306,7 @@ def paper_experiment(data="compas", *, groups="default", metric="xauc",
     >>> len(exp.records)  # 2 repetitions x 3 scores x 2 splits
     12
     """
-    from .datasets import load_dataset
+    from ..datasets import load_dataset
 
     dataset = load_dataset(data)
     v.check_choice(metric, "metric", v.METRICS)
@@ -347,8 +347,8 @@ def _repetition(data, groups, metric, lams, test_size, backend, method, solver, 
     """Repetition ``r`` (split seed ``seed``): ``(records, xOrder seconds, backends,
     methods)``. A module-level function of plain arguments, so that worker processes
     can run it (the data set is read once per process)."""
-    from ._estimator import xorder_path
-    from .datasets import load_dataset
+    from ..postprocessing._estimator import xorder_path
+    from ..datasets import load_dataset
 
     dataset = load_dataset(data)
     train, test = split_scores(dataset, grouping(dataset, groups), test_size=test_size,
@@ -370,7 +370,7 @@ def _repetition(data, groups, metric, lams, test_size, backend, method, solver, 
 
 
 def _record(repeat, lam, split, scores, y, groups):
-    from . import metrics  # scikit-learn, not needed by the command line's parser
+    from .. import metrics  # scikit-learn, not needed by the command line's parser
 
     record = {"repeat": repeat, "lam": lam, "split": split, "auc": metrics.auc(scores, y)}
     for name in v.METRICS:

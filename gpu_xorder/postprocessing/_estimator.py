@@ -1,7 +1,7 @@
 """``XOrder``: the scikit-learn style transformer over ``fair_order`` and the transfer.
 
 A thin layer (STYLE item 6): ``fit`` validates, learns the ordering with
-:func:`gpu_xorder.fair_order` and the score maps with :mod:`gpu_xorder._transfer`;
+:func:`gpu_xorder.fair_order` and the score maps with :mod:`gpu_xorder.postprocessing._transfer`;
 ``transform`` applies the maps to new scores (docs/design.md, section 5).
 """
 
@@ -16,10 +16,13 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import metadata_routing
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _frames, _io, _parallel, metrics
+from ..utils import _frames
+from .. import _io
+from ..utils import _parallel
+from .. import metrics
 from . import _transfer
-from . import _validation as v
-from ._api import solve_encoded
+from ..utils import _validation as v
+from ..core._api import solve_encoded
 
 MSG_LAM_SEQUENCE = (
     "XOrder needs a single lam value, got a sequence of {k}; call gpu_xorder.fair_order "
@@ -131,7 +134,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         mapped by ``maps_``.
     bounds_ : (float, float)
         ``(lo, hi)`` the items above the top and below the bottom reference item are
-        interpolated towards (see :func:`gpu_xorder._transfer.default_bounds`).
+        interpolated towards (see :func:`gpu_xorder.postprocessing._transfer.default_bounds`).
     clip_ : (float, float) or None
         Bounds that transformed scores are clipped to: ``bounds_`` when the training scores
         are probability-like (all in [0, 1]), else None.

@@ -80,7 +80,7 @@ def constants(kernel, metric="xauc", signed=False, old_groups=1, tile_j=128, chu
 def kernel_source(name, defines):
     """The text NVRTC compiles for ``cuda/<name>``: the constants' ``#define`` lines, then
     the file with the objective header pasted in (NVRTC has no include path here)."""
-    folder = resources.files("gpu_xorder") / "cuda"
+    folder = resources.files("gpu_xorder.engine") / "cuda"
     header = (folder / HEADER).read_text()
     lines = "".join(f"#define {k} {v}\n" for k, v in sorted(defines.items()))
     return lines + (folder / name).read_text().replace(f'#include "{HEADER}"', header)

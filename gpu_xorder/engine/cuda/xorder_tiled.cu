@@ -277,7 +277,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) tile_kernel(T
 // it), then overwritten with strip r's last row. No deadlock: a strip waits only on the
 // strip one ticket-batch earlier, whose ticket a running warp took first, and strip 0
 // waits on nothing. Host replay: strip_launch_host; NumPy twin of the schedule:
-// gpu_xorder._tile_twin.fill_strips.
+// fill_strips in tests/support/tile_twin.py.
 #ifndef CHUNK
 #define CHUNK 32
 #endif

@@ -1,12 +1,12 @@
 """The figures of ``gpu-xorder paper --out``: the test trade-off of every method (the
 paper's Figures 5-9), xROC curves before and after xOrder (Figure 10), and the
-robustness studies. matplotlib is imported when called (:mod:`gpu_xorder._plots`)."""
+robustness studies. matplotlib is imported when called (:mod:`gpu_xorder.plotting._plots`)."""
 
 import os
 
 import numpy as np
 
-from gpu_xorder._plots import DISPARITY_NAMES, _matplotlib, plot_xroc
+from ..plotting._plots import DISPARITY_NAMES, _matplotlib, plot_xroc
 
 MARKERS = {"unadjusted": "*", "xorder": "o", "post-logit": "s", "corr-reg": "^",
            "constrained": "D"}

@@ -9,10 +9,12 @@ import numpy as np
 
 import cpu_reference
 
-from . import _parallel, _plan, _solvers
-from . import _validation as v
-from . import metrics as metrics_mod
-from ._backend import cupy_engine, resolve_backend
+from ..utils import _parallel
+from ..engine import _plan
+from . import _solvers
+from ..utils import _validation as v
+from .. import metrics as metrics_mod
+from ..engine._backend import cupy_engine, resolve_backend
 from ._result import FairOrderResult
 
 logger = logging.getLogger("gpu_xorder")

@@ -12,7 +12,8 @@ import numpy as np
 
 import cpu_reference
 
-from . import _launch, _plan
+from . import _launch
+from . import _plan
 from ._kernel_source import KERNEL_FILES, NVRTC_OPTIONS, kernel_parameters, kernel_source
 from ._plan import MSG_DEVICE_MEMORY, DeviceMemoryError, required_bytes  # noqa: F401
 

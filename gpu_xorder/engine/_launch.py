@@ -74,7 +74,7 @@ def fill_tiled(dev, lat, lams, tile_j, progress=None, *, edges=None, bottom=Fals
     (``cpu_reference.band_lattice``); default the lattice's own edges. With
     ``bottom=True`` also the counters of the last row, ``(B, K, n_b + 1)`` (``n_a`` a
     multiple of 32: the kernel stores the rows that end a block). Twin of the schedule:
-    ``gpu_xorder._tile_twin.fill_tiled``.
+    ``fill_tiled`` (tests/support/tile_twin.py).
     """
     lat, args, col0 = _fill_args(dev, lat, lams, edges)
     batch, n_a, n_b = len(lams), lat.n_a, lat.n_b
@@ -98,7 +98,7 @@ def fill_strips(dev, lat, lams, chunk, progress=None, *, edges=None, bottom=Fals
     launch for the whole batch, warps taking strips of 32 rows in order and waiting on
     the strip above every ``chunk`` steps. Arguments and results as ``fill_tiled``'s.
     ``blocks``: the grid (default: every block the device holds at once; the decisions
-    do not depend on it). Twin of the schedule: ``gpu_xorder._tile_twin.fill_strips``.
+    do not depend on it). Twin of the schedule: ``fill_strips`` (tests/support/tile_twin.py).
     """
     # one row buffer for every strip (starts as the row above), column 0 as edges
     lat, args, col0 = _fill_args(dev, lat, lams, edges)

@@ -9,7 +9,7 @@ scores to its adjusted ones (:func:`fit_group_maps`), applied to new scores by
 :func:`apply_group_maps`. Everything is vectorised and runs in O(n log n).
 
 Groups are given as indices ``0..K-1`` (positions in the sorted group labels, as
-:func:`gpu_xorder._validation.encode_groups` returns them); the functions work for any
+:func:`gpu_xorder.utils._validation.encode_groups` returns them); the functions work for any
 number of groups.
 """
 

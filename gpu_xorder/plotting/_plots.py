@@ -8,9 +8,9 @@ import numbers
 
 import numpy as np
 
-from gpu_xorder import metrics
-from gpu_xorder._experiment import defined
-from gpu_xorder._validation import METRICS, check_choice, encode_groups
+from .. import metrics
+from ..experiments._experiment import defined
+from ..utils._validation import METRICS, check_choice, encode_groups
 
 MSG_NO_MATPLOTLIB = ("the plots need matplotlib, which is not installed: "
                      'pip install "gpu-xorder[plot]"')

@@ -14,8 +14,8 @@ from sklearn.model_selection import cross_val_predict
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
 from sklearn.utils.validation import check_is_fitted
 
-from . import _validation as v
-from . import metrics
+from ..utils import _validation as v
+from .. import metrics
 from ._estimator import XOrder
 
 RESPONSE_METHODS = ("auto", "predict_proba", "decision_function")

@@ -7,7 +7,8 @@ import numpy as np
 
 import cpu_reference as cr
 
-from . import _parallel, _solvers
+from ..utils import _parallel
+from ..core import _solvers
 from ._backend import host_memory_available
 from ._kernel_source import SHARED_BYTES, strip_warps
 

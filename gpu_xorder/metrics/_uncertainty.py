@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gpu_xorder import _parallel
+from ..utils import _parallel
 
 METHODS = ("bootstrap", "delong")
 #: Elements of one bootstrap chunk's largest arrays (resamples x items x strata); three
