@@ -1,5 +1,5 @@
-"""``python -m gpu_xorder``: the command line of :mod:`gpu_xorder._cli`."""
+"""``python -m gpu_xorder``: the command line of :mod:`gpu_xorder.cli`."""
 
-from ._cli import main
+from .cli import main
 
 raise SystemExit(main())

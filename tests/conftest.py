@@ -93,8 +93,8 @@ def plain_consoles(monkeypatch):
     (captured) standard streams; command-line test modules use it for every test."""
     from rich.console import Console
 
-    from gpu_xorder import _cli
+    from gpu_xorder.cli import _output
 
     kwargs = dict(width=250, color_system=None, force_terminal=False, highlight=False)
-    monkeypatch.setattr(_cli, "console", Console(**kwargs))
-    monkeypatch.setattr(_cli, "err_console", Console(stderr=True, **kwargs))
+    monkeypatch.setattr(_output, "console", Console(**kwargs))
+    monkeypatch.setattr(_output, "err_console", Console(stderr=True, **kwargs))

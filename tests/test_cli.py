@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from gpu_xorder import _cli
-from gpu_xorder._cli import LAM_NOTE
+from gpu_xorder.cli import _audit, _fit, _info, _output
+from gpu_xorder.cli._common import LAM_NOTE
 from gpu_xorder.experiments._experiment import MSG_NO_AGE
 from gpu_xorder._io import MSG_NO_FOLDER
-from gpu_xorder._cli import main
+from gpu_xorder.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 HEADERS = ("lam", "AUC", "Delta-xAUC", "Delta-PRF", "Delta-URF")
@@ -69,7 +69,7 @@ def test_demo_with_live_progress(monkeypatch):
     """A terminal console renders the progress bar fed by the fit's callback."""
     buffer = io.StringIO()
     console = Console(file=buffer, width=120, force_terminal=True, color_system=None)
-    monkeypatch.setattr(_cli, "console", console)
+    monkeypatch.setattr(_output, "console", console)
     assert main(["demo", "--data", "german", "--metric", "urf", "--lam", "2"]) == 0
     out = buffer.getvalue()
     assert "Delta-URF" in out
@@ -146,7 +146,7 @@ def test_help_exits_0(capsys):
     ],
 )
 def test_format_value(key, value, shown):
-    assert _cli._format_value(key, value) == shown
+    assert _info.format_value(key, value) == shown
 
 
 def test_python_dash_m_info():
@@ -703,7 +703,7 @@ def test_ctrl_c_exits_130_quietly(tmp_path, capsys, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(_cli, "_audit", interrupted)
+    monkeypatch.setattr(_audit, "run", interrupted)
     _write_csv(tmp_path / "data.csv", n=50)
     assert main(["audit", str(tmp_path / "data.csv"), "--score", "score", "--label",
                  "outcome", "--group", "sex"]) == 130
@@ -714,7 +714,7 @@ def test_unexpected_errors_are_one_line_too(tmp_path, capsys, monkeypatch):
     def broken(args):
         raise KeyError("multi\nline")
 
-    monkeypatch.setattr(_cli, "_audit", broken)
+    monkeypatch.setattr(_audit, "run", broken)
     assert main(["audit", "x.csv", "--score", "s", "--label", "y", "--group", "g"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("error: unexpected KeyError")
@@ -723,14 +723,14 @@ def test_unexpected_errors_are_one_line_too(tmp_path, capsys, monkeypatch):
 def test_long_cpu_fits_get_an_estimate_and_a_progress_bar(tmp_path, capsys, monkeypatch):
     _write_csv(tmp_path / "data.csv", n=300)
     # as if the data were huge; default solver: the cell rule and about 16 more fills
-    monkeypatch.setattr(_cli, "CPU_SECONDS_PER_CELL", 5e-5)
+    monkeypatch.setattr(_fit, "CPU_SECONDS_PER_CELL", 5e-5)
     buffer = io.StringIO()
-    monkeypatch.setattr(_cli, "console", Console(file=buffer, width=120,
+    monkeypatch.setattr(_output, "console", Console(file=buffer, width=120,
                                                  force_terminal=True, color_system=None))
     assert main(["fit", str(tmp_path / "data.csv"), *FIT, "--model",
                  str(tmp_path / "m.json")]) == 0
     assert capsys.readouterr().err == ""  # about 20 s: below LONG_FIT_SECONDS, no note
-    monkeypatch.setattr(_cli, "CPU_SECONDS_PER_CELL", 1e-3)
+    monkeypatch.setattr(_fit, "CPU_SECONDS_PER_CELL", 1e-3)
     assert main(["fit", str(tmp_path / "data.csv"), *FIT, "--model",
                  str(tmp_path / "m.json")]) == 0
     err = " ".join(capsys.readouterr().err.split())
@@ -756,7 +756,7 @@ def test_the_estimate_counts_the_cells_the_fit_fills(tmp_path, labels, method, s
     args = argparse.Namespace(subsample=subsample, method=method, solver="auto", lam=1.0,
                               disparity="absolute", max_disparity=None)
     # two groups: the fills the search is expected to take (the total reported first)
-    assert _cli._lattice_cells(g, args) == totals[0]
+    assert _fit.lattice_cells(g, args) == totals[0]
 
 
 def test_fit_prints_the_solver_and_its_certificate(tmp_path, capsys):
@@ -798,16 +798,16 @@ def test_fit_warns_when_signed_mode_widens_the_disparity(tmp_path, capsys):
 # ---------------------------------------------------------------------------- version, help, fit paths
 
 def test_version(capsys):
-    from gpu_xorder._cli import _own_version
+    from gpu_xorder.cli._info import own_version
 
     assert main(["--version"]) == 0
-    assert capsys.readouterr().out == f"gpu-xorder {_own_version()}\n"
+    assert capsys.readouterr().out == f"gpu-xorder {own_version()}\n"
 
 
 def test_help_does_not_import_the_heavy_modules():
     """`gpu-xorder --help` stays fast (README: about 0.2 s) because the parser needs
     neither scikit-learn (and SciPy) nor pandas, CuPy or matplotlib."""
-    code = ("import sys\nfrom gpu_xorder._cli import main\n"
+    code = ("import sys\nfrom gpu_xorder.cli import main\n"
             "for argv in (['--help'], ['fit', '--help'], ['--version']):\n"
             "    assert main(argv) == 0\n"
             "heavy = ('sklearn', 'scipy', 'pandas', 'cupy', 'matplotlib', 'cpu_reference')\n"

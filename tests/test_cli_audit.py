@@ -10,7 +10,7 @@ import pytest
 
 from gpu_xorder import _io
 from gpu_xorder import metrics
-from gpu_xorder._cli import main
+from gpu_xorder.cli import main
 from test_cli import table_rows
 
 

@@ -13,9 +13,10 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from gpu_xorder import fair_order, paper_experiment  # noqa: E402
-from gpu_xorder import _cli
+from gpu_xorder.cli import _common
 from gpu_xorder import metrics
-from gpu_xorder._cli import MSG_SCHEDULER, main  # noqa: E402
+from gpu_xorder.cli import main  # noqa: E402
+from gpu_xorder.cli._common import MSG_SCHEDULER  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +84,7 @@ def test_command_line_scheduler(client, tmp_path, capsys, monkeypatch):
     alone = capsys.readouterr().out
     assert main(audit + ["--scheduler", address]) == 0
     assert capsys.readouterr().out == alone
-    monkeypatch.setattr(_cli, "SCHEDULER_TIMEOUT", 0.5)
+    monkeypatch.setattr(_common, "SCHEDULER_TIMEOUT", 0.5)
     assert main(audit + ["--scheduler", "tcp://127.0.0.1:9"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and re.search(re.escape(MSG_SCHEDULER.format(

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from gpu_xorder._cli import main
+from gpu_xorder.cli import main
 from gpu_xorder.experiments._studies import METHODS, compare_methods
 
 

@@ -1,0 +1,127 @@
+"""What several commands share: the errors reported as one line, reading groups from a
+file, table rows of metrics, the Dask cluster of ``--scheduler``."""
+
+import contextlib
+
+import numpy as np
+
+from ..experiments._experiment import RACE_SEX_NAMES
+from ..utils._validation import INTERSECTION_SEP
+from . import _output as out
+from ._output import METRIC_COLUMNS
+
+LAM_NOTE = (
+    "lam on the paper's scale: xOrder maximises AUC - lam * Delta, both fractions in "
+    "[0, 1] (the public reference code's weight equals lam * n_pos * n_neg)."
+)
+
+# Readable names of the default groups; codes as stored in the data files.
+GROUP_NAMES = {
+    "adult": {0: "non-white", 1: "white"},
+    "compas": {0: "non-white", 1: "white"},
+    "german": {0: "young", 1: "adult"},
+    "framingham": {1: "male", 2: "female"},
+}
+AGE_BAND_NAMES = {0: "age <= 25", 1: "25 < age <= 40", 2: "age > 40"}
+
+# What the library raises for input it cannot handle; reported as one clean line.
+LIBRARY_ERRORS = (ValueError, TypeError, RuntimeError, MemoryError)
+FILE_ERRORS = (OSError, UnicodeDecodeError)
+DEFAULT_COLUMN = "score_fair"
+#: More groups than this in fit or audit (an ID-like column, say) are refused unless
+#: --max-groups allows them.
+MAX_GROUPS = 20
+
+MSG_MAX_GROUPS = ("{path}: {columns} gives {n} groups, more than --max-groups {limit} "
+                  "(an ID-like column?); pass --max-groups {n} to fit them all")
+#: audit: the level that --bootstrap or --ci-method alone implies, and the resamples.
+AUDIT_LEVEL = 0.95
+AUDIT_BOOTSTRAP = 2000
+MSG_NO_DASK = ('--scheduler needs dask.distributed, which is not installed: '
+               'pip install "gpu-xorder[dask]"')
+MSG_SCHEDULER = "cannot reach the Dask scheduler at {address}: {why}"
+SCHEDULER_TIMEOUT = 10  # seconds
+
+
+def group_names(data, groups):
+    """How the grouping is called and the readable names of its group codes."""
+    if groups == "age":
+        return "age bands", AGE_BAND_NAMES
+    if groups == "race-sex":
+        return "race & sex", RACE_SEX_NAMES
+    return data.sensitive_name, GROUP_NAMES[data.name]
+
+
+def counts(groups):
+    values, counts = np.unique(groups, return_counts=True)
+    return [(int(g), int(c)) for g, c in zip(values, counts)]
+
+
+def row(label, scores, splits, seconds):
+    """Table row: AUC and disparities of ``scores[split]`` for every split; a disparity
+    the split cannot define (a group without positives, say) is None."""
+    from .. import metrics
+    from ..experiments._experiment import defined
+
+    row = {"label": label, "seconds": seconds}
+    for split, (y, a) in splits.items():
+        row[split] = {"auc": metrics.auc(scores[split], y)}
+        for metric, _ in METRIC_COLUMNS:
+            row[split][metric] = defined(metrics.disparity, scores[split], y, a, metric)
+    return row
+
+
+def file_row(label, scores, y, groups, seconds):
+    """A table row of the one split ``"data"``."""
+    return row(label, {"data": scores}, {"data": (y, groups)}, seconds)
+
+
+def read_groups(data, args):
+    """The groups of ``data`` as ``--group`` and ``--group-type`` say; more than
+    ``--max-groups`` of them are refused."""
+    groups = data.groups(args.group, args.group_type)
+    n = np.unique(groups).size
+    if n > args.max_groups:
+        raise ValueError(MSG_MAX_GROUPS.format(path=args.data, n=n, limit=args.max_groups,
+                                               columns=group_title(args.group)))
+    return groups
+
+
+def group_title(columns):
+    """How groups read from ``columns`` are called: ``race`` or ``race & sex``."""
+    return INTERSECTION_SEP.join(columns)
+
+
+def given(path):
+    return () if path is None else (path,)
+
+
+def require_matplotlib():
+    """--plot is refused before any work where matplotlib is missing."""
+    from ..plotting._plots import _matplotlib
+
+    try:
+        _matplotlib()
+    except ImportError as exc:
+        raise ValueError(f"--plot: {exc}") from None
+
+
+@contextlib.contextmanager
+def dask_backend(address):
+    """Run the block under joblib's Dask backend on the cluster whose scheduler is at
+    ``address`` (None: as it is)."""
+    if address is None:
+        yield
+        return
+    try:
+        import joblib
+        from distributed import Client
+    except ImportError:
+        raise ValueError(MSG_NO_DASK) from None
+    try:
+        client = Client(address, timeout=SCHEDULER_TIMEOUT)
+    except (OSError, ValueError) as exc:  # TimeoutError is an OSError
+        raise ValueError(MSG_SCHEDULER.format(address=address, why=out.one_line(exc))) \
+            from None
+    with client, joblib.parallel_backend("dask"):
+        yield

@@ -1,0 +1,101 @@
+"""``gpu-xorder demo``: a logistic regression on a bundled data set, its scores adjusted
+with xOrder for a few values of lam, utility and disparities before and after."""
+
+import time
+
+from rich.markup import escape
+from rich.progress import BarColumn
+from rich.progress import MofNCompleteColumn
+from rich.progress import Progress
+from rich.progress import TextColumn
+from rich.progress import TimeElapsedColumn
+
+from . import _output as out
+from ._common import LAM_NOTE
+from ._common import LIBRARY_ERRORS
+from ._common import counts
+from ._common import group_names
+from ._common import row
+
+
+def run(args):
+    from ..experiments._experiment import grouping
+    from ..datasets import load_dataset
+
+    from ..utils._validation import check_lam
+
+    data = load_dataset(args.data)
+    try:
+        check_lam(args.lam)  # every value before the first fit
+        groups = grouping(data, args.groups)
+    except LIBRARY_ERRORS as exc:
+        return out.error(exc)
+    group_label, names = group_names(data, args.groups)
+
+    try:
+        rows, split = _run_demo(data, groups, args)
+    except LIBRARY_ERRORS as exc:
+        return out.error(exc)
+
+    n, p = data.X.shape
+    out.console.print(
+        f"[bold]{data.name}[/bold]: {n} rows, {p} features; label positives "
+        f"{int(data.y.sum())}; groups by [bold]{escape(group_label)}[/bold]: "
+        + ", ".join(f"{names.get(g, g)} {c}" for g, c in counts(groups))
+    )
+    out.console.print(
+        f"split {split['n_train']} train / {split['n_test']} test (seed {args.seed}); "
+        f"logistic regression on standardised features; xOrder metric "
+        f"[bold]{args.metric}[/bold], method {', '.join(split['methods'])}, solver "
+        f"{', '.join(split['solvers'])}, backend "
+        f"{args.backend}"
+        + (f" ({', '.join(split['backends'])})" if split["backends"] else "")
+    )
+    out.console.print(out.metrics_table("Test split", rows, "test", args.metric, timing=True))
+    out.console.print(out.metrics_table("Training split", rows, "train", args.metric))
+    out.console.print(f"[dim]{escape(LAM_NOTE)}[/dim]")
+    return 0
+
+
+def _run_demo(data, groups, args):
+    """Split, fit the model, adjust for every lam; return table rows and split facts."""
+    from gpu_xorder import XOrder
+    from ..experiments._experiment import split_scores
+
+    (s_tr, y_tr, a_tr), (s_te, y_te, a_te) = split_scores(
+        data, groups, test_size=args.test_size, seed=args.seed)
+    splits = {"train": (y_tr, a_tr), "test": (y_te, a_te)}
+    used, methods, solvers = set(), [], []
+    rows = [row("unadjusted", {"train": s_tr, "test": s_te}, splits, None)]
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("cells"),
+        TimeElapsedColumn(),
+        console=out.console,
+        transient=True,
+        disable=not out.console.is_terminal,
+    ) as progress:
+        for lam in args.lam:
+            task = progress.add_task(f"xOrder lam={lam:g}", total=None)
+
+            def callback(done, total, task=task):
+                progress.update(task, completed=done, total=total)
+
+            start = time.perf_counter()
+            est = XOrder(metric=args.metric, lam=lam, backend=args.backend,
+                         method=args.method, solver=args.solver)
+            est.fit(s_tr, y_tr, sensitive_features=a_tr, progress=callback)
+            seconds = time.perf_counter() - start
+            used.add(est.result_.backend)
+            methods.append(est.result_.method)
+            solvers.append(est.result_.solver)
+            adjusted = {
+                "train": est.transform(s_tr, sensitive_features=a_tr),
+                "test": est.transform(s_te, sensitive_features=a_te),
+            }
+            rows.append(row(f"{lam:g}", adjusted, splits, seconds))
+    return rows, {"n_train": y_tr.size, "n_test": y_te.size, "backends": sorted(used),
+                  "methods": list(dict.fromkeys(methods)),  # in order of first use
+                  "solvers": list(dict.fromkeys(solvers))}

@@ -1,0 +1,194 @@
+"""``gpu-xorder fit``: xOrder learnt from a CSV file of scores, labels and groups, the
+model saved as JSON."""
+
+import math
+import time
+
+import numpy as np
+from rich.markup import escape
+
+from . import _output as out
+from ._common import FILE_ERRORS
+from ._common import LIBRARY_ERRORS
+from ._common import file_row
+from ._common import given
+from ._common import group_title
+from ._common import read_groups
+
+#: Seconds per lattice cell of the NumPy fill (12-18 ns on a 2-core AMD EPYC, README),
+#: for the estimate printed before a long fit on the CPU.
+CPU_SECONDS_PER_CELL = 15e-9
+LONG_FIT_SECONDS = 60.0
+
+MSG_LONG_FIT = ("this fit fills about {cells:.2g} lattice cells: roughly {time} on the "
+                "CPU (about {ns:g} ns per cell). --subsample {k} would learn the order on "
+                "1 in {k} items of each group in about {time_k}; a GPU (--backend cupy) "
+                "is faster still")
+MSG_LAM_AND_MAX = "give --lam or --max-disparity, not both (--max-disparity chooses the weight)"
+MSG_CHOOSE = "--choose {lam:g} is not one of the --lam values ({lams})"
+MSG_CHOOSE_MAX = "--choose picks one of several --lam values; it does not go with --max-disparity"
+#: ``fit``'s weight when neither --lam nor --max-disparity is given.
+DEFAULT_FIT_LAM = 0.5
+
+
+def run(args):
+    from gpu_xorder import XOrder
+    from gpu_xorder import xorder_path
+    from ..engine._backend import resolve_backend
+    from .._io import Table as CsvTable
+    from .._io import check_outputs, model_text, parse_label, write_files
+
+    try:
+        lams, chosen = _fit_lams(args)
+        # every input and output checked before any work; nothing written until the end
+        check_outputs((args.model,) + given(args.output), inputs=(args.data,))
+        data = CsvTable(args.data)
+        scores, y = data.numbers(args.score), data.numbers(args.label)
+        groups = read_groups(data, args)
+        reference = args.reference_group
+        if reference is not None and len(args.group) == 1:
+            reference = parse_label(reference, args.group_type)
+        params = dict(metric=args.metric, disparity=args.disparity,
+                      reference_group=reference, backend=args.backend,
+                      method=args.method, subsample=args.subsample,
+                      memory_limit=args.memory_limit, solver=args.solver)
+        est = XOrder(lam=0.0 if args.max_disparity is not None else lams,
+                     max_disparity=args.max_disparity, **params)
+        est._check_params()
+        _check_subsample(scores, y, groups, args)
+        if resolve_backend(args.backend) == "numpy":
+            _note_long_fit(lattice_cells(groups, args) * len(lams), args)
+        start = time.perf_counter()
+        with out.fit_progress() as progress:
+            if args.max_disparity is None:
+                models = xorder_path(scores, y, sensitive_features=groups, lams=lams,
+                                     progress=progress, **params)
+            else:
+                models = [est.fit(scores, y, sensitive_features=groups,
+                                  progress=progress)]
+        seconds = time.perf_counter() - start
+        est = models[chosen]
+        model = model_text(est._model_document())
+        files = [(args.model, lambda f: f.write(model), None)]
+        if args.output is not None:
+            files.append((args.output,
+                          data.writer(args.column, est.train_scores_adjusted_), ""))
+        write_files(files, inputs=(args.data,))
+    except LIBRARY_ERRORS + FILE_ERRORS as exc:
+        return out.error(exc)
+    r = est.result_
+    out.console.print(
+        f"[bold]{escape(args.data)}[/bold]: {scores.size} rows; groups by "
+        f"[bold]{escape(group_title(args.group))}[/bold]: "
+        + ", ".join(f"{escape(str(g))} {c}"
+                    for g, c in zip(*np.unique(groups, return_counts=True)))
+        + f"; reference group {escape(str(est.reference_group_))}")
+    if r.max_disparity is not None:
+        setting = f"max |D| {r.max_disparity:g}"
+    elif len(models) == 1:
+        setting = f"lam {est.lam:g}"
+    else:
+        setting = f"lams {' '.join(f'{m.lam:g}' for m in models)}"
+    solvers = ", ".join(dict.fromkeys(m.result_.solver for m in models))
+    out.console.print(f"xOrder metric [bold]{args.metric}[/bold], {setting}, method "
+                  f"{r.method}, solver {solvers}, backend {r.backend}, {seconds:.2f} s"
+                  + (f", {r.extra['bands']} bands" if "bands" in r.extra else ""))
+    for m in models:
+        out.console.print(_certificate(m.result_) if len(models) == 1 else
+                      f"lam {m.lam:g}: {_certificate(m.result_)}")
+    rows = [file_row("unadjusted", scores, y, groups, None)]
+    for m in models:
+        rows.append(file_row(f"|D|<={r.max_disparity:g}" if r.max_disparity is not None
+                              else f"{m.lam:g}", m.train_scores_adjusted_, y, groups,
+                              seconds if len(models) == 1 else None))
+    out.console.print(out.metrics_table("Training data", rows, "data", args.metric, timing=True))
+    out.console.print(f"model saved to {escape(args.model)}"
+                  + (f" (lam {est.lam:g})" if len(models) > 1 else "")
+                  + (f"; scores written to {escape(args.output)} (column "
+                     f"{escape(args.column)})" if args.output else ""))
+    return 0
+
+
+def _fit_lams(args):
+    """``fit``'s weights (``[0.0]`` under --max-disparity) and the position of the one
+    whose model is saved: ``--choose``, else the last."""
+    if args.max_disparity is not None:
+        if args.lam is not None:
+            raise ValueError(MSG_LAM_AND_MAX)
+        if args.choose is not None:
+            raise ValueError(MSG_CHOOSE_MAX)
+        return [0.0], 0
+    lams = args.lam or [DEFAULT_FIT_LAM]
+    if args.choose is None:
+        return lams, len(lams) - 1
+    if args.choose not in lams:
+        raise ValueError(MSG_CHOOSE.format(lam=args.choose,
+                                           lams=", ".join(f"{x:g}" for x in lams)))
+    return lams, lams.index(args.choose)
+
+
+def _certificate(r):
+    """One line on how good the ordering is: its objective, the certified bound and the
+    gap (``fair_order``'s ``upper_bound``)."""
+    what = ("AUC" if r.max_disparity is not None else
+            "objective AUC - lam D" if r.mode == "signed" else "objective AUC - lam |D|")
+    if r.upper_bound is None:
+        return (f"{what} {r.objective:.6f}; no bound computed (solver {r.solver}; "
+                "--solver lagrangian or exact certifies it)")
+    if r.gap == 0:
+        return f"{what} {r.objective:.6f}, proven optimal (upper bound = objective)"
+    return (f"{what} {r.objective:.6f}, upper bound {r.upper_bound:.6f}, "
+            f"gap {r.gap:.2g}")
+
+
+def _check_subsample(scores, y, groups, args):
+    """Refuse a --subsample that leaves a group without what the metric needs (before
+    the fit, which would only say that the subsample lacks positives or negatives)."""
+    from ..utils import _validation as v
+    from ..postprocessing._estimator import subsample_with_supports
+
+    if args.subsample is None or args.subsample == 1:
+        return
+    y = v.check_labels(y, scores.size)
+    labels, index = v.encode_groups(groups, scores.size)
+    subsample_with_supports(scores, y, labels, index, args.subsample, args.metric,
+                            option="--subsample ", items="rows")
+
+
+def lattice_cells(groups, args):
+    """Lattice cells the fit will fill (the method ``auto`` picks, as ``fair_order``)."""
+    import cpu_reference
+    from ..engine._plan import KD_MAX_CELLS
+
+    step = args.subsample or 1
+    sizes = [-(-int(c) // step) for c in np.unique(groups, return_counts=True)[1]]
+    kd = cpu_reference.kd_cells(sizes)
+    if len(sizes) == 2:  # the cell rule, and the fills of the solver's search
+        from ..core import _solvers
+        from ..engine._plan import choose_solver
+
+        lams = args.lam if isinstance(args.lam, (list, tuple)) else [args.lam]
+        lams = [x for x in lams if x is not None] or [0.5]
+        if getattr(args, "max_disparity", None) is not None:
+            lams = [1.0]
+        solver = choose_solver(args.solver, args.disparity, lams, kd, "numpy")
+        return kd * sum(_solvers.expected_fills(solver, lam) for lam in lams)
+    iterative = cpu_reference.iterative_cells(sizes)
+    method = args.method
+    if method == "auto":
+        method = "kd" if kd <= KD_MAX_CELLS else "iterative"
+    return {"kd": kd, "iterative": iterative, "best": kd + iterative}[method]
+
+
+def _note_long_fit(cells, args):
+    """Before a fit that takes long on the CPU: an estimate, and a ``--subsample`` that
+    would take about ten seconds."""
+    seconds = cells * CPU_SECONDS_PER_CELL
+    if seconds < LONG_FIT_SECONDS:
+        return
+    k = (args.subsample or 1) * max(2, math.ceil(math.sqrt(seconds / 10.0)))
+    out.err_console.print(
+        "[yellow]note:[/yellow] " + escape(MSG_LONG_FIT.format(
+            cells=float(cells), time=out.duration(seconds), ns=CPU_SECONDS_PER_CELL * 1e9,
+            k=k, time_k=out.duration(seconds * ((args.subsample or 1) / k) ** 2))),
+        soft_wrap=True, emoji=False)

@@ -1,0 +1,58 @@
+"""``gpu-xorder info``: versions, and what the engines can do on this machine."""
+
+import platform
+
+import numpy as np
+from rich.markup import escape
+from rich.table import Table
+
+from . import _output as out
+
+
+def run(args):
+    import sklearn
+
+    versions = Table(title="Versions", title_justify="left")
+    versions.add_column("package")
+    versions.add_column("version")
+    for name, version in (
+        ("gpu_xorder", own_version()),
+        ("numpy", np.__version__),
+        ("scikit-learn", sklearn.__version__),
+        ("Python", platform.python_version()),
+    ):
+        versions.add_row(name, version)
+    out.console.print(versions)
+
+    try:
+        from ..engine._backend import backend_info
+    except ImportError as exc:
+        out.console.print(f"[yellow]backend status not available:[/yellow] {escape(str(exc))}")
+        return 0
+    backend = Table(title="Backend", title_justify="left")
+    backend.add_column("key")
+    backend.add_column("value")
+    for key, value in backend_info().items():
+        backend.add_row(escape(str(key)), escape(format_value(key, value)))
+    out.console.print(backend)
+    return 0
+
+
+def own_version():
+    try:
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version
+
+        return version("gpu-xorder")
+    except PackageNotFoundError:
+        import gpu_xorder
+
+        return getattr(gpu_xorder, "__version__", "unknown (not installed)")
+
+
+def format_value(key, value):
+    if isinstance(value, int) and not isinstance(value, bool) and str(key).endswith("bytes"):
+        return f"{value} ({value / 2**30:.1f} GiB)"
+    if isinstance(value, (tuple, list)):
+        return ".".join(str(v) for v in value) if "capability" in str(key) else str(value)
+    return str(value)

@@ -1,0 +1,186 @@
+"""``gpu-xorder paper``: the paper's experiments on the bundled data sets, with the
+baselines, base models, studies and figures."""
+
+import contextlib
+
+import numpy as np
+from rich.markup import escape
+from rich.table import Table
+
+from ..experiments._studies import METHODS as PAPER_METHODS
+from . import _output as out
+from ._output import METRIC_COLUMNS
+from ._common import FILE_ERRORS
+from ._common import LAM_NOTE
+from ._common import LIBRARY_ERRORS
+from ._common import counts
+from ._common import dask_backend
+from ._common import given
+from ._common import group_names
+from ._common import require_matplotlib
+
+
+def run(args):
+    from ..experiments._experiment import PAPER_DATA
+    from .._io import check_outputs, write_json
+
+    names = args.data or PAPER_DATA[args.groups]
+    if (args.methods is None or set(args.methods) - {"unadjusted", "xorder"}
+            or args.model != "lr" or args.study is not None or args.out is not None):
+        return _paper_comparison(names, args)
+    try:
+        check_outputs(given(args.json))  # before the work
+        with dask_backend(args.scheduler):
+            experiments = [_paper_experiment(name, args) for name in names]
+        if args.json is not None:
+            write_json(args.json, {"experiments": [e.to_dict() for e in experiments]})
+    except LIBRARY_ERRORS + FILE_ERRORS as exc:
+        return out.error(exc)
+    if args.json is not None:
+        out.console.print(f"written to {escape(args.json)}")
+    out.console.print(f"[dim]{escape(LAM_NOTE)}[/dim]")
+    return 0
+
+
+def _paper_experiment(name, args):
+    """One data set's experiment, printed; its repetitions run in ``--jobs`` workers
+    of joblib's active backend (no --jobs: one, or every worker of --scheduler's
+    cluster)."""
+    from ..experiments._experiment import paper_experiment
+
+    with out.repetitions_progress(name, args.repeats) as report:
+        exp = paper_experiment(
+            name, groups=args.groups, metric=args.metric, lams=args.lam,
+            repeats=args.repeats, test_size=args.test_size, seed=args.seed,
+            backend=args.backend, method=args.method, solver=args.solver,
+            subsample=args.subsample, n_jobs=args.jobs, progress=report)
+    _print_experiment(exp)
+    return exp
+
+
+def _paper_comparison(names, args):
+    """``paper`` with baselines, another base model, a study or --out: every method's
+    table per data set; --json and --out written at the end, all or nothing."""
+    from .._io import check_folder, check_outputs, staged_folder, write_json
+    from ..experiments._studies import POST_PROCESSING, compare_methods
+
+    methods = args.methods or (POST_PROCESSING if args.study else PAPER_METHODS)
+    figures = args.out is not None
+    try:
+        check_outputs(given(args.json))
+        if args.out is not None:
+            check_folder(args.out)
+            try:
+                require_matplotlib()
+            except ValueError as exc:
+                figures = False
+                out.warning(f"{exc}; writing the tables only", UserWarning, "", 0)
+        comparisons = []
+        with dask_backend(args.scheduler):
+            for name in names:
+                with out.repetitions_progress(name, args.repeats) as report:
+                    comparison = compare_methods(
+                        name, methods=methods, model=args.model, groups=args.groups,
+                        metric=args.metric, lams=args.lam, study=args.study,
+                        repeats=args.repeats, test_size=args.test_size, seed=args.seed,
+                        backend=args.backend, method=args.method, solver=args.solver,
+                        subsample=args.subsample,
+                        post_logit_search=args.post_logit_search,
+                        n_jobs=args.jobs, progress=report)
+                comparisons.append(comparison)
+                _print_comparison(comparison)
+        document = {"experiments": [c.to_dict() for c in comparisons]}
+        with contextlib.ExitStack() as stack:  # all outputs or none
+            if args.out is not None:
+                _paper_outputs(stack.enter_context(staged_folder(args.out)), comparisons,
+                               document, figures)
+            if args.json is not None:
+                write_json(args.json, document)
+    except LIBRARY_ERRORS + FILE_ERRORS as exc:
+        return out.error(exc)
+    for path in given(args.json) + given(args.out):
+        out.console.print(f"written to {escape(path)}")
+    out.console.print(f"[dim]{escape(LAM_NOTE)}[/dim]")
+    return 0
+
+
+def _paper_outputs(folder, comparisons, document, figures):
+    """records.json, summary.csv, timings.csv and (``figures``) the PNGs in ``folder``."""
+    import os
+
+    from .._io import model_text
+
+    with open(os.path.join(folder, "records.json"), "w", encoding="utf-8") as f:
+        f.write(model_text(document))
+    with open(os.path.join(folder, "summary.csv"), "w", encoding="utf-8") as f:
+        for k, comparison in enumerate(comparisons):
+            text = comparison.csv_text()
+            f.write(text if k == 0 else text.split("\n", 1)[1])
+    with open(os.path.join(folder, "timings.csv"), "w", encoding="utf-8") as f:
+        f.write("data,groups,model,method,repeat,seconds\n")
+        for c in comparisons:
+            for method, seconds in c.seconds.items():
+                f.writelines(f"{c.data},{c.groups},{c.model},{method},{r},{s!r}\n"
+                             for r, s in enumerate(seconds))
+    if figures:
+        from ..experiments._paper_plots import write_figures
+
+        for comparison in comparisons:
+            write_figures(comparison, folder)
+
+
+def _print_comparison(comparison):
+    """Test AUC and disparities, mean ± sd, of every method and parameter."""
+    from ..experiments._studies import PARAMETER_NAMES
+
+    seconds = ", ".join(f"{m} {np.mean(s):.2f} s" for m, s in comparison.seconds.items())
+    study = "" if comparison.study is None else f"; {comparison.study} study"
+    out.console.print(f"[bold]{comparison.data}[/bold] (groups {comparison.groups}): "
+                  f"{out.repetitions(comparison.repeats)}, base model "
+                  f"[bold]{comparison.model}[/bold], methods trade "
+                  f"[bold]{comparison.metric}[/bold]{study}; per repetition: {seconds}")
+    leading = ["method"] + (["setting"] if comparison.study is not None else []) + [
+        "parameter"]
+    table = out.test_split_table(comparison.data, comparison.repeats, comparison.metric,
+                              leading)
+    for row in comparison.summary("test"):
+        parameter = ("" if row["parameter"] is None else
+                     f"{PARAMETER_NAMES[row['method']]} {row['parameter']:g}")
+        setting = [] if comparison.study is None else [str(row["setting"])]
+        table.add_row(row["method"], *setting, parameter,
+                      *[out.mean_sd(row[key]) for key in
+                        ("auc",) + tuple(m for m, _ in METRIC_COLUMNS)])
+    out.console.print(table)
+
+
+def _print_experiment(exp):
+    from ..experiments._experiment import grouping
+    from ..datasets import load_dataset
+
+    data = load_dataset(exp.data)
+    group_label, names = group_names(data, exp.groups)
+    sizes = ", ".join(f"{names.get(g, g)} {c}"
+                      for g, c in counts(grouping(data, exp.groups)))
+    out.console.print(f"[bold]{exp.data}[/bold]: groups by [bold]{escape(group_label)}"
+                  f"[/bold] ({sizes}); {out.repetitions(exp.repeats)} of a stratified "
+                  f"{1 - exp.test_size:.0%}/{exp.test_size:.0%} split, "
+                  f"logistic regression on "
+                  f"standardised features; xOrder metric [bold]{exp.metric}[/bold], "
+                  f"method {', '.join(exp.methods)}, backend {', '.join(exp.backends)}, "
+                  f"{np.mean(exp.fit_seconds):.2f} s per repetition for all lams")
+    table = out.test_split_table(exp.data, exp.repeats, exp.metric, ["lam"])
+    for row in exp.summary("test"):
+        label = "unadjusted" if row["lam"] is None else f"{row['lam']:g}"
+        table.add_row(label, *[out.mean_sd(row[key]) for key in
+                               ("auc",) + tuple(m for m, _ in METRIC_COLUMNS)])
+    out.console.print(table)
+    figures = exp.paper_figures()
+    if figures:
+        title = f"{exp.data}: figures quoted by the paper (unadjusted, test)"
+        quoted = Table(title=title, title_justify="left", min_width=len(title))
+        for header in ("quantity", "paper", "measured"):
+            quoted.add_column(header, justify="left" if header == "quantity" else "right")
+        for fig, measured in figures:
+            quantity = fig.quantity if "xAUC" in fig.quantity else f"Delta-{fig.quantity.upper()}"
+            quoted.add_row(quantity, f"{fig.value:.3f}", out.mean_sd(measured))
+        out.console.print(quoted)

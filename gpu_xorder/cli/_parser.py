@@ -1,0 +1,292 @@
+"""The command line's parser: its commands, their options and the option types."""
+
+import argparse
+
+from ..experiments._experiment import DEFAULT_LAMS as PAPER_LAMS
+from ..experiments._experiment import GROUPINGS
+from ..experiments._studies import METHODS as PAPER_METHODS
+from ..experiments._studies import STUDIES as PAPER_STUDIES
+from ..experiments.models import MODELS as PAPER_MODELS
+from .._io import LABEL_KINDS
+from ..utils._validation import METHODS as METHOD_CHOICES
+from ..utils._validation import SOLVERS
+from ..utils._validation import parse_memory_size
+from ._common import AUDIT_BOOTSTRAP
+from ._common import AUDIT_LEVEL
+from ._common import DEFAULT_COLUMN
+from ._common import LAM_NOTE
+from ._common import MAX_GROUPS
+from ._info import own_version
+
+DATASET_CHOICES = ("compas", "adult", "german", "framingham")
+METRIC_CHOICES = ("xauc", "prf", "urf")
+BACKEND_CHOICES = ("auto", "numpy", "cupy")
+DEFAULT_LAMS = (0.0, 0.01, 0.05, 0.5)
+
+
+def _probability(text):
+    value = float(text)
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {text}")
+    return value
+
+
+def _probability_closed(text):
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must lie between 0 and 1, got {text}")
+    return value
+
+
+def _nonnegative(text):
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text}")
+    return value
+
+
+def _positive(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text}")
+    return value
+
+
+def _memory_size(text):
+    try:
+        return parse_memory_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {own_version()}")
+        parser.exit()
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="gpu-xorder",
+        description="Fair bipartite rankings across protected groups (xOrder).",
+    )
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = sub.add_parser(
+        "demo",
+        help="adjust a logistic regression's scores on a bundled data set",
+        description=(
+            "Train a logistic regression on a 70/30 stratified split of a bundled data "
+            "set, adjust its scores with xOrder for each lam and compare AUC and "
+            "disparities before and after. " + LAM_NOTE
+        ),
+    )
+    demo.add_argument("--data", choices=DATASET_CHOICES, default="compas",
+                      help="bundled data set (default: compas)")
+    _experiment_arguments(demo, DEFAULT_LAMS, method=True)
+    demo.set_defaults(handler="demo")
+
+    fit = sub.add_parser(
+        "fit", help="learn xOrder from a CSV file of scores, labels and groups",
+        description=(
+            "Learn the fair interleaving of the groups' rankings from a CSV file (one row "
+            "per item), save the model as JSON for `gpu-xorder transform`, and print AUC "
+            "and disparities of the scores before and after. " + LAM_NOTE),
+    )
+    _file_arguments(fit, label_required=True)
+    fit.add_argument("--model", required=True, help="where to save the model (JSON)")
+    fit.add_argument("--output", help="also write the data with the adjusted training "
+                     "scores added as a column (CSV)")
+    _column_argument(fit)
+    fit.add_argument("--lam", type=float, nargs="+", metavar="LAM",
+                     help="weight of the disparity, paper's scale (default: 0.5); several "
+                          "values fit the trade-off path, one row each, and save the "
+                          "model of --choose")
+    fit.add_argument("--choose", type=float, metavar="LAM",
+                     help="with several --lam values: the one whose model is saved "
+                          "(default: the last)")
+    fit.add_argument("--disparity", choices=("absolute", "signed"), default="absolute",
+                     help="penalise |D| or the signed D (two groups; default: absolute)")
+    fit.add_argument("--max-disparity", type=_probability_closed, metavar="EPS",
+                     help="instead of --lam: the best AUC with |D| <= EPS on these data "
+                          "(two groups)")
+    _engine_arguments(fit, method=True)
+    fit.add_argument("--reference-group", help="group whose scores stay unchanged "
+                     "(default: the highest mean score)")
+    fit.add_argument("--subsample", type=int, help="learn on every k-th item of each group")
+    fit.add_argument("--memory-limit", type=_memory_size, metavar="SIZE",
+                     help="most memory the decision bits may take: bytes (1e9) or a size "
+                          "with a unit (2GB, 512MiB); beyond, banded (same result)")
+    fit.set_defaults(handler="fit")
+
+    transform = sub.add_parser(
+        "transform", help="adjust the scores of a CSV file with a saved model",
+        description=("Apply a model saved by `gpu-xorder fit` to the scores of a CSV "
+                     "file and write the file with the adjusted scores added as a column. "
+                     "With --label, also print AUC and disparities before and after."),
+    )
+    _file_arguments(transform, label_required=False, group_options=False)
+    transform.add_argument("--model", required=True, help="model file from gpu-xorder fit")
+    transform.add_argument("--output", required=True, help="CSV file to write")
+    _column_argument(transform)
+    transform.set_defaults(handler="transform")
+
+    audit = sub.add_parser(
+        "audit", help="ranking fairness of the scores in a CSV file",
+        description=("AUC and the ranking disparities of one or more score columns of a "
+                     "CSV file: the maximum over pairs of groups, then the AUC within "
+                     "every group, xAUC for every ordered pair of groups, PRF for every "
+                     "group and URF for every pair."),
+    )
+    _file_arguments(audit, label_required=True, many_scores=True)
+    audit.add_argument("--json", metavar="FILE",
+                       help="also write every value as JSON (null where undefined)")
+    audit.add_argument("--ci", type=_probability, metavar="LEVEL",
+                       help="add confidence intervals at this level (e.g. 0.95) to the "
+                            "tables and the JSON")
+    audit.add_argument("--ci-method", choices=("bootstrap", "delong"),
+                       help="stratified bootstrap, percentile intervals (default), or "
+                            "DeLong's variances, normal intervals")
+    audit.add_argument("--bootstrap", type=_positive, metavar="N",
+                       help=f"bootstrap resamples (default: {AUDIT_BOOTSTRAP}); alone, "
+                            f"implies --ci {AUDIT_LEVEL}")
+    audit.add_argument("--seed", type=_nonnegative, default=0,
+                       help="seed of the bootstrap (default: 0)")
+    audit.add_argument("--jobs", type=int, metavar="N",
+                       help="the resamples split among N worker processes (-1: one "
+                            "per CPU core; default: 1, or every worker of --scheduler)")
+    audit.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run the bootstrap on the Dask cluster at ADDRESS "
+                            "(e.g. tcp://10.0.0.5:8786; needs gpu-xorder[dask])")
+    audit.add_argument("--plot", metavar="DIR",
+                       help="also write pictures (PNG) into DIR: xROC curves of every "
+                            "pair of groups and the score distributions per group "
+                            "(needs gpu-xorder[plot])")
+    audit.set_defaults(handler="audit")
+
+    paper = sub.add_parser(
+        "paper", help="the paper's experiments: repeated splits of the bundled data sets",
+        description=(
+            "The paper's protocol on the bundled data sets: for every repetition a "
+            "stratified random split, features standardised with the training split's "
+            "statistics, a logistic regression, and xOrder fitted on its training scores "
+            "for every lam at once and transferred to the test scores. Prints test AUC "
+            "and disparities as mean ± standard deviation over the repetitions, next to "
+            "the figures the paper quotes. " + LAM_NOTE),
+    )
+    paper.add_argument("--data", nargs="+", choices=DATASET_CHOICES, metavar="NAME",
+                       help="data sets among compas, adult, german, framingham (default: "
+                            "the paper's for the grouping: all four; "
+                            "with --groups age, adult and compas)")
+    _experiment_arguments(paper, PAPER_LAMS, method=True, solver="paper")
+    paper.add_argument("--repeats", type=_positive, default=10,
+                       help="random splits (default: 10, as in the paper)")
+    paper.add_argument("--subsample", type=_positive,
+                       help="learn on every k-th item of each group (faster)")
+    paper.add_argument("--jobs", type=int, metavar="N",
+                       help="repetitions run at once in worker processes (-1: one per "
+                            "CPU core; default: 1, or every worker of --scheduler; keep "
+                            "1 with a GPU)")
+    paper.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run the repetitions on the Dask cluster at ADDRESS "
+                            "(e.g. tcp://10.0.0.5:8786; needs gpu-xorder[dask])")
+    paper.add_argument("--json", metavar="FILE",
+                       help="also write every repetition's values as JSON")
+    paper.add_argument("--methods", nargs="+", choices=PAPER_METHODS, metavar="METHOD",
+                       help="methods compared with the unadjusted scores, among "
+                            f"{', '.join(PAPER_METHODS[1:])} (default: all; "
+                            "'--methods xorder' alone with --model lr prints the "
+                            "xOrder table of the paper's protocol)")
+    paper.add_argument("--model", choices=PAPER_MODELS, default="lr",
+                       help="base model: lr (scikit-learn logistic regression, default), "
+                            "paper-linear (the paper's code: few plain gradient steps), "
+                            "rankboost")
+    paper.add_argument("--study", choices=PAPER_STUDIES,
+                       help="robustness study of the post-processing methods (the "
+                            "default --methods then): samples (learnt on a share "
+                            "of the training scores) or shift (learnt on in-sample or "
+                            "held-out scores of a model trained on half the training "
+                            "split)")
+    paper.add_argument("--post-logit-search", choices=("joint", "alpha"), default="joint",
+                       help="post-logit's grid: joint (alpha and beta, default) or alpha "
+                            "(beta = -2, the paper's public code)")
+    paper.add_argument("--out", metavar="DIR",
+                       help="write records.json (every record), summary.csv (mean and sd "
+                            "over repetitions), timings.csv and PNG figures (with "
+                            "matplotlib) into DIR")
+    paper.set_defaults(handler="paper")
+
+    info = sub.add_parser("info", help="versions and GPU backend status")
+    info.set_defaults(handler="info")
+    return parser
+
+
+def _engine_arguments(parser, method, solver="auto"):
+    """The disparity xOrder trades, the DP engine, the solver (default ``solver``) and
+    (``method``) how more than two groups are merged: the same options wherever a
+    command fits xOrder."""
+    parser.add_argument("--metric", choices=METRIC_CHOICES, default="xauc",
+                        help="disparity xOrder trades against AUC (default: xauc)")
+    parser.add_argument("--solver", choices=SOLVERS, default=solver,
+                        help=f"how the ordering is chosen for two groups (default: {solver}; "
+                             "paper: the paper's cell rule; lagrangian: certified bound; "
+                             "exact: the optimum, small data)")
+    if method:
+        parser.add_argument("--method", choices=METHOD_CHOICES, default="auto",
+                            help="how more than two groups are merged (default: auto; "
+                                 "best: K-D and iterative, the higher objective)")
+    parser.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
+                        help="DP engine (default: auto, CuPy when usable)")
+
+
+def _experiment_arguments(parser, lams, method=False, solver="auto"):
+    """Grouping, xOrder settings and split of the commands on bundled data."""
+    parser.add_argument("--groups", choices=GROUPINGS, default="default",
+                        help="default: the paper's attribute of the data set; age: three "
+                             "age bands (age <= 25, 25 < age <= 40, age > 40), the paper's "
+                             "multi-group setting; race-sex: the four intersections of "
+                             "race and sex (adult, compas)")
+    parser.add_argument("--lam", type=float, nargs="+", default=list(lams), metavar="LAM",
+                        help="weights of the disparity, paper's scale (default: "
+                             f"{' '.join(f'{x:g}' for x in lams)})")
+    _engine_arguments(parser, method, solver)
+    parser.add_argument("--seed", type=int, default=0,
+                        help="split and model seed (default: 0; paper: repetition r "
+                             "uses seed + r)")
+    parser.add_argument("--test-size", type=_probability, default=0.3,
+                        help="fraction held out for testing (default: 0.3)")
+
+
+def _file_arguments(parser, label_required, many_scores=False, group_options=True):
+    """The CSV file and its columns, as every file command takes them; with
+    ``group_options``, how group labels are read and how many groups are allowed."""
+    parser.add_argument("data", help="CSV file with a header row (UTF-8; may be gzip, "
+                                     "bz2 or xz compressed)")
+    parser.add_argument("--score", required=True, metavar="COLUMN",
+                        nargs="+" if many_scores else None,
+                        help="score columns to compare (e.g. before and after xOrder)"
+                        if many_scores else "column of the risk scores")
+    parser.add_argument("--label", required=label_required, metavar="COLUMN",
+                        help="column of the 0/1 labels")
+    parser.add_argument("--group", required=True, metavar="COLUMN", nargs="+",
+                        help="column of the protected groups (spaces around a label are "
+                        "ignored); several columns: their intersections, labelled 'a & b'")
+    if group_options:
+        parser.add_argument("--group-type", choices=LABEL_KINDS, default="text",
+                            help="read group labels as text (default) or as numbers or "
+                                 "booleans, the type a model keeps them in")
+        parser.add_argument("--max-groups", type=_positive, default=MAX_GROUPS,
+                            metavar="N", help="refuse more than N groups, which an ID-like "
+                            f"column would give (default: {MAX_GROUPS})")
+
+
+def _column_argument(parser):
+    parser.add_argument("--column", default=DEFAULT_COLUMN,
+                        help=f"name of the adjusted-score column (default: {DEFAULT_COLUMN})")
