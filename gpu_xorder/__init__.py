@@ -6,7 +6,7 @@ reference otherwise; both return the very same ordering.
 
 import importlib
 
-__version__ = "0.3.0"
+from .utils._version import __version__
 
 # Public names and the modules that define them, imported on first use (as SciPy and
 # scikit-learn do), so that `gpu-xorder --help` does not wait for scikit-learn.

@@ -24,7 +24,7 @@ from ._common import require_matplotlib
 
 def run(args):
     from .. import metrics
-    from ..experiments._experiment import defined
+    from ..metrics._ranking import defined
     from .._io import Table as CsvTable
     from .._io import check_folder, check_outputs, staged_folder, write_json
 
@@ -140,7 +140,7 @@ def _ranking_gap(scores, y, groups, ci):
     ranked below the other's negatives more often than the reverse (with ``ci``, and
     the interval of the pair's Delta-xAUC). None where xAUC is undefined."""
     from .. import metrics
-    from ..experiments._experiment import defined
+    from ..metrics._ranking import defined
 
     gaps = defined(metrics.disparity_pairs, scores, y, groups, "xauc")
     if gaps is None:
@@ -176,7 +176,7 @@ def _audit_plots(folder, columns, y, groups):
     from matplotlib.figure import Figure
 
     from .. import metrics
-    from ..experiments._experiment import defined
+    from ..metrics._ranking import defined
     from ..plotting._plots import plot_score_distributions, plot_xroc
 
     keys = [g.item() for g in np.unique(groups)]

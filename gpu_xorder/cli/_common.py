@@ -61,7 +61,7 @@ def row(label, scores, splits, seconds):
     """Table row: AUC and disparities of ``scores[split]`` for every split; a disparity
     the split cannot define (a group without positives, say) is None."""
     from .. import metrics
-    from ..experiments._experiment import defined
+    from ..metrics._ranking import defined
 
     row = {"label": label, "seconds": seconds}
     for split, (y, a) in splits.items():

@@ -59,7 +59,7 @@ def run(args):
 
 def _run_demo(data, groups, args):
     """Split, fit the model, adjust for every lam; return table rows and split facts."""
-    from gpu_xorder import XOrder
+    from ..postprocessing import XOrder
     from ..experiments._experiment import split_scores
 
     (s_tr, y_tr, a_tr), (s_te, y_te, a_te) = split_scores(

@@ -32,8 +32,8 @@ DEFAULT_FIT_LAM = 0.5
 
 
 def run(args):
-    from gpu_xorder import XOrder
-    from gpu_xorder import xorder_path
+    from ..postprocessing import XOrder
+    from ..postprocessing import xorder_path
     from ..engine._backend import resolve_backend
     from .._io import Table as CsvTable
     from .._io import check_outputs, model_text, parse_label, write_files

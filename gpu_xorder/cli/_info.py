@@ -39,15 +39,9 @@ def run(args):
 
 
 def own_version():
-    try:
-        from importlib.metadata import PackageNotFoundError
-        from importlib.metadata import version
+    from ..utils._version import __version__
 
-        return version("gpu-xorder")
-    except PackageNotFoundError:
-        import gpu_xorder
-
-        return getattr(gpu_xorder, "__version__", "unknown (not installed)")
+    return __version__
 
 
 def format_value(key, value):

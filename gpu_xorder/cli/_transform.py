@@ -9,7 +9,7 @@ from ._common import file_row
 
 
 def run(args):
-    from gpu_xorder import XOrder
+    from ..postprocessing import XOrder
     from .._io import Table as CsvTable
     from .._io import check_outputs, label_kind, write_files
 

@@ -9,7 +9,7 @@ import cpu_reference as cr
 
 from ..utils import _parallel
 from ..core import _solvers
-from ._backend import host_memory_available
+from ..utils._memory import host_memory_available
 from ._kernel_source import SHARED_BYTES, strip_warps
 
 #: ``method="auto"`` with more than two groups runs the K-D DP (the whole lattice) up to

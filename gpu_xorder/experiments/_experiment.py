@@ -371,6 +371,7 @@ def _repetition(data, groups, metric, lams, test_size, backend, method, solver, 
 
 def _record(repeat, lam, split, scores, y, groups):
     from .. import metrics  # scikit-learn, not needed by the command line's parser
+    from ..metrics._ranking import defined
 
     record = {"repeat": repeat, "lam": lam, "split": split, "auc": metrics.auc(scores, y)}
     for name in v.METRICS:
@@ -380,14 +381,6 @@ def _record(repeat, lam, split, scores, y, groups):
         f"{g} > {h}": defined(metrics.xauc, scores, y, groups, g, h)
         for g in labels for h in labels if g != h}
     return record
-
-
-def defined(metric, *args):
-    """``metric(*args)``, or None where the data leave it undefined."""
-    try:
-        return metric(*args)
-    except ValueError:
-        return None
 
 
 def _mean_std(values):

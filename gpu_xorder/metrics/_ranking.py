@@ -141,6 +141,14 @@ def _pair_values(scores, y, labels, index, metric):
     return {(labels[a].item(), labels[b].item()): v for (a, b), v in values.items()}
 
 
+def defined(metric, *args):
+    """``metric(*args)``, or None where the data leave it undefined."""
+    try:
+        return metric(*args)
+    except ValueError:
+        return None
+
+
 def auc(scores, y) -> float:
     """Area under the ROC curve: P(S_1 > S_0), ties counting 1/2.
 

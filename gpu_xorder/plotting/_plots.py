@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 
 from .. import metrics
-from ..experiments._experiment import defined
+from ..metrics._ranking import defined
 from ..utils._validation import METRICS, check_choice, encode_groups
 
 MSG_NO_MATPLOTLIB = ("the plots need matplotlib, which is not installed: "

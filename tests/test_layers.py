@@ -1,0 +1,123 @@
+"""The package's layers (CONTRIBUTING.md): which subpackage may import which, and no
+circle of imports between modules, function-local imports included."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "gpu_xorder"
+
+#: Subpackage -> the subpackages it may import (besides itself and ``cpu_reference``).
+ALLOWED = {
+    "utils": set(),
+    "io": {"utils"},
+    "datasets": {"utils"},
+    "engine": {"utils"},
+    "metrics": {"utils"},
+    "core": {"utils", "engine", "metrics"},
+    "plotting": {"utils", "metrics"},
+    "postprocessing": {"utils", "io", "engine", "core", "metrics"},
+    "experiments": {"utils", "io", "datasets", "engine", "core", "metrics", "plotting",
+                    "postprocessing"},
+    "cli": {"utils", "io", "datasets", "engine", "core", "metrics", "plotting",
+            "postprocessing", "experiments"},
+}
+
+
+def _modules():
+    """``{dotted name: path}`` of every module of the package."""
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(name, path):
+    """The package's modules that ``name`` imports (at any depth of its code)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module
+            # ``from package import module`` names a module; ``from module import name``
+            # a name in it
+            targets = [f"{module}.{alias.name}" if f"{module}.{alias.name}" in MODULES
+                       else module for alias in node.names]
+        else:
+            continue
+        found.update(t for t in targets if t in MODULES and t != name)
+    return found
+
+
+GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def _layer(name):
+    parts = name.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in ALLOWED) else None
+
+
+def test_every_subpackage_has_a_layer():
+    subpackages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    assert subpackages == set(ALLOWED)
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_imports_follow_the_layers(name):
+    layer = _layer(name)
+    if layer is None:  # the package's top-level modules face the user: any import
+        return
+    wrong = sorted(t for t in GRAPH[name]
+                   if _layer(t) not in ALLOWED[layer] | {layer} and t != "gpu_xorder")
+    assert not wrong, f"{name} ({layer}) imports {wrong}: an arrow up or sideways"
+
+
+def test_no_module_imports_the_package_top():
+    """Inside a layer the public names come from the layer that defines them, never
+    back through ``gpu_xorder/__init__``."""
+    assert not [n for n, targets in GRAPH.items() if _layer(n) and "gpu_xorder" in targets]
+
+
+def test_no_circles():
+    """Tarjan's strongly connected components of the module graph: each of one module."""
+    index, low, stack, on_stack, circles = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in GRAPH[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for v in sorted(GRAPH):
+        if v not in index:
+            visit(v)
+    assert not circles
