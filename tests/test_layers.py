@@ -121,3 +121,22 @@ def test_no_circles():
         if v not in index:
             visit(v)
     assert not circles
+
+
+def test_fair_order_imports_no_heavy_library():
+    """``from gpu_xorder import fair_order`` (and its call on NumPy) stays light:
+    scikit-learn, SciPy, pandas, matplotlib, Dask, numba and CuPy are imported where
+    they are used (``import gpu_xorder.fair_order`` took 1.7 s when metrics imported
+    scikit-learn at load)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nimport numpy as np\nfrom gpu_xorder import fair_order\n"
+            "fair_order(np.array([.9, .8, .7, .6]), np.array([1, 0, 1, 0]), "
+            "np.array([0, 0, 1, 1]), lam=0.5, backend='numpy')\n"
+            "heavy = {'sklearn', 'scipy', 'pandas', 'matplotlib', 'dask', 'distributed', "
+            "'numba', 'cupy'}\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=PACKAGE.parent, check=True).stdout
+    assert out.strip() == "[]"

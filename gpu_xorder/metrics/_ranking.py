@@ -17,7 +17,6 @@ labelled by their values joined with ``" & "``: ``xauc(s, y, groups, "white & fe
 """
 
 import numpy as np
-from sklearn.metrics import roc_curve
 
 from cpu_reference import half_wins2
 from . import _uncertainty
@@ -414,6 +413,8 @@ def xroc_curve(scores, y, groups, g, h):
     """
     positives, negatives = _cross_sample(scores, y, groups, g, h)
     sub_y = np.concatenate((np.ones(positives.size), np.zeros(negatives.size)))
+    from sklearn.metrics import roc_curve  # scikit-learn: 1-2 s to import
+
     return roc_curve(sub_y, np.concatenate((positives, negatives)))
 
 
