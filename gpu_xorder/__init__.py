@@ -16,6 +16,7 @@ _EXPORTS = {
     "FairRanker": "._ranker",
     "XOrder": "._estimator",
     "fair_order": "._api",
+    "fairness_scorer": "._scorer",
     "metrics": None,  # a submodule
     "paper_experiment": "._experiment",
     "plot_score_distributions": "._plots",
@@ -30,6 +31,7 @@ __all__ = [
     "FairRanker",
     "XOrder",
     "fair_order",
+    "fairness_scorer",
     "metrics",
     "paper_experiment",
     "plot_score_distributions",
