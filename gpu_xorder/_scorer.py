@@ -9,6 +9,7 @@ classifier: its own scores), by ``AUC - lam * |D|``, or by the AUC under a ceili
 by ``FairRanker(sensitive_features=...)``.
 """
 
+import sklearn
 from sklearn.pipeline import Pipeline
 from sklearn.utils.metadata_routing import MetadataRequest
 
@@ -157,11 +158,14 @@ def _scores_and_groups(estimator, X, sensitive_features):
         if sensitive_features is None:
             raise ValueError(MSG_NO_GROUPS)
         return _scores(estimator, X, _response(estimator, "auto")), sensitive_features
-    if sensitive_features is not None:
+    if sensitive_features is not None and sklearn.get_config()["enable_metadata_routing"]:
         return (estimator.decision_function(X, sensitive_features=sensitive_features),
                 sensitive_features)
-    if final is not estimator:
+    if final is not estimator:  # without routing a Pipeline passes no metadata on
         X = estimator[:-1].transform(X)
+    if sensitive_features is not None:
+        return final.decision_function(X, sensitive_features=sensitive_features), \
+            sensitive_features
     if final.sensitive_features is None:
         raise ValueError(MSG_NO_GROUPS)
     return final.decision_function(X), final._groups(X, None, "score")
