@@ -138,8 +138,9 @@ class RankingMetricFrame:
 
         def table(frame, intervals):
             """Intervals of the columns of ``frame`` that have them, in its order."""
-            return pd.concat({c: _rows(pd, intervals[c], frame[c])
-                              for c in frame.columns if c in intervals}, axis=1)
+            parts = {c: _rows(pd, intervals[c], frame[c])
+                     for c in frame.columns if c in intervals}
+            return pd.concat(parts, axis=1) if parts else pd.DataFrame(index=frame.index)
 
         return {
             "overall": _rows(pd, [ci.auc], self.overall.rename_axis("metric")),

@@ -91,6 +91,10 @@ def test_a_subset_of_metrics_and_named_groups():
     assert frame.by_group.index.name == "race"
     assert frame.by_pair.columns.tolist() == ["xauc_ab", "xauc_ba", "xauc"]
     assert frame.difference().to_dict() == {"xauc": metrics.disparity(SCORES, Y, race)}
+    got = frame.intervals(n_bootstrap=50, random_state=0)
+    assert got["by_group"].shape == (2, 0) and got["difference"].index.tolist() == ["xauc"]
+    assert got["by_pair"].columns.get_level_values(0).unique().tolist() == [
+        "xauc_ab", "xauc_ba", "xauc"]
     both = pd.DataFrame({"race": race, "sex": np.where(RNG.random(N) < 0.5, "f", "m")})
     frame = RankingMetricFrame(Y, SCORES, sensitive_features=both, metrics="prf")
     assert frame.by_group.index.name == "race & sex"
