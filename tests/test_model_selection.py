@@ -40,6 +40,16 @@ CV = StratifiedKFold(3)
 FAST = dict(backend="numpy", solver="paper", cv=StratifiedKFold(3))
 
 
+@pytest.fixture(autouse=True)
+def one_blas_thread():
+    """Logistic regressions of a few features: two BLAS threads only add contention (on
+    the shared 2-core machine 15x slower); the numbers are the same."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        yield
+
+
 def routed_pipeline():
     """The issue's pipeline: groups as metadata, routed."""
     return Pipeline([("scale", StandardScaler()),
