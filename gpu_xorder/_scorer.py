@@ -152,7 +152,10 @@ class FairnessScorer:
 def _scores_and_groups(estimator, X, sensitive_features):
     """The scores ``estimator`` gives ``X`` (fair ones from a FairRanker, or a Pipeline
     ending in one) and the rows' groups: ``sensitive_features``, or else those the
-    ranker reads from its ``X``."""
+    ranker reads from its ``X``. A fitted search stands for its best estimator (nested
+    cross-validation)."""
+    while hasattr(estimator, "best_estimator_"):
+        estimator = estimator.best_estimator_
     final = estimator[-1] if isinstance(estimator, Pipeline) else estimator
     if not isinstance(final, FairRanker):
         if sensitive_features is None:

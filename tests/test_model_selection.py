@@ -174,6 +174,21 @@ def test_ranker_alone_and_the_search_predicts_by_column():
                                   got.best_estimator_.decision_function(table))
 
 
+def test_nested_cross_validation():
+    """cross_validate of a search: each outer fold scored on the inner search's best
+    pipeline, the groups routed."""
+    inner = GridSearchCV(routed_pipeline(), {"fair__lam": [0.0, 1.0]}, cv=StratifiedKFold(2),
+                         scoring=fairness_scorer(), error_score="raise")
+    with sklearn.config_context(enable_metadata_routing=True):
+        got = cross_validate(inner, X, Y, cv=CV, scoring=fairness_scorer(), error_score="raise",
+                             params={"sensitive_features": A}, return_estimator=True)
+        for value, search_k, (train, test) in zip(got["test_score"], got["estimator"],
+                                                  CV.split(X, Y)):
+            fair = search_k.best_estimator_.decision_function(X[test],
+                                                              sensitive_features=A[test])
+            assert value == pytest.approx(objective(1.0)(Y[test], fair, A[test]), abs=1e-12)
+
+
 def test_multimetric_scorers_pick_by_hand():
     scorers = fairness_scorer(lam=0.5, multimetric=True)
     assert list(scorers) == ["objective", "auc", "neg_disparity"]
