@@ -43,7 +43,8 @@ def test_public_api_has_examples():
                 gpu_xorder.XOrder.transform, gpu_xorder.XOrder.save,
                 gpu_xorder.metrics.disparity, gpu_xorder.xorder_path,
                 gpu_xorder.paper_experiment, gpu_xorder.metrics.confidence_intervals,
-                gpu_xorder.plot_xroc, gpu_xorder.plot_tradeoff):
+                gpu_xorder.plot_xroc, gpu_xorder.plot_tradeoff, gpu_xorder.fairness_scorer,
+                gpu_xorder.metrics.RankingMetricFrame):
         assert any(test.examples for test in finder.find(obj)), obj.__qualname__
 
 
