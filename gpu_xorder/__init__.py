@@ -16,6 +16,7 @@ _EXPORTS = {
     "FairRanker": ".postprocessing._ranker",
     "XOrder": ".postprocessing._estimator",
     "fair_order": ".core._api",
+    "fairness_scorer": ".postprocessing._scorer",
     "metrics": None,  # a subpackage
     "paper_experiment": ".experiments._experiment",
     "plot_score_distributions": ".plotting._plots",
@@ -30,6 +31,7 @@ __all__ = [
     "FairRanker",
     "XOrder",
     "fair_order",
+    "fairness_scorer",
     "metrics",
     "paper_experiment",
     "plot_score_distributions",

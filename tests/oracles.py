@@ -224,3 +224,39 @@ def cellwise_iterative_step(prob, lam, cs, seq_g, seq_y, b, const_c, const_u):
     final_c = {p: C[p] for p in pairs if b in p}
     final_u = {p: U[p] for p in pairs if b in p} if prob.metric == "urf" else {}
     return dec, final_c, final_u
+
+
+def weighted_pair_frac(upper, upper_weight, lower, lower_weight):
+    """Weighted P(U > L), ties 1/2: every pair weighs the product of its items' weights,
+    summed over the double loop and divided by the sum of the pair weights."""
+    upper, lower = np.asarray(upper, float), np.asarray(lower, float)
+    pair = np.outer(np.asarray(upper_weight, float), np.asarray(lower_weight, float))
+    diff = upper[:, None] - lower[None, :]
+    return float((((diff > 0) + 0.5 * (diff == 0)) * pair).sum() / pair.sum())
+
+
+def weighted_metric(s, y, grp, w, name, g=None, h=None):
+    """The weighted AUC, xAUC(g, h), PRF(g) or signed URF(g, h) by the double loop."""
+    s, y, grp, w = (np.asarray(a) for a in (s, y, grp, w))
+    if name == "auc":
+        return weighted_pair_frac(s[y == 1], w[y == 1], s[y == 0], w[y == 0])
+    if name == "xauc":
+        up, lo = (grp == g) & (y == 1), (grp == h) & (y == 0)
+    elif name == "prf":
+        up, lo = (grp == g) & (y == 1), y == 0
+    else:  # urf: P(S^g > S^h) - P(S^h > S^g)
+        up, lo = grp == g, grp == h
+        return (weighted_pair_frac(s[up], w[up], s[lo], w[lo])
+                - weighted_pair_frac(s[lo], w[lo], s[up], w[up]))
+    return weighted_pair_frac(s[up], w[up], s[lo], w[lo])
+
+
+def weighted_delta(s, y, grp, w, metric, g, h):
+    """The weighted Delta of ``metric`` for the pair (g, h), by the double loop."""
+    if metric == "xauc":
+        return abs(weighted_metric(s, y, grp, w, "xauc", g, h)
+                   - weighted_metric(s, y, grp, w, "xauc", h, g))
+    if metric == "prf":
+        return abs(weighted_metric(s, y, grp, w, "prf", g)
+                   - weighted_metric(s, y, grp, w, "prf", h))
+    return abs(weighted_metric(s, y, grp, w, "urf", g, h))

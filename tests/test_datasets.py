@@ -143,3 +143,88 @@ def test_age_bands_rejects_bad_input():
         age_bands([20.0, np.nan])
     with pytest.raises(ValueError, match="one-dimensional"):
         age_bands([[20, 30]])
+
+
+def test_as_frame_names_columns_and_groups(name):
+    """The same data as pandas objects; the protected attribute's codes become the
+    named categories of GROUP_NAMES (from the data sets' README)."""
+    from gpu_xorder.datasets._loaders import GROUP_NAMES
+
+    pd = pytest.importorskip("pandas")
+    arrays = LOADERS[name]()
+    frame = load_dataset(name, as_frame=True)
+    assert isinstance(frame.X, pd.DataFrame)
+    assert frame.X.columns.tolist() == list(arrays.feature_names)
+    np.testing.assert_array_equal(frame.X.to_numpy(), arrays.X)
+    assert isinstance(frame.y, pd.Series) and frame.y.name == (
+        "bad_credit" if name == "german" else EXPECTED_LABEL[name])
+    np.testing.assert_array_equal(frame.y.to_numpy(), arrays.y)
+    sensitive = frame.sensitive
+    assert sensitive.name == arrays.sensitive_name and sensitive.dtype == "category"
+    assert sensitive.cat.categories.tolist() == list(GROUP_NAMES[name].values())
+    for code, label in GROUP_NAMES[name].items():
+        np.testing.assert_array_equal(sensitive.to_numpy() == label, arrays.sensitive == code)
+    if arrays.age is None:
+        assert frame.age is None
+    else:
+        assert frame.age.name == "age"
+        np.testing.assert_array_equal(frame.age.to_numpy(), arrays.age)
+
+
+EXPECTED_LABEL = {"adult": "income-per-year", "compas": "two_year_recid",
+                  "framingham": "chdfate"}
+
+
+def test_named_groups_follow_the_readme():
+    pd = pytest.importorskip("pandas")
+    compas = load_compas(as_frame=True)
+    # README: compas race 1 = white; german age 1 = adult; framingham sex 1 = male
+    assert (compas.sensitive[compas.X["race"] == 1] == "white").all()
+    assert (load_german(as_frame=True).sensitive[load_german().sensitive == 0]
+            == "young").all()
+    bands = age_bands(compas.age)
+    assert isinstance(bands, pd.Series) and bands.name == "age_band"
+    assert bands.index.equals(compas.age.index)
+    assert bands.cat.categories.tolist() == ["age <= 25", "25 < age <= 40", "age > 40"]
+    np.testing.assert_array_equal(bands.cat.codes.to_numpy(), age_bands(compas.age.to_numpy()))
+
+
+def test_as_frame_round_trips_through_fair_ranker():
+    """German as DataFrames into FairRanker, the groups named: the same fair scores as
+    the arrays with the names as plain strings, and as the groups read from a column."""
+    pytest.importorskip("pandas")
+    from sklearn.compose import ColumnTransformer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from gpu_xorder import FairRanker
+
+    data, arrays = load_german(as_frame=True), load_german()
+    train, test = np.arange(700), np.arange(700, 1000)
+    params = dict(lam=1.0, backend="numpy", solver="paper", cv=StratifiedKFold(3))
+
+    def model():
+        return Pipeline([("scale", StandardScaler()), ("lr", LogisticRegression())])
+
+    named = FairRanker(model(), **params).fit(data.X.iloc[train], data.y.iloc[train],
+                                              sensitive_features=data.sensitive.iloc[train])
+    assert named.xorder_.groups_.tolist() == ["adult", "young"]
+    assert named.feature_names_in_.tolist() == list(data.feature_names)
+    fair = named.decision_function(data.X.iloc[test],
+                                   sensitive_features=data.sensitive.iloc[test])
+    strings = np.where(arrays.sensitive == 1, "adult", "young")
+    plain = FairRanker(model(), **params).fit(arrays.X[train], arrays.y[train],
+                                              sensitive_features=strings[train])
+    # a DataFrame reaches LogisticRegression in another memory layout: last bits only
+    np.testing.assert_allclose(
+        fair, plain.decision_function(arrays.X[test], sensitive_features=strings[test]),
+        rtol=0, atol=1e-10)
+    table = data.X.assign(age_group=data.sensitive)
+    drop = ColumnTransformer([("g", "drop", ["age_group"])], remainder="passthrough")
+    by_column = FairRanker(Pipeline([("drop", drop), *model().steps]),
+                           sensitive_features="age_group", **params).fit(
+        table.iloc[train], data.y.iloc[train])
+    np.testing.assert_allclose(by_column.decision_function(table.iloc[test]), fair,
+                               rtol=0, atol=1e-10)

@@ -427,3 +427,135 @@ def test_missing_group_labels():
         disparity(S4, Y4, ["a", None, "b", "b"])
     with pytest.raises(ValueError, match=re.escape(v.MSG_GROUPS_NULL)):
         urf(S4, [0.0, np.nan, 1.0, 1.0], 0.0, 1.0)
+
+
+# ---------------------------------------------------------------------------------------
+# Weighted metrics (a pair weighs w_i w_j) and scikit-learn's call order.
+
+
+def _weighted_data(seed, n=40, k=3):
+    rng = np.random.default_rng(seed)
+    grp = np.array(["a", "b", "c"][:k])[rng.integers(0, k, n)]
+    y = rng.integers(0, 2, n)
+    s = np.round(y + rng.normal(0, 1, n) + (grp == "a"), 1)  # ties within and across
+    w = rng.choice([0.0, 0.5, 1.0, 2.5, 4.0], n)
+    for g in np.unique(grp):  # every group keeps weighted positives and negatives
+        for label in (0, 1):
+            members = np.flatnonzero((grp == g) & (y == label))
+            assert members.size, "regenerate: a stratum is empty"
+            w[members[0]] = 1.0
+    return s, y, grp, w
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_weighted_metrics_equal_weighted_pair_sums(seed):
+    from oracles import weighted_delta, weighted_metric
+
+    s, y, grp, w = _weighted_data(seed)
+    assert auc(s, y, sample_weight=w) == pytest.approx(
+        weighted_metric(s, y, grp, w, "auc"), **TOL)
+    assert auc(s, y, sample_weight=w) == pytest.approx(
+        roc_auc_score(y, s, sample_weight=w), **TOL)
+    labels = ["a", "b", "c"]
+    for g, h in itertools.product(labels, labels):
+        assert xauc(s, y, grp, g, h, sample_weight=w) == pytest.approx(
+            weighted_metric(s, y, grp, w, "xauc", g, h), **TOL)
+        if g != h:
+            assert urf(s, grp, g, h, sample_weight=w) == pytest.approx(
+                abs(weighted_metric(s, y, grp, w, "urf", g, h)), **TOL)
+    for g in labels:
+        assert prf(s, y, grp, g, sample_weight=w) == pytest.approx(
+            weighted_metric(s, y, grp, w, "prf", g), **TOL)
+    for metric in ("xauc", "prf", "urf"):
+        pairs = disparity_pairs(s, y, grp, metric, sample_weight=w)
+        want = {(g, h): weighted_delta(s, y, grp, w, metric, g, h)
+                for g, h in itertools.combinations(labels, 2)}
+        assert pairs.keys() == want.keys()
+        for pair, value in want.items():
+            assert pairs[pair] == pytest.approx(value, **TOL)
+        assert disparity(s, y, grp, metric, sample_weight=w) == pytest.approx(
+            max(want.values()), **TOL)
+
+
+def test_integer_weights_equal_repeated_items():
+    """Frequency weights: weight 3 is the item three times (weight 0: left out)."""
+    s, y, grp, w = _weighted_data(7)
+    counts = np.round(w).astype(int)
+    rep = lambda a: np.repeat(a, counts)  # noqa: E731
+    for metric in ("xauc", "prf", "urf"):
+        assert disparity(s, y, grp, metric, sample_weight=counts) == pytest.approx(
+            disparity(rep(s), rep(y), rep(grp), metric), **TOL)
+    assert auc(s, y, sample_weight=counts) == pytest.approx(auc(rep(s), rep(y)), **TOL)
+    # equal weights: the unweighted values
+    ones = np.full(s.size, 3.0)
+    assert disparity(s, y, grp, sample_weight=ones) == pytest.approx(disparity(s, y, grp),
+                                                                      **TOL)
+
+
+def test_bad_weights_are_named():
+    s, y, grp, w = _weighted_data(1)
+    with pytest.raises(ValueError, match=r"sample_weight must be None or 40 finite .* "
+                                         r"got -1\.0 at index 3"):
+        auc(s, y, sample_weight=np.where(np.arange(40) == 3, -1.0, w))
+    with pytest.raises(ValueError, match=r"got shape \(39,\)"):
+        disparity(s, y, grp, sample_weight=w[:39])
+    with pytest.raises(TypeError, match="got dtype <U1"):
+        disparity(s, y, grp, sample_weight=["a"] * 40)
+    with pytest.raises(ValueError, match=v.MSG_SAMPLE_WEIGHT_ZERO):
+        auc(s, y, sample_weight=np.zeros(40))
+    zero_b_positives = np.where((grp == "b") & (y == 1), 0.0, w)
+    with pytest.raises(ValueError, match="sample_weight is 0 on all the positives of "
+                                         "group 'b', which metric 'xauc' divides by"):
+        disparity(s, y, grp, sample_weight=zero_b_positives)
+    with pytest.raises(ValueError, match="sample_weight is 0 on all the positives of g"):
+        xauc(s, y, grp, "b", "a", sample_weight=zero_b_positives)
+
+
+def test_scikit_learn_call_order():
+    """f(y_true, y_score, *, sensitive_features=...) gives f(scores, y, groups)."""
+    from gpu_xorder.metrics._ranking import MSG_GROUPS_BOTH, MSG_NO_GROUPS, MSG_NO_LABEL
+
+    s, y, grp, w = _weighted_data(2)
+    for metric in ("xauc", "prf", "urf"):
+        assert disparity(y, s, sensitive_features=grp, metric=metric) == \
+            disparity(s, y, grp, metric)
+        assert disparity_pairs(y, s, sensitive_features=grp, metric=metric,
+                               sample_weight=w) == disparity_pairs(s, y, grp, metric,
+                                                                   sample_weight=w)
+    assert xauc(y, s, sensitive_features=grp, g="a", h="c") == xauc(s, y, grp, "a", "c")
+    assert prf(y, s, sensitive_features=grp, g="b") == prf(s, y, grp, "b")
+    assert urf(y, s, sensitive_features=grp, g="a", h="b") == urf(s, grp, "a", "b")
+    assert disparity(None, s, sensitive_features=grp, metric="urf") == \
+        disparity(s, None, grp, metric="urf")
+    with pytest.raises(TypeError, match=re.escape(MSG_GROUPS_BOTH.format(name="disparity"))):
+        disparity(y, s, grp, sensitive_features=grp)
+    with pytest.raises(TypeError, match=re.escape(MSG_NO_GROUPS.format(name="disparity"))):
+        disparity(s, y)
+    with pytest.raises(TypeError, match=re.escape(MSG_NO_LABEL.format(
+            name="xauc", s="", which="h"))):
+        xauc(y, s, sensitive_features=grp, g="a")
+
+
+def test_metric_as_a_scikit_learn_scorer_with_routing():
+    """make_scorer(disparity) receives sensitive_features by metadata routing."""
+    import sklearn
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import make_scorer
+    from sklearn.model_selection import StratifiedKFold, cross_validate
+
+    rng = np.random.default_rng(3)
+    n = 300
+    grp = rng.integers(0, 2, n)
+    X = np.column_stack([rng.normal(size=n), grp])
+    y = (X[:, 0] + grp + rng.normal(size=n) > 0.5).astype(int)
+    folds = list(StratifiedKFold(3).split(X, y))
+    with sklearn.config_context(enable_metadata_routing=True):
+        scorer = make_scorer(disparity, greater_is_better=False,
+                             response_method="predict_proba").set_score_request(
+            sensitive_features=True)
+        got = cross_validate(LogisticRegression(), X, y, cv=folds, scoring=scorer,
+                             params={"sensitive_features": grp}, error_score="raise")
+    for value, (train, test) in zip(got["test_score"], folds):
+        model = LogisticRegression().fit(X[train], y[train])
+        want = disparity(model.predict_proba(X[test])[:, 1], y[test], grp[test])
+        assert value == pytest.approx(-want, abs=1e-15)

@@ -1,6 +1,9 @@
 """FairRanker: out-of-fold scores by cross-fitting, prefit estimators, fair scores and
-their AUC, and real scikit-learn machinery around it (clone, Pipeline, GridSearchCV over
-lam with sensitive_features routed)."""
+their selection score, the groups from a column of X, sample weights, and real
+scikit-learn machinery around it (clone, Pipeline, GridSearchCV over lam with
+sensitive_features routed). Searches that choose lam: tests/test_model_selection.py."""
+
+import re
 
 import numpy as np
 import pytest
@@ -15,7 +18,16 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 from gpu_xorder import FairRanker, XOrder
-from gpu_xorder.postprocessing._ranker import MSG_NO_METHOD
+from gpu_xorder.postprocessing._ranker import (
+    MSG_COLUMN,
+    MSG_GROUPS_TWICE,
+    MSG_NO_COLUMN,
+    MSG_NO_GROUPS,
+    MSG_NO_METHOD,
+    MSG_NOT_A_FRAME,
+    MSG_WEIGHTED,
+)
+from oracles import pair_term
 
 RNG = np.random.default_rng(11)
 N = 300
@@ -46,8 +58,10 @@ def test_xorder_learns_from_out_of_fold_scores():
     np.testing.assert_array_equal(
         fair, want.transform(full.predict_proba(X[:40])[:, 1], sensitive_features=A[:40]))
     assert ranker.response_method_ == "predict_proba" and ranker.n_features_in_ == 3
-    assert ranker.score(X, Y, sensitive_features=A) == pytest.approx(
-        roc_auc_score(Y, ranker.decision_function(X, sensitive_features=A)), abs=1e-12)
+    # score: AUC - |Delta-xAUC| of the fair scores, by scikit-learn's AUC and pair loops
+    fair = ranker.decision_function(X, sensitive_features=A)
+    want_score = roc_auc_score(Y, fair) - abs(pair_term(fair, Y, A == 0, A == 1, "xauc"))
+    assert ranker.score(X, Y, sensitive_features=A) == pytest.approx(want_score, abs=1e-12)
 
 
 def test_prefit_scores_the_data_given_to_fit():
@@ -85,21 +99,53 @@ def test_clone_and_nested_parameters():
 
 
 def test_fit_params_reach_the_estimator(routing):
+    """Weights for the classifier alone travel under another name (routing); unequal
+    sample_weight is refused, since xOrder cannot use it; equal weights reach the
+    classifier where it takes them."""
     weights = RNG.uniform(0.5, 2.0, N)
     want = LogisticRegression().fit(X, Y, sample_weight=weights).coef_
-    est = LogisticRegression().set_fit_request(sample_weight=True)
+    est = LogisticRegression().set_fit_request(sample_weight="classifier_weight")
     ranker = FairRanker(est, cv=FOLDS, **FAST).fit(X, Y, sensitive_features=A,
-                                                   sample_weight=weights)
+                                                   classifier_weight=weights)
     np.testing.assert_array_equal(ranker.estimator_.coef_, want)
+    with sklearn.config_context(enable_metadata_routing=False):  # the folds weighted too
+        oof = cross_val_predict(LogisticRegression(), X, Y, cv=FOLDS, method="predict_proba",
+                                params={"sample_weight": weights})[:, 1]
+    np.testing.assert_array_equal(ranker.fit_scores_, oof)
+    unweighted = FairRanker(LogisticRegression(), cv=FOLDS, **FAST).fit(
+        X, Y, sensitive_features=A)
+    assert not np.array_equal(unweighted.estimator_.coef_, want)
+    for routing_on in (True, False):
+        with sklearn.config_context(enable_metadata_routing=routing_on):
+            with pytest.raises(ValueError, match=r"FairRanker cannot weigh items .* "
+                                                 r"from 0\.5"):
+                FairRanker(LogisticRegression(), cv=FOLDS, **FAST).fit(
+                    X, Y, sensitive_features=A, sample_weight=weights)
+    assert "prefit=True" in MSG_WEIGHTED
+    twos = np.full(N, 2.0)
     with sklearn.config_context(enable_metadata_routing=False):
         plain = FairRanker(LogisticRegression(), cv=FOLDS, **FAST).fit(
-            X, Y, sensitive_features=A, sample_weight=weights)
-    np.testing.assert_array_equal(plain.estimator_.coef_, want)
+            X, Y, sensitive_features=A, sample_weight=twos)
+        np.testing.assert_array_equal(
+            plain.estimator_.coef_, LogisticRegression().fit(X, Y, sample_weight=twos).coef_)
+        np.testing.assert_array_equal(plain.xorder_.train_scores_adjusted_,
+                                      XOrder(**FAST).fit(plain.fit_scores_, Y,
+                                                         sensitive_features=A)
+                                      .train_scores_adjusted_)
+    # under routing the classifier gets sample_weight only where it requests it
+    declined = LogisticRegression().set_fit_request(sample_weight=False)
+    ranker = FairRanker(declined, cv=FOLDS, **FAST).set_fit_request(
+        sample_weight=True).fit(X, Y, sensitive_features=A, sample_weight=twos)
+    np.testing.assert_array_equal(ranker.estimator_.coef_, unweighted.estimator_.coef_)
+    taken = LogisticRegression().set_fit_request(sample_weight=True)
+    ranker = FairRanker(taken, cv=FOLDS, **FAST).set_fit_request(
+        sample_weight=True).fit(X, Y, sensitive_features=A, sample_weight=twos)
+    np.testing.assert_array_equal(ranker.estimator_.coef_, plain.estimator_.coef_)
 
 
 def test_grid_search_over_lam_routes_sensitive_features(routing):
+    """FairRanker requests sensitive_features by default: no set_*_request needed."""
     ranker = FairRanker(LogisticRegression(), cv=FOLDS, **FAST)
-    ranker.set_fit_request(sensitive_features=True).set_score_request(sensitive_features=True)
     search = GridSearchCV(ranker, {"lam": [0.0, 2.0]}, cv=StratifiedKFold(2))
     search.fit(X, Y, sensitive_features=A)
     # the score of lam = 2 by hand: every fold gets its own rows' groups
@@ -110,8 +156,9 @@ def test_grid_search_over_lam_routes_sensitive_features(routing):
         by_hand.append(fitted.score(X[test], Y[test], sensitive_features=A[test]))
     assert search.cv_results_["mean_test_score"][1] == pytest.approx(np.mean(by_hand))
     assert search.best_estimator_.lam == search.best_params_["lam"]
-    with pytest.raises(ValueError, match=r"\[sensitive_features\] are passed"):
-        GridSearchCV(FairRanker(LogisticRegression()), {"lam": [0.0]}).fit(
+    declined = FairRanker(LogisticRegression()).set_fit_request(sensitive_features=False)
+    with pytest.raises(ValueError, match="FairRanker.fit needs the protected group"):
+        GridSearchCV(declined, {"lam": [0.0]}, error_score="raise").fit(
             X, Y, sensitive_features=A)
 
 
@@ -134,3 +181,64 @@ def test_in_a_pipeline(routing):
     assert ranker_alone.feature_names_in_.tolist() == ["x1", "x2", "group"]
     assert isinstance(ranker_alone.decision_function(table, sensitive_features=A),
                       np.ndarray)
+
+
+
+def _without(*columns):
+    """The classifier of the tests below: the group columns dropped, then logistic
+    regression."""
+    from sklearn.compose import ColumnTransformer
+
+    return Pipeline([("drop", ColumnTransformer([("groups", "drop", list(columns))],
+                                                remainder="passthrough")),
+                     ("lr", LogisticRegression())])
+
+
+def test_groups_from_a_column_of_x():
+    """FairRanker(sensitive_features="group") reads the groups from X, which the
+    classifier still gets whole: the very fit of passing that column as metadata."""
+    pd = pytest.importorskip("pandas")
+    table = pd.DataFrame({"x1": X[:, 0], "x2": X[:, 1], "a": A,
+                          "group": np.where(A == 1, "b", "a")})
+    by_column = FairRanker(_without("group"), cv=FOLDS, lam=1.0, sensitive_features="group",
+                           **FAST).fit(table, Y)
+    by_keyword = FairRanker(_without("group"), cv=FOLDS, lam=1.0, **FAST).fit(
+        table, Y, sensitive_features=table["group"])
+    np.testing.assert_array_equal(by_column.fit_scores_, by_keyword.fit_scores_)
+    np.testing.assert_array_equal(
+        by_column.decision_function(table),
+        by_keyword.decision_function(table, sensitive_features=table["group"]))
+    assert by_column.score(table, Y) == by_keyword.score(table, Y,
+                                                         sensitive_features=table["group"])
+    assert by_column.xorder_.groups_.tolist() == ["a", "b"]
+    assert by_column.n_features_in_ == 4  # the classifier got X whole
+    # several columns: their intersections
+    table["band"] = np.where(X[:, 1] > 0, "hi", "lo")
+    both = FairRanker(_without("group", "band"), cv=FOLDS, sensitive_features=["group", "band"],
+                      **FAST).fit(table, Y)
+    assert both.xorder_.groups_.tolist() == ["a & hi", "a & lo", "b & hi", "b & lo"]
+
+
+def test_groups_missing_twice_or_misnamed():
+    pd = pytest.importorskip("pandas")
+    table = pd.DataFrame({"x1": X[:, 0], "group": A})
+    ranker = FairRanker(LogisticRegression(), cv=FOLDS, **FAST)
+    with pytest.raises(ValueError, match=MSG_NO_GROUPS.format(method="fit")[:40]):
+        ranker.fit(X, Y)
+    fitted = ranker.fit(X, Y, sensitive_features=A)
+    for method in ("decision_function", "score"):
+        with pytest.raises(ValueError, match=rf"FairRanker\.{method} needs the protected"):
+            getattr(fitted, method)(*((X,) if method == "decision_function" else (X, Y)))
+    named = FairRanker(LogisticRegression(), cv=FOLDS, sensitive_features="group", **FAST)
+    with pytest.raises(ValueError, match=re.escape(MSG_GROUPS_TWICE.format(
+            column="group", method="fit"))):
+        named.fit(table, Y, sensitive_features=A)
+    with pytest.raises(TypeError, match=re.escape(MSG_NOT_A_FRAME.format(
+            column="group", kind="ndarray"))):
+        named.fit(X, Y)
+    with pytest.raises(ValueError, match=re.escape(MSG_NO_COLUMN.format(
+            missing="group", column="group"))):
+        named.fit(table.rename(columns={"group": "race"}), Y)
+    for bad in (3, [], ["group", 2]):
+        with pytest.raises(ValueError, match=re.escape(MSG_COLUMN.format(value=bad))):
+            FairRanker(LogisticRegression(), sensitive_features=bad).fit(table, Y)

@@ -117,8 +117,24 @@ def test_clone_params_and_pickle():
 
 def test_metadata_requests_name_sensitive_features_not_the_scores(routing):
     requests = XOrder().get_metadata_routing()
-    assert set(requests.fit.requests) == {"sensitive_features", "progress"}
+    assert set(requests.fit.requests) == {"sensitive_features", "sample_weight", "progress"}
     assert set(requests.transform.requests) == {"sensitive_features"}
+
+
+def test_sample_weight_equal_or_refused():
+    """The DP counts items: None and equal weights give the same fit, unequal ones a
+    ValueError that says so (never a TypeError from the signature)."""
+    want = xorder().fit(SCORES, Y, sensitive_features=GROUPS)
+    for weights in (None, np.full(N, 0.25), [3] * N):
+        got = xorder().fit(SCORES, Y, sensitive_features=GROUPS, sample_weight=weights)
+        np.testing.assert_array_equal(got.train_scores_adjusted_, want.train_scores_adjusted_)
+    uneven = np.linspace(0.5, 2.0, N)
+    with pytest.raises(ValueError, match=r"XOrder cannot weigh items: .* from 0\.5 to 2\.0"):
+        xorder().fit(SCORES, Y, sensitive_features=GROUPS, sample_weight=uneven)
+    with pytest.raises(ValueError, match="sample_weight is zero for every item"):
+        xorder().fit_transform(SCORES, Y, sensitive_features=GROUPS, sample_weight=np.zeros(N))
+    with pytest.raises(ValueError, match=r"got shape \(3,\)"):
+        xorder().fit(SCORES, Y, sensitive_features=GROUPS, sample_weight=[1, 1, 1])
 
 
 def test_pipeline_routes_sensitive_features(routing):
@@ -196,17 +212,20 @@ class _XOrderForChecks(XOrder):
     groups computed from the scores, and everything else (parameters, cloning, pickling,
     fitted state, output containers, feature names of one column) is XOrder's own."""
 
-    def fit(self, X, y=None, sensitive_features=None, progress=None):
+    def fit(self, X, y=None, sensitive_features=None, sample_weight=None, progress=None):
         X = _first_column(X)
-        return super().fit(X, _binary(y), sensitive_features=_groups_of(X))
+        return super().fit(X, _binary(y), sensitive_features=_groups_of(X),
+                           sample_weight=sample_weight)
 
     def transform(self, X, sensitive_features=None):
         X = _first_column(X)
         return super().transform(X, sensitive_features=_groups_of(X))
 
-    def fit_transform(self, X, y=None, sensitive_features=None, progress=None):
+    def fit_transform(self, X, y=None, sensitive_features=None, sample_weight=None,
+                      progress=None):
         X = _first_column(X)
-        return super().fit_transform(X, _binary(y), sensitive_features=_groups_of(X))
+        return super().fit_transform(X, _binary(y), sensitive_features=_groups_of(X),
+                                     sample_weight=sample_weight)
 
 
 #: Checks that fail, and why (README, "scikit-learn and pandas").
@@ -226,6 +245,10 @@ EXPECTED_FAILED_CHECKS = {
                           "converted",
     "check_estimators_empty_data_messages": "an array of 0 columns is refused by "
                                             "XOrder's one-column message",
+    "check_sample_weights_not_overwritten": "unequal weights are refused (the DP counts "
+                                            "items), before anything could change them",
+    "check_sample_weight_equivalence_on_dense_data": "unequal weights are refused (the "
+                                                     "DP counts items)",
 }
 
 

@@ -5,6 +5,8 @@ import contextlib
 
 import numpy as np
 
+from ..datasets._loaders import AGE_BAND_NAMES
+from ..datasets._loaders import GROUP_NAMES
 from ..experiments._experiment import RACE_SEX_NAMES
 from ..utils._validation import INTERSECTION_SEP
 from . import _output as out
@@ -15,14 +17,6 @@ LAM_NOTE = (
     "[0, 1] (the public reference code's weight equals lam * n_pos * n_neg)."
 )
 
-# Readable names of the default groups; codes as stored in the data files.
-GROUP_NAMES = {
-    "adult": {0: "non-white", 1: "white"},
-    "compas": {0: "non-white", 1: "white"},
-    "german": {0: "young", 1: "adult"},
-    "framingham": {1: "male", 2: "female"},
-}
-AGE_BAND_NAMES = {0: "age <= 25", 1: "25 < age <= 40", 2: "age > 40"}
 
 # What the library raises for input it cannot handle; reported as one clean line.
 LIBRARY_ERRORS = (ValueError, TypeError, RuntimeError, MemoryError)
@@ -46,7 +40,7 @@ SCHEDULER_TIMEOUT = 10  # seconds
 def group_names(data, groups):
     """How the grouping is called and the readable names of its group codes."""
     if groups == "age":
-        return "age bands", AGE_BAND_NAMES
+        return "age bands", dict(enumerate(AGE_BAND_NAMES))
     if groups == "race-sex":
         return "race & sex", RACE_SEX_NAMES
     return data.sensitive_name, GROUP_NAMES[data.name]

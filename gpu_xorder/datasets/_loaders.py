@@ -4,7 +4,8 @@ The files are gzip-compressed, one-hot encoded CSVs (see ``README.md`` next to t
 module for provenance, licences and columns). Each file is parsed once per process
 (``functools.lru_cache``) into a read-only float64 table; every loader call then builds
 fresh arrays from it by fancy indexing, so a caller may modify what it gets without
-affecting later calls.
+affecting later calls. ``as_frame=True`` gives the same data as pandas objects, the
+protected attribute as named categories.
 """
 
 import csv
@@ -15,6 +16,8 @@ from dataclasses import dataclass
 from importlib import resources
 
 import numpy as np
+
+from ..utils import _frames
 
 DATASETS = ("adult", "compas", "german", "framingham")
 
@@ -33,6 +36,17 @@ _SPECS = {
     "german": ("credit", "age", None, ("sex-age",)),
     "framingham": ("chdfate", "sex", "age", ("id",)),
 }
+#: The protected attribute's codes and their names (``as_frame=True``), in code order.
+GROUP_NAMES = {
+    "adult": {0: "non-white", 1: "white"},
+    "compas": {0: "non-white", 1: "white"},
+    "german": {0: "young", 1: "adult"},
+    "framingham": {1: "male", 2: "female"},
+}
+#: Name of ``y`` with ``as_frame=True``: the label column, or what German's label means.
+_TARGET_NAMES = {"german": "bad_credit"}
+#: The bands of :func:`age_bands`, 0, 1 and 2, as a pandas Series names them.
+AGE_BAND_NAMES = ("age <= 25", "25 < age <= 40", "age > 40")
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,14 +55,18 @@ class Dataset:
 
     Attributes
     ----------
-    X : ndarray of float64, shape (n_samples, n_features)
+    X : ndarray of float64, shape (n_samples, n_features), or DataFrame
         Features, sensitive attribute columns included (the label, derived leak columns
-        and identifiers excluded).
-    y : ndarray of int64, shape (n_samples,)
+        and identifiers excluded). ``as_frame=True``: a DataFrame, columns
+        ``feature_names``.
+    y : ndarray of int64, shape (n_samples,), or Series
         Binary label, 1 = the outcome the score ranks high (see the data set's README).
-    sensitive : ndarray of int64, shape (n_samples,)
-        The paper's default protected attribute for this data set.
-    age : ndarray of float64 or None
+        ``as_frame=True``: a Series named after the label.
+    sensitive : ndarray of int64, shape (n_samples,), or Series
+        The paper's default protected attribute for this data set. ``as_frame=True``: a
+        categorical Series named ``sensitive_name`` whose categories name the groups
+        (``GROUP_NAMES``: "non-white"/"white", "young"/"adult", "male"/"female").
+    age : ndarray of float64, Series or None
         Age in years, where the file records it; None otherwise (German).
     feature_names : tuple of str
         Names of the columns of ``X``.
@@ -90,7 +108,7 @@ def _read_table(name):
     return header, table
 
 
-def _load(name):
+def _load(name, as_frame=False):
     label, sensitive, age, dropped = _SPECS[name]
     header, table = _read_table(name)
     column = {col: k for k, col in enumerate(header)}
@@ -98,7 +116,7 @@ def _load(name):
     y = table[:, column[label]]
     if name == "german":
         y = y == 2  # credit: 1 = good, 2 = bad; the positive class is bad credit
-    return Dataset(
+    data = Dataset(
         X=table[:, features],
         y=y.astype(np.int64),
         sensitive=table[:, column[sensitive]].astype(np.int64),
@@ -107,9 +125,29 @@ def _load(name):
         sensitive_name=sensitive,
         name=name,
     )
+    return _as_frame(data, _TARGET_NAMES.get(name, label)) if as_frame else data
 
 
-def load_adult() -> Dataset:
+def _as_frame(data, target):
+    """``data`` with pandas objects: X a DataFrame, y a Series, the protected attribute
+    a categorical Series of the group names, age a Series."""
+    pd = _frames.import_pandas("as_frame=True")
+    names = GROUP_NAMES[data.name]
+    codes = np.searchsorted(np.array(list(names)), data.sensitive)
+    sensitive = pd.Series(pd.Categorical.from_codes(codes, list(names.values())),
+                          name=data.sensitive_name)
+    return Dataset(
+        X=pd.DataFrame(data.X, columns=list(data.feature_names)),
+        y=pd.Series(data.y, name=target),
+        sensitive=sensitive,
+        age=None if data.age is None else pd.Series(data.age, name="age"),
+        feature_names=data.feature_names,
+        sensitive_name=data.sensitive_name,
+        name=data.name,
+    )
+
+
+def load_adult(*, as_frame: bool = False) -> Dataset:
     """UCI Adult: income above 50K, sensitive attribute race (1 = white).
 
     30,162 rows and 98 features (``race-sex`` dropped).
@@ -121,10 +159,10 @@ def load_adult() -> Dataset:
     >>> data.X.shape
     (30162, 98)
     """
-    return _load("adult")
+    return _load("adult", as_frame)
 
 
-def load_compas() -> Dataset:
+def load_compas(*, as_frame: bool = False) -> Dataset:
     """ProPublica COMPAS: two-year recidivism, sensitive attribute race (1 = white).
 
     6,167 rows and 401 features (``sex-race`` dropped).
@@ -136,10 +174,10 @@ def load_compas() -> Dataset:
     >>> data.X.shape, data.sensitive_name
     ((6167, 401), 'race')
     """
-    return _load("compas")
+    return _load("compas", as_frame)
 
 
-def load_german() -> Dataset:
+def load_german(*, as_frame: bool = False) -> Dataset:
     """UCI German credit: bad credit (1), sensitive attribute age (1 = adult, 0 = young).
 
     1,000 rows and 58 features (``sex-age`` dropped). The file stores age only
@@ -152,10 +190,10 @@ def load_german() -> Dataset:
     >>> data.X.shape, int(data.y.sum()), data.age is None
     ((1000, 58), 300, True)
     """
-    return _load("german")
+    return _load("german", as_frame)
 
 
-def load_framingham() -> Dataset:
+def load_framingham(*, as_frame: bool = False) -> Dataset:
     """Framingham heart study extract: coronary heart disease, sensitive attribute sex.
 
     4,658 rows (the 41 rows with an empty cell dropped) and 8 features (``id``
@@ -168,12 +206,12 @@ def load_framingham() -> Dataset:
     >>> data.X.shape, sorted(set(data.sensitive.tolist()))
     ((4658, 8), [1, 2])
     """
-    return _load("framingham")
+    return _load("framingham", as_frame)
 
 
-def load_dataset(name: str) -> Dataset:
+def load_dataset(name: str, *, as_frame: bool = False) -> Dataset:
     """Load a bundled data set by name: ``"adult"``, ``"compas"``, ``"german"`` or
-    ``"framingham"``.
+    ``"framingham"``; pandas objects with ``as_frame=True``.
 
     Examples
     --------
@@ -183,7 +221,7 @@ def load_dataset(name: str) -> Dataset:
     """
     if not isinstance(name, str) or name not in DATASETS:
         raise ValueError(MSG_UNKNOWN_DATASET.format(name=name, choices=DATASETS))
-    return _load(name)
+    return _load(name, as_frame)
 
 
 def age_bands(age) -> np.ndarray:
@@ -196,7 +234,10 @@ def age_bands(age) -> np.ndarray:
 
     Returns
     -------
-    ndarray of int64, shape (n_samples,)
+    ndarray of int64, shape (n_samples,), or Series
+        For a pandas Series ``age`` (as ``as_frame=True`` loads it), a categorical
+        Series ``age_band`` with its index and the names ``AGE_BAND_NAMES`` ("age <= 25",
+        "25 < age <= 40", "age > 40").
 
     Examples
     --------
@@ -209,4 +250,9 @@ def age_bands(age) -> np.ndarray:
         raise ValueError(MSG_AGE_NOT_1D.format(shape=arr.shape))
     if np.isnan(arr).any():
         raise ValueError(MSG_AGE_NAN)
-    return np.searchsorted(np.array([25.0, 40.0]), arr, side="left").astype(np.int64)
+    bands = np.searchsorted(np.array([25.0, 40.0]), arr, side="left").astype(np.int64)
+    if _frames.is_series(age):
+        pd = _frames.import_pandas("age_bands")
+        return pd.Series(pd.Categorical.from_codes(bands, list(AGE_BAND_NAMES)),
+                         index=age.index, name="age_band")
+    return bands

@@ -19,4 +19,13 @@ from ._uncertainty import MetricIntervals
 
 __all__ = ["auc", "xauc", "prf", "urf", "disparity", "disparity_pairs", "xroc_curve",
            "auc_variance", "xauc_variance", "confidence_intervals", "Interval",
-           "MetricIntervals"]
+           "MetricIntervals", "RankingMetricFrame"]
+
+
+def __getattr__(name):
+    # RankingMetricFrame needs pandas: imported on first use only
+    if name == "RankingMetricFrame":
+        from ._frame import RankingMetricFrame
+
+        return RankingMetricFrame
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

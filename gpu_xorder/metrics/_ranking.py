@@ -7,7 +7,13 @@ pair count to a number of pairs; counts are kept doubled, as exact integers (see
 scores, the values equal those the DP computes from its integer counters. Everything runs
 in O(n log n) by sorting. :func:`confidence_intervals` gives intervals of them all
 (stratified bootstrap or DeLong), :func:`auc_variance` and :func:`xauc_variance` DeLong's
-variances.
+variances; :class:`RankingMetricFrame` the tables of all of them by group and pair.
+
+Two call orders: this module's ``f(scores, y, groups, ...)``, and scikit-learn's and
+fairlearn's ``f(y_true, y_score, *, sensitive_features=groups, ...)``, taken whenever
+``sensitive_features`` is given by keyword (so ``make_scorer`` can wrap them). With
+``sample_weight`` a pair (i, j) weighs ``w_i * w_j`` and every ratio is a weighted sum
+over a sum of pair weights (floats, no longer exact integers); ``None`` keeps the counts.
 
 Group arguments ``g`` and ``h`` are group *labels* (ints, strings, ...) as they occur in
 ``groups``; pairs of groups are reported in sorted label order. ``groups`` of shape
@@ -26,6 +32,7 @@ from ..utils._validation import (
     METRICS,
     MSG_GROUP_LACKS,
     check_choice,
+    check_sample_weight,
     check_labels,
     check_n_groups,
     check_scores,
@@ -40,6 +47,55 @@ __all__ = ["auc", "xauc", "prf", "urf", "disparity", "disparity_pairs", "xroc_cu
 MSG_Y_LACKS = "y has no {what}, which metric {metric!r} needs"
 MSG_Y_REQUIRED = "y is required for metric {metric!r} (it may be None only for 'urf')"
 MSG_CI_Y = "y is required for confidence intervals"
+MSG_ZERO_WEIGHT = "sample_weight is 0 on all the {what}, which metric {metric!r} divides by"
+MSG_NO_GROUPS = (
+    "{name}() needs the groups: {name}(scores, y, groups, ...) or, in scikit-learn's "
+    "order, {name}(y_true, y_score, sensitive_features=groups, ...)"
+)
+MSG_GROUPS_BOTH = (
+    "{name}() got the groups twice: give them positionally (order scores, y, groups) or "
+    "as sensitive_features= (order y_true, y_score), not both"
+)
+MSG_NO_LABEL = "{name}() needs the group label{s} {which}"
+
+
+def _call_order(name, first, second, groups, sensitive_features):
+    """``(scores, y, groups)`` of a call ``name(scores, y, groups)`` or, when
+    ``sensitive_features`` is given, ``name(y_true, y_score, sensitive_features=...)``."""
+    if sensitive_features is None:
+        if groups is None:
+            raise TypeError(MSG_NO_GROUPS.format(name=name))
+        return first, second, groups
+    if groups is not None:
+        raise TypeError(MSG_GROUPS_BOTH.format(name=name))
+    return second, first, sensitive_features
+
+
+def _check_labels_given(name, **labels):
+    missing = [key for key, value in labels.items() if value is None]
+    if missing:
+        raise TypeError(MSG_NO_LABEL.format(name=name, s="s" * (len(missing) > 1),
+                                            which=" and ".join(missing)))
+
+
+def _weights(weight, mask):
+    return None if weight is None else weight[mask]
+
+
+def _ratio(upper, lower, upper_weight, lower_weight, what, metric):
+    """P(U > L), ties 1/2: doubled wins over twice the pairs; with weights, every pair
+    weighs the product of its items' weights."""
+    if upper_weight is None:
+        return half_wins2(upper, lower) / (2 * upper.size * lower.size)
+    pairs = float(upper_weight.sum()) * float(lower_weight.sum())
+    if pairs == 0:
+        raise ValueError(MSG_ZERO_WEIGHT.format(what=what, metric=metric))
+    order = np.argsort(lower, kind="stable")
+    ranked = lower[order]
+    cum = np.concatenate(([0.0], np.cumsum(lower_weight[order])))
+    below = cum[np.searchsorted(ranked, upper, side="left")]
+    below_or_tied = cum[np.searchsorted(ranked, upper, side="right")]
+    return float(np.dot(upper_weight, below + below_or_tied)) / (2 * pairs)
 
 
 def _labelled(scores, y):
@@ -48,13 +104,14 @@ def _labelled(scores, y):
     return scores, check_labels(y, scores.shape[0])
 
 
-def _grouped(scores, y, groups):
-    """Validated ``(scores, y, labels, index)``; ``y`` stays None when it is None."""
+def _grouped(scores, y, groups, sample_weight=None):
+    """Validated ``(scores, y, labels, index, weight)``; ``y`` and ``weight`` stay None
+    when they are None."""
     scores = check_scores(scores)
     n = scores.shape[0]
     y = None if y is None else check_labels(y, n)
     labels, index = encode_groups(groups, n)
-    return scores, y, labels, index
+    return scores, y, labels, index, check_sample_weight(sample_weight, n)
 
 
 def _require(count, label, what, metric):
@@ -65,77 +122,99 @@ def _require(count, label, what, metric):
         raise ValueError(MSG_GROUP_LACKS.format(label=label, what=what, metric=metric))
 
 
-def _cross_sample(scores, y, groups, g, h):
-    """Validated scores of the positives of group g and of the negatives of group h."""
-    scores, y, labels, index = _grouped(scores, y, groups)
+def _cross_sample(scores, y, groups, g, h, sample_weight=None):
+    """Validated scores of the positives of group g and of the negatives of group h,
+    and their weights (None without ``sample_weight``)."""
+    scores, y, labels, index, weight = _grouped(scores, y, groups, sample_weight)
     a, b = group_position(labels, g), group_position(labels, h)
-    positives = scores[(index == a) & (y == 1)]
-    negatives = scores[(index == b) & (y == 0)]
+    upper, lower = (index == a) & (y == 1), (index == b) & (y == 0)
+    positives, negatives = scores[upper], scores[lower]
     _require(positives.size, labels[a].item(), "positives", "xauc")
     _require(negatives.size, labels[b].item(), "negatives", "xauc")
-    return positives, negatives
+    return positives, negatives, _weights(weight, upper), _weights(weight, lower)
 
 
-def _cross_counts2(upper, upper_index, lower, lower_index, k):
+def _cross_counts2(upper, upper_index, lower, lower_index, k, upper_weight=None,
+                   lower_weight=None):
     """Doubled pair counts between every group of ``upper`` and every group of ``lower``.
 
     Entry ``[g, h]`` is ``2 * #{u > l} + #{u == l}`` over ``u`` in ``upper`` of group g and
     ``l`` in ``lower`` of group h: :func:`half_wins2` for all K x K group pairs at once,
-    with one sort of each sample and one binary search per item of ``upper``.
+    with one sort of each sample and one binary search per item of ``upper``. With
+    weights (both or neither) every pair counts ``w_u * w_l``.
 
     Returns
     -------
-    ndarray of int64, shape (k, k)
+    ndarray of int64 (float64 with weights), shape (k, k)
     """
+    weighted = upper_weight is not None
     order = np.argsort(lower, kind="stable")
     lower_sorted = lower[order]
     lower_group = lower_index[order]
+    lower_mass = lower_weight[order] if weighted else np.ones(order.size, dtype=np.int64)
     # Ascending needles let each binary search start where the previous one ended.
     order = np.argsort(upper, kind="stable")
     upper, upper_index = upper[order], upper_index[order]
     below = np.searchsorted(lower_sorted, upper, side="left")
     below_or_tied = np.searchsorted(lower_sorted, upper, side="right")
-    counts = np.zeros((k, k), dtype=np.int64)
+    counts = np.zeros((k, k), dtype=lower_mass.dtype)
     for h in range(k):
-        # cum[i]: items of group h among the i lowest of ``lower``.
-        cum = np.concatenate(([0], np.cumsum(lower_group == h, dtype=np.int64)))
-        np.add.at(counts[:, h], upper_index, cum[below] + cum[below_or_tied])
+        # cum[i]: items (their weight) of group h among the i lowest of ``lower``.
+        cum = np.concatenate(([0], np.cumsum(np.where(lower_group == h, lower_mass, 0))))
+        wins = cum[below] + cum[below_or_tied]
+        np.add.at(counts[:, h], upper_index, wins * upper_weight[order] if weighted else wins)
     return counts
 
 
-def _pair_values(scores, y, labels, index, metric):
-    """Delta of ``metric`` for every pair ``(labels[a], labels[b])``, ``a < b``."""
+def _pair_values(scores, y, labels, index, metric, weight=None):
+    """Delta of ``metric`` for every pair ``(labels[a], labels[b])``, ``a < b``; with
+    ``weight``, of the weighted metric."""
     k = labels.size
-    size = np.bincount(index, minlength=k)
+    # exact integers without weights (Python ints divide correctly rounded)
+    num = int if weight is None else float
+
+    def mass(mask, what):
+        """Items (their total weight) of every group among ``mask``, each non-zero."""
+        items = np.bincount(index[mask], minlength=k)
+        for a in range(k):
+            _require(items[a], labels[a].item(), what, metric)
+        if weight is None:
+            return items
+        total = np.bincount(index[mask], weights=weight[mask], minlength=k)
+        for a in np.flatnonzero(total == 0):
+            raise ValueError(MSG_ZERO_WEIGHT.format(
+                what=f"{what} of group {labels[a].item()!r}", metric=metric))
+        return total
+
     if metric == "urf":
-        u2 = _cross_counts2(scores, index, scores, index, k)
+        size = mass(np.ones(scores.size, dtype=bool), "items")
+        u2 = _cross_counts2(scores, index, scores, index, k, weight, weight)
         values = {
-            (a, b): abs(int(u2[a, b]) - int(u2[b, a])) / (2 * int(size[a]) * int(size[b]))
+            (a, b): abs(num(u2[a, b]) - num(u2[b, a])) / (2 * num(size[a]) * num(size[b]))
             for a in range(k)
             for b in range(a + 1, k)
         }
     else:
         is_pos = y == 1
-        pos = np.bincount(index[is_pos], minlength=k)
-        neg = size - pos
-        for a in range(k):
-            _require(pos[a], labels[a].item(), "positives", metric)
-        c2 = _cross_counts2(scores[is_pos], index[is_pos], scores[~is_pos], index[~is_pos], k)
+        pos = mass(is_pos, "positives")
+        c2 = _cross_counts2(scores[is_pos], index[is_pos], scores[~is_pos], index[~is_pos], k,
+                            _weights(weight, is_pos), _weights(weight, ~is_pos))
         if metric == "xauc":
-            for a in range(k):
-                _require(neg[a], labels[a].item(), "negatives", metric)
+            neg = mass(~is_pos, "negatives")
             x = [
-                [int(c2[a, b]) / (2 * int(pos[a]) * int(neg[b])) for b in range(k)]
+                [num(c2[a, b]) / (2 * num(pos[a]) * num(neg[b])) for b in range(k)]
                 for a in range(k)
             ]
             values = {
                 (a, b): abs(x[a][b] - x[b][a]) for a in range(k) for b in range(a + 1, k)
             }
         else:
-            n0 = int(neg.sum())
-            _require(n0, None, "negatives", metric)
+            _require(int((~is_pos).sum()), None, "negatives", metric)
+            n0 = num((~is_pos).sum() if weight is None else weight[~is_pos].sum())
+            if n0 == 0:
+                raise ValueError(MSG_ZERO_WEIGHT.format(what="negatives", metric=metric))
             rows = c2.sum(axis=1)
-            p = [int(rows[a]) / (2 * int(pos[a]) * n0) for a in range(k)]
+            p = [num(rows[a]) / (2 * num(pos[a]) * n0) for a in range(k)]
             values = {(a, b): abs(p[a] - p[b]) for a in range(k) for b in range(a + 1, k)}
     return {(labels[a].item(), labels[b].item()): v for (a, b), v in values.items()}
 
@@ -148,7 +227,7 @@ def defined(metric, *args):
         return None
 
 
-def auc(scores, y) -> float:
+def auc(scores, y, *, sample_weight=None) -> float:
     """Area under the ROC curve: P(S_1 > S_0), ties counting 1/2.
 
     Parameters
@@ -157,11 +236,14 @@ def auc(scores, y) -> float:
         Finite risk scores; higher means more likely positive.
     y : array-like of shape (n,)
         Binary labels (0/1 or bool).
+    sample_weight : array-like of shape (n,), optional
+        Weights >= 0; a pair weighs the product of its items' weights.
 
     Returns
     -------
     float
-        The same value as ``sklearn.metrics.roc_auc_score(y, scores)``.
+        The same value as ``sklearn.metrics.roc_auc_score(y, scores,
+        sample_weight=sample_weight)`` (scikit-learn's order of the arguments).
 
     Raises
     ------
@@ -174,13 +256,16 @@ def auc(scores, y) -> float:
     0.75
     """
     scores, y = _labelled(scores, y)
+    weight = check_sample_weight(sample_weight, scores.size)
     positives, negatives = scores[y == 1], scores[y == 0]
     _require(positives.size, None, "positives", "auc")
     _require(negatives.size, None, "negatives", "auc")
-    return half_wins2(positives, negatives) / (2 * positives.size * negatives.size)
+    return _ratio(positives, negatives, _weights(weight, y == 1), _weights(weight, y == 0),
+                  "positives or the negatives", "auc")
 
 
-def xauc(scores, y, groups, g, h) -> float:
+def xauc(scores, y, groups=None, g=None, h=None, *, sensitive_features=None,
+         sample_weight=None) -> float:
     """Cross-group AUC: P(S_1^g > S_0^h), positives of group g above negatives of group h.
 
     Parameters
@@ -194,6 +279,11 @@ def xauc(scores, y, groups, g, h) -> float:
     g, h : group label
         The group of the positives and the group of the negatives; ``g == h`` gives the
         AUC within that group.
+    sensitive_features : array-like, optional
+        The groups, by keyword: the call is then ``xauc(y_true, y_score, *,
+        sensitive_features, g, h)``, scikit-learn's order.
+    sample_weight : array-like of shape (n,), optional
+        Weights >= 0 (see :func:`auc`).
 
     Returns
     -------
@@ -211,12 +301,19 @@ def xauc(scores, y, groups, g, h) -> float:
     1.0
     >>> xauc([3, 2, 1, 0], [1, 0, 1, 0], ["a", "a", "b", "b"], "b", "a")
     0.0
+    >>> xauc([1, 0, 1, 0], [3, 2, 1, 0], sensitive_features=["a", "a", "b", "b"],
+    ...      g="a", h="b")
+    1.0
     """
-    positives, negatives = _cross_sample(scores, y, groups, g, h)
-    return half_wins2(positives, negatives) / (2 * positives.size * negatives.size)
+    scores, y, groups = _call_order("xauc", scores, y, groups, sensitive_features)
+    _check_labels_given("xauc", g=g, h=h)
+    positives, negatives, wp, wn = _cross_sample(scores, y, groups, g, h, sample_weight)
+    return _ratio(positives, negatives, wp, wn, "positives of g or the negatives of h",
+                  "xauc")
 
 
-def prf(scores, y, groups, g) -> float:
+def prf(scores, y, groups=None, g=None, *, sensitive_features=None,
+        sample_weight=None) -> float:
     """Pairwise ranking fairness of group g: P(S_1^g > S_0), negatives of every group.
 
     Parameters
@@ -229,6 +326,11 @@ def prf(scores, y, groups, g) -> float:
         Group label of every item.
     g : group label
         The group of the positives; the negatives are those of all groups, g included.
+    sensitive_features : array-like, optional
+        The groups, by keyword: the call is then ``prf(y_true, y_score, *,
+        sensitive_features, g)``, scikit-learn's order.
+    sample_weight : array-like of shape (n,), optional
+        Weights >= 0 (see :func:`auc`).
 
     Returns
     -------
@@ -245,16 +347,21 @@ def prf(scores, y, groups, g) -> float:
     >>> prf([3, 2, 1, 0], [1, 0, 1, 0], ["a", "a", "b", "b"], "b")
     0.5
     """
-    scores, y, labels, index = _grouped(scores, y, groups)
+    scores, y, groups = _call_order("prf", scores, y, groups, sensitive_features)
+    _check_labels_given("prf", g=g)
+    scores, y, labels, index, weight = _grouped(scores, y, groups, sample_weight)
     a = group_position(labels, g)
-    positives = scores[(index == a) & (y == 1)]
+    upper = (index == a) & (y == 1)
+    positives = scores[upper]
     negatives = scores[y == 0]
     _require(positives.size, labels[a].item(), "positives", "prf")
     _require(negatives.size, None, "negatives", "prf")
-    return half_wins2(positives, negatives) / (2 * positives.size * negatives.size)
+    return _ratio(positives, negatives, _weights(weight, upper), _weights(weight, y == 0),
+                  "positives of g or the negatives", "prf")
 
 
-def urf(scores, groups, g, h) -> float:
+def urf(scores, groups=None, g=None, h=None, *, sensitive_features=None,
+        sample_weight=None) -> float:
     """Unsupervised ranking fairness: ``|P(S^g > S^h) - P(S^h > S^g)|``, labels ignored.
 
     Parameters
@@ -265,6 +372,11 @@ def urf(scores, groups, g, h) -> float:
         Group label of every item.
     g, h : group label
         The two groups (symmetric in g and h).
+    sensitive_features : array-like, optional
+        The groups, by keyword: the call is then ``urf(y_true, y_score, *,
+        sensitive_features, g, h)``, scikit-learn's order (``y_true`` is not used).
+    sample_weight : array-like of shape (n,), optional
+        Weights >= 0 (see :func:`auc`).
 
     Returns
     -------
@@ -283,15 +395,24 @@ def urf(scores, groups, g, h) -> float:
     >>> urf([3, 2, 1, 0], ["a", "b", "b", "a"], "a", "b")
     0.0
     """
-    scores, _, labels, index = _grouped(scores, None, groups)
-    upper = scores[index == group_position(labels, g)]
-    lower = scores[index == group_position(labels, h)]
-    pairs = upper.size * lower.size
+    if sensitive_features is not None:  # urf(y_true, y_score, sensitive_features=...)
+        scores, groups = groups, sensitive_features
+    elif groups is None:
+        raise TypeError(MSG_NO_GROUPS.format(name="urf"))
+    _check_labels_given("urf", g=g, h=h)
+    scores, _, labels, index, weight = _grouped(scores, None, groups, sample_weight)
+    in_g, in_h = index == group_position(labels, g), index == group_position(labels, h)
+    upper, lower = scores[in_g], scores[in_h]
     # P(S^g > S^h) + P(S^h > S^g) = 1 with ties split, so the difference is 2 P(S^g > S^h) - 1.
-    return abs(half_wins2(upper, lower) - pairs) / pairs
+    if weight is None:
+        pairs = upper.size * lower.size
+        return abs(half_wins2(upper, lower) - pairs) / pairs
+    return abs(2 * _ratio(upper, lower, weight[in_g], weight[in_h],
+                          "items of g or of h", "urf") - 1)
 
 
-def disparity_pairs(scores, y, groups, metric: str = "xauc") -> dict:
+def disparity_pairs(scores, y, groups=None, metric: str = "xauc", *,
+                    sensitive_features=None, sample_weight=None) -> dict:
     """Disparity of every pair of groups.
 
     Parameters
@@ -305,6 +426,11 @@ def disparity_pairs(scores, y, groups, metric: str = "xauc") -> dict:
     metric : {"xauc", "prf", "urf"}
         ``"xauc"``: ``|xauc(g, h) - xauc(h, g)|``; ``"prf"``: ``|prf(g) - prf(h)|``;
         ``"urf"``: ``urf(g, h)``.
+    sensitive_features : array-like, optional
+        The groups, by keyword: the call is then ``disparity_pairs(y_true, y_score, *,
+        sensitive_features, metric)``, scikit-learn's order.
+    sample_weight : array-like of shape (n,), optional
+        Weights >= 0 (see :func:`auc`).
 
     Returns
     -------
@@ -329,15 +455,18 @@ def disparity_pairs(scores, y, groups, metric: str = "xauc") -> dict:
     >>> disparity_pairs([4, 3, 2, 1, 0], None, ["a", "b", "c", "a", "b"], metric="urf")
     {('a', 'b'): 0.5, ('a', 'c'): 0.0, ('b', 'c'): 0.0}
     """
+    scores, y, groups = _call_order("disparity_pairs", scores, y, groups,
+                                    sensitive_features)
     metric = check_choice(metric, "metric", METRICS)
     if y is None and metric != "urf":
         raise ValueError(MSG_Y_REQUIRED.format(metric=metric))
-    scores, y, labels, index = _grouped(scores, y, groups)
+    scores, y, labels, index, weight = _grouped(scores, y, groups, sample_weight)
     check_n_groups(labels)
-    return _pair_values(scores, y, labels, index, metric)
+    return _pair_values(scores, y, labels, index, metric, weight)
 
 
-def disparity(scores, y, groups, metric: str = "xauc") -> float:
+def disparity(scores, y, groups=None, metric: str = "xauc", *, sensitive_features=None,
+              sample_weight=None) -> float:
     """Ranking disparity: the largest pairwise disparity over all pairs of groups.
 
     With two groups this is the pair's Delta-xAUC, Delta-PRF or URF; with K groups the
@@ -353,6 +482,11 @@ def disparity(scores, y, groups, metric: str = "xauc") -> float:
         Group label of every item; at least two distinct labels.
     metric : {"xauc", "prf", "urf"}
         See :func:`disparity_pairs`.
+    sensitive_features : array-like, optional
+        The groups, by keyword: the call is then ``disparity(y_true, y_score, *,
+        sensitive_features, metric)``, scikit-learn's and fairlearn's order.
+    sample_weight : array-like of shape (n,), optional
+        Weights >= 0 (see :func:`auc`).
 
     Returns
     -------
@@ -367,8 +501,13 @@ def disparity(scores, y, groups, metric: str = "xauc") -> float:
     --------
     >>> disparity([3, 2, 1, 0], [1, 0, 1, 0], ["a", "a", "b", "b"], metric="prf")
     0.5
+    >>> disparity([1, 0, 1, 0], [3, 2, 1, 0], sensitive_features=["a", "a", "b", "b"],
+    ...           metric="prf")
+    0.5
     """
-    return max(disparity_pairs(scores, y, groups, metric).values())
+    scores, y, groups = _call_order("disparity", scores, y, groups, sensitive_features)
+    return max(disparity_pairs(scores, y, groups, metric,
+                               sample_weight=sample_weight).values())
 
 
 def xroc_curve(scores, y, groups, g, h):
@@ -411,7 +550,7 @@ def xroc_curve(scores, y, groups, g, h):
     >>> fpr.tolist(), tpr.tolist()
     ([0.0, 0.0, 1.0], [0.0, 1.0, 1.0])
     """
-    positives, negatives = _cross_sample(scores, y, groups, g, h)
+    positives, negatives, _, _ = _cross_sample(scores, y, groups, g, h)
     sub_y = np.concatenate((np.ones(positives.size), np.zeros(negatives.size)))
     from sklearn.metrics import roc_curve  # scikit-learn: 1-2 s to import
 
@@ -481,7 +620,7 @@ def xauc_variance(scores, y, groups, g, h) -> float:
     >>> round(xauc_variance(s, y, grp, "a", "b"), 6)
     0.074074
     """
-    positives, negatives = _cross_sample(scores, y, groups, g, h)
+    positives, negatives, _, _ = _cross_sample(scores, y, groups, g, h)
     return _uncertainty.delong_variance(positives, negatives)
 
 
@@ -548,8 +687,27 @@ def confidence_intervals(scores, y, groups, *, level: float = 0.95,
     n_jobs = check_n_jobs(n_jobs)
     if y is None:
         raise ValueError(MSG_CI_Y)
-    scores, y, labels, index = _grouped(scores, y, groups)
+    scores, y, labels, index, _ = _grouped(scores, y, groups)
     _require(int(y.sum()), None, "positives", "auc")
     _require(int(y.size - y.sum()), None, "negatives", "auc")
     return _uncertainty.intervals(scores, y, labels, index, level=level, method=method,
                                   n_bootstrap=n_bootstrap, seeds=seeds, n_jobs=n_jobs)
+
+
+#: Below every score that keeps ``|D| <= max_disparity``: a fold beyond the ceiling
+#: scores ``AUC - PENALTY - (|D| - max_disparity)``.
+PENALTY = 1.0
+
+
+def criterion(y, scores, groups, *, metric, lam, max_disparity, sample_weight=None,
+              part="objective"):
+    """``part`` of the selection criterion of ``scores`` (validated settings)."""
+    value = auc(scores, y, sample_weight=sample_weight)
+    if part == "auc":
+        return value
+    d = disparity(scores, y, groups, metric, sample_weight=sample_weight)
+    if part == "neg_disparity":
+        return -d
+    if max_disparity is None:
+        return value - lam * d
+    return value if d <= max_disparity else value - PENALTY - (d - max_disparity)

@@ -49,6 +49,11 @@ MSG_ONE_COLUMN = (
 )
 MSG_SPARSE = "XOrder takes dense scores; sparse input is not supported"
 MSG_VALIDATION_ALONE = "validation chooses the weight for max_disparity: give both"
+MSG_WEIGHTED = (
+    "XOrder cannot weigh items: its dynamic program counts pairs of items, so "
+    "sample_weight must be None or one value > 0 for all (got values from {lo!r} to "
+    "{hi!r})"
+)
 MSG_VALIDATION_MISSED = (
     "no lam of VALIDATION_LAMS keeps the held-out |D| <= {eps:g}; kept lam = {lam:g}, "
     "whose held-out |D| is the smallest ({best:.4f})"
@@ -205,7 +210,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.max_disparity = max_disparity
         self.validation = validation
 
-    def fit(self, scores, y, *, sensitive_features, progress=None):
+    def fit(self, scores, y, *, sensitive_features, sample_weight=None, progress=None):
         """Learn the fair ordering of the training items and the per-group score maps.
 
         Parameters
@@ -218,6 +223,9 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             Protected group of every item (ints, strings, ...); at least two groups.
             With c columns (one per attribute) the groups are their intersections,
             labelled ``"white & female"`` (see :func:`gpu_xorder.fair_order`).
+        sample_weight : array-like of shape (n,), optional
+            Accepted so that weighted pipelines run, but the dynamic program counts
+            items: only None or equal weights (the same fit) are allowed.
         progress : callable(done_cells, total_cells), optional
             Passed on to :func:`gpu_xorder.fair_order`.
 
@@ -229,7 +237,8 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ------
         ValueError
             On an unknown ``metric``/``disparity``/``backend``, a sequence ``lam``, a
-            ``reference_group`` that is not a group label, NaN or mismatched lengths.
+            ``reference_group`` that is not a group label, NaN or mismatched lengths,
+            and on unequal ``sample_weight``.
         TypeError
             On non-numeric scores or labels.
 
@@ -245,6 +254,8 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         lams, batch = self._check_params()
         if batch:
             raise ValueError(MSG_LAM_SEQUENCE.format(k=lams.size))
+        if sample_weight is not None:
+            check_equal_weights(sample_weight, np.size(_score_column(scores)[0]))
         if self.validation is not None:
             return _validated_fit(self, scores, y, sensitive_features, progress)
         fitting = self._prepare(scores, y, sensitive_features)
@@ -296,7 +307,8 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return _shaped(_transfer.apply_group_maps(s, fitted_position[index], self.maps_,
                                                   clip=self.clip_), scores, table)
 
-    def fit_transform(self, scores, y, *, sensitive_features, progress=None):
+    def fit_transform(self, scores, y, *, sensitive_features, sample_weight=None,
+                      progress=None):
         """Fit, then return the adjusted training scores (``train_scores_adjusted_``).
 
         These equal ``transform`` on the training data except where tied training scores
@@ -304,7 +316,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        scores, y, sensitive_features, progress
+        scores, y, sensitive_features, sample_weight, progress
             As in :meth:`fit`.
 
         Returns
@@ -320,7 +332,8 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ...     sensitive_features=np.array([0, 0, 1, 1])).round(4).tolist()
         [0.9, 0.1, 0.5, 0.05]
         """
-        self.fit(scores, y, sensitive_features=sensitive_features, progress=progress)
+        self.fit(scores, y, sensitive_features=sensitive_features,
+                 sample_weight=sample_weight, progress=progress)
         return _shaped(self.train_scores_adjusted_.copy(), scores,
                        _score_column(scores)[1])
 
@@ -510,6 +523,15 @@ def _shaped(adjusted, scores, table):
     if like is not None:
         return like
     return adjusted.reshape(-1, 1) if table else adjusted
+
+
+def check_equal_weights(sample_weight, n, message=MSG_WEIGHTED):
+    """Refuse ``sample_weight`` unless it is None or one value > 0 for all ``n`` items
+    (a uniform weight changes no pair count's ratio); ``message`` names the way out."""
+    weight = v.check_sample_weight(sample_weight, n)
+    if weight is not None and weight.size and (weight.min() != weight.max()
+                                               or weight[0] == 0):
+        raise ValueError(message.format(lo=weight.min().item(), hi=weight.max().item()))
 
 
 def _check_subsample(value):

@@ -11,12 +11,17 @@ import numpy as np
 import sklearn
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.model_selection import cross_val_predict
-from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    get_routing_for_object,
+    process_routing,
+)
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
+from ..utils import _frames
 from ..utils import _validation as v
-from .. import metrics
-from ._estimator import XOrder
+from ._estimator import XOrder, check_equal_weights
 
 RESPONSE_METHODS = ("auto", "predict_proba", "decision_function")
 MSG_NO_RESPONSE = (
@@ -27,6 +32,36 @@ MSG_BINARY_PROBA = (
     "predict_proba of {name} gives {k} columns; FairRanker ranks by the probability of "
     "the positive class of binary 0/1 labels"
 )
+MSG_NO_GROUPS = (
+    "FairRanker.{method} needs the protected group of every row: pass "
+    "sensitive_features=... (through a Pipeline or GridSearchCV, with "
+    "sklearn.set_config(enable_metadata_routing=True)), or name the column of a "
+    "DataFrame X that holds them: FairRanker(..., sensitive_features='column')"
+)
+MSG_GROUPS_TWICE = (
+    "FairRanker(sensitive_features={column!r}) reads the groups from X; do not pass "
+    "sensitive_features to {method} as well"
+)
+MSG_COLUMN = (
+    "sensitive_features must be None, a column name or a list of column names, "
+    "got {value!r}"
+)
+MSG_NOT_A_FRAME = (
+    "FairRanker(sensitive_features={column!r}) reads the groups from a column of a "
+    "pandas DataFrame X, got X of type {kind}"
+)
+MSG_NO_COLUMN = "X has no column {missing!r} (FairRanker(sensitive_features={column!r}))"
+MSG_WEIGHTED = (
+    "FairRanker cannot weigh items in xOrder (its dynamic program counts pairs of "
+    "items), so sample_weight must be None or one value > 0 for all (got values from "
+    "{lo!r} to {hi!r}). To weight the classifier only, route the weights to it under "
+    "another name (metadata routing: estimator.set_fit_request(sample_weight="
+    "'classifier_weight'), then fit(..., classifier_weight=w)), or fit it yourself and "
+    "pass prefit=True"
+)
+
+#: Weight of the disparity in ``score``: AUC - SCORE_LAM * |D| (without max_disparity).
+SCORE_LAM = 1.0
 
 
 class FairRanker(MetaEstimatorMixin, BaseEstimator):
@@ -56,6 +91,11 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         Parameters of :class:`XOrder`.
     n_jobs : int or None, default=None
         Folds fitted at once by ``cross_val_predict``.
+    sensitive_features : str, list of str or None, default=None
+        The column of a DataFrame ``X`` that holds every row's protected group (a list:
+        several columns, whose intersections are the groups), read by ``fit``,
+        ``decision_function`` and ``score``; ``X`` still goes to the estimator whole.
+        None: the groups are passed to those methods as ``sensitive_features=``.
 
     Attributes
     ----------
@@ -76,13 +116,19 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
     There is no ``predict_proba``: the fair scores keep the reference group's
     probabilities but move the other groups' scores to realise the learned ordering,
     so they rank well and are not calibrated probabilities (calibrate them on held-out
-    data where probabilities are needed). ``score`` is the AUC of the fair scores.
+    data where probabilities are needed). ``score`` is a model-selection criterion:
+    ``AUC - |D|`` of the fair scores (``SCORE_LAM = 1``; with ``max_disparity``, the AUC
+    where ``|D| <= max_disparity`` and a penalty beyond, as
+    :func:`gpu_xorder.fairness_scorer`), so that ``GridSearchCV`` over ``lam`` weighs
+    fairness by default.
 
-    ``sensitive_features`` is required metadata of ``fit``, ``decision_function`` and
-    ``score``. Inside ``GridSearchCV`` or a ``Pipeline`` enable metadata routing and
-    request it: ``set_fit_request(sensitive_features=True)``,
-    ``set_score_request(sensitive_features=True)``; any other keyword of ``fit`` goes
-    to the estimator's ``fit`` (routed by its own requests under metadata routing).
+    The groups come from a column of ``X`` (the ``sensitive_features`` parameter) or as
+    the metadata ``sensitive_features`` of ``fit``, ``decision_function`` and ``score``,
+    which FairRanker requests by default: with
+    ``sklearn.set_config(enable_metadata_routing=True)``, ``Pipeline``, ``GridSearchCV``
+    and ``cross_validate`` pass it on without ``set_*_request`` calls. Any other keyword
+    of ``fit`` goes to the estimator's ``fit`` (routed by its own requests under
+    metadata routing).
 
     Examples
     --------
@@ -99,10 +145,16 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
     (3,)
     """
 
+    # the groups are required: requested by default, so that routing needs no set-up
+    __metadata_request__fit = {"sensitive_features": True}
+    __metadata_request__decision_function = {"sensitive_features": True}
+    __metadata_request__score = {"sensitive_features": True}
+
     def __init__(self, estimator, *, prefit=False, cv=5, response_method="auto",
                  metric="xauc", lam=0.0, disparity="absolute", reference_group=None,
                  backend="auto", method="auto", subsample=None, memory_limit=None,
-                 solver="auto", max_disparity=None, validation=None, n_jobs=None):
+                 solver="auto", max_disparity=None, validation=None, n_jobs=None,
+                 sensitive_features=None):
         self.estimator = estimator
         self.prefit = prefit
         self.cv = cv
@@ -119,8 +171,9 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         self.max_disparity = max_disparity
         self.validation = validation
         self.n_jobs = n_jobs
+        self.sensitive_features = sensitive_features
 
-    def fit(self, X, y, *, sensitive_features, **fit_params):
+    def fit(self, X, y, *, sensitive_features=None, sample_weight=None, **fit_params):
         """Score ``X`` out of fold (or by the prefit estimator) and learn xOrder.
 
         Parameters
@@ -129,8 +182,12 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
             Features, as the estimator takes them.
         y : array-like of shape (n,)
             0/1 labels.
-        sensitive_features : array-like of shape (n,) or (n, c)
-            Protected group of every row (see :meth:`XOrder.fit`).
+        sensitive_features : array-like of shape (n,) or (n, c), optional
+            Protected group of every row (see :meth:`XOrder.fit`); required unless the
+            parameter ``sensitive_features`` names columns of ``X``.
+        sample_weight : array-like of shape (n,), optional
+            None or equal weights (xOrder counts items); passed to the estimator's
+            ``fit`` where it takes them (under metadata routing: where it requests them).
         **fit_params
             Passed to the estimator's ``fit`` (not used with ``prefit``).
 
@@ -140,9 +197,20 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         """
         v.check_choice(self.response_method, "response_method", RESPONSE_METHODS)
         v.check_labels(y, 0 if y is None else len(y))
+        groups = self._groups(X, sensitive_features, "fit")
+        check_equal_weights(sample_weight, len(y), MSG_WEIGHTED)
         xorder = XOrder(**self._xorder_params())
         xorder._check_params()  # before the estimator's fits
+        if sample_weight is not None and (sklearn.get_config()["enable_metadata_routing"]
+                                          or has_fit_parameter(self.estimator,
+                                                               "sample_weight")):
+            fit_params = {**fit_params, "sample_weight": sample_weight}
+        cv_params = fit_params
         if sklearn.get_config()["enable_metadata_routing"]:
+            # the estimator's fit gets its own names (an alias resolved); cross_val_predict
+            # routes again, so it gets the names the estimator asked for
+            cv_params = {name: fit_params[name] for name in get_routing_for_object(
+                self.estimator).consumes("fit", fit_params)}
             fit_params = process_routing(self, "fit", **fit_params).estimator.fit
         if self.prefit:
             check_is_fitted(self.estimator)
@@ -152,34 +220,54 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         else:
             response = _response(self.estimator, self.response_method)
             scores = cross_val_predict(clone(self.estimator), X, y, cv=self.cv,
-                                       method=response, params=fit_params,
+                                       method=response, params=cv_params,
                                        n_jobs=self.n_jobs)
             scores = _column(scores, response, self.estimator)
             estimator = clone(self.estimator).fit(X, y, **fit_params)
         self.estimator_ = estimator
         self.response_method_ = response
         self.fit_scores_ = np.asarray(scores, dtype=np.float64)
-        self.xorder_ = xorder.fit(self.fit_scores_, y, sensitive_features=sensitive_features)
+        self.xorder_ = xorder.fit(self.fit_scores_, y, sensitive_features=groups)
         for name in ("n_features_in_", "feature_names_in_"):
             if hasattr(estimator, name):
                 setattr(self, name, getattr(estimator, name))
         return self
 
-    def decision_function(self, X, *, sensitive_features):
+    def decision_function(self, X, *, sensitive_features=None):
         """The fair scores of ``X``: the estimator's scores through ``xorder_``.
+
+        ``sensitive_features`` is required unless the parameter of that name names
+        columns of ``X``.
 
         Returns
         -------
         ndarray of float64, shape (n,)
         """
         check_is_fitted(self)
-        return self.xorder_.transform(_scores(self.estimator_, X, self.response_method_),
-                                      sensitive_features=sensitive_features)
+        return self._fair_scores(X, self._groups(X, sensitive_features,
+                                                 "decision_function"))
 
-    def score(self, X, y, *, sensitive_features):
-        """AUC of the fair scores of ``X`` (ties count 1/2)."""
-        return metrics.auc(self.decision_function(X, sensitive_features=sensitive_features),
-                           y)
+    def score(self, X, y, *, sensitive_features=None, sample_weight=None):
+        """The selection criterion of the fair scores of ``X``: ``AUC - |D|``.
+
+        ``D`` is the disparity of ``metric``; with ``max_disparity`` the criterion is
+        that of ``fairness_scorer(metric, max_disparity=max_disparity)``: the AUC where
+        ``|D| <= max_disparity``, ``AUC - 1 - (|D| - max_disparity)`` beyond. The
+        metrics are weighted by ``sample_weight`` (a pair weighs the product of its
+        items' weights).
+
+        Returns
+        -------
+        float
+        """
+        from ..metrics._ranking import criterion
+
+        check_is_fitted(self)
+        groups = self._groups(X, sensitive_features, "score")
+        lam = None if self.max_disparity is not None else SCORE_LAM
+        return criterion(y, self._fair_scores(X, groups), groups, metric=self.metric,
+                         lam=lam, max_disparity=self.max_disparity,
+                         sample_weight=sample_weight)
 
     def get_metadata_routing(self):
         """``sensitive_features`` for this estimator, other ``fit`` metadata for the
@@ -193,6 +281,31 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         return tags
+
+    def _fair_scores(self, X, groups):
+        return self.xorder_.transform(_scores(self.estimator_, X, self.response_method_),
+                                      sensitive_features=groups)
+
+    def _groups(self, X, sensitive_features, method):
+        """The groups of the rows of ``X``: ``sensitive_features``, or the columns of
+        ``X`` that the parameter of that name names."""
+        column = self.sensitive_features
+        if column is None:
+            if sensitive_features is None:
+                raise ValueError(MSG_NO_GROUPS.format(method=method))
+            return sensitive_features
+        names = [column] if isinstance(column, str) else column
+        if not isinstance(names, (list, tuple)) or not names or not all(
+                isinstance(name, str) for name in names):
+            raise ValueError(MSG_COLUMN.format(value=column))
+        if sensitive_features is not None:
+            raise ValueError(MSG_GROUPS_TWICE.format(column=column, method=method))
+        if not _frames.is_frame(X):
+            raise TypeError(MSG_NOT_A_FRAME.format(column=column, kind=type(X).__name__))
+        missing = [name for name in names if name not in X.columns]
+        if missing:
+            raise ValueError(MSG_NO_COLUMN.format(missing=missing[0], column=column))
+        return X[column]
 
     def _xorder_params(self):
         names = XOrder().get_params()

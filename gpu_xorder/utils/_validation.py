@@ -77,6 +77,10 @@ MSG_GROUPS_DEPRECATED = (
     "fair_order(groups=...) is deprecated; pass sensitive_features=... (the name XOrder "
     "uses) or the groups as the third positional argument"
 )
+MSG_SAMPLE_WEIGHT = (
+    "sample_weight must be None or {n} finite numbers >= 0 (one per item), got {what}"
+)
+MSG_SAMPLE_WEIGHT_ZERO = "sample_weight is zero for every item"
 MSG_TOO_MANY = (
     "{n} items is more than xOrder supports ({limit}): pair counts must stay exact in "
     "float64 (below 2**53); learn the order on a subsample instead"
@@ -327,6 +331,26 @@ def _check_group_column(arr, n):
         arr = arr.astype(str) if all(isinstance(v, str) for v in arr) else arr
     elif np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
         raise ValueError(MSG_GROUPS_NULL)
+    return arr
+
+
+def check_sample_weight(sample_weight, n):
+    """Return None or ``sample_weight`` as a float64 vector of ``n`` finite values >= 0."""
+    if sample_weight is None:
+        return None
+    arr = np.asarray(sample_weight)
+    if arr.dtype == object or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) \
+            or np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(MSG_SAMPLE_WEIGHT.format(n=n, what=f"dtype {arr.dtype}"))
+    if arr.shape != (n,):
+        raise ValueError(MSG_SAMPLE_WEIGHT.format(n=n, what=f"shape {arr.shape}"))
+    arr = arr.astype(np.float64)
+    bad = ~np.isfinite(arr) | (arr < 0)
+    if bad.any():
+        raise ValueError(MSG_SAMPLE_WEIGHT.format(
+            n=n, what=f"{arr[bad][0].item()!r} at index {int(np.argmax(bad))}"))
+    if n and not arr.any():
+        raise ValueError(MSG_SAMPLE_WEIGHT_ZERO)
     return arr
 
 
