@@ -95,9 +95,20 @@ def free_bytes():
 DEFAULT_KERNEL = "tiles"
 
 
+def compute_capability():
+    """The current device's compute capability as an int, e.g. 90."""
+    return int(cp.cuda.Device().compute_capability)
+
+
+def default_kernel():
+    """The 2-D fill that ``kernel=None`` runs on this device (``DEFAULT_KERNEL``, or the
+    tile kernel where the strip kernel cannot run)."""
+    return _plan.choose_kernel(None, DEFAULT_KERNEL, compute_capability())
+
+
 def _width(lat, kernel, tile_j, chunk):
     """The kernel that runs and its width: tile columns, or steps per chunk."""
-    kernel = DEFAULT_KERNEL if kernel is None else kernel
+    kernel = _plan.choose_kernel(kernel, DEFAULT_KERNEL, compute_capability())
     if kernel == "strips":
         return kernel, _plan.strip_chunk(lat, chunk)
     return kernel, _plan.tile_width(lat) if tile_j is None else tile_j

@@ -133,6 +133,30 @@ def tile_width(lat):
     return tile_j
 
 
+#: Least compute capability (major * 10 + minor) of ``strip_kernel``: acquire/release
+#: loads and ``__nanosleep`` are sm_70's.
+STRIPS_MIN_CAPABILITY = 70
+
+MSG_STRIPS_CAPABILITY = (
+    "kernel='strips' needs a device of compute capability 7.0 or newer, this one is "
+    "{major}.{minor}; use kernel='tiles'")
+
+
+def choose_kernel(kernel, default, capability):
+    """The 2-D fill that runs on a device of compute ``capability`` (e.g. 90): ``kernel``
+    (None: ``default``); the tile kernel where the default is the strip kernel and the
+    device is older than ``STRIPS_MIN_CAPABILITY``, a ``ValueError`` where ``"strips"``
+    was asked for there."""
+    if capability >= STRIPS_MIN_CAPABILITY:
+        return default if kernel is None else kernel
+    if kernel is None:
+        return "tiles" if default == "strips" else default
+    if kernel == "strips":
+        raise ValueError(MSG_STRIPS_CAPABILITY.format(major=capability // 10,
+                                                      minor=capability % 10))
+    return kernel
+
+
 #: Steps between the strip kernel's waits on the strip above. Strip r starts the chunk
 #: at s0 once strip r - 1 has published s0 + chunk columns, which its lane 31 stores 31
 #: steps after its lane 0: the wavefront's lag per strip is chunk * ceil((chunk + 31) /

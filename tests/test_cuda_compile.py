@@ -86,6 +86,22 @@ def test_2d_kernels_for_iterative_steps(kernel, metric, old_groups, tmp_path):
     assert spill == 0 or (metric, old_groups) == ("urf", 8)
 
 
+@pytest.mark.skipif(shutil.which("cpp") is None, reason="no C preprocessor")
+@pytest.mark.parametrize("arch,strips,refused", [(600, 1, True), (700, 1, False),
+                                                 (600, 0, False)])
+def test_strip_kernel_refuses_devices_before_sm_70(arch, strips, refused):
+    """The strip kernel's source stops a compile for a device older than sm_70 with a
+    message (nvcc 13 compiles nothing older than sm_75, so the preprocessor plays the
+    device pass); the tile kernel has no such bound."""
+    proc = subprocess.run(
+        ["cpp", "-x", "c++", f"-D__CUDA_ARCH__={arch}", f"-DSTRIPS={strips}",
+         "-I", str(CUDA_DIR), str(CUDA_DIR / "xorder_tiled.cu")],
+        capture_output=True, text=True)
+    message = "strip_kernel needs a device of compute capability 7.0 or newer"
+    assert (proc.returncode != 0) == refused, proc.stderr[-2000:]
+    assert (message in proc.stderr) == refused
+
+
 def test_there_are_kernels():
     assert CU_FILES == ["xorder_kd.cu", "xorder_tiled.cu", "xorder_traceback.cu"]
     assert sorted(set(KERNEL_FILES.values())) == CU_FILES

@@ -156,6 +156,51 @@ def test_strip_kernel_end_to_end_on_the_emulated_device(engine, monkeypatch):
     assert fake_cupy.LAUNCHES.get("tile_kernel", 0) == tiles
 
 
+def test_strip_kernel_needs_compute_capability_7(engine, monkeypatch):
+    """Below sm_70 the strip kernel cannot run (acquire/release loads, __nanosleep): a
+    strips default gives way to the tile kernel (the same decisions; the self-check
+    checks tiles), an explicit kernel='strips' is refused; sm_70 runs it."""
+    from gpu_xorder import _plan, _selfcheck
+
+    rng = np.random.default_rng(36)
+    s, y, g = problem(rng, 40, 35, ties=True)
+    lat = cr.build_lattice(s, y, g, "xauc", "absolute")
+    monkeypatch.setattr(engine, "DEFAULT_KERNEL", "strips")
+    for capability, runs in (("61", "tile_kernel"), ("70", "strip_kernel")):
+        monkeypatch.setattr(fake_cupy._Device, "compute_capability", capability)
+        assert engine.compute_capability() == int(capability)
+        assert engine.default_kernel() == runs.split("_")[0] + "s"
+        before = dict(fake_cupy.LAUNCHES)
+        (path, final), = engine.solve(lat, [0.5])[0]
+        _, ref_final, ref_path = whole(lat, 0.5)
+        np.testing.assert_array_equal(path, ref_path)
+        np.testing.assert_array_equal(final, ref_final)
+        assert fake_cupy.LAUNCHES.get(runs, 0) > before.get(runs, 0)
+        other = "tile_kernel" if runs == "strip_kernel" else "strip_kernel"
+        assert fake_cupy.LAUNCHES.get(other, 0) == before.get(other, 0)
+    assert _selfcheck.run(engine).kernel == "strips"
+    monkeypatch.setattr(fake_cupy._Device, "compute_capability", "61")
+    assert _selfcheck.run(engine).kernel == "tiles"
+    with pytest.raises(ValueError, match="compute capability 7.0 or newer, this one is 6.1"):
+        engine.solve(lat, [0.5], kernel="strips")
+    assert _plan.MSG_STRIPS_CAPABILITY.startswith("kernel='strips' needs")
+
+
+@pytest.mark.parametrize("kernel,default,capability,runs", [
+    (None, "tiles", 90, "tiles"), (None, "strips", 90, "strips"),
+    (None, "strips", 70, "strips"), (None, "strips", 61, "tiles"),
+    ("tiles", "strips", 61, "tiles"), ("strips", "tiles", 70, "strips"),
+    ("strips", "tiles", 61, ValueError)])
+def test_choose_kernel(kernel, default, capability, runs):
+    from gpu_xorder._plan import choose_kernel
+
+    if runs is ValueError:
+        with pytest.raises(ValueError, match="this one is 6.1; use kernel='tiles'"):
+            choose_kernel(kernel, default, capability)
+    else:
+        assert choose_kernel(kernel, default, capability) == runs
+
+
 def test_progress_of_a_lam_batch_on_the_emulated_device(engine):
     """One batch fills every lattice together: reports count the cells of all of them."""
     from test_api import assert_batch_progress

@@ -323,6 +323,12 @@ XO_HD void stage_strip_column(const TileInputs& in, const Tile& t, int s0, int k
 }
 
 #if STRIPS
+// ld.acquire / st.release (PTX ISA 6.0) and __nanosleep need sm_70: the engine runs the
+// tile kernel on older devices (_plan.choose_kernel), and NVRTC refuses them here.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+#error "strip_kernel needs a device of compute capability 7.0 or newer"
+#endif
+
 __device__ __forceinline__ int load_acquire(const int* p) {
     int v;
     asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
