@@ -11,6 +11,7 @@ __version__ = "0.3.0"
 # Public names and the modules that define them, imported on first use (as SciPy and
 # scikit-learn do), so that `gpu-xorder --help` does not wait for scikit-learn.
 _EXPORTS = {
+    "BackendFallbackWarning": "._backend",
     "BackendUnavailableError": "._backend",
     "FairOrderResult": "._result",
     "FairRanker": "._ranker",
@@ -25,6 +26,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "BackendFallbackWarning",
     "BackendUnavailableError",
     "FairOrderResult",
     "FairRanker",
