@@ -404,6 +404,14 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, *, backend, pr
     budget, source = (memory_limit, "memory_limit") if engine_name == "cupy" else (
         _plan.host_budget(memory_limit))
     chosen = _plan.choose_method(method, prob.sizes, budget)
+    refusal = _plan.gpu_refusal(chosen, labels.size) if engine_name == "cupy" else None
+    if refusal is not None:  # more groups than the kernels take: NumPy, unless forced
+        if backend == "cupy":
+            raise ValueError(refusal)
+        logger.info("gpu_xorder: using the NumPy backend (%s)", refusal)
+        engine_name = "numpy"
+        budget, source = _plan.host_budget(memory_limit)
+        chosen = _plan.choose_method(method, prob.sizes, budget)
     if budget is not None and _plan.decision_bytes(prob.sizes, chosen) > budget:
         hint = "use method='auto' (two groups: filled in bands) or " if labels.size == 2 else (
             "use method='iterative' or " if chosen == "kd" else "")

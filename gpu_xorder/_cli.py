@@ -70,7 +70,9 @@ LIBRARY_ERRORS = (ValueError, TypeError, RuntimeError, MemoryError)
 FILE_ERRORS = (OSError, UnicodeDecodeError)
 DEFAULT_COLUMN = "score_fair"
 #: More groups than this in fit or audit (an ID-like column, say) are refused unless
-#: --max-groups allows them.
+#: --max-groups allows them: the most the GPU's iterative xOrder takes
+#: (_kernel_source.MAX_OLD_GROUPS + 1; more run on NumPy, or are refused with --backend
+#: cupy).
 MAX_GROUPS = 20
 #: Seconds per lattice cell of the NumPy fill (12-18 ns on a 2-core AMD EPYC, README),
 #: for the estimate printed before a long fit on the CPU.
@@ -358,7 +360,8 @@ def _file_arguments(parser, label_required, many_scores=False, group_options=Tru
                                  "booleans, the type a model keeps them in")
         parser.add_argument("--max-groups", type=_positive, default=MAX_GROUPS,
                             metavar="N", help="refuse more than N groups, which an ID-like "
-                            f"column would give (default: {MAX_GROUPS})")
+                            f"column would give (default: {MAX_GROUPS}, the most the GPU "
+                            "runs iteratively)")
 
 
 def _column_argument(parser):

@@ -21,13 +21,17 @@ import numpy as np
 
 import cpu_reference as cr
 
-from ._kernel_source import BoundKernel, constants
+from ._kernel_source import KD_MAX_GROUPS, MAX_OLD_GROUPS, BoundKernel, constants
 
 BLOCK = 32  # rows of a tile: one warp, one 32-row block of the decision-bit layout
 THREADS = 256  # threads per block of the one-thread-per-cell kernels
 
 MSG_BOTTOM = "the last row is kept for whole 32-row blocks only, n_a = {n_a}"
 MSG_KERNEL = "kernel must be 'tiles' or 'strips', got {kernel!r}"
+MSG_OLD_GROUPS = (
+    "iterative xOrder on the GPU takes at most {all} groups (a step merges at most {most} "
+    "into the next one), got {k}; use backend='numpy'")
+MSG_KD_GROUPS = "K-D xOrder on the GPU takes at most {most} groups, got {k}"
 
 
 def tile_schedule(n_a, n_b, tile_j):
@@ -128,6 +132,9 @@ def _fill_args(dev, lat, lams, edges):
     batch, n_a, n_b, k = lams.size, lat.n_a, lat.n_b, lat.n_counters
     if lat.mode == "signed" and lat.m > 1:
         raise ValueError("the signed disparity is defined for two groups only")
+    if lat.m > MAX_OLD_GROUPS:
+        raise ValueError(MSG_OLD_GROUPS.format(most=MAX_OLD_GROUPS, all=MAX_OLD_GROUPS + 1,
+                                               k=lat.m + 1))
     col0, top = cr.edge_counters(lat) if edges is None else edges
 
     def per_lattice(a, length):
@@ -281,6 +288,8 @@ def kd(dev, prob, lam, progress=None):
     """``(path, C, U, constants)`` of the K-D DP on ``dev``: one ``kd_plane_kernel``
     launch per hyperplane, the counters of two hyperplanes on the device, the path by
     ``kd_traceback_kernel``."""
+    if prob.k > KD_MAX_GROUPS:
+        raise ValueError(MSG_KD_GROUPS.format(most=KD_MAX_GROUPS, k=prob.k))
     inputs, layout = kd_arrays(prob, lam)
     args = {name: dev.asarray(v) if isinstance(v, np.ndarray) else v
             for name, v in inputs.items()}

@@ -9,7 +9,8 @@ import cpu_reference as cr
 
 from . import _parallel, _solvers
 from ._backend import host_memory_available
-from ._kernel_source import SHARED_BYTES, strip_warps
+from ._kernel_source import KD_MAX_GROUPS, MAX_OLD_GROUPS, SHARED_BYTES, strip_warps
+from ._launch import MSG_KD_GROUPS, MSG_OLD_GROUPS
 
 #: ``method="auto"`` with more than two groups runs the K-D DP (the whole lattice) up to
 #: this many lattice cells, prod(n_g + 1), and iterative xOrder beyond.
@@ -63,6 +64,17 @@ def choose_method(method, sizes, memory_limit=None):
     if memory_limit is not None and decision_bytes(sizes, "kd") > memory_limit:
         return "iterative"
     return "kd"
+
+
+def gpu_refusal(method, k):
+    """Why the GPU kernels cannot run the K-group ``method`` on ``k`` groups (iterative
+    steps merge at most ``MAX_OLD_GROUPS`` groups into the next; K-D takes at most
+    ``KD_MAX_GROUPS``), or None."""
+    if method == "iterative" and k > MAX_OLD_GROUPS + 1:
+        return MSG_OLD_GROUPS.format(most=MAX_OLD_GROUPS, all=MAX_OLD_GROUPS + 1, k=k)
+    if method == "kd" and k > KD_MAX_GROUPS:
+        return MSG_KD_GROUPS.format(most=KD_MAX_GROUPS, k=k)
+    return None
 
 
 def decision_bytes(sizes, method):

@@ -263,6 +263,55 @@ def test_more_groups_on_the_emulated_device(engine, metric):
         fair_order(s, y, g, metric=metric, backend="cupy", method="kd")
 
 
+@pytest.mark.parametrize("metric", METRICS)
+def test_twenty_groups_iterative_on_the_emulated_device(engine, metric, monkeypatch):
+    """Iterative xOrder of 20 groups (the CLI's default --max-groups): steps of 1 .. 19
+    old groups (MAX_OLD_GROUPS) on the tile kernel, equal to NumPy. 21 groups: refused
+    with backend='cupy', NumPy under 'auto'; a step of 20 old groups is refused by the
+    launcher itself."""
+    from test_multigroup import random_problem
+
+    from gpu_xorder import _kernel_source, _launch
+    from gpu_xorder._cli import MAX_GROUPS
+
+    assert MAX_GROUPS == _kernel_source.MAX_OLD_GROUPS + 1 == 20
+    seen, real = set(), cuda_host.replay
+
+    def replay(name, defines, grid, block, parameters, args):
+        if name == "tile_kernel":
+            seen.add(defines["OLD_GROUPS"])
+        real(name, defines, grid, block, parameters, args)
+
+    monkeypatch.setattr(cuda_host, "replay", replay)
+    rng = np.random.default_rng(len(metric) + 20)
+    sizes = tuple(int(n) for n in rng.integers(3, 7, 20))
+    s, y, g = random_problem(rng, sizes, metric, ties=True)
+    kw = dict(metric=metric, lam=0.5, method="iterative")
+    cpu = fair_order(s, y, g, backend="numpy", **kw)
+    _backend.cupy_status()  # the self-check before counting
+    seen.clear()
+    gpu = fair_order(s, y, g, backend="cupy", **kw)
+    assert seen == set(range(1, 20))
+    np.testing.assert_array_equal(gpu.order, cpu.order)
+    assert (gpu.counters, gpu.objective, gpu.backend) == (cpu.counters, cpu.objective, "cupy")
+
+    s21, y21, g21 = random_problem(rng, sizes + (4,), metric, ties=True)
+    with pytest.raises(ValueError, match="at most 20 groups .* got 21; use backend='numpy'"):
+        fair_order(s21, y21, g21, backend="cupy", **kw)
+    seen.clear()
+    auto = fair_order(s21, y21, g21, **kw)
+    assert auto.backend == "numpy" and not seen
+    np.testing.assert_array_equal(auto.order,
+                                  fair_order(s21, y21, g21, backend="numpy", **kw).order)
+    prob = cr.build_problem(s21, y21, g21, 21, metric, "absolute")
+    steps = []
+    cr.solve_iterative(prob, 0.5, solve=lambda lat, lam, progress=None: steps.append(lat)
+                       or cr.solve_lattice(lat, lam))
+    assert steps[-1].m == 20
+    with pytest.raises(ValueError, match="at most 20 groups"):
+        engine.fill(steps[-1], [0.5])
+
+
 def test_speed_table_helpers_run(engine, monkeypatch):
     """The GPU speed table's timing helpers (``benchmarks/speed_table.py``, both kernels,
     a row with the chunk sweep) on the emulated device, so that a GPU session does not
