@@ -33,6 +33,9 @@ MSG_OLD_GROUPS = (
     "into the next one), got {k}; use backend='numpy'")
 MSG_KD_GROUPS = "K-D xOrder on the GPU takes at most {most} groups, got {k}"
 
+#: Most lattices of one ``tile_kernel`` launch: the grid's y dimension.
+MAX_GRID_Y = 65535
+
 
 def tile_schedule(n_a, n_b, tile_j):
     """Tile diagonals in launch order: ``[(tile_diag, r_first, n_tiles), ...]``."""
@@ -85,12 +88,18 @@ def fill_tiled(dev, lat, lams, tile_j, progress=None, *, edges=None, bottom=Fals
     const = constants("tile_kernel", lat.metric, lat.mode == "signed", lat.m, tile_j)
     wpb = const["WARPS_PER_BLOCK"]
     schedule = tile_schedule(n_a, n_b, tile_j)
-    kernel = BoundKernel(*dev.kernel("tile_kernel", const),
-                         {**args, "tile_diag": 0, "r_first": 0, "n_tiles": 0},
-                         ("tile_diag", "r_first", "n_tiles"))
+    function, parameters = dev.kernel("tile_kernel", const)
+    # lattice blockIdx.y of a launch: at most MAX_GRID_Y per launch, the rest through
+    # views of the per-lattice arrays
+    kernels = [(BoundKernel(function, parameters, {
+        **args, **{name: args[name][b0:b0 + MAX_GRID_Y]
+                   for name in ("lams", "rowbuf", "colbuf", "words")},
+        "tile_diag": 0, "r_first": 0, "n_tiles": 0}, ("tile_diag", "r_first", "n_tiles")),
+        min(MAX_GRID_Y, batch - b0)) for b0 in range(0, batch, MAX_GRID_Y)]
     every = max(1, len(schedule) // 200)
     for step, (tile_diag, r_first, n_tiles) in enumerate(schedule, 1):
-        kernel((-(-n_tiles // wpb), batch), (32 * wpb,), tile_diag, r_first, n_tiles)
+        for kernel, lattices in kernels:
+            kernel((-(-n_tiles // wpb), lattices), (32 * wpb,), tile_diag, r_first, n_tiles)
         if progress is not None and (step % every == 0 or step == len(schedule)):
             progress(int(lat.n_cells * step / len(schedule)), lat.n_cells)
     return _fill_result(dev, args, col0, n_a, bottom)

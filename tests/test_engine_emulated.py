@@ -201,6 +201,18 @@ def test_choose_kernel(kernel, default, capability, runs):
         assert choose_kernel(kernel, default, capability) == runs
 
 
+def test_gpu_refusal():
+    """The group counts the kernels take: iterative steps up to 20 groups, K-D up to
+    32 (the fixed arrays of xorder_kd.cu)."""
+    from gpu_xorder._plan import gpu_refusal
+
+    assert gpu_refusal("iterative", 20) is None and gpu_refusal("kd", 32) is None
+    assert gpu_refusal("iterative", 21).startswith(
+        "iterative xOrder on the GPU takes at most 20 groups")
+    assert gpu_refusal("kd", 33) == "K-D xOrder on the GPU takes at most 32 groups, got 33"
+    assert gpu_refusal("kd", 21) is None
+
+
 def test_progress_of_a_lam_batch_on_the_emulated_device(engine):
     """One batch fills every lattice together: reports count the cells of all of them."""
     from test_api import assert_batch_progress

@@ -547,4 +547,26 @@ extern "C" int strip_launch_host(int metric, int is_signed, int m, int chunk, in
     XO_STRIP_METRIC(0) XO_STRIP_METRIC(1) XO_STRIP_METRIC(2)
     return -1;
 }
+// The element offsets the kernels' index arithmetic gives (tile_at, word_at): out[0]
+// the word of step s of tile `tile` of tile diagonal tile_diag in lattice b, out[1..3]
+// that lattice's rows of rowbuf, colbuf (n_counters 2) and words. No memory is read:
+// the tests check the arithmetic past 2^31 elements without allocating them.
+extern "C" void tile_offsets_host(int n_a, int n_b, long long n_words, int tile_diag,
+                                  int r_first, int tile, int b, int s, int tile_j,
+                                  long long* out) {
+    typedef StepObjective<XAUC, 0, 1> Obj;
+    static long long cells[1];
+    static unsigned int bits[1];
+    TileInputs in{};
+    in.rowbuf = in.colbuf = cells;
+    in.words = bits;
+    in.n_words = n_words;
+    in.n_a = n_a;
+    in.n_b = n_b;
+    const Tile t = tile_at<Obj>(in, tile, b, tile_diag, r_first, tile_j);
+    out[0] = word_at(t, n_b, s) - bits;
+    out[1] = t.rb - cells;
+    out[2] = t.cb - cells;
+    out[3] = t.wb - bits;
+}
 #endif
