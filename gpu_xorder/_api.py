@@ -193,7 +193,8 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
             results = solve("kd" if method == "best" else method, progress=progress)
         return [_exact_at_zero(r) for r in results]
     engine_name = resolve_backend(backend)
-    lat = cpu_reference.build_lattice(s, labels_y, index, metric, mode)
+    perms = cupy_engine().dp_orders(s, index, 2) if engine_name == "cupy" else None
+    lat = cpu_reference.build_lattice(s, labels_y, index, metric, mode, perms=perms)
     bands = {}
 
     def fills(lattice, weights, progress=None):
@@ -469,7 +470,8 @@ def _multi_solution(prob, method, lam, progress=None):
 def _solve_two_on_gpu(prob, s, y, index, lams, progress):
     """Two groups on the 2-D kernels (all lam values in one batch), in the K-group
     result format: ``[(path, C, U, constants), ...]``."""
-    lat = cpu_reference.build_lattice(s, y, index, prob.metric, prob.mode)
+    lat = cpu_reference.build_lattice(s, y, index, prob.metric, prob.mode,
+                                      perms=prob.perms)
     cs = cpu_reference.kgroup_constants(prob, range(2))
     out = []
     for path, final in cupy_engine().solve(lat, lams, progress=progress)[0]:

@@ -70,6 +70,17 @@ def smoke_test():
     _launch.solve(DEVICE, lat, [0.5], None, _plan.DEFAULT_TILE_J)
 
 
+def dp_orders(scores, group_index, k):
+    """Each group's input indices in descending score order, equal scores in input order
+    (``cpu_reference``'s ``dp_order``), sorted on the device: one stable sort by score
+    (``-0.0`` and ``0.0`` one key, as NumPy compares them, not two as a radix sort of
+    their bits would), one stable sort by group."""
+    order = cp.argsort(-cp.asarray(scores, dtype=cp.float64) + 0.0)
+    order = order[cp.argsort(cp.asarray(group_index)[order])]
+    counts = np.bincount(group_index, minlength=k)
+    return np.split(cp.asnumpy(order), np.cumsum(counts)[:-1])
+
+
 def device_info():
     dev = cp.cuda.Device()
     props = cp.cuda.runtime.getDeviceProperties(dev.id)

@@ -213,6 +213,35 @@ def test_gpu_refusal():
     assert gpu_refusal("kd", 21) is None
 
 
+def test_dp_orders_sorted_on_the_device(engine):
+    """The device sort gives cpu_reference's DP orders exactly: descending scores, equal
+    scores (0.0 and -0.0 among them, which the emulated radix sort orders apart, as a
+    sort of their bits does) in input order; fair_order on the device equals NumPy."""
+    from cpu_reference._lattice import dp_order
+
+    rng = np.random.default_rng(37)
+    zeros = np.array([0.0, -0.0, 0.0, -0.0])
+    plain = fake_cupy.argsort(-zeros)  # a sort of the bits alone: not NumPy's order
+    assert not np.array_equal(plain, np.argsort(-zeros, kind="stable"))
+    for k, n, values in ((2, 300, 5), (2, 2000, 1000), (3, 500, 3), (2, 7, 2)):
+        s = rng.integers(-values, values, n) * 0.5 * rng.choice([1.0, -1.0], n)
+        s[rng.random(n) < 0.2] = -0.0
+        g = rng.integers(0, k, n)
+        g[:k] = np.arange(k)
+        got = engine.dp_orders(s, g, k)
+        assert len(got) == k
+        for h in range(k):
+            members = np.flatnonzero(g == h)
+            np.testing.assert_array_equal(got[h], members[dp_order(s[members])])
+    s, y, g = problem(rng, 300, 200, ties=True)
+    s[s == 0] = -0.0
+    cpu = fair_order(s, y, g, lam=[0.0, 0.7], backend="numpy", solver="paper")
+    gpu = fair_order(s, y, g, lam=[0.0, 0.7], backend="cupy", solver="paper")
+    for a, b in zip(cpu, gpu):
+        np.testing.assert_array_equal(a.order, b.order)
+        assert (a.counters, a.objective, b.backend) == (b.counters, b.objective, "cupy")
+
+
 def test_progress_of_a_lam_batch_on_the_emulated_device(engine):
     """One batch fills every lattice together: reports count the cells of all of them."""
     from test_api import assert_batch_progress
