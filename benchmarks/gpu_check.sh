@@ -35,19 +35,19 @@ stage() {  # stage PART NAME SECONDS COMMAND...
 }
 
 # issue #20: the self-check's result and seconds, cold (compiles) then warm
-stage 1 "self-check" 35 bash -c 'for run in first again; do echo "$run:"; python3 -c \
+stage 1 "self-check" 30 bash -c 'for run in first again; do echo "$run:"; python3 -c \
     "from gpu_xorder._backend import backend_info as b; i = b(); print(i); \
     raise SystemExit(i[\"cupy\"] != \"usable\")" || exit 1; done'
-stage 1 "gpu tests" 250 python3 -m pytest -m gpu -v -p no:cacheprovider -ra --durations=20 \
+stage 1 "gpu tests" 275 python3 -m pytest -m gpu -v -p no:cacheprovider -ra --durations=20 \
     tests
 # issue #16: both 2-D kernels, 10^4 .. 3 x 10^5 per group (fill, 8 lams, end to end,
 # traceback share, chunk sweep at 10^5), the NumPy reference per cell on this machine
 stage 1 "speed table" 120 python3 benchmarks/speed_table.py "$@"
-stage 1 "host overhead" 25 python3 benchmarks/host_overhead.py --gpu
-stage 1 "multi-group table" 80 python3 benchmarks/multi_table.py --numpy-max-cells 5e7
+stage 1 "host overhead" 20 python3 benchmarks/host_overhead.py --gpu
+stage 1 "multi-group table" 70 python3 benchmarks/multi_table.py --numpy-max-cells 5e7
 # occupancy and issue rate of one strip fill (3 x 10^4 per group), where ncu exists and
 # may read the counters; informative only (never fails the check)
-stage 1 "strip profile" 30 bash -c 'if ! command -v ncu >/dev/null; then echo "ncu not \
+stage 1 "strip profile" 25 bash -c 'if ! command -v ncu >/dev/null; then echo "ncu not \
     found: skipped"; exit 0; fi; ncu -k strip_kernel -s 1 -c 1 --metrics \
     sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__cycles_elapsed.max,launch__registers_per_thread,launch__occupancy_limit_registers,launch__grid_size \
     python3 benchmarks/speed_table.py --profile 30000 || echo "ncu failed: see above"'

@@ -419,13 +419,18 @@ def check_bottom_band(n, lam=0.5):
         del words
 
 
+#: Steps run on the device: every M from 9 to 19 for URF (its registers spill from M = 8),
+#: the spill boundary (13, 14) and the ends for xAUC and PRF; both ends on strips for URF.
+MANY_OLD_GROUPS = {"urf": (range(9, 20), (9, 19)), "xauc": ((9, 13, 14, 19), (19,)),
+                   "prf": ((9, 13, 14, 19), (19,))}
+
+
 @pytest.mark.timeout(150)
 @pytest.mark.parametrize("metric", METRICS)
 def test_iterative_steps_with_9_to_19_old_groups(metric):
-    """Twenty groups (the CLI's default --max-groups, MAX_OLD_GROUPS + 1): every step of
-    9 to 19 old groups on the tile kernel (registers spill from M = 8 for URF, 14 for
-    the others), M = 9 and 19 on the strip kernel too, decision words equal NumPy's;
-    fair_order end to end for URF."""
+    """Twenty groups (the CLI's default --max-groups, MAX_OLD_GROUPS + 1): steps of 9 to
+    19 old groups (``MANY_OLD_GROUPS``) on the tile kernel and on the strip kernel,
+    decision words and final counters equal NumPy's; fair_order end to end for URF."""
     from gpu_xorder import _cupy_engine as ce
     from gpu_xorder._kernel_source import MAX_OLD_GROUPS
 
@@ -433,21 +438,22 @@ def test_iterative_steps_with_9_to_19_old_groups(metric):
     sizes = tuple(int(v) for v in rng.integers(40, 90, MAX_OLD_GROUPS + 1))
     s, y, g = _multi_problem(rng, sizes, metric, True)
     prob = cr.build_problem(s, y, g, len(sizes), metric, "absolute")
+    tiles, strips = MANY_OLD_GROUPS[metric]
     checked = []
 
     def solve(lat, lam, progress=None):
         ref_words, ref_final = cr.fill(lat, lam)
-        if lat.m >= 9:
-            both = lat.m in (9, MAX_OLD_GROUPS)
-            for kernel in ("tiles", "strips") if both else ("tiles",):
-                words, final = ce.fill(lat, [lam], kernel=kernel)
-                np.testing.assert_array_equal(words.get()[0], ref_words)
-                np.testing.assert_array_equal(final.get()[0], ref_final)
-            checked.append(lat.m)
+        kernels = [k for k, ms in (("tiles", tiles), ("strips", strips)) if lat.m in ms]
+        for kernel in kernels:
+            words, final = ce.fill(lat, [lam], kernel=kernel)
+            np.testing.assert_array_equal(words.get()[0], ref_words)
+            np.testing.assert_array_equal(final.get()[0], ref_final)
+            checked.append((kernel, lat.m))
         return cr.traceback(ref_words, lat.n_a, lat.n_b), ref_final
 
     cr.solve_iterative(prob, 0.5, solve=solve)
-    assert checked == list(range(9, MAX_OLD_GROUPS + 1))
+    assert sorted(checked) == sorted([("tiles", m) for m in tiles] +
+                                     [("strips", m) for m in strips])
     if metric == "urf":
         ref = fair_order(s, y, g, metric=metric, lam=0.5, method="iterative",
                          backend="numpy")
