@@ -74,6 +74,11 @@ def cupy_status():
 cupy_status.cache_clear = _probe.cache_clear
 
 
+def device_found():
+    """Whether CuPy imported and reached a device, whatever the self-check found."""
+    return _probe().device is not None
+
+
 def resolve_backend(name):
     """Return ``"numpy"`` or ``"cupy"`` for a validated backend name."""
     if name == "numpy":

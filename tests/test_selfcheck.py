@@ -179,6 +179,7 @@ def test_auto_falls_back_with_one_warning_and_cupy_raises(engine, monkeypatch, c
     out = capsys.readouterr().out
     assert "self_check" in out and "FAILED: prf signed 33x200" in out
     assert "fake device (NumPy emulation)" in out and "unavailable" in out
+    assert _backend.device_found()  # the gpu tests run, to show where it differs
 
 
 def test_a_check_that_cannot_run_is_a_failure(engine, monkeypatch):
@@ -244,6 +245,7 @@ def test_a_cupy_that_raises_on_import(broken_cupy, capsys):
     assert not usable and module is None
     assert reason == ("CuPy fails on import (RuntimeError: CUDA driver version is "
                       "insufficient for CUDA runtime version)")
+    assert not _backend.device_found()
     assert "gpu_xorder._cupy_engine" not in sys.modules
     s, y, g = two_group_problem(np.random.default_rng(3), 20, 20)
     with warnings.catch_warnings():
