@@ -118,8 +118,8 @@ def _words(case, lat, lam, got, want):
     diff = np.flatnonzero(got != want)
     if diff.size:
         w = int(diff[0])
-        t = (int(got[w]) ^ int(want[w])) & -(int(got[w]) ^ int(want[w]))
-        t = t.bit_length() - 1
+        x = int(got[w]) ^ int(want[w])
+        t = (x & -x).bit_length() - 1  # the lowest differing bit: the lane
         r, c = divmod(w, lat.n_b + _launch.BLOCK - 1)  # the layout of cpu_reference
         raise _Found(Mismatch(case, lat.metric, lat.mode, lam,
                               f"decision of cell ({32 * r + t + 1}, {c - t + 1}) differs "
