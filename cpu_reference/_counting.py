@@ -43,7 +43,11 @@ def half_wins2_within(scores_desc, labels):
     lab = np.asarray(labels).astype(np.int64)
     if s.size == 0:
         return 0
-    starts = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1])))
+    new = s[1:] != s[:-1]
+    if new.all():  # distinct scores: a positive beats every negative after it
+        neg = 1 - lab
+        return int(2 * (lab * (neg.sum() - neg.cumsum())).sum(dtype=np.int64))
+    starts = np.flatnonzero(np.concatenate(([True], new)))
     pos = np.add.reduceat(lab, starts)
     neg = (np.diff(np.append(starts, s.size)) - pos)
     below = neg[::-1].cumsum()[::-1] - neg  # negatives of the later blocks

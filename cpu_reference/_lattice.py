@@ -93,13 +93,17 @@ def dp_order(scores):
     return np.argsort(-scores, kind="stable")
 
 
-def build_lattice(scores, y, group_index, metric, mode):
+def build_lattice(scores, y, group_index, metric, mode, perms=None):
     """Prefix counts and constants of the two-group DP (groups 0 and 1 of ``group_index``).
 
-    Inputs are assumed validated (``gpu_xorder._validation``).
+    Inputs are assumed validated (``gpu_xorder._validation``). ``perms``: the input
+    indices of groups 0 and 1 in DP order, where the caller has sorted them already (the
+    GPU engine sorts on the device); they must be :func:`dp_order`'s.
     """
-    members = [np.flatnonzero(group_index == g) for g in (0, 1)]
-    perm_a, perm_b = (m[dp_order(scores[m])] for m in members)
+    if perms is None:
+        members = [np.flatnonzero(group_index == g) for g in (0, 1)]
+        perms = [m[dp_order(scores[m])] for m in members]
+    perm_a, perm_b = perms
     y_a, y_b = y[perm_a].astype(np.int64), y[perm_b].astype(np.int64)
     n_a, n_b = y_a.size, y_b.size
     n_a1, n_b1 = int(y_a.sum()), int(y_b.sum())

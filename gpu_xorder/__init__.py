@@ -11,6 +11,7 @@ from .utils._version import __version__
 # Public names and the modules that define them, imported on first use (as SciPy and
 # scikit-learn do), so that `gpu-xorder --help` does not wait for scikit-learn.
 _EXPORTS = {
+    "BackendFallbackWarning": ".engine._backend",
     "BackendUnavailableError": ".engine._backend",
     "FairOrderResult": ".core._result",
     "FairRanker": ".postprocessing._ranker",
@@ -26,6 +27,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "BackendFallbackWarning",
     "BackendUnavailableError",
     "FairOrderResult",
     "FairRanker",

@@ -60,6 +60,16 @@ def asnumpy(a):
     return np.array(a)
 
 
+def argsort(a, axis=-1, kind=None):
+    """A stable sort, as CuPy's (thrust); floats ordered by their bits as a radix sort
+    orders them, -0.0 before 0.0 (NumPy takes them as equal)."""
+    a = np.asarray(a)
+    if a.dtype == np.float64:
+        bits = a.view(np.int64)
+        a = bits ^ ((bits >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))
+    return np.argsort(a, axis=axis, kind="stable").view(ndarray)
+
+
 def memoize(for_each_device=False):
     return functools.lru_cache(maxsize=None)
 

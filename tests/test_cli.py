@@ -874,3 +874,11 @@ def test_fit_memory_limit_takes_units(tmp_path, capsys):
     assert XOrder.load(tmp_path / "a.json").memory_limit == 32 * 1024
     assert main(args + ["--model", str(tmp_path / "b.json"), "--memory-limit", "2XB"]) == 2
     assert "is not a memory size" in capsys.readouterr().err
+
+
+def test_max_groups_is_what_the_gpu_takes():
+    """--max-groups defaults to the most groups the GPU's iterative xOrder runs."""
+    from gpu_xorder.cli._common import MAX_GROUPS
+    from gpu_xorder.engine._kernel_source import MAX_OLD_GROUPS
+
+    assert MAX_GROUPS == MAX_OLD_GROUPS + 1

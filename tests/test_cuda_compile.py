@@ -6,9 +6,10 @@ takes a third off each compile. A file is compiled for the constants it reads
 (``_kernel_source.constants``): the tile kernel and the strip kernel (the same file,
 ``STRIPS`` choosing) for every metric and mode with one old group (the two-group
 lattice: no register spills allowed), the K-D kernels for every metric, the walks once.
-The tile and strip kernels for more old groups (iterative steps) are compiled for sm_90
-and their registers and spills printed (``-s`` shows them); spills are allowed only
-where the URF counters outgrow the registers (8 old groups).
+The tile and strip kernels for more old groups (iterative steps, up to
+``MAX_OLD_GROUPS`` = 19) are compiled for sm_90 and their registers and spills printed
+(``-s`` shows them); spills are allowed only where the counters outgrow the registers:
+URF from 8 old groups, xAUC and PRF from 14 (``-m slow`` compiles every M from 9 to 19).
 """
 
 import re
@@ -18,7 +19,7 @@ from importlib import resources
 
 import pytest
 
-from gpu_xorder.engine._kernel_source import KERNEL_FILES, constants
+from gpu_xorder.engine._kernel_source import KERNEL_FILES, MAX_OLD_GROUPS, constants
 
 CUDA_DIR = resources.files("gpu_xorder.engine") / "cuda"
 CU_FILES = sorted(p.name for p in CUDA_DIR.iterdir() if p.name.endswith(".cu"))
@@ -73,17 +74,63 @@ def test_cu_compiles_without_spills(name, defines, tmp_path):
 STEP_VARIANTS = (
     [("tile_kernel", metric, m) for m in (2, 4, 8) for metric in ("xauc", "prf", "urf")]
     + [("strip_kernel", metric, 4) for metric in ("xauc", "prf", "urf")]
-    + [("strip_kernel", "urf", 8)])
+    + [("strip_kernel", "urf", 8), ("tile_kernel", "xauc", MAX_OLD_GROUPS),
+       ("tile_kernel", "urf", MAX_OLD_GROUPS), ("strip_kernel", "urf", MAX_OLD_GROUPS)])
+
+
+def _step_compile(kernel, metric, old_groups, tmp_path):
+    """Registers and spills of ``kernel`` for a step of ``old_groups``, tiles at the
+    widest the engine gives a step (``_plan.tile_width``: 128 columns, 64 where 128
+    would not fit the shared memory)."""
+    tile_j = 64 if (2 + (4 if metric == "urf" else 2) * old_groups) * 8 * 128 > 48 * 1024 \
+        else 128
+    defines = constants(kernel, metric, old_groups=old_groups, tile_j=tile_j)
+    (regs,), (spill,) = _ptxas("xorder_tiled.cu", defines, ("90",), tmp_path)
+    print(f"{kernel} {metric} M={old_groups} sm_90: {regs} registers, "
+          f"{spill} bytes spill stores")
+    # the counters (2 or 4 per old group, and the candidates') outgrow the registers:
+    # nvcc 13, sm_90, spills from M = 8 for URF and M = 14 for xAUC and PRF
+    assert spill == 0 or old_groups >= (8 if metric == "urf" else 14)
 
 
 @needs_nvcc
 @pytest.mark.parametrize("kernel,metric,old_groups", STEP_VARIANTS)
 def test_2d_kernels_for_iterative_steps(kernel, metric, old_groups, tmp_path):
-    defines = constants(kernel, metric, old_groups=old_groups)
-    (regs,), (spill,) = _ptxas("xorder_tiled.cu", defines, ("90",), tmp_path)
-    print(f"{kernel} {metric} M={old_groups} sm_90: {regs} registers, "
-          f"{spill} bytes spill stores")
-    assert spill == 0 or (metric, old_groups) == ("urf", 8)
+    _step_compile(kernel, metric, old_groups, tmp_path)
+
+
+@needs_nvcc
+@pytest.mark.slow
+@pytest.mark.parametrize("kernel", ["tile_kernel", "strip_kernel"])
+@pytest.mark.parametrize("metric", ["xauc", "prf", "urf"])
+def test_2d_kernels_for_9_to_19_old_groups(kernel, metric, tmp_path):
+    for old_groups in range(9, MAX_OLD_GROUPS + 1):
+        _step_compile(kernel, metric, old_groups, tmp_path)
+
+
+def test_host_build_holds_every_supported_step():
+    """The tests' host build instantiates the 2-D kernels for M = 1 .. MAX_OLD_GROUPS,
+    the numbers of old groups the engine launches."""
+    source = (CUDA_DIR / "xorder_tiled.cu").read_text()
+    body = re.search(r"#define XO_EACH_M\(C, METRIC_\)(.*?)\n\S", source, re.S).group(1)
+    assert [int(m) for m in re.findall(r"C\(METRIC_, 0, (\d+)\)", body)] == list(
+        range(1, MAX_OLD_GROUPS + 1))
+
+
+@pytest.mark.skipif(shutil.which("cpp") is None, reason="no C preprocessor")
+@pytest.mark.parametrize("arch,strips,refused", [(600, 1, True), (700, 1, False),
+                                                 (600, 0, False)])
+def test_strip_kernel_refuses_devices_before_sm_70(arch, strips, refused):
+    """The strip kernel's source stops a compile for a device older than sm_70 with a
+    message (nvcc 13 compiles nothing older than sm_75, so the preprocessor plays the
+    device pass); the tile kernel has no such bound."""
+    proc = subprocess.run(
+        ["cpp", "-x", "c++", f"-D__CUDA_ARCH__={arch}", f"-DSTRIPS={strips}",
+         "-I", str(CUDA_DIR), str(CUDA_DIR / "xorder_tiled.cu")],
+        capture_output=True, text=True)
+    message = "strip_kernel needs a device of compute capability 7.0 or newer"
+    assert (proc.returncode != 0) == refused, proc.stderr[-2000:]
+    assert (message in proc.stderr) == refused
 
 
 def test_there_are_kernels():
@@ -145,8 +192,8 @@ def test_cu_compiles_with_nvrtc_as_cupy_does(name, defines):
     """The very text and options that ``_cupy_engine.get_module`` gives CuPy's NVRTC
     compile without errors or warnings (runs where libnvrtc is found: a CUDA toolkit
     with NVRTC, CuPy's machines, or ``pip install nvidia-cuda-nvrtc-cu12``); the tile
-    kernel also with 4 and 1 warps per block and 6 old groups, the strip kernel with
-    chunks of 16 and 128 and 6 old groups."""
+    kernel also with 4 and 1 warps per block and 6 and 19 old groups, the strip kernel
+    with chunks of 16 and 128 and 6 and 19 old groups."""
     from gpu_xorder.engine._kernel_source import NVRTC_OPTIONS, kernel_source
 
     lib = _find_nvrtc()
@@ -157,10 +204,11 @@ def test_cu_compiles_with_nvrtc_as_cupy_does(name, defines):
         metric = {0: "xauc", 1: "prf", 2: "urf"}[defines["METRIC"]]
         if defines.get("STRIPS"):
             variants = [constants("strip_kernel", metric, chunk=c, old_groups=m)
-                        for c, m in ((16, 1), (128, 1), (32, 6))]
+                        for c, m in ((16, 1), (128, 1), (32, 6), (32, MAX_OLD_GROUPS))]
         else:
             variants = [constants("tile_kernel", metric, tile_j=t, old_groups=m)
-                        for t, m in ((32, 1), (128, 1), (512, 1), (64, 6))]
+                        for t, m in ((32, 1), (128, 1), (512, 1), (64, 6),
+                                     (64, MAX_OLD_GROUPS))]
     for variant in variants:
         for arch in ARCHS:
             status, log = _nvrtc_compile(lib, kernel_source(name, variant),

@@ -128,13 +128,14 @@ def test_fill_equals_cellwise_contract(metric, mode):
 
 def test_within_group_pairs_from_the_sorted_order():
     """``half_wins2_within`` (one pass over a group in descending order, the lattice's W)
-    equals the sort-and-search count ``half_wins2``, ties and empty groups included."""
+    equals the sort-and-search count ``half_wins2``, ties, distinct scores and empty
+    groups included."""
     from cpu_reference._counting import half_wins2_within
 
     rng = np.random.default_rng(21)
-    for _ in range(300):
+    for trial in range(300):
         n = int(rng.integers(0, 40))
-        s = np.round(rng.random(n) * rng.integers(1, 6)) / 3
+        s = np.round(rng.random(n) * rng.integers(1, 6)) / 3 if trial % 2 else rng.random(n)
         y = rng.integers(0, 2, n)
         order = np.argsort(-s, kind="stable")
         s, y = s[order], y[order]

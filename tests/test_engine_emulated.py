@@ -157,6 +157,93 @@ def test_strip_kernel_end_to_end_on_the_emulated_device(engine, monkeypatch):
     assert fake_cupy.LAUNCHES.get("tile_kernel", 0) == tiles
 
 
+def test_strip_kernel_needs_compute_capability_7(engine, monkeypatch):
+    """Below sm_70 the strip kernel cannot run (acquire/release loads, __nanosleep): a
+    strips default gives way to the tile kernel (the same decisions; the self-check
+    checks tiles), an explicit kernel='strips' is refused; sm_70 runs it."""
+    from gpu_xorder.engine import _plan
+    from gpu_xorder.engine import _selfcheck
+
+    rng = np.random.default_rng(36)
+    s, y, g = problem(rng, 40, 35, ties=True)
+    lat = cr.build_lattice(s, y, g, "xauc", "absolute")
+    monkeypatch.setattr(engine, "DEFAULT_KERNEL", "strips")
+    for capability, runs in (("61", "tile_kernel"), ("70", "strip_kernel")):
+        monkeypatch.setattr(fake_cupy._Device, "compute_capability", capability)
+        assert engine.compute_capability() == int(capability)
+        assert engine.default_kernel() == runs.split("_")[0] + "s"
+        before = dict(fake_cupy.LAUNCHES)
+        (path, final), = engine.solve(lat, [0.5])[0]
+        _, ref_final, ref_path = whole(lat, 0.5)
+        np.testing.assert_array_equal(path, ref_path)
+        np.testing.assert_array_equal(final, ref_final)
+        assert fake_cupy.LAUNCHES.get(runs, 0) > before.get(runs, 0)
+        other = "tile_kernel" if runs == "strip_kernel" else "strip_kernel"
+        assert fake_cupy.LAUNCHES.get(other, 0) == before.get(other, 0)
+    assert _selfcheck.run(engine).kernel == "strips"
+    monkeypatch.setattr(fake_cupy._Device, "compute_capability", "61")
+    assert _selfcheck.run(engine).kernel == "tiles"
+    with pytest.raises(ValueError, match="compute capability 7.0 or newer, this one is 6.1"):
+        engine.solve(lat, [0.5], kernel="strips")
+    assert _plan.MSG_STRIPS_CAPABILITY.startswith("kernel='strips' needs")
+
+
+@pytest.mark.parametrize("kernel,default,capability,runs", [
+    (None, "tiles", 90, "tiles"), (None, "strips", 90, "strips"),
+    (None, "strips", 70, "strips"), (None, "strips", 61, "tiles"),
+    ("tiles", "strips", 61, "tiles"), ("strips", "tiles", 70, "strips"),
+    ("strips", "tiles", 61, ValueError)])
+def test_choose_kernel(kernel, default, capability, runs):
+    from gpu_xorder.engine._plan import choose_kernel
+
+    if runs is ValueError:
+        with pytest.raises(ValueError, match="this one is 6.1; use kernel='tiles'"):
+            choose_kernel(kernel, default, capability)
+    else:
+        assert choose_kernel(kernel, default, capability) == runs
+
+
+def test_gpu_refusal():
+    """The group counts the kernels take: iterative steps up to 20 groups, K-D up to
+    32 (the fixed arrays of xorder_kd.cu)."""
+    from gpu_xorder.engine._plan import gpu_refusal
+
+    assert gpu_refusal("iterative", 20) is None and gpu_refusal("kd", 32) is None
+    assert gpu_refusal("iterative", 21).startswith(
+        "iterative xOrder on the GPU takes at most 20 groups")
+    assert gpu_refusal("kd", 33) == "K-D xOrder on the GPU takes at most 32 groups, got 33"
+    assert gpu_refusal("kd", 21) is None
+
+
+def test_dp_orders_sorted_on_the_device(engine):
+    """The device sort gives cpu_reference's DP orders exactly: descending scores, equal
+    scores (0.0 and -0.0 among them, which the emulated radix sort orders apart, as a
+    sort of their bits does) in input order; fair_order on the device equals NumPy."""
+    from cpu_reference._lattice import dp_order
+
+    rng = np.random.default_rng(37)
+    zeros = np.array([0.0, -0.0, 0.0, -0.0])
+    plain = fake_cupy.argsort(-zeros)  # a sort of the bits alone: not NumPy's order
+    assert not np.array_equal(plain, np.argsort(-zeros, kind="stable"))
+    for k, n, values in ((2, 300, 5), (2, 2000, 1000), (3, 500, 3), (2, 7, 2)):
+        s = rng.integers(-values, values, n) * 0.5 * rng.choice([1.0, -1.0], n)
+        s[rng.random(n) < 0.2] = -0.0
+        g = rng.integers(0, k, n)
+        g[:k] = np.arange(k)
+        got = engine.dp_orders(s, g, k)
+        assert len(got) == k
+        for h in range(k):
+            members = np.flatnonzero(g == h)
+            np.testing.assert_array_equal(got[h], members[dp_order(s[members])])
+    s, y, g = problem(rng, 300, 200, ties=True)
+    s[s == 0] = -0.0
+    cpu = fair_order(s, y, g, lam=[0.0, 0.7], backend="numpy", solver="paper")
+    gpu = fair_order(s, y, g, lam=[0.0, 0.7], backend="cupy", solver="paper")
+    for a, b in zip(cpu, gpu):
+        np.testing.assert_array_equal(a.order, b.order)
+        assert (a.counters, a.objective, b.backend) == (b.counters, b.objective, "cupy")
+
+
 def test_progress_of_a_lam_batch_on_the_emulated_device(engine):
     """One batch fills every lattice together: reports count the cells of all of them."""
     from test_api import assert_batch_progress
@@ -217,6 +304,56 @@ def test_more_groups_on_the_emulated_device(engine, metric):
     fake_cupy.MEMORY[0] = 1000
     with pytest.raises(engine.DeviceMemoryError, match="subsample"):
         fair_order(s, y, g, metric=metric, backend="cupy", method="kd")
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_twenty_groups_iterative_on_the_emulated_device(engine, metric, monkeypatch):
+    """Iterative xOrder of 20 groups (the CLI's default --max-groups): steps of 1 .. 19
+    old groups (MAX_OLD_GROUPS) on the tile kernel, equal to NumPy. 21 groups: refused
+    with backend='cupy', NumPy under 'auto'; a step of 20 old groups is refused by the
+    launcher itself."""
+    from test_multigroup import random_problem
+
+    from gpu_xorder.engine import _kernel_source
+    from gpu_xorder.engine import _launch
+    from gpu_xorder.cli._common import MAX_GROUPS
+
+    assert MAX_GROUPS == _kernel_source.MAX_OLD_GROUPS + 1 == 20
+    seen, real = set(), cuda_host.replay
+
+    def replay(name, defines, grid, block, parameters, args):
+        if name == "tile_kernel":
+            seen.add(defines["OLD_GROUPS"])
+        real(name, defines, grid, block, parameters, args)
+
+    monkeypatch.setattr(cuda_host, "replay", replay)
+    rng = np.random.default_rng(len(metric) + 20)
+    sizes = tuple(int(n) for n in rng.integers(3, 7, 20))
+    s, y, g = random_problem(rng, sizes, metric, ties=True)
+    kw = dict(metric=metric, lam=0.5, method="iterative")
+    cpu = fair_order(s, y, g, backend="numpy", **kw)
+    _backend.cupy_status()  # the self-check before counting
+    seen.clear()
+    gpu = fair_order(s, y, g, backend="cupy", **kw)
+    assert seen == set(range(1, 20))
+    np.testing.assert_array_equal(gpu.order, cpu.order)
+    assert (gpu.counters, gpu.objective, gpu.backend) == (cpu.counters, cpu.objective, "cupy")
+
+    s21, y21, g21 = random_problem(rng, sizes + (4,), metric, ties=True)
+    with pytest.raises(ValueError, match="at most 20 groups .* got 21; use backend='numpy'"):
+        fair_order(s21, y21, g21, backend="cupy", **kw)
+    seen.clear()
+    auto = fair_order(s21, y21, g21, **kw)
+    assert auto.backend == "numpy" and not seen
+    np.testing.assert_array_equal(auto.order,
+                                  fair_order(s21, y21, g21, backend="numpy", **kw).order)
+    prob = cr.build_problem(s21, y21, g21, 21, metric, "absolute")
+    steps = []
+    cr.solve_iterative(prob, 0.5, solve=lambda lat, lam, progress=None: steps.append(lat)
+                       or cr.solve_lattice(lat, lam))
+    assert steps[-1].m == 20
+    with pytest.raises(ValueError, match="at most 20 groups"):
+        engine.fill(steps[-1], [0.5])
 
 
 def test_speed_table_helpers_run(engine, monkeypatch):

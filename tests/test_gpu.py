@@ -1,9 +1,14 @@
-"""CuPy engine == NumPy reference, decision for decision (run where a GPU is usable)."""
+"""CuPy engine == NumPy reference, decision for decision (run where a GPU is usable).
+
+Every test has a time limit (``device_timeout``: 120 s unless ``@pytest.mark.timeout``
+says otherwise); a test that hangs on the device is named and the run stops.
+"""
 
 import numpy as np
 import pytest
 
 import cpu_reference as cr
+from device_timeout import terminal_fd, time_limit  # noqa: F401
 from gpu_xorder import fair_order
 
 from oracles import two_group_problem as problem
@@ -331,3 +336,184 @@ def test_lagrangian_solver_equals_reference(metric):
         np.testing.assert_array_equal(a.order, b.order)
         assert (a.objective, a.upper_bound) == (b.objective, b.upper_bound)
         assert a.extra["signed_fills"] == b.extra["signed_fills"]
+
+
+# ------------------------------------------------------------------ issue #20: risky paths
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("metric,n_a,n_b", [("xauc", 10000, 9000), ("prf", 3000, 2900),
+                                            ("urf", 3000, 2900)])
+def test_strip_kernel_warps_take_several_strips(metric, n_a, n_b):
+    """Grids forced smaller than the ticket count (3 lattices x ceil(n_a / 32) strips):
+    every warp takes strip after strip and waits on strips handed out in later waves,
+    the ticket order deciding who waits on whom; one block, a few, and blocks for a
+    third of the tickets. Words, final counters and paths equal NumPy's."""
+    from gpu_xorder.engine import _kernel_source
+    from gpu_xorder.engine import _plan
+
+    rng = np.random.default_rng(n_a + n_b + len(metric))
+    s, y, g = problem(rng, n_a, n_b, ties=True)
+    lat = cr.build_lattice(s, y, g, metric, "absolute")
+    lams = [0.0, 0.5, 3.0]
+    chunk = _plan.strip_chunk(cr.as_step(lat))
+    warps = _kernel_source.constants("strip_kernel", metric, chunk=chunk)["STRIP_WARPS"]
+    tickets = len(lams) * -(-n_a // 32)
+    grids = sorted({1, 3, 7, tickets // (3 * warps)})
+    assert warps * grids[-1] < tickets  # never a warp per strip
+    for blocks in grids:
+        assert_strips_same(lat, lams, blocks=blocks)
+    assert_strips_same(lat, lams, chunks=(16, 128), blocks=2)
+
+
+@pytest.mark.timeout(180)
+def test_lattice_above_2_31_decision_words():
+    """3 x 10^5 items per group: 2.8 x 10^9 decision words (over 2^31; 9,375 strips,
+    more than the device's resident warps). Both kernels fill the whole lattice; their
+    words are equal, their last two row blocks (word indices past 2.8 x 10^9) and final
+    counters equal NumPy's fill of those rows from the device's counters of the row
+    above (a fill of the first 299,936 rows), and the device traceback (walking words
+    past 2^31) equals the host's walk of the copied words."""
+    assert cr.n_words(300_000, 300_000) > 2**31
+    check_bottom_band(300_000)
+
+
+def check_bottom_band(n, lam=0.5):
+    """``test_lattice_above_2_31_decision_words`` for ``n`` items per group (the bottom
+    band: the last two row blocks)."""
+    import cupy as cp
+
+    from gpu_xorder.engine import _cupy_engine as ce
+    from gpu_xorder.engine import _launch
+    from gpu_xorder.engine import _plan
+
+    words_bytes = cr.n_words(n, n) * 4
+    if ce.free_bytes() < 2.2 * words_bytes:
+        pytest.skip(f"needs {2.2 * words_bytes / 2**30:.0f} GiB of device memory")
+    rng = np.random.default_rng(2**31)
+    s, y, g = problem(rng, n, n, ties=True)
+    lat = cr.build_lattice(s, y, g, "xauc", "absolute")
+    step = cr.as_step(lat)
+    col0, row0 = cr.edge_counters(lat)
+    i0 = 32 * ((n - 1) // 32 - 1)
+    widths = {"tiles": _plan.tile_width(step), "strips": _plan.strip_chunk(step)}
+
+    # the counters of row i0 on the device, then NumPy's fill of the rows below it
+    out = _launch.fill(ce.DEVICE, cr.band_lattice(lat, 0, i0), [lam], "tiles",
+                       widths["tiles"], edges=(col0[:, :i0 + 1], row0), bottom=True)
+    top = cp.asnumpy(out[2][0])
+    del out
+    cp.get_default_memory_pool().free_all_blocks()
+    ref_words, ref_final = cr.fill(cr.band_lattice(lat, i0, n), lam,
+                                   edges=(col0[:, i0:], top))
+
+    first = (i0 // 32) * (n + 31)  # the bottom band's first word in the whole layout
+    kept = {}
+    for kernel in ("tiles", "strips"):
+        words, final = _launch.fill(ce.DEVICE, lat, [lam], kernel, widths[kernel])
+        np.testing.assert_array_equal(cp.asnumpy(words[0, first:]), ref_words)
+        np.testing.assert_array_equal(cp.asnumpy(final)[0], ref_final)
+        path = cp.asnumpy(ce.traceback(lat, words))[0]
+        if kept:
+            assert bool(cp.array_equal(words, kept["words"])), "strips != tiles"
+            np.testing.assert_array_equal(path, kept["path"])
+        else:
+            np.testing.assert_array_equal(path, cr.traceback(cp.asnumpy(words[0]), n, n))
+            kept = {"words": words, "path": path}
+        del words
+
+
+#: Steps run on the device: every M from 9 to 19 for URF (its registers spill from M = 8),
+#: the spill boundary (13, 14) and the ends for xAUC and PRF; both ends on strips for URF.
+MANY_OLD_GROUPS = {"urf": (range(9, 20), (9, 19)), "xauc": ((9, 13, 14, 19), (19,)),
+                   "prf": ((9, 13, 14, 19), (19,))}
+
+
+@pytest.mark.timeout(150)
+@pytest.mark.parametrize("metric", METRICS)
+def test_iterative_steps_with_9_to_19_old_groups(metric):
+    """Twenty groups (the CLI's default --max-groups, MAX_OLD_GROUPS + 1): steps of 9 to
+    19 old groups (``MANY_OLD_GROUPS``) on the tile kernel and on the strip kernel,
+    decision words and final counters equal NumPy's; fair_order end to end for URF."""
+    from gpu_xorder.engine import _cupy_engine as ce
+    from gpu_xorder.engine._kernel_source import MAX_OLD_GROUPS
+
+    rng = np.random.default_rng(19 + len(metric))
+    sizes = tuple(int(v) for v in rng.integers(40, 90, MAX_OLD_GROUPS + 1))
+    s, y, g = _multi_problem(rng, sizes, metric, True)
+    prob = cr.build_problem(s, y, g, len(sizes), metric, "absolute")
+    tiles, strips = MANY_OLD_GROUPS[metric]
+    checked = []
+
+    def solve(lat, lam, progress=None):
+        ref_words, ref_final = cr.fill(lat, lam)
+        kernels = [k for k, ms in (("tiles", tiles), ("strips", strips)) if lat.m in ms]
+        for kernel in kernels:
+            words, final = ce.fill(lat, [lam], kernel=kernel)
+            np.testing.assert_array_equal(words.get()[0], ref_words)
+            np.testing.assert_array_equal(final.get()[0], ref_final)
+            checked.append((kernel, lat.m))
+        return cr.traceback(ref_words, lat.n_a, lat.n_b), ref_final
+
+    cr.solve_iterative(prob, 0.5, solve=solve)
+    assert sorted(checked) == sorted([("tiles", m) for m in tiles] +
+                                     [("strips", m) for m in strips])
+    if metric == "urf":
+        ref = fair_order(s, y, g, metric=metric, lam=0.5, method="iterative",
+                         backend="numpy")
+        got = fair_order(s, y, g, metric=metric, lam=0.5, method="iterative",
+                         backend="cupy")
+        np.testing.assert_array_equal(got.order, ref.order)
+        assert (got.counters, got.objective) == (ref.counters, ref.objective)
+
+
+def test_strip_kernel_guard_on_this_device(monkeypatch):
+    """The device's compute capability is read; on sm_70 or newer a strips default runs
+    strips. Faked older: the tile kernel runs instead (same decisions) and
+    kernel='strips' is refused; NVRTC stops a compile of the strip kernel for
+    compute_60 with the source's message, where it still compiles for compute_60."""
+    import cupy as cp
+
+    from gpu_xorder.engine import _cupy_engine as ce
+    from gpu_xorder.engine._kernel_source import NVRTC_OPTIONS, constants, kernel_source
+
+    from test_cuda_compile import _find_nvrtc, _nvrtc_compile
+
+    assert ce.compute_capability() == int(cp.cuda.Device().compute_capability) >= 70
+    monkeypatch.setattr(ce, "DEFAULT_KERNEL", "strips")
+    assert ce.default_kernel() == "strips"
+    monkeypatch.setattr(ce, "compute_capability", lambda: 61)
+    assert ce.default_kernel() == "tiles"
+    s, y, g = problem(np.random.default_rng(70), 300, 200, ties=True)
+    lat = cr.build_lattice(s, y, g, "prf", "absolute")
+    (path, final), = ce.solve(lat, [0.5])[0]
+    ref_words, ref_final = cr.fill(lat, 0.5)
+    np.testing.assert_array_equal(path, cr.traceback(ref_words, 300, 200))
+    np.testing.assert_array_equal(final, ref_final)
+    with pytest.raises(ValueError, match="compute capability 7.0 or newer"):
+        ce.solve(lat, [0.5], kernel="strips")
+    lib = _find_nvrtc()
+    if lib is not None:
+        status, log = _nvrtc_compile(lib, kernel_source("xorder_tiled.cu",
+                                                        constants("strip_kernel")),
+                                     [*NVRTC_OPTIONS, "-arch=compute_60"])
+        assert status != 0
+        assert ("strip_kernel needs a device of compute capability 7.0" in log
+                or "compute_60" in log or "architecture" in log), log
+
+
+def test_selfcheck_on_this_device(monkeypatch, capsys):
+    """The self-check passed when this process chose the backend, and passes again
+    (compiled variants cached) on the strip kernel; the times are printed."""
+    from gpu_xorder.engine import _backend
+    from gpu_xorder.engine import _selfcheck
+    from gpu_xorder.engine import _cupy_engine as ce
+
+    first = _backend._probe().selfcheck
+    assert first is not None and first.ok, first
+    again = _selfcheck.run(ce)
+    monkeypatch.setattr(ce, "DEFAULT_KERNEL", "strips")
+    strips = _selfcheck.run(ce)
+    assert again.ok and strips.ok and strips.kernel == "strips", (again, strips)
+    with capsys.disabled():
+        print(f"\nself-check: first {first.seconds:.3f} s (compiles), again "
+              f"{again.seconds:.3f} s, strips {strips.seconds:.3f} s")

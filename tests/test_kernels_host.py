@@ -46,6 +46,53 @@ def test_tile_kernel_two_groups(dev, metric, mode):
             assert_batch_equals(dev, lat, words, final, want)
 
 
+def test_tile_kernel_batch_beyond_the_grid_y_limit(dev, monkeypatch):
+    """More lattices than a grid's y dimension holds (65535 on a device; 2 here): the
+    batch goes in several launches per tile diagonal, through views of the per-lattice
+    arrays."""
+    import fake_cupy
+
+    monkeypatch.setattr(_launch, "MAX_GRID_Y", 2)
+    s, y, g = problem(np.random.default_rng(8), 70, 45, ties=True)
+    lat = cr.build_lattice(s, y, g, "urf", "absolute")
+    lams = [0.0, 0.3, 1.0, 3.0, 9.0]
+    before = fake_cupy.LAUNCHES.get("tile_kernel", 0)
+    words, final = _launch.fill_tiled(dev, lat, lams, 32)
+    assert fake_cupy.LAUNCHES["tile_kernel"] - before == 3 * (3 + 2 - 1)
+    assert_batch_equals(dev, lat, words, final, [cr.fill(lat, lam) for lam in lams])
+
+
+def test_tile_kernel_indices_beyond_2_31(engine):
+    """The tile kernel's offsets (``tile_at``, ``word_at``, run by the host build with
+    no memory behind them) at 3 x 10^5 items per group, the second lattice of a batch:
+    decision words past 2^32 from the batch's start, equal to cpu_reference's layout
+    (``word_index``) in 64-bit integers."""
+    import ctypes
+
+    import cuda_host
+    from cpu_reference._bits import word_index
+
+    lib = cuda_host.build("xorder_tiled.cu")
+    f = lib.tile_offsets_host
+    f.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_longlong] + [ctypes.c_int] * 6 + [
+        ctypes.POINTER(ctypes.c_longlong)]
+    n = 300_000
+    n_words = cr.n_words(n, n)
+    assert n_words > 2**31
+    for tile_j, r_first, tile, s in ((128, 9374, 0, 95), (128, 7000, 5, 40),
+                                     (32, 9374, 0, 0)):
+        n_j = -(-n // tile_j)
+        r = r_first + tile
+        tile_diag = r + n_j - 1  # the last column tile of row block r
+        out = (ctypes.c_longlong * 4)()
+        f(n, n, n_words, tile_diag, r_first, tile, 1, s, tile_j, out)
+        i0, j0 = 32 * r + 1, (n_j - 1) * tile_j + 1
+        # the word of lane 0's cell (i0, j0 + s) of step s, in lattice 1 of the batch
+        assert out[0] == n_words + int(word_index(i0, j0 + s, n))
+        assert out[0] > 2**32 and out[3] == n_words
+        assert (out[1], out[2]) == (2 * (n + 1), 2 * (n + 1))
+
+
 def assert_batch_equals(dev, lat, words, final, want):
     """The words, final counters and ``traceback_kernel``'s paths of a batch fill equal
     the NumPy fills ``want`` (one ``(words, final)`` per lam)."""

@@ -103,3 +103,31 @@ def test_fair_order_groups_is_a_deprecated_alias_of_sensitive_features():
         fair_order(s, y, g, groups=g, backend="numpy")
     with pytest.raises(TypeError, match="missing the required argument 'sensitive_features'"):
         fair_order(s, y, backend="numpy")
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                   np.uint16, np.uint32, np.uint64])
+def test_integer_groups_encoded_as_np_unique_does(dtype):
+    """Integer labels of a small range are counted instead of sorted: the same labels
+    (values and dtype) and indices as ``np.unique``, extremes of the dtype included;
+    wide ranges and uint64 go through ``np.unique`` itself."""
+    rng = np.random.default_rng(np.dtype(dtype).itemsize)
+    info = np.iinfo(dtype)
+    for values in ([info.min, info.min + 3, info.min + 1], [info.max, info.max - 7],
+                   [0, 5, 3, 5], [info.min, info.max], list(range(-3, 4)) if info.min else
+                   [1, 2, 9]):
+        groups = rng.choice(np.array(values, dtype=dtype), 500)
+        labels, index = v.encode_groups(groups, 500)
+        want_labels, want_index = np.unique(groups, return_inverse=True)
+        assert labels.dtype == want_labels.dtype
+        np.testing.assert_array_equal(labels, want_labels)
+        np.testing.assert_array_equal(index, want_index)
+        assert index.dtype == np.int64
+
+
+def test_labels_checked_without_a_sort():
+    """``check_labels`` names the values of a non-binary y as before."""
+    y = np.array([0, 1, 2, 1, 0, 7, 3, 5, 9])
+    with pytest.raises(ValueError, match=re.escape("got [0, 1, 2, 3, 5, '...']")):
+        v.check_labels(y, y.size)
+    assert v.check_labels(np.array([1, 0, 1]), 3).tolist() == [1, 0, 1]

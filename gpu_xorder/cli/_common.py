@@ -23,7 +23,9 @@ LIBRARY_ERRORS = (ValueError, TypeError, RuntimeError, MemoryError)
 FILE_ERRORS = (OSError, UnicodeDecodeError)
 DEFAULT_COLUMN = "score_fair"
 #: More groups than this in fit or audit (an ID-like column, say) are refused unless
-#: --max-groups allows them.
+#: --max-groups allows them: the most the GPU's iterative xOrder takes
+#: (_kernel_source.MAX_OLD_GROUPS + 1; more run on NumPy, or are refused with --backend
+#: cupy).
 MAX_GROUPS = 20
 
 MSG_MAX_GROUPS = ("{path}: {columns} gives {n} groups, more than --max-groups {limit} "

@@ -284,7 +284,8 @@ def _file_arguments(parser, label_required, many_scores=False, group_options=Tru
                                  "booleans, the type a model keeps them in")
         parser.add_argument("--max-groups", type=_positive, default=MAX_GROUPS,
                             metavar="N", help="refuse more than N groups, which an ID-like "
-                            f"column would give (default: {MAX_GROUPS})")
+                            f"column would give (default: {MAX_GROUPS}, the most the GPU "
+                            "runs iteratively)")
 
 
 def _column_argument(parser):

@@ -195,7 +195,8 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
             results = solve("kd" if method == "best" else method, progress=progress)
         return [_exact_at_zero(r) for r in results]
     engine_name = resolve_backend(backend)
-    lat = cpu_reference.build_lattice(s, labels_y, index, metric, mode)
+    perms = cupy_engine().dp_orders(s, index, 2) if engine_name == "cupy" else None
+    lat = cpu_reference.build_lattice(s, labels_y, index, metric, mode, perms=perms)
     bands = {}
 
     def fills(lattice, weights, progress=None):
@@ -406,6 +407,14 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, *, backend, pr
     budget, source = (memory_limit, "memory_limit") if engine_name == "cupy" else (
         _plan.host_budget(memory_limit))
     chosen = _plan.choose_method(method, prob.sizes, budget)
+    refusal = _plan.gpu_refusal(chosen, labels.size) if engine_name == "cupy" else None
+    if refusal is not None:  # more groups than the kernels take: NumPy, unless forced
+        if backend == "cupy":
+            raise ValueError(refusal)
+        logger.info("gpu_xorder: using the NumPy backend (%s)", refusal)
+        engine_name = "numpy"
+        budget, source = _plan.host_budget(memory_limit)
+        chosen = _plan.choose_method(method, prob.sizes, budget)
     if budget is not None and _plan.decision_bytes(prob.sizes, chosen) > budget:
         hint = "use method='auto' (two groups: filled in bands) or " if labels.size == 2 else (
             "use method='iterative' or " if chosen == "kd" else "")
@@ -463,7 +472,8 @@ def _multi_solution(prob, method, lam, progress=None):
 def _solve_two_on_gpu(prob, s, y, index, lams, progress):
     """Two groups on the 2-D kernels (all lam values in one batch), in the K-group
     result format: ``[(path, C, U, constants), ...]``."""
-    lat = cpu_reference.build_lattice(s, y, index, prob.metric, prob.mode)
+    lat = cpu_reference.build_lattice(s, y, index, prob.metric, prob.mode,
+                                      perms=prob.perms)
     cs = cpu_reference.kgroup_constants(prob, range(2))
     out = []
     for path, final in cupy_engine().solve(lat, lams, progress=progress)[0]:

@@ -71,6 +71,17 @@ def smoke_test():
     _launch.solve(DEVICE, lat, [0.5], None, _plan.DEFAULT_TILE_J)
 
 
+def dp_orders(scores, group_index, k):
+    """Each group's input indices in descending score order, equal scores in input order
+    (``cpu_reference``'s ``dp_order``), sorted on the device: one stable sort by score
+    (``-0.0`` and ``0.0`` one key, as NumPy compares them, not two as a radix sort of
+    their bits would), one stable sort by group."""
+    order = cp.argsort(-cp.asarray(scores, dtype=cp.float64) + 0.0)
+    order = order[cp.argsort(cp.asarray(group_index)[order])]
+    counts = np.bincount(group_index, minlength=k)
+    return np.split(cp.asnumpy(order), np.cumsum(counts)[:-1])
+
+
 def device_info():
     dev = cp.cuda.Device()
     props = cp.cuda.runtime.getDeviceProperties(dev.id)
@@ -96,9 +107,20 @@ def free_bytes():
 DEFAULT_KERNEL = "tiles"
 
 
+def compute_capability():
+    """The current device's compute capability as an int, e.g. 90."""
+    return int(cp.cuda.Device().compute_capability)
+
+
+def default_kernel():
+    """The 2-D fill that ``kernel=None`` runs on this device (``DEFAULT_KERNEL``, or the
+    tile kernel where the strip kernel cannot run)."""
+    return _plan.choose_kernel(None, DEFAULT_KERNEL, compute_capability())
+
+
 def _width(lat, kernel, tile_j, chunk):
     """The kernel that runs and its width: tile columns, or steps per chunk."""
-    kernel = DEFAULT_KERNEL if kernel is None else kernel
+    kernel = _plan.choose_kernel(kernel, DEFAULT_KERNEL, compute_capability())
     if kernel == "strips":
         return kernel, _plan.strip_chunk(lat, chunk)
     return kernel, _plan.tile_width(lat) if tile_j is None else tile_j

@@ -36,6 +36,14 @@ C_TYPES = {"int": np.int32, "long long": np.int64, "unsigned int": np.uint32,
 #: Static shared memory of one block, at most.
 SHARED_BYTES = 48 * 1024
 
+#: Most old groups M of a 2-D kernel (an iterative step; 20 groups in all): the
+#: instances the tests' host build holds and the device tests compile (registers spill
+#: from M = 8 for URF, 2.4 kB at M = 19).
+MAX_OLD_GROUPS = 19
+
+#: Most groups of ``kd_plane_kernel`` (``KMAX`` in ``xorder_kd.cu``).
+KD_MAX_GROUPS = 32
+
 
 def warps_per_block(tile_j, n_counters):
     """Warps per block of ``tile_kernel``: its static shared memory is

@@ -21,13 +21,20 @@ import numpy as np
 
 import cpu_reference as cr
 
-from ._kernel_source import BoundKernel, constants
+from ._kernel_source import KD_MAX_GROUPS, MAX_OLD_GROUPS, BoundKernel, constants
 
 BLOCK = 32  # rows of a tile: one warp, one 32-row block of the decision-bit layout
 THREADS = 256  # threads per block of the one-thread-per-cell kernels
 
 MSG_BOTTOM = "the last row is kept for whole 32-row blocks only, n_a = {n_a}"
 MSG_KERNEL = "kernel must be 'tiles' or 'strips', got {kernel!r}"
+MSG_OLD_GROUPS = (
+    "iterative xOrder on the GPU takes at most {all} groups (a step merges at most {most} "
+    "into the next one), got {k}; use backend='numpy'")
+MSG_KD_GROUPS = "K-D xOrder on the GPU takes at most {most} groups, got {k}"
+
+#: Most lattices of one ``tile_kernel`` launch: the grid's y dimension.
+MAX_GRID_Y = 65535
 
 
 def tile_schedule(n_a, n_b, tile_j):
@@ -81,12 +88,18 @@ def fill_tiled(dev, lat, lams, tile_j, progress=None, *, edges=None, bottom=Fals
     const = constants("tile_kernel", lat.metric, lat.mode == "signed", lat.m, tile_j)
     wpb = const["WARPS_PER_BLOCK"]
     schedule = tile_schedule(n_a, n_b, tile_j)
-    kernel = BoundKernel(*dev.kernel("tile_kernel", const),
-                         {**args, "tile_diag": 0, "r_first": 0, "n_tiles": 0},
-                         ("tile_diag", "r_first", "n_tiles"))
+    function, parameters = dev.kernel("tile_kernel", const)
+    # lattice blockIdx.y of a launch: at most MAX_GRID_Y per launch, the rest through
+    # views of the per-lattice arrays
+    kernels = [(BoundKernel(function, parameters, {
+        **args, **{name: args[name][b0:b0 + MAX_GRID_Y]
+                   for name in ("lams", "rowbuf", "colbuf", "words")},
+        "tile_diag": 0, "r_first": 0, "n_tiles": 0}, ("tile_diag", "r_first", "n_tiles")),
+        min(MAX_GRID_Y, batch - b0)) for b0 in range(0, batch, MAX_GRID_Y)]
     every = max(1, len(schedule) // 200)
     for step, (tile_diag, r_first, n_tiles) in enumerate(schedule, 1):
-        kernel((-(-n_tiles // wpb), batch), (32 * wpb,), tile_diag, r_first, n_tiles)
+        for kernel, lattices in kernels:
+            kernel((-(-n_tiles // wpb), lattices), (32 * wpb,), tile_diag, r_first, n_tiles)
         if progress is not None and (step % every == 0 or step == len(schedule)):
             progress(int(lat.n_cells * step / len(schedule)), lat.n_cells)
     return _fill_result(dev, args, col0, n_a, bottom)
@@ -128,6 +141,9 @@ def _fill_args(dev, lat, lams, edges):
     batch, n_a, n_b, k = lams.size, lat.n_a, lat.n_b, lat.n_counters
     if lat.mode == "signed" and lat.m > 1:
         raise ValueError("the signed disparity is defined for two groups only")
+    if lat.m > MAX_OLD_GROUPS:
+        raise ValueError(MSG_OLD_GROUPS.format(most=MAX_OLD_GROUPS, all=MAX_OLD_GROUPS + 1,
+                                               k=lat.m + 1))
     col0, top = cr.edge_counters(lat) if edges is None else edges
 
     def per_lattice(a, length):
@@ -281,6 +297,8 @@ def kd(dev, prob, lam, progress=None):
     """``(path, C, U, constants)`` of the K-D DP on ``dev``: one ``kd_plane_kernel``
     launch per hyperplane, the counters of two hyperplanes on the device, the path by
     ``kd_traceback_kernel``."""
+    if prob.k > KD_MAX_GROUPS:
+        raise ValueError(MSG_KD_GROUPS.format(most=KD_MAX_GROUPS, k=prob.k))
     inputs, layout = kd_arrays(prob, lam)
     args = {name: dev.asarray(v) if isinstance(v, np.ndarray) else v
             for name, v in inputs.items()}

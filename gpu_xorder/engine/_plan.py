@@ -10,7 +10,8 @@ import cpu_reference as cr
 from ..utils import _parallel
 from ..core import _solvers
 from ..utils._memory import host_memory_available
-from ._kernel_source import SHARED_BYTES, strip_warps
+from ._kernel_source import KD_MAX_GROUPS, MAX_OLD_GROUPS, SHARED_BYTES, strip_warps
+from ._launch import MSG_KD_GROUPS, MSG_OLD_GROUPS
 
 #: ``method="auto"`` with more than two groups runs the K-D DP (the whole lattice) up to
 #: this many lattice cells, prod(n_g + 1), and iterative xOrder beyond.
@@ -64,6 +65,17 @@ def choose_method(method, sizes, memory_limit=None):
     if memory_limit is not None and decision_bytes(sizes, "kd") > memory_limit:
         return "iterative"
     return "kd"
+
+
+def gpu_refusal(method, k):
+    """Why the GPU kernels cannot run the K-group ``method`` on ``k`` groups (iterative
+    steps merge at most ``MAX_OLD_GROUPS`` groups into the next; K-D takes at most
+    ``KD_MAX_GROUPS``), or None."""
+    if method == "iterative" and k > MAX_OLD_GROUPS + 1:
+        return MSG_OLD_GROUPS.format(most=MAX_OLD_GROUPS, all=MAX_OLD_GROUPS + 1, k=k)
+    if method == "kd" and k > KD_MAX_GROUPS:
+        return MSG_KD_GROUPS.format(most=KD_MAX_GROUPS, k=k)
+    return None
 
 
 def decision_bytes(sizes, method):
@@ -132,6 +144,30 @@ def tile_width(lat):
     while tile_j > 1 and (2 + lat.n_counters) * 8 * tile_j > SHARED_BYTES:
         tile_j //= 2
     return tile_j
+
+
+#: Least compute capability (major * 10 + minor) of ``strip_kernel``: acquire/release
+#: loads and ``__nanosleep`` are sm_70's.
+STRIPS_MIN_CAPABILITY = 70
+
+MSG_STRIPS_CAPABILITY = (
+    "kernel='strips' needs a device of compute capability 7.0 or newer, this one is "
+    "{major}.{minor}; use kernel='tiles'")
+
+
+def choose_kernel(kernel, default, capability):
+    """The 2-D fill that runs on a device of compute ``capability`` (e.g. 90): ``kernel``
+    (None: ``default``); the tile kernel where the default is the strip kernel and the
+    device is older than ``STRIPS_MIN_CAPABILITY``, a ``ValueError`` where ``"strips"``
+    was asked for there."""
+    if capability >= STRIPS_MIN_CAPABILITY:
+        return default if kernel is None else kernel
+    if kernel is None:
+        return "tiles" if default == "strips" else default
+    if kernel == "strips":
+        raise ValueError(MSG_STRIPS_CAPABILITY.format(major=capability // 10,
+                                                      minor=capability % 10))
+    return kernel
 
 
 #: Steps between the strip kernel's waits on the strip above. Strip r starts the chunk

@@ -220,8 +220,8 @@ def check_labels(y, n):
         return arr.astype(np.int64)
     if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
         raise TypeError(MSG_NOT_NUMERIC.format(name="y", dtype=arr.dtype))
-    values = np.unique(arr)
-    if not np.isin(values, (0, 1)).all():
+    if not ((arr == 0) | (arr == 1)).all():  # no sort unless there is an error to name
+        values = np.unique(arr)
         shown = values[:5].tolist()
         raise ValueError(MSG_LABELS.format(values=shown + (["..."] if values.size > 5 else [])))
     return arr.astype(np.int64)
@@ -251,6 +251,14 @@ def encode_groups(groups, n):
     if arr.ndim != 1:
         raise ValueError(MSG_GROUPS_NDIM.format(shape=arr.shape))
     arr = _check_group_column(arr, n)
+    small_ints = arr.dtype.kind == "i" or (arr.dtype.kind == "u" and arr.dtype.itemsize < 8)
+    if small_ints and arr.size and int(arr.max()) - int(arr.min()) < 2**16:
+        # a small range of integers: counted, not sorted (np.unique's labels and index)
+        lo = arr.min()
+        shifted = arr.astype(np.int64) - np.int64(lo)
+        present = np.bincount(shifted) > 0
+        labels = (np.flatnonzero(present) + lo).astype(arr.dtype)
+        return labels, (np.cumsum(present) - 1)[shifted].astype(np.int64)
     labels, index = np.unique(arr, return_inverse=True)
     return labels, index.reshape(-1).astype(np.int64)
 

@@ -323,6 +323,12 @@ XO_HD void stage_strip_column(const TileInputs& in, const Tile& t, int s0, int k
 }
 
 #if STRIPS
+// ld.acquire / st.release (PTX ISA 6.0) and __nanosleep need sm_70: the engine runs the
+// tile kernel on older devices (_plan.choose_kernel), and NVRTC refuses them here.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+#error "strip_kernel needs a device of compute capability 7.0 or newer"
+#endif
+
 __device__ __forceinline__ int load_acquire(const int* p) {
     int v;
     asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
@@ -443,12 +449,17 @@ void tile_launch(int grid_x, int grid_y, int block, int tile_j, TILE_PARAMS) {
             y_b_rev, negleft_b_rev, s_const, w, inv_auc, inv_qb, inv_bq, inv_u,          \
             old_first, row_const, w_q, inv_p, w_b, inv_p_b, floor, lams, rowbuf, colbuf, \
             words, n_words, n_a, n_b, tile_diag, r_first, n_tiles), 0;
-#define XO_TILE_METRIC(METRIC_)                                                         \
-    XO_TILE_CASE(METRIC_, 1, 1) XO_TILE_CASE(METRIC_, 0, 1) XO_TILE_CASE(METRIC_, 0, 2)  \
-    XO_TILE_CASE(METRIC_, 0, 3) XO_TILE_CASE(METRIC_, 0, 4) XO_TILE_CASE(METRIC_, 0, 5)  \
-    XO_TILE_CASE(METRIC_, 0, 6) XO_TILE_CASE(METRIC_, 0, 7) XO_TILE_CASE(METRIC_, 0, 8)
+// Every number of old groups the kernels support, M = 1 .. 19
+// (_kernel_source.MAX_OLD_GROUPS), for the case macro C of one metric.
+#define XO_EACH_M(C, METRIC_)                                                           \
+    C(METRIC_, 0, 1) C(METRIC_, 0, 2) C(METRIC_, 0, 3) C(METRIC_, 0, 4) C(METRIC_, 0, 5)  \
+    C(METRIC_, 0, 6) C(METRIC_, 0, 7) C(METRIC_, 0, 8) C(METRIC_, 0, 9) C(METRIC_, 0, 10) \
+    C(METRIC_, 0, 11) C(METRIC_, 0, 12) C(METRIC_, 0, 13) C(METRIC_, 0, 14)              \
+    C(METRIC_, 0, 15) C(METRIC_, 0, 16) C(METRIC_, 0, 17) C(METRIC_, 0, 18)              \
+    C(METRIC_, 0, 19)
+#define XO_TILE_METRIC(METRIC_) XO_TILE_CASE(METRIC_, 1, 1) XO_EACH_M(XO_TILE_CASE, METRIC_)
 
-// The host build instantiates every metric, the signed mode (M = 1) and M = 1..8;
+// The host build instantiates every metric, the signed mode (M = 1) and M = 1..19;
 // returns 0, or -1 for constants it does not hold.
 extern "C" int tile_launch_host(int metric, int is_signed, int m, int tile_j, int grid_x,
                                 int grid_y, int block, TILE_PARAMS) {
@@ -527,10 +538,7 @@ int strip_launch(int n_warps, int chunk, unsigned int seed, STRIP_PARAMS) {
             negleft_b_rev, s_const, w, inv_auc, inv_qb, inv_bq, inv_u, old_first,         \
             row_const, w_q, inv_p, w_b, inv_p_b, floor, lams, rowbuf, colbuf, words,      \
             n_words, n_a, n_b, progress, ticket, batch);
-#define XO_STRIP_METRIC(METRIC_)                                                        \
-    XO_STRIP_CASE(METRIC_, 1, 1) XO_STRIP_CASE(METRIC_, 0, 1) XO_STRIP_CASE(METRIC_, 0, 2) \
-    XO_STRIP_CASE(METRIC_, 0, 3) XO_STRIP_CASE(METRIC_, 0, 4) XO_STRIP_CASE(METRIC_, 0, 5) \
-    XO_STRIP_CASE(METRIC_, 0, 6) XO_STRIP_CASE(METRIC_, 0, 7) XO_STRIP_CASE(METRIC_, 0, 8)
+#define XO_STRIP_METRIC(METRIC_) XO_STRIP_CASE(METRIC_, 1, 1) XO_EACH_M(XO_STRIP_CASE, METRIC_)
 
 // Same instances as tile_launch_host; returns strip_launch's status, or -1 for
 // constants it does not hold.
@@ -538,5 +546,27 @@ extern "C" int strip_launch_host(int metric, int is_signed, int m, int chunk, in
                                  unsigned int seed, STRIP_PARAMS) {
     XO_STRIP_METRIC(0) XO_STRIP_METRIC(1) XO_STRIP_METRIC(2)
     return -1;
+}
+// The element offsets the kernels' index arithmetic gives (tile_at, word_at): out[0]
+// the word of step s of tile `tile` of tile diagonal tile_diag in lattice b, out[1..3]
+// that lattice's rows of rowbuf, colbuf (n_counters 2) and words. No memory is read:
+// the tests check the arithmetic past 2^31 elements without allocating them.
+extern "C" void tile_offsets_host(int n_a, int n_b, long long n_words, int tile_diag,
+                                  int r_first, int tile, int b, int s, int tile_j,
+                                  long long* out) {
+    typedef StepObjective<XAUC, 0, 1> Obj;
+    static long long cells[1];
+    static unsigned int bits[1];
+    TileInputs in{};
+    in.rowbuf = in.colbuf = cells;
+    in.words = bits;
+    in.n_words = n_words;
+    in.n_a = n_a;
+    in.n_b = n_b;
+    const Tile t = tile_at<Obj>(in, tile, b, tile_diag, r_first, tile_j);
+    out[0] = word_at(t, n_b, s) - bits;
+    out[1] = t.rb - cells;
+    out[2] = t.cb - cells;
+    out[3] = t.wb - bits;
 }
 #endif
