@@ -1,9 +1,12 @@
 """Ranking metrics across protected groups and their uncertainty.
 
 AUC, xAUC, PRF and URF with ties counted 1/2, the disparities Delta between groups,
-xROC curves, variances and confidence intervals (docs/design.md, section 2).
+xROC curves, variances and confidence intervals, and the group a ranking disadvantages
+(docs/design.md, section 2).
 """
 
+from ._direction import Disadvantage
+from ._direction import disadvantaged_group
 from ._ranking import auc
 from ._ranking import auc_variance
 from ._ranking import confidence_intervals
@@ -19,4 +22,4 @@ from ._uncertainty import MetricIntervals
 
 __all__ = ["auc", "xauc", "prf", "urf", "disparity", "disparity_pairs", "xroc_curve",
            "auc_variance", "xauc_variance", "confidence_intervals", "Interval",
-           "MetricIntervals"]
+           "MetricIntervals", "disadvantaged_group", "Disadvantage"]
