@@ -18,6 +18,7 @@ _EXPORTS = {
     "fair_order": ".core._api",
     "metrics": None,  # a subpackage
     "paper_experiment": ".experiments._experiment",
+    "plot_intervals": ".plotting._plots",
     "plot_score_distributions": ".plotting._plots",
     "plot_tradeoff": ".plotting._plots",
     "plot_xroc": ".plotting._plots",
@@ -32,6 +33,7 @@ __all__ = [
     "fair_order",
     "metrics",
     "paper_experiment",
+    "plot_intervals",
     "plot_score_distributions",
     "plot_tradeoff",
     "plot_xroc",

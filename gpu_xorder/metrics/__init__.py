@@ -16,10 +16,13 @@ from ._ranking import prf
 from ._ranking import urf
 from ._ranking import xauc
 from ._ranking import xauc_variance
+from ._ranking import XrocBand
+from ._ranking import xroc_band
 from ._ranking import xroc_curve
 from ._uncertainty import Interval
 from ._uncertainty import MetricIntervals
 
 __all__ = ["auc", "xauc", "prf", "urf", "disparity", "disparity_pairs", "xroc_curve",
+           "xroc_band", "XrocBand",
            "auc_variance", "xauc_variance", "confidence_intervals", "Interval",
            "MetricIntervals", "disadvantaged_group", "Disadvantage"]
