@@ -28,6 +28,7 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 2
+    out.output_format = "tsv" if getattr(args, "format", None) == "tsv" else "table"
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default")

@@ -4,6 +4,7 @@ file, table rows of metrics, the Dask cluster of ``--scheduler``."""
 import contextlib
 
 import numpy as np
+from rich.markup import escape
 
 from ..experiments._experiment import RACE_SEX_NAMES
 from ..utils._validation import INTERSECTION_SEP
@@ -23,6 +24,13 @@ GROUP_NAMES = {
     "framingham": {1: "male", 2: "female"},
 }
 AGE_BAND_NAMES = {0: "age <= 25", 1: "25 < age <= 40", 2: "age > 40"}
+#: What a positive label of each bundled data set means (gpu_xorder/datasets/README.md).
+POSITIVE_MEANS = {
+    "adult": "income > 50K",
+    "compas": "re-offended within two years",
+    "german": "bad credit",
+    "framingham": "coronary heart disease",
+}
 
 # What the library raises for input it cannot handle; reported as one clean line.
 LIBRARY_ERRORS = (ValueError, TypeError, RuntimeError, MemoryError)
@@ -34,7 +42,8 @@ MAX_GROUPS = 20
 
 MSG_MAX_GROUPS = ("{path}: {columns} gives {n} groups, more than --max-groups {limit} "
                   "(an ID-like column?); pass --max-groups {n} to fit them all")
-#: audit: the level that --bootstrap or --ci-method alone implies, and the resamples.
+#: audit: the level of its confidence intervals unless --ci says, and the resamples
+#: of its bootstrap unless --bootstrap says.
 AUDIT_LEVEL = 0.95
 AUDIT_BOOTSTRAP = 2000
 MSG_NO_DASK = ('--scheduler needs dask.distributed, which is not installed: '
@@ -74,6 +83,22 @@ def row(label, scores, splits, seconds):
 def file_row(label, scores, y, groups, seconds):
     """A table row of the one split ``"data"``."""
     return row(label, {"data": scores}, {"data": (y, groups)}, seconds)
+
+
+def print_disadvantaged(rows, y, groups, metric, high_score):
+    """One line per ``(label, scores)`` of ``rows``: the group the scores' ``metric``
+    disadvantages, reading a high score as ``high_score``."""
+    from .. import metrics
+
+    out.console.print(f"[dim]The group {dict(METRIC_COLUMNS)[metric]} disadvantages, "
+                      f"reading a high score as {high_score} (--high-score):[/dim]")
+    for label, scores in rows:
+        try:
+            found = metrics.disadvantaged_group(scores, y, groups, metric=metric,
+                                                high_score=high_score).text
+        except ValueError as exc:
+            found = f"undefined: {out.one_line(exc)}"
+        out.console.print(f"{escape(label)}: {escape(found)}")
 
 
 def read_groups(data, args):
