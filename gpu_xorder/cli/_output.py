@@ -33,6 +33,8 @@ LOG_WIDTH = 10_000
 #: the line's thread looks at the clock.
 LOG_INTERVAL = 30.0
 LOG_TICK = 1.0
+#: The clock of those lines (tests replace it).
+NOW = time.monotonic
 #: How tables are printed: rich's boxes, or tab-separated values (``--format tsv``:
 #: one ``# title`` line, a header row and the rows; every other line starts with ``#``).
 FORMATS = ("table", "tsv")
@@ -236,7 +238,7 @@ def _log_line(text):
 def _logged(label, unit):
     """Without a terminal: a ``Heartbeat`` on stderr, ticked by the callbacks and by a
     thread (so that a line comes even while no callback does)."""
-    beat = Heartbeat(label, unit, _log_line)
+    beat = Heartbeat(label, unit, lambda text: _log_line(text), now=lambda: NOW())
     stop = threading.Event()
 
     def beating():
