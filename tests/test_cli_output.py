@@ -42,8 +42,8 @@ def test_a_heartbeat_writes_when_due_and_says_which_time_is_which():
     clock.t = 35.0
     beat.update(2, 10)
     # 2 of 10 in 35 s: about 4 * 35 = 140 s left
-    assert written == ["compas: 2 of 10 repetitions (20%), elapsed 0:00:35, about "
-                       "0:02:20 left"]
+    assert written == [("compas: 2 of 10 repetitions (20%), elapsed 0:00:35, about "
+                        "0:02:20 left")]
     clock.t = 50.0
     beat.tick()
     assert len(written) == 1  # 15 s after the last line

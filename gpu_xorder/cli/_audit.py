@@ -143,14 +143,12 @@ def _intervals(name, scores, y, groups, level, method, args):
     from .. import metrics
 
     n_bootstrap = args.bootstrap or AUDIT_BOOTSTRAP
-    compute = lambda: metrics.confidence_intervals(  # noqa: E731
-        scores, y, groups, level=level, method=method, n_bootstrap=n_bootstrap,
-        random_state=args.seed or 0, n_jobs=args.jobs)
-    if method != "bootstrap":
-        return compute()
-    with out.working(f"audit {name}: bootstrap of {n_bootstrap} resamples of "
-                     f"{scores.size} rows"):
-        return compute()
+    with (out.working(f"audit {name}: bootstrap of {n_bootstrap} resamples of "
+                      f"{scores.size} rows") if method == "bootstrap"
+          else contextlib.nullcontext()):
+        return metrics.confidence_intervals(
+            scores, y, groups, level=level, method=method, n_bootstrap=n_bootstrap,
+            random_state=args.seed or 0, n_jobs=args.jobs)
 
 
 def _disadvantage(scores, y, groups, metric, high_score, intervals):

@@ -74,20 +74,22 @@ def plot_study(comparison, axes, metric=None, names=None):
     rows = comparison.summary("test")
     settings = list(dict.fromkeys(r["setting"] for r in rows))
     position = np.arange(len(settings))
-    keys = list(dict.fromkeys((r["method"], r["parameter"]) for r in rows))
+    keys = [(method, parameter) for method, parameter
+            in dict.fromkeys((r["method"], r["parameter"]) for r in rows)
+            # two weights keep the picture readable; the CSV has them all
+            if method == "unadjusted" or parameter in (0.05, 0.5)]
     drawn = {0: [], 1: []}
-    for method, parameter in keys:
-        if method != "unadjusted" and parameter not in (0.05, 0.5):
-            continue  # two weights keep the picture readable; the CSV has them all
+    for k, (method, parameter) in enumerate(keys):
+        dodge = (k - (len(keys) - 1) / 2) * 0.06  # error bars side by side
         chosen = {r["setting"]: r for r in rows
                   if (r["method"], r["parameter"]) == (method, parameter)}
         label = method if parameter is None else f"{method} lam={parameter:g}"
-        for k, (ax, key) in enumerate(zip(axes, (metric, "auc"))):
+        for panel, (ax, key) in enumerate(zip(axes, (metric, "auc"))):
             mean, sd = np.array([chosen[s][key] for s in settings]).T
             sd = np.nan_to_num(sd)
-            ax.errorbar(position, mean, yerr=sd, marker=MARKERS[method], capsize=2,
-                        elinewidth=0.8, label=label)
-            drawn[k] += list(mean - sd) + list(mean + sd)
+            ax.errorbar(position + dodge, mean, yerr=sd, marker=MARKERS[method],
+                        capsize=2, elinewidth=0.8, label=label)
+            drawn[panel] += list(mean - sd) + list(mean + sd)
     for ax, key in zip(axes, (f"{DISPARITY_NAMES[metric]} {_between(comparison, names)}",
                               "AUC")):
         ax.set_xticks(position, [str(s) for s in settings])
