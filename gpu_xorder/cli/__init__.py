@@ -40,6 +40,8 @@ def main(argv=None) -> int:
         return 130
     except Exception as exc:  # the promise: one line, never a traceback
         return out.error(MSG_INTERNAL.format(kind=type(exc).__name__, message=exc))
+    finally:
+        out.output_format = "table"
 
 
 __all__ = ["main"]
