@@ -20,6 +20,7 @@ _EXPORTS = {
     "fairness_scorer": ".postprocessing._scorer",
     "metrics": None,  # a subpackage
     "paper_experiment": ".experiments._experiment",
+    "plot_intervals": ".plotting._plots",
     "plot_score_distributions": ".plotting._plots",
     "plot_tradeoff": ".plotting._plots",
     "plot_xroc": ".plotting._plots",
@@ -36,6 +37,7 @@ __all__ = [
     "fairness_scorer",
     "metrics",
     "paper_experiment",
+    "plot_intervals",
     "plot_score_distributions",
     "plot_tradeoff",
     "plot_xroc",

@@ -90,12 +90,11 @@ def engine():
 
 @pytest.fixture
 def plain_consoles(monkeypatch):
-    """The command line's consoles wide, colourless and not a terminal, writing to the
-    (captured) standard streams; command-line test modules use it for every test."""
-    from rich.console import Console
-
+    """The command line's consoles colourless and not a terminal (so that no line
+    wraps), writing to the (captured) standard streams; command-line test modules use
+    it for every test."""
     from gpu_xorder.cli import _output
 
-    kwargs = dict(width=250, color_system=None, force_terminal=False, highlight=False)
-    monkeypatch.setattr(_output, "console", Console(**kwargs))
-    monkeypatch.setattr(_output, "err_console", Console(stderr=True, **kwargs))
+    kwargs = dict(color_system=None, force_terminal=False, highlight=False)
+    monkeypatch.setattr(_output, "console", _output.Output(**kwargs))
+    monkeypatch.setattr(_output, "err_console", _output.Output(stderr=True, **kwargs))

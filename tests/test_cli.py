@@ -320,7 +320,7 @@ def test_audit_reports_the_library_metrics(tmp_path, capsys):
                                      for i, line in enumerate(lines[1:])]
     path.write_text("\n".join(lines) + "\n")
     assert main(["audit", str(path), "--score", "score", "half", "--label", "outcome",
-                 "--group", "sex"]) == 0
+                 "--group", "sex", "--no-ci"]) == 0
     out = capsys.readouterr().out
     summary = table_rows(out, "Summary")
     assert [r[0] for r in summary] == ["score", "half"]
@@ -345,7 +345,8 @@ def test_audit_reports_the_library_metrics(tmp_path, capsys):
 def test_audit_marks_undefined_metrics(tmp_path, capsys):
     path = tmp_path / "scores.csv"
     path.write_text("s,y,g\n0.9,1,a\n0.8,0,a\n0.7,0,b\n0.6,0,b\n")  # b has no positives
-    assert main(["audit", str(path), "--score", "s", "--label", "y", "--group", "g"]) == 0
+    assert main(["audit", str(path), "--score", "s", "--label", "y", "--group", "g",
+                 "--no-ci"]) == 0
     out = capsys.readouterr().out
     summary = table_rows(out, "Summary")
     assert summary[0][2:] == ["n/a", "n/a", "1.0000"]  # xAUC, PRF undefined; URF = 1

@@ -1,8 +1,12 @@
-"""``gpu-xorder audit``'s intervals (--ci, --bootstrap, --ci-method, --seed), the
-disadvantaged group in words and the pictures (--plot DIR, all or nothing)."""
+"""``gpu-xorder audit``'s intervals (by default; --ci, --bootstrap, --ci-method, --seed,
+--no-ci), the disadvantaged group in words under either reading of a high score
+(--high-score), output for logs (--format, no wrapping) and the pictures (--plot DIR,
+all or nothing)."""
 
+import io
 import json
 import os
+import re
 import sys
 
 import numpy as np
@@ -10,7 +14,12 @@ import pytest
 
 from gpu_xorder import _io
 from gpu_xorder import metrics
+from rich.console import Console
+
+from gpu_xorder.cli import _output
 from gpu_xorder.cli import main
+from gpu_xorder.cli._audit import MSG_NO_CI
+from oracles import pair_frac
 from test_cli import table_rows
 
 
@@ -82,19 +91,129 @@ def test_delong_and_implied_level(tmp_path, capsys):
 def test_the_disadvantaged_group_in_words(tmp_path, capsys):
     path, report = tmp_path / "d.csv", tmp_path / "a.json"
     s, fair, y, g = write_csv(path)
-    assert audit(path, "--json", str(report)) == 0
-    out = " ".join(capsys.readouterr().out.split())
+    assert audit(path, "--json", str(report), "--no-ci") == 0
+    out = capsys.readouterr().out
     low, high = metrics.xauc(s, y, g, "black", "white"), metrics.xauc(s, y, g, "white", "black")
     text = (f"positives of group 'black' are ranked below negatives of 'white' more often "
             f"than the reverse: xAUC(black, white) = {low:.3f} < xAUC(white, black) = "
-            f"{high:.3f}")
-    assert f"risk: {text}" in out
-    gap = json.loads(report.read_text())["scores"]["risk"]["disadvantaged"]
-    assert gap == {"group": "black", "other": "white", "xauc": low, "reverse": high,
-                   "text": text}
-    assert audit(path, "--ci", "0.95", "--bootstrap", "200") == 0
+            f"{high:.3f}; with high scores favourable, that disadvantages 'black'")
+    assert f"risk, Delta-xAUC: {text}\n" in out  # one line, not wrapped
+    doc = json.loads(report.read_text())
+    assert doc["high_score"] == "favourable"
+    found = doc["scores"]["risk"]["disadvantaged"]
+    assert found["xauc"] == {"metric": "xauc", "high_score": "favourable",
+                             "pair": ["black", "white"], "group": "black",
+                             "other": "white", "value": low, "reverse": high,
+                             "disparity": abs(high - low), "interval": None, "text": text}
+    for metric in ("prf", "urf"):
+        want = metrics.disadvantaged_group(s, y, g, metric=metric)
+        assert found[metric] == want.to_dict()
+        assert f"risk, Delta-{metric.upper()}: {want.text}\n" in out
+    assert audit(path, "--bootstrap", "200") == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert f"{high:.3f}; 95% interval of their Delta-xAUC: [" in out
+    assert f"{high:.3f}; with high scores favourable, that disadvantages 'black'; 95% " \
+           "interval of their Delta-xAUC: [" in out
+
+
+def write_risk_csv(path, n=400, seed=3):
+    """Risk scores (a high score harmful) where the negatives of group p are pushed up."""
+    rng = np.random.default_rng(seed)
+    g = rng.choice(["p", "q"], n)
+    y = rng.integers(0, 2, n)
+    s = y + rng.normal(0, 1, n) + 1.0 * ((g == "p") & (y == 0))
+    path.write_text("risk,fair,outcome,race\n" + "".join(
+        f"{float(s[i])!r},{float(s[i])!r},{y[i]},{g[i]}\n" for i in range(n)))
+    return s, y, g
+
+
+def test_pushed_up_negatives_name_their_group_only_when_high_scores_harm(tmp_path, capsys):
+    path, report = tmp_path / "d.csv", tmp_path / "a.json"
+    s, y, g = write_risk_csv(path)
+    for reading, expected in (("harmful", "p"), ("favourable", "q")):
+        assert audit(path, "--high-score", reading, "--json", str(report)) == 0
+        out = capsys.readouterr().out
+        doc = json.loads(report.read_text())
+        assert doc["high_score"] == reading
+        for metric in ("xauc", "urf"):
+            found = doc["scores"]["risk"]["disadvantaged"][metric]
+            assert found["group"] == expected and found["high_score"] == reading
+            assert found["interval"][0] > 0  # the direction is clear at 95%
+            assert (f"with high scores {reading}, that disadvantages '{expected}'; 95% "
+                    "interval") in found["text"]
+            assert found["text"] in out
+    assert "reading a high score as favourable (--high-score)" in out
+    # the harmful xAUC sentence states the oracle's numbers: P(S_0^p > S_1^q) and reverse
+    assert audit(path, "--high-score", "harmful", "--no-ci") == 0
+    neg_p_above_pos_q = pair_frac(s[(g == "p") & (y == 0)], s[(g == "q") & (y == 1)])
+    neg_q_above_pos_p = pair_frac(s[(g == "q") & (y == 0)], s[(g == "p") & (y == 1)])
+    assert (f"negatives of group 'p' are ranked above positives of 'q' more often than "
+            f"the reverse: 1 - xAUC(q, p) = {neg_p_above_pos_q:.3f} > 1 - xAUC(p, q) = "
+            f"{neg_q_above_pos_p:.3f}") in capsys.readouterr().out
+
+
+def test_intervals_by_default_are_delong_and_no_ci_skips_them(tmp_path, capsys):
+    path, report = tmp_path / "d.csv", tmp_path / "a.json"
+    s, fair, y, g = write_csv(path)
+    assert audit(path, "--json", str(report)) == 0
+    out = capsys.readouterr().out
+    ci = metrics.confidence_intervals(s, y, g, method="delong")
+    assert "95% confidence intervals, DeLong variances, normal" in out
+    iv = ci.xauc["white", "black"]
+    xauc = {r[0]: r[1] for r in table_rows(out, "\nxAUC(g, h) ")}
+    assert xauc["white > black"] == f"{iv.estimate:.4f} [{iv.low:.4f}, {iv.high:.4f}]"
+    doc = json.loads(report.read_text())
+    assert doc["ci"] == {"level": 0.95, "method": "delong", "n_bootstrap": None,
+                         "seed": None}
+    assert doc["scores"]["risk"]["ci"]["xauc"]["white > black"] == [iv.low, iv.high]
+    assert audit(path, "--ci", "0.8") == 0  # a level alone keeps DeLong
+    assert "80% confidence intervals, DeLong" in capsys.readouterr().out
+    assert audit(path, "--no-ci", "--json", str(report)) == 0
+    out = capsys.readouterr().out
+    assert "confidence intervals" not in out and " [" not in out
+    assert "ci" not in json.loads(report.read_text())
+    assert audit(path, "--no-ci", "--ci", "0.9", "--bootstrap", "10") == 2
+    assert capsys.readouterr().err == ("error: " + MSG_NO_CI.format(
+        options="--ci, --bootstrap") + "\n")
+
+
+def test_table_formats_for_logs(tmp_path, capsys):
+    path, report = tmp_path / "d.csv", tmp_path / "a.json"
+    s, fair, y, g = write_csv(path, groups=("a", "b", "c"))
+    assert audit(path, "--format", "json", "--json", str(report)) == 0
+    printed = capsys.readouterr().out
+    assert json.loads(printed) == json.loads(report.read_text())
+    assert audit(path, "--format", "tsv") == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = lines.index("# xAUC(g, h)")
+    assert lines[at + 1] == "groups\trisk\tfair"
+    rows = [line.split("\t") for line in lines[at + 2:at + 8]]
+    ci = metrics.confidence_intervals(s, y, g, method="delong")
+    iv = ci.xauc["c", "a"]
+    assert {r[0]: r[1] for r in rows}["c > a"] == (
+        f"{iv.estimate:.4f} [{iv.low:.4f}, {iv.high:.4f}]")
+    assert all(len(r) == 3 for r in rows) and not lines[at + 8].count("\t")
+    assert all(line.startswith("#") or "\t" in line or line == "" for line in lines)
+
+
+def test_a_narrow_log_gets_no_wrapped_rows(tmp_path, monkeypatch):
+    """stdout not a terminal: whatever the console's width, every table row is one
+    line with all its cells (a plain rich console of that width wraps them)."""
+    path = tmp_path / "d.csv"
+    write_csv(path)
+
+    def rows_of(console):
+        monkeypatch.setattr(_output, "console", console)
+        assert audit(path) == 0
+        return [line for line in console.file.getvalue().splitlines()
+                if line.startswith("│")]
+
+    narrow = dict(width=60, force_terminal=False, color_system=None)
+    rows = rows_of(_output.Output(file=io.StringIO(), **narrow))
+    assert rows and all(len(line.strip("│").split("│")) in (3, 5) for line in rows)
+    assert all(re.search(r"\d\.\d{4} \[\d\.\d{4}, \d\.\d{4}\]", line)
+               for line in rows)
+    wrapped = rows_of(Console(file=io.StringIO(), **narrow))
+    assert not all(re.search(r"\[\d\.\d{4}, \d\.\d{4}\]", line) for line in wrapped)
 
 
 def test_pictures_are_written_into_the_folder(tmp_path, capsys):
@@ -102,10 +221,10 @@ def test_pictures_are_written_into_the_folder(tmp_path, capsys):
     path, pictures = tmp_path / "d.csv", tmp_path / "pics"
     write_csv(path, n=100, groups=("a b", "c/d"))
     assert audit(path, "--plot", str(pictures)) == 0
-    assert "4 pictures written to" in capsys.readouterr().out
+    assert "5 pictures written to" in capsys.readouterr().out
     names = sorted(os.listdir(pictures))
-    assert names == ["scores_fair.png", "scores_risk.png", "xroc_fair_a-b_c-d.png",
-                     "xroc_risk_a-b_c-d.png"]
+    assert names == ["intervals.png", "scores_fair.png", "scores_risk.png",
+                     "xroc_fair_a-b_c-d.png", "xroc_risk_a-b_c-d.png"]
     for name in names:
         blob = (pictures / name).read_bytes()
         assert blob.startswith(b"\x89PNG") and len(blob) > 10000

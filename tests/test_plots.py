@@ -48,7 +48,8 @@ def test_xroc_curves_are_the_metrics(tmp_path):
     curves = ax.get_lines()[:-1]  # the last is the diagonal
     assert len(curves) == 6
     for line in curves:
-        a, b = re.match(r"xROC\((\w+), (\w+)\)", line.get_label()).groups()
+        a, b = re.match(r"(\w+) positives vs (\w+) negatives: xAUC",
+                        line.get_label()).groups()
         assert line.get_label().endswith(f"{metrics.xauc(s, y, g, a, b):.3f}")
         fpr, tpr, _ = metrics.xroc_curve(s, y, g, a, b)
         np.testing.assert_array_equal(line.get_xdata(), fpr)
@@ -80,15 +81,24 @@ def test_tradeoff_marks_the_chosen_point(tmp_path):
     assert (star.get_xdata()[0], star.get_ydata()[0]) == (
         models[1].result_.disparity, models[1].result_.auc)
     saved(ax, tmp_path / "tradeoff.png")
-    # measured on held-out data, the unadjusted scores marked too
+    # measured on held-out data, the unadjusted scores marked too, with DeLong intervals
     s2, y2, g2 = data(seed=1)
     ax = gpu_xorder.plot_tradeoff(models, chosen=models[2], data=(s2, y2, g2),
                                   metric="prf")
-    line, unadjusted, star = ax.get_lines()
+    star = ax.get_lines()[-1]
     fair = models[2].transform(s2, sensitive_features=g2)
     assert star.get_xdata()[0] == metrics.disparity(fair, y2, g2, "prf")
-    assert unadjusted.get_ydata()[0] == metrics.auc(s2, y2)
-    assert ax.get_xlabel() == "Delta-PRF"
+    path_bars, unadjusted_bars = ax.containers
+    assert unadjusted_bars.lines[0].get_ydata()[0] == metrics.auc(s2, y2)
+    xbars, ybars = path_bars.lines[2]
+    for m, xseg, yseg in zip(models, xbars.get_segments(), ybars.get_segments()):
+        ci = metrics.confidence_intervals(m.transform(s2, sensitive_features=g2), y2, g2,
+                                          method="delong")
+        np.testing.assert_allclose(xseg[:, 0], [ci.disparity["prf"].low,
+                                                ci.disparity["prf"].high], atol=1e-12)
+        np.testing.assert_allclose(yseg[:, 1], [ci.auc.low, ci.auc.high], atol=1e-12)
+    assert ax.get_xlabel() == "Delta-PRF largest over pairs of 3 groups (0: parity)"
+    assert ax.get_xlim()[0] == 0
     results = fair_order(s, y, g, lam=[0.0, 1.0], backend="numpy", solver="paper")
     assert gpu_xorder.plot_tradeoff(results).get_lines()[0].get_xdata().size == 2
     with pytest.raises(ValueError, match=re.escape(MSG_CHOSEN.format(chosen=3.0))):
@@ -105,3 +115,143 @@ def test_without_matplotlib_the_error_names_the_extra(monkeypatch):
     with pytest.raises(ImportError, match=re.escape(MSG_NO_MATPLOTLIB)):
         gpu_xorder.plot_xroc(s, y, g)
     assert 'pip install "gpu-xorder[plot]"' in MSG_NO_MATPLOTLIB
+
+
+def _text_boxes(fig):
+    """Window extents of every text drawn on ``fig``: titles, axis labels, the tick
+    labels of ticks in view, legend entries and annotations."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    texts = []
+    for ax in fig.axes:
+        texts += [ax.title, ax.xaxis.label, ax.yaxis.label] + list(ax.texts)
+        for ticks, labels, (lo, hi) in ((ax.get_xticks(), ax.get_xticklabels(),
+                                         ax.get_xlim()),
+                                        (ax.get_yticks(), ax.get_yticklabels(),
+                                         ax.get_ylim())):
+            texts += [lab for at, lab in zip(ticks, labels) if lo <= at <= hi]
+        if ax.get_legend() is not None:
+            texts += ax.get_legend().get_texts()
+    return [(a.get_text(), a.get_window_extent(renderer)) for a in texts
+            if a.get_visible() and a.get_text()]
+
+
+@pytest.mark.parametrize("lams", [[0.0, 0.5, 2.0], [0.0, 0.001, 0.002, 0.003, 0.004,
+                                                   0.005, 0.01, 0.02, 0.05, 0.5, 2.0]])
+def test_tradeoff_labels_overlap_nothing_and_the_axes_do_not_exaggerate(lams):
+    from gpu_xorder.plotting._plots import MIN_AUC_SPAN
+
+    rng = np.random.default_rng(3)
+    g = rng.choice(["a", "b"], 300)
+    y = rng.integers(0, 2, 300)
+    s = y + 0.7 * (g == "a") + rng.normal(0, 1, 300)
+    models = xorder_path(s, y, sensitive_features=g, lams=lams, backend="numpy")
+    fig = Figure(figsize=(5, 4), layout="constrained")
+    ax = gpu_xorder.plot_tradeoff(models, chosen=0.5, names={"a": "group A"},
+                                  positive="paid back", ax=fig.add_subplot())
+    boxes = _text_boxes(fig)
+    labels = [text for text, _ in boxes if text.startswith("lam ")]
+    assert labels and all(re.fullmatch(r"lam [\d.]+( to [\d.]+)?", text) for text in labels)
+    for i, (text, box) in enumerate(boxes):
+        for other, box2 in boxes[i + 1:]:
+            assert not box.overlaps(box2), (text, other)
+    low, high = ax.get_ylim()
+    assert high - low >= MIN_AUC_SPAN - 1e-12 and ax.get_xlim()[0] == 0
+    assert ax.get_xlabel() == "Delta-xAUC between group A and b (0: parity)"
+    assert ax.get_ylabel() == "AUC (positive: paid back)"
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend[0] == ("xOrder, lam 0, 0.5, 2" if len(lams) == 3 else
+                         "xOrder, 11 lam from 0 to 2")
+
+
+def test_xroc_bands_names_and_positives():
+    s, y, g = data()
+    codes = np.where(g == "white", 1, 0)
+    ax = gpu_xorder.plot_xroc(s, y, codes, band=0.9, names={0: "non-white", 1: "white"},
+                              positive="re-offended")
+    assert [line.get_label() for line in ax.get_lines()[:2]] == [
+        f"non-white positives vs white negatives: xAUC "
+        f"{metrics.xauc(s, y, codes, 0, 1):.3f}",
+        f"white positives vs non-white negatives: xAUC "
+        f"{metrics.xauc(s, y, codes, 1, 0):.3f}"]
+    assert ax.get_ylabel() == "share of the positives (re-offended) scoring >= t"
+    assert ax.get_xlabel() == "share of the negatives (not re-offended) scoring >= t"
+    assert ax.get_title() == "xROC curves, 90% pointwise bands"
+    for patch, (a, b) in zip(ax.patches, [(0, 1), (1, 0)]):
+        band = metrics.xroc_band(s, y, codes, a, b, level=0.9)
+        outline = patch.get_xy()
+        k = band.thresholds.size
+        np.testing.assert_array_equal(outline[:k, 0], band.fpr_low)
+        np.testing.assert_array_equal(outline[:k, 1], band.tpr_high)
+        np.testing.assert_array_equal(outline[k:2 * k, 0], band.fpr_high[::-1])
+        np.testing.assert_array_equal(outline[k:2 * k, 1], band.tpr_low[::-1])
+    assert len(ax.patches) == 2
+
+
+def test_forest_plot_of_the_intervals(tmp_path):
+    from gpu_xorder.plotting._plots import MSG_INTERVAL_GROUPS
+
+    s, y, g = data(200)
+    before = metrics.confidence_intervals(s, y, g, method="delong")
+    after = metrics.confidence_intervals(s - (g == "white"), y, g, method="delong")
+    fig = Figure(figsize=(10, 6), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    gpu_xorder.plot_intervals({"risk": before, "fair": after}, ax=left)
+    ticks = [t.get_text() for t in left.get_yticklabels()]
+    assert ticks[:4] == ["AUC", "AUC within black", "AUC within other",
+                         "AUC within white"]
+    assert "xAUC(white, black)" in ticks and ticks[-1] == "PRF(white)"
+    assert len(ticks) == 1 + 3 + 6 + 3
+    risk, fair = left.containers[0:len(ticks)], left.containers[len(ticks):]
+    row = ticks.index("xAUC(white, black)")
+    iv = before.xauc["white", "black"]
+    assert risk[row].lines[0].get_xdata()[0] == iv.estimate
+    np.testing.assert_allclose(risk[row].lines[2][0].get_segments()[0][:, 0],
+                               [iv.low, iv.high])
+    assert fair[0].lines[0].get_xdata()[0] == after.auc.estimate
+    assert [t.get_text() for t in left.get_legend().get_texts()] == ["risk", "fair"]
+    gpu_xorder.plot_intervals({"risk": before, "fair": after}, part="disparities",
+                              ax=right)
+    ticks = [t.get_text() for t in right.get_yticklabels()]
+    assert ticks[:4] == ["Delta-xAUC(black, other)", "Delta-xAUC(black, white)",
+                         "Delta-xAUC(other, white)", "Delta-xAUC (largest)"]
+    assert right.get_xlim()[0] == 0 and "URF(black, white)" in ticks
+    assert right.get_xlabel() == "disparity (0: parity); 95% intervals, DeLong"
+    fig.savefig(tmp_path / "forest.png")
+    other = metrics.confidence_intervals(s, y, np.where(g == "other", "black", g),
+                                         method="delong")
+    with pytest.raises(ValueError, match=MSG_INTERVAL_GROUPS):
+        gpu_xorder.plot_intervals({"a": before, "b": other})
+    # undefined values: "n/a" where the row's marker would be
+    few = metrics.confidence_intervals([3, 2, 1, 0, 5], [1, 0, 1, 0, 0],
+                                       ["a", "a", "b", "b", "b"], method="delong")
+    ax = gpu_xorder.plot_intervals(few)
+    assert "n/a" in [t.get_text() for t in ax.texts]
+
+
+def test_paper_figures_have_error_bars_names_and_counts(tmp_path):
+    from gpu_xorder.experiments._paper_plots import plot_comparison, write_figures
+    from gpu_xorder.experiments._studies import compare_methods
+
+    comparison = compare_methods("german", methods=["xorder"], lams=[0.0, 0.5],
+                                 repeats=3, backend="numpy")
+    names = {0: "young", 1: "adult"}
+    written = write_figures(comparison, tmp_path, names=names, positive="bad credit")
+    assert written == ["german_default_lr_tradeoff.png", "german_default_lr_xroc.png"]
+    fig = Figure()
+    ax = plot_comparison(comparison, fig.add_subplot(), names=names,
+                         positive="bad credit")
+    assert ax.get_title() == "german (lr): mean ± sd over 3 repetitions"
+    assert ax.get_xlabel() == "Delta-xAUC between young and adult (test; 0: parity)"
+    assert ax.get_ylabel() == "AUC (test); positive: bad credit"
+    rows = [r for r in comparison.summary("test") if r["method"] == "xorder"]
+    bars = ax.containers[1]  # unadjusted, then xorder
+    for r, xseg, yseg in zip(rows, *[c.get_segments() for c in bars.lines[2]]):
+        mean, sd = r["xauc"]
+        np.testing.assert_allclose(xseg[:, 0], [mean - sd, mean + sd])
+        mean, sd = r["auc"]
+        np.testing.assert_allclose(yseg[:, 1], [mean - sd, mean + sd])
+    assert ax.get_xlim()[0] == 0 and np.diff(ax.get_ylim())[0] >= 0.1 - 1e-12

@@ -248,3 +248,57 @@ def test_bad_parameters(kwargs, message):
         metrics.confidence_intervals(s, y, g, **kwargs)
     with pytest.raises(ValueError, match="y has no positives"):
         metrics.confidence_intervals(s, np.zeros(s.size), g)
+
+
+def test_the_xroc_band_covers_the_points_of_the_true_curve():
+    """Binormal xROC curves (positives of g ~ N(1, 1), negatives of h ~ N(0, 1), 30
+    each, plus three fixed scores): at three fixed thresholds the band's rectangle
+    holds the true point in at least 95% of 400 data sets (Clopper-Pearson is
+    conservative: 392, 387 and 392 of them)."""
+    from scipy.stats import norm
+
+    rng = np.random.default_rng(5)
+    grp, y = np.repeat(["g", "h"], 30), np.repeat([1, 0], 30)
+    checked = np.array([1.5, 0.5, -0.5])  # thresholds, exact in every data set below
+    hits = np.zeros(checked.size)
+    for _ in range(400):
+        s = np.round(np.concatenate((rng.normal(1, 1, 30), rng.normal(0, 1, 30))), 1)
+        s = np.concatenate((s, checked, checked))  # the thresholds occur as scores:
+        yy = np.concatenate((y, [1] * 3, [0] * 3))  # added to both samples
+        gg = np.concatenate((grp, ["g"] * 3, ["h"] * 3))
+        band = metrics.xroc_band(s, yy, gg, "g", "h", level=0.95)
+        for k, t in enumerate(checked):
+            at = np.flatnonzero(band.thresholds == t)[0]
+            # the true shares of the 33-item samples: 30 normal draws and 3 fixed scores
+            fpr = (30 * norm.sf(t) + (checked >= t).sum()) / 33
+            tpr = (30 * norm.sf(t - 1) + (checked >= t).sum()) / 33
+            hits[k] += (band.fpr_low[at] <= fpr <= band.fpr_high[at]
+                        and band.tpr_low[at] <= tpr <= band.tpr_high[at])
+    assert (hits >= 0.95 * 400).all(), hits
+
+
+def test_the_xroc_band_is_two_exact_binomial_intervals():
+    """Every threshold's limits equal scipy's exact (Clopper-Pearson) interval of the
+    count scoring >= t, at level sqrt(level); the ends (0, 0) and (1, 1) are exact and
+    the empirical curve lies inside."""
+    from scipy.stats import binomtest
+
+    rng = np.random.default_rng(2)
+    s = rng.integers(0, 12, 90).astype(float)  # ties
+    y = rng.integers(0, 2, 90)
+    grp = rng.choice(["g", "h"], 90)
+    band = metrics.xroc_band(s, y, grp, "g", "h", level=0.8)
+    pos, neg = s[(grp == "g") & (y == 1)], s[(grp == "h") & (y == 0)]
+    assert band.thresholds[0] == np.inf and np.all(np.diff(band.thresholds) < 0)
+    assert (band.fpr_low[0], band.fpr_high[0], band.tpr_low[0]) == (0, 0, 0)
+    for k, t in enumerate(band.thresholds[1:], start=1):
+        for sample, low, high in ((neg, band.fpr_low, band.fpr_high),
+                                  (pos, band.tpr_low, band.tpr_high)):
+            ci = binomtest(int((sample >= t).sum()), sample.size).proportion_ci(
+                np.sqrt(0.8), method="exact")
+            assert (low[k], high[k]) == pytest.approx((ci.low, ci.high), abs=1e-9)
+            assert low[k] <= (sample >= t).mean() <= high[k]
+    assert band.fpr_high[-1] == band.tpr_high[-1] == 1.0
+    many = metrics.xroc_band(np.arange(2000.0), np.tile([1, 0], 1000),
+                             np.repeat(["g", "h"], 1000), "g", "h", max_points=50)
+    assert many.thresholds.size == 51 and many.thresholds[-1] == 0.0

@@ -28,6 +28,7 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 2
+    out.output_format = "tsv" if getattr(args, "format", None) == "tsv" else "table"
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default")
@@ -39,6 +40,8 @@ def main(argv=None) -> int:
         return 130
     except Exception as exc:  # the promise: one line, never a traceback
         return out.error(MSG_INTERNAL.format(kind=type(exc).__name__, message=exc))
+    finally:
+        out.output_format = "table"
 
 
 __all__ = ["main"]

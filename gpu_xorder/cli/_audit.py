@@ -1,7 +1,8 @@
 """``gpu-xorder audit``: AUC and every ranking disparity of score columns, with
-intervals, in words, as JSON and in pictures."""
+confidence intervals, the disadvantaged group in words, as JSON and in pictures."""
 
 import contextlib
+import json
 import re
 
 import numpy as np
@@ -21,6 +22,8 @@ from ._common import group_title
 from ._common import read_groups
 from ._common import require_matplotlib
 
+MSG_NO_CI = "--no-ci leaves out the intervals that {options} would set up"
+
 
 def run(args):
     from .. import metrics
@@ -28,9 +31,8 @@ def run(args):
     from .._io import Table as CsvTable
     from .._io import check_folder, check_outputs, staged_folder, write_json
 
-    implied = args.bootstrap is not None or args.ci_method is not None
-    level = args.ci if args.ci is not None else AUDIT_LEVEL if implied else None
     try:
+        level, method = _interval_settings(args)
         check_outputs(given(args.json), inputs=(args.data,))
         if args.plot is not None:
             require_matplotlib()
@@ -65,33 +67,42 @@ def run(args):
         intervals = None
         if level is not None:
             with dask_backend(args.scheduler):
-                intervals = [metrics.confidence_intervals(
-                    s, y, groups, level=level, method=args.ci_method or "bootstrap",
-                    n_bootstrap=args.bootstrap or AUDIT_BOOTSTRAP, random_state=args.seed,
-                    n_jobs=args.jobs) for s in columns.values()]
-        gaps = [_ranking_gap(s, y, groups, None if intervals is None else intervals[c])
-                for c, s in enumerate(columns.values())]
+                intervals = [_intervals(name, s, y, groups, level, method, args)
+                             for name, s in columns.items()]
+        found = [{m: _disadvantage(s, y, groups, m, args.high_score,
+                                   None if intervals is None else intervals[c])
+                  for m, _ in METRIC_COLUMNS}
+                 for c, s in enumerate(columns.values())]
+        document = None
+        if args.json is not None or args.format == "json":
+            document = _audit_document(args, groups, y, columns, rows, tables, values,
+                                       intervals, found)
         pictures = []
         with contextlib.ExitStack() as stack:  # pictures and JSON: all or nothing
             if args.plot is not None:
                 pictures = _audit_plots(stack.enter_context(staged_folder(args.plot)),
-                                        columns, y, groups)
+                                        columns, y, groups, intervals, args.label)
             if args.json is not None:
-                write_json(args.json, _audit_document(
-                    args, groups, y, columns, rows, tables, values, intervals, gaps),
-                    inputs=(args.data,))
+                write_json(args.json, document, inputs=(args.data,))
     except LIBRARY_ERRORS + FILE_ERRORS as exc:
         return out.error(exc)
+    if args.format == "json":
+        out.console.file.write(json.dumps(document, indent=2, allow_nan=False) + "\n")
+        return 0
     counts = ", ".join(f"{escape(str(g))} {int((groups == g).sum())} "
                        f"({int(y[groups == g].sum())} positive)" for g in labels)
     out.console.print(f"[bold]{escape(args.data)}[/bold]: {y.size} rows; groups by "
-                  f"[bold]{escape(group_title(args.group))}[/bold]: {counts}")
+                      f"[bold]{escape(group_title(args.group))}[/bold]: {counts}")
     out.console.print(_audit_summary(rows, intervals))
     if intervals is not None:
         out.console.print(f"[dim]{escape(_interval_note(intervals[0], args))}[/dim]")
-    for name, gap in zip(columns, gaps):
-        if gap is not None:
-            out.console.print(f"[bold]{escape(name)}[/bold]: {escape(gap['text'])}")
+    out.console.print(f"[dim]The group each disparity disadvantages, reading a high score "
+                      f"as {args.high_score} (--high-score):[/dim]")
+    for name, per_metric in zip(columns, found):
+        for metric, header in METRIC_COLUMNS:
+            if per_metric[metric] is not None:
+                out.console.print(f"[bold]{escape(name)}[/bold], {header}: "
+                                  f"{escape(per_metric[metric].text)}")
     for (title, meaning, names, _, _, interval_of), per_column in zip(tables, values):
         out.console.print(f"[dim]{escape(title)}: {escape(meaning)}[/dim]")
         table = Table(title=title, title_justify="left")
@@ -108,6 +119,48 @@ def run(args):
     if args.plot is not None:
         out.console.print(f"{len(pictures)} pictures written to {escape(args.plot)}")
     return 0
+
+
+def _interval_settings(args):
+    """``(level, method)`` of the intervals, or ``(None, None)`` under --no-ci:
+    DeLong's by default (cheap, and defined wherever a group x label sample has two
+    items), the bootstrap where an option of the bootstrap asks for it."""
+    bootstrap = [("--bootstrap", args.bootstrap), ("--seed", args.seed),
+                 ("--jobs", args.jobs), ("--scheduler", args.scheduler)]
+    options = [("--ci", args.ci), ("--ci-method", args.ci_method)] + bootstrap
+    if args.no_ci:
+        named = [name for name, value in options if value is not None]
+        if named:
+            raise ValueError(MSG_NO_CI.format(options=", ".join(named)))
+        return None, None
+    level = AUDIT_LEVEL if args.ci is None else args.ci
+    implied = any(value is not None for _, value in bootstrap)
+    return level, args.ci_method or ("bootstrap" if implied else "delong")
+
+
+def _intervals(name, scores, y, groups, level, method, args):
+    """The intervals of one score column; a long bootstrap shows that it runs."""
+    from .. import metrics
+
+    n_bootstrap = args.bootstrap or AUDIT_BOOTSTRAP
+    with (out.working(f"audit {name}: bootstrap of {n_bootstrap} resamples of "
+                      f"{scores.size} rows") if method == "bootstrap"
+          else contextlib.nullcontext()):
+        return metrics.confidence_intervals(
+            scores, y, groups, level=level, method=method, n_bootstrap=n_bootstrap,
+            random_state=args.seed or 0, n_jobs=args.jobs)
+
+
+def _disadvantage(scores, y, groups, metric, high_score, intervals):
+    """The group ``metric`` finds disadvantaged, None where the data leave it
+    undefined."""
+    from .. import metrics
+
+    try:
+        return metrics.disadvantaged_group(scores, y, groups, metric=metric,
+                                           high_score=high_score, intervals=intervals)
+    except ValueError:
+        return None
 
 
 def _audit_summary(rows, intervals):
@@ -128,48 +181,18 @@ def _audit_summary(rows, intervals):
 
 def _interval_note(ci, args):
     how = (f"stratified bootstrap (group x label), {ci.n_bootstrap} resamples, seed "
-           f"{args.seed}, percentile" if ci.method == "bootstrap"
+           f"{args.seed or 0}, percentile" if ci.method == "bootstrap"
            else "DeLong variances, normal")
     return (f"[low, high]: {ci.level:.0%} confidence intervals, {how}; a disparity's from "
             "the interval of its signed difference, the maximum over pairs from the pairs' "
             "intervals at the Bonferroni level; n/a: not estimable")
 
 
-def _ranking_gap(scores, y, groups, ci):
-    """The pair of groups with the largest Delta-xAUC in words: whose positives are
-    ranked below the other's negatives more often than the reverse (with ``ci``, and
-    the interval of the pair's Delta-xAUC). None where xAUC is undefined."""
-    from .. import metrics
-    from ..metrics._ranking import defined
-
-    gaps = defined(metrics.disparity_pairs, scores, y, groups, "xauc")
-    if gaps is None:
-        return None
-    a, b = max(gaps, key=gaps.get)  # the first of the largest, in sorted label order
-    x_ab, x_ba = metrics.xauc(scores, y, groups, a, b), metrics.xauc(scores, y, groups, b, a)
-    low, high = (a, b) if x_ab <= x_ba else (b, a)
-    x_low, x_high = min(x_ab, x_ba), max(x_ab, x_ba)
-    if x_low == x_high:
-        text = (f"xAUC({a}, {b}) = xAUC({b}, {a}) = {x_low:.3f}: no group's positives are "
-                "ranked below the other's negatives more often than the reverse")
-        low = high = None
-    else:
-        text = (f"positives of group '{low}' are ranked below negatives of '{high}' more "
-                f"often than the reverse: xAUC({low}, {high}) = {x_low:.3f} < "
-                f"xAUC({high}, {low}) = {x_high:.3f}")
-    interval = None if ci is None else ci.disparity_pairs["xauc"][a, b]
-    if interval is not None:
-        text += (f"; {ci.level:.0%} interval of their Delta-xAUC: [{interval.low:.3f}, "
-                 f"{interval.high:.3f}]" + (", which holds 0" if interval.low == 0 else ""))
-    return {"group": None if low is None else str(low),
-            "other": None if high is None else str(high),
-            "xauc": x_low, "reverse": x_high, "text": text}
-
-
-def _audit_plots(folder, columns, y, groups):
-    """Write the audit's pictures into ``folder``: per score column the score
-    distributions per group and the xROC curves of every pair of groups (both
-    directions). Returns the file names."""
+def _audit_plots(folder, columns, y, groups, intervals, label):
+    """Write the audit's pictures into ``folder``: with intervals, every metric and
+    disparity of every score column with its interval (forest plot); per score column
+    the score distributions per group and the xROC curves of every pair of groups (both
+    directions, with pointwise bands at the intervals' level). Returns the file names."""
     import itertools
     import os
 
@@ -177,7 +200,7 @@ def _audit_plots(folder, columns, y, groups):
 
     from .. import metrics
     from ..metrics._ranking import defined
-    from ..plotting._plots import plot_score_distributions, plot_xroc
+    from ..plotting._plots import plot_intervals, plot_score_distributions, plot_xroc
 
     keys = [g.item() for g in np.unique(groups)]
     written = []
@@ -192,6 +215,17 @@ def _audit_plots(folder, columns, y, groups):
         fig.savefig(os.path.join(folder, name), dpi=100)
         written.append(name)
 
+    level = None if intervals is None else intervals[0].level
+    if intervals is not None:
+        k = len(keys)
+        rows = max(1 + k + k * (k - 1) + k, 3 * (k * (k - 1) // 2 + (k > 2)))
+        fig = Figure(figsize=(11, 1.6 + 0.3 * rows * max(1, len(columns) / 2)),
+                     layout="constrained")
+        left, right = fig.subplots(1, 2)
+        sets = dict(zip(columns, intervals))
+        plot_intervals(sets, part="metrics", ax=left)
+        plot_intervals(sets, part="disparities", ax=right)
+        save(fig, "intervals")
     for column, s in columns.items():
         fig = Figure(figsize=(6, 4.5), layout="constrained")
         ax = plot_score_distributions(s, groups, y, ax=fig.add_subplot())
@@ -201,20 +235,24 @@ def _audit_plots(folder, columns, y, groups):
             pairs = [(g, h) for g, h in ((a, b), (b, a))
                      if defined(metrics.xauc, s, y, groups, g, h) is not None]
             if pairs:
-                fig = Figure(figsize=(5.5, 5), layout="constrained")
-                ax = plot_xroc(s, y, groups, pairs=pairs, ax=fig.add_subplot())
-                ax.set_title(f"{column}: xROC curves of {a} and {b}")
+                fig = Figure(figsize=(5.5, 5.2), layout="constrained")
+                ax = plot_xroc(s, y, groups, pairs=pairs, band=level, positive=label,
+                               ax=fig.add_subplot())
+                ax.set_title(f"{column}: xROC curves of {a} and {b}"
+                             + ("" if level is None else
+                                f"\n{level:.0%} pointwise bands"))
                 save(fig, "xroc", column, a, b)
     return written
 
 
-def _audit_document(args, groups, y, columns, rows, tables, values, intervals, gaps):
+def _audit_document(args, groups, y, columns, rows, tables, values, intervals, found):
     """The audit as JSON: per group its size and positives, per score column its AUC,
     the maxima over pairs and every per-pair (per-group) value, keyed as printed; the
-    pair with the largest xAUC gap in words; with intervals, their settings and per
-    score column every value's ``[low, high]``."""
+    reading of a high score and, per disparity, the group it disadvantages; with
+    intervals, their settings and per score column every value's ``[low, high]``."""
     labels = np.unique(groups)
     doc = {"data": args.data, "label": args.label, "group": group_title(args.group),
+           "high_score": args.high_score,
            "groups": {str(g): {"n": int((groups == g).sum()),
                                "positives": int(y[groups == g].sum())} for g in labels},
            "scores": {}}
@@ -222,11 +260,12 @@ def _audit_document(args, groups, y, columns, rows, tables, values, intervals, g
         ci = intervals[0]
         doc["ci"] = {"level": ci.level, "method": ci.method,
                      "n_bootstrap": ci.n_bootstrap,
-                     "seed": args.seed if ci.method == "bootstrap" else None}
+                     "seed": (args.seed or 0) if ci.method == "bootstrap" else None}
     for c, (name, row) in enumerate(zip(columns, rows)):
         entry = {"auc": row["data"]["auc"],
                  "disparity": {m: row["data"][m] for m, _ in METRIC_COLUMNS},
-                 "disadvantaged": gaps[c]}
+                 "disadvantaged": {m: None if d is None else d.to_dict()
+                                   for m, d in found[c].items()}}
         for table, per_column in zip(tables, values):
             entry[table[4]] = dict(zip(table[2], per_column[c]))
         if intervals is not None:

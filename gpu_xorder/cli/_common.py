@@ -4,6 +4,7 @@ file, table rows of metrics, the Dask cluster of ``--scheduler``."""
 import contextlib
 
 import numpy as np
+from rich.markup import escape
 
 from ..datasets._loaders import AGE_BAND_NAMES
 from ..datasets._loaders import GROUP_NAMES
@@ -30,7 +31,8 @@ MAX_GROUPS = 20
 
 MSG_MAX_GROUPS = ("{path}: {columns} gives {n} groups, more than --max-groups {limit} "
                   "(an ID-like column?); pass --max-groups {n} to fit them all")
-#: audit: the level that --bootstrap or --ci-method alone implies, and the resamples.
+#: audit: the level of its confidence intervals unless --ci says, and the resamples
+#: of its bootstrap unless --bootstrap says.
 AUDIT_LEVEL = 0.95
 AUDIT_BOOTSTRAP = 2000
 MSG_NO_DASK = ('--scheduler needs dask.distributed, which is not installed: '
@@ -70,6 +72,22 @@ def row(label, scores, splits, seconds):
 def file_row(label, scores, y, groups, seconds):
     """A table row of the one split ``"data"``."""
     return row(label, {"data": scores}, {"data": (y, groups)}, seconds)
+
+
+def print_disadvantaged(rows, y, groups, metric, high_score):
+    """One line per ``(label, scores)`` of ``rows``: the group the scores' ``metric``
+    disadvantages, reading a high score as ``high_score``."""
+    from .. import metrics
+
+    out.console.print(f"[dim]The group {dict(METRIC_COLUMNS)[metric]} disadvantages, "
+                      f"reading a high score as {high_score} (--high-score):[/dim]")
+    for label, scores in rows:
+        try:
+            found = metrics.disadvantaged_group(scores, y, groups, metric=metric,
+                                                high_score=high_score).text
+        except ValueError as exc:
+            found = f"undefined: {out.one_line(exc)}"
+        out.console.print(f"{escape(label)}: {escape(found)}")
 
 
 def read_groups(data, args):

@@ -13,6 +13,7 @@ from ._common import LIBRARY_ERRORS
 from ._common import file_row
 from ._common import given
 from ._common import group_title
+from ._common import print_disadvantaged
 from ._common import read_groups
 
 #: Seconds per lattice cell of the NumPy fill (12-18 ns on a 2-core AMD EPYC, README),
@@ -102,6 +103,9 @@ def run(args):
                               else f"{m.lam:g}", m.train_scores_adjusted_, y, groups,
                               seconds if len(models) == 1 else None))
     out.console.print(out.metrics_table("Training data", rows, "data", args.metric, timing=True))
+    print_disadvantaged([("unadjusted", scores), (rows[chosen + 1]["label"],
+                                                  est.train_scores_adjusted_)],
+                        y, groups, args.metric, args.high_score)
     out.console.print(f"model saved to {escape(args.model)}"
                   + (f" (lam {est.lam:g})" if len(models) > 1 else "")
                   + (f"; scores written to {escape(args.output)} (column "

@@ -2,11 +2,16 @@
 messages.
 
 Output goes through ``console`` (stdout) and ``err_console`` (stderr), read as module
-attributes at every use so that tests can replace them to fix width and colour.
+attributes at every use so that tests can replace them to fix width and colour. Where a
+console does not write to a terminal (a log, a pipe) it never wraps a line, whatever its
+width, and a long run writes a plain line of progress to stderr every ``LOG_INTERVAL``
+seconds instead of a live bar.
 """
 
 import contextlib
 import re
+import threading
+import time
 
 import numpy as np
 from rich.console import Console
@@ -14,14 +19,65 @@ from rich.markup import escape
 from rich.progress import BarColumn
 from rich.progress import MofNCompleteColumn
 from rich.progress import Progress
+from rich.progress import ProgressColumn
+from rich.progress import SpinnerColumn
 from rich.progress import TaskProgressColumn
 from rich.progress import TextColumn
-from rich.progress import TimeElapsedColumn
-from rich.progress import TimeRemainingColumn
 from rich.table import Table
+from rich.text import Text
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+#: The width a console renders at where it does not write to a terminal: wide enough
+#: that no table row or sentence of the command line wraps.
+LOG_WIDTH = 10_000
+#: Seconds between two lines of progress where stdout is not a terminal, and how often
+#: the line's thread looks at the clock.
+LOG_INTERVAL = 30.0
+LOG_TICK = 1.0
+#: The clock of those lines (tests replace it).
+NOW = time.monotonic
+#: How tables are printed: rich's boxes, or tab-separated values (``--format tsv``:
+#: one ``# title`` line, a header row and the rows; every other line starts with ``#``).
+FORMATS = ("table", "tsv")
+output_format = "table"
+
+
+class Output(Console):
+    """rich's Console that, off a terminal, renders at ``LOG_WIDTH`` (no line wraps)
+    and, on stdout under ``--format tsv``, prints tables as tab-separated values."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not self.is_terminal:
+            self.width = LOG_WIDTH
+
+    def print(self, *objects, **kwargs):
+        if output_format != "tsv" or self.stderr:
+            return super().print(*objects, **kwargs)
+        for obj in objects:
+            text = tsv(obj) if isinstance(obj, Table) else "\n".join(
+                "# " + line for line in _plain(obj).splitlines())
+            self.file.write(text + "\n")
+        return None
+
+
+def _plain(cell):
+    """The text of a cell or line, its markup removed."""
+    return Text.from_markup(cell).plain if isinstance(cell, str) else str(
+        getattr(cell, "plain", cell))
+
+
+def tsv(table):
+    """A rich Table as ``# title``, a header row and its rows, tab-separated."""
+    lines = [] if table.title is None else [f"# {_plain(table.title)}"]
+    columns = table.columns
+    lines.append("\t".join(_plain(c.header) for c in columns))
+    for row in zip(*(list(c.cells) for c in columns)):
+        lines.append("\t".join(_plain(cell) for cell in row))
+    return "\n".join(lines)
+
+
+console = Output(highlight=False)
+err_console = Output(stderr=True, highlight=False)
 
 METRIC_COLUMNS = (("xauc", "Delta-xAUC"), ("prf", "Delta-PRF"), ("urf", "Delta-URF"))
 
@@ -112,25 +168,134 @@ def duration(seconds):
     return f"{seconds / 3600:.1f} h"
 
 
+def clock(seconds):
+    """``H:MM:SS``."""
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}"
+
+
+def times(elapsed, remaining):
+    """``elapsed 0:00:35, about 0:02:35 left`` (only the first part without an
+    estimate)."""
+    text = f"elapsed {clock(elapsed)}"
+    return text if remaining is None else f"{text}, about {clock(remaining)} left"
+
+
+class _Times(ProgressColumn):
+    """Elapsed and remaining time in words, so that neither reads as the other."""
+
+    def render(self, task):
+        return Text(times(task.elapsed or 0.0, task.time_remaining))
+
+
+class Heartbeat:
+    """Lines of progress for a log: ``label: 3 of 10 repetitions (30%), elapsed
+    0:01:10, about 0:02:43 left``, at most one per ``interval`` seconds of ``now``;
+    the remaining time extrapolates the rate so far."""
+
+    def __init__(self, label, unit, write, now=time.monotonic, interval=None):
+        self.label, self.unit, self.write, self.now = label, unit, write, now
+        self.interval = LOG_INTERVAL if interval is None else interval
+        self.start = self.last = now()
+        self.done = self.total = None
+        self.lines = 0
+
+    def update(self, done, total):
+        self.done, self.total = done, total
+        self.tick()
+
+    def line(self, elapsed):
+        if self.total is None or self.done is None:
+            return f"{self.label}: running, {times(elapsed, None)}"
+        remaining = (elapsed * (self.total - self.done) / self.done if self.done
+                     else None)
+        share = self.done / self.total if self.total else 0.0
+        count = (f"{self.done} of {self.total}" if self.unit == "repetitions"
+                 else f"{self.done:.3g} of {self.total:.3g}")
+        return (f"{self.label}: {count} {self.unit} ({share:.0%}), "
+                f"{times(elapsed, remaining)}")
+
+    def tick(self):
+        """Write a line when one is due."""
+        now = self.now()
+        if now - self.last >= self.interval:
+            self.last = now
+            self.lines += 1
+            self.write(self.line(now - self.start))
+
+    def finish(self):
+        """After a run that wrote lines: a last one with the whole time."""
+        if self.lines:
+            self.write(f"{self.label}: done, {times(self.now() - self.start, None)}")
+
+
+def _log_line(text):
+    err_console.print(escape(text), soft_wrap=True, emoji=False, markup=True)
+
+
+@contextlib.contextmanager
+def _logged(label, unit):
+    """Without a terminal: a ``Heartbeat`` on stderr, ticked by the callbacks and by a
+    thread (so that a line comes even while no callback does)."""
+    beat = Heartbeat(label, unit, lambda text: _log_line(text), now=lambda: NOW())
+    stop = threading.Event()
+
+    def beating():
+        while not stop.wait(LOG_TICK):
+            beat.tick()
+
+    thread = threading.Thread(target=beating, name="gpu-xorder progress", daemon=True)
+    thread.start()
+    try:
+        yield beat.update
+    finally:
+        stop.set()
+        thread.join()
+        beat.finish()
+
+
 @contextlib.contextmanager
 def fit_progress():
-    """A progress callback for ``XOrder.fit``: on a terminal, a bar with the time left."""
-    with Progress(TextColumn("xOrder"), BarColumn(), TaskProgressColumn(),
-                  TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
-                  console=console, transient=True,
-                  disable=not console.is_terminal) as progress:
+    """A progress callback for ``XOrder.fit``: on a terminal, a bar with the time
+    elapsed and left; otherwise a line on stderr every ``LOG_INTERVAL`` seconds."""
+    if not console.is_terminal:
+        with _logged("xOrder", "cells") as update:
+            yield update
+        return
+    with Progress(TextColumn("xOrder"), BarColumn(), TaskProgressColumn(), _Times(),
+                  console=console, transient=True) as progress:
         task = progress.add_task("fit", total=None)
         yield lambda done, total: progress.update(task, completed=done, total=total)
 
 
 @contextlib.contextmanager
 def repetitions_progress(name, repeats):
-    """A progress bar of one data set's repetitions (on a terminal); yields the
-    ``progress(done, total)`` callback the experiments take."""
+    """A progress bar of one data set's repetitions (on a terminal; otherwise a line
+    on stderr every ``LOG_INTERVAL`` seconds); yields the ``progress(done, total)``
+    callback the experiments take."""
+    if not console.is_terminal:
+        with _logged(name, "repetitions") as update:
+            update(0, repeats)
+            yield update
+        return
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TextColumn("repetitions"), TimeElapsedColumn(), console=console,
-        transient=True, disable=not console.is_terminal,
+        TextColumn("repetitions"), _Times(), console=console, transient=True,
     ) as progress:
         task = progress.add_task(name, total=repeats)
         yield lambda done, total: progress.update(task, completed=done)
+
+
+@contextlib.contextmanager
+def working(label):
+    """Work without a measure of progress (a bootstrap): a spinner with the elapsed
+    time on a terminal, otherwise a line on stderr every ``LOG_INTERVAL`` seconds."""
+    if not console.is_terminal:
+        with _logged(label, ""):
+            yield
+        return
+    with Progress(SpinnerColumn(), TextColumn(escape(label)), _Times(), console=console,
+                  transient=True) as progress:
+        progress.add_task(label, total=None)
+        yield

@@ -13,6 +13,7 @@ from ._output import METRIC_COLUMNS
 from ._common import FILE_ERRORS
 from ._common import LAM_NOTE
 from ._common import LIBRARY_ERRORS
+from ..datasets._loaders import POSITIVE_MEANS
 from ._common import counts
 from ._common import dask_backend
 from ._common import given
@@ -125,8 +126,12 @@ def _paper_outputs(folder, comparisons, document, figures):
     if figures:
         from ..experiments._paper_plots import write_figures
 
+        from ..datasets import load_dataset
+
         for comparison in comparisons:
-            write_figures(comparison, folder)
+            _, names = group_names(load_dataset(comparison.data), comparison.groups)
+            write_figures(comparison, folder, names=names,
+                          positive=POSITIVE_MEANS[comparison.data])
 
 
 def _print_comparison(comparison):

@@ -8,6 +8,7 @@ from ..experiments._studies import METHODS as PAPER_METHODS
 from ..experiments._studies import STUDIES as PAPER_STUDIES
 from ..experiments.models import MODELS as PAPER_MODELS
 from .._io import LABEL_KINDS
+from ..utils._validation import HIGH_SCORES
 from ..utils._validation import METHODS as METHOD_CHOICES
 from ..utils._validation import SOLVERS
 from ..utils._validation import parse_memory_size
@@ -91,6 +92,7 @@ def build_parser():
     demo.add_argument("--data", choices=DATASET_CHOICES, default="compas",
                       help="bundled data set (default: compas)")
     _experiment_arguments(demo, DEFAULT_LAMS, method=True)
+    _format_argument(demo)
     demo.set_defaults(handler="demo")
 
     fit = sub.add_parser(
@@ -124,6 +126,8 @@ def build_parser():
     fit.add_argument("--memory-limit", type=_memory_size, metavar="SIZE",
                      help="most memory the decision bits may take: bytes (1e9) or a size "
                           "with a unit (2GB, 512MiB); beyond, banded (same result)")
+    _high_score_argument(fit)
+    _format_argument(fit)
     fit.set_defaults(handler="fit")
 
     transform = sub.add_parser(
@@ -136,6 +140,8 @@ def build_parser():
     transform.add_argument("--model", required=True, help="model file from gpu-xorder fit")
     transform.add_argument("--output", required=True, help="CSV file to write")
     _column_argument(transform)
+    _high_score_argument(transform)
+    _format_argument(transform)
     transform.set_defaults(handler="transform")
 
     audit = sub.add_parser(
@@ -148,16 +154,23 @@ def build_parser():
     _file_arguments(audit, label_required=True, many_scores=True)
     audit.add_argument("--json", metavar="FILE",
                        help="also write every value as JSON (null where undefined)")
+    audit.add_argument("--high-score", choices=HIGH_SCORES, default="favourable",
+                       help="what a high score does to a person, which decides the group "
+                            "a disparity disadvantages: favourable (default; a loan, an "
+                            "interview) or harmful (a risk score: detention, an "
+                            "investigation; choose it for COMPAS' two_year_recid)")
     audit.add_argument("--ci", type=_probability, metavar="LEVEL",
-                       help="add confidence intervals at this level (e.g. 0.95) to the "
-                            "tables and the JSON")
+                       help=f"level of the confidence intervals in the tables, the JSON "
+                            f"and the pictures (default: {AUDIT_LEVEL})")
+    audit.add_argument("--no-ci", action="store_true",
+                       help="no confidence intervals")
     audit.add_argument("--ci-method", choices=("bootstrap", "delong"),
-                       help="stratified bootstrap, percentile intervals (default), or "
-                            "DeLong's variances, normal intervals")
+                       help="DeLong's variances, normal intervals (default), or a "
+                            "stratified bootstrap, percentile intervals (default with "
+                            "--bootstrap, --seed, --jobs or --scheduler)")
     audit.add_argument("--bootstrap", type=_positive, metavar="N",
-                       help=f"bootstrap resamples (default: {AUDIT_BOOTSTRAP}); alone, "
-                            f"implies --ci {AUDIT_LEVEL}")
-    audit.add_argument("--seed", type=_nonnegative, default=0,
+                       help=f"bootstrap resamples (default: {AUDIT_BOOTSTRAP})")
+    audit.add_argument("--seed", type=_nonnegative,
                        help="seed of the bootstrap (default: 0)")
     audit.add_argument("--jobs", type=int, metavar="N",
                        help="the resamples split among N worker processes (-1: one "
@@ -166,9 +179,11 @@ def build_parser():
                        help="run the bootstrap on the Dask cluster at ADDRESS "
                             "(e.g. tcp://10.0.0.5:8786; needs gpu-xorder[dask])")
     audit.add_argument("--plot", metavar="DIR",
-                       help="also write pictures (PNG) into DIR: xROC curves of every "
-                            "pair of groups and the score distributions per group "
+                       help="also write pictures (PNG) into DIR: every metric with its "
+                            "interval (forest plot), xROC curves of every pair of groups "
+                            "with pointwise bands and the score distributions per group "
                             "(needs gpu-xorder[plot])")
+    _format_argument(audit, json=True)
     audit.set_defaults(handler="audit")
 
     paper = sub.add_parser(
@@ -221,6 +236,7 @@ def build_parser():
                        help="write records.json (every record), summary.csv (mean and sd "
                             "over repetitions), timings.csv and PNG figures (with "
                             "matplotlib) into DIR")
+    _format_argument(paper)
     paper.set_defaults(handler="paper")
 
     info = sub.add_parser("info", help="versions and GPU backend status")
@@ -286,6 +302,21 @@ def _file_arguments(parser, label_required, many_scores=False, group_options=Tru
                             metavar="N", help="refuse more than N groups, which an ID-like "
                             f"column would give (default: {MAX_GROUPS}, the most the GPU "
                             "runs iteratively)")
+
+
+def _format_argument(parser, json=False):
+    parser.add_argument("--format", choices=("table", "tsv", "json") if json
+                        else ("table", "tsv"), default="table",
+                        help="how tables are printed: table (default), tsv (tab-separated, "
+                             "other lines start with #)"
+                             + (", json (the --json document, on stdout)" if json else ""))
+
+
+def _high_score_argument(parser):
+    parser.add_argument("--high-score", choices=HIGH_SCORES, default="favourable",
+                        help="what a high score does to a person, for the sentence that "
+                             "names the disadvantaged group before and after: favourable "
+                             "(default) or harmful (a risk score)")
 
 
 def _column_argument(parser):

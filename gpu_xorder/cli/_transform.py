@@ -6,6 +6,7 @@ from . import _output as out
 from ._common import FILE_ERRORS
 from ._common import LIBRARY_ERRORS
 from ._common import file_row
+from ._common import print_disadvantaged
 
 
 def run(args):
@@ -40,5 +41,7 @@ def run(args):
                   f"group {escape(str(est.reference_group_))})")
     if rows is not None:
         out.console.print(out.metrics_table("Data", rows, "data", est.metric))
+        print_disadvantaged([("unadjusted", scores), (setting, adjusted)], y, groups,
+                            est.metric, args.high_score)
     out.console.print(f"written to {escape(args.output)} (column {escape(args.column)})")
     return 0

@@ -43,6 +43,13 @@ GROUP_NAMES = {
     "german": {0: "young", 1: "adult"},
     "framingham": {1: "male", 2: "female"},
 }
+#: What a positive label of each data set means (README.md beside the data).
+POSITIVE_MEANS = {
+    "adult": "income > 50K",
+    "compas": "re-offended within two years",
+    "german": "bad credit",
+    "framingham": "coronary heart disease",
+}
 #: Name of ``y`` with ``as_frame=True``: the label column, or what German's label means.
 _TARGET_NAMES = {"german": "bad_credit"}
 #: The bands of :func:`age_bands`, 0, 1 and 2, as a pandas Series names them.

@@ -1,16 +1,22 @@
 """The figures of ``gpu-xorder paper --out``: the test trade-off of every method (the
 paper's Figures 5-9), xROC curves before and after xOrder (Figure 10), and the
-robustness studies. matplotlib is imported when called (:mod:`gpu_xorder.plotting._plots`)."""
+robustness studies. Every point is a mean over the repetitions with error bars of one
+standard deviation, the count on the figure; axes as :mod:`gpu_xorder.plotting._plots`
+draws them (disparity from 0, AUC spanning at least ``MIN_AUC_SPAN``). matplotlib is
+imported when called."""
 
 import os
 
 import numpy as np
 
-from ..plotting._plots import DISPARITY_NAMES, _matplotlib, plot_xroc
+from ..plotting._plots import DISPARITY_NAMES, MIN_AUC_SPAN, _matplotlib, namer
+from ..plotting._plots import honest_limits, plot_xroc
 
 MARKERS = {"unadjusted": "*", "xorder": "o", "post-logit": "s", "corr-reg": "^",
            "constrained": "D"}
 DPI = 80
+#: Level of the xROC curves' pointwise bands.
+XROC_BAND = 0.95
 
 
 def _figure(width=5.5, height=4.2):
@@ -20,69 +26,109 @@ def _figure(width=5.5, height=4.2):
     return Figure(figsize=(width, height), layout="constrained")
 
 
-def plot_comparison(comparison, ax, metric=None, split="test"):
+def _between(comparison, names):
+    """``between non-white and white`` (two groups) or ``largest over pairs of 3
+    groups``."""
+    name = namer(names)
+    labels = comparison.group_labels
+    if len(labels) == 2:
+        return f"between {name(labels[0])} and {name(labels[1])}"
+    return f"largest over pairs of {len(labels)} groups"
+
+
+def plot_comparison(comparison, ax, metric=None, split="test", names=None, positive=None):
     """Mean AUC against mean disparity over the repetitions, one line per method
-    through its parameter grid."""
+    through its parameter grid, with error bars of one standard deviation."""
     metric = metric or comparison.metric
     rows = comparison.summary(split)
+    xs, ys = [], []
     for method in comparison.methods:
         chosen = [r for r in rows if r["method"] == method]
-        x = [r[metric][0] for r in chosen]
-        y = [r["auc"][0] for r in chosen]
-        ax.plot(x, y, marker=MARKERS[method], linestyle="-" if len(x) > 1 else "none",
-                markersize=10 if method == "unadjusted" else 5, label=method)
-    ax.set(xlabel=f"{DISPARITY_NAMES[metric]} ({split})", ylabel=f"AUC ({split})",
-           title=f"{comparison.data} ({comparison.model}): AUC against disparity")
+        x, x_sd = np.array([r[metric] for r in chosen]).T
+        y, y_sd = np.array([r["auc"] for r in chosen]).T
+        x_sd, y_sd = np.nan_to_num(x_sd), np.nan_to_num(y_sd)  # one repetition: no sd
+        ax.errorbar(x, y, xerr=x_sd, yerr=y_sd, marker=MARKERS[method],
+                    linestyle="-" if len(x) > 1 else "none", capsize=2, elinewidth=0.8,
+                    markersize=10 if method == "unadjusted" else 5, label=method)
+        xs += list(x - x_sd) + list(x + x_sd)
+        ys += list(y - y_sd) + list(y + y_sd)
+    honest_limits(ax, xs, ys)
+    ax.set(xlabel=f"{DISPARITY_NAMES[metric]} {_between(comparison, names)} ({split}; "
+                  "0: parity)",
+           ylabel=f"AUC ({split})" + ("" if positive is None else
+                                      f"; positive: {positive}"),
+           title=f"{comparison.data} ({comparison.model}): mean ± sd over "
+                 f"{_repetitions(comparison.repeats)}")
     ax.legend(fontsize="small")
     return ax
 
 
-def plot_study(comparison, axes, metric=None):
-    """A study's test disparity and AUC per setting, one line per method and lam."""
+def _repetitions(n):
+    return f"{n} repetition" + ("" if n == 1 else "s")
+
+
+def plot_study(comparison, axes, metric=None, names=None):
+    """A study's test disparity and AUC per setting, one line per method and lam, with
+    error bars of one standard deviation over the repetitions."""
     metric = metric or comparison.metric
     rows = comparison.summary("test")
     settings = list(dict.fromkeys(r["setting"] for r in rows))
     position = np.arange(len(settings))
-    keys = list(dict.fromkeys((r["method"], r["parameter"]) for r in rows))
-    for method, parameter in keys:
-        if method != "unadjusted" and parameter not in (0.05, 0.5):
-            continue  # two weights keep the picture readable; the CSV has them all
+    keys = [(method, parameter) for method, parameter
+            in dict.fromkeys((r["method"], r["parameter"]) for r in rows)
+            # two weights keep the picture readable; the CSV has them all
+            if method == "unadjusted" or parameter in (0.05, 0.5)]
+    drawn = {0: [], 1: []}
+    for k, (method, parameter) in enumerate(keys):
+        dodge = (k - (len(keys) - 1) / 2) * 0.06  # error bars side by side
         chosen = {r["setting"]: r for r in rows
                   if (r["method"], r["parameter"]) == (method, parameter)}
         label = method if parameter is None else f"{method} lam={parameter:g}"
-        for ax, key in zip(axes, (metric, "auc")):
-            ax.plot(position, [chosen[s][key][0] for s in settings],
-                    marker=MARKERS[method], label=label)
-    for ax, key in zip(axes, (DISPARITY_NAMES[metric], "AUC")):
+        for panel, (ax, key) in enumerate(zip(axes, (metric, "auc"))):
+            mean, sd = np.array([chosen[s][key] for s in settings]).T
+            sd = np.nan_to_num(sd)
+            ax.errorbar(position + dodge, mean, yerr=sd, marker=MARKERS[method],
+                        capsize=2, elinewidth=0.8, label=label)
+            drawn[panel] += list(mean - sd) + list(mean + sd)
+    for ax, key in zip(axes, (f"{DISPARITY_NAMES[metric]} {_between(comparison, names)}",
+                              "AUC")):
         ax.set_xticks(position, [str(s) for s in settings])
         ax.set(xlabel="training share" if comparison.study == "samples"
                else "scores xOrder learns on", ylabel=f"{key} (test)")
+    axes[0].set_ylim(0.0, max(drawn[0] + [1e-3]) * 1.12)
+    low, high = min(drawn[1]), max(drawn[1])
+    pad = max((MIN_AUC_SPAN - (high - low)) / 2, (high - low) * 0.08)
+    axes[1].set_ylim(max(0.0, low - pad), min(1.0, high + pad))
     axes[0].legend(fontsize="x-small")
-    axes[0].set_title(f"{comparison.data} ({comparison.model}): {comparison.study} study")
+    axes[0].set_title(f"{comparison.data} ({comparison.model}): {comparison.study} study, "
+                      f"mean ± sd over {_repetitions(comparison.repeats)}")
     return axes
 
 
-def write_figures(comparison, folder):
-    """Write the comparison's (or study's) figures into ``folder``; returns the names."""
+def write_figures(comparison, folder, names=None, positive=None):
+    """Write the comparison's (or study's) figures into ``folder``; returns the names.
+    ``names`` maps group labels to readable names, ``positive`` says what a positive
+    is (the labels of the axes)."""
     stem = f"{comparison.data}_{comparison.groups}_{comparison.model}"
     written = []
     if comparison.study is not None:
-        fig = _figure(9, 3.6)
-        plot_study(comparison, fig.subplots(1, 2))
+        fig = _figure(10, 4.2)
+        plot_study(comparison, fig.subplots(1, 2), names=names)
         written.append(f"{stem}_{comparison.study}.png")
         fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
         return written
-    fig = _figure()
-    plot_comparison(comparison, fig.add_subplot())
+    fig = _figure(6.5, 5)
+    plot_comparison(comparison, fig.add_subplot(), names=names, positive=positive)
     written.append(f"{stem}_tradeoff.png")
     fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
     curves = comparison.curves
     if "xorder" in curves and len(comparison.group_labels) == 2:
-        fig = _figure(9, 4.2)
+        fig = _figure(11, 5.4)
         for ax, key in zip(fig.subplots(1, 2), ("unadjusted", "xorder")):
-            plot_xroc(*curves[key], ax=ax)
-            ax.set_title(key if key == "unadjusted"
-                         else f"xOrder, lam = {curves['xorder_lam']:g}")
+            plot_xroc(*curves[key], band=XROC_BAND, names=names, positive=positive, ax=ax)
+            ax.set_title(("unadjusted" if key == "unadjusted"
+                          else f"xOrder, lam = {curves['xorder_lam']:g}")
+                         + f" (repetition 1, test; {XROC_BAND:.0%} pointwise bands)")
         written.append(f"{stem}_xroc.png")
         fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
     return written

@@ -1,9 +1,12 @@
 """Ranking metrics across protected groups and their uncertainty.
 
 AUC, xAUC, PRF and URF with ties counted 1/2, the disparities Delta between groups,
-xROC curves, variances and confidence intervals (docs/design.md, section 2).
+xROC curves, variances and confidence intervals, and the group a ranking disadvantages
+(docs/design.md, section 2).
 """
 
+from ._direction import Disadvantage
+from ._direction import disadvantaged_group
 from ._ranking import auc
 from ._ranking import auc_variance
 from ._ranking import confidence_intervals
@@ -13,13 +16,17 @@ from ._ranking import prf
 from ._ranking import urf
 from ._ranking import xauc
 from ._ranking import xauc_variance
+from ._ranking import XrocBand
+from ._ranking import xroc_band
 from ._ranking import xroc_curve
 from ._uncertainty import Interval
 from ._uncertainty import MetricIntervals
 
 __all__ = ["auc", "xauc", "prf", "urf", "disparity", "disparity_pairs", "xroc_curve",
+           "xroc_band", "XrocBand",
            "auc_variance", "xauc_variance", "confidence_intervals", "Interval",
-           "MetricIntervals", "RankingMetricFrame"]
+           "MetricIntervals", "RankingMetricFrame",
+           "disadvantaged_group", "Disadvantage"]
 
 
 def __getattr__(name):

@@ -22,6 +22,8 @@ labelled by their values joined with ``" & "``: ``xauc(s, y, groups, "white & fe
 "black & male")``.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 from cpu_reference import half_wins2
@@ -41,7 +43,7 @@ from ..utils._validation import (
 )
 
 __all__ = ["auc", "xauc", "prf", "urf", "disparity", "disparity_pairs", "xroc_curve",
-           "auc_variance", "xauc_variance", "confidence_intervals", "Interval",
+           "xroc_band", "XrocBand", "auc_variance", "xauc_variance", "confidence_intervals", "Interval",
            "MetricIntervals"]
 
 MSG_Y_LACKS = "y has no {what}, which metric {metric!r} needs"
@@ -555,6 +557,79 @@ def xroc_curve(scores, y, groups, g, h):
     from sklearn.metrics import roc_curve  # scikit-learn: 1-2 s to import
 
     return roc_curve(sub_y, np.concatenate((positives, negatives)))
+
+
+class XrocBand(NamedTuple):
+    """A pointwise band of an xROC curve: at every threshold (decreasing), the
+    intervals of its two shares. The band's edges are the curves through
+    ``(fpr_low, tpr_high)`` and through ``(fpr_high, tpr_low)``."""
+
+    thresholds: np.ndarray
+    fpr_low: np.ndarray
+    fpr_high: np.ndarray
+    tpr_low: np.ndarray
+    tpr_high: np.ndarray
+
+
+def xroc_band(scores, y, groups, g, h, *, level: float = 0.95,
+              max_points: int = 400) -> XrocBand:
+    """A pointwise confidence band of the xROC curve of (g, h).
+
+    At a threshold t the curve's point is (share of negatives of h scoring ``>= t``,
+    share of positives of g scoring ``>= t``): two binomial proportions of independent
+    samples. Each gets its Clopper-Pearson (exact) interval at level ``sqrt(level)``,
+    so the point lies in their rectangle with probability at least ``level``; the
+    rectangles of all thresholds make the band (docs/design.md, section 2).
+
+    Parameters
+    ----------
+    scores, y, groups, g, h
+        As :func:`xroc_curve`.
+    level : float, default=0.95
+        Coverage of the point at each threshold, strictly between 0 and 1.
+    max_points : int, default=400
+        At most this many thresholds, evenly spread over the distinct scores, besides
+        the ends (0, 0) and (1, 1), which are exact.
+
+    Returns
+    -------
+    XrocBand
+
+    Raises
+    ------
+    ValueError
+        As :func:`xroc_curve`, or on a bad ``level``.
+
+    Examples
+    --------
+    >>> band = xroc_band([3, 2, 1, 0] * 25, [1, 0, 1, 0] * 25, [0, 0, 1, 1] * 25, 0, 1)
+    >>> band.thresholds.tolist()  # the positives of 0 score 3, the negatives of 1 score 0
+    [inf, 3.0, 0.0]
+    >>> [round(float(x), 3) for x in (band.tpr_low[1], band.tpr_high[1])]  # 25 of 25
+    [0.84, 1.0]
+    """
+    from scipy.stats import beta
+
+    level = _uncertainty.check_level(level)
+    positives, negatives, _, _ = _cross_sample(scores, y, groups, g, h)
+    distinct = np.unique(np.concatenate((positives, negatives)))[::-1]
+    if distinct.size > max_points:
+        distinct = distinct[np.linspace(0, distinct.size - 1, max_points).round()
+                            .astype(np.int64)]
+    alpha = 1.0 - np.sqrt(level)
+
+    def shares(sample):
+        n = sample.size
+        k = n - np.searchsorted(np.sort(sample), distinct, side="left")  # >= t
+        with np.errstate(invalid="ignore"):
+            low = np.where(k == 0, 0.0, beta.ppf(alpha / 2, k, n - k + 1))
+            high = np.where(k == n, 1.0, beta.ppf(1 - alpha / 2, k + 1, n - k))
+        return np.concatenate(([0.0], low)), np.concatenate(([0.0], high))
+
+    fpr_low, fpr_high = shares(negatives)
+    tpr_low, tpr_high = shares(positives)
+    return XrocBand(np.concatenate(([np.inf], distinct)), fpr_low, fpr_high, tpr_low,
+                    tpr_high)
 
 
 def auc_variance(scores, y) -> float:

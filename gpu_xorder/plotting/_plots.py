@@ -1,7 +1,11 @@
 """Pictures of a ranking's fairness: the xROC curves of pairs of groups, the score
-distributions of the groups, and the trade-off between AUC and disparity along an xOrder
-path. matplotlib is imported when a function is called (``pip install
-"gpu-xorder[plot]"``); the package imports and works without it.
+distributions of the groups, the trade-off between AUC and disparity along an xOrder
+path, and a forest plot of every metric's confidence interval. matplotlib is imported
+when a function is called (``pip install "gpu-xorder[plot]"``); the package imports and
+works without it.
+
+Axes do not exaggerate (docs/design.md, section 2): a disparity axis starts at 0 (parity)
+and an AUC axis spans at least ``MIN_AUC_SPAN``.
 """
 
 import numbers
@@ -20,7 +24,15 @@ MSG_TRADEOFF_DATA = "plot_tradeoff(data=...) needs fitted XOrder models, got {wh
 MSG_TRADEOFF_METRIC = ("the points' disparity {metric!r} is not the one they traded; pass "
                        "data=(scores, y, sensitive_features) to measure it")
 MSG_CHOSEN = "chosen={chosen!r} is neither one of the points nor the lam of one"
+MSG_INTERVAL_GROUPS = "plot_intervals: the sets of intervals are of different groups"
+PARTS = ("metrics", "disparities")
 DISPARITY_NAMES = {"xauc": "Delta-xAUC", "prf": "Delta-PRF", "urf": "Delta-URF"}
+#: The narrowest span of an AUC axis: an AUC gap of a few thousandths, below the
+#: sampling error of any test split in the paper, must not fill a picture.
+MIN_AUC_SPAN = 0.1
+#: Where a point's label may go, in points from the point, tried in turn.
+LABEL_OFFSETS = ((5, 5), (5, -12), (-5, 5), (-5, -12), (5, 16), (5, -23), (-5, 16),
+                 (-5, -23))
 
 
 def _matplotlib():
@@ -41,7 +53,8 @@ def _axes(ax):
     return plt.subplots(figsize=(5.5, 4.5), layout="constrained")[1]
 
 
-def plot_xroc(scores, y, sensitive_features, *, pairs=None, ax=None):
+def plot_xroc(scores, y, sensitive_features, *, pairs=None, band=None, names=None,
+              positive=None, ax=None):
     """Plot the xROC curves of pairs of groups, each labelled with its xAUC.
 
     xROC(g, h) traces the positives of g scoring ``>= t`` against the negatives of h
@@ -55,6 +68,13 @@ def plot_xroc(scores, y, sensitive_features, *, pairs=None, ax=None):
     pairs : sequence of (g, h), optional
         Ordered pairs of group labels; default: every ordered pair of distinct groups
         that the data define (g with positives, h with negatives).
+    band : float, optional
+        Draw each curve's pointwise confidence band at this level
+        (:func:`gpu_xorder.metrics.xroc_band`), e.g. 0.95.
+    names : mapping, optional
+        Readable names of group labels (``{0: "non-white", 1: "white"}``).
+    positive : str, optional
+        What a positive is (``"re-offended"``), for the axis labels.
     ax : matplotlib Axes, optional
         Where to draw; default: a new figure.
 
@@ -66,7 +86,7 @@ def plot_xroc(scores, y, sensitive_features, *, pairs=None, ax=None):
     --------
     >>> ax = plot_xroc([4, 3, 2, 1], [1, 0, 1, 0], ["a", "a", "b", "b"])
     >>> [line.get_label() for line in ax.get_lines()][:2]
-    ['xROC(a, b): xAUC 1.000', 'xROC(b, a): xAUC 0.000']
+    ['a positives vs b negatives: xAUC 1.000', 'b positives vs a negatives: xAUC 0.000']
     """
     _matplotlib()
     labels, _ = encode_groups(sensitive_features, np.shape(scores)[0])
@@ -75,16 +95,35 @@ def plot_xroc(scores, y, sensitive_features, *, pairs=None, ax=None):
         pairs = [(g, h) for g in labels for h in labels if g != h
                  and defined(metrics.xauc, scores, y, sensitive_features, g, h) is not None]
     ax = _axes(ax)
-    for g, h in pairs:
+    name = namer(names)
+    for k, (g, h) in enumerate(pairs):
         fpr, tpr, _ = metrics.xroc_curve(scores, y, sensitive_features, g, h)
         value = metrics.xauc(scores, y, sensitive_features, g, h)
-        ax.plot(fpr, tpr, label=f"xROC({g}, {h}): xAUC {value:.3f}")
+        colour = f"C{k % 10}"
+        ax.plot(fpr, tpr, color=colour,
+                label=f"{name(g)} positives vs {name(h)} negatives: xAUC {value:.3f}")
+        if band is not None:
+            b = metrics.xroc_band(scores, y, sensitive_features, g, h, level=band)
+            ax.fill(np.concatenate((b.fpr_low, b.fpr_high[::-1])),
+                    np.concatenate((b.tpr_high, b.tpr_low[::-1])), color=colour,
+                    alpha=0.15, linewidth=0)
     ax.plot([0, 1], [0, 1], color="0.6", linestyle=":", linewidth=1)
-    ax.set(xlim=(0, 1), ylim=(0, 1), aspect="equal", title="xROC curves",
-           xlabel="negatives of h scoring >= t (share)",
-           ylabel="positives of g scoring >= t (share)")
+    what = "" if positive is None else f" ({positive})"
+    other = "" if positive is None else f" (not {positive})"
+    ax.set(xlim=(0, 1), ylim=(0, 1), aspect="equal",
+           title="xROC curves" + ("" if band is None else
+                                  f", {band:.0%} pointwise bands"),
+           xlabel=f"share of the negatives{other} scoring >= t",
+           ylabel=f"share of the positives{what} scoring >= t")
     ax.legend(loc="lower right", fontsize="small")
     return ax
+
+
+def namer(names):
+    """``label -> text``: its readable name where ``names`` has one."""
+    if names is None:
+        return str
+    return lambda g: str(names.get(g, g))
 
 
 def plot_score_distributions(scores, sensitive_features, y=None, *, bins=30, ax=None):
@@ -130,7 +169,8 @@ def plot_score_distributions(scores, sensitive_features, y=None, *, bins=30, ax=
     return ax
 
 
-def plot_tradeoff(models_or_results, chosen=None, *, data=None, metric=None, ax=None):
+def plot_tradeoff(models_or_results, chosen=None, *, data=None, metric=None, level=0.95,
+                  names=None, positive=None, ax=None):
     """Plot AUC against disparity along an xOrder path, the chosen point marked.
 
     Parameters
@@ -147,6 +187,13 @@ def plot_tradeoff(models_or_results, chosen=None, *, data=None, metric=None, ax=
         the unadjusted scores are marked too (models only).
     metric : {"xauc", "prf", "urf"}, optional
         The disparity; default: the metric the models traded.
+    level : float or None, default=0.95
+        With ``data``: error bars of this confidence level on both axes (DeLong,
+        :func:`gpu_xorder.metrics.confidence_intervals`); None: none.
+    names : mapping, optional
+        Readable names of the group labels, for the axis label.
+    positive : str, optional
+        What a positive is, for the axis label.
     ax : matplotlib Axes, optional
 
     Returns
@@ -160,6 +207,12 @@ def plot_tradeoff(models_or_results, chosen=None, *, data=None, metric=None, ax=
     ValueError
         On a ``chosen`` that is none of the points.
 
+    Notes
+    -----
+    The disparity axis starts at 0 and the AUC axis spans at least ``MIN_AUC_SPAN``;
+    the points' ``lam`` labels are placed where they overlap no other text (one that
+    fits nowhere is left out: the legend gives the range of ``lam``).
+
     Examples
     --------
     >>> from gpu_xorder import fair_order
@@ -167,13 +220,14 @@ def plot_tradeoff(models_or_results, chosen=None, *, data=None, metric=None, ax=
     ...                      lam=[0.0, 1.0], backend="numpy")
     >>> ax = plot_tradeoff(results, chosen=1.0)
     >>> ax.get_xlabel()
-    'Delta-xAUC'
+    'Delta-xAUC between a and b (0: parity)'
     """
     _matplotlib()
     items = list(models_or_results)
     results = [_result_of(item) for item in items]
     metric = check_choice(metric or results[0].metric, "metric", METRICS)
     lams = [r.lam for r in results]
+    errors = None
     if data is None:
         points = [(r.disparity if metric == r.metric else None, r.auc) for r in results]
     else:
@@ -181,27 +235,237 @@ def plot_tradeoff(models_or_results, chosen=None, *, data=None, metric=None, ax=
         for item, r in zip(items, results):
             if item is r:
                 raise TypeError(MSG_TRADEOFF_DATA.format(what=type(item).__name__))
-        points = [_measured(m.transform(scores, sensitive_features=groups), y, groups,
-                            metric) for m in items]
+        adjusted = [m.transform(scores, sensitive_features=groups) for m in items]
+        points = [_measured(s, y, groups, metric) for s in adjusted]
+        if level is not None:
+            errors = [_errors(s, y, groups, metric, level) for s in adjusted]
     if any(x is None for x, _ in points):
         raise ValueError(MSG_TRADEOFF_METRIC.format(metric=metric))
     mark = _chosen_index(chosen, items, lams)
     ax = _axes(ax)
     order = np.argsort(lams, kind="stable")
-    ax.plot([points[i][0] for i in order], [points[i][1] for i in order], "o-",
-            color="C0", label="xOrder")
-    for (x, a), lam in zip(points, lams):
-        ax.annotate(f"lam {lam:g}", (x, a), textcoords="offset points", xytext=(4, 4),
-                    fontsize="small")
+    xs, ys = [points[i][0] for i in order], [points[i][1] for i in order]
+    label = ("xOrder, lam " + ", ".join(f"{lams[i]:g}" for i in order) if len(lams) <= 5
+             else f"xOrder, {len(lams)} lam from {min(lams):g} to {max(lams):g}")
+    if errors is None:
+        ax.plot(xs, ys, "o-", color="C0", label=label)
+    else:
+        ax.errorbar(xs, ys, xerr=np.array([errors[i][0] for i in order]).T,
+                    yerr=np.array([errors[i][1] for i in order]).T, fmt="o-", color="C0",
+                    capsize=3, label=label + f" ({level:.0%} intervals)")
+    extent = [(x, a) for x, a in points]
+    if errors is not None:
+        extent += [(x - e[0][0], a - e[1][0]) for (x, a), e in zip(points, errors)]
+        extent += [(x + e[0][1], a + e[1][1]) for (x, a), e in zip(points, errors)]
     if data is not None:
-        x, a = _measured(np.asarray(data[0], dtype=np.float64), data[1], data[2], metric)
-        ax.plot([x], [a], "s", color="C3", label="unadjusted")
+        s = np.asarray(data[0], dtype=np.float64)
+        x, a = _measured(s, data[1], data[2], metric)
+        if errors is None:
+            ax.plot([x], [a], "s", color="C3", label="unadjusted")
+        else:
+            e = _errors(s, data[1], data[2], metric, level)
+            ax.errorbar([x], [a], xerr=np.array([e[0]]).T, yerr=np.array([e[1]]).T,
+                        fmt="s", color="C3", capsize=3, label="unadjusted")
+            extent += [(x - e[0][0], a - e[1][0]), (x + e[0][1], a + e[1][1])]
+        extent.append((x, a))
     if mark is not None:
         ax.plot(*points[mark], "*", markersize=16, color="C1",
                 label=f"chosen (lam {lams[mark]:g})")
-    ax.set(title="AUC against disparity", xlabel=DISPARITY_NAMES[metric], ylabel="AUC")
+    group_labels = [g.item() for g in results[0].groups]
+    name = namer(names)
+    between = (f"between {name(group_labels[0])} and {name(group_labels[1])}"
+               if len(group_labels) == 2 else
+               f"largest over pairs of {len(group_labels)} groups")
+    ax.set(title="AUC against disparity" + ("" if data is None else " (held-out data)"),
+           xlabel=f"{DISPARITY_NAMES[metric]} {between} (0: parity)",
+           ylabel="AUC" + ("" if positive is None else f" (positive: {positive})"))
+    honest_limits(ax, [p[0] for p in extent], [p[1] for p in extent])
     ax.legend(fontsize="small")
+    place_labels(ax, *_lam_labels(points, lams))
     return ax
+
+
+def _lam_labels(points, lams):
+    """One label per distinct point: ``lam 0.5``, or ``lam 0 to 0.005`` for the
+    weights whose orderings coincide."""
+    at = {}
+    for point, lam in zip(points, lams):
+        at.setdefault(tuple(point), []).append(lam)
+    texts = [f"lam {min(ls):g}" if len(ls) == 1 else f"lam {min(ls):g} to {max(ls):g}"
+             for ls in at.values()]
+    return list(at), texts
+
+
+def _errors(scores, y, groups, metric, level):
+    """``((left, right), (down, up))``: the distances from the disparity and the AUC
+    to their DeLong limits at ``level`` (0 where a limit is undefined)."""
+    ci = metrics.confidence_intervals(scores, y, groups, level=level, method="delong")
+
+    def sides(interval):
+        if interval is None:
+            return (0.0, 0.0)
+        return (interval.estimate - interval.low, interval.high - interval.estimate)
+
+    return sides(ci.disparity[metric]), sides(ci.auc)
+
+
+def honest_limits(ax, disparities, aucs):
+    """Axis ranges that do not exaggerate: the disparity axis from 0, the AUC axis
+    spanning at least ``MIN_AUC_SPAN`` (within [0, 1]) around the values."""
+    top = max(max(disparities), 1e-3)
+    ax.set_xlim(0.0, top * 1.12)
+    low, high = min(aucs), max(aucs)
+    pad = max((MIN_AUC_SPAN - (high - low)) / 2, (high - low) * 0.08)
+    low, high = low - pad, high + pad
+    if low < 0:
+        low, high = 0.0, min(1.0, high - low)
+    if high > 1:
+        low, high = max(0.0, low - (high - 1)), 1.0
+    # a tick label at the very bottom would collide with the disparity axis's "0"
+    ticks = ax.yaxis.get_major_locator().tick_values(low, high)
+    if any(0 <= (tick - low) / (high - low) < 0.05 for tick in ticks) and low > 0:
+        low = max(0.0, low - 0.06 * (high - low))
+    ax.set_ylim(low, high)
+
+
+def place_labels(ax, points, texts):
+    """Label ``points`` (data coordinates) with ``texts``, each where its box overlaps
+    no text of the figure (nor the legend) and no label placed before; a label that
+    fits nowhere among ``LABEL_OFFSETS`` is left out. The figure is drawn once to fix
+    its layout; the labels take no part in it."""
+    fig = ax.figure
+    fig.draw_without_rendering()
+    taken = [text.get_window_extent() for text in fig.findobj(_is_text)
+             if text.get_visible() and text.get_text()]
+    legend = ax.get_legend()
+    if legend is not None:
+        taken.append(legend.get_window_extent())
+    frame = ax.get_window_extent()
+    placed = []
+    for (x, y), text in zip(points, texts):
+        for dx, dy in LABEL_OFFSETS:
+            label = ax.annotate(text, (x, y), textcoords="offset points", xytext=(dx, dy),
+                                ha="left" if dx >= 0 else "right", fontsize="small",
+                                annotation_clip=False)
+            label.set_in_layout(False)
+            box = label.get_window_extent()
+            inside = (box.x0 >= frame.x0 and box.x1 <= frame.x1 and box.y0 >= frame.y0
+                      and box.y1 <= frame.y1)
+            if inside and not any(box.overlaps(other) for other in taken):
+                taken.append(box)
+                placed.append(label)
+                break
+            label.remove()
+    return placed
+
+
+def _is_text(artist):
+    from matplotlib.text import Text
+
+    return isinstance(artist, Text)
+
+
+def plot_intervals(intervals, *, part="metrics", names=None, ax=None):
+    """A forest plot: every metric (or disparity) with its confidence interval.
+
+    Parameters
+    ----------
+    intervals : MetricIntervals or mapping of str to MetricIntervals
+        :func:`gpu_xorder.metrics.confidence_intervals` of one score column, or of
+        several (``{"risk": ..., "fair": ...}``, of the same groups): one marker each,
+        side by side.
+    part : {"metrics", "disparities"}, default="metrics"
+        ``"metrics"``: the AUC, the AUC within every group, xAUC of every ordered pair
+        and PRF of every group; ``"disparities"``: Delta-xAUC, Delta-PRF and URF of every
+        pair of groups (with more than two, their maxima too).
+    names : mapping, optional
+        Readable names of the group labels.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    ValueError
+        On an unknown ``part`` or sets of intervals of different groups.
+
+    Examples
+    --------
+    >>> from gpu_xorder import metrics
+    >>> ci = metrics.confidence_intervals([4, 3, 2, 1, 0, 5], [1, 0, 1, 0, 0, 1],
+    ...                                   ["a", "a", "b", "b", "a", "b"], method="delong")
+    >>> ax = plot_intervals(ci, part="disparities")
+    >>> [tick.get_text() for tick in ax.get_yticklabels()]
+    ['Delta-xAUC(a, b)', 'Delta-PRF(a, b)', 'URF(a, b)']
+    """
+    _matplotlib()
+    part = check_choice(part, "part", PARTS)
+    sets = dict(intervals) if isinstance(intervals, dict) else {"": intervals}
+    first = next(iter(sets.values()))
+    if any(ci.groups != first.groups for ci in sets.values()):
+        raise ValueError(MSG_INTERVAL_GROUPS)
+    rows = _interval_rows(first.groups, part, namer(names))
+    ax = _axes(ax)
+    step = 0.7 / max(len(sets), 1)
+    highs, lows = [], []
+    for j, (label, ci) in enumerate(sets.items()):
+        offset = (j - (len(sets) - 1) / 2) * step
+        legend = label
+        for i, (_, get) in enumerate(rows):
+            iv = get(ci)
+            at = -i - offset
+            if iv is None:
+                ax.annotate("n/a", (0, at), xycoords=("axes fraction", "data"),
+                            xytext=(3, 0), textcoords="offset points", va="center",
+                            fontsize="x-small", color=f"C{j % 10}")
+                continue
+            ax.errorbar([iv.estimate], [at], xerr=[[iv.estimate - iv.low],
+                                                  [iv.high - iv.estimate]],
+                        fmt="o", color=f"C{j % 10}", capsize=3, markersize=4,
+                        label=legend)
+            legend = None
+            lows.append(iv.low)
+            highs.append(iv.high)
+    ax.set_yticks([-i for i in range(len(rows))], [text for text, _ in rows])
+    ax.set_ylim(-len(rows) + 0.4, 0.6)
+    how = (f"{first.level:.0%} intervals, "
+           + ("DeLong" if first.method == "delong"
+              else f"bootstrap of {first.n_bootstrap}"))
+    if part == "disparities":
+        ax.set_xlim(0.0, max(highs + [1e-3]) * 1.1)
+        ax.set(xlabel=f"disparity (0: parity); {how}", title="Disparities")
+    else:
+        low, high = min(lows + [0.5]), max(highs + [0.5])
+        pad = max((MIN_AUC_SPAN - (high - low)) / 2, 0.02)
+        ax.set_xlim(max(0.0, low - pad), min(1.0, high + pad))
+        ax.axvline(0.5, color="0.6", linestyle=":", linewidth=1)
+        ax.set(xlabel=f"value (0.5: chance); {how}", title="Metrics")
+    if len(sets) > 1 or "" not in sets:
+        ax.legend(fontsize="small")
+    return ax
+
+
+def _interval_rows(groups, part, name):
+    """``[(row label, MetricIntervals -> Interval or None)]``, top row first."""
+    pairs = [(g, h) for i, g in enumerate(groups) for h in groups[i + 1:]]
+    if part == "metrics":
+        return ([("AUC", lambda ci: ci.auc)]
+                + [(f"AUC within {name(g)}", lambda ci, g=g: ci.auc_within[g])
+                   for g in groups]
+                + [(f"xAUC({name(g)}, {name(h)})", lambda ci, g=g, h=h: ci.xauc[g, h])
+                   for g in groups for h in groups if g != h]
+                + [(f"PRF({name(g)})", lambda ci, g=g: ci.prf[g]) for g in groups])
+    rows = []
+    for metric, prefix in (("xauc", "Delta-xAUC"), ("prf", "Delta-PRF"), ("urf", "URF")):
+        rows += [(f"{prefix}({name(g)}, {name(h)})",
+                  lambda ci, m=metric, p=(g, h): ci.disparity_pairs[m][p])
+                 for g, h in pairs]
+        if len(pairs) > 1:
+            rows.append((f"{DISPARITY_NAMES[metric]} (largest)",
+                         lambda ci, m=metric: ci.disparity[m]))
+    return rows
 
 
 def _result_of(item):

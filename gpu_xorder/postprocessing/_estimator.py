@@ -82,8 +82,9 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Penalise ``|D|`` or the signed ``D`` (two groups only).
     reference_group : group label or None, default=None
         The group whose scores stay unchanged. None: the group with the highest mean
-        training score (the advantaged one; on equal means the first in sorted label
-        order).
+        training score (the group ranked highest, which :meth:`summary` names
+        advantaged or disadvantaged as ``high_score`` says; on equal means the first in
+        sorted label order).
     backend : {"auto", "numpy", "cupy"}, default="auto"
         Where the dynamic program runs.
     method : {"auto", "kd", "iterative", "best"}, default="auto"
@@ -336,6 +337,49 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                  sample_weight=sample_weight, progress=progress)
         return _shaped(self.train_scores_adjusted_.copy(), scores,
                        _score_column(scores)[1])
+
+    def summary(self, scores, y, *, sensitive_features,
+                high_score: str = "favourable") -> dict:
+        """AUC, disparity and disadvantaged group of ``scores`` before and after.
+
+        Parameters
+        ----------
+        scores, y, sensitive_features
+            Data to measure, held-out data say (as :meth:`transform`, with labels).
+        high_score : {"favourable", "harmful"}, default="favourable"
+            What a high score does to a person: ``"harmful"`` for a risk score whose
+            high ranks bring detention, say (:func:`gpu_xorder.metrics.disadvantaged_group`).
+
+        Returns
+        -------
+        dict
+            ``{"metric", "high_score", "unadjusted": {...}, "adjusted": {...}}``, each
+            ``{"auc", "disparity", "disadvantaged"}`` by ``self.metric``, the last a
+            :class:`gpu_xorder.metrics.Disadvantage`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> s, y = np.array([0.9, 0.8, 0.6, 0.7, 0.3, 0.2]), np.array([1, 0, 1, 0, 1, 0])
+        >>> g = np.array(["a", "a", "a", "b", "b", "b"])
+        >>> xo = XOrder(lam=1.0, backend="numpy").fit(s, y, sensitive_features=g)
+        >>> report = xo.summary(s, y, sensitive_features=g, high_score="harmful")
+        >>> [(report[k]["disadvantaged"].group, report[k]["disparity"])
+        ...  for k in ("unadjusted", "adjusted")]
+        [('a', 0.75), ('b', 0.25)]
+        """
+        check_is_fitted(self)
+        v.check_choice(high_score, "high_score", v.HIGH_SCORES)
+        adjusted = self.transform(_score_column(scores)[0],
+                                  sensitive_features=sensitive_features)
+        measured = {"metric": self.metric, "high_score": high_score}
+        for key, s in (("unadjusted", _score_column(scores)[0]), ("adjusted", adjusted)):
+            measured[key] = {
+                "auc": metrics.auc(s, y),
+                "disparity": metrics.disparity(s, y, sensitive_features, self.metric),
+                "disadvantaged": metrics.disadvantaged_group(
+                    s, y, sensitive_features, metric=self.metric, high_score=high_score)}
+        return measured
 
     def save(self, path: "str | os.PathLike") -> None:
         """Write the fitted model to ``path`` as JSON, atomically (never pickle).

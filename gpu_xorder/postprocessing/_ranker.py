@@ -269,6 +269,17 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
                          lam=lam, max_disparity=self.max_disparity,
                          sample_weight=sample_weight)
 
+    def summary(self, X, y, *, sensitive_features, high_score="favourable"):
+        """AUC, disparity and disadvantaged group of the estimator's scores of ``X``
+        and of the fair scores: :meth:`XOrder.summary` of ``xorder_``.
+
+        ``high_score="harmful"`` for a risk score whose high ranks harm people.
+        """
+        check_is_fitted(self)
+        return self.xorder_.summary(_scores(self.estimator_, X, self.response_method_), y,
+                                    sensitive_features=sensitive_features,
+                                    high_score=high_score)
+
     def get_metadata_routing(self):
         """``sensitive_features`` for this estimator, other ``fit`` metadata for the
         classifier's ``fit``."""

@@ -18,6 +18,8 @@ DISPARITIES = ("absolute", "signed")
 BACKENDS = ("auto", "numpy", "cupy")
 METHODS = ("auto", "kd", "iterative", "best")
 SOLVERS = ("auto", "paper", "lagrangian", "exact")
+#: What a high score does to a person (docs/design.md, section 2).
+HIGH_SCORES = ("favourable", "harmful")
 
 MSG_NOT_1D = "{name} must be one-dimensional, got shape {shape}"
 MSG_EMPTY = "{name} is empty"
