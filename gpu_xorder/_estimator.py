@@ -302,8 +302,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def fit_transform(self, scores, y, *, sensitive_features, progress=None):
         """Fit, then return the adjusted training scores (``train_scores_adjusted_``).
 
-        These equal ``transform`` on the training data except where tied training scores
-        of one group were averaged by the maps.
+        These equal ``transform`` on the training data, bit for bit.
 
         Parameters
         ----------
@@ -391,9 +390,9 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ------
         ValueError
             If the file is not a valid gpu-xorder model: every field is checked before
-            use (format, version, parameters, group labels, bounds, clipping range and
-            maps: their types, sizes, finiteness and order); the message says what is
-            wrong.
+            use (format, version, package version, column names, parameters, group
+            labels, bounds, a version-1 file's clipping range and maps: their types,
+            sizes, finiteness and order); the message says what is wrong.
         """
         model = _io.model_from_dict(_io.read_json(path), path,
                                     known_params=cls().get_params())
