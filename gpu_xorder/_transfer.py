@@ -218,7 +218,7 @@ def fit_transfer(scores, order, group_index, reference, bounds) -> Transfer:
     slots = _Slots(gap[first], group_index[items[first]], scores[items[first]],
                    np.concatenate(([hi], ref_values))[gap[first]],
                    np.concatenate((ref_values, [lo]))[gap[first]])
-    values, knot = _place(slots)
+    values, knot = _place(slots, (lo, hi))
     adjusted[items] = values[slot_of]
     maps = {}
     for g in np.unique(slots.group):
@@ -285,7 +285,7 @@ def _keep_group_ties(gap, position, group, x):
 _REPAIR_ROUNDS = 4
 
 
-def _place(slots):
+def _place(slots, bounds):
     """``(values, knot)`` of the slots: the values, strictly decreasing inside every gap
     that float64 can separate them in, and which slots are knots of their group's map
     (every other slot lies on the straight line between its neighbouring knots, as
@@ -293,7 +293,7 @@ def _place(slots):
     values, knot = _run_ends(slots)
     cramped = _cramped_gaps(slots)
     if cramped.any():
-        values[cramped] = _spread_over_floats(slots, cramped)
+        values[cramped] = _spread_over_floats(slots, cramped, bounds)
         knot |= cramped
     for _ in range(_REPAIR_ROUNDS + 1):
         values = _along_knots(slots, values, knot)
@@ -427,10 +427,11 @@ def _cramped_gaps(slots):
     return cramped
 
 
-def _spread_over_floats(slots, cramped):
+def _spread_over_floats(slots, cramped, bounds):
     """Values of the slots of cramped gaps: the floats inside the gap, top down, as
-    evenly as they go (neighbours share values; with no float inside, the bounds), and
-    a ``UserWarning``."""
+    evenly as they go (neighbours share values), and a ``UserWarning``. With no float
+    inside, the gap's reference scores: the upper one for the upper half of its slots,
+    the lower one for the rest, never a bound of ``bounds``."""
     values = np.empty(int(cramped.sum()))
     gap_start, gap_stop = _gap_ends(slots)
     shared, closest, k = 0, None, 0
@@ -442,8 +443,12 @@ def _spread_over_floats(slots, cramped):
         t = np.arange(m)
         if room >= 1:
             z = high - 1 - (t * (room - 1)) // max(m - 1, 1)
+        elif slots.gap_hi[a] == bounds[1]:
+            z = np.full(m, low)
+        elif slots.gap_lo[a] == bounds[0]:
+            z = np.full(m, high)
         else:
-            z = high - t // max(m - 1, 1)
+            z = np.where(2 * t < m, high, low)
         shared += m - np.unique(z[(z > low) & (z < high)]).size
         if closest is None or slots.gap_hi[a] - slots.gap_lo[a] < closest[1] - closest[0]:
             closest = (float(slots.gap_lo[a]), float(slots.gap_hi[a]))

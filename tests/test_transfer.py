@@ -215,6 +215,28 @@ def test_rounding_in_a_narrow_gap_is_repaired_to_the_ulp():
     assert np.all(np.diff(t.maps[1][1]) > 0)
 
 
+def test_probabilities_at_the_ends_of_the_unit_interval():
+    """Reference scores 1 - 2**-52, 0.5 and the smallest subnormal; other items above,
+    between and below them. Between the top reference score and 1 lies one float, and
+    none between 0 and 5e-324: those items share values (with a warning), never leave
+    (0, 1) and never reverse; the others get distinct values strictly inside."""
+    top, tiny = 1 - 2.0**-52, 5e-324
+    scores = np.array([top, 0.5, tiny, 0.999, 0.998, 0.7, 0.6, 0.1, 0.0])
+    groups = np.array([0, 0, 0, 1, 1, 1, 1, 1, 1])
+    with pytest.warns(UserWarning, match="^3 adjusted training scores share a value"):
+        t = transfer(scores, [1, 1, 0, 1, 1, 0, 0, 1, 1], groups)
+    a = t.adjusted
+    assert a[3] == a[4] == 1 - 2.0**-53  # the one float above the top reference
+    assert 0.5 < a[6] < a[5] < top
+    # nothing lies between 0 and the smallest subnormal: the reference score, not 0
+    assert a[7] == a[8] == tiny
+    assert within_group_changes(scores, a, groups)[2] == 0  # none reversed
+    np.testing.assert_array_equal(apply_group_maps(scores, groups, t.maps), a)
+    new = np.array([0.0, 1e-300, 0.3, 0.9995, 1.0])
+    out = apply_group_maps(new, np.ones(5, dtype=int), t.maps)
+    assert np.all((out >= 0) & (out <= 1)) and np.all(np.diff(out) >= 0)
+
+
 def test_huge_scores_give_finite_values_everywhere():
     """Six finite scores in 1e308..1.6e308, two tied in one group (issue #25): every
     adjusted score, knot and transformed score is finite."""
