@@ -16,7 +16,7 @@ from ._iterative import total_cells as iterative_cells
 from ._kd import KdLayout
 from ._kd import n_cells as kd_cells
 from ._kd import solve_kd
-from ._kgroups import KProblem, build_problem, ordered_pairs
+from ._kgroups import KProblem, build_problem, group_dtype, ordered_pairs
 from ._kgroups import build_constants as kgroup_constants
 from ._lattice import (COUNTERS, Lattice, StepConstants, StepLattice, as_step, build_lattice,
                        edge_counters)
@@ -43,6 +43,7 @@ __all__ = [
     "completion_values",
     "edge_counters",
     "fill",
+    "group_dtype",
     "half_wins2",
     "iterative_cells",
     "kd_cells",

@@ -440,7 +440,7 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, *, backend, pr
             objective=objective,
             counters=_counter_dict(c, u, labels, metric),
             groups=labels,
-            path=np.asarray(path, dtype=np.int8),
+            path=np.asarray(path, dtype=cpu_reference.group_dtype(labels.size)),
             metric=metric,
             lam=float(lam),
             mode=mode,

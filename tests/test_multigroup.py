@@ -292,6 +292,37 @@ def test_group_without_positives_is_an_error(metric, what):
         fair_order(scores, y, groups, metric=metric, backend="numpy")
 
 
+@pytest.mark.parametrize("k", [129, pytest.param(200, marks=pytest.mark.slow)])
+def test_more_than_128_groups(k):
+    """Group indices beyond int8 (issue #25: group 128 wrapped to -128): 129 and 200
+    groups of two items solve, and at lam = 0 (exact) reach the best AUC. Oracle: the
+    m groups ranked (negative, positive) by score are chains whose cross pairs lose at
+    least one pair in two (``n_i > p_i`` and ``n_j > p_j`` forbid ``p_i > n_j`` and
+    ``p_j > n_i`` together), plus their own pair; the order ``n_1 p_1 n_2 p_2 ...``
+    between every other positive (on top) and negative (at the bottom) loses no more.
+    So the best AUC is ``1 - (m + m (m - 1) / 2) / (n_1 n_0)``."""
+    rng = np.random.default_rng(k)
+    kinds = rng.integers(0, 4, k)  # labels of the upper, lower item: 10, 01, 11, 00
+    kinds[:2] = (0, 1)
+    upper, lower = np.array([1, 0, 1, 0])[kinds], np.array([0, 1, 1, 0])[kinds]
+    scores = rng.permutation(2 * k).reshape(k, 2) / (2 * k)
+    scores.sort(axis=1)
+    groups = np.repeat(np.arange(k), 2)
+    y = np.column_stack((lower, upper)).ravel()  # column 0: the lower score
+    scores = scores.ravel()
+    res = fair_order(scores, y, groups, metric="urf", method="iterative", backend="numpy")
+    assert res.path.dtype == np.int16 and res.path.max() == k - 1
+    check_valid(res, scores, groups, k)
+    m = int((kinds == 1).sum())
+    n_1 = int(y.sum())
+    best = 1 - (m + m * (m - 1) / 2) / (n_1 * (y.size - n_1))
+    assert res.auc == pytest.approx(best, **TOL)
+    ranked = order_scores(res.order)
+    assert pair_frac(ranked[y == 1], ranked[y == 0]) == pytest.approx(best, **TOL)
+    assert cr.group_dtype(128) == np.int8 and cr.group_dtype(129) == np.int16
+    assert cr.group_dtype(2**15 + 1) == np.int32
+
+
 @pytest.mark.parametrize("method", ["kd", "iterative"])
 def test_single_item_group_and_uneven_sizes(method):
     rng = np.random.default_rng(8)
