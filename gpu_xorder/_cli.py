@@ -832,7 +832,8 @@ def _audit(args):
             with _dask_backend(args.scheduler):
                 intervals = [metrics.confidence_intervals(
                     s, y, groups, level=level, method=args.ci_method or "bootstrap",
-                    n_bootstrap=args.bootstrap or AUDIT_BOOTSTRAP, random_state=args.seed,
+                    n_bootstrap=args.bootstrap if args.ci_method == "delong" else (
+                        args.bootstrap or AUDIT_BOOTSTRAP), random_state=args.seed,
                     n_jobs=args.jobs) for s in columns.values()]
         gaps = [_ranking_gap(s, y, groups, None if intervals is None else intervals[c])
                 for c, s in enumerate(columns.values())]

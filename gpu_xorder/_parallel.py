@@ -8,6 +8,7 @@ Dask cluster inside ``with joblib.parallel_backend("dask"):``. As in scikit-lear
 says otherwise (the Dask backend: one per worker thread of the cluster).
 """
 
+import itertools
 import numbers
 
 MSG_N_JOBS = "n_jobs must be None or a nonzero integer (-1: every CPU core), got {value!r}"
@@ -38,21 +39,34 @@ def map_in_rounds(function, arguments, n_workers, after=None):
     is 1, else in rounds of ``n_workers`` jobs on joblib's active backend (``function``
     and its arguments must pickle); ``after(done)`` is called after every call (one
     process) or every round (workers)."""
-    arguments = list(arguments)
+    out = []
+    for result in imap_in_rounds(function, arguments, n_workers, after):
+        out.append(result)
+    return out
+
+
+def imap_in_rounds(function, arguments, n_workers, after=None):
+    """:func:`map_in_rounds` as a generator: the results in order, one round of
+    ``n_workers`` jobs at a time, ``arguments`` read one round ahead at most (an
+    iterator of many jobs is never held whole)."""
+    arguments = iter(arguments)
+    done = 0
     if n_workers == 1:
-        out = []
         for args in arguments:
-            out.append(function(*args))
+            yield function(*args)
+            done += 1
             if after is not None:
-                after(len(out))
-        return out
+                after(done)
+        return
     from joblib import Parallel, delayed
 
-    out = []
     with Parallel(n_jobs=n_workers) as parallel:
-        for first in range(0, len(arguments), n_workers):
-            out += parallel(delayed(function)(*args)
-                            for args in arguments[first:first + n_workers])
+        while True:
+            batch = list(itertools.islice(arguments, n_workers))
+            if not batch:
+                return
+            results = parallel(delayed(function)(*args) for args in batch)
+            done += len(results)
             if after is not None:
-                after(len(out))
-    return out
+                after(done)
+            yield from results
