@@ -89,7 +89,7 @@ AUDIT_BOOTSTRAP = 2000
 MSG_NO_DASK = ('--scheduler needs dask.distributed, which is not installed: '
                'pip install "gpu-xorder[dask]"')
 MSG_SCHEDULER = "cannot reach the Dask scheduler at {address}: {why}"
-SCHEDULER_TIMEOUT = 10  # seconds
+SCHEDULER_TIMEOUT = 10  # seconds to connect and hear the scheduler's first answer
 MSG_INTERNAL = "unexpected {kind}: {message} (a bug in gpu-xorder; please report it)"
 MSG_LAM_AND_MAX = "give --lam or --max-disparity, not both (--max-disparity chooses the weight)"
 MSG_CHOOSE = "--choose {lam:g} is not one of the --lam values ({lams})"
@@ -1007,7 +1007,10 @@ def _dask_backend(address):
         from distributed import Client
     except ImportError:
         raise ValueError(MSG_NO_DASK) from None
+    from gpu_xorder import _parallel
+
     try:
+        _parallel.probe_scheduler(address, SCHEDULER_TIMEOUT)
         client = Client(address, timeout=SCHEDULER_TIMEOUT)
     except (OSError, ValueError) as exc:  # TimeoutError is an OSError
         raise ValueError(MSG_SCHEDULER.format(address=address, why=_one_line(exc))) \
