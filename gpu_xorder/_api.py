@@ -48,7 +48,8 @@ def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
     y : array-like of shape (n,)
         Binary labels (0/1).
     sensitive_features : array-like of shape (n,) or (n, c)
-        Protected group of each item (ints or strings); with c columns (one per
+        Protected group of each item (ints, or strings of at most
+        ``MAX_LABEL_CHARS`` = 1000 characters); with c columns (one per
         attribute, a DataFrame say) the groups are their intersections, labelled by
         the values joined with ``" & "`` (``"white & female"``). Required; the third
         positional argument.

@@ -77,6 +77,10 @@ MSG_GROUPS_DEPRECATED = (
     "fair_order(groups=...) is deprecated; pass sensitive_features=... (the name XOrder "
     "uses) or the groups as the third positional argument"
 )
+MSG_LONG_LABEL = (
+    "a group label of item {index} has {length} characters, more than {limit} (is it "
+    "the group column?): {start!r}..."
+)
 MSG_TOO_MANY = (
     "{n} items is more than xOrder supports ({limit}): pair counts must stay exact in "
     "float64 (below 2**53); learn the order on a subsample instead"
@@ -91,6 +95,11 @@ INTERSECTION_SEP = " & "
 MEMORY_UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
                 "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 _MEMORY_SIZE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zA-Z]*)\s*")
+
+#: Characters a text group label may have. Labels are kept, sorted and unique, in a
+#: NumPy string array as wide as the longest: a cell of megabytes (a wrong column, a
+#: broken file) would make that array, and the CLI's per-row labels, gigabytes.
+MAX_LABEL_CHARS = 1000
 
 # Twice the within- and cross-group pair counts reach n**2 / 2, which must stay below
 # 2**53 for the DP's float64 arithmetic on counters to be exact.
@@ -247,13 +256,36 @@ def encode_groups(groups, n):
     if arr.ndim != 1:
         raise ValueError(MSG_GROUPS_NDIM.format(shape=arr.shape))
     arr = _check_group_column(arr, n)
+    return _unique(arr)
+
+
+def _unique(arr):
+    """``(labels, index)`` as ``np.unique(arr, return_inverse=True)``; text held as
+    Python strings (an object array) is encoded through a dict, so that only the
+    sorted unique labels, not every item's, become a fixed-width string array."""
+    if arr.dtype == object and arr.size and isinstance(arr[0], str):
+        values = arr.tolist()
+        labels = sorted(set(values))
+        code = {label: k for k, label in enumerate(labels)}
+        index = np.fromiter(map(code.__getitem__, values), dtype=np.int64,
+                            count=len(values))
+        return np.array(labels, dtype=str), index
     labels, index = np.unique(arr, return_inverse=True)
     return labels, index.reshape(-1).astype(np.int64)
 
 
 def _group_array(groups):
     """``np.asarray(groups)``, refusing ragged rows and lists that NumPy would turn into
-    text by mixing strings with numbers (0 and "0" would become one group)."""
+    text by mixing strings with numbers (0 and "0" would become one group). A list of
+    strings becomes an object array (not one padded to the longest string)."""
+    if not isinstance(groups, np.ndarray):
+        try:
+            text = np.asarray(groups, dtype=object)
+        except ValueError:
+            raise ValueError(MSG_GROUPS_RAGGED) from None
+        if text.ndim in (1, 2) and text.size and all(
+                isinstance(value, str) for value in text.flat):
+            return text
     try:
         arr = np.asarray(groups)
     except ValueError:
@@ -288,11 +320,11 @@ def intersect(columns, n):
     values, codes = [], []
     for c in range(columns.shape[1]):
         col = _check_group_column(np.ascontiguousarray(columns[:, c]), n)
-        if col.dtype == object:  # mixed types sort only as text
-            col = col.astype(str)
-        uniq, code = np.unique(col, return_inverse=True)
+        if col.dtype == object and not isinstance(col[0], str):
+            col = col.astype(str)  # mixed types sort only as text
+        uniq, code = _unique(col)
         values.append(uniq)
-        codes.append(code.reshape(-1).astype(np.int64))
+        codes.append(code)
     key = codes[0]
     for uniq, code in zip(values[1:], codes[1:]):
         # distinct rows so far (< n) times this column's values (<= n): below 2**53;
@@ -324,10 +356,25 @@ def _check_group_column(arr, n):
         if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in arr):
             raise ValueError(MSG_GROUPS_NULL)
         _check_one_type(arr)
-        arr = arr.astype(str) if all(isinstance(v, str) for v in arr) else arr
+        if isinstance(arr[0], str):  # all strings: kept as they are (_unique)
+            _check_label_lengths(np.fromiter(map(len, arr), dtype=np.int64,
+                                             count=arr.size), arr)
     elif np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
         raise ValueError(MSG_GROUPS_NULL)
+    elif arr.dtype.kind == "U" and arr.dtype.itemsize // 4 > MAX_LABEL_CHARS:
+        _check_label_lengths(np.char.str_len(arr), arr)
     return arr
+
+
+def _check_label_lengths(lengths, arr):
+    """Raise ValueError (``MSG_LONG_LABEL``) at the first label of ``arr`` longer than
+    ``MAX_LABEL_CHARS`` (``lengths``: every label's)."""
+    too_long = np.flatnonzero(lengths > MAX_LABEL_CHARS)
+    if too_long.size:
+        k = int(too_long[0])
+        raise ValueError(MSG_LONG_LABEL.format(index=k, length=int(lengths[k]),
+                                               limit=MAX_LABEL_CHARS,
+                                               start=str(arr[k])[:40]))
 
 
 def check_n_groups(labels, minimum=2):
