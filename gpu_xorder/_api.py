@@ -474,12 +474,14 @@ def _solve_two_on_gpu(prob, s, y, index, lams, progress):
 
 
 def _counter_dict(c, u, labels, metric):
-    """Two groups: the 2-D names (``cab``, ...); more: ``"C[g][h]"`` with group labels."""
+    """Two groups: the 2-D names (``cab``, ...); more: ``"C[g][h]"`` with group labels
+    (escaped: ``_validation.escape_label``)."""
     if labels.size == 2:
         values = [c[(0, 1)], c[(1, 0)]] + ([u[(0, 1)], u[(1, 0)]] if metric == "urf" else [])
         return dict(zip(cpu_reference.COUNTERS[metric], values))
     out = {}
     for kind, table in (("C", c), ("U", u)):
         for (g, h), value in sorted(table.items()):
-            out[f"{kind}[{labels[g]}][{labels[h]}]"] = int(value)
+            out[f"{kind}[{v.escape_label(labels[g])}][{v.escape_label(labels[h])}]"] = (
+                int(value))
     return out

@@ -36,7 +36,7 @@ from gpu_xorder._experiment import GROUPINGS, RACE_SEX_NAMES
 from gpu_xorder._io import LABEL_KINDS
 from gpu_xorder._studies import METHODS as PAPER_METHODS
 from gpu_xorder._studies import STUDIES as PAPER_STUDIES
-from gpu_xorder._validation import INTERSECTION_SEP
+from gpu_xorder._validation import INTERSECTION_SEP, pair_key
 from gpu_xorder._validation import METHODS as METHOD_CHOICES
 from gpu_xorder._validation import SOLVERS
 from gpu_xorder._validation import parse_memory_size
@@ -814,7 +814,7 @@ def _audit(args):
              lambda s: [defined(metrics.xauc, s, y, groups, g, g) for g in keys],
              "auc_within", lambda ci: [ci.auc_within[g] for g in keys]),
             ("xAUC(g, h)", "P(a positive of g ranks above a negative of h)",
-             [f"{g} > {h}" for g, h in pairs],
+             [pair_key(g, h) for g, h in pairs],
              lambda s: [defined(metrics.xauc, s, y, groups, g, h) for g, h in pairs],
              "xauc", lambda ci: [ci.xauc[g, h] for g, h in pairs]),
             ("PRF(g)", "P(a positive of g ranks above a negative of any group)",
@@ -822,7 +822,7 @@ def _audit(args):
              lambda s: [defined(metrics.prf, s, y, groups, g) for g in keys], "prf",
              lambda ci: [ci.prf[g] for g in keys]),
             ("URF(g, h)", "|P(an item of g ranks above one of h) - P(the reverse)|",
-             [f"{g} ~ {h}" for g, h in pairs if g < h],
+             [pair_key(g, h, " ~ ") for g, h in pairs if g < h],
              lambda s: [defined(metrics.urf, s, groups, g, h) for g, h in pairs if g < h],
              "urf", lambda ci: [ci.urf[g, h] for g, h in pairs if g < h]),
         ]

@@ -89,7 +89,8 @@ class Experiment:
         One per repetition, score (``lam`` None: unadjusted) and split:
         ``{"repeat", "lam", "split", "auc", "xauc", "prf", "urf", "xauc_pairs"}``; a
         disparity the split leaves undefined (a group without positives, say) is None;
-        ``xauc_pairs`` maps ``"g > h"`` to xAUC(g, h) for every ordered pair.
+        ``xauc_pairs`` maps ``"g > h"`` (``_validation.pair_key``) to xAUC(g, h) for
+        every ordered pair.
     fit_seconds : tuple of float
         Wall time of each repetition's xOrder path (all lams together).
     backends, methods : tuple of str
@@ -377,7 +378,7 @@ def _record(repeat, lam, split, scores, y, groups):
         record[name] = defined(metrics.disparity, scores, y, groups, name)
     labels = np.unique(groups)
     record["xauc_pairs"] = {
-        f"{g} > {h}": defined(metrics.xauc, scores, y, groups, g, h)
+        v.pair_key(g, h): defined(metrics.xauc, scores, y, groups, g, h)
         for g in labels for h in labels if g != h}
     return record
 

@@ -90,6 +90,11 @@ MSG_TOO_MANY = (
 #: group "white & female".
 INTERSECTION_SEP = " & "
 
+#: Separators of the keys of ordered (xAUC: ``"g > h"``) and unordered (URF:
+#: ``"g ~ h"``) pairs of groups in reports (:func:`pair_key`).
+PAIR_SEPS = (" > ", " ~ ")
+_LABEL_ESCAPES = str.maketrans({c: "\\" + c for c in "\\>~[]"})
+
 #: Units of memory sizes (case ignored): decimal (kB = 1000 bytes) and binary (KiB =
 #: 1024 bytes).
 MEMORY_UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
@@ -104,6 +109,40 @@ MAX_LABEL_CHARS = 1000
 # Twice the within- and cross-group pair counts reach n**2 / 2, which must stay below
 # 2**53 for the DP's float64 arithmetic on counters to be exact.
 MAX_ITEMS = 2**26
+
+
+def escape_label(label):
+    """A group label as text with ``\\ > ~ [ ]`` escaped by a backslash: the labels in
+    the keys of pairs (:func:`pair_key`) and of ``FairOrderResult.counters``
+    (``"C[g][h]"``), so that two pairs never share a key whatever their labels."""
+    return str(label).translate(_LABEL_ESCAPES)
+
+
+def pair_key(g, h, sep=PAIR_SEPS[0]):
+    """The report key of the pair of groups ``(g, h)``: ``"g > h"`` with the labels
+    escaped (:func:`escape_label`): ``("a > b", "c")`` gives ``"a \\> b > c"``, ``("a",
+    "b > c")`` gives ``"a > b \\> c"``; labels without those characters read as
+    before. :func:`split_pair_key` reads the labels back."""
+    return f"{escape_label(g)}{sep}{escape_label(h)}"
+
+
+def split_pair_key(key, sep=PAIR_SEPS[0]):
+    """``(g, h)``, the labels (as text) of a :func:`pair_key`."""
+    parts, label, k = [], [], 0
+    while k < len(key):
+        if key[k] == "\\" and k + 1 < len(key):
+            label.append(key[k + 1])
+            k += 2
+        elif key.startswith(sep, k) and not parts:
+            parts.append("".join(label))
+            label = []
+            k += len(sep)
+        else:
+            label.append(key[k])
+            k += 1
+    if not parts:
+        raise ValueError(f"{key!r} is not a pair key (no unescaped {sep!r})")
+    return parts[0], "".join(label)
 
 
 def check_choice(value, name, choices):
