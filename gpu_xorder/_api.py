@@ -13,6 +13,7 @@ from . import _parallel, _plan, _solvers
 from . import _validation as v
 from . import metrics as metrics_mod
 from ._backend import cupy_engine, resolve_backend
+from ._frames import warn_misaligned
 from ._result import FairOrderResult
 
 logger = logging.getLogger("gpu_xorder")
@@ -57,7 +58,9 @@ def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
         Disparity metric: cross-AUC, pairwise ranking fairness or unsupervised ranking
         fairness.
     lam : float or sequence of float, default=0.0
-        Weight of the disparity, on the paper's scale (AUC and D are both fractions).
+        Weight of the disparity, on the paper's scale (AUC and D are both fractions):
+        one real number of any type (``Decimal``, ``Fraction``, NumPy scalars and 0-d
+        arrays; not a bool) or a one-dimensional sequence of them.
         The public reference code's weight equals ``lam * n_1 * n_0``. A sequence
         returns one result per value (filled in one batch on the GPU).
     disparity : {"absolute", "signed"}, default="absolute"
@@ -143,6 +146,7 @@ def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
     True
     """
     groups = v.sensitive_features_argument(sensitive_features, groups)
+    warn_misaligned(scores=scores, y=y, sensitive_features=groups)
     metric = v.check_choice(metric, "metric", v.METRICS)
     mode = v.check_choice(disparity, "disparity", v.DISPARITIES)
     backend = v.check_choice(backend, "backend", v.BACKENDS)

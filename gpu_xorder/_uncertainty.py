@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gpu_xorder import _parallel
+from gpu_xorder import _parallel, _validation
 from gpu_xorder._backend import host_memory_available
 
 METHODS = ("bootstrap", "delong")
@@ -110,10 +110,15 @@ class MetricIntervals:
 
 
 def check_level(level):
-    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) \
-            or not 0.0 < level < 1.0:
+    """``level`` (any real number type) as a float strictly between 0 and 1; a bool or
+    anything else is a ValueError."""
+    try:
+        number = _validation.as_real(level, "level", MSG_LEVEL)
+    except TypeError:
+        number = math.nan
+    if not 0.0 < number < 1.0:
         raise ValueError(MSG_LEVEL.format(value=level))
-    return float(level)
+    return number
 
 
 def check_n_bootstrap(n, method="bootstrap"):

@@ -5,6 +5,7 @@ with ``np.asarray(..., dtype=...)`` and then treated as read-only. Error message
 module constants so that tests can match them.
 """
 
+import decimal
 import fractions
 import math
 import numbers
@@ -55,6 +56,11 @@ MSG_INEXACT_SCORES = (
     "index {index}: {value}); they are rounded, so nearly equal scores may tie"
 )
 MSG_LAM_EMPTY = "lam is an empty sequence"
+MSG_LAM_NDIM = (
+    "lam must be a number or a one-dimensional sequence of numbers, got an array of "
+    "shape {shape}"
+)
+MSG_BOOL_NUMBER = "{name} must be a number, not the bool {value!r}"
 MSG_GROUP_LACKS = "group {label!r} has no {what}, which metric {metric!r} needs"
 MSG_SIGNED_TWO = "disparity='signed' is defined for two groups only, got {k}"
 MSG_UNKNOWN_GROUP = "group {label!r} does not occur in the groups passed"
@@ -198,15 +204,38 @@ def check_size(n):
         raise ValueError(MSG_TOO_MANY.format(n=n, limit=MAX_ITEMS))
 
 
+def is_number(value):
+    """Whether ``value`` is one number (of any type: Python, ``Decimal``, ``Fraction``, a
+    NumPy scalar or 0-d array), as opposed to a sequence of them."""
+    return isinstance(value, (numbers.Number, decimal.Decimal, np.generic)) or (
+        isinstance(value, np.ndarray) and value.ndim == 0)
+
+
+def as_real(value, name, message):
+    """``value`` as a float when it is one real number: an int, float, ``Fraction``,
+    ``Decimal``, NumPy integer or floating scalar or 0-d array. A bool (Python or NumPy)
+    raises ``TypeError`` (``MSG_BOOL_NUMBER``, naming ``name``); anything else
+    ``TypeError(message.format(value=value))``. Range and finiteness are the caller's."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(MSG_BOOL_NUMBER.format(name=name, value=value))
+    if isinstance(value, (numbers.Real, decimal.Decimal)):
+        try:
+            return float(value)
+        except OverflowError:  # an int or Fraction beyond float64: out of any range
+            return math.inf if value > 0 else -math.inf
+    raise TypeError(message.format(value=value))
+
+
 def check_max_disparity(value):
     """Return ``value`` as a float in [0, 1], or None."""
     if value is None:
         return None
-    if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
-        raise TypeError(MSG_MAX_DISPARITY.format(value=value))
-    if not 0.0 <= float(value) <= 1.0:
+    number = as_real(value, "max_disparity", MSG_MAX_DISPARITY)
+    if not 0.0 <= number <= 1.0:
         raise ValueError(MSG_MAX_DISPARITY.format(value=value))
-    return float(value)
+    return number
 
 
 def check_memory_limit(value):
@@ -433,15 +462,29 @@ def check_lam(lam):
     """Return ``(values, is_batch)``: lam as a float64 array and whether it was a sequence."""
     if lam is None or isinstance(lam, (str, bytes)):
         raise TypeError(MSG_LAM.format(value=lam))
-    if isinstance(lam, numbers.Real) or (isinstance(lam, np.ndarray) and lam.ndim == 0):
-        values, batch = np.array([float(lam)]), False
+    if is_number(lam):  # Decimal, Fraction, NumPy scalars and 0-d arrays included
+        values, batch = np.array([as_real(lam, "lam", MSG_LAM)]), False
     else:
         try:
-            values = np.asarray(lam, dtype=np.float64).reshape(-1)
-        except (TypeError, ValueError):
+            arr = np.asarray(lam)
+        except ValueError:  # ragged
             raise TypeError(MSG_LAM.format(value=lam)) from None
-        if values.size == 0:
+        if arr.ndim == 0:  # neither a number nor a sequence (a dict, a set, ...)
+            raise TypeError(MSG_LAM.format(value=lam))
+        if arr.ndim != 1:
+            raise ValueError(MSG_LAM_NDIM.format(shape=arr.shape))
+        if arr.size == 0:
             raise ValueError(MSG_LAM_EMPTY)
+        if arr.dtype.kind in "iuf":  # NumPy made numbers of them: no bool among them?
+            if not isinstance(lam, np.ndarray):
+                for item in lam:
+                    if isinstance(item, (bool, np.bool_)):
+                        raise TypeError(MSG_BOOL_NUMBER.format(name="lam", value=item))
+            values = arr.astype(np.float64)
+        elif arr.dtype.kind in "bO":  # bools, or Decimals, Fractions, ...
+            values = np.array([as_real(item, "lam", MSG_LAM) for item in arr.tolist()])
+        else:
+            raise TypeError(MSG_LAM.format(value=lam))
         batch = True
     bad = ~np.isfinite(values) | (values < 0)
     if bad.any():

@@ -21,6 +21,7 @@ from sklearn.metrics import roc_curve
 
 from cpu_reference import half_wins2
 from gpu_xorder import _uncertainty
+from gpu_xorder._frames import warn_misaligned
 from gpu_xorder._parallel import check_n_jobs
 from gpu_xorder._uncertainty import Interval, MetricIntervals
 from gpu_xorder._validation import (
@@ -45,12 +46,14 @@ MSG_CI_Y = "y is required for confidence intervals"
 
 def _labelled(scores, y):
     """Validated ``(scores, y)``: float64 scores and int64 0/1 labels of the same length."""
+    warn_misaligned(4, scores=scores, y=y)
     scores = check_scores(scores)
     return scores, check_labels(y, scores.shape[0])
 
 
 def _grouped(scores, y, groups):
     """Validated ``(scores, y, labels, index)``; ``y`` stays None when it is None."""
+    warn_misaligned(4, scores=scores, y=y, groups=groups)
     scores = check_scores(scores)
     n = scores.shape[0]
     y = None if y is None else check_labels(y, n)

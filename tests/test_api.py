@@ -249,20 +249,6 @@ def test_text_labels_are_encoded_without_padding_every_item():
     assert_valid_merge(res, np.linspace(1, 0, 300), np.array(small))
 
 
-@given(st.lists(st.text(alphabet="ab >~\\", max_size=6), min_size=2, max_size=5, unique=True))
-@settings(max_examples=200, deadline=None)
-def test_pair_keys_are_unambiguous(labels):
-    """Distinct pairs get distinct keys, and a key reads back to its pair, for labels
-    made of the separators' characters and backslashes."""
-    from gpu_xorder._validation import pair_key, split_pair_key
-
-    for sep in (" > ", " ~ "):
-        keys = {pair_key(g, h, sep): (g, h) for g in labels for h in labels if g != h}
-        assert len(keys) == len(labels) * (len(labels) - 1)
-        assert all(split_pair_key(k, sep) == pair for k, pair in keys.items())
-    assert pair_key("white", "black") == "white > black"
-
-
 def test_counter_keys_are_unambiguous():
     """``counters`` of K > 2 groups: ``"C[g][h]"`` with escaped labels, so ``("a][b",
     "c")`` and ``("a", "b][c")`` keep a counter each."""
