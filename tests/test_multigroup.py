@@ -261,6 +261,58 @@ def test_auto_picks_kd_then_iterative(monkeypatch):
     assert fair_order(scores, y, groups, backend="numpy").method == "iterative"
 
 
+@pytest.mark.parametrize("metric", METRICS)
+def test_time_estimate_counts_the_work_the_fill_does(metric, monkeypatch):
+    """``_plan.numpy_work`` (what ``estimate_seconds`` prices) counts the lanes the
+    iterative fill computes: state rows times padded diagonal lengths of every step
+    with more than one old group, and their anti-diagonals, as the fill's decider sees
+    them."""
+    from cpu_reference import _objective
+    from gpu_xorder import _plan
+
+    sizes = (9, 7, 7, 5, 3)
+    seen = {"lane": 0, "calls": 0}
+    decider = _objective.StepObjective.decider
+
+    def counting(self, max_len):
+        decide = decider(self, max_len)
+
+        def wrapped(pred, cand, i_lo, k_lo, length, dec_out):
+            if self.m > 1:
+                seen["lane"] += self.rows * length
+            seen["calls"] += 1
+            return decide(pred, cand, i_lo, k_lo, length, dec_out)
+        return wrapped
+
+    monkeypatch.setattr(_objective.StepObjective, "decider", counting)
+    s, y, g = random_problem(np.random.default_rng(2), sizes, metric)
+    cr.solve_iterative(cr.build_problem(s, y, g, 5, metric, "absolute"), 0.5)
+    work = _plan.numpy_work("iterative", sizes, metric)
+    assert work["lane"] == seen["lane"]
+    assert seen["calls"] <= work["diagonal"] == sum(m + n for m, n in cr.step_shapes(sizes))
+
+
+def test_time_estimate_before_a_long_solve():
+    """What the command line asks before it starts: 1000 groups of 4 by iterative xOrder
+    (issue #25: over two minutes with nothing said) is estimated long, and the estimate
+    grows as K^3 for small groups; methods add up, GPUs are not estimated."""
+    from gpu_xorder._plan import choose_method, estimate_seconds
+
+    many, half = estimate_seconds("iterative", [4] * 1000), estimate_seconds(
+        "iterative", [4] * 500)
+    assert many > 120 and 6 < many / half < 9
+    assert estimate_seconds("auto", [4] * 1000) == many
+    assert estimate_seconds("auto", [300, 400]) == estimate_seconds("2d", [300, 400])
+    assert estimate_seconds("best", [30] * 3) == pytest.approx(
+        estimate_seconds("kd", [30] * 3) + estimate_seconds("iterative", [30] * 3))
+    assert estimate_seconds("auto", [30] * 3) == estimate_seconds(
+        choose_method("auto", [30] * 3), [30] * 3)
+    assert estimate_seconds("2d", [500, 500], n_fills=3) == pytest.approx(
+        3 * estimate_seconds("2d", [500, 500]))
+    assert estimate_seconds("kd", [4] * 1000) > 1e100
+    assert estimate_seconds("2d", [10, 10], backend="cupy") is None
+
+
 def test_lam_sequence_and_counters_sum():
     rng = np.random.default_rng(5)
     scores, y, groups = random_problem(rng, [4, 5, 3], "xauc")
