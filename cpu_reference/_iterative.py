@@ -180,8 +180,8 @@ def solve_iterative(prob, lam, progress=None, solve=None):
         const_u.update(fu)
         sums.add(cs, lat.old, b, fc, fu)
         seq_g, seq_y = merge_step(seq_g, seq_y, np.asarray(path) == 0, b, prob.ys[b])
-    return (seq_g.astype(kg.group_dtype(prob.k)), const_c, const_u, kg.build_constants(prob, range(prob.k)),
-            order)
+    return (seq_g.astype(kg.group_dtype(prob.k)), const_c, const_u,
+            kg.build_constants(prob, range(prob.k)), order)
 
 
 def _report(progress, offset, total, done, _):

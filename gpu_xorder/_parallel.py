@@ -54,10 +54,7 @@ def map_in_rounds(function, arguments, n_workers, after=None):
     is 1, else in rounds of ``n_workers`` jobs on joblib's active backend (``function``
     and its arguments must pickle); ``after(done)`` is called after every call (one
     process) or every round (workers)."""
-    out = []
-    for result in imap_in_rounds(function, arguments, n_workers, after):
-        out.append(result)
-    return out
+    return list(imap_in_rounds(function, arguments, n_workers, after))
 
 
 def imap_in_rounds(function, arguments, n_workers, after=None):
@@ -115,7 +112,7 @@ def probe_scheduler(address, timeout):
     deadline = time.monotonic() + timeout
     try:
         sock = socket.create_connection((host, port), timeout=timeout)
-    except socket.timeout:
+    except TimeoutError:
         raise TimeoutError(MSG_CONNECT_TIMEOUT.format(timeout=timeout)) from None
     with sock:
         # distributed's frame layout: 8 bytes of length ("Q"), then that many bytes
@@ -128,7 +125,7 @@ def probe_scheduler(address, timeout):
 
     try:
         handshake = loads(unpack_frames(payload), deserialize=False)
-    except Exception:  # whatever garbage does to the decoder
+    except Exception:  # noqa: BLE001 (whatever garbage does to the decoder)
         handshake = None
     if not isinstance(handshake, dict):
         raise ConnectionError(MSG_NOT_DASK.format(size=size))
@@ -144,7 +141,7 @@ def _receive(sock, n, deadline, timeout):
         sock.settimeout(left)
         try:
             chunk = sock.recv(n - len(data))
-        except socket.timeout:
+        except TimeoutError:
             raise TimeoutError(MSG_NO_ANSWER.format(timeout=timeout)) from None
         if not chunk:
             raise ConnectionError(MSG_NOT_DASK.format(size=n) if data else (

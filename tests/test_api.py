@@ -230,16 +230,16 @@ def test_text_labels_are_encoded_without_padding_every_item():
     groups[7] = "x" * v.MAX_LABEL_CHARS
     want_labels = np.array(sorted(set(groups)))
     want_index = np.searchsorted(want_labels, np.array(groups))
-    for given in (groups, np.array(groups, dtype=object),
-                  np.array(groups, dtype=object)[:, None],
-                  np.column_stack((groups, groups)).astype(object)):
+    for data in (groups, np.array(groups, dtype=object),
+                 np.array(groups, dtype=object)[:, None],
+                 np.column_stack((groups, groups)).astype(object)):
         tracemalloc.start()
-        labels, index = v.encode_groups(given, n)
+        labels, index = v.encode_groups(data, n)
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         assert peak < 3 * 10**6, peak
         np.testing.assert_array_equal(index, want_index)
-        if given is groups or given.shape[1:] in ((), (1,)):
+        if data is groups or data.shape[1:] in ((), (1,)):
             assert labels.tolist() == want_labels.tolist()
             assert labels.dtype == want_labels.dtype
     small = groups[:300]

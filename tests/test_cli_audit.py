@@ -165,7 +165,7 @@ def test_pair_keys_stay_distinct_whatever_the_labels(tmp_path):
 
     labels = ("a > b", "c", "a", "b > c", "d ~ e", "d", "e")
     path, report = tmp_path / "d.csv", tmp_path / "a.json"
-    s, fair, y, g = write_csv(path, n=700, seed=3, groups=labels)
+    s, _, y, g = write_csv(path, n=700, seed=3, groups=labels)
     assert audit(path, "--json", str(report), "--max-groups", "7") == 0
     entry = json.loads(report.read_text())["scores"]["risk"]
     assert len(entry["xauc"]) == 7 * 6 and len(entry["urf"]) == 7 * 6 // 2

@@ -15,8 +15,14 @@ import numpy as np
 import pytest
 
 from gpu_xorder import _uncertainty, metrics
-from gpu_xorder._uncertainty import (MAX_BOOTSTRAP, MSG_BOOTSTRAP_DELONG, MSG_LEVEL,
-                                     MSG_N_BOOTSTRAP, MSG_N_BOOTSTRAP_MAX, MSG_RANDOM_STATE)
+from gpu_xorder._uncertainty import (
+    MAX_BOOTSTRAP,
+    MSG_BOOTSTRAP_DELONG,
+    MSG_LEVEL,
+    MSG_N_BOOTSTRAP,
+    MSG_N_BOOTSTRAP_MAX,
+    MSG_RANDOM_STATE,
+)
 
 
 def tiny(n=30, k=3, seed=3, ties=True):

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpu_xorder import _validation as v
 from gpu_xorder import XOrder, fair_order
+from gpu_xorder import _validation as v
 
 
 @pytest.mark.parametrize("groups", [
