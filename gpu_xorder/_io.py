@@ -69,6 +69,8 @@ MSG_NOT_FINITE = ("{path}, line {line}: column {name!r} holds {value!r}, not a f
 MSG_BLANK = "{path}, line {line}: column {name!r} is blank"
 MSG_BAD_LABEL = ("{path}, line {line}: column {name!r} holds {value!r}, not {kind} "
                  "group label")
+MSG_LONG_LABEL = ("{path}, line {line}: column {name!r} holds a group label of {length} "
+                  "characters, more than {limit} (is it the group column?)")
 MSG_INEXACT = ("{path}, line {line}: column {name!r} holds the integer {value}, beyond "
                "2**53; float64 rounds it to {rounded!r} (and {more} more such cells), so "
                "nearly equal scores may tie")
@@ -842,6 +844,12 @@ class Table:
                                               line=self.lines[k], value=values[k]),
                           stacklevel=3)
         if kind == "text":
+            # one long cell would widen every row's label (a fixed-width array)
+            for k, value in enumerate(stripped):
+                if len(value) > v.MAX_LABEL_CHARS:
+                    raise ValueError(MSG_LONG_LABEL.format(
+                        path=self.path, line=self.lines[k], name=name, length=len(value),
+                        limit=v.MAX_LABEL_CHARS))
             return np.array(stripped, dtype=str)
         labels = []
         for k, value in enumerate(stripped):

@@ -182,7 +182,8 @@ def test_fit_then_transform_match_the_library(tmp_path, capsys):
 
     import numpy as np
 
-    from gpu_xorder import XOrder, metrics
+    from gpu_xorder import XOrder
+    from gpu_xorder import metrics
     from gpu_xorder._io import Table as CsvTable
 
     train, test = tmp_path / "train.csv", tmp_path / "test.csv"

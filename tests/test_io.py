@@ -368,6 +368,11 @@ BROKEN_TABLES = [
     ("a,b\n1,x\n" + "9" * 30 + ",y\n", lambda t: t.groups(["a"], "int"),
      ", line 3: column 'a' holds '999"),
     ("a,b\n1,x\nyes,y\n", lambda t: t.groups(["a"], "bool"), "not a boolean"),
+    # one long cell would widen every row's label: refused (issue #25)
+    ("a,b\n1,x\n2," + "y" * 2**20 + "\n", lambda t: t.groups(["b"]),
+     ", line 3: column 'b' holds a group label of 1048576 characters, more than 1000"),
+    ("a,b\n1,x\n2," + "y" * 1001 + "\n", lambda t: t.groups(["a", "b"]),
+     ", line 3: column 'b' holds a group label of 1001 characters"),
     ("a,b\n1,x\nnan,y\n", lambda t: t.groups(["a"], "float"), "not a finite float"),
     # line numbers count blank lines and the lines of multi-line quoted cells
     ('a,b\n\n1,"two\nlines"\n\n\r\n3,"x"\r\nz,4\n', lambda t: t.numbers("a"),

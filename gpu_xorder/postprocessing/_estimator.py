@@ -5,7 +5,6 @@ A thin layer (STYLE item 6): ``fit`` validates, learns the ordering with
 ``transform`` applies the maps to new scores (docs/design.md, section 5).
 """
 
-import numbers
 import os
 import warnings
 from typing import NamedTuple
@@ -302,6 +301,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         [0.9, 0.5]
         """
         check_is_fitted(self)
+        _frames.warn_misaligned(scores=scores, sensitive_features=sensitive_features)
         column, table = _score_column(scores)
         if table:  # its feature names checked against fit's
             validate_data(self, scores, reset=False, skip_check_array=True)
@@ -430,6 +430,9 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                    "ordering_disparity": r.disparity, "objective": r.objective,
                    "upper_bound": r.upper_bound, "lam": self.lam_}
         params = self.get_params()
+        for name in ("lam", "max_disparity", "validation"):  # Decimal, 0-d array: JSON
+            if v.is_number(params[name]):
+                params[name] = float(params[name])
         if not isinstance(params["validation"], (float, type(None))):
             params["validation"] = None  # held-out data stay out of the model file
         params["memory_limit"] = v.check_memory_limit(params["memory_limit"])  # "2GB"
@@ -492,6 +495,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def _prepare(self, scores, y, sensitive_features):
         """Validated training data, the reference group and the items to learn on."""
+        _frames.warn_misaligned(4, scores=scores, y=y, sensitive_features=sensitive_features)
         s = v.check_scores(_score_column(scores)[0])
         v.check_size(s.size)
         labels_y = v.check_labels(y, s.size)
@@ -736,10 +740,8 @@ def _check_validation(value, max_disparity):
         return
     if max_disparity is None:
         raise ValueError(MSG_VALIDATION_ALONE)
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(MSG_VALIDATION.format(value=value))
-    if isinstance(value, numbers.Real):
-        if not 0.0 < float(value) < 1.0:
+    if v.is_number(value):  # a fraction to hold out, of any real number type
+        if not 0.0 < v.as_real(value, "validation", MSG_VALIDATION) < 1.0:
             raise ValueError(MSG_VALIDATION.format(value=value))
     elif not (isinstance(value, (tuple, list)) and len(value) == 3):
         raise TypeError(MSG_VALIDATION.format(value=type(value).__name__))
@@ -752,7 +754,7 @@ def _validated_fit(est, scores, y, sensitive_features, progress):
     params = {k: val for k, val in est.get_params().items()
               if k not in ("lam", "max_disparity", "validation")}
     eps = float(est.max_disparity)
-    if isinstance(est.validation, numbers.Real):
+    if v.is_number(est.validation):
         s = v.check_scores(_score_column(scores)[0])
         labels_y = v.check_labels(y, s.size)
         labels, index = v.encode_groups(sensitive_features, s.size)
@@ -783,7 +785,7 @@ def _validated_fit(est, scores, y, sensitive_features, progress):
                                                    lam=VALIDATION_LAMS[k]),
                       UserWarning, stacklevel=3)
     chosen = models[k]
-    if isinstance(est.validation, numbers.Real):
+    if v.is_number(est.validation):
         chosen = XOrder(**params, lam=VALIDATION_LAMS[k]).fit(
             scores, y, sensitive_features=sensitive_features, progress=progress)
     for name, value in vars(chosen).items():
