@@ -43,6 +43,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .utils import _validation as v
+from .utils._params import PARAMETERS, valid_json
 
 MODEL_FORMAT = "gpu-xorder-model"
 MODEL_VERSION = 2
@@ -573,14 +574,6 @@ def _position(label, groups, what):
     raise _Invalid(f"{what}: {_short(label)} is not among the groups {_short(groups)}")
 
 
-def _choice(choices):
-    def check(value, what):
-        if not isinstance(value, str) or value not in choices:
-            raise _Invalid(f"{what} must be one of {choices}, got {_short(value)}")
-        return value
-    return check
-
-
 def _number(value, what, lo=-math.inf, hi=math.inf):
     """``value`` as a float when it is a JSON number (not a boolean) in [lo, hi]."""
     if type(value) in (int, float):
@@ -597,42 +590,11 @@ def _number(value, what, lo=-math.inf, hi=math.inf):
     raise _Invalid(f"{what} must be a finite number{span}, got {_short(value)}")
 
 
-def _count(value, what):
-    if value is None or (type(value) is int and value >= 1):
-        return value
-    raise _Invalid(f"{what} must be null or an integer >= 1, got {_short(value)}")
-
-
-def _lam(value, what):
-    _number(value, what, lo=0.0)
-    return value
-
-
-def _max_disparity(value, what):
-    if value is not None:
-        _number(value, what, lo=0.0, hi=1.0)
-    return value
-
-
 def _validation_share(value, what):
     # a model file keeps a held-out share; held-out data are never saved
     if value is not None:
         _number(value, what, lo=0.0, hi=1.0)
     return value
-
-
-_PARAM_CHECKS = {
-    "metric": _choice(v.METRICS),
-    "lam": _lam,
-    "disparity": _choice(v.DISPARITIES),
-    "backend": _choice(v.BACKENDS),
-    "method": _choice(v.METHODS),
-    "subsample": _count,
-    "memory_limit": _count,
-    "solver": _choice(v.SOLVERS),
-    "max_disparity": _max_disparity,
-    "validation": _validation_share,
-}
 
 
 def _params(value, groups, reference, known_params):
@@ -645,9 +607,12 @@ def _params(value, groups, reference, known_params):
     if missing:
         raise _Invalid(f"'params' lacks {missing}")
     params = dict(value)
-    for name, check in _PARAM_CHECKS.items():
-        if name in params:
-            params[name] = check(params[name], f"'params.{name}'")
+    for name in set(params) & set(PARAMETERS):
+        if not valid_json(name, params[name]):
+            raise _Invalid(f"'params.{name}' must be {PARAMETERS[name].text}, got "
+                           f"{_short(params[name])}")
+    if "validation" in params:
+        params["validation"] = _validation_share(params["validation"], "'params.validation'")
     chosen = params["reference_group"]
     if chosen is not None and _position(chosen, groups,
                                         "'params.reference_group'") != reference:

@@ -8,9 +8,8 @@ from ..experiments._studies import METHODS as PAPER_METHODS
 from ..experiments._studies import STUDIES as PAPER_STUDIES
 from ..experiments.models import MODELS as PAPER_MODELS
 from .._io import LABEL_KINDS
-from ..utils._validation import HIGH_SCORES
-from ..utils._validation import METHODS as METHOD_CHOICES
-from ..utils._validation import SOLVERS
+from ..datasets._loaders import DATASETS
+from ..utils._params import choices
 from ..utils._validation import parse_memory_size
 from ._common import AUDIT_BOOTSTRAP
 from ._common import AUDIT_LEVEL
@@ -19,9 +18,6 @@ from ._common import LAM_NOTE
 from ._common import MAX_GROUPS
 from ._info import own_version
 
-DATASET_CHOICES = ("compas", "adult", "german", "framingham")
-METRIC_CHOICES = ("xauc", "prf", "urf")
-BACKEND_CHOICES = ("auto", "numpy", "cupy")
 DEFAULT_LAMS = (0.0, 0.01, 0.05, 0.5)
 
 
@@ -89,7 +85,7 @@ def build_parser():
             "disparities before and after. " + LAM_NOTE
         ),
     )
-    demo.add_argument("--data", choices=DATASET_CHOICES, default="compas",
+    demo.add_argument("--data", choices=DATASETS, default="compas",
                       help="bundled data set (default: compas)")
     _experiment_arguments(demo, DEFAULT_LAMS, method=True)
     _format_argument(demo)
@@ -114,7 +110,7 @@ def build_parser():
     fit.add_argument("--choose", type=float, metavar="LAM",
                      help="with several --lam values: the one whose model is saved "
                           "(default: the last)")
-    fit.add_argument("--disparity", choices=("absolute", "signed"), default="absolute",
+    fit.add_argument("--disparity", choices=choices("disparity"), default="absolute",
                      help="penalise |D| or the signed D (two groups; default: absolute)")
     fit.add_argument("--max-disparity", type=_probability_closed, metavar="EPS",
                      help="instead of --lam: the best AUC with |D| <= EPS on these data "
@@ -154,7 +150,7 @@ def build_parser():
     _file_arguments(audit, label_required=True, many_scores=True)
     audit.add_argument("--json", metavar="FILE",
                        help="also write every value as JSON (null where undefined)")
-    audit.add_argument("--high-score", choices=HIGH_SCORES, default="favourable",
+    audit.add_argument("--high-score", choices=choices("high_score"), default="favourable",
                        help="what a high score does to a person, which decides the group "
                             "a disparity disadvantages: favourable (default; a loan, an "
                             "interview) or harmful (a risk score: detention, an "
@@ -196,7 +192,7 @@ def build_parser():
             "and disparities as mean ± standard deviation over the repetitions, next to "
             "the figures the paper quotes. " + LAM_NOTE),
     )
-    paper.add_argument("--data", nargs="+", choices=DATASET_CHOICES, metavar="NAME",
+    paper.add_argument("--data", nargs="+", choices=DATASETS, metavar="NAME",
                        help="data sets among compas, adult, german, framingham (default: "
                             "the paper's for the grouping: all four; "
                             "with --groups age, adult and compas)")
@@ -248,17 +244,17 @@ def _engine_arguments(parser, method, solver="auto"):
     """The disparity xOrder trades, the DP engine, the solver (default ``solver``) and
     (``method``) how more than two groups are merged: the same options wherever a
     command fits xOrder."""
-    parser.add_argument("--metric", choices=METRIC_CHOICES, default="xauc",
+    parser.add_argument("--metric", choices=choices("metric"), default="xauc",
                         help="disparity xOrder trades against AUC (default: xauc)")
-    parser.add_argument("--solver", choices=SOLVERS, default=solver,
+    parser.add_argument("--solver", choices=choices("solver"), default=solver,
                         help=f"how the ordering is chosen for two groups (default: {solver}; "
                              "paper: the paper's cell rule; lagrangian: certified bound; "
                              "exact: the optimum, small data)")
     if method:
-        parser.add_argument("--method", choices=METHOD_CHOICES, default="auto",
+        parser.add_argument("--method", choices=choices("method"), default="auto",
                             help="how more than two groups are merged (default: auto; "
                                  "best: K-D and iterative, the higher objective)")
-    parser.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
+    parser.add_argument("--backend", choices=choices("backend"), default="auto",
                         help="DP engine (default: auto, CuPy when usable)")
 
 
@@ -313,7 +309,7 @@ def _format_argument(parser, json=False):
 
 
 def _high_score_argument(parser):
-    parser.add_argument("--high-score", choices=HIGH_SCORES, default="favourable",
+    parser.add_argument("--high-score", choices=choices("high_score"), default="favourable",
                         help="what a high score does to a person, for the sentence that "
                              "names the disadvantaged group before and after: favourable "
                              "(default) or harmful (a risk score)")

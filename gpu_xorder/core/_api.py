@@ -12,6 +12,7 @@ import cpu_reference
 from ..utils import _parallel
 from ..engine import _plan
 from . import _solvers
+from ..utils import _params as params
 from ..utils import _validation as v
 from .. import metrics as metrics_mod
 from ..engine._backend import cupy_engine, resolve_backend
@@ -149,12 +150,10 @@ def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
     """
     groups = v.sensitive_features_argument(sensitive_features, groups)
     warn_misaligned(scores=scores, y=y, sensitive_features=groups)
-    metric = v.check_choice(metric, "metric", v.METRICS)
-    mode = v.check_choice(disparity, "disparity", v.DISPARITIES)
-    backend = v.check_choice(backend, "backend", v.BACKENDS)
-    method = v.check_choice(method, "method", v.METHODS)
-    solver = v.check_choice(solver, "solver", v.SOLVERS)
-    max_disparity = v.check_max_disparity(max_disparity)
+    metric, mode, backend, method, solver, max_disparity = (
+        params.check(name, value) for name, value in (
+            ("metric", metric), ("disparity", disparity), ("backend", backend),
+            ("method", method), ("solver", solver), ("max_disparity", max_disparity)))
     if progress is not None and not callable(progress):
         raise TypeError("progress must be callable or None")
     s = v.check_scores(scores)
@@ -162,10 +161,10 @@ def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
     labels_y = v.check_labels(y, s.size)
     labels, index = v.encode_groups(groups, s.size)
     v.check_n_groups(labels)
-    lams, batch = v.check_lam(lam)
+    lams, batch = params.check("lam", lam)
     if max_disparity is not None and (batch or lams[0] != 0):
         raise ValueError(v.MSG_LAM_AND_CONSTRAINT)
-    memory_limit = v.check_memory_limit(memory_limit)
+    memory_limit = params.check("memory_limit", memory_limit)
     n_jobs = _parallel.check_n_jobs(n_jobs)
     results = solve_encoded(s, labels_y, labels, index, lams, metric=metric, mode=mode,
                             backend=backend, method=method, solver=solver,

@@ -5,7 +5,8 @@ disparity, read as ``high_score="favourable"`` or ``"harmful"`` says."""
 from dataclasses import dataclass
 
 from cpu_reference import half_wins2
-from ..utils._validation import HIGH_SCORES, METRICS, check_choice, group_position
+from ..utils import _params as params
+from ..utils._validation import group_position
 from ._ranking import _grouped, disparity_pairs, prf, xauc
 from ._uncertainty import Interval, MetricIntervals
 
@@ -106,8 +107,8 @@ def disadvantaged_group(scores, y, groups, *, metric: str = "xauc",
     >>> disadvantaged_group(s, y, grp, high_score="harmful").group
     'a'
     """
-    metric = check_choice(metric, "metric", METRICS)
-    high_score = check_choice(high_score, "high_score", HIGH_SCORES)
+    metric = params.check("metric", metric)
+    high_score = params.check("high_score", high_score)
     pairs = disparity_pairs(scores, y, groups, metric)
     g, h = max(pairs, key=pairs.get)  # the first of the largest, in sorted label order
     if metric == "xauc":

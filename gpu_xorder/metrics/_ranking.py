@@ -31,8 +31,8 @@ from . import _uncertainty
 from ..utils._frames import warn_misaligned
 from ..utils._parallel import check_n_jobs
 from ._uncertainty import Interval, MetricIntervals
+from ..utils import _params as params
 from ..utils._validation import (
-    METRICS,
     MSG_GROUP_LACKS,
     check_choice,
     check_sample_weight,
@@ -462,7 +462,7 @@ def disparity_pairs(scores, y, groups=None, metric: str = "xauc", *,
     """
     scores, y, groups = _call_order("disparity_pairs", scores, y, groups,
                                     sensitive_features)
-    metric = check_choice(metric, "metric", METRICS)
+    metric = params.check("metric", metric)
     if y is None and metric != "urf":
         raise ValueError(MSG_Y_REQUIRED.format(metric=metric))
     scores, y, labels, index, weight = _grouped(scores, y, groups, sample_weight)

@@ -14,7 +14,8 @@ import numpy as np
 
 from .. import metrics
 from ..metrics._ranking import defined
-from ..utils._validation import METRICS, check_choice, encode_groups
+from ..utils import _params as params
+from ..utils._validation import check_choice, encode_groups
 
 MSG_NO_MATPLOTLIB = ("the plots need matplotlib, which is not installed: "
                      'pip install "gpu-xorder[plot]"')
@@ -225,7 +226,7 @@ def plot_tradeoff(models_or_results, chosen=None, *, data=None, metric=None, lev
     _matplotlib()
     items = list(models_or_results)
     results = [_result_of(item) for item in items]
-    metric = check_choice(metric or results[0].metric, "metric", METRICS)
+    metric = params.check("metric", metric or results[0].metric)
     lams = [r.lam for r in results]
     errors = None
     if data is None:

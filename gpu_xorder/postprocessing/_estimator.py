@@ -20,6 +20,7 @@ from .. import _io
 from ..utils import _parallel
 from .. import metrics
 from . import _transfer
+from ..utils import _params as params
 from ..utils import _validation as v
 from ..core._api import solve_encoded
 
@@ -29,7 +30,6 @@ MSG_LAM_SEQUENCE = (
 )
 MSG_REFERENCE = "reference_group {value!r} is not one of the groups {labels}"
 MSG_UNSEEN = "sensitive features contain group {label!r}, not seen in fit (groups {labels})"
-MSG_SUBSAMPLE = "subsample must be None or an integer >= 1, got {value!r}"
 MSG_SUBSAMPLE_SHORT = (
     "{option}{k} keeps {kept} of the {n} {items} (the smallest group, {group!r} with "
     "{size} {items}, keeps {group_kept}), and then {why}; use a smaller {name}"
@@ -59,6 +59,9 @@ MSG_VALIDATION_MISSED = (
 )
 
 #: The weights ``XOrder(max_disparity=..., validation=...)`` chooses from.
+#: The parameters of the table (``utils._params``) that ``XOrder`` takes besides lam.
+PARAMS = ("metric", "disparity", "backend", "method", "solver", "max_disparity",
+          "subsample", "memory_limit")
 VALIDATION_LAMS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 
 
@@ -374,7 +377,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         [('a', 0.75), ('b', 0.25)]
         """
         check_is_fitted(self)
-        v.check_choice(high_score, "high_score", v.HIGH_SCORES)
+        params.check("high_score", high_score)
         adjusted = self.transform(_score_column(scores)[0],
                                   sensitive_features=sensitive_features)
         measured = {"metric": self.metric, "high_score": high_score}
@@ -474,18 +477,12 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def _check_params(self):
         """Validate the parameters; return ``check_lam(self.lam)``."""
-        v.check_choice(self.metric, "metric", v.METRICS)
-        v.check_choice(self.disparity, "disparity", v.DISPARITIES)
-        v.check_choice(self.backend, "backend", v.BACKENDS)
-        v.check_choice(self.method, "method", v.METHODS)
-        v.check_choice(self.solver, "solver", v.SOLVERS)
-        lams = v.check_lam(self.lam)
-        if v.check_max_disparity(self.max_disparity) is not None and (
-                lams[1] or lams[0][0] != 0):
+        for name in PARAMS:
+            params.check(name, getattr(self, name))
+        lams = params.check("lam", self.lam)
+        if self.max_disparity is not None and (lams[1] or lams[0][0] != 0):
             raise ValueError(v.MSG_LAM_AND_CONSTRAINT)
         _check_validation(self.validation, self.max_disparity)
-        _check_subsample(self.subsample)
-        v.check_memory_limit(self.memory_limit)
         return lams
 
     def __sklearn_tags__(self):
@@ -503,7 +500,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         v.check_n_groups(labels)
         reference = self._reference_index(s, labels, index)
         keep = subsample_with_supports(s, labels_y, labels, index,
-                                       _check_subsample(self.subsample), self.metric)
+                                       self.subsample or 1, self.metric)
         return _Fitting(s, labels_y, labels, index, reference, keep,
                         _frames.column_names(scores))
 
@@ -595,16 +592,6 @@ def check_equal_weights(sample_weight, n, message=MSG_WEIGHTED):
     if weight is not None and weight.size and (weight.min() != weight.max()
                                                or weight[0] == 0):
         raise ValueError(message.format(lo=weight.min().item(), hi=weight.max().item()))
-
-
-def _check_subsample(value):
-    if value is None:
-        return 1
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(MSG_SUBSAMPLE.format(value=value))
-    if value < 1:
-        raise ValueError(MSG_SUBSAMPLE.format(value=value))
-    return int(value)
 
 
 def subsample_with_supports(scores, y, labels, index, step, metric,

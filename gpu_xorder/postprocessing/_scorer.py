@@ -13,6 +13,7 @@ import sklearn
 from sklearn.pipeline import Pipeline
 from sklearn.utils.metadata_routing import MetadataRequest
 
+from ..utils import _params as params
 from ..utils import _validation as v
 from ..metrics._ranking import criterion
 from ._ranker import FairRanker, _response, _scores
@@ -74,7 +75,7 @@ def fairness_scorer(metric: str = "xauc", lam: "float | None" = None, *,
     >>> bool(-0.5 <= value <= 1.0)
     True
     """
-    metric = v.check_choice(metric, "metric", v.METRICS)
+    metric = params.check("metric", metric)
     if max_disparity is not None:
         if lam is not None:
             raise ValueError(MSG_LAM_AND_CEILING)

@@ -66,6 +66,7 @@ MSG_BOOL_NUMBER = "{name} must be a number, not the bool {value!r}"
 MSG_GROUP_LACKS = "group {label!r} has no {what}, which metric {metric!r} needs"
 MSG_SIGNED_TWO = "disparity='signed' is defined for two groups only, got {k}"
 MSG_UNKNOWN_GROUP = "group {label!r} does not occur in the groups passed"
+MSG_COUNT = "{name} must be None or an integer >= 1, got {value!r}"
 MSG_MAX_DISPARITY = "max_disparity must be None or a number in [0, 1], got {value!r}"
 MSG_LAM_AND_CONSTRAINT = (
     "give lam or max_disparity, not both: max_disparity chooses the weight itself "
@@ -242,6 +243,16 @@ def check_max_disparity(value):
     if not 0.0 <= number <= 1.0:
         raise ValueError(MSG_MAX_DISPARITY.format(value=value))
     return number
+
+
+def check_count(value, name):
+    """Return ``value`` as an int >= 1 (a count such as ``subsample``); a bool or a
+    non-integer is a TypeError, a count below 1 a ValueError, each naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(MSG_COUNT.format(name=name, value=value))
+    if value < 1:
+        raise ValueError(MSG_COUNT.format(name=name, value=value))
+    return int(value)
 
 
 def check_memory_limit(value):

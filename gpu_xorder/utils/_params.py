@@ -1,0 +1,85 @@
+"""The parameters of the front doors, in one table.
+
+``fair_order``, ``XOrder``/``xorder_path``, ``FairRanker``, the scorer, the metrics, the
+model file and the command line all validate a parameter through :func:`check` (the
+command line takes its ``choices`` from :func:`choices`): what a parameter may be and
+the message when it is not are written once, here, as scikit-learn's
+``_parameter_constraints`` are. Private helpers trust validated values.
+"""
+
+from dataclasses import dataclass
+from typing import Callable
+
+from . import _validation as v
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter: ``check(value, name)`` returns the validated value or raises
+    ``TypeError``/``ValueError`` naming it; ``choices`` for a choice among names;
+    ``json`` the JSON types a model file may hold it as and ``text`` what it must be,
+    in the words of a model file's message."""
+
+    name: str
+    check: Callable
+    choices: tuple = ()
+    json: tuple = ()
+    text: str = ""
+
+    def __post_init__(self):
+        if self.choices and not self.text:
+            object.__setattr__(self, "text", f"one of {self.choices}")
+
+
+def _choice(choices):
+    return lambda value, name: v.check_choice(value, name, choices)
+
+
+def _lam(value, name):
+    return v.check_lam(value)
+
+
+def _optional(check):
+    return lambda value, name: None if value is None else check(value, name)
+
+
+_TEXT, _NUMBER, _NONE = (str,), (int, float), (type(None),)
+
+PARAMETERS = {p.name: p for p in (
+    Parameter("metric", _choice(v.METRICS), v.METRICS, _TEXT),
+    Parameter("disparity", _choice(v.DISPARITIES), v.DISPARITIES, _TEXT),
+    Parameter("backend", _choice(v.BACKENDS), v.BACKENDS, _TEXT),
+    Parameter("method", _choice(v.METHODS), v.METHODS, _TEXT),
+    Parameter("solver", _choice(v.SOLVERS), v.SOLVERS, _TEXT),
+    Parameter("high_score", _choice(v.HIGH_SCORES), v.HIGH_SCORES, _TEXT),
+    Parameter("lam", _lam, json=_NUMBER, text="a finite number >= 0"),
+    Parameter("max_disparity", lambda value, name: v.check_max_disparity(value),
+              json=_NUMBER + _NONE, text="a finite number in [0, 1] or null"),
+    Parameter("subsample", _optional(lambda value, name: v.check_count(value, name)),
+              json=(int,) + _NONE, text="null or an integer >= 1"),
+    Parameter("memory_limit", lambda value, name: v.check_memory_limit(value),
+              json=(int,) + _NONE, text="null or an integer >= 1 (bytes)"),
+)}
+
+
+def check(name, value):
+    """``value`` validated as parameter ``name`` of the table."""
+    return PARAMETERS[name].check(value, name)
+
+
+def choices(name):
+    """The names parameter ``name`` may take (argparse's ``choices``)."""
+    return PARAMETERS[name].choices
+
+
+def valid_json(name, value):
+    """Whether ``value``, read from a model file, is a valid ``name``: a JSON type the
+    parameter is saved as, and valid by :func:`check` (the caller's message says what
+    it must be: ``PARAMETERS[name].text``)."""
+    if type(value) not in PARAMETERS[name].json:
+        return False
+    try:
+        check(name, value)
+    except (TypeError, ValueError):
+        return False
+    return True
