@@ -1,0 +1,358 @@
+"""The compiled CPU fill of a 2-D lattice and its traceback, with numba.
+
+docs/design.md, section 9.6. Twin of ``cpu_reference/_fill.py`` (the schedule) and of
+``StepObjective`` in ``cpu_reference/_objective.py`` (the state rows, step gains and
+G-hat): every rounded float64 operation below is the NumPy one, in the same order, and
+nothing is compiled with ``fastmath`` (which would reassociate and contract them), so
+every decision, exact ties included, is the NumPy reference's. Imported only by
+``_numba_engine``, and only when that engine runs.
+
+Schedule: **strips** of ``lanes`` rows (a multiple of 32). At step ``c`` lane ``t`` of
+the strip starting at row ``i0`` decides cell ``(i0 + 1 + t, c - t)``, so the lanes of a
+step lie on one anti-diagonal, the cell above comes from lane ``t - 1`` of the previous
+step and the cell to the left from lane ``t`` itself; lane 0 reads the row above the
+strip and the last lane overwrites it with the strip's last row (the ``top`` row, one
+per lattice). Each block of 32 lanes yields one decision word per step, the layout of
+``cpu_reference/_bits.py``. The lanes of a step are one vectorised loop (the cells are
+independent); a strip's state lives in a small lane buffer that stays in L1.
+
+State rows (float64 holding exact integers) are ``StepObjective``'s: ``m = 1`` (two
+groups, a first iterative step) ``(C[a][b], C[b][a])`` for xAUC, ``(C[a][b] + w_a,
+C[b][a] + w_b)`` for PRF, ``(C[a][b], C[b][a], U[a][b] - U[b][a])`` for URF, filled by
+:func:`lean_lanes`; ``m > 1`` ``C[q][b]``, ``C[b][q]`` (and ``U[q][b] - U[b][q]``), filled
+by :func:`block_lanes`, a few passes over the lanes per step.
+
+:func:`segment` runs a range of steps of one strip and releases the GIL, so that
+threads can fill the strips of a lattice (or of several) in a pipeline
+(``_numba_engine``): strip ``s`` may run steps up to ``c`` once strip ``s - 1`` has run
+``c + lanes - 1`` of its own, the last of them writing the top row it reads.
+
+Indices inside the lane loops are cast to ``uint64``: numba wraps negative indices, and
+with signed indices of unknown sign LLVM turns the loop's loads into gathers (measured:
+5x slower).
+"""
+
+import numpy as np
+from numba import njit, uint64
+
+BLOCK = 32
+
+#: Multiplier that packs the low bits of 8 bytes (each 0 or 1) into the top byte.
+_PACK = uint64(0x0102040810204080)
+_ONE = uint64(1)
+
+METRICS = {"xauc": 0, "prf": 1, "urf": 2}
+
+#: Indices of the scalar constants in ``consts`` (``scalars``).
+(W, INV_AUC, S_CONST, W_B, INV_P_B, FLOOR, I_0, I_1, I_U) = range(9)
+#: Rows of the per-old-group constants ``per_q`` (shape ``(6, m)``).
+(Q_INV_QB, Q_INV_BQ, Q_INV_U, Q_ROW_CONST, Q_W_Q, Q_INV_P) = range(6)
+
+
+# ------------------------------------------------------------------ one step of a strip
+
+
+def _lean_lanes(urf):
+    """The lane loop of ``m = 1``, compiled for URF (three state rows) or not: a
+    compile-time ``urf`` keeps the loop free of conditional stores, which LLVM would
+    not vectorise."""
+
+    @njit(nogil=True, boundscheck=False, inline="always")
+    def lean_lanes(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, row, kb, lo, hi,
+                   m, absolute, ge, scalars, per_q, lam, dec, cand, acc):
+        """Decide lanes ``lo..hi`` of one step, ``m = 1`` (twin of
+        ``StepObjective._lean``).
+
+        Lane t: cell ``(row + t, n_b - kb - t)``; its a-predecessor is ``lane[p, :,
+        t]``, its b-predecessor ``lane[p, :, t + 1]``; the winner goes to ``lane[q, :,
+        t + 1]``, the decision to ``dec[t]`` (1: the step along a). ``lam`` carries the
+        sign of the signed term's orientation: ``(-t) * lam`` and ``t * (-lam)`` are
+        the same double.
+        """
+        w, inv_auc = scalars[W], scalars[INV_AUC]
+        i_0, i_1, i_u = scalars[I_0], scalars[I_1], scalars[I_U]
+        for u in range(hi - lo + 1):
+            t = uint64(lo + u)
+            k = uint64(kb + lo + u)
+            i = uint64(row + lo + u)
+            # a-step into (i, j): C[a][b] += y_a[i-1] (n_b0 - Q_b(j)); U[a][b] += n_b - j
+            a0 = lane[p, 0, t] + ypos[0, i] * nlb[k]
+            a1 = lane[p, 1, t]
+            # b-step into (i, j): C[b][a] += y_b[j-1] (n_a0 - Q_a(i)); U[b][a] += n_a - i
+            b0 = lane[p, 0, t + _ONE]
+            b1 = lane[p, 1, t + _ONE] + ybr[k] * nla[0, i]
+            if urf:
+                a2 = lane[p, 2, t] + lbr[k]
+                b2 = lane[p, 2, t + _ONE] - la[0, i]
+                da = a2 * i_u
+                db = b2 * i_u
+            else:
+                # first * scale - second * scale_b (PRF rows hold C + w)
+                da = a0 * i_0 - a1 * i_1
+                db = b0 * i_0 - b1 * i_1
+            if absolute:
+                da = abs(da)
+                db = abs(db)
+            # g = ((double)(row0 + row1) + w) * inv_auc - d * lam  (w = 0 for PRF)
+            ga = ((a0 + a1) + w) * inv_auc - da * lam
+            gb = ((b0 + b1) + w) * inv_auc - db * lam
+            d = (ga > gb) | (ge & (ga == gb))
+            lane[q, 0, t + _ONE] = a0 if d else b0
+            lane[q, 1, t + _ONE] = a1 if d else b1
+            if urf:
+                lane[q, 2, t + _ONE] = a2 if d else b2
+            dec[t] = d
+
+    return lean_lanes
+
+
+lean_lanes_2 = _lean_lanes(False)
+lean_lanes_3 = _lean_lanes(True)
+
+
+def _block_lanes(metric):
+    """The lane passes of ``m > 1`` old groups, compiled for one metric (0 xauc, 1 prf,
+    2 urf)."""
+    prf, urf = metric == 1, metric == 2
+
+    @njit(nogil=True, boundscheck=False, inline="always")
+    def block_lanes(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, row, kb, lo, hi,
+                    m, absolute, ge, scalars, per_q, lam, dec, cand, acc):
+        """Decide lanes ``lo..hi`` of one step, ``m > 1`` old groups (twin of
+        ``StepObjective._block``); ``cand`` ``(2, rows, lanes)`` and ``acc`` ``(8,
+        lanes)`` are scratch.
+
+        One pass over the lanes per old group q forms both candidates' rows of q and
+        accumulates what G-hat needs (the exact C total, the largest |term| or the PRF
+        extremes and the C[b][q] sum); a last pass finishes G-hat and decides, another
+        per state row copies the winners.
+        """
+        n = hi - lo + 1
+        start = -np.inf if prf else scalars[FLOOR]
+        for u in range(n):
+            t = uint64(lo + u)
+            acc[0, t] = 0.0  # C total of the a-candidate, exact
+            acc[1, t] = 0.0  # ... of the b-candidate
+            acc[2, t] = start  # D (PRF: the largest P of the old groups)
+            acc[3, t] = start
+            acc[4, t] = np.inf  # PRF: the smallest P of the old groups
+            acc[5, t] = np.inf
+            acc[6, t] = 0.0  # PRF: sum of C[b][q]
+            acc[7, t] = 0.0
+        for x in range(m):
+            g = uint64(x)
+            inv_qb, inv_bq = per_q[Q_INV_QB, g], per_q[Q_INV_BQ, g]
+            inv_u, inv_p = per_q[Q_INV_U, g], per_q[Q_INV_P, g]
+            row_w, w_q = per_q[Q_ROW_CONST, g], per_q[Q_W_Q, g]
+            bq = uint64(m + x)
+            uq = uint64(2 * m + x)
+            for u in range(n):
+                t = uint64(lo + u)
+                k = uint64(kb + lo + u)
+                i = uint64(row + lo + u)
+                # a-step: item i - 1 (old group q*) gains y (n_b0 - Q_b(j)) on C[q*][b];
+                # ypos is 0 for the other groups (+ 0.0 changes no exact integer)
+                a_qb = lane[p, g, t] + ypos[g, i] * nlb[k]
+                a_bq = lane[p, bq, t]
+                # b-step: item j - 1 of b gains y (n_q0 - Q_q(i)) on every C[b][q]
+                b_qb = lane[p, g, t + _ONE]
+                b_bq = lane[p, bq, t + _ONE] + nla[g, i] * ybr[k]
+                cand[0, g, t] = a_qb
+                cand[0, bq, t] = a_bq
+                cand[1, g, t] = b_qb
+                cand[1, bq, t] = b_bq
+                acc[0, t] += a_qb + a_bq  # exact integers: any order
+                acc[1, t] += b_qb + b_bq
+                if prf:
+                    # ((double)R_q + w_q) * inv_p[q]; R_q = C[q][b] + row_const[q]
+                    pa = ((a_qb + row_w) + w_q) * inv_p
+                    pb = ((b_qb + row_w) + w_q) * inv_p
+                    acc[2, t] = max(acc[2, t], pa)
+                    acc[3, t] = max(acc[3, t], pb)
+                    acc[4, t] = min(acc[4, t], pa)
+                    acc[5, t] = min(acc[5, t], pb)
+                    acc[6, t] += a_bq
+                    acc[7, t] += b_bq
+                else:
+                    if urf:
+                        # U[q][b] - U[b][q]: + (n_b - j) along a if q = q*, - (n_q -
+                        # count_q(i)) along b
+                        a_u = lane[p, uq, t] + isq[g, i] * lbr[k]
+                        b_u = lane[p, uq, t + _ONE] - la[g, i]
+                        cand[0, uq, t] = a_u
+                        cand[1, uq, t] = b_u
+                        ta = a_u * inv_u
+                        tb = b_u * inv_u
+                    else:
+                        ta = a_qb * inv_qb - a_bq * inv_bq
+                        tb = b_qb * inv_qb - b_bq * inv_bq
+                    acc[2, t] = max(acc[2, t], abs(ta))
+                    acc[3, t] = max(acc[3, t], abs(tb))
+        s_const, w, inv_auc = scalars[S_CONST], scalars[W], scalars[INV_AUC]
+        w_b, inv_p_b = scalars[W_B], scalars[INV_P_B]
+        for u in range(n):
+            t = uint64(lo + u)
+            i = uint64(row + lo + u)
+            da, db = acc[2, t], acc[3, t]
+            if prf:
+                # P_b = ((double)sum_q C[b][q] + w_b) * inv_p_b; D = max P - min P
+                pa = (acc[6, t] + w_b) * inv_p_b
+                pb = (acc[7, t] + w_b) * inv_p_b
+                da = max(da, pa) - min(acc[4, t], pa)
+                db = max(db, pb) - min(acc[5, t], pb)
+            ga = ((acc[0, t] + s_const) + w) * inv_auc - da * lam
+            gb = ((acc[1, t] + s_const) + w) * inv_auc - db * lam
+            dec[t] = (ga > gb) | (a_wins[i] & (ga == gb))
+        for r in range(lane.shape[1]):
+            x = uint64(r)
+            for u in range(n):
+                t = uint64(lo + u)
+                lane[q, x, t + _ONE] = cand[0, x, t] if dec[t] else cand[1, x, t]
+
+    return block_lanes
+
+
+block_lanes_xauc, block_lanes_prf, block_lanes_urf = (_block_lanes(x) for x in range(3))
+
+
+# ------------------------------------------------------------------ a segment of a strip
+
+
+def _segment(lanes_of_step):
+    """``segment`` for one lane function (``lean_lanes_2`` ...): one function per kind
+    of lattice, so that LLVM optimises each step loop on its own (the five in one
+    function ran 2x slower)."""
+
+    @njit(nogil=True, boundscheck=False)
+    def segment(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla, la,
+                a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits, lane):
+        """Steps ``c_lo .. c_hi - 1`` of strip ``s`` (rows ``s lanes + 1 ..``) of one lattice.
+
+        ``lane`` ``(2, rows, lanes + 1)`` holds the strip's lane state between segments
+        (entry ``t + 1`` is lane t's last cell; it starts from the first column ``col0``
+        when ``c_lo == 1``) and is left in ``lane[0]``. ``top`` ``(rows, n_b + 1)``: the row
+        above the strip, overwritten with its last row. ``words``: the lattice's decision
+        words (written when ``bits``).
+        """
+        i0 = s * lanes
+        n_rows = min(lanes, n_a - i0)
+        rows = top.shape[0]
+        stride = n_b + BLOCK - 1
+        n_blk = (n_rows + BLOCK - 1) // BLOCK
+        r0 = i0 // BLOCK
+        dec = np.zeros(lanes, dtype=np.uint8)
+        dec64 = dec.view(np.uint64)
+        lean = m == 1
+        if lean:
+            cand = np.empty((2, 1, 1))
+            acc = np.empty((1, 1))
+        else:
+            cand = np.empty((2, rows, lanes))
+            acc = np.empty((8, lanes))
+        if c_lo == 1:
+            for r in range(rows):
+                for t in range(n_rows):
+                    lane[0, r, t + 1] = col0[r, i0 + t + 1]
+        p, q = uint64(0), uint64(1)
+        last = min(c_hi, n_b + n_rows)
+        for c in range(c_lo, last):
+            t_lo = max(0, c - n_b)
+            t_hi = min(n_rows - 1, c - 1)
+            if c <= n_b:
+                for r in range(rows):
+                    lane[p, r, 0] = top[r, c]
+            kb = n_b - c
+            lanes_of_step(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, i0 + 1, kb,
+                          t_lo, t_hi, m, absolute, ge, scalars, per_q, lam, dec, cand, acc)
+            if t_lo > 0 or t_hi < n_rows - 1:  # ramps: idle lanes keep their cell
+                for t in range(t_lo):
+                    dec[t] = 0
+                    for r in range(rows):
+                        lane[q, r, t + 1] = lane[p, r, t + 1]
+                for t in range(t_hi + 1, n_rows):
+                    dec[t] = 0
+                    for r in range(rows):
+                        lane[q, r, t + 1] = lane[p, r, t + 1]
+            if bits:
+                for b in range(n_blk):
+                    if BLOCK * b > t_hi or BLOCK * b + BLOCK - 1 < t_lo:
+                        continue
+                    word = uint64(0)
+                    for x in range(4):
+                        v = dec64[uint64(4 * b + x)]
+                        word |= ((v * _PACK) >> uint64(56)) << uint64(8 * x)
+                    words[(r0 + b) * stride + c - BLOCK * b - 1] = np.uint32(word)
+            if c >= n_rows:  # the last lane finished cell (i0 + n_rows, c - n_rows + 1)
+                for r in range(rows):
+                    top[r, c - n_rows + 1] = lane[q, r, n_rows]
+            p, q = q, p
+        if p == 1:
+            for r in range(rows):
+                for t in range(n_rows):
+                    lane[0, r, t + 1] = lane[1, r, t + 1]
+
+    return segment
+
+
+SEGMENTS = tuple(_segment(f) for f in (lean_lanes_2, lean_lanes_3, block_lanes_xauc,
+                                        block_lanes_prf, block_lanes_urf))
+segment_lean_2, segment_lean_3, segment_xauc, segment_prf, segment_urf = SEGMENTS
+
+
+@njit(nogil=True, boundscheck=False, cache=True)
+def segment(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla, la,
+            a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits, lane):
+    """Steps ``c_lo .. c_hi - 1`` of strip ``s`` of one lattice, by the segment of its
+    kind (``m = 1`` with two or three state rows, or the metric of ``m > 1``); see
+    ``_segment``."""
+    if m == 1 and metric == 2:
+        segment_lean_3(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
+                       nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top,
+                       words, bits, lane)
+    elif m == 1:
+        segment_lean_2(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
+                       nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top,
+                       words, bits, lane)
+    elif metric == 0:
+        segment_xauc(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
+                     nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
+                     bits, lane)
+    elif metric == 1:
+        segment_prf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
+                    nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
+                    bits, lane)
+    else:
+        segment_urf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
+                    nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
+                    bits, lane)
+
+
+# ------------------------------------------------------------------ traceback
+
+
+@njit(nogil=True, cache=True)
+def walk(words, n_a, n_b, j, path, k):
+    """Walk back from cell ``(n_a, j)`` until row 0 or column 0 (twin of
+    ``cpu_reference._traceback.walk``), writing each step's group (0 = a) into
+    ``path[k - 1], path[k - 2], ...``; returns ``(i, j, k)`` where it stopped."""
+    stride = n_b + BLOCK - 1
+    i = n_a
+    while i > 0 and j > 0:
+        t = (i - 1) % BLOCK
+        k -= 1
+        if (words[((i - 1) // BLOCK) * stride + j + t - 1] >> t) & 1:
+            path[k] = 0
+            i -= 1
+        else:
+            path[k] = 1
+            j -= 1
+    return i, j, k
+
+
+@njit(nogil=True, cache=True)
+def traceback(words, n_a, n_b):
+    """Group index (0 = a, 1 = b) of each rank, top first (``cpu_reference.traceback``)."""
+    path = np.empty(n_a + n_b, dtype=np.int8)
+    i, j, k = walk(words, n_a, n_b, n_b, path, n_a + n_b)
+    path[:k] = 0 if i else 1
+    return path
