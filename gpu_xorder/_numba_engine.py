@@ -116,6 +116,10 @@ class _Inputs:
         self.per_q = np.ascontiguousarray(np.stack(
             [c.inv_qb, c.inv_bq, c.inv_u, c.row_const, c.w_q, c.inv_p]).astype(f))
         self.flip = m == 1 and not self.absolute and not bool(c.old_first[0])
+        if m == 1:
+            self.kind = k.LEAN_3 if st.metric == "urf" else k.LEAN_2
+        else:
+            self.kind = (k.BLOCK_XAUC, k.BLOCK_PRF, k.BLOCK_URF)[self.metric]
 
     def lams(self, lams):
         lams = np.asarray(lams, dtype=np.float64).reshape(-1)
@@ -218,10 +222,11 @@ class _Pipeline:
         self.done = np.zeros((lams.size, self.n_strips), dtype=np.int64)
         self.steps_done = 0
         self.failed = None
+        self.kernel = _kernels().SEGMENTS[inp.kind]
 
     def _segment(self, b, s, c_lo, c_hi, lane):
-        _kernels().segment(s, c_lo, c_hi, self.lanes, *self.inp.args(), self.lams[b],
-                           self.col0, self.tops[b], self.words[b], self.bits, lane)
+        self.kernel(s, c_lo, c_hi, self.lanes, *self.inp.args(), self.lams[b], self.col0,
+                    self.tops[b], self.words[b], self.bits, lane)
 
     def _cells(self, progress):
         if progress is not None:

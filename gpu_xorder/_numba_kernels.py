@@ -43,6 +43,9 @@ _ONE = uint64(1)
 
 METRICS = {"xauc": 0, "prf": 1, "urf": 2}
 
+#: Kinds of lattice, each its own compiled segment function (``SEGMENTS``).
+LEAN_2, LEAN_3, BLOCK_XAUC, BLOCK_PRF, BLOCK_URF = range(5)
+
 #: Indices of the scalar constants in ``consts`` (``scalars``).
 (W, INV_AUC, S_CONST, W_B, INV_P_B, FLOOR, I_0, I_1, I_U) = range(9)
 #: Rows of the per-old-group constants ``per_q`` (shape ``(6, m)``).
@@ -218,21 +221,23 @@ block_lanes_xauc, block_lanes_prf, block_lanes_urf = (_block_lanes(x) for x in r
 # ------------------------------------------------------------------ a segment of a strip
 
 
-def _segment(lanes_of_step):
-    """``segment`` for one lane function (``lean_lanes_2`` ...): one function per kind
-    of lattice, so that LLVM optimises each step loop on its own (the five in one
-    function ran 2x slower)."""
+def _strip_steps(lanes_of_step):
+    """The step loop of a strip around one lane function, inlined into the cached
+    ``_segment_*`` of its kind: a function per kind, so that LLVM optimises each step
+    loop on its own (the five in one function ran 2x slower) and a run compiles only
+    the kinds it meets."""
 
-    @njit(nogil=True, boundscheck=False)
+    @njit(nogil=True, boundscheck=False, inline="always")
     def segment(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla, la,
                 a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits, lane):
-        """Steps ``c_lo .. c_hi - 1`` of strip ``s`` (rows ``s lanes + 1 ..``) of one lattice.
+        """Steps ``c_lo .. c_hi - 1`` of strip ``s`` (rows ``s lanes + 1 ..``) of one
+        lattice, each step's lanes by ``lanes_of_step``.
 
         ``lane`` ``(2, rows, lanes + 1)`` holds the strip's lane state between segments
-        (entry ``t + 1`` is lane t's last cell; it starts from the first column ``col0``
-        when ``c_lo == 1``) and is left in ``lane[0]``. ``top`` ``(rows, n_b + 1)``: the row
-        above the strip, overwritten with its last row. ``words``: the lattice's decision
-        words (written when ``bits``).
+        (entry ``t + 1`` is lane t's last cell; it starts from the first column
+        ``col0`` when ``c_lo == 1``) and is left in ``lane[0]``. ``top`` ``(rows, n_b +
+        1)``: the row above the strip, overwritten with its last row. ``words``: the
+        lattice's decision words (written when ``bits``).
         """
         i0 = s * lanes
         n_rows = min(lanes, n_a - i0)
@@ -294,37 +299,60 @@ def _segment(lanes_of_step):
     return segment
 
 
-SEGMENTS = tuple(_segment(f) for f in (lean_lanes_2, lean_lanes_3, block_lanes_xauc,
-                                        block_lanes_prf, block_lanes_urf))
-segment_lean_2, segment_lean_3, segment_xauc, segment_prf, segment_urf = SEGMENTS
+(_steps_lean_2, _steps_lean_3, _steps_xauc, _steps_prf, _steps_urf) = (
+    _strip_steps(f) for f in (lean_lanes_2, lean_lanes_3, block_lanes_xauc, block_lanes_prf,
+                              block_lanes_urf))
+
+
+# One compiled, cached function per kind of lattice (``SEGMENTS``).
 
 
 @njit(nogil=True, boundscheck=False, cache=True)
-def segment(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla, la,
-            a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits, lane):
-    """Steps ``c_lo .. c_hi - 1`` of strip ``s`` of one lattice, by the segment of its
-    kind (``m = 1`` with two or three state rows, or the metric of ``m > 1``); see
-    ``_segment``."""
-    if m == 1 and metric == 2:
-        segment_lean_3(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
-                       nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top,
-                       words, bits, lane)
-    elif m == 1:
-        segment_lean_2(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
-                       nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top,
-                       words, bits, lane)
-    elif metric == 0:
-        segment_xauc(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
-                     nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
-                     bits, lane)
-    elif metric == 1:
-        segment_prf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
+def _segment_lean_2(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
                     nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
-                    bits, lane)
-    else:
-        segment_urf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
+                    bits, lane):
+    _steps_lean_2(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
+                  la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits,
+                  lane)
+
+
+@njit(nogil=True, boundscheck=False, cache=True)
+def _segment_lean_3(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
                     nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
-                    bits, lane)
+                    bits, lane):
+    _steps_lean_3(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
+                  la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits,
+                  lane)
+
+
+@njit(nogil=True, boundscheck=False, cache=True)
+def _segment_xauc(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
+                  nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
+                  bits, lane):
+    _steps_xauc(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
+                la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits,
+                lane)
+
+
+@njit(nogil=True, boundscheck=False, cache=True)
+def _segment_prf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
+                 nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
+                 bits, lane):
+    _steps_prf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
+               la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits,
+               lane)
+
+
+@njit(nogil=True, boundscheck=False, cache=True)
+def _segment_urf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
+                 nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
+                 bits, lane):
+    _steps_urf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
+               la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits,
+               lane)
+
+#: ``SEGMENTS[kind](s, c_lo, c_hi, lanes, ...)``: steps of one strip (``_strip_steps``).
+SEGMENTS = (_segment_lean_2, _segment_lean_3, _segment_xauc, _segment_prf, _segment_urf)
 
 
 # ------------------------------------------------------------------ traceback
