@@ -54,7 +54,16 @@ def status():
 
 
 def available():
+    """Whether numba imports (``status``)."""
     return status()[0]
+
+
+def smoke_test():
+    """Compile the two-group fill and traceback (or load them from numba's cache) and
+    solve a 2 x 2 lattice; raises if the engine cannot run here."""
+    lat = cr.build_lattice(np.array([0.9, 0.8, 0.7, 0.6]), np.array([1, 0, 1, 0]),
+                           np.array([0, 0, 1, 1]), "xauc", "absolute")
+    solve(lat, [0.5])
 
 
 def _kernels():
@@ -64,6 +73,7 @@ def _kernels():
 
 
 def n_threads():
+    """Threads a fill may use: ``numba.get_num_threads()``."""
     import numba
 
     return numba.get_num_threads()

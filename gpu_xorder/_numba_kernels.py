@@ -62,7 +62,7 @@ def _lean_lanes(urf):
 
     @njit(nogil=True, boundscheck=False, inline="always")
     def lean_lanes(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, row, kb, lo, hi,
-                   m, absolute, ge, scalars, per_q, lam, dec, cand, acc):
+                   m, absolute, ge, scalars, per_q, lam, dec, acc):
         """Decide lanes ``lo..hi`` of one step, ``m = 1`` (twin of
         ``StepObjective._lean``).
 
@@ -120,77 +120,77 @@ def _block_lanes(metric):
 
     @njit(nogil=True, boundscheck=False, inline="always")
     def block_lanes(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, row, kb, lo, hi,
-                    m, absolute, ge, scalars, per_q, lam, dec, cand, acc):
+                    m, absolute, ge, scalars, per_q, lam, dec, acc):
         """Decide lanes ``lo..hi`` of one step, ``m > 1`` old groups (twin of
-        ``StepObjective._block``); ``cand`` ``(2, rows, lanes)`` and ``acc`` ``(8,
-        lanes)`` are scratch.
+        ``StepObjective._block``); ``acc`` ``(8, lanes)`` is scratch.
 
-        One pass over the lanes per old group q forms both candidates' rows of q and
-        accumulates what G-hat needs (the exact C total, the largest |term| or the PRF
-        extremes and the C[b][q] sum); a last pass finishes G-hat and decides, another
-        per state row copies the winners.
+        Per old group q, one pass over the lanes for each candidate accumulates what
+        G-hat needs: the exact C total (``acc[0]``, ``acc[1]`` for the a- and
+        b-candidate), the largest |term| or, for PRF, the largest P (``acc[2]``,
+        ``acc[3]``), the smallest P (``acc[4]``, ``acc[5]``) and the sum of C[b][q]
+        (``acc[6]``, ``acc[7]``); a pass finishes G-hat and decides; a pass per state
+        row writes the winners, recomputing the candidates (each loop writes few arrays:
+        LLVM does not vectorise a loop that needs too many overlap checks).
         """
         n = hi - lo + 1
         start = -np.inf if prf else scalars[FLOOR]
         for u in range(n):
             t = uint64(lo + u)
-            acc[0, t] = 0.0  # C total of the a-candidate, exact
-            acc[1, t] = 0.0  # ... of the b-candidate
-            acc[2, t] = start  # D (PRF: the largest P of the old groups)
+            acc[0, t] = 0.0
+            acc[1, t] = 0.0
+            acc[2, t] = start
             acc[3, t] = start
-            acc[4, t] = np.inf  # PRF: the smallest P of the old groups
+            acc[4, t] = np.inf
             acc[5, t] = np.inf
-            acc[6, t] = 0.0  # PRF: sum of C[b][q]
+            acc[6, t] = 0.0
             acc[7, t] = 0.0
         for x in range(m):
-            g = uint64(x)
+            g, bq, uq = uint64(x), uint64(m + x), uint64(2 * m + x)
             inv_qb, inv_bq = per_q[Q_INV_QB, g], per_q[Q_INV_BQ, g]
             inv_u, inv_p = per_q[Q_INV_U, g], per_q[Q_INV_P, g]
             row_w, w_q = per_q[Q_ROW_CONST, g], per_q[Q_W_Q, g]
-            bq = uint64(m + x)
-            uq = uint64(2 * m + x)
+            # the a-candidate: item i - 1 (old group q*) gains y (n_b0 - Q_b(j)) on
+            # C[q*][b] and (URF) n_b - j on U[q*][b]; ypos and isq are 0 for the other
+            # groups (+ 0.0 changes no exact integer)
             for u in range(n):
                 t = uint64(lo + u)
                 k = uint64(kb + lo + u)
                 i = uint64(row + lo + u)
-                # a-step: item i - 1 (old group q*) gains y (n_b0 - Q_b(j)) on C[q*][b];
-                # ypos is 0 for the other groups (+ 0.0 changes no exact integer)
-                a_qb = lane[p, g, t] + ypos[g, i] * nlb[k]
-                a_bq = lane[p, bq, t]
-                # b-step: item j - 1 of b gains y (n_q0 - Q_q(i)) on every C[b][q]
-                b_qb = lane[p, g, t + _ONE]
-                b_bq = lane[p, bq, t + _ONE] + nla[g, i] * ybr[k]
-                cand[0, g, t] = a_qb
-                cand[0, bq, t] = a_bq
-                cand[1, g, t] = b_qb
-                cand[1, bq, t] = b_bq
-                acc[0, t] += a_qb + a_bq  # exact integers: any order
-                acc[1, t] += b_qb + b_bq
+                c_qb = lane[p, g, t] + ypos[g, i] * nlb[k]
+                c_bq = lane[p, bq, t]
+                acc[0, t] += c_qb + c_bq  # exact integers: any order
                 if prf:
                     # ((double)R_q + w_q) * inv_p[q]; R_q = C[q][b] + row_const[q]
-                    pa = ((a_qb + row_w) + w_q) * inv_p
-                    pb = ((b_qb + row_w) + w_q) * inv_p
-                    acc[2, t] = max(acc[2, t], pa)
-                    acc[3, t] = max(acc[3, t], pb)
-                    acc[4, t] = min(acc[4, t], pa)
-                    acc[5, t] = min(acc[5, t], pb)
-                    acc[6, t] += a_bq
-                    acc[7, t] += b_bq
+                    v = ((c_qb + row_w) + w_q) * inv_p
+                    acc[2, t] = max(acc[2, t], v)
+                    acc[4, t] = min(acc[4, t], v)
+                    acc[6, t] += c_bq
+                else:
+                    if urf:  # (U[q][b] - U[b][q]) * inv_u
+                        v = (lane[p, uq, t] + isq[g, i] * lbr[k]) * inv_u
+                    else:  # C[q][b] * inv_qb - C[b][q] * inv_bq
+                        v = c_qb * inv_qb - c_bq * inv_bq
+                    acc[2, t] = max(acc[2, t], abs(v))
+            # the b-candidate: item j - 1 of b gains y (n_q0 - Q_q(i)) on every C[b][q]
+            # and (URF) n_q - count_q(i) on every U[b][q]
+            for u in range(n):
+                t = uint64(lo + u)
+                k = uint64(kb + lo + u)
+                i = uint64(row + lo + u)
+                c_qb = lane[p, g, t + _ONE]
+                c_bq = lane[p, bq, t + _ONE] + nla[g, i] * ybr[k]
+                acc[1, t] += c_qb + c_bq
+                if prf:
+                    v = ((c_qb + row_w) + w_q) * inv_p
+                    acc[3, t] = max(acc[3, t], v)
+                    acc[5, t] = min(acc[5, t], v)
+                    acc[7, t] += c_bq
                 else:
                     if urf:
-                        # U[q][b] - U[b][q]: + (n_b - j) along a if q = q*, - (n_q -
-                        # count_q(i)) along b
-                        a_u = lane[p, uq, t] + isq[g, i] * lbr[k]
-                        b_u = lane[p, uq, t + _ONE] - la[g, i]
-                        cand[0, uq, t] = a_u
-                        cand[1, uq, t] = b_u
-                        ta = a_u * inv_u
-                        tb = b_u * inv_u
+                        v = (lane[p, uq, t + _ONE] - la[g, i]) * inv_u
                     else:
-                        ta = a_qb * inv_qb - a_bq * inv_bq
-                        tb = b_qb * inv_qb - b_bq * inv_bq
-                    acc[2, t] = max(acc[2, t], abs(ta))
-                    acc[3, t] = max(acc[3, t], abs(tb))
+                        v = c_qb * inv_qb - c_bq * inv_bq
+                    acc[3, t] = max(acc[3, t], abs(v))
         s_const, w, inv_auc = scalars[S_CONST], scalars[W], scalars[INV_AUC]
         w_b, inv_p_b = scalars[W_B], scalars[INV_P_B]
         for u in range(n):
@@ -203,14 +203,32 @@ def _block_lanes(metric):
                 pb = (acc[7, t] + w_b) * inv_p_b
                 da = max(da, pa) - min(acc[4, t], pa)
                 db = max(db, pb) - min(acc[5, t], pb)
+            # g = ((double)(C total + s_const) + w) * inv_auc - d * lam
             ga = ((acc[0, t] + s_const) + w) * inv_auc - da * lam
             gb = ((acc[1, t] + s_const) + w) * inv_auc - db * lam
             dec[t] = (ga > gb) | (a_wins[i] & (ga == gb))
-        for r in range(lane.shape[1]):
-            x = uint64(r)
+        for x in range(m):
+            g, bq, uq = uint64(x), uint64(m + x), uint64(2 * m + x)
             for u in range(n):
                 t = uint64(lo + u)
-                lane[q, x, t + _ONE] = cand[0, x, t] if dec[t] else cand[1, x, t]
+                k = uint64(kb + lo + u)
+                i = uint64(row + lo + u)
+                a = lane[p, g, t] + ypos[g, i] * nlb[k]
+                lane[q, g, t + _ONE] = a if dec[t] else lane[p, g, t + _ONE]
+            for u in range(n):
+                t = uint64(lo + u)
+                k = uint64(kb + lo + u)
+                i = uint64(row + lo + u)
+                b = lane[p, bq, t + _ONE] + nla[g, i] * ybr[k]
+                lane[q, bq, t + _ONE] = lane[p, bq, t] if dec[t] else b
+            if urf:
+                for u in range(n):
+                    t = uint64(lo + u)
+                    k = uint64(kb + lo + u)
+                    i = uint64(row + lo + u)
+                    a = lane[p, uq, t] + isq[g, i] * lbr[k]
+                    b = lane[p, uq, t + _ONE] - la[g, i]
+                    lane[q, uq, t + _ONE] = a if dec[t] else b
 
     return block_lanes
 
@@ -247,13 +265,7 @@ def _strip_steps(lanes_of_step):
         r0 = i0 // BLOCK
         dec = np.zeros(lanes, dtype=np.uint8)
         dec64 = dec.view(np.uint64)
-        lean = m == 1
-        if lean:
-            cand = np.empty((2, 1, 1))
-            acc = np.empty((1, 1))
-        else:
-            cand = np.empty((2, rows, lanes))
-            acc = np.empty((8, lanes))
+        acc = np.empty((1, 1) if m == 1 else (8, lanes))
         if c_lo == 1:
             for r in range(rows):
                 for t in range(n_rows):
@@ -268,7 +280,7 @@ def _strip_steps(lanes_of_step):
                     lane[p, r, 0] = top[r, c]
             kb = n_b - c
             lanes_of_step(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, i0 + 1, kb,
-                          t_lo, t_hi, m, absolute, ge, scalars, per_q, lam, dec, cand, acc)
+                          t_lo, t_hi, m, absolute, ge, scalars, per_q, lam, dec, acc)
             if t_lo > 0 or t_hi < n_rows - 1:  # ramps: idle lanes keep their cell
                 for t in range(t_lo):
                     dec[t] = 0

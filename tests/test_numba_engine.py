@@ -285,6 +285,7 @@ def test_golden_digests(monkeypatch):
 
 def test_status_and_lazy_import():
     assert ne.available() and ne.status()[1].startswith("numba ")
+    ne.smoke_test()
     code = ("import sys, gpu_xorder; from gpu_xorder import fair_order; "
             "from gpu_xorder import _numba_engine; "
             "print('numba' in sys.modules, 'gpu_xorder._numba_kernels' in sys.modules)")
