@@ -15,13 +15,14 @@ which a busy machine inflates less than wall time.
 
 Also printed:
 
-- the fixed cost per anti-diagonal of the NumPy fill: a least-squares fit of its time
-  on lattices of n_a = 16..1024 rows and 3000 columns, ``t = a * diagonals + b * cells
-  + c``;
+- the fixed cost per anti-diagonal of the NumPy fill: a least-squares fit of its CPU
+  time on lattices of n_a = 16..1024 rows and 3000 columns, ``t = a * diagonals + b *
+  cells + c``, and its share of each square fill's CPU time (``2 n a / t``);
 - a yardstick: the engine's arithmetic for one cell (both candidates, both G-hats, the
   choice, the winner's state and the decision byte) in a numba loop over independent
   cells held in L1, one thread: the pace of the hardware for this arithmetic;
-- the numba engine's time per call at 50 x 50 (``solve``: fill and traceback).
+- the numba engine's time per call at 50 x 50 (``solve``: fill and traceback);
+- iterative xOrder of three groups of 1500 (every step on the engine), per metric.
 """
 
 import argparse
@@ -85,8 +86,8 @@ def measure(n, rounds, numpy_ok):
         for name in names[r % len(names):] + names[:r % len(names)]:
             run, batch, threads = configs[name]
             wall, cpu = timed(run)
-            times[name].append((wall / (batch * lat.n_cells) * 1e9,
-                                cpu / (batch * lat.n_cells) * 1e9 if threads == 1 else None))
+            per = 1e9 / (batch * lat.n_cells)
+            times[name].append((wall * per, cpu * per if threads == 1 else None))
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     return lat, times, (load, os.getloadavg()[0])
 
@@ -97,12 +98,13 @@ def numpy_fixed_cost():
     for n_a in (16, 64, 256, 1024):
         lat = lattice(n_a, 3000)
         cr.fill(lat, LAM)
-        best = min(timed(lambda: cr.fill(lat, LAM))[0] for _ in range(3))
+        best = min(timed(lambda: cr.fill(lat, LAM))[1] for _ in range(3))  # CPU
         diag.append(lat.n_a + lat.n_b)
         cells.append(lat.n_cells)
         t.append(best)
         rows.append((n_a, best))
-    a, b, _ = np.linalg.lstsq(np.c_[diag, cells, np.ones(len(t))], np.array(t), rcond=None)[0]
+    design = np.c_[diag, cells, np.ones(len(t))]
+    a, b, _ = np.linalg.lstsq(design, np.array(t), rcond=None)[0]
     return a, b, rows
 
 
@@ -132,7 +134,29 @@ def yardstick():
     q0, q1, dec = np.empty(n), np.empty(n), np.empty(n, dtype=np.bool_)
     args = (p0, p1, q0, q1, ya, nlb, ybr, nla, dec, 3.0, 1e-6, 1e-5, 2e-5, LAM)
     _yardstick(*args, 1)
-    return min(timed(lambda: _yardstick(*args, reps))[1] for _ in range(3)) / (n * reps) * 1e9
+    best = min(timed(lambda: _yardstick(*args, reps))[1] for _ in range(3))
+    return best / (n * reps) * 1e9
+
+
+def iterative(sizes=(1500, 1500, 1500), rounds=2):
+    """Iterative xOrder of three groups, NumPy against numba (one thread), per metric."""
+    from gpu_xorder._numba_engine import solve_multi
+
+    numba.set_num_threads(1)
+    cells = cr.iterative_cells(list(sizes))
+    rng = np.random.default_rng(1)
+    for metric in ("xauc", "prf", "urf"):
+        groups = rng.permutation(np.repeat(np.arange(len(sizes)), sizes))
+        scores = rng.random(groups.size)
+        y = (rng.random(groups.size) < 0.4).astype(np.int64)
+        prob = cr.build_problem(scores, y, groups, len(sizes), metric, "absolute")
+        solve_multi(prob, LAM, "iterative")
+        t_np = min(timed(lambda: cr.solve_iterative(prob, LAM))[1] for _ in range(rounds))
+        t_nb = min(timed(lambda: solve_multi(prob, LAM, "iterative"))[1]
+                   for _ in range(rounds))
+        print(f"iterative {sizes}, {metric}: NumPy {t_np / cells * 1e9:.1f}, numba 1T "
+              f"{t_nb / cells * 1e9:.2f} ns per cell (CPU), {t_np / t_nb:.1f}x")
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
 
 def small_call():
@@ -160,7 +184,9 @@ def main():
           f"a = {a * 1e6:.2f} us per anti-diagonal, b = {b * 1e9:.2f} ns per cell")
     print(f"yardstick (cell arithmetic, independent cells, one thread): "
           f"{yardstick():.3f} ns per cell (CPU)")
-    print(f"numba solve of 50 x 50 (fill and traceback): {small_call() * 1e6:.0f} us per call")
+    print(f"numba solve of 50 x 50 (fill and traceback): {small_call() * 1e6:.0f} us "
+          "per call")
+    iterative()
     table = []
     for n in args.sizes:
         lat, times, load = measure(n, args.rounds, n <= args.numpy_max)
@@ -170,11 +196,12 @@ def main():
             row = dict(n=n, config=name, wall=min(walls), spread=max(walls) / min(walls),
                        cpu=min(cpus) if cpus else None, load=load)
             table.append(row)
-        numpy_wall = min(w for w, _ in times["numpy bits"]) if "numpy bits" in times else None
+        numpy_wall = (min(w for w, _ in times["numpy bits"]) if "numpy bits" in times
+                      else None)
         for row in table[-len(times):]:
             row["vs_numpy"] = numpy_wall / row["wall"] if numpy_wall else None
             if row["config"] == "numpy bits":
-                row["fixed"] = a * 2 * n / (numpy_wall * 1e-9 * lat.n_cells)
+                row["fixed"] = a * 2 * n / (row["cpu"] * 1e-9 * lat.n_cells)
         print(f"n = {n}: load {load[0]:.1f} -> {load[1]:.1f}")
         for row in table[-len(times):]:
             print(_line(row))
