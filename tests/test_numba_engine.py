@@ -51,6 +51,20 @@ def test_fill_equals_reference(metric, mode):
 
 @pytest.mark.parametrize("metric", METRICS)
 @pytest.mark.parametrize("mode", MODES)
+def test_one_row_one_column_and_several_strips(metric, mode):
+    """1 x n and n x 1 lattices, and strips of 128 rows: three strips, the last one
+    short, over an axis b shorter than a strip's ramps."""
+    rng = np.random.default_rng(8)
+    shapes = [(300, 7), (2, 260), (260, 2)]
+    if metric == "urf":  # one-item groups have no positive and no negative
+        shapes += [(1, 40), (40, 1)]
+    for n_a, n_b in shapes:
+        s, y, g = two_group_problem(rng, n_a, n_b, ties=True)
+        assert_fill_equal(cr.build_lattice(s, y, g, metric, mode), [0.0, 0.9])
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("mode", MODES)
 def test_equal_scores_everywhere_tie_every_cell(metric, mode):
     """All scores equal: G-hat ties are everywhere at lam 0 and the b-step must win."""
     rng = np.random.default_rng(3)
