@@ -18,11 +18,11 @@ independent); a strip's state lives in a small lane buffer that stays in L1.
 
 State rows (float64 holding exact integers) are ``StepObjective``'s: ``m = 1`` (two
 groups, a first iterative step) ``(C[a][b], C[b][a])`` for xAUC, ``(C[a][b] + w_a,
-C[b][a] + w_b)`` for PRF, ``(C[a][b], C[b][a], U[a][b] - U[b][a])`` for URF, filled by
-:func:`lean_lanes`; ``m > 1`` ``C[q][b]``, ``C[b][q]`` (and ``U[q][b] - U[b][q]``), filled
-by :func:`block_lanes`, a few passes over the lanes per step.
+C[b][a] + w_b)`` for PRF, ``(C[a][b], C[b][a], U[a][b] - U[b][a])`` for URF, decided by
+``lean_lanes_2`` / ``lean_lanes_3``; ``m > 1`` ``C[q][b]``, ``C[b][q]`` (and ``U[q][b] -
+U[b][q]``), decided by ``block_lanes_*``, a few passes over the lanes per step.
 
-:func:`segment` runs a range of steps of one strip and releases the GIL, so that
+``SEGMENTS[kind]`` runs a range of steps of one strip and releases the GIL, so that
 threads can fill the strips of a lattice (or of several) in a pipeline
 (``_numba_engine``): strip ``s`` may run steps up to ``c`` once strip ``s - 1`` has run
 ``c + lanes - 1`` of its own, the last of them writing the top row it reads.
@@ -46,7 +46,7 @@ METRICS = {"xauc": 0, "prf": 1, "urf": 2}
 #: Kinds of lattice, each its own compiled segment function (``SEGMENTS``).
 LEAN_2, LEAN_3, BLOCK_XAUC, BLOCK_PRF, BLOCK_URF = range(5)
 
-#: Indices of the scalar constants in ``consts`` (``scalars``).
+#: Indices into the ``scalars`` argument (``StepConstants`` and the ``m = 1`` scales).
 (W, INV_AUC, S_CONST, W_B, INV_P_B, FLOOR, I_0, I_1, I_U) = range(9)
 #: Rows of the per-old-group constants ``per_q`` (shape ``(6, m)``).
 (Q_INV_QB, Q_INV_BQ, Q_INV_U, Q_ROW_CONST, Q_W_Q, Q_INV_P) = range(6)
@@ -291,6 +291,8 @@ def _strip_steps(lanes_of_step):
                     for r in range(rows):
                         lane[q, r, t + 1] = lane[p, r, t + 1]
             if bits:
+                # block r0 + b's word of skewed column c - 32 b (the layout of _bits):
+                # lane 32 b + x is bit x; each byte of dec64 is one lane's 0 or 1
                 for b in range(n_blk):
                     if BLOCK * b > t_hi or BLOCK * b + BLOCK - 1 < t_lo:
                         continue
