@@ -22,6 +22,8 @@ import cpu_reference as cr
 from . import _plan
 
 MSG_NO_NUMBA = "numba is not installed (pip install 'gpu-xorder[numba]'): {error}"
+MSG_EDGES = ("edges of shapes {col0} and {row0}: expected ({k}, {n_a} + 1) and ({k}, {n_b} "
+             "+ 1) or ({B}, {k}, {n_b} + 1)")
 
 #: Rows per strip: one vectorised loop covers a step's lanes; fewer lanes spend more
 #: of each step on its fixed cost, more lanes more steps in each strip's ramps
@@ -191,8 +193,13 @@ def _fill(inp, lams, edges, bits, progress):
     row of every lattice ``(B, rows, n_b + 1)``."""
     n_a, n_b, B = inp.n_a, inp.n_b, lams.size
     col0, row0 = cr.edge_counters(inp.lat) if edges is None else edges
+    col0, row0 = np.asarray(col0), np.asarray(row0)
+    k = inp.lat.n_counters
+    # the kernels index without bounds checks
+    if col0.shape != (k, n_a + 1) or row0.shape not in ((k, n_b + 1), (B, k, n_b + 1)):
+        raise ValueError(MSG_EDGES.format(col0=col0.shape, row0=row0.shape, k=k,
+                                          n_a=n_a, n_b=n_b, B=B))
     col0 = inp.to_state(col0)
-    row0 = np.asarray(row0)
     if row0.ndim == 2:
         tops = np.repeat(inp.to_state(row0)[None], B, axis=0)
     else:

@@ -117,6 +117,16 @@ def test_band_edges_equal_reference(metric):
             np.testing.assert_array_equal(last[b], want[2])
 
 
+def test_edges_of_the_wrong_shape_are_refused():
+    lat = next(lattices("xauc", "absolute", 3))
+    col0, row0 = cr.edge_counters(lat)
+    prefix = ne.MSG_EDGES.split("{")[0]
+    with pytest.raises(ValueError, match=prefix):
+        ne.fill(lat, [0.5], edges=(col0[:, :-1], row0))
+    with pytest.raises(ValueError, match=prefix):
+        ne.fill(lat, [0.5, 0.6], edges=(col0, np.stack([row0] * 3)))
+
+
 def _row_above(lat, lam, i0):
     """int64 counters of row ``i0`` of the whole lattice (the reference's fill of the
     rows above)."""
