@@ -1,0 +1,432 @@
+"""The numba engine: the compiled CPU fill of ``_numba_kernels`` behind the interface of
+``_cupy_engine``.
+
+docs/design.md, section 9.6. numba is imported only here and in ``_numba_kernels``, and
+only when a function of this module runs (``import gpu_xorder`` never loads it). The
+decisions, paths and counters are ``cpu_reference``'s, bit for bit; what differs is
+speed. ``numba.get_num_threads()`` threads (``NUMBA_NUM_THREADS``,
+``numba.set_num_threads``) fill the strips of a lattice, and of a lam batch, in a
+pipeline (:class:`_Pipeline`); the kernels release the GIL.
+
+``progress(done, total)`` counts the cells of every lattice of the call (of both passes
+for bands).
+"""
+
+import functools
+import threading
+
+import numpy as np
+
+import cpu_reference as cr
+
+from . import _plan
+
+MSG_NO_NUMBA = "numba is not installed (pip install 'gpu-xorder[numba]'): {error}"
+MSG_EDGES = ("edges of shapes {col0} and {row0}: expected ({k}, {n_a} + 1) and ({k}, {n_b} "
+             "+ 1) or ({B}, {k}, {n_b} + 1)")
+
+#: Rows per strip: one vectorised loop covers a step's lanes; fewer lanes spend more
+#: of each step on its fixed cost, more lanes more steps in each strip's ramps
+#: (benchmarks/RESULTS.md).
+LANES = 128
+
+#: Least cells of a batch filled by more than one thread (starting threads costs
+#: about a hundred microseconds).
+PARALLEL_CELLS = 2 * 10**6
+
+#: Most steps of a strip per kernel call in a pipeline (at least 4 calls per strip, so
+#: the next strip can start early); one call costs a few microseconds.
+CHUNK_STEPS = 4096
+
+#: Cells between progress reports of a fill in one thread, at least.
+CHUNK_CELLS = 4 * 10**6
+
+#: Seconds between progress reports of a pipeline, at most.
+PROGRESS_SECONDS = 0.2
+
+
+@functools.lru_cache(maxsize=None)
+def status():
+    """``(usable, reason)``: whether numba imports (probed once per process)."""
+    try:
+        import numba
+    except Exception as exc:  # ImportError, or a broken install
+        return False, MSG_NO_NUMBA.format(error=exc)
+    return True, f"numba {numba.__version__}"
+
+
+def available():
+    """Whether numba imports (``status``)."""
+    return status()[0]
+
+
+def smoke_test():
+    """Compile the two-group fill and traceback (or load them from numba's cache) and
+    solve a 2 x 2 lattice; raises if the engine cannot run here."""
+    lat = cr.build_lattice(np.array([0.9, 0.8, 0.7, 0.6]), np.array([1, 0, 1, 0]),
+                           np.array([0, 0, 1, 1]), "xauc", "absolute")
+    solve(lat, [0.5])
+
+
+def _kernels():
+    from . import _numba_kernels
+
+    return _numba_kernels
+
+
+def n_threads():
+    """Threads a fill may use: ``numba.get_num_threads()``."""
+    import numba
+
+    return numba.get_num_threads()
+
+
+# ------------------------------------------------------------------ inputs
+
+
+class _Inputs:
+    """The kernels' view of a lattice: float64 rows, constants, the state conversion
+    (``StepObjective.to_state`` / ``from_state``) and the lam of each lattice with the
+    signed term's orientation folded into its sign."""
+
+    def __init__(self, lat):
+        st = cr.as_step(lat)
+        self.lat = st
+        # StepObjective refuses what the reference refuses (signed with m > 1); the state
+        # conversion does not depend on lam
+        self.obj = cr.StepObjective(st, 0.0)
+        m, n_a = st.m, st.n_a
+        self.m, self.n_a, self.n_b = m, n_a, st.n_b
+        self.rows = self.obj.rows
+        f = np.float64
+        is_q = (st.seq_q[None, :] == np.arange(m)[:, None]).astype(f)
+        self.isq = np.zeros((m, n_a + 1))
+        self.isq[:, 1:] = is_q
+        self.ypos = np.zeros((m, n_a + 1))  # column i: item i - 1
+        self.ypos[:, 1:] = is_q * st.y_a
+        self.nla = np.ascontiguousarray(st.negleft_a, dtype=f)
+        self.la = np.ascontiguousarray(st.left_a, dtype=f)
+        self.a_wins = np.concatenate(([False], st.a_wins_ties)).astype(np.bool_)
+        self.ybr = np.ascontiguousarray(st.y_b_rev, dtype=f)
+        self.nlb = np.ascontiguousarray(st.negleft_b_rev, dtype=f)
+        self.lbr = np.ascontiguousarray(st.left_b_rev, dtype=f)
+        c, k = st.consts, _kernels()
+        self.metric = k.METRICS[st.metric]
+        self.absolute = st.mode == "absolute"
+        self.ge = bool(st.a_wins_ties.any())
+        scalars = np.zeros(9)
+        scalars[k.INV_AUC], scalars[k.S_CONST] = c.inv_auc, c.s_const
+        scalars[k.W_B], scalars[k.INV_P_B], scalars[k.FLOOR] = c.w_b, c.inv_p_b, c.floor
+        # m = 1 (StepObjective._lean): PRF state rows already hold w_a, w_b
+        scalars[k.W] = 0.0 if m == 1 and st.metric == "prf" else c.w
+        if st.metric == "prf":
+            scalars[k.I_0], scalars[k.I_1] = c.inv_p[0], c.inv_p_b
+        else:
+            scalars[k.I_0], scalars[k.I_1] = c.inv_qb[0], c.inv_bq[0]
+        scalars[k.I_U] = c.inv_u[0]
+        self.scalars = scalars
+        self.per_q = np.ascontiguousarray(np.stack(
+            [c.inv_qb, c.inv_bq, c.inv_u, c.row_const, c.w_q, c.inv_p]).astype(f))
+        self.flip = m == 1 and not self.absolute and not bool(c.old_first[0])
+        if m == 1:
+            self.kind = k.LEAN_3 if st.metric == "urf" else k.LEAN_2
+        else:
+            self.kind = (k.BLOCK_XAUC, k.BLOCK_PRF, k.BLOCK_URF)[self.metric]
+
+    def lams(self, lams):
+        lams = np.asarray(lams, dtype=np.float64).reshape(-1)
+        return -lams if self.flip else lams.copy()
+
+    def args(self):
+        """The lattice arguments of the kernels, after the schedule's."""
+        return (self.n_a, self.n_b, self.m, self.metric, self.absolute, self.ge,
+                self.ypos, self.isq, self.nla, self.la, self.a_wins, self.ybr, self.nlb,
+                self.lbr, self.scalars, self.per_q)
+
+    def to_state(self, counters):
+        return np.ascontiguousarray(self.obj.to_state(counters))
+
+
+# ------------------------------------------------------------------ fills
+
+
+def fill(lat, lams, progress=None, *, edges=None, bits=True, bottom=False):
+    """``cpu_reference.fill`` for a batch of lam values in one call.
+
+    Parameters
+    ----------
+    lat : Lattice or StepLattice
+    lams : sequence of float
+    progress : callable(done_cells, total_cells), optional
+    edges : (col0, row0), optional
+        int64 counters of the first column ``(K, n_a + 1)`` and of the row above
+        ``(K, n_b + 1)`` or one per lam ``(B, K, n_b + 1)``; default
+        ``edge_counters(lat)``.
+    bits, bottom : bool
+        As in ``cpu_reference.fill``.
+
+    Returns
+    -------
+    words : ndarray of uint32, shape (B, n_words), or None
+    final : ndarray of int64, shape (B, K)
+    last_row : ndarray of int64, shape (B, K, n_b + 1)
+        Only with ``bottom=True``.
+    """
+    inp = _Inputs(lat)
+    lam_values = inp.lams(lams)
+    words, tops = _fill(inp, lam_values, edges, bits, progress)
+    finals = np.stack([inp.obj.from_state(top[:, -1]) for top in tops])
+    if not bottom:
+        return words, finals
+    j = np.arange(inp.n_b + 1)
+    return words, finals, np.stack([inp.obj.from_state(top, j) for top in tops])
+
+
+def final_counters(lat, lams):
+    """int64 ``(len(lams), K)``: the counters of the last cell of each lam's fill, no
+    decision bits kept (what the solvers' searches need)."""
+    return fill(lat, lams, bits=False)[1]
+
+
+def _fill(inp, lams, edges, bits, progress):
+    """Decision words ``(B, n_words)`` (None without ``bits``) and the state of the last
+    row of every lattice ``(B, rows, n_b + 1)``."""
+    n_a, n_b, B = inp.n_a, inp.n_b, lams.size
+    col0, row0 = cr.edge_counters(inp.lat) if edges is None else edges
+    col0, row0 = np.asarray(col0), np.asarray(row0)
+    k = inp.lat.n_counters
+    # the kernels index without bounds checks
+    if col0.shape != (k, n_a + 1) or row0.shape not in ((k, n_b + 1), (B, k, n_b + 1)):
+        raise ValueError(MSG_EDGES.format(col0=col0.shape, row0=row0.shape, k=k,
+                                          n_a=n_a, n_b=n_b, B=B))
+    col0 = inp.to_state(col0)
+    if row0.ndim == 2:
+        tops = np.repeat(inp.to_state(row0)[None], B, axis=0)
+    else:
+        tops = np.ascontiguousarray(np.stack([inp.to_state(r) for r in row0]))
+    words = np.zeros((B, cr.n_words(n_a, n_b) if bits else 1), dtype=np.uint32)
+    pipe = _Pipeline(inp, lams, col0, tops, words, bits)
+    threads = min(n_threads(), pipe.n_strips * B)
+    if threads > 1 and B * (n_a + 1) * (n_b + 1) >= PARALLEL_CELLS:
+        pipe.run(threads, progress)
+    else:
+        pipe.run_here(progress)
+    tops[:, :, 0] = col0[None, :, n_a]
+    return (words if bits else None), tops
+
+
+class _Pipeline:
+    """The strips of every lattice of a batch, lattice after lattice, dealt round robin
+    to ``threads`` threads (docs/design.md, section 9.6).
+
+    A thread runs its strips in order, ``chunk`` steps per kernel call; before steps
+    ``.. c`` of strip ``s`` it waits until strip ``s - 1`` of the lattice has finished
+    step ``min(c, n_b) + lanes - 1``, which wrote the top row's column ``c``. Strip
+    ``s - 1`` never waits for strip ``s``, so the chain always moves; the main thread
+    only joins and reports progress (woken at every chunk it cost 10-25% more CPU).
+    """
+
+    def __init__(self, inp, lams, col0, tops, words, bits):
+        self.inp, self.lams, self.col0 = inp, lams, col0
+        self.tops, self.words, self.bits = tops, words, bits
+        self.lanes = lanes = LANES
+        self.n_strips = -(-inp.n_a // lanes)
+        n_b = inp.n_b
+        self.chunk = min(CHUNK_STEPS, -(-(n_b + lanes) // 4))
+        self.steps = (n_b + lanes - 1) * (self.n_strips - 1) + n_b + (
+            inp.n_a - lanes * (self.n_strips - 1)) - 1
+        self.total = lams.size * self.steps
+        self.done = np.zeros((lams.size, self.n_strips), dtype=np.int64)
+        self.steps_done = 0
+        self.failed = None
+        self.kernel = _kernels().SEGMENTS[inp.kind]
+
+    def _segment(self, b, s, c_lo, c_hi, lane):
+        self.kernel(s, c_lo, c_hi, self.lanes, *self.inp.args(), self.lams[b], self.col0,
+                    self.tops[b], self.words[b], self.bits, lane)
+
+    def _cells(self, progress):
+        if progress is not None:
+            cells = (self.inp.n_a + 1) * (self.inp.n_b + 1) * self.lams.size
+            progress(cells * self.steps_done // self.total, cells)
+
+    def run_here(self, progress):
+        """Every strip in this thread, a whole strip per kernel call."""
+        lane = self._lane()
+        every = max(1, CHUNK_CELLS // (self.lanes * (self.inp.n_b + 1)))
+        for b in range(self.lams.size):
+            for s in range(self.n_strips):
+                end = self._end(s)
+                self._segment(b, s, 1, end, lane)
+                self.steps_done += end - 1
+                if (s + 1) % every == 0 or s == self.n_strips - 1:
+                    self._cells(progress)
+
+    def run(self, threads, progress):
+        self.cond = threading.Condition()
+        jobs = [(b, s) for b in range(self.lams.size) for s in range(self.n_strips)]
+        workers = [threading.Thread(target=self._work, args=(jobs[w::threads],),
+                                    daemon=True) for w in range(threads)]
+        for w in workers:
+            w.start()
+        reported = -1
+        for w in workers:  # the main thread only reports, every PROGRESS_SECONDS
+            while w.is_alive():
+                w.join(PROGRESS_SECONDS)
+                if self.steps_done != reported:
+                    reported = self.steps_done
+                    self._cells(progress)
+        if self.failed is not None:
+            raise self.failed
+        if reported != self.steps_done:
+            self._cells(progress)
+
+    def _work(self, jobs):
+        try:
+            lane = self._lane()
+            for b, s in jobs:
+                end, c = self._end(s), 1
+                while c < end:
+                    c_hi = min(c + self.chunk, end)
+                    if self.failed is not None:
+                        return
+                    if s > 0:
+                        need = min(c_hi - 1, self.inp.n_b) + self.lanes - 1
+                        with self.cond:
+                            self.cond.wait_for(lambda: self.done[b, s - 1] >= need
+                                               or self.failed is not None)
+                            if self.failed is not None:
+                                return
+                    self._segment(b, s, c, c_hi, lane)
+                    with self.cond:
+                        self.done[b, s] = c_hi - 1
+                        self.steps_done += c_hi - c
+                        self.cond.notify_all()
+                    c = c_hi
+        except BaseException as exc:  # noqa: B036 (handed to the calling thread)
+            with self.cond:
+                self.failed = exc
+                self.cond.notify_all()
+
+    def _end(self, s):
+        """One past the last step of strip ``s``."""
+        return self.inp.n_b + min(self.lanes, self.inp.n_a - s * self.lanes)
+
+    def _lane(self):
+        return np.zeros((2, self.inp.rows, self.lanes + 1))
+
+
+# ------------------------------------------------------------------ solves
+
+
+def traceback(words, n_a, n_b):
+    """``cpu_reference.traceback``, compiled."""
+    return _kernels().traceback(np.ascontiguousarray(words, dtype=np.uint32), n_a, n_b)
+
+
+class _Walker:
+    """``cpu_reference._banded.HostWalker`` on the compiled walk."""
+
+    def __init__(self, lat, n_lattices):
+        self.n_b = lat.n_b
+        self.path = np.empty((n_lattices, lat.n_a + lat.n_b), dtype=np.int8)
+        self.j = [lat.n_b] * n_lattices
+        self.k = [lat.n_a + lat.n_b] * n_lattices
+
+    def walk(self, words, i0, i1):
+        walk = _kernels().walk
+        for b, k in enumerate(self.k):
+            if k == 0:
+                continue
+            _, j, k = walk(words[b], i1 - i0, self.n_b, self.j[b], self.path[b], k)
+            if j == 0 or i0 == 0:
+                self.path[b, :k] = 0 if j == 0 else 1
+                k = 0
+            self.j[b], self.k[b] = j, k
+        return not any(self.k)
+
+    def paths(self):
+        return list(self.path)
+
+
+def band_fill(lams):
+    """The ``fill_band`` of ``cpu_reference.solve_banded``: every lam's band in one
+    call."""
+    def fill_band(band, col0, top, bits):
+        words, final, last = fill(band, lams, edges=(col0, top), bits=bits, bottom=True)
+        return words, final, last
+    return fill_band
+
+
+def solve(lat, lams, progress=None, memory_limit=None):
+    """``([(path, final_counters), ...], band_rows)``, one per lam value, of a two-group
+    ``Lattice`` or a ``StepLattice``.
+
+    Whole lattices, as many at once as their decision bits fit the host budget
+    (``memory_limit`` bytes, default a share of the available memory,
+    ``_plan.host_budget``); else bands of rows with counter checkpoints
+    (``cpu_reference.solve_banded``), ``band_rows`` then not None. ``MemoryError`` when
+    not even 32-row bands fit.
+    """
+    lams = np.asarray(lams, dtype=np.float64).reshape(-1)
+    st = cr.as_step(lat)
+    n_a, n_b, B = st.n_a, st.n_b, lams.size
+    budget, source = _plan.host_budget(memory_limit)
+    per_lattice = cr.n_words(n_a, n_b) * 4
+    if budget is None or per_lattice <= budget:
+        at_once = B if budget is None else max(1, min(B, budget // per_lattice))
+        out = []
+        for start in range(0, B, at_once):
+            part = lams[start:start + at_once]
+            report = _offset(progress, start * st.n_cells, B * st.n_cells)
+            words, finals = fill(lat, part, report)
+            out += [(traceback(w, n_a, n_b), f) for w, f in zip(words, finals)]
+        return out, None
+    for at_once in range(B, 0, -1):
+        band_rows = cr.plan_bands(n_a, n_b, budget, st.n_counters, at_once)
+        if band_rows is not None:
+            break
+    else:
+        least = cr.least_banded_bytes(n_a, n_b, st.n_counters)
+        raise MemoryError(_plan.MSG_HOST_MEMORY.format(
+            n_a=n_a, n_b=n_b, budget=budget / 2**30, source=source, least=least / 2**30))
+    out = []
+    for start in range(0, B, at_once):
+        part = lams[start:start + at_once]
+        report = None if progress is None else _Scaled(progress, start, part.size, B)
+        out += cr.solve_banded(lat, part.size, band_rows, band_fill(part), report,
+                               _Walker(lat, part.size))
+    return out, band_rows
+
+
+def _offset(progress, offset, total):
+    if progress is None:
+        return None
+    return lambda done, _: progress(offset + done, total)
+
+
+class _Scaled:
+    """Progress of ``solve_banded`` on lattices ``start .. start + n - 1`` of ``B``
+    (it counts the cells of one lattice; every lattice of its batch moves together)."""
+
+    def __init__(self, progress, start, n, B):
+        self.progress, self.start, self.n, self.B = progress, start, n, B
+
+    def __call__(self, done, total):
+        self.progress(self.start * total + self.n * done, self.B * total)
+
+
+def solve_step(lat, lam, progress=None):
+    """``(path, final)`` of one lattice (an iterative step): the ``solve`` of
+    ``cpu_reference.solve_iterative``."""
+    (solution,), _ = solve(lat, [lam], progress)
+    return solution
+
+
+def solve_multi(prob, lam, method, progress=None):
+    """K-D (``method="kd"``, on the NumPy reference) or iterative xOrder of ``prob``,
+    every iterative step on the compiled fill: ``(path, C, U, constants[,
+    merge_order])`` as the NumPy solvers return them."""
+    if method == "kd":
+        return cr.solve_kd(prob, lam, progress)
+    return cr.solve_iterative(prob, lam, progress, solve=solve_step)

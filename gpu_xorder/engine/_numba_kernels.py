@@ -1,0 +1,400 @@
+"""The compiled CPU fill of a 2-D lattice and its traceback, with numba.
+
+docs/design.md, section 9.6. Twin of ``cpu_reference/_fill.py`` (the schedule) and of
+``StepObjective`` in ``cpu_reference/_objective.py`` (the state rows, step gains and
+G-hat): every rounded float64 operation below is the NumPy one, in the same order, and
+nothing is compiled with ``fastmath`` (which would reassociate and contract them), so
+every decision, exact ties included, is the NumPy reference's. Imported only by
+``_numba_engine``, and only when that engine runs.
+
+Schedule: **strips** of ``lanes`` rows (a multiple of 32). At step ``c`` lane ``t`` of
+the strip starting at row ``i0`` decides cell ``(i0 + 1 + t, c - t)``, so the lanes of a
+step lie on one anti-diagonal, the cell above comes from lane ``t - 1`` of the previous
+step and the cell to the left from lane ``t`` itself; lane 0 reads the row above the
+strip and the last lane overwrites it with the strip's last row (the ``top`` row, one
+per lattice). Each block of 32 lanes yields one decision word per step, the layout of
+``cpu_reference/_bits.py``. The lanes of a step are one vectorised loop (the cells are
+independent); a strip's state lives in a small lane buffer that stays in L1.
+
+State rows (float64 holding exact integers) are ``StepObjective``'s: ``m = 1`` (two
+groups, a first iterative step) ``(C[a][b], C[b][a])`` for xAUC, ``(C[a][b] + w_a,
+C[b][a] + w_b)`` for PRF, ``(C[a][b], C[b][a], U[a][b] - U[b][a])`` for URF, decided by
+``lean_lanes_2`` / ``lean_lanes_3``; ``m > 1`` ``C[q][b]``, ``C[b][q]`` (and ``U[q][b] -
+U[b][q]``), decided by ``block_lanes_*``, a few passes over the lanes per step.
+
+``SEGMENTS[kind]`` runs a range of steps of one strip and releases the GIL, so that
+threads can fill the strips of a lattice (or of several) in a pipeline
+(``_numba_engine``): strip ``s`` may run steps up to ``c`` once strip ``s - 1`` has run
+``c + lanes - 1`` of its own, the last of them writing the top row it reads.
+
+Indices inside the lane loops are cast to ``uint64``: numba wraps negative indices, and
+with signed indices of unknown sign LLVM turns the loop's loads into gathers (measured:
+5x slower).
+"""
+
+import numpy as np
+from numba import njit, uint64
+
+BLOCK = 32
+
+#: Multiplier that packs the low bits of 8 bytes (each 0 or 1) into the top byte.
+_PACK = uint64(0x0102040810204080)
+_ONE = uint64(1)
+
+METRICS = {"xauc": 0, "prf": 1, "urf": 2}
+
+#: Kinds of lattice, each its own compiled segment function (``SEGMENTS``).
+LEAN_2, LEAN_3, BLOCK_XAUC, BLOCK_PRF, BLOCK_URF = range(5)
+
+#: Indices into the ``scalars`` argument (``StepConstants`` and the ``m = 1`` scales).
+(W, INV_AUC, S_CONST, W_B, INV_P_B, FLOOR, I_0, I_1, I_U) = range(9)
+#: Rows of the per-old-group constants ``per_q`` (shape ``(6, m)``).
+(Q_INV_QB, Q_INV_BQ, Q_INV_U, Q_ROW_CONST, Q_W_Q, Q_INV_P) = range(6)
+
+
+# ------------------------------------------------------------------ one step of a strip
+
+
+def _lean_lanes(urf):
+    """The lane loop of ``m = 1``, compiled for URF (three state rows) or not: a
+    compile-time ``urf`` keeps the loop free of conditional stores, which LLVM would
+    not vectorise."""
+
+    @njit(nogil=True, boundscheck=False, inline="always")
+    def lean_lanes(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, row, kb, lo, hi,
+                   m, absolute, ge, scalars, per_q, lam, dec, acc):
+        """Decide lanes ``lo..hi`` of one step, ``m = 1`` (twin of
+        ``StepObjective._lean``).
+
+        Lane t: cell ``(row + t, n_b - kb - t)``; its a-predecessor is ``lane[p, :,
+        t]``, its b-predecessor ``lane[p, :, t + 1]``; the winner goes to ``lane[q, :,
+        t + 1]``, the decision to ``dec[t]`` (1: the step along a). ``lam`` carries the
+        sign of the signed term's orientation: ``(-t) * lam`` and ``t * (-lam)`` are
+        the same double.
+        """
+        w, inv_auc = scalars[W], scalars[INV_AUC]
+        i_0, i_1, i_u = scalars[I_0], scalars[I_1], scalars[I_U]
+        for u in range(hi - lo + 1):
+            t = uint64(lo + u)
+            k = uint64(kb + lo + u)
+            i = uint64(row + lo + u)
+            # a-step into (i, j): C[a][b] += y_a[i-1] (n_b0 - Q_b(j)); U[a][b] += n_b - j
+            a0 = lane[p, 0, t] + ypos[0, i] * nlb[k]
+            a1 = lane[p, 1, t]
+            # b-step into (i, j): C[b][a] += y_b[j-1] (n_a0 - Q_a(i)); U[b][a] += n_a - i
+            b0 = lane[p, 0, t + _ONE]
+            b1 = lane[p, 1, t + _ONE] + ybr[k] * nla[0, i]
+            if urf:
+                a2 = lane[p, 2, t] + lbr[k]
+                b2 = lane[p, 2, t + _ONE] - la[0, i]
+                da = a2 * i_u
+                db = b2 * i_u
+            else:
+                # first * scale - second * scale_b (PRF rows hold C + w)
+                da = a0 * i_0 - a1 * i_1
+                db = b0 * i_0 - b1 * i_1
+            if absolute:
+                da = abs(da)
+                db = abs(db)
+            # g = ((double)(row0 + row1) + w) * inv_auc - d * lam  (w = 0 for PRF)
+            ga = ((a0 + a1) + w) * inv_auc - da * lam
+            gb = ((b0 + b1) + w) * inv_auc - db * lam
+            d = (ga > gb) | (ge & (ga == gb))
+            lane[q, 0, t + _ONE] = a0 if d else b0
+            lane[q, 1, t + _ONE] = a1 if d else b1
+            if urf:
+                lane[q, 2, t + _ONE] = a2 if d else b2
+            dec[t] = d
+
+    return lean_lanes
+
+
+lean_lanes_2 = _lean_lanes(False)
+lean_lanes_3 = _lean_lanes(True)
+
+
+def _block_lanes(metric):
+    """The lane passes of ``m > 1`` old groups, compiled for one metric (0 xauc, 1 prf,
+    2 urf)."""
+    prf, urf = metric == 1, metric == 2
+
+    @njit(nogil=True, boundscheck=False, inline="always")
+    def block_lanes(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, row, kb, lo, hi,
+                    m, absolute, ge, scalars, per_q, lam, dec, acc):
+        """Decide lanes ``lo..hi`` of one step, ``m > 1`` old groups (twin of
+        ``StepObjective._block``); ``acc`` ``(8, lanes)`` is scratch.
+
+        Per old group q, one pass over the lanes for each candidate accumulates what
+        G-hat needs: the exact C total (``acc[0]``, ``acc[1]`` for the a- and
+        b-candidate), the largest |term| or, for PRF, the largest P (``acc[2]``,
+        ``acc[3]``), the smallest P (``acc[4]``, ``acc[5]``) and the sum of C[b][q]
+        (``acc[6]``, ``acc[7]``); a pass finishes G-hat and decides; a pass per state
+        row writes the winners, recomputing the candidates (each loop writes few arrays:
+        LLVM does not vectorise a loop that needs too many overlap checks).
+        """
+        n = hi - lo + 1
+        start = -np.inf if prf else scalars[FLOOR]
+        for u in range(n):
+            t = uint64(lo + u)
+            acc[0, t] = 0.0
+            acc[1, t] = 0.0
+            acc[2, t] = start
+            acc[3, t] = start
+            acc[4, t] = np.inf
+            acc[5, t] = np.inf
+            acc[6, t] = 0.0
+            acc[7, t] = 0.0
+        for x in range(m):
+            g, bq, uq = uint64(x), uint64(m + x), uint64(2 * m + x)
+            inv_qb, inv_bq = per_q[Q_INV_QB, g], per_q[Q_INV_BQ, g]
+            inv_u, inv_p = per_q[Q_INV_U, g], per_q[Q_INV_P, g]
+            row_w, w_q = per_q[Q_ROW_CONST, g], per_q[Q_W_Q, g]
+            # the a-candidate: item i - 1 (old group q*) gains y (n_b0 - Q_b(j)) on
+            # C[q*][b] and (URF) n_b - j on U[q*][b]; ypos and isq are 0 for the other
+            # groups (+ 0.0 changes no exact integer)
+            for u in range(n):
+                t = uint64(lo + u)
+                k = uint64(kb + lo + u)
+                i = uint64(row + lo + u)
+                c_qb = lane[p, g, t] + ypos[g, i] * nlb[k]
+                c_bq = lane[p, bq, t]
+                acc[0, t] += c_qb + c_bq  # exact integers: any order
+                if prf:
+                    # ((double)R_q + w_q) * inv_p[q]; R_q = C[q][b] + row_const[q]
+                    v = ((c_qb + row_w) + w_q) * inv_p
+                    acc[2, t] = max(acc[2, t], v)
+                    acc[4, t] = min(acc[4, t], v)
+                    acc[6, t] += c_bq
+                else:
+                    if urf:  # (U[q][b] - U[b][q]) * inv_u
+                        v = (lane[p, uq, t] + isq[g, i] * lbr[k]) * inv_u
+                    else:  # C[q][b] * inv_qb - C[b][q] * inv_bq
+                        v = c_qb * inv_qb - c_bq * inv_bq
+                    acc[2, t] = max(acc[2, t], abs(v))
+            # the b-candidate: item j - 1 of b gains y (n_q0 - Q_q(i)) on every C[b][q]
+            # and (URF) n_q - count_q(i) on every U[b][q]
+            for u in range(n):
+                t = uint64(lo + u)
+                k = uint64(kb + lo + u)
+                i = uint64(row + lo + u)
+                c_qb = lane[p, g, t + _ONE]
+                c_bq = lane[p, bq, t + _ONE] + nla[g, i] * ybr[k]
+                acc[1, t] += c_qb + c_bq
+                if prf:
+                    v = ((c_qb + row_w) + w_q) * inv_p
+                    acc[3, t] = max(acc[3, t], v)
+                    acc[5, t] = min(acc[5, t], v)
+                    acc[7, t] += c_bq
+                else:
+                    if urf:
+                        v = (lane[p, uq, t + _ONE] - la[g, i]) * inv_u
+                    else:
+                        v = c_qb * inv_qb - c_bq * inv_bq
+                    acc[3, t] = max(acc[3, t], abs(v))
+        s_const, w, inv_auc = scalars[S_CONST], scalars[W], scalars[INV_AUC]
+        w_b, inv_p_b = scalars[W_B], scalars[INV_P_B]
+        for u in range(n):
+            t = uint64(lo + u)
+            i = uint64(row + lo + u)
+            da, db = acc[2, t], acc[3, t]
+            if prf:
+                # P_b = ((double)sum_q C[b][q] + w_b) * inv_p_b; D = max P - min P
+                pa = (acc[6, t] + w_b) * inv_p_b
+                pb = (acc[7, t] + w_b) * inv_p_b
+                da = max(da, pa) - min(acc[4, t], pa)
+                db = max(db, pb) - min(acc[5, t], pb)
+            # g = ((double)(C total + s_const) + w) * inv_auc - d * lam
+            ga = ((acc[0, t] + s_const) + w) * inv_auc - da * lam
+            gb = ((acc[1, t] + s_const) + w) * inv_auc - db * lam
+            dec[t] = (ga > gb) | (a_wins[i] & (ga == gb))
+        for x in range(m):
+            g, bq, uq = uint64(x), uint64(m + x), uint64(2 * m + x)
+            for u in range(n):
+                t = uint64(lo + u)
+                k = uint64(kb + lo + u)
+                i = uint64(row + lo + u)
+                a = lane[p, g, t] + ypos[g, i] * nlb[k]
+                lane[q, g, t + _ONE] = a if dec[t] else lane[p, g, t + _ONE]
+            for u in range(n):
+                t = uint64(lo + u)
+                k = uint64(kb + lo + u)
+                i = uint64(row + lo + u)
+                b = lane[p, bq, t + _ONE] + nla[g, i] * ybr[k]
+                lane[q, bq, t + _ONE] = lane[p, bq, t] if dec[t] else b
+            if urf:
+                for u in range(n):
+                    t = uint64(lo + u)
+                    k = uint64(kb + lo + u)
+                    i = uint64(row + lo + u)
+                    a = lane[p, uq, t] + isq[g, i] * lbr[k]
+                    b = lane[p, uq, t + _ONE] - la[g, i]
+                    lane[q, uq, t + _ONE] = a if dec[t] else b
+
+    return block_lanes
+
+
+block_lanes_xauc, block_lanes_prf, block_lanes_urf = (_block_lanes(x) for x in range(3))
+
+
+# ------------------------------------------------------------------ a segment of a strip
+
+
+def _strip_steps(lanes_of_step):
+    """The step loop of a strip around one lane function, inlined into the cached
+    ``_segment_*`` of its kind: a function per kind, so that LLVM optimises each step
+    loop on its own (the five in one function ran 2x slower) and a run compiles only
+    the kinds it meets."""
+
+    @njit(nogil=True, boundscheck=False, inline="always")
+    def segment(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla, la,
+                a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits, lane):
+        """Steps ``c_lo .. c_hi - 1`` of strip ``s`` (rows ``s lanes + 1 ..``) of one
+        lattice, each step's lanes by ``lanes_of_step``.
+
+        ``lane`` ``(2, rows, lanes + 1)`` holds the strip's lane state between segments
+        (entry ``t + 1`` is lane t's last cell; it starts from the first column
+        ``col0`` when ``c_lo == 1``) and is left in ``lane[0]``. ``top`` ``(rows, n_b +
+        1)``: the row above the strip, overwritten with its last row. ``words``: the
+        lattice's decision words (written when ``bits``).
+        """
+        i0 = s * lanes
+        n_rows = min(lanes, n_a - i0)
+        rows = top.shape[0]
+        stride = n_b + BLOCK - 1
+        n_blk = (n_rows + BLOCK - 1) // BLOCK
+        r0 = i0 // BLOCK
+        dec = np.zeros(lanes, dtype=np.uint8)
+        dec64 = dec.view(np.uint64)
+        acc = np.empty((1, 1) if m == 1 else (8, lanes))
+        if c_lo == 1:
+            for r in range(rows):
+                for t in range(n_rows):
+                    lane[0, r, t + 1] = col0[r, i0 + t + 1]
+        p, q = uint64(0), uint64(1)
+        last = min(c_hi, n_b + n_rows)
+        for c in range(c_lo, last):
+            t_lo = max(0, c - n_b)
+            t_hi = min(n_rows - 1, c - 1)
+            if c <= n_b:
+                for r in range(rows):
+                    lane[p, r, 0] = top[r, c]
+            kb = n_b - c
+            lanes_of_step(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, i0 + 1, kb,
+                          t_lo, t_hi, m, absolute, ge, scalars, per_q, lam, dec, acc)
+            if t_lo > 0 or t_hi < n_rows - 1:  # ramps: idle lanes keep their cell
+                for t in range(t_lo):
+                    dec[t] = 0
+                    for r in range(rows):
+                        lane[q, r, t + 1] = lane[p, r, t + 1]
+                for t in range(t_hi + 1, n_rows):
+                    dec[t] = 0
+                    for r in range(rows):
+                        lane[q, r, t + 1] = lane[p, r, t + 1]
+            if bits:
+                # block r0 + b's word of skewed column c - 32 b (the layout of _bits):
+                # lane 32 b + x is bit x; each byte of dec64 is one lane's 0 or 1
+                for b in range(n_blk):
+                    if BLOCK * b > t_hi or BLOCK * b + BLOCK - 1 < t_lo:
+                        continue
+                    word = uint64(0)
+                    for x in range(4):
+                        v = dec64[uint64(4 * b + x)]
+                        word |= ((v * _PACK) >> uint64(56)) << uint64(8 * x)
+                    words[(r0 + b) * stride + c - BLOCK * b - 1] = np.uint32(word)
+            if c >= n_rows:  # the last lane finished cell (i0 + n_rows, c - n_rows + 1)
+                for r in range(rows):
+                    top[r, c - n_rows + 1] = lane[q, r, n_rows]
+            p, q = q, p
+        if p == 1:
+            for r in range(rows):
+                for t in range(n_rows):
+                    lane[0, r, t + 1] = lane[1, r, t + 1]
+
+    return segment
+
+
+(_steps_lean_2, _steps_lean_3, _steps_xauc, _steps_prf, _steps_urf) = (
+    _strip_steps(f) for f in (lean_lanes_2, lean_lanes_3, block_lanes_xauc, block_lanes_prf,
+                              block_lanes_urf))
+
+
+# One compiled, cached function per kind of lattice (``SEGMENTS``).
+
+
+@njit(nogil=True, boundscheck=False, cache=True)
+def _segment_lean_2(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
+                    nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
+                    bits, lane):
+    _steps_lean_2(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
+                  la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits,
+                  lane)
+
+
+@njit(nogil=True, boundscheck=False, cache=True)
+def _segment_lean_3(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
+                    nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
+                    bits, lane):
+    _steps_lean_3(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
+                  la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits,
+                  lane)
+
+
+@njit(nogil=True, boundscheck=False, cache=True)
+def _segment_xauc(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
+                  nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
+                  bits, lane):
+    _steps_xauc(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
+                la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits,
+                lane)
+
+
+@njit(nogil=True, boundscheck=False, cache=True)
+def _segment_prf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
+                 nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
+                 bits, lane):
+    _steps_prf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
+               la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits,
+               lane)
+
+
+@njit(nogil=True, boundscheck=False, cache=True)
+def _segment_urf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
+                 nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
+                 bits, lane):
+    _steps_urf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
+               la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits,
+               lane)
+
+#: ``SEGMENTS[kind](s, c_lo, c_hi, lanes, ...)``: steps of one strip (``_strip_steps``).
+SEGMENTS = (_segment_lean_2, _segment_lean_3, _segment_xauc, _segment_prf, _segment_urf)
+
+
+# ------------------------------------------------------------------ traceback
+
+
+@njit(nogil=True, cache=True)
+def walk(words, n_a, n_b, j, path, k):
+    """Walk back from cell ``(n_a, j)`` until row 0 or column 0 (twin of
+    ``cpu_reference._traceback.walk``), writing each step's group (0 = a) into
+    ``path[k - 1], path[k - 2], ...``; returns ``(i, j, k)`` where it stopped."""
+    stride = n_b + BLOCK - 1
+    i = n_a
+    while i > 0 and j > 0:
+        t = (i - 1) % BLOCK
+        k -= 1
+        if (words[((i - 1) // BLOCK) * stride + j + t - 1] >> t) & 1:
+            path[k] = 0
+            i -= 1
+        else:
+            path[k] = 1
+            j -= 1
+    return i, j, k
+
+
+@njit(nogil=True, cache=True)
+def traceback(words, n_a, n_b):
+    """Group index (0 = a, 1 = b) of each rank, top first (``cpu_reference.traceback``)."""
+    path = np.empty(n_a + n_b, dtype=np.int8)
+    i, j, k = walk(words, n_a, n_b, n_b, path, n_a + n_b)
+    path[:k] = 0 if i else 1
+    return path
