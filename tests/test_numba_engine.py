@@ -18,7 +18,7 @@ pytest.importorskip("numba")
 
 import cpu_reference as cr  # noqa: E402
 from gpu_xorder.engine import _numba_engine as ne  # noqa: E402
-from gpu_xorder import _plan  # noqa: E402
+from gpu_xorder.engine import _plan  # noqa: E402
 
 import test_golden  # noqa: E402
 from oracles import two_group_problem  # noqa: E402
