@@ -116,16 +116,16 @@ def main(argv=None):
             return perms
 
         @staticmethod
-        def solve(lattice, lams, progress=None, memory_limit=None):
+        def solve(lattice, lams, progress=None, memory_limit=None, n_jobs=None):
             return [(path, final)] * len(lams), None
 
-    saved = _api.resolve_backend, _api.cupy_engine
-    _api.resolve_backend, _api.cupy_engine = (lambda name: "cupy"), (lambda: Instant)
+    saved = _api.resolve_backend, _api.engine
+    _api.resolve_backend, _api.engine = (lambda name: "cupy"), (lambda name: Instant)
     try:
         call = lambda: _api.fair_order(s, y, g, lam=lam, backend="cupy", solver="paper")  # noqa: E731
         rows.append(("fair_order without the GPU call (all host work)", best(call)[0]))
     finally:
-        _api.resolve_backend, _api.cupy_engine = saved
+        _api.resolve_backend, _api.engine = saved
 
     if args.gpu:
         from gpu_xorder.engine import _cupy_engine as ce

@@ -15,7 +15,8 @@ from . import _solvers
 from ..utils import _params as params
 from ..utils import _validation as v
 from .. import metrics as metrics_mod
-from ..engine._backend import cupy_engine, resolve_backend
+from ..engine._backend import engine, resolve_backend
+from ..engine._numpy_engine import map_lams
 from ..utils._frames import warn_misaligned
 from ._result import FairOrderResult
 
@@ -199,7 +200,8 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
             results = solve("kd" if method == "best" else method, progress=progress)
         return [_exact_at_zero(r) for r in results]
     engine_name = resolve_backend(backend)
-    perms = cupy_engine().dp_orders(s, index, 2) if engine_name == "cupy" else None
+    eng = engine(engine_name)
+    perms = eng.dp_orders(s, index, 2) if engine_name == "cupy" else None
     lat = cpu_reference.build_lattice(s, labels_y, index, metric, mode, perms=perms)
     bands = {}
 
@@ -209,14 +211,8 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
         out = []
         for start in range(0, weights.size, lams.size):
             batch_weights = weights[start:start + lams.size]
-            if engine_name == "cupy":
-                solutions, band_rows = cupy_engine().solve(
-                    lattice, batch_weights,
-                    progress=_batch_progress(progress, batch_weights.size),
-                    memory_limit=memory_limit)
-            else:
-                solutions, band_rows = _solve_numpy(lattice, batch_weights, progress,
-                                                    memory_limit, n_jobs)
+            solutions, band_rows = eng.solve(lattice, batch_weights, progress=progress,
+                                             memory_limit=memory_limit, n_jobs=n_jobs)
             if band_rows is not None and not bands:  # the cell rule's fill comes first
                 bands.update(bands=-(-lat.n_a // band_rows), band_rows=band_rows)
             out += solutions
@@ -315,52 +311,6 @@ def _warn_signed(results, s, y, index, metric):
                           UserWarning, stacklevel=3)
 
 
-def _solve_numpy(lat, lams, progress, memory_limit, n_jobs=1):
-    """``([(path, final), ...], band_rows)``: whole lattices while their decision bits
-    fit the budget, else bands with counter checkpoints (``band_rows`` not None), as
-    many lattices at once in worker processes as ``n_jobs`` and the budget allow
-    (``_plan.numpy_plan``)."""
-    band_rows, n_workers = _plan.numpy_plan(lat, lams.size, memory_limit, n_jobs)
-    if band_rows is None:
-        return _map_lams(_whole_solution, (lat,), lams, n_workers, progress,
-                         lat.n_cells), None
-    return _map_lams(_banded_solution, (lat, band_rows), lams, n_workers, progress,
-                     lat.n_cells), band_rows
-
-
-def _whole_solution(lat, lam, progress=None):
-    words, final = cpu_reference.fill(lat, lam, progress=progress)
-    return cpu_reference.traceback(words, lat.n_a, lat.n_b), final
-
-
-def _banded_solution(lat, band_rows, lam, progress=None):
-    return cpu_reference.solve_banded(lat, 1, band_rows, cpu_reference.numpy_band_fill([lam]),
-                                      progress)[0]
-
-
-def _map_lams(solve, head, lams, n_workers, progress, cells):
-    """``[solve(*head, lam, progress) for lam in lams]``: one after the other with
-    ``progress`` over all lattices' cells, or in ``n_workers`` worker processes with
-    ``progress`` after every round (``cells`` per lattice)."""
-    if n_workers == 1:
-        return [solve(*head, lam, _batch_progress(progress, lams.size, k))
-                for k, lam in enumerate(lams)]
-    after = None if progress is None else (
-        lambda done: progress(done * cells, lams.size * cells))
-    return _parallel.map_in_rounds(solve, [(*head, float(lam)) for lam in lams],
-                                   n_workers, after)
-
-
-def _batch_progress(progress, n_lattices, k=None):
-    """Progress over the cells of all ``n_lattices`` lattices of a lam batch: those of
-    lattice ``k`` when they are filled one after the other, else all filled together."""
-    if progress is None or n_lattices == 1:
-        return progress
-    if k is None:
-        return lambda done, total: progress(done * n_lattices, total * n_lattices)
-    return lambda done, total: progress(k * total + done, n_lattices * total)
-
-
 def _make_result(lat, labels, lam, path, final, backend, extra):
     objective, auc, _ = cpu_reference.cell_values(final, lat.consts, lam, lat.metric, lat.mode)
     _, _, delta = cpu_reference.cell_values(final, lat.consts, lam, lat.metric, "absolute")
@@ -425,22 +375,20 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, *, backend, pr
         raise MemoryError(MSG_MULTI_MEMORY.format(
             method=chosen, sizes=list(prob.sizes), source=source, limit=budget / 2**30,
             need=_plan.decision_bytes(prob.sizes, chosen) / 2**30, hint=hint))
-    if engine_name == "cupy" and labels.size == 2:
-        solutions = _solve_two_on_gpu(prob, s, y, index, lams,
-                                      _batch_progress(progress, lams.size))
-    elif engine_name == "cupy":
-        solutions = [cupy_engine().solve_multi(prob, lam, chosen,
-                                               _batch_progress(progress, lams.size, k))[:4]
-                     for k, lam in enumerate(lams)]
+    eng = engine(engine_name)
+    if engine_name != "numpy" and labels.size == 2:
+        solutions = _solve_two_as_multi(eng, prob, s, y, index, lams, progress)
     else:
-        need = _plan.decision_bytes(prob.sizes, chosen)
-        n_workers = _parallel.workers(n_jobs, lams.size)
-        if budget is not None:
-            n_workers = max(1, min(n_workers, budget // need))
+        n_workers = 1
+        if engine_name == "numpy":  # lattices of a lam sequence in worker processes
+            n_workers = _parallel.workers(n_jobs, lams.size)
+            if budget is not None:
+                need = _plan.decision_bytes(prob.sizes, chosen)
+                n_workers = max(1, min(n_workers, budget // need))
         cells = (cpu_reference.kd_cells(prob.sizes) if chosen == "kd"
                  else cpu_reference.iterative_cells(prob.sizes))
-        solutions = _map_lams(_multi_solution, (prob, chosen), lams, n_workers, progress,
-                              cells)
+        solutions = map_lams(_multi_solution, (eng, prob, chosen), lams, n_workers,
+                             progress, cells)
     results = []
     for lam, (path, c, u, cs) in zip(lams, solutions):
         extra = {}
@@ -466,21 +414,20 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, *, backend, pr
     return results
 
 
-def _multi_solution(prob, method, lam, progress=None):
-    """``(path, C, U, constants)`` of K-D or iterative xOrder on the NumPy reference."""
-    if method == "kd":
-        return cpu_reference.solve_kd(prob, lam, progress)
-    return cpu_reference.solve_iterative(prob, lam, progress)[:4]
+def _multi_solution(eng, prob, method, lam, progress=None):
+    """``(path, C, U, constants)`` of K-D or iterative xOrder on engine ``eng``."""
+    return eng.solve_multi(prob, lam, method, progress)[:4]
 
 
-def _solve_two_on_gpu(prob, s, y, index, lams, progress):
-    """Two groups on the 2-D kernels (all lam values in one batch), in the K-group
-    result format: ``[(path, C, U, constants), ...]``."""
+def _solve_two_as_multi(eng, prob, s, y, index, lams, progress):
+    """Two groups on an engine's 2-D fill (all lam values in one call), in the K-group
+    result format: ``[(path, C, U, constants), ...]`` (the K-D and iterative DPs are the
+    2-D DP for two groups, decision for decision)."""
     lat = cpu_reference.build_lattice(s, y, index, prob.metric, prob.mode,
                                       perms=prob.perms)
     cs = cpu_reference.kgroup_constants(prob, range(2))
     out = []
-    for path, final in cupy_engine().solve(lat, lams, progress=progress)[0]:
+    for path, final in eng.solve(lat, lams, progress=progress)[0]:
         final = [int(v) for v in final]
         c = {(0, 1): final[0], (1, 0): final[1]}
         u = {(0, 1): final[2], (1, 0): final[3]} if prob.metric == "urf" else {}

@@ -1,20 +1,33 @@
-"""Backend choice: CuPy when it imports, sees a device and passes the self-check.
+"""Backend choice: CuPy when it imports, sees a device and passes the self-check; else
+the compiled CPU engine (numba) when it imports and its first fill agrees with the
+reference; else the NumPy reference.
 
-This module never imports CuPy at import time; ``_cupy_engine`` is the one module that
-does.
+This module never imports CuPy or numba at import time; ``_cupy_engine`` and the numba
+engine's modules are the ones that do, when a probe first asks.
 """
 
 import dataclasses
 import functools
+import importlib
 import logging
 import warnings
+
+import numpy as np
+
+import cpu_reference as cr
 
 logger = logging.getLogger("gpu_xorder")
 
 MSG_CUPY_UNAVAILABLE = "backend='cupy' is not usable here: {reason}"
+MSG_NUMBA_UNAVAILABLE = "backend='numba' is not usable here: {reason}"
+MSG_NUMBA_CHECK = "the numba engine's first fill differs from the NumPy reference ({what})"
 MSG_SELFCHECK = "the GPU kernels failed their self-check against NumPy: {mismatch}"
 MSG_SELFCHECK_ERROR = "the GPU self-check could not run ({kind}: {error})"
-MSG_FALLBACK = "gpu_xorder: using the NumPy backend, not CuPy: {reason}"
+MSG_FALLBACK = "gpu_xorder: using the {engine} backend, not CuPy: {reason}"
+
+#: The engine module of every backend (each offers ``solve``, ``final_counters``,
+#: ``solve_step`` and ``solve_multi``; docs/design.md, section 7).
+ENGINES = {"numpy": "._numpy_engine", "numba": "._numba_engine", "cupy": "._cupy_engine"}
 
 
 class BackendUnavailableError(RuntimeError):
@@ -78,29 +91,84 @@ def device_found():
     return _probe().device is not None
 
 
+@functools.lru_cache(maxsize=None)
+def _numba_probe():
+    """Import the numba engine, compile its two-group fill (or load it from numba's
+    cache) and compare a small fill with the reference: once per process."""
+    try:
+        from . import _numba_engine
+    except Exception as exc:
+        return _Probe(False, f"the numba engine does not import ({exc})")
+    usable, reason = _numba_engine.status()
+    if not usable:
+        return _Probe(False, reason)
+    try:
+        what = _numba_check(_numba_engine)
+    except Exception as exc:  # a compile or a run that fails here
+        return _Probe(False, f"the numba engine fails ({type(exc).__name__}: {exc})")
+    if what is not None:
+        return _Probe(False, MSG_NUMBA_CHECK.format(what=what), warn=True)
+    return _Probe(True, reason, _numba_engine)
+
+
+def _numba_check(engine):
+    """What differs between the engine's fill of a small lattice with ties and the
+    reference's (words, final counters), or None."""
+    rng = np.random.default_rng(0)
+    s = rng.integers(0, 5, 70) / 4.0
+    lat = cr.build_lattice(s, rng.integers(0, 2, 70), np.arange(70) % 2, "xauc",
+                           "absolute")
+    words, finals = engine.fill(lat, [0.0, 0.5])
+    for k, lam in enumerate((0.0, 0.5)):
+        want_words, want_final = cr.fill(lat, lam)
+        if not np.array_equal(words[k], want_words):
+            return f"decision words at lam {lam:g}"
+        if not np.array_equal(finals[k], want_final):
+            return f"final counters at lam {lam:g}"
+    return None
+
+
+def numba_status():
+    """``(usable, reason)`` of the numba engine, probed once per process."""
+    probe = _numba_probe()
+    return probe.usable, probe.reason
+
+
 def resolve_backend(name):
-    """Return ``"numpy"`` or ``"cupy"`` for a validated backend name."""
+    """Return ``"numpy"``, ``"numba"`` or ``"cupy"`` for a validated backend name:
+    ``"auto"`` takes CuPy, then numba, then NumPy."""
     if name == "numpy":
         return "numpy"
+    if name == "numba":
+        numba = _numba_probe()
+        if not numba.usable:
+            raise BackendUnavailableError(MSG_NUMBA_UNAVAILABLE.format(reason=numba.reason))
+        return "numba"
     probe = _probe()
     if name == "cupy":
         if not probe.usable:
             raise BackendUnavailableError(MSG_CUPY_UNAVAILABLE.format(reason=probe.reason))
         return "cupy"
-    if not probe.usable:
-        if probe.warn and not probe.warned:
-            probe.warned = True
-            warnings.warn(MSG_FALLBACK.format(reason=probe.reason), BackendFallbackWarning,
-                          stacklevel=2)
-        elif not probe.warn:
-            _log_fallback_once(probe.reason)
-        return "numpy"
-    return "cupy"
+    if probe.usable:
+        return "cupy"
+    chosen = "numba" if _numba_probe().usable else "numpy"
+    if probe.warn and not probe.warned:
+        probe.warned = True
+        warnings.warn(MSG_FALLBACK.format(engine=chosen, reason=probe.reason),
+                      BackendFallbackWarning, stacklevel=2)
+    elif not probe.warn:
+        _log_fallback_once(chosen, probe.reason)
+    return chosen
+
+
+def engine(name):
+    """The engine module of a resolved backend name (``resolve_backend``)."""
+    return importlib.import_module(ENGINES[name], __package__)
 
 
 @functools.lru_cache(maxsize=None)
-def _log_fallback_once(reason):
-    logger.info("gpu_xorder: using the NumPy backend (%s)", reason)
+def _log_fallback_once(chosen, reason):
+    logger.info("gpu_xorder: using the %s backend (CuPy: %s)", chosen, reason)
 
 
 def cupy_engine():
@@ -112,6 +180,8 @@ def backend_info():
     """What is available: CuPy version, device name, memory, compute capability, the
     self-check's result and time."""
     info = {"numpy": "available"}
+    info["numba"] = "usable" if numba_status()[0] else "unavailable"
+    info["numba_reason"] = numba_status()[1]
     probe = _probe()
     info["cupy"] = "usable" if probe.usable else "unavailable"
     info["reason"] = probe.reason

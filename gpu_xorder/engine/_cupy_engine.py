@@ -141,15 +141,28 @@ def traceback(lat, words):
     return _launch.traceback(DEVICE, words, lat.n_a, lat.n_b)
 
 
-def solve(lat, lams, progress=None, memory_limit=None, tile_j=None, kernel=None, chunk=None):
+def solve(lat, lams, progress=None, memory_limit=None, n_jobs=None, tile_j=None,
+          kernel=None, chunk=None):
     """``([(path, final_counters), ...], band_rows)`` on the host, one per lam value, of a
     two-group ``Lattice`` or a ``StepLattice``; ``band_rows`` is None unless the lattice
     was filled in bands (its decision bits over ``memory_limit`` bytes or what the device
-    has free). ``kernel``, ``tile_j``, ``chunk``: as in ``fill``."""
+    has free). ``progress`` counts the cells of every lattice (they fill together);
+    ``n_jobs`` is the NumPy engine's (a batch fills at once here). ``kernel``,
+    ``tile_j``, ``chunk``: as in ``fill``."""
     lat = cpu_reference.as_step(lat)
     band_rows = _plan.band_plan(lat, len(lams), free_bytes(), memory_limit)
     kernel, width = _width(lat, kernel, tile_j, chunk)
+    if progress is not None and len(lams) > 1:
+        one, n = progress, len(lams)
+        progress = lambda done, total: one(done * n, total * n)  # noqa: E731
     return _launch.solve(DEVICE, lat, lams, band_rows, width, progress, kernel), band_rows
+
+
+def final_counters(lat, lams):
+    """int64 ``(len(lams), K)``: the final counters of ``lat`` at every lam (the solvers'
+    searches; the device keeps the decision bits of its fill)."""
+    return np.array([final for _, final in solve(lat, lams)[0]],
+                    dtype=np.int64).reshape(len(lams), -1)
 
 
 def solve_step(lat, lam, progress=None):

@@ -358,9 +358,10 @@ def band_fill(lams):
     return fill_band
 
 
-def solve(lat, lams, progress=None, memory_limit=None):
+def solve(lat, lams, progress=None, memory_limit=None, n_jobs=None):
     """``([(path, final_counters), ...], band_rows)``, one per lam value, of a two-group
-    ``Lattice`` or a ``StepLattice``.
+    ``Lattice`` or a ``StepLattice``. ``n_jobs`` is the NumPy engine's: this one fills
+    with ``n_threads()`` threads.
 
     Whole lattices, as many at once as their decision bits fit the host budget
     (``memory_limit`` bytes, default a share of the available memory,

@@ -16,7 +16,7 @@ import numpy as np
 
 METRICS = ("xauc", "prf", "urf")
 DISPARITIES = ("absolute", "signed")
-BACKENDS = ("auto", "numpy", "cupy")
+BACKENDS = ("auto", "numpy", "numba", "cupy")
 METHODS = ("auto", "kd", "iterative", "best")
 SOLVERS = ("auto", "paper", "lagrangian", "exact")
 #: What a high score does to a person (docs/design.md, section 2).

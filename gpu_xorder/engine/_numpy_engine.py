@@ -1,0 +1,83 @@
+"""The NumPy engine: the reference (``cpu_reference``) behind the engines' interface.
+
+The interface every engine offers (``_numba_engine`` and ``_cupy_engine`` too), so that
+``fair_order`` dispatches without knowing which runs: ``solve`` (paths and final
+counters of a lam batch, banded when the decision bits exceed the memory budget),
+``final_counters`` (fills without decision bits, for the solvers' searches) and
+``solve_multi`` (K-D or iterative xOrder). ``progress(done, total)`` counts the cells
+of every lattice of a call. A sequence of lams may fill in ``n_jobs`` worker
+processes (joblib); the results are the same.
+"""
+
+import numpy as np
+
+import cpu_reference as cr
+
+from ..utils import _parallel
+from . import _plan
+
+
+def solve(lat, lams, progress=None, memory_limit=None, n_jobs=None):
+    """``([(path, final), ...], band_rows)``: whole lattices while their decision bits
+    fit the budget, else bands with counter checkpoints (``band_rows`` not None), as
+    many lattices at once in worker processes as ``n_jobs`` and the budget allow
+    (``_plan.numpy_plan``)."""
+    lams = np.asarray(lams, dtype=np.float64).reshape(-1)
+    band_rows, n_workers = _plan.numpy_plan(lat, lams.size, memory_limit,
+                                            _parallel.check_n_jobs(n_jobs))
+    if band_rows is None:
+        return map_lams(_whole_solution, (lat,), lams, n_workers, progress,
+                        lat.n_cells), None
+    return map_lams(_banded_solution, (lat, band_rows), lams, n_workers, progress,
+                    lat.n_cells), band_rows
+
+
+def final_counters(lat, lams):
+    """int64 ``(len(lams), K)``: the final counters of fills that keep no decision bits."""
+    return np.array([cr.fill(lat, float(lam), bits=False)[1] for lam in lams],
+                    dtype=np.int64).reshape(len(lams), -1)
+
+
+def solve_step(lat, lam, progress=None):
+    """``(path, final)`` of one lattice (an iterative step)."""
+    return _whole_solution(lat, lam, progress)
+
+
+def solve_multi(prob, lam, method, progress=None):
+    """K-D (``method="kd"``) or iterative xOrder of ``prob``: ``(path, C, U,
+    constants[, merge_order])``."""
+    if method == "kd":
+        return cr.solve_kd(prob, lam, progress)
+    return cr.solve_iterative(prob, lam, progress)
+
+
+def _whole_solution(lat, lam, progress=None):
+    words, final = cr.fill(lat, lam, progress=progress)
+    return cr.traceback(words, lat.n_a, lat.n_b), final
+
+
+def _banded_solution(lat, band_rows, lam, progress=None):
+    return cr.solve_banded(lat, 1, band_rows, cr.numpy_band_fill([lam]), progress)[0]
+
+
+def map_lams(solve_one, head, lams, n_workers, progress, cells):
+    """``[solve_one(*head, lam, progress) for lam in lams]``: one after the other with
+    ``progress`` over all lattices' cells, or in ``n_workers`` worker processes with
+    ``progress`` after every round (``cells`` per lattice)."""
+    if n_workers == 1:
+        return [solve_one(*head, lam, batch_progress(progress, lams.size, k))
+                for k, lam in enumerate(lams)]
+    after = None if progress is None else (
+        lambda done: progress(done * cells, lams.size * cells))
+    return _parallel.map_in_rounds(solve_one, [(*head, float(lam)) for lam in lams],
+                                   n_workers, after)
+
+
+def batch_progress(progress, n_lattices, k=None):
+    """Progress over the cells of all ``n_lattices`` lattices of a lam batch: those of
+    lattice ``k`` when they are filled one after the other, else all filled together."""
+    if progress is None or n_lattices == 1:
+        return progress
+    if k is None:
+        return lambda done, total: progress(done * n_lattices, total * n_lattices)
+    return lambda done, total: progress(k * total + done, n_lattices * total)
