@@ -94,6 +94,9 @@ MSG_MISSING_GROUP = ("{path}, line {line}: column {name!r} {what} ({count} {rows
                      "missing group label; fill it in or drop those rows{keep}")
 MSG_BAD_GROUP = ("{path}, line {line}: column {name!r} holds {value}, not {what} group "
                  "label{fix}")
+MSG_LONG_LABEL = ("{path}, line {line}: column {name!r} holds {value}, a group label "
+                  "longer than {limit} characters; is a quote left open, or is it the "
+                  "wrong column?")
 MSG_MERGED = ("{path}: column {name!r} spells one group two ways, {first} (line "
               "{first_line}) and {second} (line {second_line}): as {kind} labels both "
               "are {label!r}, one group{more}; read the labels as text to keep them "
@@ -107,6 +110,9 @@ MSG_CSV = "{path}, line {line}: malformed CSV ({why})"
 
 #: The most characters of a cell an error message shows (``shown_cell``).
 CELL_SHOWN = 60
+#: The longest group label a table takes: longer cells in a group column are refused
+#: (an open quote that swallowed many lines, a column of free text).
+MAX_LABEL_CHARS = 256
 #: Group label types a table can read, by the name the command line uses.
 LABEL_KINDS = ("text", "int", "float", "bool")
 #: How messages call the labels of each kind.
@@ -944,14 +950,21 @@ class Table:
         return y
 
     def check_groups(self, names, kind="text", fix=""):
-        """Refuse a missing group label in columns ``names`` (a blank cell or a marker of
-        ``MISSING_LABELS``; never a group of its own) and, for ``kind`` other than text,
-        a cell that is not such a label (the error ends with ``fix``); warn where two
-        spellings are one label of ``kind`` (``01`` and ``1`` as integers). Run before
-        :meth:`groups`, whose messages name no fix."""
+        """Refuse in columns ``names`` a missing group label (a blank cell or a marker
+        of ``MISSING_LABELS``; never a group of its own), a label longer than
+        ``MAX_LABEL_CHARS`` and, for ``kind`` other than text, a cell that is not such a
+        label (the error ends with ``fix``); warn where two spellings are one label of
+        ``kind`` (``01`` and ``1`` as integers). Run before :meth:`groups`, whose
+        messages name no fix."""
         for name in names:
             stripped = [value.strip() for value in self.column(name)]
             spellings = dict.fromkeys(stripped)
+            longest = max(spellings, key=len)
+            if len(longest) > MAX_LABEL_CHARS:
+                k = stripped.index(longest)
+                raise ValueError(MSG_LONG_LABEL.format(
+                    path=self.path, line=self.lines[k], name=name,
+                    value=shown_cell(longest), limit=MAX_LABEL_CHARS))
             missing = [text for text in spellings if text.casefold() in _MISSING]
             if missing:
                 k = min(stripped.index(text) for text in missing)
