@@ -13,22 +13,25 @@ from ._fronts import FrontsTooLarge, completion_values, solve_fronts
 from ._iterative import (merge_order, solve_iterative, solve_lattice, step_counters,
                          step_lattice, step_shapes)
 from ._iterative import total_cells as iterative_cells
+from ._kd import CHUNK_BYTES as KD_CHUNK_BYTES
 from ._kd import KdLayout
 from ._kd import n_cells as kd_cells
 from ._kd import solve_kd
-from ._kgroups import KProblem, build_problem, ordered_pairs
+from ._kgroups import KProblem, build_problem, group_dtype, ordered_pairs
 from ._kgroups import build_constants as kgroup_constants
 from ._lattice import (COUNTERS, Lattice, StepConstants, StepLattice, as_step, build_lattice,
                        edge_counters)
-from ._objective import KdObjective, StepObjective, cell_values, kgroup_values
+from ._objective import PAD, KdObjective, StepObjective, cell_values, kgroup_values
 from ._traceback import path_to_order, traceback
 
 __all__ = [
     "COUNTERS",
     "FrontsTooLarge",
+    "KD_CHUNK_BYTES",
     "KProblem",
     "KdLayout",
     "Lattice",
+    "PAD",
     "KdObjective",
     "StepConstants",
     "StepLattice",
@@ -43,6 +46,7 @@ __all__ = [
     "completion_values",
     "edge_counters",
     "fill",
+    "group_dtype",
     "half_wins2",
     "iterative_cells",
     "kd_cells",

@@ -106,7 +106,8 @@ def solve_banded(lat, n_lattices, band_rows, fill_band, progress=None, walker=No
         ``(K, rows + 1)``, shared) and ``top`` (int64, ``(B, K, n_b + 1)``). Returns the
         decision words ``(B, n_words)`` in whatever form ``walker`` reads (None when
         ``bits`` is False), the counters of the band's last cell ``(B, K)`` and of its
-        last row ``(B, K, n_b + 1)``, both on the host.
+        last row ``(B, K, n_b + 1)`` (read only when ``bits`` is False), both on the
+        host.
     progress : callable(done_cells, total_cells), optional
         Called after every band, over the cells of both passes.
     walker : object, optional
@@ -138,7 +139,10 @@ def solve_banded(lat, n_lattices, band_rows, fill_band, progress=None, walker=No
             finals = np.asarray(final)
         tops[k] = None  # this checkpoint is spent
         done = _report(progress, done, cells[k], total)
-        if walker.walk(words, i0, i1):
+        complete = walker.walk(words, i0, i1)
+        # released before the next band allocates its bits: one band's at a time
+        del words
+        if complete:
             break
     if progress is not None and done < total:
         progress(total, total)
@@ -184,8 +188,10 @@ def _report(progress, done, n, total):
 def numpy_band_fill(lams):
     """The ``fill_band`` of ``solve_banded`` on the NumPy fill, one lattice per lam."""
     def fill_band(band, col0, top, bits):
-        out = [fill(band, lam, edges=(col0, top[b]), bits=bits, bottom=True)
+        # pass 2 (bits) reads no bottom row: it would cost a checkpoint's memory again
+        out = [fill(band, lam, edges=(col0, top[b]), bits=bits, bottom=not bits)
                for b, lam in enumerate(lams)]
-        words = [o[0] for o in out] if bits else None
-        return words, np.stack([o[1] for o in out]), np.stack([o[2] for o in out])
+        if bits:
+            return [o[0] for o in out], np.stack([o[1] for o in out]), None
+        return None, np.stack([o[1] for o in out]), np.stack([o[2] for o in out])
     return fill_band

@@ -15,8 +15,9 @@ a-candidates lie just before it (each row has a lead of scratch columns), so eac
 two candidates are one contiguous block and choosing the winners is one masked copy of
 the a-candidates.
 
-Diagonal lengths are rounded up to a multiple of ``PAD`` so that every view the step
-needs is made once per rounded length, not once per diagonal: NumPy's fixed cost per
+Diagonal lengths are rounded up to a multiple of ``PAD`` (or of the longest diagonal,
+when shorter) so that every view the step needs is made once per rounded length, not
+once per diagonal: NumPy's fixed cost per
 call, not arithmetic, limits the fill at these diagonal lengths. The padded lanes
 compute on finite leftovers and are never read back: their decisions are cleared and
 their counters lie beyond the cells the next diagonal reads.
@@ -64,6 +65,10 @@ def fill(lat, lam, progress=None, *, edges=None, bits=True, bottom=False):
     obj = StepObjective(as_step(lat), lam)
     col0, row0 = (np.ascontiguousarray(obj.to_state(e).T) for e in edges)
     longest = min(n_a, n_b)
+    # a lattice whose diagonals are shorter than PAD pads them to its longest, not to
+    # PAD: a narrow iterative step (a small group against a long sequence) would
+    # otherwise compute PAD lanes for a handful of cells
+    pad = min(PAD, max(1, longest))
     decide = obj.decider(longest)
     r = obj.rows
     width = longest + 2 + PAD
@@ -94,7 +99,7 @@ def fill(lat, lam, progress=None, *, edges=None, bits=True, bottom=False):
         length = (n_a if d > n_a else d - 1) - i_lo + 1
         nxt = states[1 - cur]
         if length > 0:
-            padded = -(-length // PAD) * PAD
+            padded = -(-length // pad) * pad
             v = views[cur][off].get(padded)
             if v is None:
                 # cand[k, 1] = nxt[k, off:off + padded], cand[k, 0] just before it

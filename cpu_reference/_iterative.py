@@ -47,12 +47,45 @@ def total_cells(sizes):
     return sum((m + 1) * (n + 1) for m, n in step_shapes(sizes))
 
 
-def step_lattice(prob, cs, seq_g, seq_y, b, const_c, const_u):
+class MergedSums:
+    """What a step reads of the pairs among the groups merged so far, kept up to date
+    step by step (O(K) per step; summing all their counters anew costs O(K^2) a step):
+    ``total``, the sum of their C; ``row[g]``, R_g = sum over merged h of C[g][h]
+    (exact ints); ``floor``, the largest |term| of those pairs (xAUC and URF; 0.0 for
+    PRF, whose terms all move with b)."""
+
+    def __init__(self, prob, cs, old, const_c, const_u):
+        self.metric = prob.metric
+        self.total = sum(const_c[(g, h)] for g in old for h in old if g != h)
+        self.row = {g: sum(const_c[(g, h)] for h in old if h != g) for g in old}
+        pairs = [(g, h) for g, h in kg.ordered_pairs(old) if g < h]
+        self.floor = (float(kgroup_disparity(const_c, const_u, cs, prob.metric, "absolute",
+                                             pairs))
+                      if pairs and prob.metric != "prf" else 0.0)
+
+    def add(self, cs, old, b, fc, fu):
+        """Take in the pairs of ``b`` with the groups ``old`` (their final counters
+        ``fc``/``fu``, constants ``cs``) after the step that merged b."""
+        self.total += sum(fc.values())
+        for q in old:
+            self.row[q] += fc[(q, b)]
+        self.row[b] = sum(fc[(b, q)] for q in old)
+        if self.metric != "prf":
+            pairs = [(min(q, b), max(q, b)) for q in old]
+            # the maximum of the same terms as MergedSums(...) computes: the same float
+            self.floor = max(self.floor, float(kgroup_disparity(
+                fc, fu, cs, self.metric, "absolute", pairs)))
+
+
+def step_lattice(prob, cs, seq_g, seq_y, b, const_c, const_u, sums=None):
     """The :class:`~._lattice.StepLattice` of the step merging group ``b`` into the
     sequence ``(seq_g, seq_y)`` (``cs``: constants of the groups merged so far plus b;
-    ``const_c``/``const_u``: final counters of the pairs among the old groups;
-    docs/design.md, section 4)."""
+    ``const_c``/``const_u``: final counters of the pairs among the old groups, or
+    ``sums``, their :class:`MergedSums`; docs/design.md, section 4)."""
     old = [g for g in cs.members if g != b]
+    if sums is None:
+        sums = MergedSums(prob, cs, old, const_c, const_u)
+    sizes = prob.sizes
     compact = np.full(prob.k, -1, dtype=np.int64)
     compact[old] = np.arange(len(old))
     seq_g, seq_y = np.asarray(seq_g), np.asarray(seq_y, dtype=np.int64)
@@ -62,27 +95,23 @@ def step_lattice(prob, cs, seq_g, seq_y, b, const_c, const_u):
                              np.cumsum(is_q, axis=1)), axis=1)
     negatives = np.concatenate((np.zeros((len(old), 1), dtype=np.int64),
                                 np.cumsum(is_q * (1 - seq_y), axis=1)), axis=1)
-    size_a = np.array([prob.sizes[h] for h in old], dtype=np.int64)
+    size_a = np.array([sizes[h] for h in old], dtype=np.int64)
     n0_a = np.array([prob.n0(h) for h in old], dtype=np.int64)
-    # xAUC and URF terms of pairs without b are the same in every cell: their maximum is
-    # computed once. A PRF term reads R_g, which includes C[g][b], so every pair moves.
-    pairs = [(g, h) for g, h in kg.ordered_pairs(cs.members) if g < h]
-    fixed = [] if prob.metric == "prf" else [p for p in pairs if b not in p]
-    floor = (float(kgroup_disparity(const_c, const_u, cs, prob.metric, "absolute", fixed))
-             if fixed else 0.0)
+    # xAUC and URF terms of pairs without b are the same in every cell: their maximum
+    # (sums.floor) is computed once. A PRF term reads R_g, which includes C[g][b], so
+    # every pair moves.
     arr = np.array
     consts = StepConstants(
-        s_const=float(sum(const_c[(g, h)] for g in old for h in old if g != h)),  # exact
+        s_const=float(sums.total),  # exact
         w=cs.w, inv_auc=cs.inv_auc,
         inv_qb=arr([cs.inv_x[(g, b)] for g in old]),
         inv_bq=arr([cs.inv_x[(b, g)] for g in old]),
         inv_u=arr([cs.inv_u[(min(g, b), max(g, b))] for g in old]),
         old_first=arr([g < b for g in old], dtype=bool),
-        row_const=arr([sum(const_c[(g, h)] for h in old if h != g) for g in old],
-                      dtype=np.float64),
+        row_const=arr([sums.row[g] for g in old], dtype=np.float64),
         w_q=arr([cs.w_g[g] for g in old]), inv_p=arr([cs.inv_p[g] for g in old]),
-        w_b=cs.w_g[b], inv_p_b=cs.inv_p[b], floor=floor)
-    n_b = prob.sizes[b]
+        w_b=cs.w_g[b], inv_p_b=cs.inv_p[b], floor=sums.floor)
+    n_b = sizes[b]
     return StepLattice(
         metric=prob.metric, mode=prob.mode, n_a=seq_g.size, n_b=n_b, old=tuple(old), b=b,
         seq_q=compact[seq_g], y_a=seq_y, a_wins_ties=seq_g > b,
@@ -136,11 +165,12 @@ def solve_iterative(prob, lam, progress=None, solve=None):
     seq_y = prob.ys[first]
     const_c, const_u = {}, {}
     merged = [first]
+    sums = MergedSums(prob, None, [first], {}, {})
     offset = 0
     for b in order[1:]:
         merged.append(b)
         cs = kg.build_constants(prob, merged)
-        lat = step_lattice(prob, cs, seq_g, seq_y, b, const_c, const_u)
+        lat = step_lattice(prob, cs, seq_g, seq_y, b, const_c, const_u, sums)
         report = None if progress is None else functools.partial(_report, progress,
                                                                    offset, total)
         path, final = solve(lat, lam, report)
@@ -148,9 +178,10 @@ def solve_iterative(prob, lam, progress=None, solve=None):
         offset += lat.n_cells
         const_c.update(fc)
         const_u.update(fu)
+        sums.add(cs, lat.old, b, fc, fu)
         seq_g, seq_y = merge_step(seq_g, seq_y, np.asarray(path) == 0, b, prob.ys[b])
-    return (seq_g.astype(np.int8), const_c, const_u, kg.build_constants(prob, range(prob.k)),
-            order)
+    return (seq_g.astype(kg.group_dtype(prob.k)), const_c, const_u,
+            kg.build_constants(prob, range(prob.k)), order)
 
 
 def _report(progress, offset, total, done, _):

@@ -163,7 +163,7 @@ def traceback_kd(planes, lay, sizes):
     """Group index of every rank, top first, read back from the last cell."""
     x = list(sizes)
     n = sum(sizes)
-    path = np.empty(n, dtype=np.int8)
+    path = np.empty(n, dtype=kg.group_dtype(len(sizes)))
     for d in range(n, 0, -1):
         lo, _ = lay.span(d)
         pos = lay.box_position(x) - lo

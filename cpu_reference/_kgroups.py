@@ -10,6 +10,7 @@ any item of g above any item of h (URF only). A value is an int64 array (one ent
 cell) or a Python int (a counter that is the same in every cell).
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,9 +72,9 @@ class KConstants:
     w: float
     w_g: dict
     inv_auc: float
-    inv_x: dict
+    inv_x: Mapping
     inv_p: dict
-    inv_u: dict
+    inv_u: Mapping
 
 
 def build_constants(prob, members):
@@ -84,16 +85,52 @@ def build_constants(prob, members):
     n0 = {g: prob.n0(g) for g in members}
     size = {g: n1[g] + n0[g] for g in members}
     tot1, tot0 = sum(n1.values()), sum(n0.values())
-    pairs = [(g, h) for g in members for h in members if g != h]
     return KConstants(
         members=members,
         w=sum(prob.w2[g] for g in members) / 2.0,
         w_g={g: prob.w2[g] / 2.0 for g in members},
         inv_auc=_inv(tot1 * tot0),
-        inv_x={(g, h): _inv(n1[g] * n0[h]) for g, h in pairs},
+        inv_x=PairReciprocals(n1, n0, ordered=True),
         inv_p={g: _inv(n1[g] * tot0) for g in members},
-        inv_u={(g, h): _inv(size[g] * size[h]) for g, h in pairs if g < h},
+        inv_u=PairReciprocals(size, size, ordered=False),
     )
+
+
+class PairReciprocals(Mapping):
+    """``{(g, h): 1 / (left[g] * right[h])}`` over the pairs of distinct members (only
+    ``g < h`` unless ``ordered``), each computed when read: iterative xOrder reads the
+    pairs of one group per step, and a dict of all K(K - 1) pairs per step would cost
+    O(K^3) over the steps."""
+
+    def __init__(self, left, right, ordered):
+        self._left, self._right, self._ordered = left, right, ordered
+
+    def _pairs(self):
+        return ((g, h) for g in self._left for h in self._left
+                if g != h and (self._ordered or g < h))
+
+    def __getitem__(self, pair):
+        g, h = pair
+        if g == h or (not self._ordered and g > h) or g not in self._left or (
+                h not in self._left):
+            raise KeyError(pair)
+        return _inv(self._left[g] * self._right[h])
+
+    def __iter__(self):
+        return self._pairs()
+
+    def __len__(self):
+        k = len(self._left)
+        return k * (k - 1) // (1 if self._ordered else 2)
+
+
+def group_dtype(k):
+    """The smallest signed integer type holding the group indices ``0..k-1`` (int8 up to
+    128 groups, so paths of few groups keep their one byte per rank)."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if k - 1 <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
 
 
 def ordered_pairs(members):

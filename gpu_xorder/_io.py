@@ -43,13 +43,14 @@ import tempfile
 import threading
 import warnings
 import zlib
+from typing import NamedTuple
 
 import numpy as np
 
 from .utils import _validation as v
 
 MODEL_FORMAT = "gpu-xorder-model"
-MODEL_VERSION = 1
+MODEL_VERSION = 2
 
 MSG_MODEL = "{path}: not a gpu-xorder model file ({why})"
 MSG_SAME_FILE = "refusing to write {path}: it is also an input of this command"
@@ -83,6 +84,8 @@ MSG_NOT_FINITE = ("{path}, line {line}: column {name!r} holds {value}, not a fin
 MSG_BLANK = "{path}, line {line}: column {name!r} is blank"
 MSG_BAD_LABEL = ("{path}, line {line}: column {name!r} holds {value!r}, not {kind} "
                  "group label")
+MSG_LONG_LABEL = ("{path}, line {line}: column {name!r} holds a group label of {length} "
+                  "characters, more than {limit} (is it the group column?)")
 MSG_INEXACT = ("{path}, line {line}: column {name!r} holds the integer {value}, beyond "
                "2**53; float64 rounds it to {rounded!r} (and {more} more such cells), so "
                "nearly equal scores may tie")
@@ -94,9 +97,6 @@ MSG_MISSING_GROUP = ("{path}, line {line}: column {name!r} {what} ({count} {rows
                      "missing group label; fill it in or drop those rows{keep}")
 MSG_BAD_GROUP = ("{path}, line {line}: column {name!r} holds {value}, not {what} group "
                  "label{fix}")
-MSG_LONG_LABEL = ("{path}, line {line}: column {name!r} holds {value}, a group label "
-                  "longer than {limit} characters; is a quote left open, or is it the "
-                  "wrong column?")
 MSG_MERGED = ("{path}: column {name!r} spells one group two ways, {first} (line "
               "{first_line}) and {second} (line {second_line}): as {kind} labels both "
               "are {label!r}, one group{more}; read the labels as text to keep them "
@@ -110,9 +110,6 @@ MSG_CSV = "{path}, line {line}: malformed CSV ({why})"
 
 #: The most characters of a cell an error message shows (``shown_cell``).
 CELL_SHOWN = 60
-#: The longest group label a table takes: longer cells in a group column are refused
-#: (an open quote that swallowed many lines, a column of free text).
-MAX_LABEL_CHARS = 256
 #: Group label types a table can read, by the name the command line uses.
 LABEL_KINDS = ("text", "int", "float", "bool")
 #: How messages call the labels of each kind.
@@ -540,9 +537,41 @@ def _signals_held():
 
 # ------------------------------------------------------------------ models
 
-#: Top-level fields of a model file; all but ``summary`` are required.
-MODEL_FIELDS = ("format", "version", "params", "groups", "reference_group", "bounds",
-                "clip", "maps", "summary")
+#: Top-level fields of a model file of each version; all but ``summary`` and ``fields``
+#: are required.
+MODEL_FIELDS = {
+    1: ("format", "version", "params", "groups", "reference_group", "bounds", "clip",
+        "maps", "summary"),
+    2: ("format", "version", "package_version", "columns", "params", "groups",
+        "reference_group", "bounds", "maps", "summary", "fields"),
+}
+_OPTIONAL_FIELDS = ("summary", "fields")
+#: What each field of a version-2 model file holds: written into every file as
+#: ``fields``, and listed in the README.
+MODEL_GLOSSARY = {
+    "format": "always 'gpu-xorder-model'",
+    "version": "version of this file layout (2); version-1 files still load",
+    "package_version": "the gpu-xorder version that wrote the file",
+    "columns": "names of the training data's columns: score, label and group (a list, "
+               "one per attribute); null where not known (arrays given to the API)",
+    "params": "the XOrder parameters the model was fitted with",
+    "groups": "the group labels, sorted; maps name their group by its label",
+    "reference_group": "the group whose scores stay unchanged",
+    "bounds": "[lo, hi]: the range adjusted scores live in; every adjusted score of a "
+              "score inside [lo, hi] lies inside it, and beyond it the maps are the "
+              "identity",
+    "maps": "per group but the reference: knots x (original score) and y (adjusted "
+            "score) of an increasing piecewise-linear map, linear between knots, a "
+            "shift beyond the end knots; the knots are the ends of the group's runs in "
+            "the learned ordering (the map is linear along a run), so transform gives "
+            "the adjusted training scores back bit for bit",
+    "summary": "facts of the fit: n_train training items, n_items the ordering was "
+               "learned on (fewer with subsample), auc and disparity of the adjusted "
+               "training scores on all n_train items (what gpu-xorder fit prints), "
+               "ordering_auc, ordering_disparity, objective and upper_bound of the "
+               "learned ordering (fair_order's), lam, method, backend, solver",
+    "fields": "this glossary",
+}
 #: Parameters every version-1 model file holds; later ones may be missing (older files).
 REQUIRED_PARAMS = ("metric", "lam", "disparity", "reference_group", "backend", "method",
                    "subsample", "memory_limit")
@@ -574,23 +603,36 @@ def _floats(a):
     return [float(x) for x in np.asarray(a, dtype=np.float64)]
 
 
-def model_to_dict(params, groups, reference, bounds, clip, maps, summary):
-    """The JSON document of a fitted ``XOrder``; ``maps`` keyed by group position."""
+def model_to_dict(params, groups, reference, bounds, maps, summary, columns=None):
+    """The JSON document (version 2) of a fitted ``XOrder``; ``maps`` keyed by group
+    position; ``columns``: ``{"score": ..., "label": ..., "group": [...]}``, each entry a
+    name or None (None: all unknown)."""
+    from gpu_xorder import __version__
+
     params = {name: (value.item() if isinstance(value, np.generic) else value)
               for name, value in params.items()}
     if params.get("reference_group") is not None:
         params["reference_group"] = _label(params["reference_group"])
+    columns = dict.fromkeys(_COLUMNS) if columns is None else {
+        name: columns.get(name) for name in _COLUMNS}
+    if columns["group"] is not None:
+        columns["group"] = [str(name) for name in columns["group"]]
+    for name in ("score", "label"):
+        if columns[name] is not None:
+            columns[name] = str(columns[name])
     return {
         "format": MODEL_FORMAT,
         "version": MODEL_VERSION,
+        "package_version": __version__,
+        "columns": columns,
         "params": params,
         "groups": [_label(g) for g in groups],
         "reference_group": _label(reference),
         "bounds": _floats(bounds),
-        "clip": None if clip is None else _floats(clip),
         "maps": [{"group": _label(groups[g]), "x": _floats(x), "y": _floats(y)}
                  for g, (x, y) in sorted(maps.items())],
         "summary": {name: _summary_value(value) for name, value in summary.items()},
+        "fields": dict(MODEL_GLOSSARY),
     }
 
 
@@ -601,12 +643,27 @@ def _summary_value(value):
     return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
+class Model(NamedTuple):
+    """A model document, checked (:func:`model_from_dict`)."""
+
+    params: dict
+    groups: list
+    reference: int          # position of the reference group in groups
+    bounds: tuple
+    clip: "tuple | None"    # version 1 only: the range transformed scores were clipped to
+    maps: dict              # group position -> (x, y)
+    summary: dict
+    version: int
+    package_version: "str | None"
+    columns: dict
+
+
 def model_from_dict(doc, path="<model>", known_params=REQUIRED_PARAMS):
-    """``(params, groups, reference, bounds, clip, maps, summary)`` of a model document,
-    every field checked before use: ``groups`` a sorted list of distinct labels of one
-    type, ``reference`` the position of the reference group in it, ``maps`` keyed by
-    group position. ``known_params``: the parameter names the estimator takes (any
-    other is refused; those of ``REQUIRED_PARAMS`` must be present)."""
+    """The :class:`Model` of a model document, every field checked before use:
+    ``groups`` a sorted list of distinct labels of one type, ``reference`` the position
+    of the reference group in it, ``maps`` keyed by group position. ``known_params``:
+    the parameter names the estimator takes (any other is refused; those of
+    ``REQUIRED_PARAMS`` must be present)."""
     try:
         return _parse_model(doc, known_params)
     except _Invalid as exc:
@@ -621,24 +678,60 @@ def _parse_model(doc, known_params):
     version = doc.get("version")
     if type(version) is not int:
         raise _Invalid(f"'version' must be an integer, got {_short(version)}")
-    if version != MODEL_VERSION:
-        raise _Invalid(f"version {version}; this gpu-xorder reads version {MODEL_VERSION}")
-    missing = [field for field in MODEL_FIELDS[:-1] if field not in doc]
+    if version not in MODEL_FIELDS:
+        raise _Invalid(f"version {version}; this gpu-xorder reads versions "
+                       f"{' and '.join(map(str, MODEL_FIELDS))}")
+    fields = MODEL_FIELDS[version]
+    missing = [field for field in fields if field not in doc and
+               field not in _OPTIONAL_FIELDS]
     if missing:
         raise _Invalid(f"missing fields {missing}")
-    unknown = sorted(set(doc) - set(MODEL_FIELDS))
+    unknown = sorted(set(doc) - set(fields))
     if unknown:
         raise _Invalid(f"unknown fields {unknown}")
     groups = _groups(doc["groups"])
     reference = _position(doc["reference_group"], groups, "'reference_group'")
     params = _params(doc["params"], groups, reference, known_params)
     bounds = _pair(doc["bounds"], "'bounds'")
-    clip = None if doc["clip"] is None else _pair(doc["clip"], "'clip'")
+    clip = None
+    if version == 1 and doc["clip"] is not None:
+        clip = _pair(doc["clip"], "'clip'")
     maps = _maps(doc["maps"], groups, reference)
     summary = doc.get("summary", {})
     if not isinstance(summary, dict):
         raise _Invalid("'summary' must be an object")
-    return params, groups, reference, bounds, clip, maps, summary
+    if version == 1:
+        return Model(params, groups, reference, bounds, clip, maps, summary, version,
+                     None, dict.fromkeys(_COLUMNS))
+    package_version = doc["package_version"]
+    if not isinstance(package_version, str):
+        raise _Invalid(f"'package_version' must be a string, got {_short(package_version)}")
+    glossary = doc.get("fields", {})
+    if not isinstance(glossary, dict) or not all(
+            isinstance(text, str) for text in glossary.values()):
+        raise _Invalid("'fields' must be an object of strings")
+    return Model(params, groups, reference, bounds, None, maps, summary, version,
+                 package_version, _columns(doc["columns"]))
+
+
+_COLUMNS = ("score", "label", "group")
+
+
+def _columns(value):
+    """``columns``: score and label a name or null, group a list of names or null."""
+    if not isinstance(value, dict) or set(value) != set(_COLUMNS):
+        raise _Invalid(f"'columns' must be an object with the fields score, label and "
+                       f"group, got {_short(value)}")
+    for name in ("score", "label"):
+        if value[name] is not None and not isinstance(value[name], str):
+            raise _Invalid(f"'columns.{name}' must be a string or null, got "
+                           f"{_short(value[name])}")
+    group = value["group"]
+    if group is not None and not (isinstance(group, list) and group and all(
+            isinstance(name, str) for name in group)):
+        raise _Invalid(f"'columns.group' must be a non-empty list of strings or null, "
+                       f"got {_short(group)}")
+    return dict(value)
 
 
 def _groups(value):
@@ -951,20 +1044,13 @@ class Table:
 
     def check_groups(self, names, kind="text", fix=""):
         """Refuse in columns ``names`` a missing group label (a blank cell or a marker
-        of ``MISSING_LABELS``; never a group of its own), a label longer than
-        ``MAX_LABEL_CHARS`` and, for ``kind`` other than text, a cell that is not such a
-        label (the error ends with ``fix``); warn where two spellings are one label of
-        ``kind`` (``01`` and ``1`` as integers). Run before :meth:`groups`, whose
-        messages name no fix."""
+        of ``MISSING_LABELS``; never a group of its own) and, for ``kind`` other than
+        text, a cell that is not such a label (the error ends with ``fix``); warn where
+        two spellings are one label of ``kind`` (``01`` and ``1`` as integers). Run
+        before :meth:`groups`, whose messages name no fix."""
         for name in names:
             stripped = [value.strip() for value in self.column(name)]
             spellings = dict.fromkeys(stripped)
-            longest = max(spellings, key=len)
-            if len(longest) > MAX_LABEL_CHARS:
-                k = stripped.index(longest)
-                raise ValueError(MSG_LONG_LABEL.format(
-                    path=self.path, line=self.lines[k], name=name,
-                    value=shown_cell(longest), limit=MAX_LABEL_CHARS))
             missing = [text for text in spellings if text.casefold() in _MISSING]
             if missing:
                 k = min(stripped.index(text) for text in missing)
@@ -1026,6 +1112,12 @@ class Table:
                                               line=self.lines[k], value=values[k]),
                           stacklevel=3)
         if kind == "text":
+            # one long cell would widen every row's label (a fixed-width array)
+            for k, value in enumerate(stripped):
+                if len(value) > v.MAX_LABEL_CHARS:
+                    raise ValueError(MSG_LONG_LABEL.format(
+                        path=self.path, line=self.lines[k], name=name, length=len(value),
+                        limit=v.MAX_LABEL_CHARS))
             return np.array(stripped, dtype=str)
         labels = []
         for k, value in enumerate(stripped):

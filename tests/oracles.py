@@ -260,3 +260,32 @@ def weighted_delta(s, y, grp, w, metric, g, h):
         return abs(weighted_metric(s, y, grp, w, "prf", g)
                    - weighted_metric(s, y, grp, w, "prf", h))
     return abs(weighted_metric(s, y, grp, w, "urf", g, h))
+
+
+def within_group_changes(before, after, groups, chunk=512):
+    """Pairs of items of one group whose order ``after`` differs from ``before``, by the
+    pair definition: ``(new_ties, broken_ties, reversed)`` summed over the groups (sign
+    of every within-group difference compared, in row chunks)."""
+    before, after = np.asarray(before, float), np.asarray(after, float)
+    groups = np.asarray(groups)
+    new = broken = flipped = 0
+    for g in np.unique(groups):
+        b, a = before[groups == g], after[groups == g]
+        for start in range(0, b.size, chunk):
+            sb = np.sign(b[start:start + chunk, None] - b[None, :])
+            sa = np.sign(a[start:start + chunk, None] - a[None, :])
+            new += int(((sa == 0) & (sb != 0)).sum())
+            broken += int(((sa != 0) & (sb == 0)).sum())
+            flipped += int((sa * sb < 0).sum())
+    # every unordered pair was seen twice
+    return new // 2, broken // 2, flipped // 2
+
+
+def equal_pairs(scores, groups):
+    """Number of pairs of items of one group with equal scores, by the pair definition."""
+    scores, groups = np.asarray(scores, float), np.asarray(groups)
+    total = 0
+    for g in np.unique(groups):
+        s = scores[groups == g]
+        total += int((s[:, None] == s[None, :]).sum() - s.size) // 2
+    return total

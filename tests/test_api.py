@@ -217,6 +217,63 @@ def test_string_group_labels():
     np.testing.assert_array_equal(res.order, as_int.order)
 
 
+def test_text_labels_are_encoded_without_padding_every_item():
+    """Text labels given as Python strings (a list, a pandas object column) are encoded
+    through a dict: only the sorted unique labels become a fixed-width array (issue
+    #25: one label of 1 MiB in 400 rows took 5 GB). A 1000-character label in one of
+    20,000 rows: well under the 80 MB a padded array of every item's label takes."""
+    import tracemalloc
+
+    from gpu_xorder.utils import _validation as v
+
+    n = 20000
+    groups = ["a", "b"] * (n // 2)
+    groups[7] = "x" * v.MAX_LABEL_CHARS
+    want_labels = np.array(sorted(set(groups)))
+    want_index = np.searchsorted(want_labels, np.array(groups))
+    for data in (groups, np.array(groups, dtype=object),
+                 np.array(groups, dtype=object)[:, None],
+                 np.column_stack((groups, groups)).astype(object)):
+        tracemalloc.start()
+        labels, index = v.encode_groups(data, n)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak < 3 * 10**6, peak
+        np.testing.assert_array_equal(index, want_index)
+        if data is groups or data.shape[1:] in ((), (1,)):
+            assert labels.tolist() == want_labels.tolist()
+            assert labels.dtype == want_labels.dtype
+    small = groups[:300]
+    res = call(scores=np.linspace(1, 0, 300), y=np.arange(300) % 3 == 0, groups=small,
+               metric="urf", lam=0.5)
+    assert res.groups.tolist() == want_labels.tolist()
+    assert_valid_merge(res, np.linspace(1, 0, 300), np.array(small))
+
+
+def test_counter_keys_are_unambiguous():
+    """``counters`` of K > 2 groups: ``"C[g][h]"`` with escaped labels, so ``("a][b",
+    "c")`` and ``("a", "b][c")`` keep a counter each."""
+    labels = np.array(["a][b", "c", "a", "b][c"])
+    rng = np.random.default_rng(1)
+    g = labels[np.arange(48) % 4]
+    res = call(scores=rng.random(48), y=np.arange(48) // 4 % 2, groups=g, lam=0.5,
+               method="iterative")
+    assert len(res.counters) == 12
+    assert {"C[a\\]\\[b][c]", "C[a][b\\]\\[c]", "C[c][a]"} <= set(res.counters)
+
+
+@pytest.mark.parametrize("make", [list, lambda g: np.array(g, dtype=object), np.array])
+def test_a_label_longer_than_the_limit_is_refused(make):
+    from gpu_xorder.utils import _validation as v
+
+    groups = ["a", "b"] * 200
+    groups[7] = "x" * 2**20
+    with pytest.raises(ValueError, match=r"a group label of item 7 has 1048576 characters, "
+                                         r"more than 1000 \(is it the group column\?\)"):
+        call(scores=np.linspace(1, 0, 400), y=np.arange(400) % 2, groups=make(groups))
+    assert v.MAX_LABEL_CHARS == 1000
+
+
 # ---------------------------------------------------------------- intersections
 
 def intersection_problem(seed=4, n=60):

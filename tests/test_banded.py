@@ -9,6 +9,7 @@ import cpu_reference as cr
 from cpu_reference import _banded
 from support.tile_twin import fill_tiled
 from gpu_xorder import XOrder, fair_order
+from gpu_xorder.engine import _plan
 
 from oracles import cellwise_fill, two_group_problem
 
@@ -203,6 +204,35 @@ def test_fair_order_memory_limit_gives_the_same_result(metric):
         assert (a.auc, a.disparity, a.objective) == (b.auc, b.disparity, b.objective)
         assert b.extra["bands"] > 1
         assert b.extra["bands"] == -(-(g == "f").sum() // b.extra["band_rows"])
+
+
+def test_banded_solve_keeps_one_band_of_bits_within_the_memory_limit():
+    """Issue #25: the banded solve held the previous band's bits while the next band
+    allocated its own (and a bottom row it never read), so its peak was about twice the
+    limit. Measured with tracemalloc against the same lattice's fill without bits
+    (everything but the bits and checkpoints): within ``memory_limit`` now, the
+    result that of the whole lattice."""
+    import tracemalloc
+
+    rng = np.random.default_rng(7)
+    n_a, n_b = 1024, 3000
+    s, y = rng.random(n_a + n_b), rng.integers(0, 2, n_a + n_b)
+    g = np.r_[np.zeros(n_a, int), np.ones(n_b, int)]
+    lat = cr.build_lattice(s, y, g, "xauc", "absolute")
+    limit = int(0.6 * cr.n_words(n_a, n_b) * 4)
+    band_rows, _ = _plan.numpy_plan(lat, 1, limit)
+    assert band_rows < n_a
+    tracemalloc.start()
+    cr.fill(lat, 0.5, bits=False)
+    base = tracemalloc.get_traced_memory()[1]
+    tracemalloc.reset_peak()
+    (path, final), = cr.solve_banded(lat, 1, band_rows, cr.numpy_band_fill([0.5]))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak - base <= limit, (peak - base, limit)
+    want_path, want_final = whole(lat, 0.5)
+    np.testing.assert_array_equal(path, want_path)
+    np.testing.assert_array_equal(final, want_final)
 
 
 def test_memory_limit_too_small_is_a_clear_memory_error():

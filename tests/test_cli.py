@@ -178,9 +178,12 @@ def _write_csv(path, n=700, seed=0, groups=("f", "m")):
 
 
 def test_fit_then_transform_match_the_library(tmp_path, capsys):
+    import json
+
     import numpy as np
 
     from gpu_xorder import XOrder
+    from gpu_xorder import metrics
     from gpu_xorder._io import Table as CsvTable
 
     train, test = tmp_path / "train.csv", tmp_path / "test.csv"
@@ -198,6 +201,14 @@ def test_fit_then_transform_match_the_library(tmp_path, capsys):
     written = CsvTable(out)
     assert written.header == ["id", "score", "outcome", "sex", "score_fair"]
     np.testing.assert_array_equal(written.numbers("score_fair"), want.train_scores_adjusted_)
+    # the printed and the saved training metrics are one number; the file names the
+    # columns it was fitted on
+    doc = json.loads(model.read_text())
+    assert rows[1][1] == f"{doc['summary']['auc']:.4f}"
+    assert rows[1][2] == f"{doc['summary']['disparity']:.4f}"
+    assert doc["summary"]["disparity"] == want.train_disparity_ == metrics.disparity(
+        want.train_scores_adjusted_, y, g, "xauc")
+    assert doc["columns"] == {"score": "score", "label": "outcome", "group": ["sex"]}
 
     fair = tmp_path / "test_fair.csv"
     assert main(["transform", str(test), "--model", str(model), "--score", "score",
@@ -539,8 +550,9 @@ MALFORMED = {
                        "'params.lam' must be a finite number >= 0, got None"),
     "model clip NaN": (_transform_case(lambda d: d.update(clip=[math.nan, math.nan])),
                        "NaN is not a JSON number"),
-    "model clip reversed": (_transform_case(lambda d: d.update(clip=[1, 0])),
-                            "'clip' must hold two numbers, the lower first"),
+    "model clip reversed": (_transform_case(lambda d: (
+        [d.pop(f) for f in ("package_version", "columns", "fields")],
+        d.update(version=1, clip=[1, 0]))), "'clip' must hold two numbers, the lower first"),
     "model version true": (_transform_case(lambda d: d.update(version=True)),
                            "'version' must be an integer, got True"),
     "model groups text": (_transform_case(lambda d: d.update(groups="fm")),

@@ -275,3 +275,24 @@ def test_scheduler_without_dask_names_the_extra(tmp_path, capsys, monkeypatch):
     assert audit(path, "--ci", "0.9", "--scheduler", "tcp://127.0.0.1:8786") == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and 'pip install "gpu-xorder[dask]"' in err
+
+
+def test_pair_keys_stay_distinct_whatever_the_labels(tmp_path):
+    """Labels holding the pair separator (issue #25: ("a > b", "c") and ("a", "b > c")
+    were both "a > b > c", and one pair was lost): every ordered pair keeps its own
+    key, which reads back to its labels, with the value of its own pair."""
+    from gpu_xorder.utils._validation import split_pair_key
+
+    labels = ("a > b", "c", "a", "b > c", "d ~ e", "d", "e")
+    path, report = tmp_path / "d.csv", tmp_path / "a.json"
+    s, _, y, g = write_csv(path, n=700, seed=3, groups=labels)
+    assert audit(path, "--json", str(report), "--max-groups", "7") == 0
+    entry = json.loads(report.read_text())["scores"]["risk"]
+    assert len(entry["xauc"]) == 7 * 6 and len(entry["urf"]) == 7 * 6 // 2
+    for key, value in entry["xauc"].items():
+        a, b = split_pair_key(key)
+        assert value == metrics.xauc(s, y, g, a, b)
+    for key, value in entry["urf"].items():
+        a, b = split_pair_key(key, " ~ ")
+        assert a < b and value == metrics.urf(s, g, a, b)
+    assert entry["xauc"]["c > a"] == metrics.xauc(s, y, g, "c", "a")  # plain labels as before

@@ -5,6 +5,8 @@ Python under ``joblib.parallel_backend("dask")`` and on the command line with
 
 import json
 import re
+import socket
+import time
 
 import joblib
 import numpy as np
@@ -17,6 +19,7 @@ from gpu_xorder.cli import _common
 from gpu_xorder import metrics
 from gpu_xorder.cli import main  # noqa: E402
 from gpu_xorder.cli._common import MSG_SCHEDULER  # noqa: E402
+from gpu_xorder.utils import _parallel  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -89,3 +92,16 @@ def test_command_line_scheduler(client, tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and re.search(re.escape(MSG_SCHEDULER.format(
         address="tcp://127.0.0.1:9", why="XX")).replace("XX", ".+"), err)
+    # a service that accepts and never answers: refused within the timeout (issue #25)
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        address = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
+        start = time.monotonic()
+        assert main(audit + ["--scheduler", address]) == 2
+        assert time.monotonic() - start < 2.0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and MSG_SCHEDULER.format(
+        address=address, why=_parallel.MSG_NO_ANSWER.format(timeout=0.5)) in err
+
+
+def test_probe_passes_a_real_scheduler(client):
+    _parallel.probe_scheduler(client.scheduler.address, 5)

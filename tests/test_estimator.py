@@ -11,6 +11,7 @@ from gpu_xorder import XOrder, fair_order, xorder_path
 from gpu_xorder import metrics
 from gpu_xorder.utils import _validation as v
 from gpu_xorder.postprocessing._estimator import MSG_LAM_SEQUENCE, MSG_PATH_LAM, MSG_REFERENCE, MSG_UNSEEN
+from oracles import equal_pairs, pair_frac, within_group_changes
 
 TOL = dict(rel=1e-12, abs=1e-12)
 
@@ -92,16 +93,18 @@ def test_transform_monotone_and_reference_untouched(logit):
     assert out.dtype == np.float64 and out is not new
     ref = new_groups == xo.reference_group_
     assert np.array_equal(out[ref], new[ref])
-    for g in (0, 1):
-        sel = new_groups == g
-        by = np.argsort(new[sel])
-        assert np.all(np.diff(out[sel][by]) >= 0)
+    # strictly increasing within each group: no new ties, none reversed
+    assert within_group_changes(new, out, new_groups) == (0, 0, 0)
+    assert xo.clip_ is None
+    lo, hi = xo.bounds_
     if logit:
-        assert xo.clip_ is None
-        assert out[~ref].max() > 1 or out[~ref].min() < 0
+        # beyond the bounds the map is the identity
+        far = (new < lo) | (new > hi)
+        assert far.any() and np.array_equal(out[far], new[far])
     else:
-        assert xo.bounds_ == (0.0, 1.0) and xo.clip_ == (0.0, 1.0)
-        assert np.all((out >= 0) & (out <= 1))
+        # inside (0, 1), no clipping; only the bounds themselves map to the bounds
+        assert xo.bounds_ == (0.0, 1.0)
+        assert np.all(((out > 0) & (out < 1)) | ref | (new == 0) | (new == 1))
 
 
 def test_default_reference_is_the_group_with_highest_mean_score():
@@ -166,10 +169,11 @@ def test_one_item_group():
     assert metrics.disparity(train, y, groups, metric="urf") == pytest.approx(
         xo.result_.disparity, **TOL)
     x, knots_y = xo.maps_[1]
-    assert x.tolist() == [0.55]
-    out = xo.transform(np.array([0.55, 0.65, 0.3]), sensitive_features=["b", "b", "b"])
-    shift = knots_y[0] - 0.55
-    np.testing.assert_allclose(out, np.clip([0.55 + shift, 0.65 + shift, 0.3 + shift], 0, 1))
+    assert x.tolist() == [0.0, 0.55, 1.0] and knots_y[[0, 2]].tolist() == [0.0, 1.0]
+    new = np.array([0.55, 0.65, 0.3, 0.0, 1.0])
+    out = xo.transform(new, sensitive_features=["b"] * 5)
+    np.testing.assert_allclose(out, np.interp(new, x, knots_y), rtol=0, atol=1e-15)
+    assert 0 < out[2] < out[0] < out[1] < 1 and out[3] == 0.0 and out[4] == 1.0
     assert np.array_equal(np.argsort(-xo.train_scores_adjusted_, kind="stable"), xo.order_)
 
 
@@ -182,21 +186,12 @@ def test_ties_in_scores():
     y[:4] = [0, 0, 1, 1]
     xo = fitted(scores, y, groups, lam=0.5)
     adjusted = xo.train_scores_adjusted_
-    # Ties in the reference group stay tied; the ordering holds up to those ties.
+    # The reference keeps its scores; every group keeps its ties and its strict order.
     assert np.array_equal(adjusted[groups == xo.reference_group_],
                           scores[groups == xo.reference_group_])
-    assert np.all(np.diff(adjusted[xo.order_]) <= 0)
+    assert within_group_changes(scores, adjusted, groups) == (0, 0, 0)
     out = xo.transform(scores, sensitive_features=groups)
-    for g in (0, 1):
-        sel = groups == g
-        for value in np.unique(scores[sel]):
-            tied = sel & (scores == value)
-            # Tied training scores map to one value: the mean of their adjusted scores.
-            assert np.ptp(out[tied]) == 0
-            if g != xo.reference_group_:
-                assert out[tied][0] == pytest.approx(adjusted[tied].mean(), abs=1e-12)
-        by = np.argsort(scores[sel])
-        assert np.all(np.diff(out[sel][by]) >= 0)
+    np.testing.assert_array_equal(out, adjusted)
 
 
 def test_fit_transform_returns_a_copy_of_the_training_scores():
@@ -214,6 +209,108 @@ def test_progress_is_passed_on():
     XOrder(backend="numpy").fit(scores, y, sensitive_features=groups,
                                 progress=lambda done, total: calls.append((done, total)))
     assert calls
+
+
+# ---------------------------------------------------------------------------------------
+# No clumps: every group's order kept strictly (issue #22, item 3), by pair oracles.
+
+
+def _compas_scores(protocol):
+    """COMPAS training and test scores of a logistic regression: the README's quick
+    start, or the paper's protocol (standardised features; many equal scores)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+
+    from gpu_xorder.experiments._experiment import split_scores
+    from gpu_xorder.datasets import load_compas
+
+    data = load_compas()
+    if protocol == "paper":
+        return split_scores(data, data.sensitive)
+    X_tr, X_te, y_tr, y_te, a_tr, a_te = train_test_split(
+        data.X, data.y, data.sensitive, test_size=0.3, stratify=data.y, random_state=0)
+    model = LogisticRegression(max_iter=1000).fit(X_tr, y_tr)
+    return ((model.predict_proba(X_tr)[:, 1], y_tr, a_tr),
+            (model.predict_proba(X_te)[:, 1], y_te, a_te))
+
+
+def _assert_no_clumps(xo, train, test):
+    """The transfer keeps each group's order, ties and within-group AUC, on the
+    training and on the test scores, and clips nothing to a bound."""
+    for (s, y, a), out in ((train, xo.train_scores_adjusted_),
+                           (test, xo.transform(test[0], sensitive_features=test[2]))):
+        assert within_group_changes(s, out, a) == (0, 0, 0)
+        assert equal_pairs(out, a) == equal_pairs(s, a)
+        for g in np.unique(a):
+            m = a == g
+            assert pair_frac(out[m & (y == 1)], out[m & (y == 0)]) == pair_frac(
+                s[m & (y == 1)], s[m & (y == 0)])
+        moved = a != xo.reference_group_
+        lo, hi = xo.bounds_
+        assert np.all((out[moved] > lo) & (out[moved] < hi))
+
+
+@pytest.mark.parametrize("protocol", [pytest.param("quick start", marks=pytest.mark.slow),
+                                      "paper"])
+def test_compas_scores_keep_every_group_order(protocol):
+    train, test = _compas_scores(protocol)
+    xo = XOrder(metric="xauc", lam=0.5, backend="numpy").fit(
+        train[0], train[1], sensitive_features=train[2])
+    _assert_no_clumps(xo, train, test)
+    np.testing.assert_array_equal(xo.transform(train[0], sensitive_features=train[2]),
+                                  xo.train_scores_adjusted_)
+    # the map of the adjusted group has a knot per end of its runs, not per score
+    (x, _), = xo.maps_.values()
+    assert x.size < 0.1 * np.unique(train[0][train[2] != xo.reference_group_]).size
+
+
+def test_many_equal_reference_scores():
+    """Reference scores on a grid of nine values, the other group's scores with ties
+    of their own: a strong lam moves many items between equal reference scores."""
+    rng = np.random.default_rng(3)
+    n = 400
+    groups = np.repeat([0, 1], n // 2)
+    y = rng.integers(0, 2, n)
+    scores = np.clip(0.5 + 0.25 * (y - 0.5) + rng.normal(0, 0.15, n) + 0.1 * (groups == 0),
+                     0.01, 0.99)
+    scores[groups == 0] = np.round(scores[groups == 0], 1)
+    scores[groups == 1] = np.round(scores[groups == 1], 3)
+    test = (rng.permutation(scores), y, rng.permutation(groups))
+    for lam in (0.0, 1.0, 10.0):
+        xo = fitted(scores, y, groups, lam=lam, reference_group=0)
+        _assert_no_clumps(xo, (scores, y, groups), test)
+
+
+def test_scores_near_the_float64_limit_give_finite_results(tmp_path):
+    """Six finite scores in 1e308..1.6e308, two tied in one group (issue #25): fit,
+    transform, save and load give finite numbers only."""
+    scores = np.array([1.6e308, 1.2e308, 1.0e308, 1.5e308, 1.5e308, 1.1e308])
+    y = np.array([1, 0, 1, 0, 1, 0])
+    groups = np.array([0, 0, 0, 1, 1, 1])
+    xo = fitted(scores, y, groups, lam=1.0, reference_group=0)
+    adjusted = xo.train_scores_adjusted_
+    assert np.isfinite(adjusted).all() and adjusted[3] == adjusted[4]
+    assert all(np.isfinite(knots).all() for knots in xo.maps_[1])
+    new = np.array([-1.7e308, 1.79e308, 0.0, 1.3e308, 1.5e308])
+    out = xo.transform(new, sensitive_features=np.ones(5, dtype=int))
+    assert np.isfinite(out).all() and np.all(np.diff(out[np.argsort(new)]) > 0)
+    xo.save(tmp_path / "m.json")
+    np.testing.assert_array_equal(
+        XOrder.load(tmp_path / "m.json").transform(new, sensitive_features=[1] * 5), out)
+
+
+@pytest.mark.parametrize("subsample", [None, 3])
+def test_training_metrics_are_those_of_the_adjusted_scores(subsample):
+    """``train_auc_``/``train_disparity_`` (what `fit` prints and the model file keeps)
+    are the metrics of ``train_scores_adjusted_`` on all training items."""
+    scores, y, groups = make_data(n_a=90, n_b=60, seed=12)
+    xo = fitted(scores, y, groups, metric="prf", lam=2.0, subsample=subsample)
+    assert xo.train_auc_ == metrics.auc(xo.train_scores_adjusted_, y)
+    assert xo.train_disparity_ == metrics.disparity(xo.train_scores_adjusted_, y, groups,
+                                                    "prf")
+    if subsample is None:  # distinct scores: the learned ordering's own values
+        assert xo.train_auc_ == pytest.approx(xo.result_.auc, **TOL)
+        assert xo.train_disparity_ == pytest.approx(xo.result_.disparity, **TOL)
 
 
 # ---------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
+import gpu_xorder
 from gpu_xorder import XOrder
 from gpu_xorder import _io
 
@@ -49,15 +50,22 @@ def test_saved_model_transforms_bit_for_bit(tmp_path, labels, kwargs, scale):
     new_s -= 0.1 * scale  # beyond the training range on both sides
     np.testing.assert_array_equal(loaded.transform(new_s, sensitive_features=new_g),
                                   xo.transform(new_s, sensitive_features=new_g))
-    summary = json.loads(path.read_text())["summary"]
-    assert summary["auc"] == xo.result_.auc and summary["method"] == xo.result_.method
+    doc = json.loads(path.read_text())
+    summary = doc["summary"]
+    assert summary["auc"] == xo.train_auc_ and summary["method"] == xo.result_.method
+    assert summary["disparity"] == xo.train_disparity_
+    assert summary["ordering_disparity"] == xo.result_.disparity
+    assert doc["package_version"] == gpu_xorder.__version__
+    assert doc["columns"] == {"score": None, "label": None, "group": None}
+    assert doc["fields"] == _io.MODEL_GLOSSARY
+    assert set(doc) == set(_io.MODEL_GLOSSARY)  # the glossary explains every field
 
 
 def test_a_summary_value_json_cannot_hold_is_saved_as_null(tmp_path, monkeypatch):
     s, y, g = data()
     xo = XOrder(lam=1.0, backend="numpy").fit(s, y, sensitive_features=g)
     doc = _io.model_to_dict(xo.get_params(), xo.groups_, xo.reference_group_, xo.bounds_,
-                            xo.clip_, xo.maps_, {"gap": np.float64(np.inf), "n": np.int64(3)})
+                            xo.maps_, {"gap": np.float64(np.inf), "n": np.int64(3)})
     assert doc["summary"] == {"gap": None, "n": 3}
     _io.write_json(tmp_path / "m.json", doc)
     assert XOrder.load(tmp_path / "m.json").lam == 1.0
@@ -78,6 +86,13 @@ def _saved(tmp_path):
 BIG = 10**400  # a JSON integer no float holds
 
 
+def to_version_1(doc, clip):
+    """``doc`` as a version-1 file (clip, no package version, columns or glossary)."""
+    for field in ("package_version", "columns", "fields"):
+        doc.pop(field)
+    doc.update(version=1, clip=clip)
+
+
 def _set_map(key, value):
     return lambda d: d["maps"][0].update({key: value})
 
@@ -85,7 +100,7 @@ def _set_map(key, value):
 # Every class of malformed model file: (edit of a saved model's document, message).
 BROKEN_MODELS = [
     (lambda d: d.update(format="other"), "the 'format' field is not 'gpu-xorder-model'"),
-    (lambda d: d.update(version=99), "version 99; this gpu-xorder reads version 1"),
+    (lambda d: d.update(version=99), "version 99; this gpu-xorder reads versions 1 and 2"),
     (lambda d: d.update(version=True), "'version' must be an integer, got True"),
     (lambda d: d.update(version="1"), "'version' must be an integer, got '1'"),
     (lambda d: d.pop("maps"), "missing fields ['maps']"),
@@ -124,9 +139,21 @@ BROKEN_MODELS = [
     (lambda d: d.update(bounds=[0.0]), "'bounds' must be a list of two numbers"),
     (lambda d: d.update(bounds=[1.0, 0.0]), "'bounds' must hold two numbers, the lower "
                                             "first"),
-    (lambda d: d.update(clip=[1, 0]), "'clip' must hold two numbers, the lower first"),
-    (lambda d: d.update(clip=["0", "1"]), "'clip' must be a finite number, got '0'"),
-    (lambda d: d.update(clip=[1e308 * 10, 1.0]), "Infinity is not a JSON number"),
+    (lambda d: to_version_1(d, [1, 0]), "'clip' must hold two numbers, the lower first"),
+    (lambda d: to_version_1(d, ["0", "1"]), "'clip' must be a finite number, got '0'"),
+    (lambda d: to_version_1(d, [1e308 * 10, 1.0]), "Infinity is not a JSON number"),
+    (lambda d: d.update(clip=[0, 1]), "unknown fields ['clip']"),  # version 1 only
+    (lambda d: (to_version_1(d, None), d.update(columns=None)), "unknown fields "
+                                                                "['columns']"),
+    # the package version, the column names, the glossary
+    (lambda d: d.pop("package_version"), "missing fields ['package_version']"),
+    (lambda d: d.update(package_version=3), "'package_version' must be a string, got 3"),
+    (lambda d: d.update(columns=["s"]), "'columns' must be an object with the fields "
+                                        "score, label and group"),
+    (lambda d: d["columns"].update(score=1), "'columns.score' must be a string or null"),
+    (lambda d: d["columns"].update(group="g"), "'columns.group' must be a non-empty list"),
+    (lambda d: d["columns"].update(group=[]), "'columns.group' must be a non-empty list"),
+    (lambda d: d.update(fields={"maps": 1}), "'fields' must be an object of strings"),
     # maps: one per non-reference group, finite increasing knots of one length
     (lambda d: d.update(maps=[]), "needs exactly one map (none for "),
     (lambda d: d.update(maps={}), "'maps' must be a list"),
@@ -184,6 +211,45 @@ def test_model_files_bytes_are_checked(tmp_path):
     path.write_bytes(gzip.compress(b'{"format": 1}')[:12])
     with pytest.raises(ValueError, match="cannot read the gzip data"):
         XOrder.load(path)
+
+
+def test_version_1_files_load_and_transform_as_they_did(tmp_path):
+    """A file as gpu-xorder wrote it before version 2 (no package version, columns or
+    glossary; a clipping range): its maps keep their end segments' slopes and clip."""
+    doc = {"format": "gpu-xorder-model", "version": 1,
+           "params": {"metric": "xauc", "lam": 1.0, "disparity": "absolute",
+                      "reference_group": None, "backend": "numpy", "method": "auto",
+                      "subsample": None, "memory_limit": None},
+           "groups": ["f", "m"], "reference_group": "m", "bounds": [0.0, 1.0],
+           "clip": [0.0, 1.0],
+           "maps": [{"group": "f", "x": [0.2, 0.4, 0.6], "y": [0.5, 0.6, 0.9]}]}
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(doc))
+    loaded = XOrder.load(path)
+    assert loaded.clip_ == (0.0, 1.0)
+    out = loaded.transform([0.3, 0.5, 0.1, 0.8, 0.77], sensitive_features=list("ffffm"))
+    np.testing.assert_allclose(out, [0.55, 0.75, 0.45, 1.0, 0.77], rtol=0, atol=1e-15)
+    # a model fitted after loading one transforms by the current rule
+    s, y, g = data()
+    loaded.fit(s, y, sensitive_features=g)
+    np.testing.assert_array_equal(loaded.transform(s, sensitive_features=g),
+                                  loaded.train_scores_adjusted_)
+
+
+def test_the_readme_explains_every_field_of_a_model_file():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    part = readme.split("- **Model files**", 1)[1].split("\n- **", 1)[0]
+    assert [f for f in _io.MODEL_GLOSSARY if f"`{f}`" not in part] == []
+
+
+def test_model_file_names_the_score_column_of_a_data_frame(tmp_path):
+    pd = pytest.importorskip("pandas")
+    s, y, g = data()
+    xo = XOrder(lam=1.0, backend="numpy").fit(pd.DataFrame({"risk": s}), y,
+                                              sensitive_features=g)
+    xo.save(tmp_path / "m.json")
+    columns = json.loads((tmp_path / "m.json").read_text())["columns"]
+    assert columns == {"score": "risk", "label": None, "group": None}
 
 
 def test_integer_groups_and_the_new_parameters_load(tmp_path):
@@ -302,6 +368,11 @@ BROKEN_TABLES = [
     ("a,b\n1,x\n" + "9" * 30 + ",y\n", lambda t: t.groups(["a"], "int"),
      ", line 3: column 'a' holds '999"),
     ("a,b\n1,x\nyes,y\n", lambda t: t.groups(["a"], "bool"), "not a boolean"),
+    # one long cell would widen every row's label: refused (issue #25)
+    ("a,b\n1,x\n2," + "y" * 2**20 + "\n", lambda t: t.groups(["b"]),
+     ", line 3: column 'b' holds a group label of 1048576 characters, more than 1000"),
+    ("a,b\n1,x\n2," + "y" * 1001 + "\n", lambda t: t.groups(["a", "b"]),
+     ", line 3: column 'b' holds a group label of 1001 characters"),
     ("a,b\n1,x\nnan,y\n", lambda t: t.groups(["a"], "float"), "not a finite float"),
     # line numbers count blank lines and the lines of multi-line quoted cells
     ('a,b\n\n1,"two\nlines"\n\n\r\n3,"x"\r\nz,4\n', lambda t: t.numbers("a"),

@@ -160,3 +160,31 @@ def test_a_band_of_a_step_fills_like_the_step():
         (path, final), = cr.solve_banded(lat, 1, 32, cr.numpy_band_fill([lam]))
         np.testing.assert_array_equal(path, want[0])
         np.testing.assert_array_equal(final, want[1])
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_running_sums_equal_the_sums_over_all_pairs(metric):
+    """``solve_iterative`` keeps the constants of the merged pairs up to date step by
+    step (``MergedSums.add``, O(K) a step); each step's constants equal, bit for bit,
+    those summed anew over all pairs merged so far."""
+    rng = np.random.default_rng(11)
+    s, y, g = random_problem(rng, (9, 7, 7, 5, 4, 3), metric, ties=True)
+    prob = cr.build_problem(s, y, g, 6, metric, "absolute")
+    seen = []
+
+    def solve(lat, lam, progress):
+        seen.append(lat)
+        return cr.solve_lattice(lat, lam, progress)
+
+    _, const_c, const_u, _, order = cr.solve_iterative(prob, 0.8, solve=solve)
+    for t, lat in enumerate(seen):
+        merged = order[:t + 2]
+        old = merged[:-1]
+        c = {p: v for p, v in const_c.items() if p[0] in old and p[1] in old}
+        u = {p: v for p, v in const_u.items() if p[0] in old and p[1] in old}
+        cs = kg.build_constants(prob, merged)
+        fresh = _iterative.MergedSums(prob, cs, sorted(old), c, u)
+        assert fresh.floor == lat.consts.floor
+        assert (fresh.floor > 0) == (metric != "prf" and t > 0)
+        assert float(fresh.total) == lat.consts.s_const
+        np.testing.assert_array_equal([fresh.row[q] for q in lat.old], lat.consts.row_const)

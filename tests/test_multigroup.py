@@ -262,6 +262,58 @@ def test_auto_picks_kd_then_iterative(monkeypatch):
     assert fair_order(scores, y, groups, backend="numpy").method == "iterative"
 
 
+@pytest.mark.parametrize("metric", METRICS)
+def test_time_estimate_counts_the_work_the_fill_does(metric, monkeypatch):
+    """``_plan.numpy_work`` (what ``estimate_seconds`` prices) counts the lanes the
+    iterative fill computes: state rows times padded diagonal lengths of every step
+    with more than one old group, and their anti-diagonals, as the fill's decider sees
+    them."""
+    from cpu_reference import _objective
+    from gpu_xorder.engine import _plan
+
+    sizes = (9, 7, 7, 5, 3)
+    seen = {"lane": 0, "calls": 0}
+    decider = _objective.StepObjective.decider
+
+    def counting(self, max_len):
+        decide = decider(self, max_len)
+
+        def wrapped(pred, cand, i_lo, k_lo, length, dec_out):
+            if self.m > 1:
+                seen["lane"] += self.rows * length
+            seen["calls"] += 1
+            return decide(pred, cand, i_lo, k_lo, length, dec_out)
+        return wrapped
+
+    monkeypatch.setattr(_objective.StepObjective, "decider", counting)
+    s, y, g = random_problem(np.random.default_rng(2), sizes, metric)
+    cr.solve_iterative(cr.build_problem(s, y, g, 5, metric, "absolute"), 0.5)
+    work = _plan.numpy_work("iterative", sizes, metric)
+    assert work["lane"] == seen["lane"]
+    assert seen["calls"] <= work["diagonal"] == sum(m + n for m, n in cr.step_shapes(sizes))
+
+
+def test_time_estimate_before_a_long_solve():
+    """What the command line asks before it starts: 1000 groups of 4 by iterative xOrder
+    (issue #25: over two minutes with nothing said) is estimated long, and the estimate
+    grows as K^3 for small groups; methods add up, GPUs are not estimated."""
+    from gpu_xorder.engine._plan import choose_method, estimate_seconds
+
+    many, half = estimate_seconds("iterative", [4] * 1000), estimate_seconds(
+        "iterative", [4] * 500)
+    assert many > 120 and 6 < many / half < 9
+    assert estimate_seconds("auto", [4] * 1000) == many
+    assert estimate_seconds("auto", [300, 400]) == estimate_seconds("2d", [300, 400])
+    assert estimate_seconds("best", [30] * 3) == pytest.approx(
+        estimate_seconds("kd", [30] * 3) + estimate_seconds("iterative", [30] * 3))
+    assert estimate_seconds("auto", [30] * 3) == estimate_seconds(
+        choose_method("auto", [30] * 3), [30] * 3)
+    assert estimate_seconds("2d", [500, 500], n_fills=3) == pytest.approx(
+        3 * estimate_seconds("2d", [500, 500]))
+    assert estimate_seconds("kd", [4] * 1000) > 1e100
+    assert estimate_seconds("2d", [10, 10], backend="cupy") is None
+
+
 def test_lam_sequence_and_counters_sum():
     rng = np.random.default_rng(5)
     scores, y, groups = random_problem(rng, [4, 5, 3], "xauc")
@@ -291,6 +343,37 @@ def test_group_without_positives_is_an_error(metric, what):
     with pytest.raises(ValueError, match=v.MSG_GROUP_LACKS.format(
             label=2, what=what, metric=metric).replace("'", ".")):
         fair_order(scores, y, groups, metric=metric, backend="numpy")
+
+
+@pytest.mark.parametrize("k", [129, pytest.param(200, marks=pytest.mark.slow)])
+def test_more_than_128_groups(k):
+    """Group indices beyond int8 (issue #25: group 128 wrapped to -128): 129 and 200
+    groups of two items solve, and at lam = 0 (exact) reach the best AUC. Oracle: the
+    m groups ranked (negative, positive) by score are chains whose cross pairs lose at
+    least one pair in two (``n_i > p_i`` and ``n_j > p_j`` forbid ``p_i > n_j`` and
+    ``p_j > n_i`` together), plus their own pair; the order ``n_1 p_1 n_2 p_2 ...``
+    between every other positive (on top) and negative (at the bottom) loses no more.
+    So the best AUC is ``1 - (m + m (m - 1) / 2) / (n_1 n_0)``."""
+    rng = np.random.default_rng(k)
+    kinds = rng.integers(0, 4, k)  # labels of the upper, lower item: 10, 01, 11, 00
+    kinds[:2] = (0, 1)
+    upper, lower = np.array([1, 0, 1, 0])[kinds], np.array([0, 1, 1, 0])[kinds]
+    scores = rng.permutation(2 * k).reshape(k, 2) / (2 * k)
+    scores.sort(axis=1)
+    groups = np.repeat(np.arange(k), 2)
+    y = np.column_stack((lower, upper)).ravel()  # column 0: the lower score
+    scores = scores.ravel()
+    res = fair_order(scores, y, groups, metric="urf", method="iterative", backend="numpy")
+    assert res.path.dtype == np.int16 and res.path.max() == k - 1
+    check_valid(res, scores, groups, k)
+    m = int((kinds == 1).sum())
+    n_1 = int(y.sum())
+    best = 1 - (m + m * (m - 1) / 2) / (n_1 * (y.size - n_1))
+    assert res.auc == pytest.approx(best, **TOL)
+    ranked = order_scores(res.order)
+    assert pair_frac(ranked[y == 1], ranked[y == 0]) == pytest.approx(best, **TOL)
+    assert cr.group_dtype(128) == np.int8 and cr.group_dtype(129) == np.int16
+    assert cr.group_dtype(2**15 + 1) == np.int32
 
 
 @pytest.mark.parametrize("method", ["kd", "iterative"])

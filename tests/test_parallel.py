@@ -1,6 +1,10 @@
 """``n_jobs``: lattices of a lam sequence in worker processes (gpu_xorder.utils._parallel)."""
 
 import re
+import socket
+import struct
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -97,3 +101,62 @@ def test_workers():
     assert _parallel.workers(4, 1) == 1 and _parallel.workers(1, 5) == 1
     assert _parallel.workers(2, 5) == 2 and _parallel.workers(8, 3) == 3
     assert 1 <= _parallel.workers(-1, 4) <= 4
+
+
+# ---------------------------------------------------------------- --scheduler (issue #25)
+
+@pytest.fixture
+def listener():
+    """``start(answer)``: a local TCP service that accepts and sends ``answer`` (None:
+    stays silent); returns its address."""
+    servers = []
+
+    def start(answer):
+        srv = socket.create_server(("127.0.0.1", 0))
+        servers.append(srv)
+
+        def serve():
+            held = []
+            while True:
+                try:
+                    conn, _ = srv.accept()
+                except OSError:  # closed by the fixture
+                    break
+                held.append(conn)
+                if answer is not None:
+                    conn.sendall(answer)
+
+        threading.Thread(target=serve, daemon=True).start()
+        return f"tcp://127.0.0.1:{srv.getsockname()[1]}"
+
+    yield start
+    for srv in servers:
+        srv.close()
+
+
+@pytest.mark.parametrize("answer,error,message", [
+    (None, TimeoutError, _parallel.MSG_NO_ANSWER.format(timeout=0.5)),
+    # an HTTP server: distributed's Client reads "HTTP/1.1" as a length of 3 EiB
+    (b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+     ConnectionError, _parallel.MSG_NOT_DASK.format(size=3543824036068086856)),
+    # a plausible length, then garbage that is no Dask handshake
+    (struct.pack("Q", 40) + bytes(range(40)), ConnectionError,
+     _parallel.MSG_NOT_DASK.format(size=40)),
+    # a plausible length, then silence
+    (struct.pack("Q", 40), TimeoutError, _parallel.MSG_NO_ANSWER.format(timeout=0.5)),
+])
+def test_a_service_that_is_no_scheduler_is_refused_in_time(listener, answer, error, message):
+    pytest.importorskip("distributed")
+    address = listener(answer)
+    start = time.monotonic()
+    with pytest.raises(error, match=re.escape(message)):
+        _parallel.probe_scheduler(address, 0.5)
+    assert time.monotonic() - start < 1.5
+
+
+def test_probe_refuses_a_closed_port():
+    pytest.importorskip("distributed")
+    with socket.create_server(("127.0.0.1", 0)) as srv:
+        address = f"tcp://127.0.0.1:{srv.getsockname()[1]}"
+    with pytest.raises(OSError):
+        _parallel.probe_scheduler(address, 0.5)

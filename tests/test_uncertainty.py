@@ -2,16 +2,29 @@
 slow reference computations (a bootstrap loop over the library's metrics, DeLong's
 formula by O(n^2) loops) and by coverage on simulated data."""
 
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
+import tracemalloc
 from statistics import NormalDist
 
 import numpy as np
 import pytest
 
-from gpu_xorder.metrics import _uncertainty
 from cpu_reference import half_wins2
 from gpu_xorder import metrics
-from gpu_xorder.metrics._uncertainty import MSG_LEVEL, MSG_N_BOOTSTRAP, MSG_RANDOM_STATE
+from gpu_xorder.metrics import _uncertainty
+from gpu_xorder.metrics._uncertainty import (
+    MAX_BOOTSTRAP,
+    MSG_BOOTSTRAP_DELONG,
+    MSG_LEVEL,
+    MSG_N_BOOTSTRAP,
+    MSG_N_BOOTSTRAP_MAX,
+    MSG_RANDOM_STATE,
+)
 
 
 def tiny(n=30, k=3, seed=3, ties=True):
@@ -99,7 +112,8 @@ def loop_delong(x, y):
 @pytest.mark.parametrize("method", ["bootstrap", "delong"])
 def test_estimates_are_the_metrics(method):
     s, y, g = tiny()
-    ci = metrics.confidence_intervals(s, y, g, method=method, n_bootstrap=50,
+    ci = metrics.confidence_intervals(s, y, g, method=method,
+                                      n_bootstrap=50 if method == "bootstrap" else None,
                                       random_state=1)
     assert ci.auc.estimate == metrics.auc(s, y)
     for (a, b), iv in ci.xauc.items():
@@ -204,7 +218,7 @@ def test_coverage_on_simulated_data():
     y = np.concatenate([np.full(size[k], k[1]) for k in keys])
     for _ in range(200):
         s = np.concatenate([rng.normal(mu[k], 1, size[k]) for k in keys])
-        for method, n_boot in (("bootstrap", 300), ("delong", 1)):
+        for method, n_boot in (("bootstrap", 300), ("delong", None)):
             ci = metrics.confidence_intervals(s, y, g, method=method, n_bootstrap=n_boot,
                                               random_state=rng)
             covered[method][0] += ci.auc.low <= true_auc <= ci.auc.high
@@ -220,7 +234,8 @@ def test_undefined_values_are_none():
     y = np.array([1, 0, 1, 0, 0, 1, 0])
     g = np.array(["a", "a", "a", "b", "b", "c", "c"])  # b has no positives
     for method in ("bootstrap", "delong"):
-        ci = metrics.confidence_intervals(s, y, g, method=method, n_bootstrap=30,
+        ci = metrics.confidence_intervals(s, y, g, method=method,
+                                          n_bootstrap=30 if method == "bootstrap" else None,
                                           random_state=0)
         assert ci.xauc["b", "a"] is None and ci.prf["b"] is None
         assert ci.disparity["xauc"] is None and ci.disparity["prf"] is None
@@ -250,55 +265,91 @@ def test_bad_parameters(kwargs, message):
         metrics.confidence_intervals(s, np.zeros(s.size), g)
 
 
-def test_the_xroc_band_covers_the_points_of_the_true_curve():
-    """Binormal xROC curves (positives of g ~ N(1, 1), negatives of h ~ N(0, 1), 30
-    each, plus three fixed scores): at three fixed thresholds the band's rectangle
-    holds the true point in at least 95% of 400 data sets (Clopper-Pearson is
-    conservative: 392, 387 and 392 of them)."""
-    from scipy.stats import norm
+from cpu_reference import half_wins2
+# ---------------------------------------------------------------- bounded work (issue #25)
 
-    rng = np.random.default_rng(5)
-    grp, y = np.repeat(["g", "h"], 30), np.repeat([1, 0], 30)
-    checked = np.array([1.5, 0.5, -0.5])  # thresholds, exact in every data set below
-    hits = np.zeros(checked.size)
-    for _ in range(400):
-        s = np.round(np.concatenate((rng.normal(1, 1, 30), rng.normal(0, 1, 30))), 1)
-        s = np.concatenate((s, checked, checked))  # the thresholds occur as scores:
-        yy = np.concatenate((y, [1] * 3, [0] * 3))  # added to both samples
-        gg = np.concatenate((grp, ["g"] * 3, ["h"] * 3))
-        band = metrics.xroc_band(s, yy, gg, "g", "h", level=0.95)
-        for k, t in enumerate(checked):
-            at = np.flatnonzero(band.thresholds == t)[0]
-            # the true shares of the 33-item samples: 30 normal draws and 3 fixed scores
-            fpr = (30 * norm.sf(t) + (checked >= t).sum()) / 33
-            tpr = (30 * norm.sf(t - 1) + (checked >= t).sum()) / 33
-            hits[k] += (band.fpr_low[at] <= fpr <= band.fpr_high[at]
-                        and band.tpr_low[at] <= tpr <= band.tpr_high[at])
-    assert (hits >= 0.95 * 400).all(), hits
+def test_delong_refuses_n_bootstrap():
+    s, y, g = tiny()
+    with pytest.raises(ValueError, match=re.escape(MSG_BOOTSTRAP_DELONG)):
+        metrics.confidence_intervals(s, y, g, method="delong", n_bootstrap=2000)
+    assert metrics.confidence_intervals(s, y, g, method="delong").n_bootstrap is None
+    assert metrics.confidence_intervals(s, y, g, random_state=0).n_bootstrap == 2000
 
 
-def test_the_xroc_band_is_two_exact_binomial_intervals():
-    """Every threshold's limits equal scipy's exact (Clopper-Pearson) interval of the
-    count scoring >= t, at level sqrt(level); the ends (0, 0) and (1, 1) are exact and
-    the empirical curve lies inside."""
-    from scipy.stats import binomtest
+def test_absurd_resample_counts_are_refused_up_front(monkeypatch):
+    s, y, g = tiny()
+    with pytest.raises(ValueError, match=re.escape(MSG_N_BOOTSTRAP_MAX.format(
+            value=MAX_BOOTSTRAP + 1, limit=MAX_BOOTSTRAP))):
+        metrics.confidence_intervals(s, y, g, n_bootstrap=MAX_BOOTSTRAP + 1)
+    # the statistics kept per resample are checked against the memory before any work
+    need = _uncertainty.bootstrap_bytes(10**5, 3)
+    monkeypatch.setattr(_uncertainty, "_bootstrap_budget", lambda: need - 1)
+    monkeypatch.setattr(_uncertainty, "bootstrap_statistics", None)  # never reached
+    with pytest.raises(MemoryError, match=r"100000 bootstrap resamples of 3 groups keep "
+                                          r"[0-9.]+ GiB .*use at most 99999 resamples"):
+        metrics.confidence_intervals(s, y, g, n_bootstrap=10**5, random_state=0)
 
-    rng = np.random.default_rng(2)
-    s = rng.integers(0, 12, 90).astype(float)  # ties
-    y = rng.integers(0, 2, 90)
-    grp = rng.choice(["g", "h"], 90)
-    band = metrics.xroc_band(s, y, grp, "g", "h", level=0.8)
-    pos, neg = s[(grp == "g") & (y == 1)], s[(grp == "h") & (y == 0)]
-    assert band.thresholds[0] == np.inf and np.all(np.diff(band.thresholds) < 0)
-    assert (band.fpr_low[0], band.fpr_high[0], band.tpr_low[0]) == (0, 0, 0)
-    for k, t in enumerate(band.thresholds[1:], start=1):
-        for sample, low, high in ((neg, band.fpr_low, band.fpr_high),
-                                  (pos, band.tpr_low, band.tpr_high)):
-            ci = binomtest(int((sample >= t).sum()), sample.size).proportion_ci(
-                np.sqrt(0.8), method="exact")
-            assert (low[k], high[k]) == pytest.approx((ci.low, ci.high), abs=1e-9)
-            assert low[k] <= (sample >= t).mean() <= high[k]
-    assert band.fpr_high[-1] == band.tpr_high[-1] == 1.0
-    many = metrics.xroc_band(np.arange(2000.0), np.tile([1, 0], 1000),
-                             np.repeat(["g", "h"], 1000), "g", "h", max_points=50)
-    assert many.thresholds.size == 51 and many.thresholds[-1] == 0.0
+
+def test_child_seeds_are_the_spawned_seeds():
+    for parent in (np.random.SeedSequence(7), np.random.SeedSequence(123, spawn_key=(4, 2)),
+                   np.random.SeedSequence(5, pool_size=8)):
+        parent.spawn(3)  # children already spawned shift the numbering, as in spawn
+        state = (parent.entropy, parent.spawn_key, parent.pool_size,
+                 parent.n_children_spawned)
+        mine = [_uncertainty.child_seed(state, b) for b in range(40)]
+        for a, b in zip(mine, parent.spawn(40)):
+            np.testing.assert_array_equal(a.generate_state(4), b.generate_state(4))
+
+
+def test_bootstrap_memory_grows_only_by_the_statistics_kept():
+    """Seeds and resamples are made chunk by chunk: 20,000 more resamples cost no more
+    than their statistics (``bootstrap_bytes``), not a SeedSequence each (about 370
+    bytes) nor a second copy of the statistics."""
+    s, y, g = tiny(n=20, k=2, ties=False)
+    peaks = {}
+    for n_boot in (1000, 21000):
+        metrics.confidence_intervals(s, y, g, n_bootstrap=50, random_state=0)  # warm
+        tracemalloc.start()
+        metrics.confidence_intervals(s, y, g, n_bootstrap=n_boot, random_state=0)
+        peaks[n_boot] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    grown = peaks[21000] - peaks[1000]
+    allowed = _uncertainty.bootstrap_bytes(21000, 2) - _uncertainty.bootstrap_bytes(1000, 2)
+    assert 0 < grown <= 1.25 * allowed, (grown, allowed)
+
+
+INTERRUPTED = """
+import sys, time
+import numpy as np
+from gpu_xorder import metrics
+rng = np.random.default_rng(0)
+s, y, g = rng.random(400), rng.integers(0, 2, 400), rng.integers(0, 2, 400)
+print("go", flush=True)
+try:
+    metrics.confidence_intervals(s, y, g, n_bootstrap=10**6, random_state=0,
+                                 n_jobs={n_jobs})
+except KeyboardInterrupt:
+    print(time.time(), flush=True)
+    raise
+"""
+
+
+@pytest.mark.parametrize("n_jobs", [None, pytest.param(2, marks=pytest.mark.slow)])
+def test_ctrl_c_stops_a_long_bootstrap_within_a_second(n_jobs):
+    """SIGINT one second into 10**6 resamples (over a minute of work): the
+    KeyboardInterrupt reaches the caller within a second, in this process or from
+    joblib's workers."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    proc = subprocess.Popen([sys.executable, "-c", INTERRUPTED.format(n_jobs=n_jobs)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=root)
+    try:
+        assert proc.stdout.readline().strip() == "go"
+        time.sleep(1.0)
+        sent = time.time()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert "KeyboardInterrupt" in err
+    assert float(out.split()[0]) - sent < 1.0

@@ -1,14 +1,18 @@
 """Input checks shared by the API (``gpu_xorder.utils._validation``): the messages that name
 the problem instead of NumPy's."""
 
+import decimal
+import fractions
 import re
 import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from gpu_xorder import XOrder, fair_order
 from gpu_xorder.utils import _validation as v
-from gpu_xorder import fair_order
 
 
 @pytest.mark.parametrize("groups", [
@@ -131,3 +135,108 @@ def test_labels_checked_without_a_sort():
     with pytest.raises(ValueError, match=re.escape("got [0, 1, 2, 3, 5, '...']")):
         v.check_labels(y, y.size)
     assert v.check_labels(np.array([1, 0, 1]), 3).tolist() == [1, 0, 1]
+
+
+# ---------------------------------------------------------------- real numbers (issue #25)
+
+S4, Y4, G4 = np.array([0.9, 0.8, 0.7, 0.6]), np.array([1, 0, 1, 0]), np.array([0, 0, 1, 1])
+ONE_HALF = [decimal.Decimal("0.5"), fractions.Fraction(1, 2), np.float32(0.5),
+            np.float64(0.5), np.array(0.5), np.array(0.5, dtype=np.float16)]
+
+
+@pytest.mark.parametrize("lam", ONE_HALF)
+def test_every_real_number_type_is_one_lam(lam):
+    assert v.check_lam(lam) == (pytest.approx([0.5]), False)
+    res = fair_order(S4, Y4, G4, lam=lam, backend="numpy")
+    assert not isinstance(res, list) and res.lam == 0.5
+    assert XOrder(lam=lam, backend="numpy").fit(S4, Y4, sensitive_features=G4).lam_ == 0.5
+    values, batch = v.check_lam([lam, 1])
+    assert batch and values.tolist() == [0.5, 1.0]
+
+
+@pytest.mark.parametrize("lam", [True, np.True_, np.array(False), [0.5, True],
+                                 np.array([True, False])])
+def test_a_bool_lam_is_refused(lam):
+    with pytest.raises(TypeError, match=r"lam must be a number, not the bool (np\.)?(True|False)"):
+        fair_order(S4, Y4, G4, lam=lam, backend="numpy")
+
+
+def test_a_two_dimensional_lam_is_refused():
+    for lam in (np.ones((2, 2)), [[0.1], [0.2]]):
+        with pytest.raises(ValueError, match=re.escape(v.MSG_LAM_NDIM.format(shape=(2, 2)))
+                           if np.shape(lam) == (2, 2) else "shape \\(2, 1\\)"):
+            fair_order(S4, Y4, G4, lam=lam, backend="numpy")
+
+
+def test_every_real_number_parameter_takes_every_real_number_type():
+    from gpu_xorder import metrics
+    from gpu_xorder.metrics._uncertainty import check_level
+
+    for half in ONE_HALF:
+        assert v.check_max_disparity(half) == 0.5
+        assert check_level(half) == 0.5
+        assert XOrder(max_disparity=half, validation=half).get_params()["validation"] is half
+    with pytest.raises(TypeError, match="max_disparity must be a number, not the bool True"):
+        v.check_max_disparity(True)
+    for huge in (10**400, fractions.Fraction(10**400)):  # beyond float64: out of range
+        with pytest.raises(ValueError, match="lam must be a finite number >= 0, got inf"):
+            v.check_lam(huge)
+    ci = metrics.confidence_intervals(S4, Y4, G4, level=decimal.Decimal("0.9"),
+                                      method="delong")
+    assert ci.level == 0.9
+
+
+def test_a_model_with_a_decimal_lam_saves(tmp_path):
+    model = XOrder(lam=decimal.Decimal("0.5"), backend="numpy").fit(
+        S4, Y4, sensitive_features=G4)
+    model.save(tmp_path / "m.json")
+    assert XOrder.load(tmp_path / "m.json").lam == 0.5
+
+
+# ---------------------------------------------------------------- pandas indexes
+
+def test_misaligned_pandas_indexes_warn():
+    """pandas objects are used by position (scikit-learn's convention); when their
+    indexes differ a warning says so, since rows that share an index label may be
+    meant to belong together."""
+    pd = pytest.importorskip("pandas")
+    from gpu_xorder import metrics
+    from gpu_xorder.utils._frames import MSG_MISALIGNED
+
+    s = pd.Series(S4, index=[10, 11, 12, 13])
+    y_same, y_other = pd.Series(Y4, index=s.index), pd.Series(Y4, index=[13, 12, 11, 10])
+    g = pd.Series(G4, index=s.index)
+    message = re.escape(MSG_MISALIGNED.format(names="scores, y and sensitive_features"))
+    with pytest.warns(UserWarning, match=message):
+        fair_order(s, y_other, g, backend="numpy")
+    with pytest.warns(UserWarning, match="scores and y are pandas objects"):
+        metrics.auc(s, y_other)
+    with pytest.warns(UserWarning, match="scores, y and groups are pandas objects"):
+        metrics.disparity(s, y_other, g)
+    with pytest.warns(UserWarning, match=message):
+        XOrder(backend="numpy").fit(s, y_other, sensitive_features=g)
+    model = XOrder(backend="numpy").fit(s, y_same, sensitive_features=g)
+    with pytest.warns(UserWarning, match="scores and sensitive_features are pandas"):
+        model.transform(s, sensitive_features=g.reset_index(drop=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # aligned, or one pandas object among arrays
+        fair_order(s, y_same, g, backend="numpy")
+        fair_order(s, Y4, G4, backend="numpy")
+        metrics.disparity(s, y_same, g.to_frame())
+        model.transform(s, sensitive_features=G4)
+
+
+# ---------------------------------------------------------------- report keys
+
+@given(st.lists(st.text(alphabet="ab >~[]\\", max_size=6), min_size=2, max_size=5, unique=True))
+@settings(max_examples=200, deadline=None)
+def test_pair_keys_are_unambiguous(labels):
+    """Distinct pairs get distinct keys, and a key reads back to its pair, for labels
+    made of the separators' characters and backslashes."""
+    from gpu_xorder.utils._validation import pair_key, split_pair_key
+
+    for sep in (" > ", " ~ "):
+        keys = {pair_key(g, h, sep): (g, h) for g in labels for h in labels if g != h}
+        assert len(keys) == len(labels) * (len(labels) - 1)
+        assert all(split_pair_key(k, sep) == pair for k, pair in keys.items())
+    assert pair_key("white", "black") == "white > black"

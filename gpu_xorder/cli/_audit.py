@@ -9,6 +9,7 @@ import numpy as np
 from rich.markup import escape
 from rich.table import Table
 
+from ..utils._validation import pair_key
 from . import _output as out
 from ._output import METRIC_COLUMNS
 from ._common import AUDIT_BOOTSTRAP
@@ -57,7 +58,7 @@ def run(args):
              lambda s: [defined(metrics.xauc, s, y, groups, g, g) for g in keys],
              "auc_within", lambda ci: [ci.auc_within[g] for g in keys]),
             ("xAUC(g, h)", "P(a positive of g ranks above a negative of h)",
-             [f"{g} > {h}" for g, h in pairs],
+             [pair_key(g, h) for g, h in pairs],
              lambda s: [defined(metrics.xauc, s, y, groups, g, h) for g, h in pairs],
              "xauc", lambda ci: [ci.xauc[g, h] for g, h in pairs]),
             ("PRF(g)", "P(a positive of g ranks above a negative of any group)",
@@ -65,7 +66,7 @@ def run(args):
              lambda s: [defined(metrics.prf, s, y, groups, g) for g in keys], "prf",
              lambda ci: [ci.prf[g] for g in keys]),
             ("URF(g, h)", "|P(an item of g ranks above one of h) - P(the reverse)|",
-             [f"{g} ~ {h}" for g, h in pairs if g < h],
+             [pair_key(g, h, " ~ ") for g, h in pairs if g < h],
              lambda s: [defined(metrics.urf, s, groups, g, h) for g, h in pairs if g < h],
              "urf", lambda ci: [ci.urf[g, h] for g, h in pairs if g < h]),
         ]
@@ -160,7 +161,8 @@ def _intervals(name, scores, y, groups, level, method, args):
                       f"{scores.size} rows") if method == "bootstrap"
           else contextlib.nullcontext()):
         return metrics.confidence_intervals(
-            scores, y, groups, level=level, method=method, n_bootstrap=n_bootstrap,
+            scores, y, groups, level=level, method=method,
+            n_bootstrap=n_bootstrap if method == "bootstrap" else None,
             random_state=args.seed or 0, n_jobs=args.jobs)
 
 

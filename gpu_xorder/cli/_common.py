@@ -50,7 +50,7 @@ AUDIT_BOOTSTRAP = 2000
 MSG_NO_DASK = ('--scheduler needs dask.distributed, which is not installed: '
                'pip install "gpu-xorder[dask]"')
 MSG_SCHEDULER = "cannot reach the Dask scheduler at {address}: {why}"
-SCHEDULER_TIMEOUT = 10  # seconds
+SCHEDULER_TIMEOUT = 10  # seconds to connect and hear the scheduler's first answer
 
 
 def group_names(data, groups):
@@ -179,7 +179,10 @@ def dask_backend(address):
         from distributed import Client
     except ImportError:
         raise ValueError(MSG_NO_DASK) from None
+    from ..utils import _parallel
+
     try:
+        _parallel.probe_scheduler(address, SCHEDULER_TIMEOUT)
         client = Client(address, timeout=SCHEDULER_TIMEOUT)
     except (OSError, ValueError) as exc:  # TimeoutError is an OSError
         raise ValueError(MSG_SCHEDULER.format(address=address, why=out.one_line(exc))) \

@@ -72,7 +72,8 @@ def run(args):
                                   progress=progress)]
         seconds = time.perf_counter() - start
         est = models[chosen]
-        model = model_text(est._model_document())
+        model = model_text(est._model_document(
+            {"score": args.score, "label": args.label, "group": args.group}))
         files = [(args.model, lambda f: f.write(model), None)]
         if args.output is not None:
             files.append((args.output,

@@ -15,6 +15,7 @@ from . import _solvers
 from ..utils import _validation as v
 from .. import metrics as metrics_mod
 from ..engine._backend import cupy_engine, resolve_backend
+from ..utils._frames import warn_misaligned
 from ._result import FairOrderResult
 
 logger = logging.getLogger("gpu_xorder")
@@ -50,7 +51,8 @@ def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
     y : array-like of shape (n,)
         Binary labels (0/1).
     sensitive_features : array-like of shape (n,) or (n, c)
-        Protected group of each item (ints or strings); with c columns (one per
+        Protected group of each item (ints, or strings of at most
+        ``MAX_LABEL_CHARS`` = 1000 characters); with c columns (one per
         attribute, a DataFrame say) the groups are their intersections, labelled by
         the values joined with ``" & "`` (``"white & female"``). Required; the third
         positional argument.
@@ -58,7 +60,9 @@ def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
         Disparity metric: cross-AUC, pairwise ranking fairness or unsupervised ranking
         fairness.
     lam : float or sequence of float, default=0.0
-        Weight of the disparity, on the paper's scale (AUC and D are both fractions).
+        Weight of the disparity, on the paper's scale (AUC and D are both fractions):
+        one real number of any type (``Decimal``, ``Fraction``, NumPy scalars and 0-d
+        arrays; not a bool) or a one-dimensional sequence of them.
         The public reference code's weight equals ``lam * n_1 * n_0``. A sequence
         returns one result per value (filled in one batch on the GPU).
     disparity : {"absolute", "signed"}, default="absolute"
@@ -144,6 +148,7 @@ def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
     True
     """
     groups = v.sensitive_features_argument(sensitive_features, groups)
+    warn_misaligned(scores=scores, y=y, sensitive_features=groups)
     metric = v.check_choice(metric, "metric", v.METRICS)
     mode = v.check_choice(disparity, "disparity", v.DISPARITIES)
     backend = v.check_choice(backend, "backend", v.BACKENDS)
@@ -451,7 +456,7 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, *, backend, pr
             objective=objective,
             counters=_counter_dict(c, u, labels, metric),
             groups=labels,
-            path=np.asarray(path, dtype=np.int8),
+            path=np.asarray(path, dtype=cpu_reference.group_dtype(labels.size)),
             metric=metric,
             lam=float(lam),
             mode=mode,
@@ -485,12 +490,14 @@ def _solve_two_on_gpu(prob, s, y, index, lams, progress):
 
 
 def _counter_dict(c, u, labels, metric):
-    """Two groups: the 2-D names (``cab``, ...); more: ``"C[g][h]"`` with group labels."""
+    """Two groups: the 2-D names (``cab``, ...); more: ``"C[g][h]"`` with group labels
+    (escaped: ``_validation.escape_label``)."""
     if labels.size == 2:
         values = [c[(0, 1)], c[(1, 0)]] + ([u[(0, 1)], u[(1, 0)]] if metric == "urf" else [])
         return dict(zip(cpu_reference.COUNTERS[metric], values))
     out = {}
     for kind, table in (("C", c), ("U", u)):
         for (g, h), value in sorted(table.items()):
-            out[f"{kind}[{labels[g]}][{labels[h]}]"] = int(value)
+            out[f"{kind}[{v.escape_label(labels[g])}][{v.escape_label(labels[h])}]"] = (
+                int(value))
     return out

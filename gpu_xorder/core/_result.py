@@ -27,7 +27,7 @@ class FairOrderResult:
         ``{"cab": ..., "cba": ...}`` (see ``cpu_reference.COUNTERS``).
     groups : ndarray
         Sorted group labels; group index k in ``path`` is ``groups[k]``.
-    path : ndarray of int8
+    path : ndarray of int8 (int16 beyond 128 groups)
         Group index of each rank, top first.
     metric, lam, mode, backend, method
         The settings that produced the result.

@@ -224,9 +224,10 @@ def solve(dev, lat, lams, band_rows, tile_j, progress=None, kernel="tiles"):
         return [(paths[b], final[b]) for b in range(len(lams))]
 
     def fill_band(band, col0, top, bits):
+        # pass 2 (bits) and the last band read no bottom row
         out = fill(dev, band, lams, kernel, tile_j, edges=(col0, top),
-                   bottom=band.n_a % BLOCK == 0)
-        last = dev.get(out[2]) if len(out) == 3 else None  # the last band's is never used
+                   bottom=not bits and band.n_a % BLOCK == 0)
+        last = dev.get(out[2]) if len(out) == 3 else None
         return (out[0] if bits else None), dev.get(out[1]), last
 
     walker = BandWalker(dev, lat, len(lams))

@@ -253,3 +253,94 @@ def check_kd(prob, free):
     if need > 0.9 * free:
         raise DeviceMemoryError(MSG_DEVICE_MEMORY_MULTI.format(
             method="kd", sizes=prob.sizes, need=need / 2**30, free=free / 2**30))
+
+
+# ------------------------------------------------------------------ time (NumPy)
+
+#: CPU seconds of the NumPy reference per unit of the work :func:`numpy_work` counts,
+#: fitted by ``benchmarks/plan_calibration.py`` on the 2-core development machine
+#: (process time, so other jobs on the machine inflate them little). Keys: ``cell``
+#: (a cell of a two-group lattice, per state row), ``diagonal`` (one anti-diagonal of
+#: any 2-D fill), ``lane`` (an iterative step's state row times the padded lanes of
+#: its diagonals), ``row`` (an iterative step's old groups times its anti-diagonals:
+#: NumPy's cost per row of a short diagonal, and the step's inputs), ``kd_lane`` (a
+#: K-D cell times its candidates times its state rows) and ``kd_call`` (a K-D chunk
+#: of a hyperplane times K**2, the NumPy calls of its gains).
+NUMPY_SECONDS = {"cell": 1.5e-9, "diagonal": 9.3e-6, "lane": 4.2e-9, "row": 2.6e-7,
+                 "kd_lane": 1.7e-9, "kd_call": 3.7e-6}
+
+
+def numpy_work(method, sizes, metric="xauc"):
+    """The work of one NumPy solve of ``method`` (``"2d"``, ``"kd"`` or
+    ``"iterative"``) on groups of ``sizes``, as the counts :data:`NUMPY_SECONDS` prices
+    (a dict of floats)."""
+    kinds = 3 if metric == "urf" else 2
+    work = dict.fromkeys(NUMPY_SECONDS, 0.0)
+    if method == "kd":
+        k = len(sizes)
+        rows = kinds * k * (k - 1) // 2
+        cells = float(min(cr.kd_cells(sizes), 10**300))  # beyond: no float, no hope
+        chunk = max(1, cr.KD_CHUNK_BYTES // (8 * rows * k))
+        planes = sum(sizes)
+        work["kd_lane"] = cells * k * rows
+        work["kd_call"] = (planes + cells / chunk) * k * k
+        return work
+    shapes = [tuple(sizes)] if method == "2d" else cr.step_shapes(list(sizes))
+    for step, (n_a, n_b) in enumerate(shapes):
+        work["diagonal"] += n_a + n_b
+        if method == "2d" or step == 0:  # one old group: the two-group fill
+            work["cell"] += kinds * (n_a + 1.0) * (n_b + 1.0)
+            continue
+        m = step + 1  # old groups (every step merges one)
+        work["lane"] += kinds * m * _padded_lanes(n_a, n_b)
+        work["row"] += m * float(n_a + n_b)
+    return work
+
+
+def _padded_lanes(n_a, n_b):
+    """Lanes of all anti-diagonals of an ``n_a`` x ``n_b`` fill, each diagonal's
+    interior cells rounded up as ``cpu_reference._fill`` pads them."""
+    longest = min(n_a, n_b)
+    pad = min(cr.PAD, max(1, longest))
+    d = np.arange(1, n_a + n_b + 1)
+    length = np.maximum(np.minimum(d - 1, n_a) - np.maximum(d - n_b, 1) + 1, 0)
+    return float((-(-length // pad) * pad).sum())
+
+
+def estimate_seconds(method, sizes, backend="numpy", metric="xauc", n_fills=1):
+    """Seconds ``n_fills`` solves of ``method`` on groups of ``sizes`` are expected to
+    take, for a refusal or a warning before the work starts (the command line's).
+
+    Parameters
+    ----------
+    method : {"auto", "2d", "kd", "iterative", "best"}
+        ``"auto"``: what :func:`choose_method` picks (``"2d"`` for two groups).
+    sizes : sequence of int
+        Items per group (after any subsampling).
+    backend : {"numpy", "cupy"}
+        The GPU has no calibrated model here: None.
+    metric : {"xauc", "prf", "urf"}
+    n_fills : int
+        Lattices filled: the lam values, times the fills a solver's search expects
+        (``_solvers.expected_fills``).
+
+    Returns
+    -------
+    float or None
+        CPU seconds on the development machine (2-core AMD EPYC; within a factor of
+        two of the measured times of ``benchmarks/plan_calibration.py``); a machine
+        twice as fast takes half.
+    """
+    if backend != "numpy":
+        return None
+    sizes = [int(n) for n in sizes]
+    if method == "auto":
+        method = "2d" if len(sizes) == 2 else choose_method("auto", sizes)
+    if len(sizes) == 2 and method in ("kd", "iterative", "best"):
+        method = "2d"  # the same 2-D DP
+    methods = ("kd", "iterative") if method == "best" else (method,)
+    total = 0.0
+    for name in methods:
+        work = numpy_work(name, sizes, metric)
+        total += sum(NUMPY_SECONDS[key] * amount for key, amount in work.items())
+    return n_fills * total

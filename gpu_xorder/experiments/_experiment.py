@@ -11,7 +11,7 @@ can be compared with the figures the paper quotes (:data:`PAPER_FIGURES`).
 """
 
 import functools
-import numbers
+import math
 import time
 from dataclasses import dataclass
 
@@ -89,7 +89,8 @@ class Experiment:
         One per repetition, score (``lam`` None: unadjusted) and split:
         ``{"repeat", "lam", "split", "auc", "xauc", "prf", "urf", "xauc_pairs"}``; a
         disparity the split leaves undefined (a group without positives, say) is None;
-        ``xauc_pairs`` maps ``"g > h"`` to xAUC(g, h) for every ordered pair.
+        ``xauc_pairs`` maps ``"g > h"`` (``_validation.pair_key``) to xAUC(g, h) for
+        every ordered pair.
     fit_seconds : tuple of float
         Wall time of each repetition's xOrder path (all lams together).
     backends, methods : tuple of str
@@ -315,9 +316,13 @@ def paper_experiment(data="compas", *, groups="default", metric="xauc",
     if isinstance(repeats, (bool, np.bool_)) or not isinstance(repeats, (int, np.integer)) \
             or repeats < 1:
         raise ValueError(MSG_REPEATS.format(value=repeats))
-    if isinstance(test_size, bool) or not (isinstance(test_size, numbers.Real)
-                                           and 0.0 < test_size < 1.0):
+    try:  # any real number type; a bool or anything else is a ValueError here
+        fraction = v.as_real(test_size, "test_size", MSG_TEST_SIZE)
+    except TypeError:
+        fraction = math.nan
+    if not 0.0 < fraction < 1.0:
         raise ValueError(MSG_TEST_SIZE.format(value=test_size))
+    test_size = fraction
     labels = grouping(dataset, groups)
 
     n_jobs = check_n_jobs(n_jobs)
@@ -378,7 +383,7 @@ def _record(repeat, lam, split, scores, y, groups):
         record[name] = defined(metrics.disparity, scores, y, groups, name)
     labels = np.unique(groups)
     record["xauc_pairs"] = {
-        f"{g} > {h}": defined(metrics.xauc, scores, y, groups, g, h)
+        v.pair_key(g, h): defined(metrics.xauc, scores, y, groups, g, h)
         for g in labels for h in labels if g != h}
     return record
 

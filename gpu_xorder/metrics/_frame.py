@@ -102,7 +102,7 @@ class RankingMetricFrame:
         """
         return self.by_pair[list(self.metrics)].max(skipna=False).rename("difference")
 
-    def intervals(self, *, level=0.95, method="bootstrap", n_bootstrap=2000,
+    def intervals(self, *, level=0.95, method="bootstrap", n_bootstrap=None,
                   random_state=None, n_jobs=None):
         """Confidence intervals of the tables, by
         :func:`gpu_xorder.metrics.confidence_intervals` (same parameters).

@@ -28,6 +28,7 @@ import numpy as np
 
 from cpu_reference import half_wins2
 from . import _uncertainty
+from ..utils._frames import warn_misaligned
 from ..utils._parallel import check_n_jobs
 from ._uncertainty import Interval, MetricIntervals
 from ..utils._validation import (
@@ -102,6 +103,7 @@ def _ratio(upper, lower, upper_weight, lower_weight, what, metric):
 
 def _labelled(scores, y):
     """Validated ``(scores, y)``: float64 scores and int64 0/1 labels of the same length."""
+    warn_misaligned(4, scores=scores, y=y)
     scores = check_scores(scores)
     return scores, check_labels(y, scores.shape[0])
 
@@ -109,6 +111,7 @@ def _labelled(scores, y):
 def _grouped(scores, y, groups, sample_weight=None):
     """Validated ``(scores, y, labels, index, weight)``; ``y`` and ``weight`` stay None
     when they are None."""
+    warn_misaligned(4, scores=scores, y=y, groups=groups)
     scores = check_scores(scores)
     n = scores.shape[0]
     y = None if y is None else check_labels(y, n)
@@ -700,7 +703,7 @@ def xauc_variance(scores, y, groups, g, h) -> float:
 
 
 def confidence_intervals(scores, y, groups, *, level: float = 0.95,
-                         method: str = "bootstrap", n_bootstrap: int = 2000,
+                         method: str = "bootstrap", n_bootstrap: int | None = None,
                          random_state=None, n_jobs=None) -> MetricIntervals:
     """Confidence intervals of the AUC, every xAUC, PRF and URF and the disparities.
 
@@ -721,8 +724,11 @@ def confidence_intervals(scores, y, groups, *, level: float = 0.95,
     level : float, default=0.95
         Coverage, strictly between 0 and 1.
     method : {"bootstrap", "delong"}
-    n_bootstrap : int, default=2000
-        Resamples.
+    n_bootstrap : int or None, default=None
+        Resamples of ``method="bootstrap"`` (None: 2000), at most
+        ``MAX_BOOTSTRAP`` = 10**6 and as many as half the available host memory holds
+        (``MemoryError`` beyond); resamples are drawn chunk by chunk, so memory grows
+        only by the statistics kept per resample. ``method="delong"`` refuses it.
     random_state : None, int or numpy.random.Generator
         Resample ``b`` draws from ``numpy.random.default_rng(SeedSequence(random_state)
         .spawn(n_bootstrap)[b])``, so that the intervals do not depend on ``n_jobs`` or
@@ -757,7 +763,7 @@ def confidence_intervals(scores, y, groups, *, level: float = 0.95,
     """
     level = _uncertainty.check_level(level)
     method = check_choice(method, "method", _uncertainty.METHODS)
-    n_bootstrap = _uncertainty.check_n_bootstrap(n_bootstrap)
+    n_bootstrap = _uncertainty.check_n_bootstrap(n_bootstrap, method)
     seeds = _uncertainty.seed_sequence(random_state)
     n_jobs = check_n_jobs(n_jobs)
     if y is None:

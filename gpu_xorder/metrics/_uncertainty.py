@@ -23,15 +23,38 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..utils import _parallel
+from ..utils import _parallel, _validation
+from ..utils._memory import host_memory_available
 
 METHODS = ("bootstrap", "delong")
+#: Resamples of ``method="bootstrap"`` when ``n_bootstrap`` is None.
+DEFAULT_BOOTSTRAP = 2000
 #: Elements of one bootstrap chunk's largest arrays (resamples x items x strata); three
 #: such float64 arrays live at once, so a chunk takes about 50 MB.
 CHUNK_ELEMENTS = 2**21
+#: Resamples of one chunk at most (their seeds are made with the chunk).
+CHUNK_RESAMPLES = 1024
+
+#: Most resamples :func:`check_n_bootstrap` accepts (every resample costs tens of
+#: microseconds and keeps its statistics for the percentiles).
+MAX_BOOTSTRAP = 10**6
+#: Share of the available host memory the resamples' statistics may take.
+BOOTSTRAP_MEMORY_SHARE = 0.5
 
 MSG_LEVEL = "level must be a number strictly between 0 and 1, got {value!r}"
 MSG_N_BOOTSTRAP = "n_bootstrap must be an integer >= 1, got {value!r}"
+MSG_N_BOOTSTRAP_MAX = (
+    "n_bootstrap={value} is more than {limit:,} resamples; percentile intervals need a "
+    "few thousand"
+)
+MSG_BOOTSTRAP_MEMORY = (
+    "{n} bootstrap resamples of {k} groups keep {need:.3g} GiB of statistics, more than "
+    "{budget:.3g} GiB (half the host memory available); use at most {most} resamples"
+)
+MSG_BOOTSTRAP_DELONG = (
+    "n_bootstrap applies to method='bootstrap'; method='delong' draws no resamples "
+    "(leave n_bootstrap at None)"
+)
 MSG_RANDOM_STATE = ("random_state must be None, an integer >= 0 or a numpy Generator, "
                     "got {value!r}")
 
@@ -87,15 +110,30 @@ class MetricIntervals:
 
 
 def check_level(level):
-    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) \
-            or not 0.0 < level < 1.0:
+    """``level`` (any real number type) as a float strictly between 0 and 1; a bool or
+    anything else is a ValueError."""
+    try:
+        number = _validation.as_real(level, "level", MSG_LEVEL)
+    except TypeError:
+        number = math.nan
+    if not 0.0 < number < 1.0:
         raise ValueError(MSG_LEVEL.format(value=level))
-    return float(level)
+    return number
 
 
-def check_n_bootstrap(n):
+def check_n_bootstrap(n, method="bootstrap"):
+    """``n`` as an int in ``[1, MAX_BOOTSTRAP]`` (default ``DEFAULT_BOOTSTRAP`` for
+    None); with ``method="delong"``, None (anything else is refused)."""
+    if method == "delong":
+        if n is not None:
+            raise ValueError(MSG_BOOTSTRAP_DELONG)
+        return None
+    if n is None:
+        return DEFAULT_BOOTSTRAP
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(MSG_N_BOOTSTRAP.format(value=n))
+    if n > MAX_BOOTSTRAP:
+        raise ValueError(MSG_N_BOOTSTRAP_MAX.format(value=n, limit=MAX_BOOTSTRAP))
     return int(n)
 
 
@@ -220,22 +258,60 @@ def signed_pairs(stats, k):
 
 # ---------------------------------------------------------------- bootstrap
 
-def bootstrap_statistics(st, seeds, n_jobs=None):
-    """:func:`statistics` of the resamples drawn from ``seeds`` (one ``SeedSequence``
-    each): one block of consecutive resamples per worker of ``n_jobs`` (joblib's active
-    backend), each computed in chunks that bound the memory. The same numbers whatever
-    the chunks and workers."""
-    n_workers = _parallel.workers(n_jobs, len(seeds))
-    bounds = np.linspace(0, len(seeds), n_workers + 1).astype(int)
-    blocks = [(st, seeds[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]
-    parts = _parallel.map_in_rounds(_block_statistics, blocks, n_workers)
-    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+def bootstrap_statistics(st, seeds, n_bootstrap, n_jobs=None):
+    """:func:`statistics` of ``n_bootstrap`` resamples, resample ``b`` drawn from child
+    ``b`` of the ``SeedSequence`` ``seeds`` (:func:`child_seed`, the ``seeds.spawn``
+    order). Chunk by chunk: every chunk spawns its own seeds and bounds the memory of
+    its resamples, and its statistics go straight into arrays of ``n_bootstrap`` rows;
+    with ``n_jobs`` workers (joblib's active backend), one chunk per worker at a time.
+    The same numbers whatever the chunks and workers."""
+    # every worker gets a chunk, however few the resamples
+    size = min(chunk_resamples(st), -(-n_bootstrap // _parallel.workers(n_jobs, n_bootstrap)))
+    starts = range(0, n_bootstrap, size)
+    n_workers = _parallel.workers(n_jobs, len(starts))
+    parent = (seeds.entropy, seeds.spawn_key, seeds.pool_size, seeds.n_children_spawned)
+    jobs = ((st, parent, lo, min(lo + size, n_bootstrap)) for lo in starts)
+    out = None
+    for lo, part in zip(starts, _parallel.imap_in_rounds(_chunk_statistics, jobs,
+                                                         n_workers)):
+        if out is None:
+            out = {key: np.empty((n_bootstrap,) + v.shape[1:]) for key, v in part.items()}
+        for key, value in part.items():
+            out[key][lo:lo + len(value)] = value
+    return out
 
 
-def _block_statistics(st, seeds):
-    size = max(1, CHUNK_ELEMENTS // (st.stratum.size * 2 * st.k))
-    parts = [_chunk_statistics(st, seeds[i:i + size]) for i in range(0, len(seeds), size)]
-    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+def chunk_resamples(st):
+    """Resamples of one chunk: ``CHUNK_ELEMENTS`` elements of its largest arrays, and
+    at most ``CHUNK_RESAMPLES``."""
+    return max(1, min(CHUNK_RESAMPLES, CHUNK_ELEMENTS // (st.stratum.size * 2 * st.k)))
+
+
+def child_seed(parent, b):
+    """Child ``b`` of the ``SeedSequence`` whose ``(entropy, spawn_key, pool_size,
+    n_children_spawned)`` is ``parent``: what ``SeedSequence.spawn`` gives as its
+    ``b``-th child, made without spawning the ``b`` before it."""
+    entropy, spawn_key, pool_size, spawned = parent
+    return np.random.SeedSequence(entropy, spawn_key=tuple(spawn_key) + (spawned + b,),
+                                  pool_size=pool_size)
+
+
+def bootstrap_bytes(n_bootstrap, k):
+    """Bytes the resamples' statistics take at the peak: every resample's statistics
+    (``1 + k + 2 k**2`` values) and signed pair differences (3 per pair of groups),
+    and a copy of the largest while its percentiles are taken."""
+    n_pairs = k * (k - 1) // 2
+    return 8 * n_bootstrap * (1 + k + 2 * k * k + 3 * n_pairs + max(k * k, n_pairs))
+
+
+def check_bootstrap_memory(n_bootstrap, k, budget):
+    """``MemoryError`` (``MSG_BOOTSTRAP_MEMORY``) when the statistics of ``n_bootstrap``
+    resamples of ``k`` groups would take more than ``budget`` bytes (None: no check)."""
+    need = bootstrap_bytes(n_bootstrap, k)
+    if budget is not None and need > budget:
+        raise MemoryError(MSG_BOOTSTRAP_MEMORY.format(
+            n=n_bootstrap, k=k, need=need / 2**30, budget=budget / 2**30,
+            most=max(1, n_bootstrap * budget // need)))
 
 
 def resample_weights(st, seeds):
@@ -252,9 +328,17 @@ def resample_weights(st, seeds):
     return np.bincount(picked.ravel(), minlength=len(seeds) * n).reshape(len(seeds), n)
 
 
-def _chunk_statistics(st, seeds):
+def _chunk_statistics(st, parent, lo, hi):
+    seeds = [child_seed(parent, b) for b in range(lo, hi)]
     counts = pair_counts(st, resample_weights(st, seeds).astype(np.float64))
     return statistics(counts, st.sizes, st.k)
+
+
+def _bootstrap_budget():
+    """Bytes the resamples' statistics may take: ``BOOTSTRAP_MEMORY_SHARE`` of the host
+    memory available (None where it cannot be read)."""
+    available = host_memory_available()
+    return None if available is None else int(BOOTSTRAP_MEMORY_SHARE * available)
 
 
 def percentile(values, level):
@@ -355,7 +439,8 @@ def intervals(scores, y, labels, index, *, level, method, n_bootstrap, seeds, n_
     # the pairs' level when the maximum over them is wanted (Bonferroni)
     joint_level = 1 - (1 - level) / max(n_pairs, 1)
     if method == "bootstrap":
-        boot = bootstrap_statistics(st, seeds.spawn(n_bootstrap), n_jobs)
+        check_bootstrap_memory(n_bootstrap, k, _bootstrap_budget())
+        boot = bootstrap_statistics(st, seeds, n_bootstrap, n_jobs)
         limits = {key: percentile(boot[key], level) for key in ("auc", "xauc", "prf")}
         pairs = signed_pairs(boot, k)
         pair_limits = {m: percentile(d, level) for m, d in pairs.items()}

@@ -5,7 +5,6 @@ A thin layer (STYLE item 6): ``fit`` validates, learns the ordering with
 ``transform`` applies the maps to new scores (docs/design.md, section 5).
 """
 
-import numbers
 import os
 import warnings
 from typing import NamedTuple
@@ -134,19 +133,23 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         The full result of :func:`gpu_xorder.fair_order` (on the subsample, if any: its
         ``order`` indexes into ``subsample_indices_``).
     train_scores_adjusted_ : ndarray of float64
-        Adjusted training scores; without subsampling they rank the training items
-        exactly as ``order_`` when the reference scores are distinct. With subsampling,
-        the learned items keep the scores the ordering gave them and the others are
-        mapped by ``maps_``.
+        Adjusted training scores, equal to ``transform`` of the training scores. Without
+        subsampling they rank the training items as ``order_`` when the reference scores
+        are distinct and ``order_`` splits no tie of a group; within every group equal
+        scores stay equal and distinct ones distinct, in the same order.
+    train_auc_, train_disparity_ : float
+        AUC and disparity (``metric``, absolute) of ``train_scores_adjusted_`` on all
+        training items: what ``gpu-xorder fit`` prints and the model file's summary
+        holds. ``result_`` has those of the learned ordering.
     bounds_ : (float, float)
-        ``(lo, hi)`` the items above the top and below the bottom reference item are
-        interpolated towards (see :func:`gpu_xorder.postprocessing._transfer.default_bounds`).
-    clip_ : (float, float) or None
-        Bounds that transformed scores are clipped to: ``bounds_`` when the training scores
-        are probability-like (all in [0, 1]), else None.
+        ``(lo, hi)``: the range adjusted scores live in, (0, 1) for probability-like
+        training scores (see :func:`gpu_xorder.postprocessing._transfer.default_bounds`).
+    clip_ : None
+        None: the maps keep scores inside ``bounds_`` without clipping (a model loaded
+        from a version-1 file may hold the range it clipped to).
     maps_ : dict of int to (ndarray, ndarray)
-        Knots ``(x, y)`` of the map of every non-reference group, keyed by its position in
-        ``groups_``: sorted distinct training scores and their mean adjusted scores.
+        Knots ``(x, y)`` of the increasing map of every non-reference group, keyed by
+        its position in ``groups_`` (see :func:`gpu_xorder._transfer.fit_transfer`).
     n_features_in_ : int
         Always 1: the scores.
     feature_names_in_ : ndarray of str
@@ -170,12 +173,12 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     ``XOrder().set_fit_request(sensitive_features=True)
     .set_transform_request(sensitive_features=True)``.
 
-    Training: the ``m`` non-reference items ranked between two consecutive reference
-    items with scores ``s_hi > s_lo`` get ``s_hi - t (s_hi - s_lo) / (m + 1)``,
-    ``t = 1..m``; beyond the reference range they are interpolated towards ``bounds_``.
-    Test: within a group's training range the map interpolates linearly between its knots;
-    beyond it, it continues with the slope of the nearest end segment (a one-knot group is
-    shifted by ``y - x``), then clips to ``clip_``.
+    Training: the non-reference items ranked between two consecutive distinct
+    reference scores (or a reference score and a bound) are placed strictly between
+    them, each group's items spread by their original scores; tied scores of a group
+    stay tied. Test: each group's map is linear between its knots, strictly increasing,
+    and the identity beyond ``bounds_``; adjusted scores stay inside ``bounds_``
+    (docs/design.md, section 5).
 
     Examples
     --------
@@ -298,6 +301,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         [0.9, 0.5]
         """
         check_is_fitted(self)
+        _frames.warn_misaligned(scores=scores, sensitive_features=sensitive_features)
         column, table = _score_column(scores)
         if table:  # its feature names checked against fit's
             validate_data(self, scores, reset=False, skip_check_array=True)
@@ -306,14 +310,15 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         fitted_position = np.array([self._fitted_position(label) for label in labels],
                                    dtype=np.int64)
         return _shaped(_transfer.apply_group_maps(s, fitted_position[index], self.maps_,
-                                                  clip=self.clip_), scores, table)
+                                                  clip=self.clip_,
+                                                  rule=getattr(self, "_map_rule", 2)),
+                       scores, table)
 
     def fit_transform(self, scores, y, *, sensitive_features, sample_weight=None,
                       progress=None):
         """Fit, then return the adjusted training scores (``train_scores_adjusted_``).
 
-        These equal ``transform`` on the training data except where tied training scores
-        of one group were averaged by the maps.
+        These equal ``transform`` on the training data, bit for bit.
 
         Parameters
         ----------
@@ -384,11 +389,12 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def save(self, path: "str | os.PathLike") -> None:
         """Write the fitted model to ``path`` as JSON, atomically (never pickle).
 
-        The file holds the parameters, the group labels (ints, floats, strings or
-        booleans), the reference group, the clipping bounds and every group's map as its
-        knots, plus a summary of the fit (method, backend, AUC and disparity of the
-        learned ordering). :meth:`load` reads it back into a model whose ``transform``
-        gives bit-identical scores.
+        The file holds the package version, the score column's name (where known), the
+        parameters, the group labels (ints, floats, strings or booleans), the reference
+        group, the bounds and every group's map as its knots, a summary of the fit (AUC
+        and disparity of the adjusted training scores and of the learned ordering, ...)
+        and a glossary of these fields (``_io.MODEL_GLOSSARY``). :meth:`load` reads it
+        back into a model whose ``transform`` gives bit-identical scores.
 
         Parameters
         ----------
@@ -411,21 +417,29 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """
         _io.write_json(path, self._model_document())
 
-    def _model_document(self):
+    def _model_document(self, columns=None):
         """The JSON document :meth:`save` writes (the command line writes it together
-        with its other outputs)."""
+        with its other outputs, naming the CSV ``columns``; by default the score column
+        is ``feature_names_in_``, where known)."""
         check_is_fitted(self)
         r = self.result_
-        summary = {"n_items": int(self.order_.size), "method": r.method,
-                   "backend": r.backend, "solver": r.solver, "auc": r.auc,
-                   "disparity": r.disparity, "objective": r.objective,
+        summary = {"n_train": int(self.train_scores_adjusted_.size),
+                   "n_items": int(self.order_.size), "method": r.method,
+                   "backend": r.backend, "solver": r.solver, "auc": self.train_auc_,
+                   "disparity": self.train_disparity_, "ordering_auc": r.auc,
+                   "ordering_disparity": r.disparity, "objective": r.objective,
                    "upper_bound": r.upper_bound, "lam": self.lam_}
         params = self.get_params()
+        for name in ("lam", "max_disparity", "validation"):  # Decimal, 0-d array: JSON
+            if v.is_number(params[name]):
+                params[name] = float(params[name])
         if not isinstance(params["validation"], (float, type(None))):
             params["validation"] = None  # held-out data stay out of the model file
         params["memory_limit"] = v.check_memory_limit(params["memory_limit"])  # "2GB"
+        if columns is None and hasattr(self, "feature_names_in_"):
+            columns = {"score": self.feature_names_in_[0]}
         return _io.model_to_dict(params, self.groups_, self.reference_group_,
-                                 self.bounds_, self.clip_, self.maps_, summary)
+                                 self.bounds_, self.maps_, summary, columns)
 
     @classmethod
     def load(cls, path: "str | os.PathLike") -> "XOrder":
@@ -439,21 +453,23 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ------
         ValueError
             If the file is not a valid gpu-xorder model: every field is checked before
-            use (format, version, parameters, group labels, bounds, clipping range and
-            maps: their types, sizes, finiteness and order); the message says what is
-            wrong.
+            use (format, version, package version, column names, parameters, group
+            labels, bounds, a version-1 file's clipping range and maps: their types,
+            sizes, finiteness and order); the message says what is wrong.
         """
-        params, groups, reference, bounds, clip, maps, _ = _io.model_from_dict(
-            _io.read_json(path), path, known_params=cls().get_params())
-        est = cls(**params)
+        model = _io.model_from_dict(_io.read_json(path), path,
+                                    known_params=cls().get_params())
+        est = cls(**model.params)
         try:
             est._check_params()
         except (TypeError, ValueError) as exc:
             raise ValueError(_io.MSG_MODEL.format(path=os.fspath(path), why=exc)) from None
-        est.groups_ = np.array(groups)
-        est.reference_group_ = est.groups_[reference]
-        est.bounds_, est.clip_, est.maps_ = bounds, clip, maps
+        est.groups_ = np.array(model.groups)
+        est.reference_group_ = est.groups_[model.reference]
+        est.bounds_, est.clip_, est.maps_ = model.bounds, model.clip, model.maps
         est.n_features_in_ = 1
+        if model.version == 1:  # its maps transform as they did
+            est._map_rule = 1
         return est
 
     def _check_params(self):
@@ -479,6 +495,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def _prepare(self, scores, y, sensitive_features):
         """Validated training data, the reference group and the items to learn on."""
+        _frames.warn_misaligned(4, scores=scores, y=y, sensitive_features=sensitive_features)
         s = v.check_scores(_score_column(scores)[0])
         v.check_size(s.size)
         labels_y = v.check_labels(y, s.size)
@@ -493,18 +510,16 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def _set_fitted(self, fitting, result, lam):
         """Learn the score maps from ``result``, the ordering of ``fitting.keep`` found
         with weight ``lam``; set the fitted attributes and return self."""
-        s, _, labels, index, reference, keep, names = fitting
+        s, y, labels, index, reference, keep, names = fitting
         s_keep, index_keep = s[keep], index[keep]
         bounds = _transfer.default_bounds(s, s[index == reference])
-        learned = _transfer.adjusted_training_scores(s_keep, result.order, index_keep,
-                                                     reference, bounds)
-        maps = _transfer.fit_group_maps(s_keep, learned, index_keep, reference)
-        clip = bounds if _transfer.is_probability_like(s) else None
+        learned, maps = _transfer.fit_transfer(s_keep, result.order, index_keep,
+                                               reference, bounds)
+        clip = None  # the maps keep every score inside bounds: nothing to clip
         if keep.size == s.size:
             adjusted = learned
-        else:
-            adjusted = _transfer.apply_group_maps(s, index, maps, clip=clip)
-            adjusted[keep] = learned
+        else:  # the maps give the learned items their values back bit for bit
+            adjusted = _transfer.apply_group_maps(s, index, maps)
 
         self.groups_ = labels.copy()
         self.reference_group_ = labels[reference]
@@ -512,6 +527,10 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.subsample_indices_ = keep.copy()
         self.order_ = keep[result.order]
         self.train_scores_adjusted_ = adjusted
+        # what the model does on its training data: printed by `fit`, saved in the file
+        self.train_auc_ = metrics.auc(adjusted, y)
+        self.train_disparity_ = metrics.disparity(adjusted, y, index, self.metric)
+        vars(self).pop("_map_rule", None)
         self.bounds_ = bounds
         self.clip_ = clip
         self.maps_ = maps
@@ -721,10 +740,8 @@ def _check_validation(value, max_disparity):
         return
     if max_disparity is None:
         raise ValueError(MSG_VALIDATION_ALONE)
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(MSG_VALIDATION.format(value=value))
-    if isinstance(value, numbers.Real):
-        if not 0.0 < float(value) < 1.0:
+    if v.is_number(value):  # a fraction to hold out, of any real number type
+        if not 0.0 < v.as_real(value, "validation", MSG_VALIDATION) < 1.0:
             raise ValueError(MSG_VALIDATION.format(value=value))
     elif not (isinstance(value, (tuple, list)) and len(value) == 3):
         raise TypeError(MSG_VALIDATION.format(value=type(value).__name__))
@@ -737,7 +754,7 @@ def _validated_fit(est, scores, y, sensitive_features, progress):
     params = {k: val for k, val in est.get_params().items()
               if k not in ("lam", "max_disparity", "validation")}
     eps = float(est.max_disparity)
-    if isinstance(est.validation, numbers.Real):
+    if v.is_number(est.validation):
         s = v.check_scores(_score_column(scores)[0])
         labels_y = v.check_labels(y, s.size)
         labels, index = v.encode_groups(sensitive_features, s.size)
@@ -768,7 +785,7 @@ def _validated_fit(est, scores, y, sensitive_features, progress):
                                                    lam=VALIDATION_LAMS[k]),
                       UserWarning, stacklevel=3)
     chosen = models[k]
-    if isinstance(est.validation, numbers.Real):
+    if v.is_number(est.validation):
         chosen = XOrder(**params, lam=VALIDATION_LAMS[k]).fit(
             scores, y, sensitive_features=sensitive_features, progress=progress)
     for name, value in vars(chosen).items():

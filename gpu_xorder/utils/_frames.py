@@ -7,10 +7,16 @@ extra that installs it.
 """
 
 import sys
+import warnings
 
 import numpy as np
 
 MSG_PANDAS = "{what} needs pandas: pip install 'gpu-xorder[pandas]'"
+MSG_MISALIGNED = (
+    "{names} are pandas objects with different indexes; they are used by position, as "
+    "scikit-learn does, not aligned by index: align them first (e.g. "
+    "y.loc[scores.index]) if rows with the same index label belong together"
+)
 
 
 def import_pandas(what):
@@ -51,3 +57,15 @@ def like(values, original):
     if is_frame(original):
         return type(original)({original.columns[0]: values}, index=original.index)
     return None
+
+
+def warn_misaligned(stacklevel=3, **named):
+    """Warn (``MSG_MISALIGNED``) when the pandas Series and DataFrames among ``named``
+    do not all have the same index: the library, as scikit-learn, takes their values by
+    position, which silently pairs the wrong rows when a user expected alignment."""
+    indexed = [(name, obj.index) for name, obj in named.items()
+               if is_series(obj) or is_frame(obj)]
+    if any(not index.equals(indexed[0][1]) for _, index in indexed[1:]):
+        names = [name for name, _ in indexed]
+        warnings.warn(MSG_MISALIGNED.format(names=", ".join(names[:-1]) + " and " + names[-1]),
+                      UserWarning, stacklevel=stacklevel + 1)

@@ -5,6 +5,7 @@ with ``np.asarray(..., dtype=...)`` and then treated as read-only. Error message
 module constants so that tests can match them.
 """
 
+import decimal
 import fractions
 import math
 import numbers
@@ -57,6 +58,11 @@ MSG_INEXACT_SCORES = (
     "index {index}: {value}); they are rounded, so nearly equal scores may tie"
 )
 MSG_LAM_EMPTY = "lam is an empty sequence"
+MSG_LAM_NDIM = (
+    "lam must be a number or a one-dimensional sequence of numbers, got an array of "
+    "shape {shape}"
+)
+MSG_BOOL_NUMBER = "{name} must be a number, not the bool {value!r}"
 MSG_GROUP_LACKS = "group {label!r} has no {what}, which metric {metric!r} needs"
 MSG_SIGNED_TWO = "disparity='signed' is defined for two groups only, got {k}"
 MSG_UNKNOWN_GROUP = "group {label!r} does not occur in the groups passed"
@@ -83,6 +89,10 @@ MSG_SAMPLE_WEIGHT = (
     "sample_weight must be None or {n} finite numbers >= 0 (one per item), got {what}"
 )
 MSG_SAMPLE_WEIGHT_ZERO = "sample_weight is zero for every item"
+MSG_LONG_LABEL = (
+    "a group label of item {index} has {length} characters, more than {limit} (is it "
+    "the group column?): {start!r}..."
+)
 MSG_TOO_MANY = (
     "{n} items is more than xOrder supports ({limit}): pair counts must stay exact in "
     "float64 (below 2**53); learn the order on a subsample instead"
@@ -92,15 +102,59 @@ MSG_TOO_MANY = (
 #: group "white & female".
 INTERSECTION_SEP = " & "
 
+#: Separators of the keys of ordered (xAUC: ``"g > h"``) and unordered (URF:
+#: ``"g ~ h"``) pairs of groups in reports (:func:`pair_key`).
+PAIR_SEPS = (" > ", " ~ ")
+_LABEL_ESCAPES = str.maketrans({c: "\\" + c for c in "\\>~[]"})
+
 #: Units of memory sizes (case ignored): decimal (kB = 1000 bytes) and binary (KiB =
 #: 1024 bytes).
 MEMORY_UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
                 "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 _MEMORY_SIZE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zA-Z]*)\s*")
 
+#: Characters a text group label may have. Labels are kept, sorted and unique, in a
+#: NumPy string array as wide as the longest: a cell of megabytes (a wrong column, a
+#: broken file) would make that array, and the CLI's per-row labels, gigabytes.
+MAX_LABEL_CHARS = 1000
+
 # Twice the within- and cross-group pair counts reach n**2 / 2, which must stay below
 # 2**53 for the DP's float64 arithmetic on counters to be exact.
 MAX_ITEMS = 2**26
+
+
+def escape_label(label):
+    """A group label as text with ``\\ > ~ [ ]`` escaped by a backslash: the labels in
+    the keys of pairs (:func:`pair_key`) and of ``FairOrderResult.counters``
+    (``"C[g][h]"``), so that two pairs never share a key whatever their labels."""
+    return str(label).translate(_LABEL_ESCAPES)
+
+
+def pair_key(g, h, sep=PAIR_SEPS[0]):
+    """The report key of the pair of groups ``(g, h)``: ``"g > h"`` with the labels
+    escaped (:func:`escape_label`): ``("a > b", "c")`` gives ``"a \\> b > c"``, ``("a",
+    "b > c")`` gives ``"a > b \\> c"``; labels without those characters read as
+    before. :func:`split_pair_key` reads the labels back."""
+    return f"{escape_label(g)}{sep}{escape_label(h)}"
+
+
+def split_pair_key(key, sep=PAIR_SEPS[0]):
+    """``(g, h)``, the labels (as text) of a :func:`pair_key`."""
+    parts, label, k = [], [], 0
+    while k < len(key):
+        if key[k] == "\\" and k + 1 < len(key):
+            label.append(key[k + 1])
+            k += 2
+        elif key.startswith(sep, k) and not parts:
+            parts.append("".join(label))
+            label = []
+            k += len(sep)
+        else:
+            label.append(key[k])
+            k += 1
+    if not parts:
+        raise ValueError(f"{key!r} is not a pair key (no unescaped {sep!r})")
+    return parts[0], "".join(label)
 
 
 def check_choice(value, name, choices):
@@ -156,15 +210,38 @@ def check_size(n):
         raise ValueError(MSG_TOO_MANY.format(n=n, limit=MAX_ITEMS))
 
 
+def is_number(value):
+    """Whether ``value`` is one number (of any type: Python, ``Decimal``, ``Fraction``, a
+    NumPy scalar or 0-d array), as opposed to a sequence of them."""
+    return isinstance(value, (numbers.Number, decimal.Decimal, np.generic)) or (
+        isinstance(value, np.ndarray) and value.ndim == 0)
+
+
+def as_real(value, name, message):
+    """``value`` as a float when it is one real number: an int, float, ``Fraction``,
+    ``Decimal``, NumPy integer or floating scalar or 0-d array. A bool (Python or NumPy)
+    raises ``TypeError`` (``MSG_BOOL_NUMBER``, naming ``name``); anything else
+    ``TypeError(message.format(value=value))``. Range and finiteness are the caller's."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(MSG_BOOL_NUMBER.format(name=name, value=value))
+    if isinstance(value, (numbers.Real, decimal.Decimal)):
+        try:
+            return float(value)
+        except OverflowError:  # an int or Fraction beyond float64: out of any range
+            return math.inf if value > 0 else -math.inf
+    raise TypeError(message.format(value=value))
+
+
 def check_max_disparity(value):
     """Return ``value`` as a float in [0, 1], or None."""
     if value is None:
         return None
-    if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
-        raise TypeError(MSG_MAX_DISPARITY.format(value=value))
-    if not 0.0 <= float(value) <= 1.0:
+    number = as_real(value, "max_disparity", MSG_MAX_DISPARITY)
+    if not 0.0 <= number <= 1.0:
         raise ValueError(MSG_MAX_DISPARITY.format(value=value))
-    return float(value)
+    return number
 
 
 def check_memory_limit(value):
@@ -253,6 +330,14 @@ def encode_groups(groups, n):
     if arr.ndim != 1:
         raise ValueError(MSG_GROUPS_NDIM.format(shape=arr.shape))
     arr = _check_group_column(arr, n)
+    return _unique(arr)
+
+
+def _unique(arr):
+    """``(labels, index)`` as ``np.unique(arr, return_inverse=True)``; a small range of
+    integers is counted, not sorted, and text held as Python strings (an object array)
+    is encoded through a dict, so that only the sorted unique labels, not every item's,
+    become a fixed-width string array."""
     small_ints = arr.dtype.kind == "i" or (arr.dtype.kind == "u" and arr.dtype.itemsize < 8)
     if small_ints and arr.size and int(arr.max()) - int(arr.min()) < 2**16:
         # a small range of integers: counted, not sorted (np.unique's labels and index)
@@ -261,13 +346,29 @@ def encode_groups(groups, n):
         present = np.bincount(shifted) > 0
         labels = (np.flatnonzero(present) + lo).astype(arr.dtype)
         return labels, (np.cumsum(present) - 1)[shifted].astype(np.int64)
+    if arr.dtype == object and arr.size and isinstance(arr[0], str):
+        values = arr.tolist()
+        labels = sorted(set(values))
+        code = {label: k for k, label in enumerate(labels)}
+        index = np.fromiter(map(code.__getitem__, values), dtype=np.int64,
+                            count=len(values))
+        return np.array(labels, dtype=str), index
     labels, index = np.unique(arr, return_inverse=True)
     return labels, index.reshape(-1).astype(np.int64)
 
 
 def _group_array(groups):
     """``np.asarray(groups)``, refusing ragged rows and lists that NumPy would turn into
-    text by mixing strings with numbers (0 and "0" would become one group)."""
+    text by mixing strings with numbers (0 and "0" would become one group). A list of
+    strings becomes an object array (not one padded to the longest string)."""
+    if not isinstance(groups, np.ndarray):
+        try:
+            text = np.asarray(groups, dtype=object)
+        except ValueError:
+            raise ValueError(MSG_GROUPS_RAGGED) from None
+        if text.ndim in (1, 2) and text.size and all(
+                isinstance(value, str) for value in text.flat):
+            return text
     try:
         arr = np.asarray(groups)
     except ValueError:
@@ -302,11 +403,11 @@ def intersect(columns, n):
     values, codes = [], []
     for c in range(columns.shape[1]):
         col = _check_group_column(np.ascontiguousarray(columns[:, c]), n)
-        if col.dtype == object:  # mixed types sort only as text
-            col = col.astype(str)
-        uniq, code = np.unique(col, return_inverse=True)
+        if col.dtype == object and not isinstance(col[0], str):
+            col = col.astype(str)  # mixed types sort only as text
+        uniq, code = _unique(col)
         values.append(uniq)
-        codes.append(code.reshape(-1).astype(np.int64))
+        codes.append(code)
     key = codes[0]
     for uniq, code in zip(values[1:], codes[1:]):
         # distinct rows so far (< n) times this column's values (<= n): below 2**53;
@@ -338,9 +439,13 @@ def _check_group_column(arr, n):
         if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in arr):
             raise ValueError(MSG_GROUPS_NULL)
         _check_one_type(arr)
-        arr = arr.astype(str) if all(isinstance(v, str) for v in arr) else arr
+        if isinstance(arr[0], str):  # all strings: kept as they are (_unique)
+            _check_label_lengths(np.fromiter(map(len, arr), dtype=np.int64,
+                                             count=arr.size), arr)
     elif np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
         raise ValueError(MSG_GROUPS_NULL)
+    elif arr.dtype.kind == "U" and arr.dtype.itemsize // 4 > MAX_LABEL_CHARS:
+        _check_label_lengths(np.char.str_len(arr), arr)
     return arr
 
 
@@ -364,6 +469,17 @@ def check_sample_weight(sample_weight, n):
     return arr
 
 
+def _check_label_lengths(lengths, arr):
+    """Raise ValueError (``MSG_LONG_LABEL``) at the first label of ``arr`` longer than
+    ``MAX_LABEL_CHARS`` (``lengths``: every label's)."""
+    too_long = np.flatnonzero(lengths > MAX_LABEL_CHARS)
+    if too_long.size:
+        k = int(too_long[0])
+        raise ValueError(MSG_LONG_LABEL.format(index=k, length=int(lengths[k]),
+                                               limit=MAX_LABEL_CHARS,
+                                               start=str(arr[k])[:40]))
+
+
 def check_n_groups(labels, minimum=2):
     if labels.size < minimum:
         raise ValueError(MSG_ONE_GROUP.format(label=labels[0].item()))
@@ -381,15 +497,29 @@ def check_lam(lam):
     """Return ``(values, is_batch)``: lam as a float64 array and whether it was a sequence."""
     if lam is None or isinstance(lam, (str, bytes)):
         raise TypeError(MSG_LAM.format(value=lam))
-    if isinstance(lam, numbers.Real) or (isinstance(lam, np.ndarray) and lam.ndim == 0):
-        values, batch = np.array([float(lam)]), False
+    if is_number(lam):  # Decimal, Fraction, NumPy scalars and 0-d arrays included
+        values, batch = np.array([as_real(lam, "lam", MSG_LAM)]), False
     else:
         try:
-            values = np.asarray(lam, dtype=np.float64).reshape(-1)
-        except (TypeError, ValueError):
+            arr = np.asarray(lam)
+        except ValueError:  # ragged
             raise TypeError(MSG_LAM.format(value=lam)) from None
-        if values.size == 0:
+        if arr.ndim == 0:  # neither a number nor a sequence (a dict, a set, ...)
+            raise TypeError(MSG_LAM.format(value=lam))
+        if arr.ndim != 1:
+            raise ValueError(MSG_LAM_NDIM.format(shape=arr.shape))
+        if arr.size == 0:
             raise ValueError(MSG_LAM_EMPTY)
+        if arr.dtype.kind in "iuf":  # NumPy made numbers of them: no bool among them?
+            if not isinstance(lam, np.ndarray):
+                for item in lam:
+                    if isinstance(item, (bool, np.bool_)):
+                        raise TypeError(MSG_BOOL_NUMBER.format(name="lam", value=item))
+            values = arr.astype(np.float64)
+        elif arr.dtype.kind in "bO":  # bools, or Decimals, Fractions, ...
+            values = np.array([as_real(item, "lam", MSG_LAM) for item in arr.tolist()])
+        else:
+            raise TypeError(MSG_LAM.format(value=lam))
         batch = True
     bad = ~np.isfinite(values) | (values < 0)
     if bad.any():
