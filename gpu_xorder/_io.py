@@ -2,22 +2,27 @@
 that are all or nothing.
 
 Reading. Compressed files (gzip, bz2, xz) are recognised by their content, whatever they
-are called. Text is UTF-8, with or without a byte-order mark. A CSV file is read whole
-by one reader (:class:`Table`): blank lines are skipped, every row keeps the line it
-starts on (quoted cells may span lines), a cell may be of any length, and every error
-names the file, and where it can the line and the column. A saved model is plain JSON
-(never pickle), checked field by field by :func:`model_from_dict` before any value of it
-is used.
+are called. Text is UTF-8, with or without a byte-order mark; an archive, a workbook,
+UTF-16 or UTF-32 text and binary data are refused saying what the file is. A CSV file
+is read whole by one reader (:class:`Table`): blank lines are skipped, every row keeps
+the line it starts on (quoted cells may span lines), a cell may be of any length, and
+every error names the file, and where it can the line and the column (a cell shown
+shortened, :func:`shown_cell`). A saved model is plain JSON (never pickle), checked
+field by field by :func:`model_from_dict` before any value of it is used.
 
-Writing. :func:`check_output` refuses, before a command does any work, an output that
+Writing. :func:`check_all_outputs` takes every output of a command, files and folders
+with the files they will hold, before the command does any work: it refuses two
+outputs that are one file by any path, and through :func:`check_output` an output that
 is one of the command's inputs, a folder, a device, a pipe, a file it may not write, or
 a path in a folder that is missing or that it cannot write; a symbolic link is written
-through (its target is replaced, the link kept). :func:`write_files` writes several files
-or none: each goes to a temporary file beside its target, all of them are written and
-flushed before the first is moved into place by ``os.replace``, and the temporary files
-are removed on any error, on Ctrl-C and on SIGTERM or SIGHUP. A file named ``.gz``,
-``.bz2`` or ``.xz`` is written compressed so. Floats are written by ``repr``
-(shortest round trip), so a loaded model transforms bit for bit as the fitted one.
+through (its target is replaced, the link kept). :func:`write_files` writes several
+files or none: each goes to a temporary file beside its target, all of them are written
+and flushed before the first is moved into place by ``os.replace``, and the temporary
+files are removed on any error, on Ctrl-C and on SIGTERM or SIGHUP (held while a
+temporary file or folder is made and recorded, and while files are moved into place).
+A file named ``.gz``, ``.bz2`` or ``.xz`` is written compressed so. Floats are written
+by ``repr`` (shortest round trip), so a loaded model transforms bit for bit as the
+fitted one.
 """
 
 import bz2
@@ -50,7 +55,8 @@ MODEL_VERSION = 2
 
 MSG_MODEL = "{path}: not a gpu-xorder model file ({why})"
 MSG_SAME_FILE = "refusing to write {path}: it is also an input of this command"
-MSG_TWICE = "refusing to write {path} twice: two outputs of this command name it"
+MSG_TWICE = ("refusing to write {path} twice: two outputs of this command name it "
+             "({first} and {second})")
 MSG_NO_FOLDER = "cannot write {path}: no folder {folder}"
 MSG_FOLDER_LOCKED = "cannot write {path}: cannot create files in {folder} ({why})"
 MSG_NOT_FOLDER = "refusing to write {path}: it is a file, not a folder"
@@ -59,13 +65,22 @@ MSG_READ_ONLY = "cannot write {path}: the file is read-only"
 MSG_WRITE = "cannot write {path}: {why}"
 MSG_COMPRESSED = "{path}: cannot read the {kind} data ({why}); is the file truncated?"
 MSG_UTF16 = "{path}: the file is UTF-16 text; save it as UTF-8 (Excel: CSV UTF-8)"
+MSG_WIDE = ("{path}: the file is {encoding} text{bom}; save it as UTF-8 (Excel: CSV "
+            "UTF-8)")
+MSG_BINARY = ("{path}, line {line}: a NUL byte, so binary data, not text; give a text "
+              "file (UTF-8, or gzip, bz2 or xz of one)")
+MSG_ARCHIVE = ("{path}: the file is {what}; {fix} (gzip, bz2 and xz files are read as "
+               "they are)")
+MSG_SEPARATOR = ("{path}: the header is one column, {header}, holding {sep}: the file "
+                 "is separated by {name}, not commas; save it as comma-separated CSV "
+                 "(Excel: CSV UTF-8)")
 MSG_DECODE = ("{path}, line {line}: not UTF-8 text (byte {byte}); save the file as "
               "UTF-8 (Excel: CSV UTF-8)")
 MSG_NO_COLUMN = "{path}: no column {name!r} (columns: {columns})"
-MSG_DUPLICATE_COLUMN = ("{path}: the header names column {name!r} twice (columns "
+MSG_DUPLICATE_COLUMN = ("{path}: the header names column {name} twice (columns "
                         "{first} and {second}); rename one of them")
-MSG_BAD_NUMBER = "{path}, line {line}: column {name!r} holds {value!r}, not a number"
-MSG_NOT_FINITE = ("{path}, line {line}: column {name!r} holds {value!r}, not a finite "
+MSG_BAD_NUMBER = "{path}, line {line}: column {name!r} holds {value}, not a number"
+MSG_NOT_FINITE = ("{path}, line {line}: column {name!r} holds {value}, not a finite "
                   "number")
 MSG_BLANK = "{path}, line {line}: column {name!r} is blank"
 MSG_BAD_LABEL = ("{path}, line {line}: column {name!r} holds {value!r}, not {kind} "
@@ -75,6 +90,18 @@ MSG_LONG_LABEL = ("{path}, line {line}: column {name!r} holds a group label of {
 MSG_INEXACT = ("{path}, line {line}: column {name!r} holds the integer {value}, beyond "
                "2**53; float64 rounds it to {rounded!r} (and {more} more such cells), so "
                "nearly equal scores may tie")
+MSG_NOT_BINARY = ("{path}, line {line}: column {name!r} holds {value}, not a label 0 or "
+                  "1; code the outcome as 1 (positive) or 0 (negative) in every row")
+MSG_ONE_CLASS = ("{path}: column {name!r} holds {value} in all its {n} rows; the labels "
+                 "need both 0 and 1 (is it the label column?)")
+MSG_MISSING_GROUP = ("{path}, line {line}: column {name!r} {what} ({count} {rows}): a "
+                     "missing group label; fill it in or drop those rows{keep}")
+MSG_BAD_GROUP = ("{path}, line {line}: column {name!r} holds {value}, not {what} group "
+                 "label{fix}")
+MSG_MERGED = ("{path}: column {name!r} spells one group two ways, {first} (line "
+              "{first_line}) and {second} (line {second_line}): as {kind} labels both "
+              "are {label!r}, one group{more}; read the labels as text to keep them "
+              "apart")
 MSG_STRIPPED = ("{path}: column {name!r} has spaces around the group label in {count} "
                 "of its cells (first on line {line}: {value!r}); the spaces are ignored")
 MSG_EMPTY_CSV = "{path}: no header row"
@@ -82,8 +109,12 @@ MSG_NO_ROWS = "{path}: no rows after the header"
 MSG_RAGGED = "{path}, line {line}: {got} fields, the header has {expected}"
 MSG_CSV = "{path}, line {line}: malformed CSV ({why})"
 
+#: The most characters of a cell an error message shows (``shown_cell``).
+CELL_SHOWN = 60
 #: Group label types a table can read, by the name the command line uses.
 LABEL_KINDS = ("text", "int", "float", "bool")
+#: How messages call the labels of each kind.
+LABEL_KIND_NAMES = {"text": "text", "int": "integer", "float": "float", "bool": "boolean"}
 
 
 # ------------------------------------------------------------------ reading
@@ -119,10 +150,11 @@ def read_bytes(path):
 
 
 def read_text(path):
-    """The text of ``path``: UTF-8 (a byte-order mark is dropped), decompressed."""
+    """The text of ``path``: UTF-8 (a byte-order mark is dropped), decompressed. An
+    archive, a workbook, UTF-16 or UTF-32 text and binary data are refused, saying
+    what the file is."""
     data = read_bytes(path)
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        raise ValueError(MSG_UTF16.format(path=os.fspath(path)))
+    _refuse_not_utf8(data, os.fspath(path))
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -131,7 +163,82 @@ def read_text(path):
                                            byte=data[exc.start:exc.start + 1])) from None
 
 
+_ZIP = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
+_OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_WIDE = (("UTF-32", "utf-32-le", "little"), ("UTF-32", "utf-32-be", "big"),
+         ("UTF-16", "utf-16-le", "little"), ("UTF-16", "utf-16-be", "big"))
+
+
+def _refuse_not_utf8(data, path):
+    """Raise the ValueError that says what ``data`` is when it cannot be UTF-8 text: a
+    zip archive or workbook, UTF-16 or UTF-32 text (with or without a byte-order
+    mark), binary data (a NUL byte, which no text file holds)."""
+    if data.startswith(_ZIP):
+        head = data[:65536]
+        if b"xl/" in head or b"[Content_Types].xml" in head:
+            what, fix = "an Excel workbook", "save it as CSV (Excel: CSV UTF-8)"
+        elif b"opendocument.spreadsheet" in head:
+            what, fix = "an OpenDocument spreadsheet", "save it as CSV (UTF-8)"
+        else:
+            what, fix = "a zip archive", "unzip it and give the file it holds"
+        raise ValueError(MSG_ARCHIVE.format(path=path, what=what, fix=fix))
+    if data.startswith(_OLE2):
+        raise ValueError(MSG_ARCHIVE.format(
+            path=path, what="an Excel 97-2003 workbook (or another OLE2 file)",
+            fix="save it as CSV (Excel: CSV UTF-8)"))
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        raise ValueError(MSG_WIDE.format(path=path, encoding="UTF-32", bom=""))
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise ValueError(MSG_UTF16.format(path=path))
+    nul = data.find(b"\x00")
+    if nul < 0:
+        return
+    sample = data[:4096]
+    sample = sample[:len(sample) - len(sample) % 4]
+    for encoding, codec, order in _WIDE:
+        text = sample.decode(codec, errors="replace")
+        # text of ours has no NUL and holds a separator or a line break
+        if "\x00" not in text and any(c in text for c in ",;\t\n"):
+            raise ValueError(MSG_WIDE.format(
+                path=path, encoding=encoding,
+                bom=f" ({order}-endian, without a byte-order mark)"))
+    raise ValueError(MSG_BINARY.format(path=path, line=data.count(b"\n", 0, nul) + 1))
+
+
 # ------------------------------------------------------------------ writing
+
+def check_all_outputs(files=(), folders=(), inputs=()):
+    """Check every output of one command, before its work, against the others and
+    against its ``inputs``. ``files``: ``(option, path)`` pairs; ``folders``:
+    ``(option, path, names)``, ``names`` the files the folder will hold (None: not
+    known yet); a None path is no output. Two outputs naming one file by any path
+    (links, ``..``, another case where the file system ignores case), a folder output's
+    file that is an input or not a regular file, and whatever :func:`check_output` or
+    :func:`check_folder` refuses raise ValueError (OSError for the file system)."""
+    files = [(what, os.fspath(path)) for what, path in files if path is not None]
+    folders = [(what, os.fspath(path), tuple(names or ()))
+               for what, path, names in folders if path is not None]
+    claimed = {}
+
+    def claim(path, what):
+        key = _identity(path)
+        if key in claimed:
+            raise ValueError(MSG_TWICE.format(path=path, first=claimed[key], second=what))
+        claimed[key] = what
+
+    for what, path in files:
+        claim(path, what)
+    for what, path, names in folders:
+        claim(path, what)
+        for name in names:
+            claim(os.path.join(path, name), f"the file {name} of {what}")
+    for _, path in files:
+        check_output(path, inputs)
+    for _, path, names in folders:
+        target = check_folder(path)
+        for name in names if os.path.isdir(target) else ():
+            _check_replaced(os.path.join(path, name), os.path.join(target, name), inputs)
+
 
 def check_output(path, inputs=()):
     """The file that writing output ``path`` replaces: ``path``, or the target of the
@@ -144,6 +251,23 @@ def check_output(path, inputs=()):
     folder = os.path.dirname(target)
     if not os.path.isdir(folder):
         raise FileNotFoundError(MSG_NO_FOLDER.format(path=path, folder=folder))
+    mode = _check_replaced(path, target, inputs)
+    if mode is not None and not os.access(target, os.W_OK):
+        raise PermissionError(MSG_READ_ONLY.format(path=path))
+    try:  # the one sure test that the rename at the end can succeed
+        with _signals_held():  # the probe never outlives a signal
+            fd, probe = tempfile.mkstemp(prefix=".gpu-xorder-", suffix=".tmp", dir=folder)
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as exc:
+        raise PermissionError(MSG_FOLDER_LOCKED.format(
+            path=path, folder=folder, why=exc.strerror or exc)) from None
+    return target
+
+
+def _check_replaced(path, target, inputs):
+    """Refuse a ``target`` that is not a regular file or is one of ``inputs``; its mode,
+    None when it does not exist."""
     try:
         mode = os.stat(target).st_mode
     except FileNotFoundError:
@@ -154,33 +278,52 @@ def check_output(path, inputs=()):
     for other in inputs:
         if _same_file(target, os.fspath(other)):
             raise ValueError(MSG_SAME_FILE.format(path=path))
-    if mode is not None and not os.access(target, os.W_OK):
-        raise PermissionError(MSG_READ_ONLY.format(path=path))
-    try:  # the one sure test that the rename at the end can succeed
-        fd, probe = tempfile.mkstemp(prefix=".gpu-xorder-", suffix=".tmp", dir=folder)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise PermissionError(MSG_FOLDER_LOCKED.format(
-            path=path, folder=folder, why=exc.strerror or exc)) from None
-    return target
+    return mode
 
 
 def check_outputs(paths, inputs=()):
     """``check_output`` of every path of ``paths``, which must name distinct files."""
-    targets = []
-    for path in paths:
-        target = check_output(path, inputs)
-        if target in targets:
-            raise ValueError(MSG_TWICE.format(path=os.fspath(path)))
-        targets.append(target)
-    return targets
+    paths = [os.fspath(path) for path in paths]
+    check_all_outputs([(f"output {k + 1}", path) for k, path in enumerate(paths)],
+                      inputs=inputs)
+    return [os.path.realpath(path) for path in paths]
 
 
 def _same_file(a, b):
     if os.path.exists(a) and os.path.exists(b):
         return os.path.samefile(a, b)
     return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _identity(path):
+    """What output ``path`` names, for comparing outputs: the existing file (device and
+    inode), else its folder and name (casefolded where the file system ignores case)."""
+    real = os.path.realpath(path)
+    with contextlib.suppress(OSError):
+        info = os.stat(real)
+        return ("file", info.st_dev, info.st_ino)
+    folder, name = os.path.split(real)
+    try:
+        info = os.stat(folder)
+    except OSError:  # a missing folder; check_output refuses it
+        return ("path", real)
+    return ("name", info.st_dev, info.st_ino,
+            name.casefold() if _ignores_case(folder) else name)
+
+
+def _ignores_case(folder):
+    """Whether the file system ignores the case of names (macOS, Windows), tried on the
+    nearest of ``folder`` and its parents whose name has letters."""
+    while True:
+        parent, name = os.path.split(folder)
+        if name.swapcase() != name:
+            try:
+                return os.path.samefile(folder, os.path.join(parent, name.swapcase()))
+            except OSError:
+                return False
+        if parent == folder:
+            return False
+        folder = parent
 
 
 def write_files(files, inputs=()):
@@ -193,13 +336,23 @@ def write_files(files, inputs=()):
     with _signals_raise():
         try:
             for (path, write, newline), target in zip(files, targets):
-                staged.append(_stage(os.fspath(path), target, write, newline))
-            for tmp, (path, _, _), target in zip(staged, files, targets):
+                path = os.fspath(path)
                 try:
-                    os.replace(tmp, target)
+                    with _signals_held():  # no temporary file exists unrecorded
+                        fd, tmp = tempfile.mkstemp(prefix=".gpu-xorder-", suffix=".tmp",
+                                                   dir=os.path.dirname(target))
+                        staged.append(tmp)
                 except OSError as exc:
                     raise OSError(exc.errno, MSG_WRITE.format(
-                        path=os.fspath(path), why=exc.strerror or exc)) from None
+                        path=path, why=exc.strerror or exc)) from None
+                _stage(fd, tmp, path, target, write, newline)
+            with _signals_held():  # a signal waits until every file is in place
+                for tmp, (path, _, _), target in zip(staged, files, targets):
+                    try:
+                        os.replace(tmp, target)
+                    except OSError as exc:
+                        raise OSError(exc.errno, MSG_WRITE.format(
+                            path=os.fspath(path), why=exc.strerror or exc)) from None
         except BaseException:
             for tmp in staged:
                 _unlink(tmp)
@@ -223,7 +376,8 @@ def check_folder(path):
     if not os.path.isdir(where):
         raise FileNotFoundError(MSG_NO_FOLDER.format(path=path, folder=where))
     try:
-        os.rmdir(tempfile.mkdtemp(prefix=".gpu-xorder-", dir=where))
+        with _signals_held():  # the probe never outlives a signal
+            os.rmdir(tempfile.mkdtemp(prefix=".gpu-xorder-", dir=where))
     except OSError as exc:
         raise PermissionError(MSG_FOLDER_LOCKED.format(
             path=path, folder=where, why=exc.strerror or exc)) from None
@@ -235,13 +389,17 @@ def staged_folder(path):
     """Write an output folder all or nothing: yields a temporary folder to write the
     files in; after the block it becomes ``path`` (one rename) or, when ``path`` exists,
     its files are moved into ``path`` one by one, replacing those of the same names. On
-    an error (also SIGTERM, SIGHUP) it is removed and ``path`` left as it was."""
+    an error (also SIGTERM, SIGHUP) it is removed and ``path`` left as it was; an
+    OSError names the output, never the temporary folder."""
+    path = os.fspath(path)
     target = check_folder(path)
     exists = os.path.isdir(target)
-    tmp = tempfile.mkdtemp(prefix=".gpu-xorder-",
-                           dir=target if exists else os.path.dirname(target))
+    tmp = None
     with _signals_raise():
         try:
+            with _signals_held():  # no temporary folder exists unrecorded
+                tmp = tempfile.mkdtemp(prefix=".gpu-xorder-",
+                                       dir=target if exists else os.path.dirname(target))
             yield tmp
             for name in os.listdir(tmp):
                 fd = os.open(os.path.join(tmp, name), os.O_RDONLY)
@@ -249,16 +407,30 @@ def staged_folder(path):
                     os.fsync(fd)
                 finally:
                     os.close(fd)
-            if exists:
-                for name in sorted(os.listdir(tmp)):
-                    os.replace(os.path.join(tmp, name), os.path.join(target, name))
-                os.rmdir(tmp)
-            else:
-                os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700
-                os.rename(tmp, target)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
+            with _signals_held():  # a signal waits until every file is in place
+                if exists:
+                    for name in sorted(os.listdir(tmp)):
+                        os.replace(os.path.join(tmp, name), os.path.join(target, name))
+                    os.rmdir(tmp)
+                else:
+                    os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700
+                    os.rename(tmp, target)
+        except BaseException as exc:
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
+                if isinstance(exc, OSError):
+                    raise _named_for_user(exc, tmp, path) from None
             raise
+
+
+def _named_for_user(exc, tmp, path):
+    """The OSError ``exc`` naming the output ``path`` where it names the temporary
+    folder ``tmp`` (``tmp/records.json`` becomes ``path/records.json``)."""
+    name = os.fspath(exc.filename) if exc.filename is not None else tmp
+    if name == tmp or name.startswith(tmp + os.sep):
+        name = path + name[len(tmp):]
+    why = exc.strerror or str(exc).replace(tmp, path)
+    return OSError(exc.errno, MSG_WRITE.format(path=name, why=why))
 
 
 def _umask():
@@ -267,11 +439,10 @@ def _umask():
     return umask
 
 
-def _stage(path, target, write, newline):
-    """A temporary file beside ``target`` holding what ``write`` writes (compressed as
-    the name ``path`` says), flushed to disk and with the permissions of ``target``."""
-    fd, tmp = tempfile.mkstemp(prefix=".gpu-xorder-", suffix=".tmp",
-                               dir=os.path.dirname(target))
+def _stage(fd, tmp, path, target, write, newline):
+    """Fill the temporary file ``tmp`` (open as ``fd``) beside ``target`` with what
+    ``write`` writes (compressed as the name ``path`` says), flushed to disk and with
+    the permissions of ``target``; the caller removes it on any error."""
     try:
         with os.fdopen(fd, "wb") as raw:
             stream = _compressor(path, raw)
@@ -285,13 +456,8 @@ def _stage(path, target, write, newline):
             os.fsync(raw.fileno())
         os.chmod(tmp, _mode(target))  # mkstemp makes 0600; give what open() would
     except OSError as exc:  # named after the output, not the temporary file
-        _unlink(tmp)
         raise OSError(exc.errno, MSG_WRITE.format(path=path, why=exc.strerror or exc)) \
             from None
-    except BaseException:
-        _unlink(tmp)
-        raise
-    return tmp
 
 
 def _compressor(path, raw):
@@ -342,6 +508,32 @@ def _signals_raise():
 
 def _exit_on_signal(signum, frame):
     raise SystemExit(128 + signum)
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """SIGINT, SIGTERM and SIGHUP wait until the block ends, then act as they would
+    have (KeyboardInterrupt, SystemExit, or the end of the process): the few steps that
+    create a temporary file and record its name, or move staged files into place, are
+    never cut in two. Only in the main thread; a program's own handlers are left alone."""
+    pending, previous = [], {}
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+            signum = getattr(signal, name, None)
+            if signum is not None and signal.getsignal(signum) in (
+                    signal.SIG_DFL, signal.default_int_handler, _exit_on_signal):
+                previous[signum] = signal.signal(
+                    signum, lambda signum, frame: pending.append(signum))
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(pending):
+            if previous[signum] == signal.SIG_DFL:
+                os.kill(os.getpid(), signum)  # the default: the process ends here
+            else:
+                previous[signum](signum, None)
 
 
 # ------------------------------------------------------------------ models
@@ -712,13 +904,20 @@ class Table:
         self.header, self.rows, self.lines = _parse_csv(read_text(self.path), self.path)
         if not self.header:
             raise ValueError(MSG_EMPTY_CSV.format(path=self.path))
+        if len(self.header) == 1:
+            for sep, name in ((";", "semicolons"), ("\t", "tabs"), ("|", "bars")):
+                if sep in self.header[0]:
+                    raise ValueError(MSG_SEPARATOR.format(
+                        path=self.path, header=shown_cell(self.header[0]),
+                        sep=repr(sep), name=name))
         if not self.rows:
             raise ValueError(MSG_NO_ROWS.format(path=self.path))
         seen = {}
         for k, name in enumerate(self.header):
             if name in seen:
                 raise ValueError(MSG_DUPLICATE_COLUMN.format(
-                    path=self.path, name=name, first=seen[name] + 1, second=k + 1))
+                    path=self.path, name=shown_cell(name), first=seen[name] + 1,
+                    second=k + 1))
             seen[name] = k
         for line, row in zip(self.lines, self.rows):
             if len(row) != len(self.header):
@@ -728,7 +927,7 @@ class Table:
     def column(self, name):
         """The strings of column ``name``."""
         if name not in self.header:
-            shown = [repr(c) for c in self.header[:20]]
+            shown = [shown_cell(c) for c in self.header[:20]]
             if len(self.header) > 20:
                 shown.append(f"and {len(self.header) - 20} more")
             raise ValueError(MSG_NO_COLUMN.format(path=self.path, name=name,
@@ -749,7 +948,8 @@ class Table:
         if not finite.all():
             k = int(np.argmin(finite))
             raise ValueError(MSG_NOT_FINITE.format(path=self.path, line=self.lines[k],
-                                                   name=name, value=values[k]))
+                                                   name=name,
+                                                   value=shown_cell(values[k])))
         self._warn_inexact(name, values, numbers)
         return numbers
 
@@ -771,7 +971,7 @@ class Table:
                 except ValueError:
                     raise ValueError(MSG_BAD_NUMBER.format(
                         path=self.path, line=self.lines[k], name=name,
-                        value=value)) from None
+                        value=shown_cell(value))) from None
         raise AssertionError("no cell failed on its own")  # pragma: no cover
 
     def _warn_inexact(self, name, values, numbers):
@@ -783,6 +983,74 @@ class Table:
             warnings.warn(MSG_INEXACT.format(
                 path=self.path, line=self.lines[k], name=name, value=values[k].strip(),
                 rounded=float(numbers[k]), more=len(inexact) - 1), stacklevel=3)
+
+    def binary(self, name):
+        """Column ``name`` as 0/1 labels (float64): every cell a number equal to 0 or 1,
+        and both present; else an error naming the line and the fix."""
+        values = self.column(name)
+        codes = {}
+        for text in dict.fromkeys(values):  # the spellings, in order of first use
+            try:
+                code = float(text)
+            except ValueError:
+                code = None
+            if code not in (0.0, 1.0):
+                k = values.index(text)
+                raise ValueError(MSG_NOT_BINARY.format(
+                    path=self.path, line=self.lines[k], name=name,
+                    value=shown_cell(text)))
+            codes[text] = code
+        y = np.fromiter(map(codes.__getitem__, values), dtype=np.float64,
+                        count=len(values))
+        if y.min() == y.max():
+            raise ValueError(MSG_ONE_CLASS.format(path=self.path, name=name,
+                                                  value=int(y[0]), n=y.size))
+        return y
+
+    def check_groups(self, names, kind="text", fix=""):
+        """Refuse in columns ``names`` a missing group label (a blank cell or a marker
+        of ``MISSING_LABELS``; never a group of its own) and, for ``kind`` other than
+        text, a cell that is not such a label (the error ends with ``fix``); warn where
+        two spellings are one label of ``kind`` (``01`` and ``1`` as integers). Run
+        before :meth:`groups`, whose messages name no fix."""
+        for name in names:
+            stripped = [value.strip() for value in self.column(name)]
+            spellings = dict.fromkeys(stripped)
+            missing = [text for text in spellings if text.casefold() in _MISSING]
+            if missing:
+                k = min(stripped.index(text) for text in missing)
+                count = sum(stripped.count(text) for text in missing)
+                what = ("is blank" if stripped[k] == "" else
+                        f"holds {shown_cell(stripped[k])}")
+                raise ValueError(MSG_MISSING_GROUP.format(
+                    path=self.path, line=self.lines[k], name=name, what=what,
+                    count=count, rows="row" if count == 1 else "rows",
+                    keep="" if stripped[k] == "" else
+                    f" (a group named {shown_cell(stripped[k])} needs another name)"))
+            if kind == "text":
+                continue
+            first, merged = {}, []
+            for text in spellings:
+                try:
+                    label = parse_label(text, kind)
+                except ValueError:
+                    k = stripped.index(text)
+                    raise ValueError(MSG_BAD_GROUP.format(
+                        path=self.path, line=self.lines[k], name=name,
+                        value=shown_cell(text),
+                        what=_LABEL_PARSERS[kind][1], fix=fix)) from None
+                if label in first:
+                    merged.append((first[label], text, label))
+                first.setdefault(label, text)
+            if merged:
+                one, other, label = merged[0]
+                warnings.warn(MSG_MERGED.format(
+                    path=self.path, name=name, first=shown_cell(one),
+                    first_line=self.lines[stripped.index(one)], second=shown_cell(other),
+                    second_line=self.lines[stripped.index(other)],
+                    kind=LABEL_KIND_NAMES[kind],
+                    label=label, more=f" ({len(merged) - 1} more such spellings)"
+                    if len(merged) > 1 else ""), stacklevel=2)
 
     def groups(self, names, kind="text"):
         """The group label of every row: column ``names[0]`` read as ``kind`` (one of
@@ -849,6 +1117,18 @@ class Table:
         return write
 
 
+def shown_cell(text, limit=CELL_SHOWN):
+    """``repr(text)``, or where that is over ``limit`` characters by more than the
+    length would take to say, about ``limit`` of them: its start and end around an
+    ellipsis, and its length. A message never echoes a cell of megabytes."""
+    shown = repr(text)
+    if len(shown) <= limit + 20:
+        return shown
+    head = repr(text[:limit * 2 // 3])[:-1]
+    tail = repr(text[-(limit // 6):])[1:]
+    return f"{head}...{tail} ({len(text)} characters)"
+
+
 def _int64(text):
     value = int(text)
     if not -(2**63) <= value < 2**63:
@@ -871,6 +1151,10 @@ def _boolean(text):
 
 
 _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
+#: Cells that mark a missing group label (compared casefolded), as spreadsheets, R and
+#: pandas write them; ``None`` is not one of them (a religion's "none" is a group).
+MISSING_LABELS = ("", "NA", "N/A", "NaN", "-NaN", "null", "#N/A", "<NA>")
+_MISSING = frozenset(text.casefold() for text in MISSING_LABELS)
 
 # kind -> (parse one stripped cell, what a cell must be, NumPy dtype)
 _LABEL_PARSERS = {

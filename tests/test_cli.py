@@ -283,7 +283,7 @@ def test_fit_and_transform_never_write_over_their_inputs(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("field,value,message", [
-    (2, "2", "y must be binary"),
+    (2, "2", "line 5: column 'outcome' holds '2', not a label 0 or 1; code the outcome"),
     (1, "nan", "line 5: column 'score' holds 'nan', not a finite number"),
     (1, "abc", "line 5: column 'score' holds 'abc', not a number"),
 ])
@@ -533,7 +533,7 @@ MALFORMED = {
     "open quote": (_fit_case(lambda p: _edit_data(p, 9, '1,"0.5,1,f')),
                    "data.csv, line 9: malformed CSV"),
     "labels not 0/1": (_fit_case(lambda p: _edit_data(p, 9, "1,0.5,2,f")),
-                       "y must be binary"),
+                       "data.csv, line 9: column 'outcome' holds '2', not a label 0 or 1"),
     "span beyond float64": (_fit_case(lambda p: (_edit_data(p, 2, "0,1e308,1,m"),
                                                  _edit_data(p, 3, "1,-1e308,0,f"))),
                             "span more than float64 can hold"),
@@ -569,7 +569,8 @@ MALFORMED = {
     "output no folder": (_fit_case(lambda p: None), None),  # see below: out in no/
     "labels bad in transform": (lambda p: (_model(p), _edit_data(p, 4, "2,0.5,7,f"), [
         "transform", "data.csv", "--model", "model.json", "--score", "score", "--group",
-        "sex", "--label", "outcome", "--output", "out.csv"])[2], "y must be binary"),
+        "sex", "--label", "outcome", "--output", "out.csv"])[2],
+        "data.csv, line 4: column 'outcome' holds '7', not a label 0 or 1"),
     "subsample beyond a group": (lambda p: (_write_csv(p / "data.csv", n=200), [
         "fit", "data.csv", *FIT, "--model", "m.json", "--subsample", "500"])[1],
         "--subsample 500 keeps 2 of the 200 rows (the smallest group, 'f' with"),

@@ -554,3 +554,49 @@ def test_sigterm_during_a_write_removes_the_temporary_file(tmp_path):
     assert info.value.code == 128 + signal.SIGTERM
     assert list(tmp_path.iterdir()) == []
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+def test_all_outputs_are_distinct_by_any_path(tmp_path, monkeypatch):
+    """Outputs named by a link to a folder, by ``..`` or (where the file system ignores
+    case) by another case are one file; a folder output's files count too."""
+    (tmp_path / "d").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "d")
+    twice = "refusing to write .* twice: two outputs of this command name it"
+    with pytest.raises(ValueError, match=twice + re.escape(" (--a and --b)")):
+        _io.check_all_outputs([("--a", tmp_path / "d" / "x"),
+                               ("--b", tmp_path / "link" / "x")])
+    with pytest.raises(ValueError, match=twice + re.escape(
+            " (--a and the file x of --plot)")):
+        _io.check_all_outputs([("--a", tmp_path / "d" / ".." / "d" / "x")],
+                              [("--plot", tmp_path / "link", ["y", "x"])])
+    _io.check_all_outputs([("--a", tmp_path / "x.json"), ("--b", tmp_path / "X.JSON")])
+    monkeypatch.setattr(_io, "_ignores_case", lambda folder: True)
+    with pytest.raises(ValueError, match=twice):
+        _io.check_all_outputs([("--a", tmp_path / "x.json"), ("--b", tmp_path / "X.JSON")])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "link"]
+
+
+def test_staged_folder_errors_name_the_output(tmp_path):
+    """An error while the folder is staged or moved into place names the user's path,
+    never the temporary folder, and leaves nothing behind."""
+    out = tmp_path / "out"
+    (out / "records.json").mkdir(parents=True)
+    with pytest.raises(OSError) as info:
+        with _io.staged_folder(out) as folder:
+            (Path(folder) / "records.json").write_text("{}")
+    assert info.value.strerror == f"cannot write {out}/records.json: Is a directory"
+    assert info.value.filename is None  # the one line names no temporary path
+    with pytest.raises(OSError, match=re.escape(f"cannot write {out}/x.png: No space")):
+        with _io.staged_folder(out) as folder:
+            raise OSError(28, "No space left on device", os.path.join(folder, "x.png"))
+    assert sorted(p.name for p in out.iterdir()) == ["records.json"]
+
+
+@pytest.mark.parametrize("text,shown", [
+    ("abc", "'abc'"),
+    ("x" * 78, "'" + "x" * 78 + "'"),
+    ("x" * 79, "'" + "x" * 40 + "..." + "x" * 10 + "' (79 characters)"),
+    ("x" * 2_000_000, "'" + "x" * 40 + "..." + "x" * 10 + "' (2000000 characters)"),
+])
+def test_cells_in_messages_are_shortened(text, shown):
+    assert _io.shown_cell(text) == shown

@@ -18,32 +18,38 @@ from ._common import FILE_ERRORS
 from ._common import LIBRARY_ERRORS
 from ._common import dask_backend
 from ._common import file_row
-from ._common import given
 from ._common import group_title
 from ._common import read_groups
 from ._common import require_matplotlib
 
 MSG_NO_CI = "--no-ci leaves out the intervals that {options} would set up"
+MSG_DELONG = ("--ci-method delong draws no resamples, so {options} would be ignored; "
+              "leave {them} out or choose --ci-method bootstrap")
 
 
 def run(args):
     from .. import metrics
     from ..metrics._ranking import defined
     from .._io import Table as CsvTable
-    from .._io import check_folder, check_outputs, staged_folder, write_json
+    from .._io import check_all_outputs, staged_folder, write_json
 
     try:
         level, method = _interval_settings(args)
-        check_outputs(given(args.json), inputs=(args.data,))
+        outputs = [("--json", args.json)]
+        check_all_outputs(outputs, [("--plot", args.plot, None)], inputs=(args.data,))
         if args.plot is not None:
             require_matplotlib()
-            check_folder(args.plot)
         data = CsvTable(args.data)
-        groups, y = read_groups(data, args), data.numbers(args.label)
+        groups, y = read_groups(data, args), data.binary(args.label)
         columns = {name: data.numbers(name) for name in args.score}
-        rows = [file_row(name, s, y, groups, None) for name, s in columns.items()]
         labels = np.unique(groups)
         keys = [g.item() for g in labels]
+        plan = []
+        if args.plot is not None:  # the pictures' names, known now, checked too
+            plan = _picture_plan(columns, keys, level is not None)
+            check_all_outputs(outputs, [("--plot", args.plot, [p[0] for p in plan])],
+                              inputs=(args.data,))
+        rows = [file_row(name, s, y, groups, None) for name, s in columns.items()]
         pairs = [(g, h) for g in keys for h in keys if g != h]
         # (title, meaning, row names, values of a score column, JSON key, its intervals)
         tables = [
@@ -82,7 +88,7 @@ def run(args):
         with contextlib.ExitStack() as stack:  # pictures and JSON: all or nothing
             if args.plot is not None:
                 pictures = _audit_plots(stack.enter_context(staged_folder(args.plot)),
-                                        columns, y, groups, intervals, args.label)
+                                        plan, columns, y, groups, intervals, args.label)
             if args.json is not None:
                 write_json(args.json, document, inputs=(args.data,))
     except LIBRARY_ERRORS + FILE_ERRORS as exc:
@@ -134,6 +140,13 @@ def _interval_settings(args):
         if named:
             raise ValueError(MSG_NO_CI.format(options=", ".join(named)))
         return None, None
+    if args.ci_method == "delong":
+        named = [name for name, value in bootstrap if value is not None]
+        if named:
+            options = named[0] if len(named) == 1 else (
+                f"{', '.join(named[:-1])} and {named[-1]}")
+            raise ValueError(MSG_DELONG.format(options=options,
+                                               them="it" if len(named) == 1 else "them"))
     level = AUDIT_LEVEL if args.ci is None else args.ci
     implied = any(value is not None for _, value in bootstrap)
     return level, args.ci_method or ("bootstrap" if implied else "delong")
@@ -190,12 +203,41 @@ def _interval_note(ci, args):
             "intervals at the Bonferroni level; n/a: not estimable")
 
 
-def _audit_plots(folder, columns, y, groups, intervals, label):
-    """Write the audit's pictures into ``folder``: with intervals, every metric and
-    disparity of every score column with its interval (forest plot); per score column
-    the score distributions per group and the xROC curves of every pair of groups (both
-    directions, with pointwise bands at the intervals' level). Returns the file names."""
+def _picture_plan(columns, keys, with_intervals):
+    """The pictures ``--plot`` may write, in order, as ``(file name, column, pair)``:
+    the intervals of every column (column and pair None), then per score column the
+    score distributions per group (pair None) and the xROC curves of every pair of
+    groups (drawn where a direction is defined). A name is made of its parts' letters,
+    digits, dots and dashes, numbered where two would be alike, in any case."""
     import itertools
+
+    plan, taken = [], set()
+
+    def add(column, pair, *parts):
+        stem = "_".join(re.sub(r"[^A-Za-z0-9.-]+", "-", str(p)).strip("-") or "x"
+                        for p in parts)
+        name, n = f"{stem}.png", 1
+        while name.casefold() in taken:  # labels that differ only in other characters
+            n += 1
+            name = f"{stem}-{n}.png"
+        taken.add(name.casefold())
+        plan.append((name, column, pair))
+
+    if with_intervals:
+        add(None, None, "intervals")
+    for column in columns:
+        add(column, None, "scores", column)
+        for a, b in itertools.combinations(keys, 2):
+            add(column, (a, b), "xroc", column, a, b)
+    return plan
+
+
+def _audit_plots(folder, plan, columns, y, groups, intervals, label):
+    """Write the pictures of ``plan`` (``_picture_plan``) into ``folder``: with
+    intervals, every metric and disparity of every score column with its interval
+    (forest plot); per score column the score distributions per group and the xROC
+    curves of every pair of groups (both directions, with pointwise bands at the
+    intervals' level). Returns the file names."""
     import os
 
     from matplotlib.figure import Figure
@@ -205,45 +247,36 @@ def _audit_plots(folder, columns, y, groups, intervals, label):
     from ..plotting._plots import plot_intervals, plot_score_distributions, plot_xroc
 
     keys = [g.item() for g in np.unique(groups)]
-    written = []
-
-    def save(fig, *parts):
-        stem = "_".join(re.sub(r"[^A-Za-z0-9.-]+", "-", str(p)).strip("-") or "x"
-                        for p in parts)
-        name, n = f"{stem}.png", 1
-        while name in written:  # labels that differ only in other characters
-            n += 1
-            name = f"{stem}-{n}.png"
-        fig.savefig(os.path.join(folder, name), dpi=100)
-        written.append(name)
-
     level = None if intervals is None else intervals[0].level
-    if intervals is not None:
-        k = len(keys)
-        rows = max(1 + k + k * (k - 1) + k, 3 * (k * (k - 1) // 2 + (k > 2)))
-        fig = Figure(figsize=(11, 1.6 + 0.3 * rows * max(1, len(columns) / 2)),
-                     layout="constrained")
-        left, right = fig.subplots(1, 2)
-        sets = dict(zip(columns, intervals))
-        plot_intervals(sets, part="metrics", ax=left)
-        plot_intervals(sets, part="disparities", ax=right)
-        save(fig, "intervals")
-    for column, s in columns.items():
-        fig = Figure(figsize=(6, 4.5), layout="constrained")
-        ax = plot_score_distributions(s, groups, y, ax=fig.add_subplot())
-        ax.set_title(f"{column}: scores by group")
-        save(fig, "scores", column)
-        for a, b in itertools.combinations(keys, 2):
+    written = []
+    for name, column, pair in plan:
+        if column is None:
+            k = len(keys)
+            rows = max(1 + k + k * (k - 1) + k, 3 * (k * (k - 1) // 2 + (k > 2)))
+            fig = Figure(figsize=(11, 1.6 + 0.3 * rows * max(1, len(columns) / 2)),
+                         layout="constrained")
+            left, right = fig.subplots(1, 2)
+            sets = dict(zip(columns, intervals))
+            plot_intervals(sets, part="metrics", ax=left)
+            plot_intervals(sets, part="disparities", ax=right)
+        elif pair is None:
+            fig = Figure(figsize=(6, 4.5), layout="constrained")
+            ax = plot_score_distributions(columns[column], groups, y,
+                                          ax=fig.add_subplot())
+            ax.set_title(f"{column}: scores by group")
+        else:
+            s, (a, b) = columns[column], pair
             pairs = [(g, h) for g, h in ((a, b), (b, a))
                      if defined(metrics.xauc, s, y, groups, g, h) is not None]
-            if pairs:
-                fig = Figure(figsize=(5.5, 5.2), layout="constrained")
-                ax = plot_xroc(s, y, groups, pairs=pairs, band=level, positive=label,
-                               ax=fig.add_subplot())
-                ax.set_title(f"{column}: xROC curves of {a} and {b}"
-                             + ("" if level is None else
-                                f"\n{level:.0%} pointwise bands"))
-                save(fig, "xroc", column, a, b)
+            if not pairs:
+                continue
+            fig = Figure(figsize=(5.5, 5.2), layout="constrained")
+            ax = plot_xroc(s, y, groups, pairs=pairs, band=level, positive=label,
+                           ax=fig.add_subplot())
+            ax.set_title(f"{column}: xROC curves of {a} and {b}"
+                         + ("" if level is None else f"\n{level:.0%} pointwise bands"))
+        fig.savefig(os.path.join(folder, name), dpi=100)
+        written.append(name)
     return written
 
 

@@ -31,6 +31,18 @@ MAX_GROUPS = 20
 
 MSG_MAX_GROUPS = ("{path}: {columns} gives {n} groups, more than --max-groups {limit} "
                   "(an ID-like column?); pass --max-groups {n} to fit them all")
+MSG_GROUP_TYPE = "; read the labels as text (--group-type text) or correct the cell"
+MSG_COLUMN_TAKEN = ("--column {name}: {path} already has a column {name!r}, which the "
+                    "output would overwrite; name the new column otherwise (e.g. "
+                    "--column {free})")
+MSG_SPLIT = ("--test-size {size:g} leaves {n_test} test and {n_train} training rows of "
+             "the {n} of {data}, and a stratified split needs {classes} (one per label) "
+             "in each: give a --test-size from {low:g} to {high:g} for {data}")
+MSG_SEEDS = ("--seed {seed} with --repeats {repeats} would split with seeds up to "
+             "{last}, beyond {most}, the largest seed scikit-learn takes; give a --seed "
+             "of at most {best}")
+#: The largest seed of scikit-learn's splits (a ``RandomState``'s).
+MAX_SEED = 2**32 - 1
 #: audit: the level of its confidence intervals unless --ci says, and the resamples
 #: of its bootstrap unless --bootstrap says.
 AUDIT_LEVEL = 0.95
@@ -91,14 +103,49 @@ def print_disadvantaged(rows, y, groups, metric, high_score):
 
 
 def read_groups(data, args):
-    """The groups of ``data`` as ``--group`` and ``--group-type`` say; more than
-    ``--max-groups`` of them are refused."""
+    """The groups of ``data`` as ``--group`` and ``--group-type`` say; missing labels
+    and more than ``--max-groups`` groups are refused."""
+    data.check_groups(args.group, args.group_type, fix=MSG_GROUP_TYPE)
     groups = data.groups(args.group, args.group_type)
     n = np.unique(groups).size
     if n > args.max_groups:
         raise ValueError(MSG_MAX_GROUPS.format(path=args.data, n=n, limit=args.max_groups,
                                                columns=group_title(args.group)))
     return groups
+
+
+def check_new_column(data, name):
+    """Refuse an output column ``name`` (``--column``) that ``data`` already has."""
+    if name in data.header:
+        free = next(f"{name}_{k}" for k in range(2, len(data.header) + 3)
+                    if f"{name}_{k}" not in data.header)
+        raise ValueError(MSG_COLUMN_TAKEN.format(name=name, path=data.path, free=free))
+
+
+def check_split(data, test_size, seed, repeats=1):
+    """Refuse, before any work, a ``--test-size`` that leaves one part of the bundled
+    data set ``data`` fewer rows than labels (scikit-learn's stratified split would
+    refuse it) and seeds ``seed + r`` of the ``repeats`` splits beyond ``MAX_SEED``."""
+    import math
+
+    last = seed + repeats - 1
+    if last > MAX_SEED:
+        raise ValueError(MSG_SEEDS.format(seed=seed, repeats=repeats, last=last,
+                                          most=MAX_SEED, best=MAX_SEED - repeats + 1))
+    n, classes = data.y.size, np.unique(data.y).size
+
+    def possible(size):
+        return classes <= math.ceil(size * n) <= n - classes  # as train_test_split counts
+
+    if possible(test_size):
+        return
+    low, high = math.ceil(classes / n * 1e4), math.floor((n - classes) / n * 1e4)
+    low += not possible(low / 1e4)  # the rounding of float products
+    high -= not possible(high / 1e4)
+    raise ValueError(MSG_SPLIT.format(
+        size=test_size, n_test=math.ceil(test_size * n),
+        n_train=n - math.ceil(test_size * n), n=n, data=data.name, classes=classes,
+        low=low / 1e4, high=high / 1e4))
 
 
 def group_title(columns):

@@ -13,6 +13,7 @@ from rich.progress import TimeElapsedColumn
 from . import _output as out
 from ._common import LAM_NOTE
 from ._common import LIBRARY_ERRORS
+from ._common import check_split
 from ._common import counts
 from ._common import group_names
 from ._common import row
@@ -27,6 +28,7 @@ def run(args):
     data = load_dataset(args.data)
     try:
         check_lam(args.lam)  # every value before the first fit
+        check_split(data, args.test_size, args.seed)
         groups = grouping(data, args.groups)
     except LIBRARY_ERRORS as exc:
         return out.error(exc)

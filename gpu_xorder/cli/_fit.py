@@ -10,8 +10,8 @@ from rich.markup import escape
 from . import _output as out
 from ._common import FILE_ERRORS
 from ._common import LIBRARY_ERRORS
+from ._common import check_new_column
 from ._common import file_row
-from ._common import given
 from ._common import group_title
 from ._common import print_disadvantaged
 from ._common import read_groups
@@ -37,14 +37,17 @@ def run(args):
     from ..postprocessing import xorder_path
     from ..engine._backend import resolve_backend
     from .._io import Table as CsvTable
-    from .._io import check_outputs, model_text, parse_label, write_files
+    from .._io import check_all_outputs, model_text, parse_label, write_files
 
     try:
         lams, chosen = _fit_lams(args)
         # every input and output checked before any work; nothing written until the end
-        check_outputs((args.model,) + given(args.output), inputs=(args.data,))
+        check_all_outputs([("--model", args.model), ("--output", args.output)],
+                          inputs=(args.data,))
         data = CsvTable(args.data)
-        scores, y = data.numbers(args.score), data.numbers(args.label)
+        if args.output is not None:
+            check_new_column(data, args.column)
+        scores, y = data.numbers(args.score), data.binary(args.label)
         groups = read_groups(data, args)
         reference = args.reference_group
         if reference is not None and len(args.group) == 1:

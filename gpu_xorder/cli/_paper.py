@@ -14,6 +14,7 @@ from ._common import FILE_ERRORS
 from ._common import LAM_NOTE
 from ._common import LIBRARY_ERRORS
 from ..datasets._loaders import POSITIVE_MEANS
+from ._common import check_split
 from ._common import counts
 from ._common import dask_backend
 from ._common import given
@@ -21,16 +22,21 @@ from ._common import group_names
 from ._common import require_matplotlib
 
 
+#: The files of ``--out`` besides the figures.
+OUT_FILES = ("records.json", "summary.csv", "timings.csv")
+
+
 def run(args):
     from ..experiments._experiment import PAPER_DATA
-    from .._io import check_outputs, write_json
+    from .._io import check_all_outputs, write_json
 
     names = args.data or PAPER_DATA[args.groups]
     if (args.methods is None or set(args.methods) - {"unadjusted", "xorder"}
             or args.model != "lr" or args.study is not None or args.out is not None):
         return _paper_comparison(names, args)
     try:
-        check_outputs(given(args.json))  # before the work
+        check_all_outputs([("--json", args.json)])  # before the work
+        _check_splits(names, args)
         with dask_backend(args.scheduler):
             experiments = [_paper_experiment(name, args) for name in names]
         if args.json is not None:
@@ -62,15 +68,19 @@ def _paper_experiment(name, args):
 def _paper_comparison(names, args):
     """``paper`` with baselines, another base model, a study or --out: every method's
     table per data set; --json and --out written at the end, all or nothing."""
-    from .._io import check_folder, check_outputs, staged_folder, write_json
+    from .._io import check_all_outputs, staged_folder, write_json
+    from ..experiments._paper_plots import figure_names
     from ..experiments._studies import POST_PROCESSING, compare_methods
 
     methods = args.methods or (POST_PROCESSING if args.study else PAPER_METHODS)
     figures = args.out is not None
+    # every file --out will hold, for the checks before the work
+    held = list(OUT_FILES) + [name for data in names for name in figure_names(
+        data, args.groups, args.model, args.study)]
     try:
-        check_outputs(given(args.json))
+        check_all_outputs([("--json", args.json)], [("--out", args.out, held)])
+        _check_splits(names, args)
         if args.out is not None:
-            check_folder(args.out)
             try:
                 require_matplotlib()
             except ValueError as exc:
@@ -103,6 +113,15 @@ def _paper_comparison(names, args):
         out.console.print(f"written to {escape(path)}")
     out.console.print(f"[dim]{escape(LAM_NOTE)}[/dim]")
     return 0
+
+
+def _check_splits(names, args):
+    """Refuse, before the work, a --test-size or --seed that a data set's split
+    would refuse."""
+    from ..datasets import load_dataset
+
+    for name in names:
+        check_split(load_dataset(name), args.test_size, args.seed, args.repeats)
 
 
 def _paper_outputs(folder, comparisons, document, figures):

@@ -16,6 +16,7 @@ from ._common import AUDIT_LEVEL
 from ._common import DEFAULT_COLUMN
 from ._common import LAM_NOTE
 from ._common import MAX_GROUPS
+from ._common import MAX_SEED
 from ._info import own_version
 
 DEFAULT_LAMS = (0.0, 0.01, 0.05, 0.5)
@@ -46,6 +47,18 @@ def _positive(text):
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text}")
+    return value
+
+
+def _seed(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer from 0 to {MAX_SEED} (the seeds scikit-learn's split "
+            f"takes), got {text}")
     return value
 
 
@@ -269,7 +282,7 @@ def _experiment_arguments(parser, lams, method=False, solver="auto"):
                         help="weights of the disparity, paper's scale (default: "
                              f"{' '.join(f'{x:g}' for x in lams)})")
     _engine_arguments(parser, method, solver)
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=_seed, default=0,
                         help="split and model seed (default: 0; paper: repetition r "
                              "uses seed + r)")
     parser.add_argument("--test-size", type=_probability, default=0.3,

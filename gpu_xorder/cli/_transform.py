@@ -1,30 +1,42 @@
 """``gpu-xorder transform``: a saved model applied to the scores of a CSV file."""
 
+import numpy as np
 from rich.markup import escape
 
 from . import _output as out
 from ._common import FILE_ERRORS
 from ._common import LIBRARY_ERRORS
+from ._common import check_new_column
 from ._common import file_row
+from ._common import group_title
 from ._common import print_disadvantaged
+
+MSG_UNSEEN = ("{path}, line {line}: {column} holds the group {group}, not seen in fit"
+              "{more}: the model {model} knows {known}; drop the rows of unknown groups "
+              "or fit a model on data that has them")
+MSG_MODEL_GROUPS = "; the model {model} has {what} group labels ({known})"
 
 
 def run(args):
     from ..postprocessing import XOrder
-    from .._io import Table as CsvTable
-    from .._io import check_outputs, label_kind, write_files
+    from .._io import LABEL_KIND_NAMES, Table as CsvTable
+    from .._io import check_all_outputs, label_kind, write_files
 
     inputs = (args.data, args.model)
     try:
-        check_outputs((args.output,), inputs=inputs)
+        check_all_outputs([("--output", args.output)], inputs=inputs)
         est = XOrder.load(args.model)
         data = CsvTable(args.data)
+        check_new_column(data, args.column)
         scores = data.numbers(args.score)
         # the model's labels keep their type (integer groups of a Python fit, say);
         # intersections are labelled by text
         kind = label_kind(est.groups_) if len(args.group) == 1 else "text"
+        data.check_groups(args.group, kind, fix=MSG_MODEL_GROUPS.format(
+            model=args.model, what=LABEL_KIND_NAMES[kind], known=_known(est.groups_)))
         groups = data.groups(args.group, kind)
-        y = None if args.label is None else data.numbers(args.label)
+        _check_seen(data, groups, est, args)
+        y = None if args.label is None else data.binary(args.label)
         adjusted = est.transform(scores, sensitive_features=groups)
         rows = None
         constrained = est.max_disparity is not None
@@ -45,3 +57,28 @@ def run(args):
                             est.metric, args.high_score)
     out.console.print(f"written to {escape(args.output)} (column {escape(args.column)})")
     return 0
+
+
+def _known(labels, shown=10):
+    """The model's group labels, the first ``shown`` of them."""
+    text = ", ".join(repr(g.item()) for g in labels[:shown])
+    return text + (f" and {labels.size - shown} more" if labels.size > shown else "")
+
+
+def _check_seen(data, groups, est, args):
+    """Refuse a group the model was not fitted on, naming its first row."""
+    from .._io import shown_cell
+
+    seen = np.isin(groups, est.groups_)
+    if seen.all():
+        return
+    k = int(np.argmin(seen))
+    others = np.unique(groups[~seen]).size - 1
+    column = (f"column {args.group[0]!r}" if len(args.group) == 1
+              else f"columns {group_title(args.group)}")
+    group = groups[k].item()
+    raise ValueError(MSG_UNSEEN.format(
+        path=args.data, line=data.lines[k], column=column,
+        group=shown_cell(group) if isinstance(group, str) else repr(group),
+        more="" if not others else f" ({others} more such groups)", model=args.model,
+        known=_known(est.groups_)))

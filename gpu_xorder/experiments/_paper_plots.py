@@ -105,21 +105,31 @@ def plot_study(comparison, axes, metric=None, names=None):
     return axes
 
 
+def figure_names(data, groups, model, study=None):
+    """The files :func:`write_figures` may write for a comparison of these settings:
+    the study's figure, or the trade-off and (two groups, xOrder run) the xROC curves."""
+    stem = f"{data}_{groups}_{model}"
+    if study is not None:
+        return [f"{stem}_{study}.png"]
+    return [f"{stem}_tradeoff.png", f"{stem}_xroc.png"]
+
+
 def write_figures(comparison, folder, names=None, positive=None):
     """Write the comparison's (or study's) figures into ``folder``; returns the names.
     ``names`` maps group labels to readable names, ``positive`` says what a positive
     is (the labels of the axes)."""
-    stem = f"{comparison.data}_{comparison.groups}_{comparison.model}"
+    files = figure_names(comparison.data, comparison.groups, comparison.model,
+                         comparison.study)
     written = []
     if comparison.study is not None:
         fig = _figure(10, 4.2)
         plot_study(comparison, fig.subplots(1, 2), names=names)
-        written.append(f"{stem}_{comparison.study}.png")
+        written.append(files[0])
         fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
         return written
     fig = _figure(6.5, 5)
     plot_comparison(comparison, fig.add_subplot(), names=names, positive=positive)
-    written.append(f"{stem}_tradeoff.png")
+    written.append(files[0])
     fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
     curves = comparison.curves
     if "xorder" in curves and len(comparison.group_labels) == 2:
@@ -129,6 +139,6 @@ def write_figures(comparison, folder, names=None, positive=None):
             ax.set_title(("unadjusted" if key == "unadjusted"
                           else f"xOrder, lam = {curves['xorder_lam']:g}")
                          + f" (repetition 1, test; {XROC_BAND:.0%} pointwise bands)")
-        written.append(f"{stem}_xroc.png")
+        written.append(files[1])
         fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
     return written

@@ -1,0 +1,756 @@
+"""Adversarial inputs of the command line, generated from one table of cases.
+
+Every case starts from one small data set (``BASE``, a CSV file, and models fitted on
+it), changes one thing (a cell, the file's bytes, a model field, an argument, an output
+path) and runs one command in-process through ``gpu_xorder.cli.main`` in a fresh folder.
+It then checks the promises of the command line: the exit status, exactly one line on
+stderr that matches the case's pattern (``error: ...``; ``warning: ...`` where the
+command succeeds with a warning; argparse's usage and one error line for its own
+errors), no traceback, the inputs unchanged byte for byte and nothing left behind (no
+output of a failed command, no temporary ``.gpu-xorder-*`` file or folder). A few cases
+where signals matter run in subprocesses. The next round of hardening adds its cases to
+``CASES``.
+"""
+
+import bz2
+import csv
+import gzip
+import hashlib
+import io
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import zipfile
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpu_xorder.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.usefixtures("plain_consoles")
+
+# ---------------------------------------------------------------------- the base table
+
+N = 48
+COLUMNS = ("id", "score", "label", "group", "g2")
+
+
+def _base_rows():
+    rng = np.random.default_rng(7)
+    group = np.array(["a", "b"])[np.arange(N) % 2]
+    label = (np.arange(N) // 2) % 3 == 0  # both labels in both groups
+    score = label + 0.3 * (group == "b") + rng.normal(0, 0.7, N)
+    return [[str(k), repr(float(score[k])), str(int(label[k])), str(group[k]),
+             "xy"[(k // 4) % 2]] for k in range(N)]
+
+
+BASE = _base_rows()
+# the line of the file data row k starts on (the header is line 1)
+LINE = 7
+ROW = LINE - 2
+
+
+def csv_text(rows=None, header=COLUMNS, newline="\n"):
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator=newline)
+    writer.writerow(header)
+    writer.writerows(BASE if rows is None else rows)
+    return buffer.getvalue()
+
+
+#: The group labels a and b as labels of another type.
+RECODED = {"int": ("1", "2"), "float": ("1.5", "2.5"), "bool": ("true", "false")}
+
+
+def with_cell(column, value, row=ROW, kind=None):
+    """The base table's bytes with one cell changed (and, with ``kind``, the group
+    column recoded as ``RECODED`` says)."""
+    rows = [list(r) for r in BASE]
+    if kind is not None:
+        for r in rows:
+            r[3] = RECODED[kind]["ab".index(r[3])]
+    rows[row][COLUMNS.index(column)] = value
+    return csv_text(rows).encode("utf-8")
+
+
+def int_groups(**cells):
+    """The base table with integer groups 1 and 2, and cells ``r<row>=text``."""
+    rows = [list(r) for r in BASE]
+    for r in rows:
+        r[3] = RECODED["int"]["ab".index(r[3])]
+    for row, value in cells.items():
+        rows[int(row[1:])][3] = value
+    return csv_text(rows).encode("utf-8")
+
+
+TEXT = csv_text()
+DATA = TEXT.encode("utf-8")
+
+
+def _model_text(int_labels=False):
+    from gpu_xorder import XOrder
+    from gpu_xorder._io import model_text
+
+    s = np.array([float(r[1]) for r in BASE])
+    y = np.array([int(r[2]) for r in BASE])
+    g = np.array([r[3] for r in BASE])
+    if int_labels:
+        g = np.where(g == "a", 1, 2)
+    est = XOrder(lam=0.5, backend="numpy").fit(s, y, sensitive_features=g)
+    return model_text(est._model_document())
+
+
+MODELS = {}
+
+
+def model(int_labels=False, edit=None):
+    """A model fitted on the base table (as JSON bytes), its document edited."""
+    if int_labels not in MODELS:
+        MODELS[int_labels] = _model_text(int_labels)
+    if edit is None:
+        return MODELS[int_labels].encode("utf-8")
+    doc = json.loads(MODELS[int_labels])
+    edit(doc)
+    return json.dumps(doc).encode("utf-8")
+
+
+# ---------------------------------------------------------------------- the cases
+
+@dataclass
+class Case:
+    """``argv`` run in a folder holding ``files`` (name -> bytes; a callable is called
+    with the folder to set up what bytes cannot: links, folders), exit ``code``, the
+    one stderr line matching ``pattern`` (None: stderr empty), ``outputs`` written."""
+    argv: list
+    pattern: str = None
+    code: int = 2
+    files: dict = field(default_factory=dict)
+    setup: object = None
+    outputs: tuple = ()
+    usage: bool = False  # argparse's error: usage lines, then the one error line
+
+
+def fit(*extra, data="data.csv"):
+    return ["fit", data, "--score", "score", "--label", "label", "--group", "group",
+            "--backend", "numpy", "--model", "m.json", *extra]
+
+
+def audit(*extra, data="data.csv"):
+    return ["audit", data, "--score", "score", "--label", "label", "--group", "group",
+            *extra]
+
+
+def transform(*extra, data="data.csv", model_file="model.json"):
+    return ["transform", data, "--model", model_file, "--score", "score", "--group",
+            "group", "--output", "out.csv", *extra]
+
+
+FILE_COMMANDS = {"fit": fit, "audit": lambda *e, data="data.csv": audit(
+    "--no-ci", *e, data=data), "transform": transform}
+
+CASES = {}
+
+
+def add(name, case, files=None):
+    assert name not in CASES, name
+    case.files = {"data.csv": DATA, **(files or {}), **case.files}
+    CASES[name] = case
+
+
+def q(text):
+    """A regex matching ``text`` literally."""
+    return re.escape(text)
+
+
+MB2 = 2_000_000  # the length of a cell of megabytes
+
+
+def long_cell(char):
+    """A regex matching how a message shows a cell of ``MB2`` times ``char``."""
+    return rf"'{char}+\.\.\.{char}+' \({MB2} characters\)"
+
+
+# --- bad cells: every command that reads the column, the file, line and column named
+SCORE_CELLS = {
+    "blank": ("", "column 'score' is blank"),
+    "text": ("abc", "column 'score' holds 'abc', not a number"),
+    "NaN": ("NaN", "column 'score' holds 'NaN', not a finite number"),
+    "inf": ("inf", "column 'score' holds 'inf', not a finite number"),
+    "-inf": ("-Infinity", "holds '-Infinity', not a finite number"),
+    "overflow": ("1e999", "holds '1e999', not a finite number"),
+    "decimal comma": ("0,5", "holds '0,5', not a number"),
+    "2 MB": ("x" * MB2, f"holds {long_cell('x')}, not a number"),
+    "newline": ("1\n2", "holds '1\\\\n2', not a number"),
+}
+for key, (value, pattern) in SCORE_CELLS.items():
+    for command in ("fit", "audit", "transform"):
+        add(f"score {key} in {command}", Case(
+            FILE_COMMANDS[command](), "data.csv, line 7: " + (
+                pattern if pattern.startswith("column") else "column 'score' " + pattern),
+            files={"data.csv": with_cell("score", value), "model.json": model()}))
+
+LABEL_CELLS = {
+    "2": ("2", "holds '2', not a label 0 or 1; code the outcome as 1"),
+    "-1": ("-1", "holds '-1', not a label 0 or 1"),
+    "half": ("0.5", "holds '0.5', not a label 0 or 1"),
+    "yes": ("yes", "holds 'yes', not a label 0 or 1"),
+    "true": ("true", "holds 'true', not a label 0 or 1"),
+    "blank": ("", "holds '', not a label 0 or 1"),
+    "NaN": ("nan", "holds 'nan', not a label 0 or 1"),
+    "2 MB": ("7" * MB2, f"holds {long_cell('7')}, not a label"),
+}
+for key, (value, pattern) in LABEL_CELLS.items():
+    for command, argv in (("fit", fit()), ("audit", audit("--no-ci")),
+                          ("transform", transform("--label", "label"))):
+        add(f"label {key} in {command}", Case(
+            argv, "data.csv, line 7: column 'label' " + pattern,
+            files={"data.csv": with_cell("label", value), "model.json": model()}))
+ALL_NEGATIVE = csv_text([r[:2] + ["0"] + r[3:] for r in BASE]).encode()
+for command, argv in (("fit", fit()), ("audit", audit())):
+    add(f"labels all 0 in {command}", Case(argv, q(
+        "data.csv: column 'label' holds 0 in all its 48 rows; the labels need both 0 and "
+        "1"), files={"data.csv": ALL_NEGATIVE}))
+
+MISSING_GROUPS = {"NA": "NA", "NaN": "NaN", "null": "null", "N/A": "N/A", "#N/A": "#N/A",
+                  "<NA>": "<NA>", "na lower": "na", "NULL": "NULL"}
+for key, value in MISSING_GROUPS.items():
+    for command in ("fit", "audit", "transform"):
+        add(f"group {key} in {command}", Case(
+            FILE_COMMANDS[command](), q(f"data.csv, line 7: column 'group' holds "
+                                        f"{value!r} (1 row): a missing group label; fill "
+                                        "it in or drop those rows"),
+            files={"data.csv": with_cell("group", value), "model.json": model()}))
+for key, value in {"blank": "", "spaces": "   "}.items():
+    for command in ("fit", "audit", "transform"):
+        add(f"group {key} in {command}", Case(
+            FILE_COMMANDS[command](), q("data.csv, line 7: column 'group' is blank (1 "
+                                        "row): a missing group label"),
+            files={"data.csv": with_cell("group", value), "model.json": model()}))
+add("group NA in an intersection", Case(
+    audit("--no-ci", "--group", "group", "g2"),
+    q("data.csv, line 7: column 'g2' holds 'NA' (1 row)"),
+    files={"data.csv": with_cell("g2", "NA")}))
+
+TYPED_GROUPS = {
+    ("int", "text"): ("x", "holds 'x', not an integer group label; read the labels as "
+                           "text \\(--group-type text\\)"),
+    ("int", "fraction"): ("1.5", "holds '1.5', not an integer group label"),
+    ("int", "beyond int64"): ("9" * 30, "holds '9{30}', not an integer group label"),
+    ("int", "2 MB"): ("5" * MB2, f"holds {long_cell('5')}, not an integer"),
+    ("float", "inf"): ("inf", "holds 'inf', not a finite float group label"),
+    ("float", "text"): ("abc", "holds 'abc', not a finite float group label"),
+    ("bool", "maybe"): ("maybe", "holds 'maybe', not a boolean"),
+}
+for (kind, key), (value, pattern) in TYPED_GROUPS.items():
+    for command in ("fit", "audit"):
+        add(f"{kind} group {key} in {command}", Case(
+            FILE_COMMANDS[command]("--group-type", kind),
+            "data.csv, line 7: column 'group' " + pattern,
+            files={"data.csv": with_cell("group", value, kind=kind)}))
+add("int group text in transform", Case(transform(), q(
+    "data.csv, line 7: column 'group' holds 'x', not an integer group label; the model "
+    "model.json has integer group labels (1, 2)"), files={
+        "data.csv": with_cell("group", "x", kind="int"), "model.json": model(True)}))
+
+# --- spellings of one integer: a warning naming both, the command runs
+for command in ("fit", "audit"):
+    outputs = ("m.json",) if command == "fit" else ()
+    add(f"int groups 01 and 1 in {command}", Case(
+        FILE_COMMANDS[command]("--group-type", "int"), q(
+            "warning: data.csv: column 'group' spells one group two ways, '1' (line 2) "
+            "and '01' (line 7): as integer labels both are 1, one group"),
+        code=0, outputs=outputs, files={"data.csv": int_groups(r5="01")}))
+add("int groups +2 and 2 in transform", Case(transform(), q(
+    "warning: data.csv: column 'group' spells one group two ways, '2' (line 3) and '+2'"),
+    code=0, outputs=("out.csv",), files={"data.csv": int_groups(r5="+2"),
+                                         "model.json": model(True)}))
+
+# --- unknown groups at transform: the group, its first line and the model's groups
+add("transform unseen group", Case(transform(), q(
+    "data.csv, line 7: column 'group' holds the group 'c', not seen in fit: the model "
+    "model.json knows 'a', 'b'; drop the rows"), files={
+        "data.csv": with_cell("group", "c"), "model.json": model()}))
+add("transform unseen groups", Case(transform(), q(
+    "data.csv, line 3: column 'group' holds the group 'z', not seen in fit (1 more such "
+    "groups)"), files={"data.csv": csv_text(
+        [r[:3] + [{1: "z", 5: "c"}.get(k, r[3])] + r[4:] for k, r in enumerate(BASE)]
+    ).encode(), "model.json": model()}))
+add("transform unseen int group", Case(transform(), q(
+    "data.csv, line 7: column 'group' holds the group 7, not seen in fit: the model "
+    "model.json knows 1, 2"), files={"data.csv": with_cell("group", "7", kind="int"),
+                                     "model.json": model(True)}))
+def _open_quote(first, last):
+    """The base table with a quote opened in the group cell of row ``first`` and closed
+    in row ``last``: one group label of many lines, in a row of the right length."""
+    rows = [list(r) for r in BASE]
+    rows[first][3] = '"' + rows[first][3]
+    rows[last][3] += '"'
+    lines = [",".join(COLUMNS)] + [",".join(r) for r in rows]
+    return ("\n".join(lines) + "\n").encode()
+
+
+for command in ("fit", "audit", "transform"):
+    add(f"group 2 MB in {command}", Case(FILE_COMMANDS[command](), q(
+        f"data.csv, line 7: column 'group' holds a group label of {MB2} characters, more "
+        "than 1000 (is it the group column?)"), files={
+            "data.csv": with_cell("group", "c" * MB2), "model.json": model()}))
+add("group of 1001 characters", Case(audit("--no-ci"), "of 1001 characters, more than 1000",
+                                     files={"data.csv": with_cell("group", "c" * 1001)}))
+add("group of 1000 characters", Case(audit("--no-ci"), None, code=0,
+                                     files={"data.csv": with_cell("group", "c" * 1000)}))
+add("group quote left open", Case(audit("--no-ci"), q(
+    "data.csv, line 7: column 'group' holds a group label of 1001 characters, more than "
+    "1000"), files={"data.csv": _open_quote(5, 40)}))
+add("transform intersection unseen", Case(transform("--group", "group", "g2"), q(
+    "data.csv, line 2: columns group & g2 holds the group 'a & x', not seen in fit"),
+    files={"model.json": model()}))
+
+
+# --- whole files: what the file is, and what to do
+def _zip(members):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return buffer.getvalue()
+
+
+NEWLINE = b"\n"
+FILES = {
+    "zip": (_zip({"data.csv": DATA}), "data.csv: the file is a zip archive; unzip it"),
+    "xlsx": (_zip({"[Content_Types].xml": b"<x/>", "xl/workbook.xml": b"<x/>"}),
+             "data.csv: the file is an Excel workbook; save it as CSV (Excel: CSV "
+             "UTF-8)"),
+    "xls": (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 600,
+            "data.csv: the file is an Excel 97-2003 workbook"),
+    "utf-16 BOM": (TEXT.encode("utf-16"), "data.csv: the file is UTF-16 text; save it as "
+                                          "UTF-8"),
+    "utf-16-le": (TEXT.encode("utf-16-le"), "data.csv: the file is UTF-16 text "
+                  "(little-endian, without a byte-order mark); save it as UTF-8"),
+    "utf-16-be": (TEXT.encode("utf-16-be"), "(big-endian, without a byte-order mark)"),
+    "utf-32 BOM": (TEXT.encode("utf-32"), "data.csv: the file is UTF-32 text; save it as "
+                                          "UTF-8"),
+    "utf-32-le": (TEXT.encode("utf-32-le"), "data.csv: the file is UTF-32 text "
+                  "(little-endian, without a byte-order mark)"),
+    "utf-32-be": (TEXT.encode("utf-32-be"), "UTF-32 text (big-endian"),
+    "NUL bytes": (DATA[:200] + b"\x00\x01\x02" + DATA[200:],
+                  f"data.csv, line {DATA[:200].count(NEWLINE) + 1}: a NUL byte, so "
+                  "binary data, not text"),
+    "gzip of UTF-16": (gzip.compress(TEXT.encode("utf-16")), "the file is UTF-16 text"),
+    "latin-1": (TEXT.replace("id", "\xefd").encode("latin-1"), "data.csv, line 1: not "
+                "UTF-8 text (byte b'\\xef')"),
+    "semicolons": (TEXT.replace(",", ";").encode(), "data.csv: the header is one column, "
+                   "'id;score;label;group;g2', holding ';': the file is separated by "
+                   "semicolons, not commas; save it as comma-separated CSV"),
+    "tabs": (TEXT.replace(",", "\t").encode(), "holding '\\t': the file is separated by "
+             "tabs"),
+    "bars": (TEXT.replace(",", "|").encode(), "separated by bars"),
+    "empty": (b"", "data.csv: no header row"),
+    "blank lines": (b"\n\n  \n", "data.csv: no header row"),
+    "header only": (b"id,score,label,group,g2\n", "data.csv: no rows after the header"),
+    "truncated gzip": (gzip.compress(DATA)[:100], "data.csv: cannot read the gzip data"),
+    "bad bz2": (bz2.compress(DATA)[:60], "data.csv: cannot read the bz2 data"),
+    "ragged": (TEXT.replace("\n5,", "\n5,1,", 1).encode(), "data.csv, line 7: 6 fields, "
+               "the header has 5"),
+    "open quote": ((TEXT + '99,"0.5,1,a,x\n').encode(), "data.csv, line 50: malformed "
+                   "CSV"),
+    "duplicate column": (TEXT.replace("g2", "score", 1).encode(), "data.csv: the header "
+                         "names column 'score' twice (columns 2 and 5)"),
+}
+for key, (content, message) in FILES.items():
+    for command in ("fit", "audit", "transform"):
+        add(f"file {key} in {command}", Case(
+            FILE_COMMANDS[command](), q(message),
+            files={"data.csv": content, "model.json": model()}))
+add("huge header, missing column", Case(
+    audit("--no-ci", "--score", "nope"), "data.csv: no column 'nope' \\(columns: 'id', "
+    "'score', 'label', 'group', 'h+\\.\\.\\.h+' \\(100000 characters\\)\\)",
+    files={"data.csv": TEXT.replace("g2", "h" * 100_000, 1).encode()}))
+add("missing file", Case(audit(data="nope.csv"),
+                         q("nope.csv: No such file or directory")))
+add("folder as data", Case(audit(data="sub"), q("sub: Is a directory"),
+                           setup=lambda p: (p / "sub").mkdir()))
+add("missing column", Case(fit("--label", "nope"), q("data.csv: no column 'nope'")))
+add("ID-like groups", Case(audit() + ["--group", "id"], q(
+    "data.csv: id gives 48 groups, more than --max-groups 20 (an ID-like column?)")))
+
+# --- model files at transform: what is wrong with them
+BIG = 10**400
+MODEL_EDITS = {
+    "not JSON": (b"{", "model.json: not a gpu-xorder model file (invalid JSON"),
+    "a CSV": (DATA, "model.json: not a gpu-xorder model file (invalid JSON"),
+    "UTF-16": (model().decode().encode("utf-16"), "model.json: the file is UTF-16 text"),
+    "zip": (_zip({"model.json": model()}), "model.json: the file is a zip archive"),
+    "format": (model(edit=lambda d: d.update(format="x")), "the 'format' field is not"),
+    "version true": (model(edit=lambda d: d.update(version=True)),
+                     "'version' must be an integer, got True"),
+    "lam null": (model(edit=lambda d: d["params"].update(lam=None)),
+                 "'params.lam' must be a finite number >= 0, got None"),
+    "bound 400 digits": (model(edit=lambda d: d.update(bounds=[0, BIG])),
+                         "'bounds' must be a finite number"),
+    "groups one": (model(edit=lambda d: d.update(groups=["a"])),
+                   "'groups' must list two or more labels"),
+    "NaN clip": (model(edit=lambda d: d.update(clip=[float("nan"), 1.0])),
+                 "NaN is not a JSON number"),
+    "maps missing": (model(edit=lambda d: d.update(maps=[])),
+                     "every group but the reference group needs exactly one map"),
+    "deep": (b"[" * 100_000 + b"]" * 100_000, "JSON nested too deeply"),
+}
+for key, (content, message) in MODEL_EDITS.items():
+    add(f"model {key}", Case(transform(), q(message), files={"model.json": content}))
+add("model missing", Case(transform(), q("model.json: No such file or directory")))
+
+# --- arguments: refused by the parser or before any work, in our words
+add("demo seed -1", Case(["demo", "--data", "german", "--seed", "-1"], q(
+    "argument --seed: must be an integer from 0 to 4294967295"), usage=True))
+add("paper seed too large", Case(["paper", "--data", "german", "--seed", "4294967296"],
+                                 q("argument --seed: must be an integer from 0 to"),
+                                 usage=True))
+add("paper seeds beyond", Case(["paper", "--data", "german", "--seed", "4294967295",
+                                "--repeats", "2"], q(
+    "--seed 4294967295 with --repeats 2 would split with seeds up to 4294967296")))
+add("demo test-size 0.999", Case(["demo", "--data", "german", "--test-size", "0.999"], q(
+    "--test-size 0.999 leaves 999 test and 1 training rows of the 1000 of german, and a "
+    "stratified split needs 2 (one per label) in each: give a --test-size from 0.002 to "
+    "0.998 for german")))
+add("demo test-size 0.001", Case(["demo", "--data", "german", "--test-size", "0.001"],
+                                 q("leaves 1 test and 999 training rows")))
+add("paper test-size 0.9999", Case(["paper", "--data", "german", "--repeats", "1",
+                                    "--test-size", "0.9999"], q("--test-size 0.9999")))
+add("demo test-size 1", Case(["demo", "--test-size", "1"], q(
+    "argument --test-size: must lie strictly between 0 and 1"), usage=True))
+for option in ("--bootstrap", "--seed", "--jobs"):
+    add(f"delong with {option}", Case(audit("--ci-method", "delong", option, "2"), q(
+        f"--ci-method delong draws no resamples, so {option} would be ignored; leave it "
+        "out or choose --ci-method bootstrap")))
+add("delong with three", Case(audit("--ci-method", "delong", "--bootstrap", "9", "--seed",
+                                    "1", "--jobs", "2"), q(
+    "so --bootstrap, --seed and --jobs would be ignored; leave them out")))
+add("delong with --scheduler", Case(audit("--ci-method", "delong", "--scheduler",
+                                          "tcp://127.0.0.1:9"), q(
+    "so --scheduler would be ignored")))
+add("no-ci with bootstrap", Case(audit("--no-ci", "--bootstrap", "9"),
+                                 q("--no-ci leaves out the intervals that --bootstrap")))
+for column in COLUMNS:
+    add(f"fit --column {column}", Case(fit("--output", "out.csv", "--column", column), q(
+        f"--column {column}: data.csv already has a column {column!r}, which the output "
+        f"would overwrite; name the new column otherwise (e.g. --column {column}_2)")))
+    add(f"transform --column {column}", Case(transform("--column", column), q(
+        f"--column {column}: data.csv already has a column {column!r}"),
+        files={"model.json": model()}))
+add("transform default column taken", Case(transform(), q(
+    "--column score_fair: data.csv already has a column 'score_fair', which the output "
+    "would overwrite; name the new column otherwise (e.g. --column score_fair_2)"),
+    files={"data.csv": csv_text([r + ["0.5"] for r in BASE],
+                                header=COLUMNS + ("score_fair",)).encode(),
+           "model.json": model()}))
+add("fit choose", Case(fit("--lam", "0.1", "0.2", "--choose", "0.3"),
+                       q("--choose 0.3 is not one of the --lam values (0.1, 0.2)")))
+add("fit lam and max", Case(fit("--lam", "0.1", "--max-disparity", "0.1"),
+                            q("give --lam or --max-disparity, not both")))
+
+
+# --- outputs: distinct from each other and from the inputs, checked before any work
+def _link(name, target):
+    return lambda p: (p / name).symlink_to(target)
+
+
+def _hard(name, target):
+    return lambda p: os.link(p / target, p / name)
+
+
+def _folder(*parts):
+    return lambda p: p.joinpath(*parts).mkdir(parents=True)
+
+
+TWICE = "twice: two outputs of this command name it "
+INPUT = "it is also an input of this command"
+PAPER = ["paper", "--data", "german", "--out", "X"]
+# name: (argv, the message, setup)
+OUTPUT_CLASHES = {
+    "fit --model is the data": (fit()[:-1] + ["data.csv"],
+                                f"refusing to write data.csv: {INPUT}", None),
+    "fit --output is the data": (fit("--output", "data.csv"),
+                                 f"refusing to write data.csv: {INPUT}", None),
+    "fit --output data by ..": (fit("--output", "sub/../data.csv"),
+                                f"refusing to write sub/../data.csv: {INPUT}",
+                                _folder("sub")),
+    "fit --output a link to the data": (fit("--output", "l.csv"),
+                                        f"refusing to write l.csv: {INPUT}",
+                                        _link("l.csv", "data.csv")),
+    "fit --output a hard link": (fit("--output", "h.csv"),
+                                 f"refusing to write h.csv: {INPUT}",
+                                 _hard("h.csv", "data.csv")),
+    "fit --model and --output": (fit("--output", "m.json"),
+                                 f"refusing to write m.json {TWICE}(--model and "
+                                 "--output)", None),
+    "fit outputs by a link": (fit("--output", "l.json"),
+                              f"refusing to write l.json {TWICE}(--model and --output)",
+                              _link("l.json", "m.json")),
+    "fit outputs by another path": (fit("--output", "sub/../m.json"),
+                                    f"refusing to write sub/../m.json {TWICE}(--model "
+                                    "and --output)", _folder("sub")),
+    "fit --model a folder": (fit()[:-1] + ["sub"],
+                             "refusing to write sub: it is a folder, not a regular file",
+                             _folder("sub")),
+    "fit --model a device": (fit()[:-1] + ["/dev/null"], "refusing to write /dev/null: "
+                             "it is a device, a pipe or a socket", None),
+    "fit --model in no folder": (fit()[:-1] + ["no/m.json"],
+                                 "cannot write no/m.json: no folder", None),
+    "transform --output is the model": (transform()[:-1] + ["model.json"],
+                                        f"refusing to write model.json: {INPUT}", None),
+    "transform --output is the data": (transform()[:-1] + ["data.csv"],
+                                       f"refusing to write data.csv: {INPUT}", None),
+    "audit --json is the data": (audit("--json", "data.csv"),
+                                 f"refusing to write data.csv: {INPUT}", None),
+    "audit --plot X --json X": (audit("--plot", "X", "--json", "X"),
+                                f"refusing to write X {TWICE}(--json and --plot)", None),
+    "audit --json in --plot": (audit("--plot", "P", "--json", "P/scores_score.png"),
+                               f"refusing to write P/scores_score.png {TWICE}(--json and "
+                               "the file scores_score.png of --plot)", _folder("P")),
+    "audit --json is the intervals": (audit("--plot", "P", "--json", "P/intervals.png"),
+                                      "(--json and the file intervals.png of --plot)",
+                                      _folder("P")),
+    "audit --json is an xROC picture": (audit("--no-ci", "--plot", "P", "--json",
+                                              "P/xroc_score_a_b.png"),
+                                        "(--json and the file xroc_score_a_b.png of "
+                                        "--plot)", _folder("P")),
+    "audit --plot holds a folder": (audit("--plot", "P"), "refusing to write "
+                                    "P/scores_score.png: it is a folder, not a regular "
+                                    "file", _folder("P", "scores_score.png")),
+    "audit --plot is the data": (audit("--plot", "data.csv"), "refusing to write "
+                                 "data.csv: it is a file, not a folder", None),
+    "audit --plot in no folder": (audit("--plot", "no/P"), "cannot write no/P: no folder",
+                                  None),
+    "paper --out X --json X": (PAPER + ["--json", "X"],
+                               f"refusing to write X {TWICE}(--json and --out)", None),
+    "paper --json in --out": (PAPER + ["--json", "X/records.json"],
+                              "(--json and the file records.json of --out)",
+                              _folder("X")),
+    "paper --json is a figure": (PAPER + ["--json", "X/german_default_lr_tradeoff.png"],
+                                 "(--json and the file german_default_lr_tradeoff.png "
+                                 "of --out)", _folder("X")),
+    "paper --out holds a folder": (PAPER, "refusing to write X/summary.csv: it is a "
+                                   "folder", _folder("X", "summary.csv")),
+}
+for key, (argv, message, setup) in OUTPUT_CLASHES.items():
+    add(key, Case(argv, q(message), setup=setup, files={"model.json": model()}))
+add("audit --plot names the data", Case(
+    audit("--no-ci", "--plot", ".", data="scores_score.png"), q(
+        "refusing to write ./scores_score.png: it is also an input of this command"),
+    files={"scores_score.png": DATA}))
+
+# --- what works: the same files read, the outputs written, nothing else left
+add("CRLF and BOM", Case(fit("--output", "out.csv"), None, code=0,
+                         outputs=("m.json", "out.csv"),
+                         files={"data.csv": b"\xef\xbb\xbf" + csv_text(
+                             newline="\r\n").encode()}))
+add("gzip data", Case(audit("--json", "a.json"), None, code=0, outputs=("a.json",),
+                      files={"data.csv": gzip.compress(DATA)}))
+add("audit pictures beside a json in the folder", Case(
+    audit("--no-ci", "--plot", "P", "--json", "P/audit.json"), None, code=0, outputs=(
+        "P/audit.json", "P/scores_score.png", "P/xroc_score_a_b.png"),
+    setup=lambda p: (p / "P").mkdir()))
+add("transform succeeds", Case(transform(), None, code=0, outputs=("out.csv",),
+                                     files={"model.json": model()}))
+add("group None is a group", Case(audit("--no-ci"), None, code=0, files={
+    "data.csv": csv_text([r[:3] + [{"a": "None"}.get(r[3], r[3])] + r[4:]
+                          for r in BASE]).encode()}))
+
+
+# ---------------------------------------------------------------------- the runner
+
+def _tree(root):
+    """Every path under ``root``: a file's SHA-256, a folder, a link's target."""
+    tree = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            key = str(path.relative_to(root))
+            if path.is_symlink():
+                tree[key] = "link " + os.readlink(path)
+            elif path.is_dir():
+                tree[key] = "folder"
+            else:
+                tree[key] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return tree
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_case(name, tmp_path, monkeypatch, capsys):
+    case = CASES[name]
+    monkeypatch.chdir(tmp_path)
+    for file, content in case.files.items():
+        (tmp_path / file).write_bytes(content)
+    if case.setup is not None:
+        case.setup(tmp_path)
+    before = _tree(tmp_path)
+    code = main(list(case.argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    assert code == case.code, err
+    lines = err.splitlines()
+    if case.usage:
+        assert lines[0].startswith("usage: gpu-xorder ")
+        assert all(line.startswith(" ") for line in lines[1:-1]), err
+        assert re.match(r"gpu-xorder \w+: error: ", lines[-1]), err
+        assert re.search(case.pattern, lines[-1]), err
+    elif case.pattern is None:
+        assert err == ""
+    else:
+        assert len(lines) == 1, err
+        assert lines[0].startswith("error: " if code else "warning: "), err
+        assert re.search(case.pattern, lines[0]), err
+        assert len(lines[0]) < 600  # no cell of megabytes echoed
+    after = _tree(tmp_path)
+    assert {k: v for k, v in after.items() if k in before} == before  # inputs unchanged
+    assert sorted(set(after) - set(before)) == sorted(
+        set(case.outputs) | {str(Path(o).parent) for o in case.outputs
+                             if str(Path(o).parent) not in (".", *before)})
+
+
+def test_the_table_is_large():
+    assert len(CASES) >= 100
+
+
+def test_picture_names_are_all_checked(tmp_path, capsys):
+    """The names audit checks before the work are the pictures it writes, also for
+    score columns whose names collide once their characters are replaced."""
+    from gpu_xorder.cli import _audit
+
+    pytest.importorskip("matplotlib")
+    rows = [r[:2] + r[1:] for r in BASE]
+    (tmp_path / "d.csv").write_bytes(csv_text(rows, header=(
+        "id", "s 1", "S-1", "label", "group", "g2")).encode())
+    assert main(["audit", str(tmp_path / "d.csv"), "--score", "s 1", "S-1", "--label",
+                 "label", "--group", "group", "--plot", str(tmp_path / "P")]) == 0
+    capsys.readouterr()
+    planned = [name for name, _, _ in _audit._picture_plan(["s 1", "S-1"], ["a", "b"],
+                                                            True)]
+    assert sorted(os.listdir(tmp_path / "P")) == sorted(planned)
+    # one name per picture, in any case (a case-blind file system keeps them apart)
+    assert len({name.casefold() for name in planned}) == len(planned) == 5
+
+
+def test_paper_figure_names_are_all_checked(tmp_path, capsys):
+    """The files paper --out writes are among those its check names."""
+    from gpu_xorder.cli._paper import OUT_FILES
+    from gpu_xorder.experiments._paper_plots import figure_names
+
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "X"
+    assert main(["paper", "--data", "german", "--repeats", "1", "--subsample", "4",
+                 "--methods", "xorder", "--lam", "1", "--backend", "numpy",
+                 "--out", str(out)]) == 0
+    capsys.readouterr()
+    held = set(OUT_FILES) | set(figure_names("german", "default", "lr"))
+    assert set(os.listdir(out)) <= held
+    assert set(OUT_FILES) <= set(os.listdir(out))
+
+
+@pytest.mark.parametrize("name", ["german", "compas", "framingham", "adult"])
+def test_the_split_range_is_scikit_learns(name):
+    """The --test-size range the message gives is the one scikit-learn's stratified
+    split takes on the data set (its bounds work, just beyond them fails), and so is
+    the range of --seed."""
+    from sklearn.model_selection import train_test_split
+
+    from gpu_xorder.cli._common import MAX_SEED, check_split
+    from gpu_xorder.datasets import load_dataset
+
+    data = load_dataset(name)
+    n, classes = data.y.size, np.unique(data.y).size
+    with pytest.raises(ValueError) as info:
+        check_split(data, 1 - 0.5 / n, 0)
+    low, high = map(float, re.search(r"from (\S+) to (\S+) for",
+                                     str(info.value)).groups())
+
+    def split(size, seed=0):
+        return train_test_split(np.arange(n), test_size=size, stratify=data.y,
+                                random_state=seed)
+
+    for size in (low, high):
+        check_split(data, size, 0)
+        split(size)
+    for size in ((classes - 1.5) / n, (n - classes + 0.5) / n):
+        with pytest.raises(ValueError, match="--test-size"):
+            check_split(data, size, 0)
+        with pytest.raises(ValueError):
+            split(size)
+    if name == "german":
+        split(0.3, MAX_SEED)
+        with pytest.raises(ValueError):
+            split(0.3, MAX_SEED + 1)
+
+
+# ---------------------------------------------------------------------- signals
+
+#: Runs the command line with ``tempfile.mkdtemp`` (``KIND=dir``) or ``mkstemp``
+#: (``KIND=file``) slowed down at its ``AT``-th call: it prints ``created`` once the
+#: temporary path exists, then sleeps, so that the parent's signal arrives while the
+#: path exists.
+HOOK = """
+import os, sys, tempfile, time
+kind, at = os.environ["KIND"], int(os.environ["AT"])
+real = tempfile.mkdtemp if kind == "dir" else tempfile.mkstemp
+calls = []
+def slow(*args, **kwargs):
+    made = real(*args, **kwargs)
+    calls.append(made)
+    if len(calls) == at:
+        print("created", flush=True)
+        time.sleep(3)
+    return made
+setattr(tempfile, "mkdtemp" if kind == "dir" else "mkstemp", slow)
+from gpu_xorder.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+# (command, kind and call slowed, signal, the exit statuses allowed)
+SIGNAL_CASES = {
+    "SIGTERM in the folder check": (audit("--no-ci", "--plot", "P"), "dir", 1,
+                                    signal.SIGTERM, (-signal.SIGTERM,)),
+    "SIGTERM in the second folder check": (audit("--no-ci", "--plot", "P"), "dir", 2,
+                                           signal.SIGTERM, (-signal.SIGTERM,)),
+    "SIGTERM in the file check": (fit(), "file", 1, signal.SIGTERM, (-signal.SIGTERM,)),
+    "SIGHUP in the file check": (fit("--output", "o.csv"), "file", 2, signal.SIGHUP,
+                                 (-signal.SIGHUP,)),
+    "Ctrl-C in the folder check": (audit("--no-ci", "--plot", "P"), "dir", 1,
+                                   signal.SIGINT, (130,)),
+    "SIGTERM while the folder is staged": (audit("--no-ci", "--plot", "P"), "dir", 4,
+                                           signal.SIGTERM, (128 + signal.SIGTERM,)),
+}
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX signals")
+def test_signals_leave_nothing_behind(tmp_path):
+    """A signal while a temporary file or folder exists (the checks' probes, the
+    staged folder) ends the command and leaves nothing: the runs go in parallel."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    runs = {}
+    for k, (name, (argv, kind, at, signum, codes)) in enumerate(SIGNAL_CASES.items()):
+        folder = tmp_path / f"run{k}"
+        folder.mkdir()
+        (folder / "data.csv").write_bytes(DATA)
+        proc = subprocess.Popen([sys.executable, "-c", HOOK, *argv], cwd=folder,
+                                env=dict(env, KIND=kind, AT=str(at)),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        runs[name] = (proc, folder, signum, codes)
+    for name, (proc, folder, signum, codes) in runs.items():
+        line = proc.stdout.readline()
+        assert line == "created\n", (name, line, proc.stderr.read())
+        proc.send_signal(signum)
+    for name, (proc, folder, signum, codes) in runs.items():
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode in codes, (name, proc.returncode, err)
+        assert "Traceback" not in err, (name, err)
+        assert sorted(os.listdir(folder)) == ["data.csv"], name
