@@ -97,7 +97,7 @@ DATA = TEXT.encode("utf-8")
 
 def _model_text(int_labels=False):
     from gpu_xorder import XOrder
-    from gpu_xorder._io import model_text
+    from gpu_xorder.io._files import json_text as model_text
 
     s = np.array([float(r[1]) for r in BASE])
     y = np.array([int(r[2]) for r in BASE])

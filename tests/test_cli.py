@@ -13,7 +13,7 @@ from rich.console import Console
 from gpu_xorder.cli import _audit, _fit, _info, _output
 from gpu_xorder.cli._common import LAM_NOTE
 from gpu_xorder.experiments._experiment import MSG_NO_AGE
-from gpu_xorder._io import MSG_NO_FOLDER
+from gpu_xorder.io._files import MSG_NO_FOLDER
 from gpu_xorder.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -184,7 +184,7 @@ def test_fit_then_transform_match_the_library(tmp_path, capsys):
 
     from gpu_xorder import XOrder
     from gpu_xorder import metrics
-    from gpu_xorder._io import Table as CsvTable
+    from gpu_xorder.io._csv import Table as CsvTable
 
     train, test = tmp_path / "train.csv", tmp_path / "test.csv"
     s, y, g = _write_csv(train)
@@ -229,7 +229,7 @@ def test_several_group_columns_are_intersected(tmp_path, capsys):
 
     from gpu_xorder import XOrder
     from gpu_xorder import metrics
-    from gpu_xorder._io import Table as CsvTable
+    from gpu_xorder.io._csv import Table as CsvTable
 
     path = tmp_path / "data.csv"
     s, y, sex = _write_csv(path, n=400, seed=3)
@@ -609,14 +609,14 @@ def test_malformed_inputs_give_one_line_and_write_nothing(case, tmp_path, capsys
 def test_outputs_are_checked_before_the_data_is_read(tmp_path, capsys, monkeypatch):
     """A folder where no file can be created is reported before any work: here before
     the data, which would fail too."""
-    from gpu_xorder import _io
+    from gpu_xorder.io import _files
 
     (tmp_path / "data.csv").write_text("not,a\n")
 
     def locked(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(_io.tempfile, "mkstemp", locked)
+    monkeypatch.setattr(_files.tempfile, "mkstemp", locked)
     assert main(["fit", str(tmp_path / "data.csv"), *FIT, "--model",
                  str(tmp_path / "m.json")]) == 2
     assert "cannot create files in" in capsys.readouterr().err
@@ -624,14 +624,14 @@ def test_outputs_are_checked_before_the_data_is_read(tmp_path, capsys, monkeypat
 
 def test_a_failed_save_leaves_no_output(tmp_path, capsys, monkeypatch):
     """fit writes --output and --model together, at the end, or neither."""
-    from gpu_xorder import _io
+    import gpu_xorder.io
 
     _write_csv(tmp_path / "data.csv", n=200)
 
     def fails(doc):
         raise ValueError("Out of range float values are not JSON compliant")
 
-    monkeypatch.setattr(_io, "model_text", fails)
+    monkeypatch.setattr(gpu_xorder.io, "json_text", fails)
     assert main(["fit", str(tmp_path / "data.csv"), *FIT, "--model",
                  str(tmp_path / "m.json"), "--output", str(tmp_path / "out.csv")]) == 2
     assert "not JSON compliant" in capsys.readouterr().err
@@ -665,7 +665,7 @@ def test_spreadsheet_files_and_compressed_outputs(tmp_path, capsys):
     assert "Traceback" not in capsys.readouterr().err
     from gpu_xorder import XOrder
     want = XOrder(lam=0.5, backend="numpy").fit(s, y, sensitive_features=g)
-    from gpu_xorder._io import Table as CsvTable
+    from gpu_xorder.io._csv import Table as CsvTable
     np.testing.assert_array_equal(CsvTable(out).numbers("score_fair"),
                                   want.train_scores_adjusted_)
 
@@ -675,7 +675,7 @@ def test_a_python_model_on_integer_groups_transforms_from_the_command_line(tmp_p
     import numpy as np
 
     from gpu_xorder import XOrder
-    from gpu_xorder._io import Table as CsvTable
+    from gpu_xorder.io._csv import Table as CsvTable
 
     model = _model(tmp_path, labels=(0, 1))
     s, _, g = _write_csv(tmp_path / "new.csv", n=100, seed=5, groups=(0, 1))
@@ -839,7 +839,7 @@ def test_fit_several_lams_prints_the_path_and_saves_the_chosen_model(tmp_path, c
     import numpy as np
 
     from gpu_xorder import XOrder
-    from gpu_xorder._io import Table as CsvTable
+    from gpu_xorder.io._csv import Table as CsvTable
 
     train = tmp_path / "train.csv"
     s, y, g = _write_csv(train, n=300)

@@ -11,8 +11,7 @@ import sys
 
 import numpy as np
 import pytest
-
-from gpu_xorder import _io
+import gpu_xorder.io
 from gpu_xorder import metrics
 from rich.console import Console
 
@@ -246,7 +245,7 @@ def test_a_failed_audit_writes_no_pictures(tmp_path, capsys, monkeypatch):
     def failing(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(_io, "write_json", failing)  # after the pictures were drawn
+    monkeypatch.setattr(gpu_xorder.io, "write_json", failing)  # after the pictures were drawn
     assert audit(path, "--plot", str(pictures), "--json", str(tmp_path / "a.json")) == 2
     assert "No space left on device" in capsys.readouterr().err
     assert sorted(os.listdir(tmp_path)) == before  # no folder, no temporary one

@@ -1,4 +1,4 @@
-"""Saved models (JSON, never pickle), CSV tables and atomic writes (``gpu_xorder._io``)."""
+"""Saved models (JSON, never pickle), CSV tables and atomic writes (``gpu_xorder.io``, ``gpu_xorder.postprocessing._model_file``)."""
 
 import bz2
 import csv
@@ -17,7 +17,9 @@ from sklearn.exceptions import NotFittedError
 
 import gpu_xorder
 from gpu_xorder import XOrder
-from gpu_xorder import _io
+from gpu_xorder.io import _csv
+from gpu_xorder.io import _files
+from gpu_xorder.postprocessing import _model_file
 
 
 def data(n=600, labels=("f", "m"), seed=0, scale=1.0):
@@ -57,17 +59,17 @@ def test_saved_model_transforms_bit_for_bit(tmp_path, labels, kwargs, scale):
     assert summary["ordering_disparity"] == xo.result_.disparity
     assert doc["package_version"] == gpu_xorder.__version__
     assert doc["columns"] == {"score": None, "label": None, "group": None}
-    assert doc["fields"] == _io.MODEL_GLOSSARY
-    assert set(doc) == set(_io.MODEL_GLOSSARY)  # the glossary explains every field
+    assert doc["fields"] == _model_file.MODEL_GLOSSARY
+    assert set(doc) == set(_model_file.MODEL_GLOSSARY)  # the glossary explains every field
 
 
 def test_a_summary_value_json_cannot_hold_is_saved_as_null(tmp_path, monkeypatch):
     s, y, g = data()
     xo = XOrder(lam=1.0, backend="numpy").fit(s, y, sensitive_features=g)
-    doc = _io.model_to_dict(xo.get_params(), xo.groups_, xo.reference_group_, xo.bounds_,
+    doc = _model_file.model_to_dict(xo.get_params(), xo.groups_, xo.reference_group_, xo.bounds_,
                             xo.maps_, {"gap": np.float64(np.inf), "n": np.int64(3)})
     assert doc["summary"] == {"gap": None, "n": 3}
-    _io.write_json(tmp_path / "m.json", doc)
+    _files.write_json(tmp_path / "m.json", doc)
     assert XOrder.load(tmp_path / "m.json").lam == 1.0
 
 
@@ -239,7 +241,7 @@ def test_version_1_files_load_and_transform_as_they_did(tmp_path):
 def test_the_readme_explains_every_field_of_a_model_file():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     part = readme.split("- **Model files**", 1)[1].split("\n- **", 1)[0]
-    assert [f for f in _io.MODEL_GLOSSARY if f"`{f}`" not in part] == []
+    assert [f for f in _model_file.MODEL_GLOSSARY if f"`{f}`" not in part] == []
 
 
 def test_model_file_names_the_score_column_of_a_data_frame(tmp_path):
@@ -265,7 +267,7 @@ def test_integer_groups_and_the_new_parameters_load(tmp_path):
     with pytest.raises(ValueError, match="a map's group: (True|False) is not among"):
         XOrder.load(path)
     doc = json.loads(json.dumps(doc).replace("true", "1").replace("false", "0"))
-    params = ("solver", "max_disparity", "validation") + _io.REQUIRED_PARAMS
+    params = ("solver", "max_disparity", "validation") + _model_file.REQUIRED_PARAMS
     for extra, message in [({"solver": "exact", "max_disparity": 0.1}, None),
                            ({"solver": "exact", "max_disparity": None}, None),
                            ({"solver": "magic"}, "'params.solver' must be one of"),
@@ -274,10 +276,10 @@ def test_integer_groups_and_the_new_parameters_load(tmp_path):
                            ({"max_disparity": "0.1"}, "'params.max_disparity'")]:
         doc["params"].update({"solver": "exact", "max_disparity": None}, **extra)
         if message is None:
-            assert _io.model_from_dict(doc, known_params=params)[0]["solver"] == "exact"
+            assert _model_file.model_from_dict(doc, known_params=params)[0]["solver"] == "exact"
         else:
             with pytest.raises(ValueError, match=re.escape(message)):
-                _io.model_from_dict(doc, known_params=params)
+                _model_file.model_from_dict(doc, known_params=params)
 
 
 def test_load_rejects_invalid_json(tmp_path):
@@ -296,7 +298,7 @@ def test_atomic_write_keeps_the_target_on_failure(tmp_path):
         raise RuntimeError("disk full")
 
     with pytest.raises(RuntimeError, match="disk full"):
-        _io.atomic_write(target, failing)
+        _files.atomic_write(target, failing)
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]  # no temporary left
 
@@ -305,10 +307,10 @@ def test_atomic_write_refuses_an_input_and_sets_normal_permissions(tmp_path):
     source = tmp_path / "in.csv"
     source.write_text("a\n1\n")
     with pytest.raises(ValueError, match="also an input"):
-        _io.atomic_write(source, lambda f: f.write("x"), inputs=[str(source)])
+        _files.atomic_write(source, lambda f: f.write("x"), inputs=[str(source)])
     assert source.read_text() == "a\n1\n"
     out = tmp_path / "new.txt"
-    _io.atomic_write(out, lambda f: f.write("x"))
+    _files.atomic_write(out, lambda f: f.write("x"))
     umask = os.umask(0)
     os.umask(umask)
     assert os.stat(out).st_mode & 0o777 == 0o666 & ~umask
@@ -316,30 +318,30 @@ def test_atomic_write_refuses_an_input_and_sets_normal_permissions(tmp_path):
 
 def test_outputs_in_a_missing_folder_are_refused_up_front(tmp_path):
     target = tmp_path / "missing" / "out.json"
-    message = _io.MSG_NO_FOLDER.format(path=target, folder=target.parent)
+    message = _files.MSG_NO_FOLDER.format(path=target, folder=target.parent)
     with pytest.raises(FileNotFoundError, match=re.escape(message)):
-        _io.check_output(target, ())
+        _files.check_output(target, ())
     with pytest.raises(FileNotFoundError, match=re.escape(message)):
-        _io.write_json(target, {"a": 1})
+        _files.write_json(target, {"a": 1})
     assert not (tmp_path / "missing").exists()
-    assert _io.check_output(tmp_path / "ok.json", ()) == str(tmp_path / "ok.json")
+    assert _files.check_output(tmp_path / "ok.json", ()) == str(tmp_path / "ok.json")
 
 
 def test_csv_table_reads_columns_and_writes_exact_floats(tmp_path):
     path = tmp_path / "t.csv.gz"
     with gzip.open(path, "wt", newline="") as f:
         f.write("id,score,group\n1,0.1,a\n2,0.30000000000000004,b\n")
-    table = _io.Table(path)
+    table = _csv.Table(path)
     np.testing.assert_array_equal(table.numbers("score"), [0.1, 0.30000000000000004])
     assert table.column("group") == ["a", "b"]
     values = np.array([1 / 3, 2e-300])
     out = tmp_path / "out.csv"
-    _io.write_files([(out, table.writer("score", values), "")])  # replaces the column
-    again = _io.Table(out)
+    _files.write_files([(out, table.writer("score", values), "")])  # replaces the column
+    again = _csv.Table(out)
     assert again.header == ["id", "score", "group"]
     np.testing.assert_array_equal(again.numbers("score"), values)
-    _io.write_files([(out, table.writer("fair", values), "")])
-    assert _io.Table(out).header == ["id", "score", "group", "fair"]
+    _files.write_files([(out, table.writer("fair", values), "")])
+    assert _csv.Table(out).header == ["id", "score", "group", "fair"]
 
 
 # Every class of malformed CSV text: (text, what is read, message after "t.csv").
@@ -399,7 +401,7 @@ def test_csv_table_errors_name_the_problem(tmp_path, text, call, message):
     else:
         path.write_bytes(text)
     with pytest.raises(ValueError) as info:
-        table = _io.Table(path)
+        table = _csv.Table(path)
         if call is not None:
             call(table)
     assert str(info.value).startswith(str(path)) and message in str(info.value)
@@ -411,7 +413,7 @@ def test_csv_reader_takes_what_spreadsheets_write(tmp_path):
     text = "\ufeffrisk,group,note\r\n0.5,1,\"" + "x" * 200_000 + "\"\r\n0.25,0,\r\n"
     path = tmp_path / "excel.csv"
     path.write_bytes(text.encode("utf-8"))
-    table = _io.Table(path)
+    table = _csv.Table(path)
     assert table.header == ["risk", "group", "note"] and table.lines == [2, 3]
     assert len(table.column("note")[0]) == 200_000
     assert table.groups(["group"], "int").tolist() == [1, 0]
@@ -422,15 +424,15 @@ def test_csv_reader_takes_what_spreadsheets_write(tmp_path):
     for name, compress in [("a.gz", gzip.compress), ("a.bz2", bz2.compress),
                            ("a.xz", lzma.compress), ("not-gzip.csv", gzip.compress)]:
         (tmp_path / name).write_bytes(compress(text.encode("utf-8")))
-        assert _io.Table(tmp_path / name).rows == table.rows
+        assert _csv.Table(tmp_path / name).rows == table.rows
     (tmp_path / "plain.csv.gz").write_text("a,b\n1,2\n")  # text named .gz: still text
-    assert _io.Table(tmp_path / "plain.csv.gz").rows == [["1", "2"]]
+    assert _csv.Table(tmp_path / "plain.csv.gz").rows == [["1", "2"]]
 
 
 def test_csv_reader_warns_about_spaces_and_inexact_integers(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text("s,g\n9007199254740993,a\n2,b \n3, b\n4,a\n")
-    table = _io.Table(path)
+    table = _csv.Table(path)
     with pytest.warns(UserWarning) as caught:
         s = table.numbers("s")
         labels = table.groups(["g"])
@@ -448,7 +450,7 @@ def test_csv_reader_restores_the_field_size_limit(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text("a\n" + "x" * 200_000 + "\n")
     before = csv.field_size_limit()
-    assert len(_io.Table(path).rows[0][0]) == 200_000
+    assert len(_csv.Table(path).rows[0][0]) == 200_000
     assert csv.field_size_limit() == before
 
 
@@ -460,10 +462,10 @@ def test_compressed_names_are_written_compressed(tmp_path, suffix, open_):
     source = tmp_path / "in.csv"
     source.write_text("a,b\n1,2\n")
     out = tmp_path / f"out.csv{suffix}"
-    _io.write_files([(out, _io.Table(source).writer("c", [0.5]), "")])
+    _files.write_files([(out, _csv.Table(source).writer("c", [0.5]), "")])
     with open_(out, "rt") as f:
         assert f.read() == "a,b,c\n1,2,0.5\n"
-    assert _io.Table(out).rows == [["1", "2", "0.5"]]
+    assert _csv.Table(out).rows == [["1", "2", "0.5"]]
     if suffix == ".gz":  # the output's name in the header, not the temporary file's
         assert b"out.csv\0" in out.read_bytes()[:40]
 
@@ -486,10 +488,10 @@ def test_outputs_are_checked_before_any_work(tmp_path):
             (hard, ValueError, "it is also an input"),
             (link, ValueError, "it is also an input")]:
         with pytest.raises(error, match=re.escape(f"refusing to write {path}: {message}")):
-            _io.check_output(path, inputs=[source])
+            _files.check_output(path, inputs=[source])
     out = tmp_path / "out.csv"
     with pytest.raises(ValueError, match="refusing to write .* twice"):
-        _io.check_outputs([out, tmp_path / "." / "out.csv"])
+        _files.check_outputs([out, tmp_path / "." / "out.csv"])
     assert source.read_text() == "a\n1\n"
 
 
@@ -498,20 +500,20 @@ def test_unwritable_outputs_are_refused_up_front(tmp_path, monkeypatch):
     out.write_text("old")
     out.chmod(0o444)
     if os.access(out, os.W_OK):  # root
-        monkeypatch.setattr(_io.os, "access", lambda path, mode: False)
+        monkeypatch.setattr(_files.os, "access", lambda path, mode: False)
     with pytest.raises(PermissionError, match=re.escape(f"cannot write {out}: the file "
                                                         "is read-only")):
-        _io.check_output(out)
+        _files.check_output(out)
     monkeypatch.undo()
     out.chmod(0o644)
 
     def locked(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(_io.tempfile, "mkstemp", locked)
+    monkeypatch.setattr(_files.tempfile, "mkstemp", locked)
     with pytest.raises(PermissionError, match=re.escape(
             f"cannot write {out}: cannot create files in {tmp_path} (Permission denied)")):
-        _io.check_output(out)
+        _files.check_output(out)
 
 
 def test_a_link_is_written_through(tmp_path):
@@ -520,7 +522,7 @@ def test_a_link_is_written_through(tmp_path):
     target.chmod(0o640)
     link = tmp_path / "link.csv"
     link.symlink_to(target)
-    _io.atomic_write(link, lambda f: f.write("new"))
+    _files.atomic_write(link, lambda f: f.write("new"))
     assert link.is_symlink() and target.read_text() == "new"
     assert os.stat(target).st_mode & 0o777 == 0o640
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.csv", "real.csv"]
@@ -536,7 +538,7 @@ def test_write_files_writes_all_or_nothing(tmp_path):
 
     with pytest.raises(OSError, match=re.escape(f"cannot write {second}: No space left "
                                                 "on device")):
-        _io.write_files([(first, lambda f: f.write("new"), None), (second, failing, None)])
+        _files.write_files([(first, lambda f: f.write("new"), None), (second, failing, None)])
     assert first.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]  # no temporary left
 
@@ -550,7 +552,7 @@ def test_sigterm_during_a_write_removes_the_temporary_file(tmp_path):
         time.sleep(5)  # the signal arrives first
 
     with pytest.raises(SystemExit) as info:
-        _io.atomic_write(tmp_path / "out.txt", killed)
+        _files.atomic_write(tmp_path / "out.txt", killed)
     assert info.value.code == 128 + signal.SIGTERM
     assert list(tmp_path.iterdir()) == []
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
@@ -563,16 +565,16 @@ def test_all_outputs_are_distinct_by_any_path(tmp_path, monkeypatch):
     (tmp_path / "link").symlink_to(tmp_path / "d")
     twice = "refusing to write .* twice: two outputs of this command name it"
     with pytest.raises(ValueError, match=twice + re.escape(" (--a and --b)")):
-        _io.check_all_outputs([("--a", tmp_path / "d" / "x"),
+        _files.check_all_outputs([("--a", tmp_path / "d" / "x"),
                                ("--b", tmp_path / "link" / "x")])
     with pytest.raises(ValueError, match=twice + re.escape(
             " (--a and the file x of --plot)")):
-        _io.check_all_outputs([("--a", tmp_path / "d" / ".." / "d" / "x")],
+        _files.check_all_outputs([("--a", tmp_path / "d" / ".." / "d" / "x")],
                               [("--plot", tmp_path / "link", ["y", "x"])])
-    _io.check_all_outputs([("--a", tmp_path / "x.json"), ("--b", tmp_path / "X.JSON")])
-    monkeypatch.setattr(_io, "_ignores_case", lambda folder: True)
+    _files.check_all_outputs([("--a", tmp_path / "x.json"), ("--b", tmp_path / "X.JSON")])
+    monkeypatch.setattr(_files, "_ignores_case", lambda folder: True)
     with pytest.raises(ValueError, match=twice):
-        _io.check_all_outputs([("--a", tmp_path / "x.json"), ("--b", tmp_path / "X.JSON")])
+        _files.check_all_outputs([("--a", tmp_path / "x.json"), ("--b", tmp_path / "X.JSON")])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "link"]
 
 
@@ -582,12 +584,12 @@ def test_staged_folder_errors_name_the_output(tmp_path):
     out = tmp_path / "out"
     (out / "records.json").mkdir(parents=True)
     with pytest.raises(OSError) as info:
-        with _io.staged_folder(out) as folder:
+        with _files.staged_folder(out) as folder:
             (Path(folder) / "records.json").write_text("{}")
     assert info.value.strerror == f"cannot write {out}/records.json: Is a directory"
     assert info.value.filename is None  # the one line names no temporary path
     with pytest.raises(OSError, match=re.escape(f"cannot write {out}/x.png: No space")):
-        with _io.staged_folder(out) as folder:
+        with _files.staged_folder(out) as folder:
             raise OSError(28, "No space left on device", os.path.join(folder, "x.png"))
     assert sorted(p.name for p in out.iterdir()) == ["records.json"]
 
@@ -599,4 +601,4 @@ def test_staged_folder_errors_name_the_output(tmp_path):
     ("x" * 2_000_000, "'" + "x" * 40 + "..." + "x" * 10 + "' (2000000 characters)"),
 ])
 def test_cells_in_messages_are_shortened(text, shown):
-    assert _io.shown_cell(text) == shown
+    assert _csv.shown_cell(text) == shown

@@ -30,8 +30,8 @@ MSG_DELONG = ("--ci-method delong draws no resamples, so {options} would be igno
 def run(args):
     from .. import metrics
     from ..metrics._ranking import defined
-    from .._io import Table as CsvTable
-    from .._io import check_all_outputs, staged_folder, write_json
+    from ..io import Table as CsvTable
+    from ..io import check_all_outputs, staged_folder, write_json
 
     try:
         level, method = _interval_settings(args)

@@ -36,8 +36,9 @@ def run(args):
     from ..postprocessing import XOrder
     from ..postprocessing import xorder_path
     from ..engine._backend import resolve_backend
-    from .._io import Table as CsvTable
-    from .._io import check_all_outputs, model_text, parse_label, write_files
+    from ..io import Table as CsvTable
+    from ..io import check_all_outputs, json_text, write_files
+    from ..io._csv import parse_label
 
     try:
         lams, chosen = _fit_lams(args)
@@ -72,7 +73,7 @@ def run(args):
                                   progress=progress)]
         seconds = time.perf_counter() - start
         est = models[chosen]
-        model = model_text(est._model_document(
+        model = json_text(est._model_document(
             {"score": args.score, "label": args.label, "group": args.group}))
         files = [(args.model, lambda f: f.write(model), None)]
         if args.output is not None:

@@ -28,7 +28,7 @@ OUT_FILES = ("records.json", "summary.csv", "timings.csv")
 
 def run(args):
     from ..experiments._experiment import PAPER_DATA
-    from .._io import check_all_outputs, write_json
+    from ..io import check_all_outputs, write_json
 
     names = args.data or PAPER_DATA[args.groups]
     if (args.methods is None or set(args.methods) - {"unadjusted", "xorder"}
@@ -68,7 +68,7 @@ def _paper_experiment(name, args):
 def _paper_comparison(names, args):
     """``paper`` with baselines, another base model, a study or --out: every method's
     table per data set; --json and --out written at the end, all or nothing."""
-    from .._io import check_all_outputs, staged_folder, write_json
+    from ..io import check_all_outputs, staged_folder, write_json
     from ..experiments._paper_plots import figure_names
     from ..experiments._studies import POST_PROCESSING, compare_methods
 
@@ -128,10 +128,10 @@ def _paper_outputs(folder, comparisons, document, figures):
     """records.json, summary.csv, timings.csv and (``figures``) the PNGs in ``folder``."""
     import os
 
-    from .._io import model_text
+    from ..io import json_text
 
     with open(os.path.join(folder, "records.json"), "w", encoding="utf-8") as f:
-        f.write(model_text(document))
+        f.write(json_text(document))
     with open(os.path.join(folder, "summary.csv"), "w", encoding="utf-8") as f:
         for k, comparison in enumerate(comparisons):
             text = comparison.csv_text()

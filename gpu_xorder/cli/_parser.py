@@ -7,7 +7,7 @@ from ..experiments._experiment import GROUPINGS
 from ..experiments._studies import METHODS as PAPER_METHODS
 from ..experiments._studies import STUDIES as PAPER_STUDIES
 from ..experiments.models import MODELS as PAPER_MODELS
-from .._io import LABEL_KINDS
+from ..io import LABEL_KINDS
 from ..datasets._loaders import DATASETS
 from ..utils._params import choices
 from ..utils._validation import parse_memory_size

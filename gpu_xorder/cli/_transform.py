@@ -19,8 +19,9 @@ MSG_MODEL_GROUPS = "; the model {model} has {what} group labels ({known})"
 
 def run(args):
     from ..postprocessing import XOrder
-    from .._io import LABEL_KIND_NAMES, Table as CsvTable
-    from .._io import check_all_outputs, label_kind, write_files
+    from ..io import Table as CsvTable
+    from ..io import check_all_outputs, write_files
+    from ..io._csv import LABEL_KIND_NAMES, label_kind
 
     inputs = (args.data, args.model)
     try:
@@ -67,7 +68,7 @@ def _known(labels, shown=10):
 
 def _check_seen(data, groups, est, args):
     """Refuse a group the model was not fitted on, naming its first row."""
-    from .._io import shown_cell
+    from ..io._csv import shown_cell
 
     seen = np.isin(groups, est.groups_)
     if seen.all():

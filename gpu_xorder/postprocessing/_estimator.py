@@ -16,7 +16,8 @@ from sklearn.utils import metadata_routing
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import _frames
-from .. import _io
+from ..io import write_json
+from . import _model_file
 from ..utils import _parallel
 from .. import metrics
 from . import _transfer
@@ -396,7 +397,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         parameters, the group labels (ints, floats, strings or booleans), the reference
         group, the bounds and every group's map as its knots, a summary of the fit (AUC
         and disparity of the adjusted training scores and of the learned ordering, ...)
-        and a glossary of these fields (``_io.MODEL_GLOSSARY``). :meth:`load` reads it
+        and a glossary of these fields (``_model_file.MODEL_GLOSSARY``). :meth:`load` reads it
         back into a model whose ``transform`` gives bit-identical scores.
 
         Parameters
@@ -418,7 +419,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ...       == xo.transform(new, sensitive_features=["b", "b"])).all())
         True
         """
-        _io.write_json(path, self._model_document())
+        write_json(path, self._model_document())
 
     def _model_document(self, columns=None):
         """The JSON document :meth:`save` writes (the command line writes it together
@@ -441,7 +442,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         params["memory_limit"] = v.check_memory_limit(params["memory_limit"])  # "2GB"
         if columns is None and hasattr(self, "feature_names_in_"):
             columns = {"score": self.feature_names_in_[0]}
-        return _io.model_to_dict(params, self.groups_, self.reference_group_,
+        return _model_file.model_to_dict(params, self.groups_, self.reference_group_,
                                  self.bounds_, self.maps_, summary, columns)
 
     @classmethod
@@ -460,13 +461,13 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             labels, bounds, a version-1 file's clipping range and maps: their types,
             sizes, finiteness and order); the message says what is wrong.
         """
-        model = _io.model_from_dict(_io.read_json(path), path,
+        model = _model_file.model_from_dict(_model_file.read_json(path), path,
                                     known_params=cls().get_params())
         est = cls(**model.params)
         try:
             est._check_params()
         except (TypeError, ValueError) as exc:
-            raise ValueError(_io.MSG_MODEL.format(path=os.fspath(path), why=exc)) from None
+            raise ValueError(_model_file.MSG_MODEL.format(path=os.fspath(path), why=exc)) from None
         est.groups_ = np.array(model.groups)
         est.reference_group_ = est.groups_[model.reference]
         est.bounds_, est.clip_, est.maps_ = model.bounds, model.clip, model.maps

@@ -1,0 +1,479 @@
+"""Files: reads that name the file, writes that are all or nothing.
+
+Reading. Compressed files (gzip, bz2, xz) are recognised by their content, whatever they
+are called. Text is UTF-8, with or without a byte-order mark; an archive, a workbook,
+UTF-16 or UTF-32 text and binary data are refused saying what the file is.
+
+Writing. :func:`check_all_outputs` takes every output of a command, files and folders
+with the files they will hold, before the command does any work: it refuses two
+outputs that are one file by any path, and through :func:`check_output` an output that
+is one of the command's inputs, a folder, a device, a pipe, a file it may not write, or
+a path in a folder that is missing or that it cannot write; a symbolic link is written
+through (its target is replaced, the link kept). :func:`write_files` writes several files
+or none: each goes to a temporary file beside its target, all of them are written and
+flushed before the first is moved into place by ``os.replace``, and the temporary files
+are removed on any error, on Ctrl-C and on SIGTERM or SIGHUP (held while a temporary
+file or folder is made and recorded, and while files are moved into place). A file
+named ``.gz``, ``.bz2`` or ``.xz`` is written compressed so. JSON documents are written
+strictly (:func:`json_text`: no NaN), floats by ``repr`` (shortest round trip).
+"""
+
+
+import bz2
+import codecs
+import contextlib
+import gzip
+import io
+import json
+import lzma
+import os
+import re
+import shutil
+import signal
+import stat
+import tempfile
+import threading
+import zlib
+
+
+
+MSG_SAME_FILE = "refusing to write {path}: it is also an input of this command"
+MSG_TWICE = ("refusing to write {path} twice: two outputs of this command name it "
+             "({first} and {second})")
+MSG_NO_FOLDER = "cannot write {path}: no folder {folder}"
+MSG_FOLDER_LOCKED = "cannot write {path}: cannot create files in {folder} ({why})"
+MSG_NOT_FOLDER = "refusing to write {path}: it is a file, not a folder"
+MSG_NOT_REGULAR = "refusing to write {path}: it is {what}, not a regular file"
+MSG_READ_ONLY = "cannot write {path}: the file is read-only"
+MSG_WRITE = "cannot write {path}: {why}"
+MSG_COMPRESSED = "{path}: cannot read the {kind} data ({why}); is the file truncated?"
+MSG_UTF16 = "{path}: the file is UTF-16 text; save it as UTF-8 (Excel: CSV UTF-8)"
+MSG_WIDE = ("{path}: the file is {encoding} text{bom}; save it as UTF-8 (Excel: CSV "
+            "UTF-8)")
+MSG_BINARY = ("{path}, line {line}: a NUL byte, so binary data, not text; give a text "
+              "file (UTF-8, or gzip, bz2 or xz of one)")
+MSG_ARCHIVE = ("{path}: the file is {what}; {fix} (gzip, bz2 and xz files are read as "
+               "they are)")
+MSG_DECODE = ("{path}, line {line}: not UTF-8 text (byte {byte}); save the file as "
+              "UTF-8 (Excel: CSV UTF-8)")
+_BZ2_BLOCK = (b"\x31\x41\x59\x26\x53\x59", b"\x17\x72\x45\x38\x50\x90")  # block, end
+_DECOMPRESS = {"gzip": gzip.decompress, "bz2": bz2.decompress, "xz": lzma.decompress}
+_COMPRESS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
+_ZIP = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
+_OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_WIDE = (("UTF-32", "utf-32-le", "little"), ("UTF-32", "utf-32-be", "big"),
+         ("UTF-16", "utf-16-le", "little"), ("UTF-16", "utf-16-be", "big"))
+
+
+def _compression(head):
+    """The compression of data starting with ``head``, by its magic number, or None."""
+    if head.startswith(b"\x1f\x8b"):
+        return "gzip"
+    if head.startswith(b"\xfd7zXZ\x00"):
+        return "xz"
+    if re.match(rb"BZh[1-9]", head) and head[4:10] in _BZ2_BLOCK:
+        return "bz2"
+    return None
+
+
+def read_bytes(path):
+    """The content of ``path``, decompressed when it is gzip, bz2 or xz data."""
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        data = f.read()
+    kind = _compression(data[:10])
+    if kind is None:
+        return data
+    try:
+        return _DECOMPRESS[kind](data)
+    except (EOFError, OSError, ValueError, zlib.error, lzma.LZMAError) as exc:
+        raise ValueError(MSG_COMPRESSED.format(path=path, kind=kind, why=exc)) from None
+
+
+def read_text(path):
+    """The text of ``path``: UTF-8 (a byte-order mark is dropped), decompressed. An
+    archive, a workbook, UTF-16 or UTF-32 text and binary data are refused, saying
+    what the file is."""
+    data = read_bytes(path)
+    _refuse_not_utf8(data, os.fspath(path))
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = len((data[:exc.start] + b".").splitlines())
+        raise ValueError(MSG_DECODE.format(path=os.fspath(path), line=line,
+                                           byte=data[exc.start:exc.start + 1])) from None
+
+
+def _refuse_not_utf8(data, path):
+    """Raise the ValueError that says what ``data`` is when it cannot be UTF-8 text: a
+    zip archive or workbook, UTF-16 or UTF-32 text (with or without a byte-order
+    mark), binary data (a NUL byte, which no text file holds)."""
+    if data.startswith(_ZIP):
+        head = data[:65536]
+        if b"xl/" in head or b"[Content_Types].xml" in head:
+            what, fix = "an Excel workbook", "save it as CSV (Excel: CSV UTF-8)"
+        elif b"opendocument.spreadsheet" in head:
+            what, fix = "an OpenDocument spreadsheet", "save it as CSV (UTF-8)"
+        else:
+            what, fix = "a zip archive", "unzip it and give the file it holds"
+        raise ValueError(MSG_ARCHIVE.format(path=path, what=what, fix=fix))
+    if data.startswith(_OLE2):
+        raise ValueError(MSG_ARCHIVE.format(
+            path=path, what="an Excel 97-2003 workbook (or another OLE2 file)",
+            fix="save it as CSV (Excel: CSV UTF-8)"))
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        raise ValueError(MSG_WIDE.format(path=path, encoding="UTF-32", bom=""))
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise ValueError(MSG_UTF16.format(path=path))
+    nul = data.find(b"\x00")
+    if nul < 0:
+        return
+    sample = data[:4096]
+    sample = sample[:len(sample) - len(sample) % 4]
+    for encoding, codec, order in _WIDE:
+        text = sample.decode(codec, errors="replace")
+        # text of ours has no NUL and holds a separator or a line break
+        if "\x00" not in text and any(c in text for c in ",;\t\n"):
+            raise ValueError(MSG_WIDE.format(
+                path=path, encoding=encoding,
+                bom=f" ({order}-endian, without a byte-order mark)"))
+    raise ValueError(MSG_BINARY.format(path=path, line=data.count(b"\n", 0, nul) + 1))
+
+
+def check_all_outputs(files=(), folders=(), inputs=()):
+    """Check every output of one command, before its work, against the others and
+    against its ``inputs``. ``files``: ``(option, path)`` pairs; ``folders``:
+    ``(option, path, names)``, ``names`` the files the folder will hold (None: not
+    known yet); a None path is no output. Two outputs naming one file by any path
+    (links, ``..``, another case where the file system ignores case), a folder output's
+    file that is an input or not a regular file, and whatever :func:`check_output` or
+    :func:`check_folder` refuses raise ValueError (OSError for the file system)."""
+    files = [(what, os.fspath(path)) for what, path in files if path is not None]
+    folders = [(what, os.fspath(path), tuple(names or ()))
+               for what, path, names in folders if path is not None]
+    claimed = {}
+
+    def claim(path, what):
+        key = _identity(path)
+        if key in claimed:
+            raise ValueError(MSG_TWICE.format(path=path, first=claimed[key], second=what))
+        claimed[key] = what
+
+    for what, path in files:
+        claim(path, what)
+    for what, path, names in folders:
+        claim(path, what)
+        for name in names:
+            claim(os.path.join(path, name), f"the file {name} of {what}")
+    for _, path in files:
+        check_output(path, inputs)
+    for _, path, names in folders:
+        target = check_folder(path)
+        for name in names if os.path.isdir(target) else ():
+            _check_replaced(os.path.join(path, name), os.path.join(target, name), inputs)
+
+
+def check_output(path, inputs=()):
+    """The file that writing output ``path`` replaces: ``path``, or the target of the
+    link ``path`` is. Refuse (ValueError, or OSError for the file system) a path that is
+    one of ``inputs``, a folder, a device, a pipe or a socket, an existing file this
+    process may not write, or a path in a folder that is missing or where no file can be
+    created. Commands call it on every output before their work."""
+    path = os.fspath(path)
+    target = os.path.realpath(path)
+    folder = os.path.dirname(target)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(MSG_NO_FOLDER.format(path=path, folder=folder))
+    mode = _check_replaced(path, target, inputs)
+    if mode is not None and not os.access(target, os.W_OK):
+        raise PermissionError(MSG_READ_ONLY.format(path=path))
+    try:  # the one sure test that the rename at the end can succeed
+        with _signals_held():  # the probe never outlives a signal
+            fd, probe = tempfile.mkstemp(prefix=".gpu-xorder-", suffix=".tmp", dir=folder)
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as exc:
+        raise PermissionError(MSG_FOLDER_LOCKED.format(
+            path=path, folder=folder, why=exc.strerror or exc)) from None
+    return target
+
+
+def _check_replaced(path, target, inputs):
+    """Refuse a ``target`` that is not a regular file or is one of ``inputs``; its mode,
+    None when it does not exist."""
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        what = "a folder" if stat.S_ISDIR(mode) else "a device, a pipe or a socket"
+        raise ValueError(MSG_NOT_REGULAR.format(path=path, what=what))
+    for other in inputs:
+        if _same_file(target, os.fspath(other)):
+            raise ValueError(MSG_SAME_FILE.format(path=path))
+    return mode
+
+
+def check_outputs(paths, inputs=()):
+    """``check_output`` of every path of ``paths``, which must name distinct files."""
+    paths = [os.fspath(path) for path in paths]
+    check_all_outputs([(f"output {k + 1}", path) for k, path in enumerate(paths)],
+                      inputs=inputs)
+    return [os.path.realpath(path) for path in paths]
+
+
+def _same_file(a, b):
+    if os.path.exists(a) and os.path.exists(b):
+        return os.path.samefile(a, b)
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _identity(path):
+    """What output ``path`` names, for comparing outputs: the existing file (device and
+    inode), else its folder and name (casefolded where the file system ignores case)."""
+    real = os.path.realpath(path)
+    with contextlib.suppress(OSError):
+        info = os.stat(real)
+        return ("file", info.st_dev, info.st_ino)
+    folder, name = os.path.split(real)
+    try:
+        info = os.stat(folder)
+    except OSError:  # a missing folder; check_output refuses it
+        return ("path", real)
+    return ("name", info.st_dev, info.st_ino,
+            name.casefold() if _ignores_case(folder) else name)
+
+
+def _ignores_case(folder):
+    """Whether the file system ignores the case of names (macOS, Windows), tried on the
+    nearest of ``folder`` and its parents whose name has letters."""
+    while True:
+        parent, name = os.path.split(folder)
+        if name.swapcase() != name:
+            try:
+                return os.path.samefile(folder, os.path.join(parent, name.swapcase()))
+            except OSError:
+                return False
+        if parent == folder:
+            return False
+        folder = parent
+
+
+def write_files(files, inputs=()):
+    """Write every file of ``files`` or none: ``(path, write, newline)`` triples, with
+    ``write(f)`` writing the text of ``path`` to the text file ``f`` (``newline`` as for
+    ``open``). Outputs are checked as :func:`check_outputs` does; all are staged in
+    temporary files beside their targets before the first is moved into place."""
+    targets = check_outputs([path for path, _, _ in files], inputs)
+    staged = []
+    with _signals_raise():
+        try:
+            for (path, write, newline), target in zip(files, targets):
+                path = os.fspath(path)
+                try:
+                    with _signals_held():  # no temporary file exists unrecorded
+                        fd, tmp = tempfile.mkstemp(prefix=".gpu-xorder-", suffix=".tmp",
+                                                   dir=os.path.dirname(target))
+                        staged.append(tmp)
+                except OSError as exc:
+                    raise OSError(exc.errno, MSG_WRITE.format(
+                        path=path, why=exc.strerror or exc)) from None
+                _stage(fd, tmp, path, target, write, newline)
+            with _signals_held():  # a signal waits until every file is in place
+                for tmp, (path, _, _), target in zip(staged, files, targets):
+                    try:
+                        os.replace(tmp, target)
+                    except OSError as exc:
+                        raise OSError(exc.errno, MSG_WRITE.format(
+                            path=os.fspath(path), why=exc.strerror or exc)) from None
+        except BaseException:
+            for tmp in staged:
+                _unlink(tmp)
+            raise
+
+
+def atomic_write(path, write, *, inputs=(), newline=None):
+    """Write one file as :func:`write_files` does."""
+    write_files([(path, write, newline)], inputs)
+
+
+def check_folder(path):
+    """Refuse (ValueError, or OSError for the file system) an output folder ``path``
+    that is something else than a folder, lies in a missing folder, or where no folder
+    (or, existing, no file) can be created. Returns the real path."""
+    path = os.fspath(path)
+    target = os.path.realpath(path)
+    if os.path.exists(target) and not os.path.isdir(target):
+        raise ValueError(MSG_NOT_FOLDER.format(path=path))
+    where = target if os.path.isdir(target) else os.path.dirname(target)
+    if not os.path.isdir(where):
+        raise FileNotFoundError(MSG_NO_FOLDER.format(path=path, folder=where))
+    try:
+        with _signals_held():  # the probe never outlives a signal
+            os.rmdir(tempfile.mkdtemp(prefix=".gpu-xorder-", dir=where))
+    except OSError as exc:
+        raise PermissionError(MSG_FOLDER_LOCKED.format(
+            path=path, folder=where, why=exc.strerror or exc)) from None
+    return target
+
+
+@contextlib.contextmanager
+def staged_folder(path):
+    """Write an output folder all or nothing: yields a temporary folder to write the
+    files in; after the block it becomes ``path`` (one rename) or, when ``path`` exists,
+    its files are moved into ``path`` one by one, replacing those of the same names. On
+    an error (also SIGTERM, SIGHUP) it is removed and ``path`` left as it was; an
+    OSError names the output, never the temporary folder."""
+    path = os.fspath(path)
+    target = check_folder(path)
+    exists = os.path.isdir(target)
+    tmp = None
+    with _signals_raise():
+        try:
+            with _signals_held():  # no temporary folder exists unrecorded
+                tmp = tempfile.mkdtemp(prefix=".gpu-xorder-",
+                                       dir=target if exists else os.path.dirname(target))
+            yield tmp
+            for name in os.listdir(tmp):
+                fd = os.open(os.path.join(tmp, name), os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            with _signals_held():  # a signal waits until every file is in place
+                if exists:
+                    for name in sorted(os.listdir(tmp)):
+                        os.replace(os.path.join(tmp, name), os.path.join(target, name))
+                    os.rmdir(tmp)
+                else:
+                    os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700
+                    os.rename(tmp, target)
+        except BaseException as exc:
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
+                if isinstance(exc, OSError):
+                    raise _named_for_user(exc, tmp, path) from None
+            raise
+
+
+def _named_for_user(exc, tmp, path):
+    """The OSError ``exc`` naming the output ``path`` where it names the temporary
+    folder ``tmp`` (``tmp/records.json`` becomes ``path/records.json``)."""
+    name = os.fspath(exc.filename) if exc.filename is not None else tmp
+    if name == tmp or name.startswith(tmp + os.sep):
+        name = path + name[len(tmp):]
+    why = exc.strerror or str(exc).replace(tmp, path)
+    return OSError(exc.errno, MSG_WRITE.format(path=name, why=why))
+
+
+def _umask():
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
+def _stage(fd, tmp, path, target, write, newline):
+    """Fill the temporary file ``tmp`` (open as ``fd``) beside ``target`` with what
+    ``write`` writes (compressed as the name ``path`` says), flushed to disk and with
+    the permissions of ``target``; the caller removes it on any error."""
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            stream = _compressor(path, raw)
+            text = io.TextIOWrapper(stream, encoding="utf-8", newline=newline)
+            write(text)
+            text.flush()
+            text.detach()
+            if stream is not raw:
+                stream.close()  # writes the trailer; leaves ``raw`` open
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.chmod(tmp, _mode(target))  # mkstemp makes 0600; give what open() would
+    except OSError as exc:  # named after the output, not the temporary file
+        raise OSError(exc.errno, MSG_WRITE.format(path=path, why=exc.strerror or exc)) \
+            from None
+
+
+def _compressor(path, raw):
+    """``raw``, or a compressing file over it when ``path`` ends in .gz, .bz2 or .xz."""
+    kind = _COMPRESS.get(os.path.splitext(path)[1].lower())
+    if kind == "gzip":  # the name, not the temporary file's, in the header; no time
+        return gzip.GzipFile(filename=os.path.basename(path), mode="wb", fileobj=raw,
+                             mtime=0)
+    if kind == "bz2":
+        return bz2.BZ2File(raw, "wb")
+    if kind == "xz":
+        return lzma.LZMAFile(raw, "wb")
+    return raw
+
+
+def _unlink(path):
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+def _mode(path):
+    """The existing file's permissions, else those a new file gets under the umask."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+@contextlib.contextmanager
+def _signals_raise():
+    """While temporary files exist, make SIGTERM and SIGHUP raise SystemExit so that
+    they are removed; only in the main thread and where the signal would otherwise kill
+    the process (a program's own handlers are left alone)."""
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGTERM", "SIGHUP"):
+            signum = getattr(signal, name, None)
+            if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
+                previous[signum] = signal.signal(signum, _exit_on_signal)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _exit_on_signal(signum, frame):
+    raise SystemExit(128 + signum)
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """SIGINT, SIGTERM and SIGHUP wait until the block ends, then act as they would
+    have (KeyboardInterrupt, SystemExit, or the end of the process): the few steps that
+    create a temporary file and record its name, or move staged files into place, are
+    never cut in two. Only in the main thread; a program's own handlers are left alone."""
+    pending, previous = [], {}
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+            signum = getattr(signal, name, None)
+            if signum is not None and signal.getsignal(signum) in (
+                    signal.SIG_DFL, signal.default_int_handler, _exit_on_signal):
+                previous[signum] = signal.signal(
+                    signum, lambda signum, frame: pending.append(signum))
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(pending):
+            if previous[signum] == signal.SIG_DFL:
+                os.kill(os.getpid(), signum)  # the default: the process ends here
+            else:
+                previous[signum](signum, None)
+
+
+def json_text(doc):
+    """The JSON text of a model document (raises ValueError for a non-finite float)."""
+    return json.dumps(doc, separators=(",", ":"), allow_nan=False) + "\n"
+
+
+def write_json(path, doc, inputs=()):
+    text = json_text(doc)
+    atomic_write(path, lambda f: f.write(text), inputs=inputs)
