@@ -190,3 +190,28 @@ def test_icu_standin_full_size(tmp_path):
     assert sum(r["split"] == "train" for r in c.records) == 3
     (rec,) = [r for r in c.records if (r["method"], r["split"]) == ("unadjusted", "test")]
     assert rec["auc"] > 0.85
+
+
+def test_study_figure_draws_the_sd_of_every_setting():
+    """The error bars of the study figure span mean ± sd of the summary, and the
+    title gives the number of repetitions."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from gpu_xorder.experiments._paper_plots import plot_study_bars
+
+    c = compare_methods("german", study="samples", methods=["post-logit-public"],
+                        lams=[0.5], repeats=2, backend="numpy")
+    fig = Figure()
+    axes = plot_study_bars(c, fig.subplots(1, 2))
+    assert "over 2 repetitions" in fig.get_suptitle()
+    rows = {(r["method"], r["setting"]): r for r in c.summary("test")}
+    for ax, key in zip(axes, ("xauc", "auc")):
+        assert [c.get_label() for c in ax.containers] == ["unadjusted", "post-logit-public"]
+        for container in ax.containers:
+            method = container.get_label()
+            segments = container.lines[2][0].get_segments()
+            for fraction, segment in zip(FRACTIONS, segments):
+                mean, sd = rows[(method, fraction)][key]
+                np.testing.assert_allclose([p[1] for p in segment],
+                                           [mean - sd, mean + sd])
