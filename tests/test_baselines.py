@@ -5,12 +5,19 @@ import math
 
 import numpy as np
 import pytest
+from oracles import pair_frac, pair_term
 
 from gpu_xorder import metrics
-from gpu_xorder.experiments.baselines import (ALPHAS, MSG_SEARCH_ALPHA, PUBLIC_BETA,
-                                              ConstrainedRanker, CorrReg, PostLogit,
-                                              metric_pairs, public_transform)
-from oracles import pair_frac, pair_term
+from gpu_xorder.experiments.baselines import (
+    ALPHAS,
+    MSG_SEARCH_ALPHA,
+    PUBLIC_BETA,
+    ConstrainedRanker,
+    CorrReg,
+    PostLogit,
+    metric_pairs,
+    public_transform,
+)
 
 
 def _biased(n=600, seed=0):
@@ -109,7 +116,7 @@ def test_public_choice_is_the_brute_force_optimum_of_its_grid(k, metric):
         assert value[chosen] == pytest.approx(best, abs=1e-12)
         t = fitted.transform(s, sensitive_features=a)
         assert metrics.disparity(t, y, a, metric) == pytest.approx(
-            dict((row[0], row[2]) for row in slow)[chosen], abs=1e-12)
+            {row[0]: row[2] for row in slow}[chosen], abs=1e-12)
 
 
 def test_corr_reg_penalty_falls_as_its_weight_rises():

@@ -9,13 +9,18 @@ import pytest
 
 from gpu_xorder import XOrder, metrics
 from gpu_xorder.cli import main
+from gpu_xorder.datasets import load_dataset, make_icu
 from gpu_xorder.experiments import _studies
-from gpu_xorder.experiments._studies import (FRACTIONS, _split, compare_methods,
-                                             default_methods, kd_subsample)
 from gpu_xorder.experiments._experiment import grouping
+from gpu_xorder.experiments._studies import (
+    FRACTIONS,
+    _split,
+    compare_methods,
+    default_methods,
+    kd_subsample,
+)
 from gpu_xorder.experiments.baselines import PostLogit
 from gpu_xorder.experiments.models import make_model
-from gpu_xorder.datasets import load_dataset, make_icu
 
 METHODS = default_methods(2)
 
