@@ -48,7 +48,7 @@ def main():
             if len(common) < 2:
                 continue
             d = np.array([a[r] - b[r] for r in common])
-            name = "AUC" if key == "auc" else f"Δ-{key.upper()}"
+            name = {"auc": "AUC", "xauc": "Δ-xAUC", "prf": "Δ-PRF", "urf": "Δ-URF"}[key]
             print(f"| {e['data']} | {name} | {d.mean():+.4f} ± {d.std(ddof=1):.4f} | "
                   f"{int((d > 0).sum())} of {d.size} |")
 
