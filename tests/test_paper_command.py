@@ -220,3 +220,28 @@ def test_study_figure_draws_the_sd_of_every_setting():
                 mean, sd = rows[(method, fraction)][key]
                 np.testing.assert_allclose([p[1] for p in segment],
                                            [mean - sd, mean + sd])
+
+
+def test_paired_differences_script(tmp_path):
+    """benchmarks/paired_differences.py, which docs/RESULTS.md quotes: per data set the
+    mean ± sd over repetitions of A - B, from the records, against the same by hand."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    c = compare_methods("german", methods=["xorder", "post-logit-public"], lams=[0.5],
+                        repeats=3, backend="numpy")
+    path = tmp_path / "records.json"
+    path.write_text(json.dumps({"experiments": [c.to_dict()]}))
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "paired_differences.py"
+    out = subprocess.run([sys.executable, str(script), str(path), "xorder:0.5",
+                          "post-logit-public"], capture_output=True, text=True,
+                         check=True).stdout
+    rows = [line.split(" | ") for line in out.splitlines()[2:]]
+    for key, name in (("auc", "AUC"), ("xauc", "Δ-xAUC")):
+        value = {m: [r[key] for r in c.records if r["method"] == m and r["split"] == "test"]
+                 for m in ("xorder", "post-logit-public")}
+        d = np.subtract(value["xorder"], value["post-logit-public"])
+        (row,) = [r for r in rows if r[1] == name]
+        assert row[2] == f"{d.mean():+.4f} ± {d.std(ddof=1):.4f}"
+        assert row[3].startswith(f"{int((d > 0).sum())} of 3")
