@@ -69,6 +69,10 @@ def test_public_transform_and_grid_by_hand():
     assert fitted.shifts_ == {0: (2.5, -2.0)} and fitted.group_ == 0  # the first label
     np.testing.assert_allclose(fitted.transform(s, sensitive_features=a),
                                [1 / (1 + math.e), 0.4, 1 / (1 + math.e ** 0.25), 0.2])
+    with pytest.raises(ValueError, match="group names the one shifted group of two"):
+        PostLogit(group=0).fit(s, [1, 0, 0, 1], sensitive_features=[0, 1, 2, 2])
+    with pytest.raises(ValueError, match="would try 1000000 combinations"):
+        PostLogit().fit(np.tile(s, 2), [1, 0] * 4, sensitive_features=np.arange(8) // 2)
     with pytest.raises(ValueError, match="'alpha' is gone"):
         PostLogit(search="alpha").fit(s, [1, 0, 0, 1], sensitive_features=a)
     assert "search='public'" in MSG_SEARCH_ALPHA

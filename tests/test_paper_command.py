@@ -143,7 +143,8 @@ def test_kd_subsample_is_the_smallest_step_within_the_limit():
         assert cells[-1] <= limit and all(c > limit for c in cells[:-1])
 
 
-def test_multi_group_post_logit_against_kd_and_iterative_xorder(tmp_path, monkeypatch):
+def test_multi_group_post_logit_against_kd_and_iterative_xorder(tmp_path, monkeypatch,
+                                                                 capsys):
     """--groups age: the public post-logit with one alpha per shifted band, K-D xOrder
     on every k-th item and iterative xOrder, each as fitting it by hand gives."""
     import gpu_xorder.engine._plan as plan
@@ -175,9 +176,12 @@ def test_multi_group_post_logit_against_kd_and_iterative_xorder(tmp_path, monkey
     tables = (tmp_path / "age" / "tables.md").read_text()
     assert "| compas | xorder-kd |" in tables
     assert main(["paper", "--data", "compas", "--methods", "xorder-kd"]) == 2
+    assert "xorder-kd compares the K-D lattice" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="unknown post_logit_search 'alpha'"):
+        compare_methods("german", post_logit_search="alpha")
 
 
-def test_icu_standin_runs_every_method(tmp_path, monkeypatch):
+def test_icu_standin_runs_every_method(tmp_path, monkeypatch, capsys):
     """--data icu-standin: the baselines on the synthetic ICU table (here a small draw
     of it, so that the test takes seconds)."""
     monkeypatch.setattr(_studies, "_icu_standin", lambda: make_icu(3000))
@@ -185,7 +189,9 @@ def test_icu_standin_runs_every_method(tmp_path, monkeypatch):
                  "--backend", "numpy", "--json", str(tmp_path / "icu.json")]) == 0
     doc = json.loads((tmp_path / "icu.json").read_text())["experiments"][0]
     assert doc["data"] == "icu-standin" and set(doc["methods"]) == set(METHODS)
+    capsys.readouterr()
     assert main(["paper", "--data", "icu-standin", "--groups", "age"]) == 2
+    assert "the ICU stand-in has its two age bands only" in capsys.readouterr().err
 
 
 @pytest.mark.slow

@@ -259,9 +259,7 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
         raise ValueError(MSG_ICU_GROUPS)
     v.check_choice(metric, "metric", v.METRICS)
     v.check_choice(model, "model", MODELS)
-    if post_logit_search not in ("joint", "logit-alpha"):
-        raise ValueError(f"post_logit_search must be 'joint' or 'logit-alpha', got "
-                         f"{post_logit_search!r}")
+    v.check_choice(post_logit_search, "post_logit_search", ("joint", "logit-alpha"))
     if study is not None:
         v.check_choice(study, "study", STUDIES)
     labels = np.unique(grouping(dataset, groups))
