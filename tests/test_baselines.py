@@ -1,10 +1,23 @@
 """The baselines do what they claim on small synthetic data."""
 
+import itertools
+import math
+
 import numpy as np
 import pytest
+from oracles import pair_frac, pair_term
 
 from gpu_xorder import metrics
-from gpu_xorder.experiments.baselines import ConstrainedRanker, CorrReg, PostLogit, metric_pairs
+from gpu_xorder.experiments.baselines import (
+    ALPHAS,
+    MSG_SEARCH_ALPHA,
+    PUBLIC_BETA,
+    ConstrainedRanker,
+    CorrReg,
+    PostLogit,
+    metric_pairs,
+    public_transform,
+)
 
 
 def _biased(n=600, seed=0):
@@ -26,18 +39,88 @@ def test_post_logit_lowers_the_disparity_it_optimises(metric):
     X, y, a = _biased()
     s = _sigmoid(X[:, 0])
     before = metrics.disparity(s, y, a, metric)
-    for search in ("alpha", "joint") if metric == "xauc" else ("alpha",):
+    for search in ("public", "logit-alpha", "joint") if metric == "xauc" else (
+            "public", "logit-alpha"):
         fitted = PostLogit(lam=1.0, metric=metric, search=search).fit(
             s, y, sensitive_features=a)
         after = metrics.disparity(fitted.transform(s, sensitive_features=a), y, a, metric)
         assert after < 0.5 * before
         # the kept candidate is the best of its grid, on the training scores
-        objective = fitted.table_[:, 3] - fitted.table_[:, 4]
+        objective = fitted.table_[:, -2] - fitted.table_[:, -1]
         assert metrics.auc(fitted.transform(s, sensitive_features=a), y) - after \
             == pytest.approx(objective.max())
     assert fitted.select(0.0).alpha_ >= 0  # lam 0: the grid's best AUC
-    assert fitted.table_[:, 3].max() == pytest.approx(
+    assert fitted.table_[:, -2].max() == pytest.approx(
         metrics.auc(fitted.transform(s, sensitive_features=a), y))
+
+
+def test_public_transform_and_grid_by_hand():
+    """The public code's map, sigmoid(alpha * s - 2) of the probability s, its grid
+    0, 0.1, ..., 9.9 and beta -2 (github.com/cuis15/xorder, experiment.py)."""
+    assert PUBLIC_BETA == -2.0
+    assert ALPHAS.size == 100 and ALPHAS[0] == 0.0 and ALPHAS[-1] == 9.9
+    np.testing.assert_allclose(np.diff(ALPHAS), 0.1, atol=1e-12)
+    # 2.5 * 0.4 - 2 = -1: 1 / (1 + e); alpha 0: sigmoid(-2) = 1 / (1 + e^2), whatever s
+    assert public_transform(0.4, 2.5) == pytest.approx(1 / (1 + math.e), abs=1e-15)
+    np.testing.assert_allclose(public_transform([0.1, 0.9], 0.0), 1 / (1 + math.e ** 2))
+    s = np.array([0.4, 0.4, 0.7, 0.2])
+    a = np.array([0, 1, 0, 1])
+    fitted = PostLogit(alphas=[2.5]).fit(s, [1, 0, 0, 1], sensitive_features=a)
+    assert fitted.shifts_ == {0: (2.5, -2.0)} and fitted.group_ == 0  # the first label
+    np.testing.assert_allclose(fitted.transform(s, sensitive_features=a),
+                               [1 / (1 + math.e), 0.4, 1 / (1 + math.e ** 0.25), 0.2])
+    with pytest.raises(ValueError, match="group names the one shifted group of two"):
+        PostLogit(group=0).fit(s, [1, 0, 0, 1], sensitive_features=[0, 1, 2, 2])
+    with pytest.raises(ValueError, match="would try 1000000 combinations"):
+        PostLogit().fit(np.tile(s, 2), [1, 0] * 4, sensitive_features=np.arange(8) // 2)
+    with pytest.raises(ValueError, match="'alpha' is gone"):
+        PostLogit(search="alpha").fit(s, [1, 0, 0, 1], sensitive_features=a)
+    assert "search='public'" in MSG_SEARCH_ALPHA
+
+
+def _slow_public(s, y, a, alphas, metric):
+    """Every combination of one alpha per group but the last, AUC and D by the pair
+    definitions (tests/oracles.py): ``[(combination, auc, D)]``."""
+    labels = np.unique(a)
+    rows = []
+    for combo in itertools.product(alphas, repeat=labels.size - 1):
+        t = s.copy()
+        for g, alpha in zip(labels[:-1], combo):
+            t[a == g] = 1 / (1 + np.exp(-(alpha * s[a == g] - 2)))
+        d = max(abs(pair_term(t, y, a == g, a == h, metric))
+                for g, h in itertools.combinations(labels, 2))
+        rows.append((combo, pair_frac(t[y == 1], t[y == 0]), d))
+    return rows
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("metric", ["xauc", "prf", "urf"])
+def test_public_choice_is_the_brute_force_optimum_of_its_grid(k, metric):
+    """Two groups and three (one alpha per shifted group, every combination): the
+    least training D (the public rule) and the best AUC - lam * D, against the pair
+    definitions over the whole grid; ties in the scores included."""
+    rng = np.random.default_rng(k)
+    n = 90
+    a = rng.integers(0, k, n)
+    y = (rng.random(n) < 0.45).astype(int)
+    s = np.round(1 / (1 + np.exp(-(1.5 * y + 0.8 * a + rng.normal(size=n)))), 2)
+    alphas = [0.0, 0.7, 2.0, 6.5]
+    slow = _slow_public(s, y, a, alphas, metric)
+    fitted = PostLogit(metric=metric, alphas=alphas).fit(s, y, sensitive_features=a)
+    assert fitted.shifted_ == list(range(k - 1))
+    np.testing.assert_allclose(fitted.table_[:, :-2], [row[0] for row in slow])
+    np.testing.assert_allclose(fitted.table_[:, -2:], [row[1:] for row in slow],
+                               atol=1e-12)
+    for lam in (None, 0.0, 0.5, 3.0):
+        fitted.select(lam)
+        chosen = tuple(fitted.shifts_[g][0] for g in range(k - 1))
+        value = {row[0]: (row[2] if lam is None else row[1] - lam * row[2])
+                 for row in slow}
+        best = min(value.values()) if lam is None else max(value.values())
+        assert value[chosen] == pytest.approx(best, abs=1e-12)
+        t = fitted.transform(s, sensitive_features=a)
+        assert metrics.disparity(t, y, a, metric) == pytest.approx(
+            {row[0]: row[2] for row in slow}[chosen], abs=1e-12)
 
 
 def test_corr_reg_penalty_falls_as_its_weight_rises():

@@ -62,20 +62,47 @@ def test_rankboost_training_auc_rises_over_rounds():
     assert proba.shape == (300, 2) and np.allclose(proba.sum(axis=1), 1)
 
 
-def test_paper_linear_is_plain_gradient_descent():
+def _hand_descent(X, y, steps, rate):
+    """Full-batch gradient descent on the mean cross-entropy from zero, written out:
+    every iterate's ``(w, b, loss)``."""
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    w, b, out = np.zeros(Z.shape[1]), 0.0, []
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-(Z @ w + b)))
+        w, b = w - rate * Z.T @ (p - y) / y.size, b - rate * np.mean(p - y)
+        m = Z @ w + b
+        out.append((w, b, np.mean(np.log1p(np.exp(m)) - y * m)))
+    return out
+
+
+def test_paper_linear_is_the_public_codes_gradient_descent():
+    """github.com/cuis15/xorder, experiment.py: zero start, steps of 0.1, at most 99,
+    the lowest-loss iterate kept, stopped after 5 steps without a lower loss."""
     X, y = _data()
-    one = PaperLinear(n_steps=1, learning_rate=0.1).fit(X, y)
+    one = PaperLinear(n_steps=1).fit(X, y)
     Z = (X - X.mean(axis=0)) / X.std(axis=0)
     np.testing.assert_allclose(one.coef_, 0.1 * Z.T @ (y - 0.5) / y.size)
     assert one.intercept_ == pytest.approx(0.1 * np.mean(y - 0.5))
-    # far from the optimum after few steps, near the unregularised optimum after many
+    model = PaperLinear().fit(X, y)
+    hand = _hand_descent(X, y, 99, 0.1)
+    assert model.n_steps_ == 99 and np.all(np.diff(model.loss_) < 0)
+    np.testing.assert_allclose(model.coef_, hand[-1][0], rtol=1e-10)
+    np.testing.assert_allclose(model.loss_, [h[2] for h in hand], rtol=1e-10)
+    # a step so large that the loss rises: the best iterate is kept, 5 later ones seen
+    big = PaperLinear(learning_rate=20.0, n_steps=200).fit(X, y)
+    hand = _hand_descent(X, y, 200, 20.0)
+    best = int(np.argmin([h[2] for h in hand[:big.n_steps_]]))
+    assert big.n_steps_ == best + 1 + 5 < 200
+    np.testing.assert_allclose(big.coef_, hand[best][0], rtol=1e-10)
+    assert PaperLinear(learning_rate=20.0, n_steps=200, patience=None).fit(X, y).n_steps_ \
+        == 200
+    # near the unregularised optimum only after many more steps
     from sklearn.linear_model import LogisticRegression
 
-    best = LogisticRegression(C=1e6, max_iter=1000).fit(Z, y).coef_.ravel()
-    many = PaperLinear(n_steps=3000, learning_rate=0.5).fit(X, y)
-    few = PaperLinear().fit(X, y)
-    assert np.linalg.norm(many.coef_ - best) < 0.05 * np.linalg.norm(best)
-    assert np.linalg.norm(few.coef_ - best) > 0.5 * np.linalg.norm(best)
+    optimum = LogisticRegression(C=1e6, max_iter=1000).fit(Z, y).coef_.ravel()
+    many = PaperLinear(n_steps=3000, learning_rate=0.5, patience=None).fit(X, y)
+    assert np.linalg.norm(many.coef_ - optimum) < 0.05 * np.linalg.norm(optimum)
+    assert np.linalg.norm(model.coef_ - optimum) > 0.2 * np.linalg.norm(optimum)
 
 
 def test_logistic_model_is_the_protocols_model():

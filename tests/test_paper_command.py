@@ -4,10 +4,25 @@ import csv
 import json
 import time
 
+import numpy as np
 import pytest
 
+from gpu_xorder import XOrder, metrics
 from gpu_xorder.cli import main
-from gpu_xorder.experiments._studies import METHODS, compare_methods
+from gpu_xorder.datasets import load_dataset, make_icu
+from gpu_xorder.experiments import _studies
+from gpu_xorder.experiments._experiment import grouping
+from gpu_xorder.experiments._studies import (
+    FRACTIONS,
+    _split,
+    compare_methods,
+    default_methods,
+    kd_subsample,
+)
+from gpu_xorder.experiments.baselines import PostLogit
+from gpu_xorder.experiments.models import make_model
+
+METHODS = default_methods(2)
 
 
 def test_paper_command_end_to_end_on_german(tmp_path, capsys):
@@ -32,6 +47,12 @@ def test_paper_command_end_to_end_on_german(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     names = sorted(p.name for p in outs[0].glob("*.png"))
     assert names == ["german_default_lr_tradeoff.png", "german_default_lr_xroc.png"]
+    tables = (outs[0] / "tables.md").read_text()
+    assert "| german | post-logit-public |" in tables and "least train Δ" in tables
+    with open(outs[0] / "timings.csv", newline="") as f:
+        timings = list(csv.DictReader(f))
+    assert {t["method"] for t in timings} == set(METHODS)
+    assert all(float(t["cpu_seconds"]) >= 0 for t in timings)
     # the same seed gives the same JSON, here with only two methods to keep it short
     assert main(args + ["--out", str(outs[1]), "--methods", "xorder", "corr-reg"]) == 0
     again = json.loads((outs[1] / "records.json").read_text())["experiments"][0]
@@ -56,11 +77,177 @@ def test_studies_and_other_models(tmp_path, capsys):
                  "--lam", "0.5", "--out", str(tmp_path / "shift")]) == 0
     doc = json.loads((tmp_path / "shift" / "records.json").read_text())["experiments"][0]
     assert {r["setting"] for r in doc["records"]} == {"in-sample", "held-out"}
-    assert doc["methods"] == ["unadjusted", "xorder", "post-logit"]  # a study's default
+    # a study's default: the post-processing methods
+    assert doc["methods"] == ["unadjusted", "xorder", "post-logit", "post-logit-public"]
     assert doc["model"] == "rankboost" and doc["study"] == "shift"
+    if _has_matplotlib():
+        assert sorted(p.name for p in (tmp_path / "shift").glob("*.png")) == [
+            "german_default_rankboost_shift.png",
+            "german_default_rankboost_shift_histograms.png"]
     assert main(["paper", "--data", "german", "--study", "shift",
                  "--methods", "corr-reg"]) == 2
     assert "compares post-processing only" in capsys.readouterr().err
     assert main(["paper", "--data", "adult", "--groups", "age",
                  "--methods", "post-logit"]) == 2
     assert "post-logit handles two groups" in capsys.readouterr().err
+
+
+def _has_matplotlib():
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def test_summary_ranges_are_the_single_runs_extremes():
+    c = compare_methods("german", methods=["xorder"], lams=[0.5], repeats=2, seed=1,
+                        backend="numpy")
+    for row, spread in zip(c.summary("test"), c.ranges("test")):
+        values = [r["xauc"] for r in c.records if r["split"] == "test"
+                  and (r["method"], r["parameter"]) == (row["method"], row["parameter"])]
+        assert spread["xauc"] == (min(values), max(values))
+        assert row["xauc"][0] == pytest.approx(np.mean(values))
+    rows = [r for r in csv.DictReader(c.csv_text().splitlines()) if r["split"] == "test"]
+    assert [(float(r["xauc_min"]), float(r["xauc_max"])) for r in rows] == [
+        spread["xauc"] for spread in c.ranges("test")]
+
+
+def test_samples_retrain_trains_the_base_model_on_each_share():
+    c = compare_methods("german", study="samples-retrain", lams=[0.5], repeats=1, seed=4,
+                        methods=["xorder", "post-logit-public"], backend="numpy")
+    assert {r["setting"] for r in c.records} == set(FRACTIONS)
+    train, test = _split(load_dataset("german"), load_dataset("german").sensitive, 0.3, 4)
+    for fraction in (0.2, 1.0):
+        idx = _studies._subset(train[1], train[2], fraction, 4)
+        model = make_model("lr", random_state=4).fit(train[0][idx], train[1][idx])
+        s_te = model.predict_proba(test[0])[:, 1]
+        (rec,) = [r for r in c.records if (r["method"], r["setting"], r["split"])
+                  == ("unadjusted", fraction, "test")]
+        assert rec["auc"] == metrics.auc(s_te, test[1])
+        s_tr = model.predict_proba(train[0][idx])[:, 1]
+        public = PostLogit().fit(s_tr, train[1][idx], sensitive_features=train[2][idx])
+        (rec,) = [r for r in c.records if (r["method"], r["setting"], r["split"])
+                  == ("post-logit-public", fraction, "test")]
+        assert rec["xauc"] == metrics.disparity(
+            public.transform(s_te, sensitive_features=test[2]), test[1], test[2])
+    # unlike --study samples, the unadjusted test scores change with the share
+    assert len({r["auc"] for r in c.records
+                if r["method"] == "unadjusted" and r["split"] == "test"}) == len(FRACTIONS)
+
+
+def test_kd_subsample_is_the_smallest_step_within_the_limit():
+    for sizes, limit in (([10, 20, 30], 1000), ([1142, 2000, 1174], 10**8), ([5, 5], 36)):
+        k = kd_subsample(sizes, limit)
+        cells = [np.prod([-(-n // j) + 1 for n in sizes]) for j in range(1, k + 1)]
+        assert cells[-1] <= limit and all(c > limit for c in cells[:-1])
+
+
+def test_multi_group_post_logit_against_kd_and_iterative_xorder(tmp_path, monkeypatch,
+                                                                 capsys):
+    """--groups age: the public post-logit with one alpha per shifted band, K-D xOrder
+    on every k-th item and iterative xOrder, each as fitting it by hand gives."""
+    import gpu_xorder.engine._plan as plan
+
+    monkeypatch.setattr(plan, "KD_MAX_CELLS", 2 * 10**5)  # a small lattice: seconds
+    assert main(["paper", "--data", "compas", "--groups", "age", "--repeats", "1",
+                 "--lam", "0.5", "--backend", "numpy", "--seed", "5",
+                 "--out", str(tmp_path / "age")]) == 0
+    doc = json.loads((tmp_path / "age" / "records.json").read_text())["experiments"][0]
+    assert doc["methods"] == ["unadjusted", "xorder", "xorder-kd", "post-logit-public"]
+    data = load_dataset("compas")
+    train, test = _split(data, grouping(data, "age"), 0.3, 5)
+    model = make_model("lr", random_state=5).fit(*train[:2])
+    s_tr, s_te = (model.predict_proba(X)[:, 1] for X in (train[0], test[0]))
+    k = kd_subsample(np.unique(train[2], return_counts=True)[1], 2 * 10**5)
+    assert doc["notes"]["xorder-kd subsample"] == [[k]] and k > 1
+    fitted = {
+        "xorder": XOrder(lam=0.5, backend="numpy", solver="paper"),
+        "xorder-kd": XOrder(lam=0.5, backend="numpy", solver="paper", method="kd",
+                            subsample=k),
+        "post-logit-public": PostLogit()}
+    for method, est in fitted.items():
+        est.fit(s_tr, train[1], sensitive_features=train[2])
+        (rec,) = [r for r in doc["records"] if (r["method"], r["split"])
+                  == (method, "test")]
+        assert rec["xauc"] == metrics.disparity(
+            est.transform(s_te, sensitive_features=test[2]), test[1], test[2])
+    assert set(fitted["post-logit-public"].shifts_) == {0, 1}  # every band but the last
+    tables = (tmp_path / "age" / "tables.md").read_text()
+    assert "| compas | xorder-kd |" in tables
+    assert main(["paper", "--data", "compas", "--methods", "xorder-kd"]) == 2
+    assert "xorder-kd compares the K-D lattice" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="unknown post_logit_search 'alpha'"):
+        compare_methods("german", post_logit_search="alpha")
+
+
+def test_icu_standin_runs_every_method(tmp_path, monkeypatch, capsys):
+    """--data icu-standin: the baselines on the synthetic ICU table (here a small draw
+    of it, so that the test takes seconds)."""
+    monkeypatch.setattr(_studies, "_icu_standin", lambda: make_icu(3000))
+    assert main(["paper", "--data", "icu-standin", "--repeats", "1", "--lam", "0.5",
+                 "--backend", "numpy", "--json", str(tmp_path / "icu.json")]) == 0
+    doc = json.loads((tmp_path / "icu.json").read_text())["experiments"][0]
+    assert doc["data"] == "icu-standin" and set(doc["methods"]) == set(METHODS)
+    capsys.readouterr()
+    assert main(["paper", "--data", "icu-standin", "--groups", "age"]) == 2
+    assert "the ICU stand-in has its two age bands only" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_icu_standin_full_size(tmp_path):
+    c = compare_methods("icu-standin", methods=["xorder", "post-logit-public"],
+                        lams=[0.5], repeats=1, backend="numpy", subsample=50)
+    assert sum(r["split"] == "train" for r in c.records) == 3
+    (rec,) = [r for r in c.records if (r["method"], r["split"]) == ("unadjusted", "test")]
+    assert rec["auc"] > 0.85
+
+
+def test_study_figure_draws_the_sd_of_every_setting():
+    """The error bars of the study figure span mean ± sd of the summary, and the
+    title gives the number of repetitions."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from gpu_xorder.experiments._paper_plots import plot_study
+
+    c = compare_methods("german", study="samples", methods=["post-logit-public"],
+                        lams=[0.5], repeats=2, backend="numpy")
+    fig = Figure()
+    axes = plot_study(c, fig.subplots(1, 2))
+    assert "over 2 repetitions" in fig.get_suptitle()
+    rows = {(r["method"], r["setting"]): r for r in c.summary("test")}
+    for ax, key in zip(axes, ("xauc", "auc")):
+        assert [c.get_label() for c in ax.containers] == ["unadjusted", "post-logit-public"]
+        for container in ax.containers:
+            method = container.get_label()
+            segments = container.lines[2][0].get_segments()
+            for fraction, segment in zip(FRACTIONS, segments):
+                mean, sd = rows[(method, fraction)][key]
+                np.testing.assert_allclose([p[1] for p in segment],
+                                           [mean - sd, mean + sd])
+
+
+def test_paired_differences_script(tmp_path):
+    """benchmarks/paired_differences.py, which docs/RESULTS.md quotes: per data set the
+    mean ± sd over repetitions of A - B, from the records, against the same by hand."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    c = compare_methods("german", methods=["xorder", "post-logit-public"], lams=[0.5],
+                        repeats=3, backend="numpy")
+    path = tmp_path / "records.json"
+    path.write_text(json.dumps({"experiments": [c.to_dict()]}))
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "paired_differences.py"
+    out = subprocess.run([sys.executable, str(script), str(path), "xorder:0.5",
+                          "post-logit-public"], capture_output=True, text=True,
+                         check=True).stdout
+    rows = [line.split(" | ") for line in out.splitlines()[2:]]
+    for key, name in (("auc", "AUC"), ("xauc", "Δ-xAUC")):
+        value = {m: [r[key] for r in c.records if r["method"] == m and r["split"] == "test"]
+                 for m in ("xorder", "post-logit-public")}
+        d = np.subtract(value["xorder"], value["post-logit-public"])
+        (row,) = [r for r in rows if r[1] == name]
+        assert row[2] == f"{d.mean():+.4f} ± {d.std(ddof=1):.4f}"
+        assert row[3].startswith(f"{int((d > 0).sum())} of 3")

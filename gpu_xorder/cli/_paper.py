@@ -7,7 +7,6 @@ import numpy as np
 from rich.markup import escape
 from rich.table import Table
 
-from ..experiments._studies import METHODS as PAPER_METHODS
 from . import _output as out
 from ._output import METRIC_COLUMNS
 from ._common import FILE_ERRORS
@@ -23,7 +22,7 @@ from ._common import require_matplotlib
 
 
 #: The files of ``--out`` besides the figures.
-OUT_FILES = ("records.json", "summary.csv", "timings.csv")
+OUT_FILES = ("records.json", "summary.csv", "tables.md", "timings.csv")
 
 
 def run(args):
@@ -32,7 +31,8 @@ def run(args):
 
     names = args.data or PAPER_DATA[args.groups]
     if (args.methods is None or set(args.methods) - {"unadjusted", "xorder"}
-            or args.model != "lr" or args.study is not None or args.out is not None):
+            or args.model != "lr" or args.study is not None or args.out is not None
+            or "icu-standin" in names):
         return _paper_comparison(names, args)
     try:
         check_all_outputs([("--json", args.json)])  # before the work
@@ -70,9 +70,9 @@ def _paper_comparison(names, args):
     table per data set; --json and --out written at the end, all or nothing."""
     from ..io import check_all_outputs, staged_folder, write_json
     from ..experiments._paper_plots import figure_names
-    from ..experiments._studies import POST_PROCESSING, compare_methods
+    from ..experiments._studies import compare_methods
 
-    methods = args.methods or (POST_PROCESSING if args.study else PAPER_METHODS)
+    methods = args.methods  # None: every method that takes the data set's groups
     figures = args.out is not None
     # every file --out will hold, for the checks before the work
     held = list(OUT_FILES) + [name for data in names for name in figure_names(
@@ -118,17 +118,19 @@ def _paper_comparison(names, args):
 def _check_splits(names, args):
     """Refuse, before the work, a --test-size or --seed that a data set's split
     would refuse."""
-    from ..datasets import load_dataset
+    from ..experiments._studies import load_data
 
     for name in names:
-        check_split(load_dataset(name), args.test_size, args.seed, args.repeats)
+        check_split(load_data(name), args.test_size, args.seed, args.repeats)
 
 
 def _paper_outputs(folder, comparisons, document, figures):
-    """records.json, summary.csv, timings.csv and (``figures``) the PNGs in ``folder``."""
+    """records.json, summary.csv, tables.md, timings.csv and (``figures``) the PNGs in
+    ``folder``."""
     import os
 
     from ..io import json_text
+    from ..experiments._tables import markdown
 
     with open(os.path.join(folder, "records.json"), "w", encoding="utf-8") as f:
         f.write(json_text(document))
@@ -136,12 +138,15 @@ def _paper_outputs(folder, comparisons, document, figures):
         for k, comparison in enumerate(comparisons):
             text = comparison.csv_text()
             f.write(text if k == 0 else text.split("\n", 1)[1])
+    with open(os.path.join(folder, "tables.md"), "w", encoding="utf-8") as f:
+        f.write(markdown(comparisons))
     with open(os.path.join(folder, "timings.csv"), "w", encoding="utf-8") as f:
-        f.write("data,groups,model,method,repeat,seconds\n")
+        f.write("data,groups,model,method,repeat,seconds,cpu_seconds\n")
         for c in comparisons:
             for method, seconds in c.seconds.items():
-                f.writelines(f"{c.data},{c.groups},{c.model},{method},{r},{s!r}\n"
-                             for r, s in enumerate(seconds))
+                f.writelines(f"{c.data},{c.groups},{c.model},{method},{r},{s!r},{cpu!r}\n"
+                             for r, (s, cpu) in enumerate(zip(seconds,
+                                                              c.cpu_seconds[method])))
     if figures:
         from ..experiments._paper_plots import write_figures
 
@@ -168,7 +173,8 @@ def _print_comparison(comparison):
     table = out.test_split_table(comparison.data, comparison.repeats, comparison.metric,
                               leading)
     for row in comparison.summary("test"):
-        parameter = ("" if row["parameter"] is None else
+        parameter = ("least train D" if row["method"] == "post-logit-public" else
+                     "" if row["parameter"] is None else
                      f"{PARAMETER_NAMES[row['method']]} {row['parameter']:g}")
         setting = [] if comparison.study is None else [str(row["setting"])]
         table.add_row(row["method"], *setting, parameter,

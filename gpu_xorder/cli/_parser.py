@@ -4,6 +4,7 @@ import argparse
 
 from ..experiments._experiment import DEFAULT_LAMS as PAPER_LAMS
 from ..experiments._experiment import GROUPINGS
+from ..experiments._studies import EXTRA_DATA as PAPER_EXTRA_DATA
 from ..experiments._studies import METHODS as PAPER_METHODS
 from ..experiments._studies import STUDIES as PAPER_STUDIES
 from ..experiments.models import MODELS as PAPER_MODELS
@@ -205,10 +206,12 @@ def build_parser():
             "and disparities as mean ± standard deviation over the repetitions, next to "
             "the figures the paper quotes. " + LAM_NOTE),
     )
-    paper.add_argument("--data", nargs="+", choices=DATASETS, metavar="NAME",
-                       help="data sets among compas, adult, german, framingham (default: "
-                            "the paper's for the grouping: all four; "
-                            "with --groups age, adult and compas)")
+    paper.add_argument("--data", nargs="+", choices=DATASETS + PAPER_EXTRA_DATA,
+                       metavar="NAME",
+                       help="data sets among compas, adult, german, framingham and "
+                            "icu-standin (synthetic, the paper's eICU shape, two age "
+                            "bands; default: the paper's for the grouping: the four "
+                            "bundled; with --groups age, adult and compas)")
     _experiment_arguments(paper, PAPER_LAMS, method=True, solver="paper")
     paper.add_argument("--repeats", type=_positive, default=10,
                        help="random splits (default: 10, as in the paper)")
@@ -225,9 +228,11 @@ def build_parser():
                        help="also write every repetition's values as JSON")
     paper.add_argument("--methods", nargs="+", choices=PAPER_METHODS, metavar="METHOD",
                        help="methods compared with the unadjusted scores, among "
-                            f"{', '.join(PAPER_METHODS[1:])} (default: all; "
-                            "'--methods xorder' alone with --model lr prints the "
-                            "xOrder table of the paper's protocol)")
+                            f"{', '.join(PAPER_METHODS[1:])} (default: all that take "
+                            "the groups: two groups all but xorder-kd; more: xorder, "
+                            "xorder-kd, post-logit-public; '--methods xorder' alone "
+                            "with --model lr prints the xOrder table of the paper's "
+                            "protocol)")
     paper.add_argument("--model", choices=PAPER_MODELS, default="lr",
                        help="base model: lr (scikit-learn logistic regression, default), "
                             "paper-linear (the paper's code: few plain gradient steps), "
@@ -235,16 +240,20 @@ def build_parser():
     paper.add_argument("--study", choices=PAPER_STUDIES,
                        help="robustness study of the post-processing methods (the "
                             "default --methods then): samples (learnt on a share "
-                            "of the training scores) or shift (learnt on in-sample or "
-                            "held-out scores of a model trained on half the training "
-                            "split)")
-    paper.add_argument("--post-logit-search", choices=("joint", "alpha"), default="joint",
-                       help="post-logit's grid: joint (alpha and beta, default) or alpha "
-                            "(beta = -2, the paper's public code)")
+                            "of the training scores), samples-retrain (the base model "
+                            "also trained on that share) or shift (learnt on in-sample "
+                            "or held-out scores of a model trained on half the training "
+                            "split; with --out also their histograms)")
+    paper.add_argument("--post-logit-search", choices=("joint", "logit-alpha"),
+                       default="joint",
+                       help="the grid of the post-logit method: joint (alpha and beta on "
+                            "logit(s), either group; default) or logit-alpha (beta = -2); "
+                            "post-logit-public is always the public code's search")
     paper.add_argument("--out", metavar="DIR",
-                       help="write records.json (every record), summary.csv (mean and sd "
-                            "over repetitions), timings.csv and PNG figures (with "
-                            "matplotlib) into DIR")
+                       help="write records.json (every record), summary.csv (mean, sd, "
+                            "min and max over repetitions), tables.md, timings.csv "
+                            "(wall and CPU seconds) and PNG figures (with matplotlib) "
+                            "into DIR")
     _format_argument(paper)
     paper.set_defaults(handler="paper")
 

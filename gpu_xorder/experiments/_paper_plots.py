@@ -1,6 +1,7 @@
 """The figures of ``gpu-xorder paper --out``: the test trade-off of every method (the
-paper's Figures 5-9), xROC curves before and after xOrder (Figure 10), and the
-robustness studies. Every point is a mean over the repetitions with error bars of one
+paper's Figures 5-9), xROC curves before and after xOrder and post-logit (Figure 10),
+the robustness studies (Figures 11-13) and the score histograms of the shift study
+(Figures 14-15). Every point is a mean over the repetitions with error bars of one
 standard deviation, the count on the figure; axes as :mod:`gpu_xorder.plotting._plots`
 draws them (disparity from 0, AUC spanning at least ``MIN_AUC_SPAN``). matplotlib is
 imported when called."""
@@ -12,8 +13,8 @@ import numpy as np
 from ..plotting._plots import DISPARITY_NAMES, MIN_AUC_SPAN, _matplotlib, namer
 from ..plotting._plots import honest_limits, plot_xroc
 
-MARKERS = {"unadjusted": "*", "xorder": "o", "post-logit": "s", "corr-reg": "^",
-           "constrained": "D"}
+MARKERS = {"unadjusted": "*", "xorder": "o", "xorder-kd": "h", "post-logit": "s",
+           "post-logit-public": "P", "corr-reg": "^", "constrained": "D"}
 DPI = 80
 #: Level of the xROC curves' pointwise bands.
 XROC_BAND = 0.95
@@ -76,8 +77,9 @@ def plot_study(comparison, axes, metric=None, names=None):
     position = np.arange(len(settings))
     keys = [(method, parameter) for method, parameter
             in dict.fromkeys((r["method"], r["parameter"]) for r in rows)
-            # two weights keep the picture readable; the CSV has them all
-            if method == "unadjusted" or parameter in (0.05, 0.5)]
+            # two weights keep the picture readable (the CSV has them all); a method
+            # of one point (unadjusted, the public post-logit) is drawn as it is
+            if parameter is None or parameter in (0.05, 0.5)]
     drawn = {0: [], 1: []}
     for k, (method, parameter) in enumerate(keys):
         dodge = (k - (len(keys) - 1) / 2) * 0.06  # error bars side by side
@@ -93,24 +95,29 @@ def plot_study(comparison, axes, metric=None, names=None):
     for ax, key in zip(axes, (f"{DISPARITY_NAMES[metric]} {_between(comparison, names)}",
                               "AUC")):
         ax.set_xticks(position, [str(s) for s in settings])
-        ax.set(xlabel="training share" if comparison.study == "samples"
-               else "scores xOrder learns on", ylabel=f"{key} (test)")
+        ax.set(xlabel="scores the adjustment learns on" if comparison.study == "shift"
+               else "training share", ylabel=f"{key} (test)")
     axes[0].set_ylim(0.0, max(drawn[0] + [1e-3]) * 1.12)
     low, high = min(drawn[1]), max(drawn[1])
     pad = max((MIN_AUC_SPAN - (high - low)) / 2, (high - low) * 0.08)
     axes[1].set_ylim(max(0.0, low - pad), min(1.0, high + pad))
     axes[0].legend(fontsize="x-small")
-    axes[0].set_title(f"{comparison.data} ({comparison.model}): {comparison.study} study, "
-                      f"mean ± sd over {_repetitions(comparison.repeats)}")
+    what = {"samples": "adjustment learnt on a share of the training scores",
+            "samples-retrain": "base model and adjustment on a share of the training split",
+            "shift": "in-sample or held-out training scores"}[comparison.study]
+    axes[0].figure.suptitle(f"{comparison.data} ({comparison.model}): {what}; mean ± sd "
+                            f"over {_repetitions(comparison.repeats)}", fontsize="medium")
     return axes
 
 
 def figure_names(data, groups, model, study=None):
     """The files :func:`write_figures` may write for a comparison of these settings:
-    the study's figure, or the trade-off and (two groups, xOrder run) the xROC curves."""
+    the study's figure (and the shift study's histograms), or the trade-off and (two
+    groups) the xROC curves."""
     stem = f"{data}_{groups}_{model}"
     if study is not None:
-        return [f"{stem}_{study}.png"]
+        return [f"{stem}_{study}.png"] + ([f"{stem}_shift_histograms.png"]
+                                          if study == "shift" else [])
     return [f"{stem}_tradeoff.png", f"{stem}_xroc.png"]
 
 
@@ -126,19 +133,79 @@ def write_figures(comparison, folder, names=None, positive=None):
         plot_study(comparison, fig.subplots(1, 2), names=names)
         written.append(files[0])
         fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
+        if "shift" in comparison.curves:
+            fig = _figure(9, 3.6)
+            plot_shift_histograms(comparison, fig)
+            written.append(files[1])
+            fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
         return written
     fig = _figure(6.5, 5)
     plot_comparison(comparison, fig.add_subplot(), names=names, positive=positive)
     written.append(files[0])
     fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
-    curves = comparison.curves
-    if "xorder" in curves and len(comparison.group_labels) == 2:
-        fig = _figure(11, 5.4)
-        for ax, key in zip(fig.subplots(1, 2), ("unadjusted", "xorder")):
-            plot_xroc(*curves[key], band=XROC_BAND, names=names, positive=positive, ax=ax)
-            ax.set_title(("unadjusted" if key == "unadjusted"
-                          else f"xOrder, lam = {curves['xorder_lam']:g}")
-                         + f" (repetition 1, test; {XROC_BAND:.0%} pointwise bands)")
+    panels = [key for key in XROC_PANELS if key in comparison.curves]
+    if len(panels) > 1 and len(comparison.group_labels) == 2:
+        fig = _figure(4.2 * len(panels), 4.4)
+        plot_xroc_panels(comparison, fig.subplots(1, len(panels)), panels, names=names,
+                         positive=positive)
         written.append(files[1])
         fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
     return written
+
+
+#: The xROC panels, in order, where the comparison kept their curves.
+XROC_PANELS = ("unadjusted", "xorder", "post-logit-public")
+
+
+def plot_shift_histograms(comparison, fig):
+    """Repetition 0 of the shift study: the base model's scores on the half it was
+    trained on (in-sample), on the other half (held-out) and on the test split, one
+    panel per group (the paper's Figures 14-15)."""
+    samples = comparison.curves["shift"]
+    labels = comparison.group_labels
+    axes = fig.subplots(1, len(labels), sharey=True)
+    # the margin (logit of the probability): RankBoost's probabilities crowd near 1
+    margin = {key: np.log(p) - np.log1p(-p) for key, p in
+              ((key, np.clip(samples[key][0], 1e-12, 1 - 1e-12)) for key in samples)}
+    every = np.concatenate(list(margin.values()))
+    bins = np.linspace(every.min(), every.max(), 31)
+    for ax, g in zip(np.atleast_1d(axes), labels):
+        for setting, style in (("in-sample", "-"), ("held-out", "--"), ("test", ":")):
+            _, _, a = samples[setting]
+            ax.hist(margin[setting][a == g], bins=bins, density=True, histtype="step",
+                    linestyle=style, linewidth=1.5,
+                    label=f"{setting} ({int(np.sum(a == g))})")
+        ax.set(title=f"group {g}", xlabel="score margin (logit of the probability)")
+        ax.legend(fontsize="x-small")
+    np.atleast_1d(axes)[0].set_ylabel("density")
+    fig.suptitle(f"{comparison.data} ({comparison.model}): scores of the model trained on "
+                 "half the training split, repetition 0 of "
+                 f"{comparison.repeats}", fontsize="medium")
+    return fig
+
+
+def plot_xroc_panels(comparison, axes, panels=XROC_PANELS, names=None, positive=None):
+    """xROC curves of repetition 0, one panel per score (unadjusted, xOrder at the
+    largest lam, the public post-logit), each with the test xAUC of both directions as
+    mean ± sd over every repetition."""
+    curves = comparison.curves
+    for ax, key in zip(np.atleast_1d(axes), panels):
+        plot_xroc(*curves[key], band=XROC_BAND, names=names, positive=positive, ax=ax)
+        parameter = curves.get("xorder_lam") if key == "xorder" else None
+        chosen = [r for r in comparison.records if r["split"] == "test"
+                  and r["method"] == key and r["parameter"] == parameter
+                  and r["setting"] is None]
+        lines = []
+        for pair in chosen[0]["xauc_pairs"] if chosen else ():
+            values = [r["xauc_pairs"][pair] for r in chosen
+                      if r["xauc_pairs"][pair] is not None]
+            sd = np.std(values, ddof=1) if len(values) > 1 else float("nan")
+            lines.append(f"xAUC({pair.replace(' > ', ', ')}) {np.mean(values):.3f} ± {sd:.3f}")
+        ax.text(0.98, 0.30, "\n".join([f"mean ± sd over {_repetitions(comparison.repeats)}:"] + lines),
+                ha="right", va="bottom", fontsize="x-small", transform=ax.transAxes)
+        title = {"unadjusted": "unadjusted", "post-logit-public": "post-logit (public code)",
+                 "xorder": f"xOrder, lam = {parameter:g}" if parameter is not None
+                 else "xOrder"}[key]
+        ax.set_title(f"{comparison.data}: {title} (repetition 0; {XROC_BAND:.0%} pointwise "
+                     "bands)", fontsize="small")
+    return axes

@@ -1,15 +1,20 @@
-"""The paper's comparisons: xOrder against the baselines, and two robustness studies.
+"""The paper's comparisons: xOrder against the baselines, and the robustness studies.
 
 :func:`compare_methods` runs the protocol of :func:`gpu_xorder.paper_experiment` (the
 same stratified splits, seed ``seed + r`` for repetition ``r``) with a choice of base
-model (:mod:`gpu_xorder.models`) and every method of :data:`METHODS`, each over its own
+model (:mod:`gpu_xorder.models`) and the methods of :data:`METHODS`, each over its own
 parameter grid (:data:`DEFAULT_PARAMETERS`): xOrder and post-logit adjust the base
-model's scores with a weight ``lam``; corr-reg and the constrained ranker are linear
-models trained on the features, with a penalty weight and a disparity bound.
+model's scores with a weight ``lam``; ``post-logit-public`` is the public code's
+post-logit (its alpha grid on the probabilities, the least training disparity: one
+point); ``xorder-kd`` (more than two groups) is xOrder on the K-D lattice of every
+k-th item, k the smallest that keeps the lattice within the library's K-D limit;
+corr-reg and the constrained ranker are linear models trained on the features, with a
+penalty weight and a disparity bound.
 
-``study="samples"`` learns the post-processing (xOrder, post-logit) on a stratified
-fraction of the training scores (the base model still trained on the whole training
-split) and applies it to all test scores; ``study="shift"`` trains the base model on
+``study="samples"`` learns the post-processing on a stratified fraction of the
+training scores (the base model still trained on the whole training split) and
+applies it to all test scores; ``study="samples-retrain"`` trains the base model on
+that fraction too (the paper's Figure 13); ``study="shift"`` trains the base model on
 half of the training split and learns the post-processing either on those same
 (in-sample) scores or on the other half's (held-out) scores: in-sample scores of a
 flexible model such as RankBoost are shifted against the test scores.
@@ -19,6 +24,7 @@ Every record is ``{"method", "parameter", "setting", "repeat", "split", "auc",
 ``"held-out"``, or None).
 """
 
+import contextlib
 import csv
 import functools
 import io
@@ -31,38 +37,54 @@ from ..utils import _validation as v
 from ._experiment import DEFAULT_LAMS, SPLITS, _mean_std, _record, grouping
 from ..utils._parallel import check_n_jobs, map_in_rounds, workers
 
-METHODS = ("unadjusted", "xorder", "post-logit", "corr-reg", "constrained")
+METHODS = ("unadjusted", "xorder", "xorder-kd", "post-logit", "post-logit-public",
+           "corr-reg", "constrained")
 #: Parameter grid of each method: lam (xOrder, post-logit: ``lams``, post-logit also
 #: POST_LOGIT_MORE_LAMS), the penalty weight (corr-reg), the bound on the training
-#: disparity (constrained).
+#: disparity (constrained); none for the public post-logit (its own rule picks alpha).
 DEFAULT_PARAMETERS = {
     "unadjusted": (None,),
     "xorder": DEFAULT_LAMS,
+    "xorder-kd": DEFAULT_LAMS,
     "post-logit": DEFAULT_LAMS,
+    "post-logit-public": (None,),
     "corr-reg": (0.0, 0.001, 0.01, 0.1, 1.0),
     "constrained": (0.01, 0.02, 0.05, 0.1, 0.2),
 }
 #: Larger weights post-logit also selects (its candidates' table is computed once, so
 #: they cost nothing): its coarse grid often keeps the unadjusted-like candidate below 0.5.
 POST_LOGIT_MORE_LAMS = (1.0, 2.0, 5.0)
-PARAMETER_NAMES = {"unadjusted": "", "xorder": "lam", "post-logit": "lam",
+PARAMETER_NAMES = {"unadjusted": "", "xorder": "lam", "xorder-kd": "lam",
+                   "post-logit": "lam", "post-logit-public": "",
                    "corr-reg": "weight", "constrained": "max |D|"}
-STUDIES = ("samples", "shift")
+STUDIES = ("samples", "samples-retrain", "shift")
 FRACTIONS = (0.05, 0.1, 0.2, 0.5, 1.0)
 SHIFT_SETTINGS = ("in-sample", "held-out")
-POST_PROCESSING = ("unadjusted", "xorder", "post-logit")
+POST_PROCESSING = ("unadjusted", "xorder", "xorder-kd", "post-logit", "post-logit-public")
+#: The methods that take more than two groups (the public post-logit shifts every
+#: group but the last, one alpha each).
+MULTI_GROUP = ("unadjusted", "xorder", "xorder-kd", "post-logit-public")
+#: Data sets besides the bundled four: the synthetic large-ICU stand-in
+#: (:func:`gpu_xorder.datasets.make_icu`, two age bands).
+EXTRA_DATA = ("icu-standin",)
 MSG_STUDY_METHODS = "the {study} study compares post-processing only: {allowed}"
 MSG_BASELINE_GROUPS = ("{method} handles two groups; {data} with groups {groups!r} has "
-                       "{n}: use --methods unadjusted xorder")
+                       "{n}: use --methods among {allowed}")
+MSG_KD_GROUPS = ("xorder-kd compares the K-D lattice with iterative xOrder on more than "
+                 "two groups; {data} with groups {groups!r} has two")
+MSG_ICU_GROUPS = "the ICU stand-in has its two age bands only (groups 'default')"
 
 
 @dataclass(frozen=True)
 class Comparison:
     """Outcome of :func:`compare_methods`: every record, and summaries over repetitions.
 
-    ``seconds`` maps each method to its wall time per repetition (all parameters);
-    ``curves`` keeps repetition 0's test scores ``(scores, y, groups)`` unadjusted and
-    after xOrder at the largest ``lam`` (for xROC figures; not in :meth:`to_dict`).
+    ``seconds`` and ``cpu_seconds`` map each method to its wall and CPU time per
+    repetition (all parameters); ``notes`` holds per-repetition facts a method chose
+    (``"xorder-kd subsample"``: its k); ``curves`` keeps repetition 0's test scores
+    ``(scores, y, groups)`` unadjusted, after xOrder at the largest ``lam`` and after
+    the public post-logit (xROC figures), and in the shift study the score samples of
+    each setting (histograms); neither timings nor curves are in :meth:`to_dict`.
     """
 
     data: str
@@ -77,6 +99,8 @@ class Comparison:
     group_labels: tuple
     records: tuple
     seconds: dict
+    cpu_seconds: dict = field(default_factory=dict, compare=False)
+    notes: dict = field(default_factory=dict)
     curves: dict = field(default_factory=dict, compare=False)
 
     def summary(self, split="test"):
@@ -99,22 +123,43 @@ class Comparison:
             rows.append(row)
         return rows
 
+    def ranges(self, split="test"):
+        """The smallest and largest single-repetition value of every quantity, one row
+        per method, setting and parameter (as :meth:`summary`): where the mean hides a
+        split outcome, the range shows it. ``{"method", ..., "auc": (min, max), ...}``."""
+        rows = []
+        for row in self.summary(split):
+            key = (row["method"], row["setting"], row["parameter"])
+            chosen = [r for r in self.records if r["split"] == split
+                      and (r["method"], r["setting"], r["parameter"]) == key]
+            out = dict(zip(("method", "setting", "parameter"), key))
+            for name in ("auc",) + v.METRICS:
+                known = [r[name] for r in chosen if r[name] is not None]
+                out[name] = (min(known), max(known)) if known else (float("nan"),) * 2
+            rows.append(out)
+        return rows
+
     def csv_text(self):
         """The summary of both splits as CSV: one row per split, method, setting and
-        parameter; a mean and an sd column per quantity (empty where undefined)."""
+        parameter; the mean, sd, smallest and largest value over the repetitions per
+        quantity (empty where undefined)."""
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         header = ["data", "groups", "model", "split", "method", "setting", "parameter",
                   "repeats"]
         for key in ("auc",) + v.METRICS:
             header += [f"{key}_mean", f"{key}_sd"]
+        for key in ("auc",) + v.METRICS:
+            header += [f"{key}_min", f"{key}_max"]
         writer.writerow(header)
         for split in SPLITS:
-            for row in self.summary(split):
+            for row, spread in zip(self.summary(split), self.ranges(split)):
                 cells = [self.data, self.groups, self.model, split, row["method"],
                          _cell(row["setting"]), _cell(row["parameter"]), self.repeats]
                 for key in ("auc",) + v.METRICS:
                     cells += [_cell(x) for x in row[key]]
+                for key in ("auc",) + v.METRICS:
+                    cells += [_cell(x) for x in spread[key]]
                 writer.writerow(cells)
         return out.getvalue()
 
@@ -129,6 +174,7 @@ class Comparison:
             "parameters": {m: list(dict.fromkeys(r["parameter"] for r in self.records
                                                  if r["method"] == m))
                            for m in self.methods},
+            "notes": dict(self.notes),
             "records": [dict(r) for r in self.records],
         }
 
@@ -139,7 +185,33 @@ def _cell(x):
     return repr(x) if isinstance(x, float) else str(x)
 
 
-def compare_methods(data="german", *, methods=METHODS, model="lr", groups="default",
+def default_methods(n_groups, study=None):
+    """The methods ``compare_methods`` runs when none are named: every method that
+    takes ``n_groups`` groups (a study: the post-processing ones)."""
+    chosen = POST_PROCESSING if study is not None else METHODS
+    if n_groups == 2:
+        return tuple(m for m in chosen if m != "xorder-kd")
+    return tuple(m for m in chosen if m in MULTI_GROUP)
+
+
+def load_data(name):
+    """A bundled data set by name, or the synthetic ICU stand-in (``"icu-standin"``,
+    built once per process)."""
+    if name == "icu-standin":
+        return _icu_standin()
+    from ..datasets import load_dataset
+
+    return load_dataset(name)
+
+
+@functools.lru_cache(maxsize=1)
+def _icu_standin():
+    from ..datasets import make_icu
+
+    return make_icu()
+
+
+def compare_methods(data="german", *, methods=None, model="lr", groups="default",
                     metric="xauc", lams=DEFAULT_LAMS, study=None, repeats=10,
                     test_size=0.3, seed=0, backend="auto", method="auto", solver="paper",
                     subsample=None, post_logit_search="joint", n_jobs=None, progress=None):
@@ -147,10 +219,12 @@ def compare_methods(data="german", *, methods=METHODS, model="lr", groups="defau
 
     Parameters
     ----------
-    data : {"compas", "adult", "german", "framingham"}
-    methods : sequence of str
-        Among :data:`METHODS`; ``"unadjusted"`` is always included. The baselines take
-        two groups only.
+    data : {"compas", "adult", "german", "framingham", "icu-standin"}
+        A bundled data set, or the synthetic large-ICU stand-in (two age bands).
+    methods : sequence of str, optional
+        Among :data:`METHODS`; ``"unadjusted"`` is always included. Default:
+        :func:`default_methods`. Only :data:`MULTI_GROUP` take more than two groups;
+        ``"xorder-kd"`` needs more than two.
     model : {"lr", "paper-linear", "rankboost"}
         Base model whose scores xOrder and post-logit adjust.
     groups, metric, repeats, test_size, seed, backend, method, solver, subsample, n_jobs
@@ -158,11 +232,12 @@ def compare_methods(data="german", *, methods=METHODS, model="lr", groups="defau
         baseline trades).
     lams : sequence of float
         The weights of xOrder and post-logit.
-    study : {None, "samples", "shift"}
+    study : {None, "samples", "samples-retrain", "shift"}
         None: the comparison; otherwise the robustness study (post-processing methods
         only).
-    post_logit_search : {"joint", "alpha"}
-        Post-logit's grid (:class:`gpu_xorder.baselines.PostLogit`).
+    post_logit_search : {"joint", "logit-alpha"}
+        The grid of ``"post-logit"`` (:class:`gpu_xorder.baselines.PostLogit`);
+        ``"post-logit-public"`` is always the public code's.
     progress : callable(done_repeats, repeats), optional
 
     Returns
@@ -177,48 +252,61 @@ def compare_methods(data="german", *, methods=METHODS, model="lr", groups="defau
     >>> [(row["method"], row["parameter"]) for row in c.summary()]
     [('unadjusted', None), ('xorder', 0.5)]
     """
-    from ..datasets import load_dataset
     from .models import MODELS
 
-    dataset = load_dataset(data)
+    dataset = load_data(data)
+    if data == "icu-standin" and groups != "default":
+        raise ValueError(MSG_ICU_GROUPS)
     v.check_choice(metric, "metric", v.METRICS)
     v.check_choice(model, "model", MODELS)
+    v.check_choice(post_logit_search, "post_logit_search", ("joint", "logit-alpha"))
+    if study is not None:
+        v.check_choice(study, "study", STUDIES)
+    labels = np.unique(grouping(dataset, groups))
+    if methods is None:
+        methods = default_methods(labels.size, study)
     for name in methods:
         v.check_choice(name, "methods", METHODS)
     methods = tuple(m for m in METHODS if m in set(methods) | {"unadjusted"})
-    if study is not None:
-        v.check_choice(study, "study", STUDIES)
-        if set(methods) - set(POST_PROCESSING):
-            raise ValueError(MSG_STUDY_METHODS.format(study=study,
-                                                      allowed=", ".join(POST_PROCESSING)))
-    labels = np.unique(grouping(dataset, groups))
+    if study is not None and set(methods) - set(POST_PROCESSING):
+        raise ValueError(MSG_STUDY_METHODS.format(study=study,
+                                                  allowed=", ".join(POST_PROCESSING)))
     for name in methods:
-        if name not in ("unadjusted", "xorder") and labels.size != 2:
-            raise ValueError(MSG_BASELINE_GROUPS.format(method=name, data=data,
-                                                        groups=groups, n=labels.size))
+        if name not in MULTI_GROUP and labels.size != 2:
+            raise ValueError(MSG_BASELINE_GROUPS.format(
+                method=name, data=data, groups=groups, n=labels.size,
+                allowed=" ".join(MULTI_GROUP)))
+    if "xorder-kd" in methods and labels.size == 2:
+        raise ValueError(MSG_KD_GROUPS.format(data=data, groups=groups))
     lam_values, _ = v.check_lam(lams)
     lam_values = tuple(float(x) for x in lam_values)
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
         raise ValueError(f"repeats must be an integer >= 1, got {repeats!r}")
     n_jobs = check_n_jobs(n_jobs)
-    run = functools.partial(_repetition, dataset.name, groups, metric, model, methods,
+    run = functools.partial(_repetition, dataset.name if data != "icu-standin" else data,
+                            groups, metric, model, methods,
                             lam_values, study, test_size,
                             dict(backend=backend, method=method, solver=solver,
                                  subsample=subsample), post_logit_search)
     runs = map_in_rounds(run, [(r, seed + r) for r in range(int(repeats))],
                          workers(n_jobs, repeats),
                          None if progress is None else lambda done: progress(done, repeats))
-    records, seconds, curves = [], {m: [] for m in methods}, {}
-    for recs, secs, scores in runs:
+    records, seconds, cpu, curves = [], {m: [] for m in methods}, {m: [] for m in methods}, {}
+    notes = {}
+    for recs, secs, scores, rep_notes in runs:
         records += recs
-        for m, s in secs.items():
-            seconds[m].append(s)
+        for m, (wall, used) in secs.items():
+            seconds[m].append(wall)
+            cpu[m].append(used)
+        for key, value in rep_notes.items():
+            notes.setdefault(key, []).append(value)
         curves = curves or scores
-    return Comparison(data=dataset.name, groups=groups, metric=metric, model=model,
+    return Comparison(data=data if data == "icu-standin" else dataset.name, groups=groups,
+                      metric=metric, model=model,
                       methods=methods, study=study, repeats=int(repeats),
                       test_size=float(test_size), seed=int(seed),
                       group_labels=tuple(labels.tolist()), records=tuple(records),
-                      seconds=seconds, curves=curves)
+                      seconds=seconds, cpu_seconds=cpu, notes=notes, curves=curves)
 
 
 def _split(dataset, labels, test_size, seed):
@@ -247,17 +335,32 @@ def _subset(y, a, fraction, seed):
     return np.sort(keep)
 
 
+class _Clock:
+    """Wall and CPU seconds per method, added up over a repetition."""
+
+    def __init__(self, methods):
+        self.seconds = {m: (0.0, 0.0) for m in methods}
+
+    @contextlib.contextmanager
+    def __call__(self, method):
+        wall, cpu = time.perf_counter(), time.process_time()
+        yield
+        done = self.seconds[method]
+        self.seconds[method] = (done[0] + time.perf_counter() - wall,
+                                done[1] + time.process_time() - cpu)
+
+
 def _repetition(data, groups, metric, model_name, methods, lams, study, test_size,
                 engine, post_logit_search, r, seed):
-    """Repetition ``r``: ``(records, seconds per method, repetition 0's curves)``."""
-    from ..datasets import load_dataset
+    """Repetition ``r``: ``(records, (wall, CPU) seconds per method, repetition 0's
+    curves, notes)``."""
     from .models import make_model
 
-    dataset = load_dataset(data)
+    dataset = load_data(data)
     train, test = _split(dataset, grouping(dataset, groups), test_size, seed)
-    records, seconds = [], {m: 0.0 for m in methods}
+    records, clock, notes = [], _Clock(methods), {}
     post = functools.partial(_post_processing, methods, lams, metric, engine,
-                             post_logit_search)
+                             post_logit_search, notes)
 
     def add(method, parameter, setting, split, scores, y, a):
         rec = _record(r, None, split, scores, y, a)
@@ -269,38 +372,51 @@ def _repetition(data, groups, metric, model_name, methods, lams, study, test_siz
         # the base model on one half of the training split; the other half held out
         fit_idx = _subset(train[1], train[2], 0.5, seed)
         rest = np.setdiff1d(np.arange(train[1].size), fit_idx)
-        model = make_model(model_name, random_state=seed).fit(train[0][fit_idx],
-                                                              train[1][fit_idx])
-        s_te = _scores(model, test[0])
+        with clock("unadjusted"):
+            model = make_model(model_name, random_state=seed).fit(train[0][fit_idx],
+                                                                  train[1][fit_idx])
+            s_te = _scores(model, test[0])
+        samples = {"test": (s_te, test[1], test[2])}
         for setting, idx in zip(SHIFT_SETTINGS, (fit_idx, rest)):
             s_tr = _scores(model, train[0][idx])
-            post(add, seconds, setting, (s_tr, train[1][idx], train[2][idx]),
-                 (s_te, test[1], test[2]))
-        return records, seconds, {}
+            samples[setting] = (s_tr, train[1][idx], train[2][idx])
+            post(add, clock, setting, samples[setting], samples["test"])
+        return records, clock.seconds, {"shift": samples} if r == 0 else {}, notes
 
-    start = time.perf_counter()
-    model = make_model(model_name, random_state=seed).fit(train[0], train[1])
-    s_tr, s_te = _scores(model, train[0]), _scores(model, test[0])
-    seconds["unadjusted"] = time.perf_counter() - start
+    if study == "samples-retrain":
+        for fraction in FRACTIONS:
+            idx = _subset(train[1], train[2], fraction, seed)
+            with clock("unadjusted"):
+                model = make_model(model_name, random_state=seed).fit(train[0][idx],
+                                                                      train[1][idx])
+                s_tr, s_te = _scores(model, train[0][idx]), _scores(model, test[0])
+            post(add, clock, fraction, (s_tr, train[1][idx], train[2][idx]),
+                 (s_te, test[1], test[2]))
+        return records, clock.seconds, {}, notes
+
+    with clock("unadjusted"):
+        model = make_model(model_name, random_state=seed).fit(train[0], train[1])
+        s_tr, s_te = _scores(model, train[0]), _scores(model, test[0])
     if study == "samples":
         for fraction in FRACTIONS:
             idx = _subset(train[1], train[2], fraction, seed)
-            post(add, seconds, fraction, (s_tr[idx], train[1][idx], train[2][idx]),
+            post(add, clock, fraction, (s_tr[idx], train[1][idx], train[2][idx]),
                  (s_te, test[1], test[2]))
-        return records, seconds, {}
-    curves = post(add, seconds, None, (s_tr, train[1], train[2]), (s_te, test[1], test[2]))
+        return records, clock.seconds, {}, notes
+    curves = post(add, clock, None, (s_tr, train[1], train[2]), (s_te, test[1], test[2]))
     for method in ("corr-reg", "constrained"):
         if method in methods:
-            start, init = time.perf_counter(), None
-            for parameter in DEFAULT_PARAMETERS[method]:
-                fitted = _in_processing(method, parameter, metric, seed, init).fit(
-                    train[0], train[1], sensitive_features=train[2])
-                if method == "corr-reg" and parameter == 0:
-                    init = (fitted.coef_, fitted.intercept_)
-                for split, (X, y, a) in zip(SPLITS, (train, test)):
-                    add(method, parameter, None, split, fitted.decision_function(X), y, a)
-            seconds[method] = time.perf_counter() - start
-    return records, seconds, curves if r == 0 else {}
+            init = None
+            with clock(method):
+                for parameter in DEFAULT_PARAMETERS[method]:
+                    fitted = _in_processing(method, parameter, metric, seed, init).fit(
+                        train[0], train[1], sensitive_features=train[2])
+                    if method == "corr-reg" and parameter == 0:
+                        init = (fitted.coef_, fitted.intercept_)
+                    for split, (X, y, a) in zip(SPLITS, (train, test)):
+                        add(method, parameter, None, split, fitted.decision_function(X),
+                            y, a)
+    return records, clock.seconds, curves if r == 0 else {}, notes
 
 
 def _in_processing(method, parameter, metric, seed, init):
@@ -311,11 +427,24 @@ def _in_processing(method, parameter, metric, seed, init):
     return ConstrainedRanker(max_disparity=parameter, metric=metric, random_state=seed)
 
 
-def _post_processing(methods, lams, metric, engine, post_logit_search, add, seconds,
+def kd_subsample(sizes, max_cells=None):
+    """The smallest k whose every-k-th-item subsample of groups of ``sizes`` keeps the
+    K-D lattice (``prod(ceil(n / k) + 1)`` cells) within ``max_cells`` (default: the
+    library's K-D limit, ``method="auto"``'s switch to iterative)."""
+    from ..engine._plan import KD_MAX_CELLS
+
+    limit = KD_MAX_CELLS if max_cells is None else max_cells
+    k = 1
+    while np.prod([float(-(-int(n) // k) + 1) for n in sizes]) > limit:
+        k += 1
+    return k
+
+
+def _post_processing(methods, lams, metric, engine, post_logit_search, notes, add, clock,
                      setting, train, test):
     """Unadjusted, xOrder and post-logit learnt on ``train`` scores, applied to
-    ``test``; records on both splits. Returns the test curves (unadjusted and xOrder at
-    the largest lam)."""
+    ``test``; records on both splits. Returns the test curves (unadjusted, xOrder at
+    the largest lam, the public post-logit)."""
     from ..postprocessing._estimator import xorder_path
     from .baselines import PostLogit
 
@@ -323,27 +452,44 @@ def _post_processing(methods, lams, metric, engine, post_logit_search, add, seco
     for split, (s, y, a) in zip(SPLITS, (train, test)):
         add("unadjusted", None, setting, split, s, y, a)
     curves["unadjusted"] = test
-    if "xorder" in methods:
-        start = time.perf_counter()
-        models = xorder_path(*train[:2], sensitive_features=train[2], lams=lams,
-                             metric=metric, **engine)
-        seconds["xorder"] += time.perf_counter() - start
+    for name in ("xorder", "xorder-kd"):
+        if name not in methods:
+            continue
+        params = dict(engine)
+        if name == "xorder-kd":
+            k = kd_subsample(np.unique(train[2], return_counts=True)[1])
+            params.update(method="kd", subsample=None if k == 1 else k)
+            notes.setdefault("xorder-kd subsample", []).append(k)
+        with clock(name):
+            models = xorder_path(*train[:2], sensitive_features=train[2], lams=lams,
+                                 metric=metric, **params)
         for m in models:
             for split, (s, y, a) in zip(SPLITS, (train, test)):
                 adjusted = (m.train_scores_adjusted_ if split == "train"
                             else m.transform(s, sensitive_features=a))
-                add("xorder", m.lam, setting, split, adjusted, y, a)
-        curves["xorder"] = (models[-1].transform(test[0], sensitive_features=test[2]),
-                            test[1], test[2])
-        curves["xorder_lam"] = models[-1].lam
+                add(name, m.lam, setting, split, adjusted, y, a)
+        if name == "xorder":
+            curves["xorder"] = (models[-1].transform(test[0], sensitive_features=test[2]),
+                                test[1], test[2])
+            curves["xorder_lam"] = models[-1].lam
     if "post-logit" in methods:
-        start = time.perf_counter()
-        fitted = PostLogit(metric=metric, search=post_logit_search).fit(
-            *train[:2], sensitive_features=train[2])
-        seconds["post-logit"] += time.perf_counter() - start
+        with clock("post-logit"):
+            fitted = PostLogit(metric=metric, search=post_logit_search).fit(
+                *train[:2], sensitive_features=train[2])
         for lam in lams + tuple(x for x in POST_LOGIT_MORE_LAMS if x not in lams):
             fitted.select(lam)
             for split, (s, y, a) in zip(SPLITS, (train, test)):
                 add("post-logit", lam, setting, split,
                     fitted.transform(s, sensitive_features=a), y, a)
+    if "post-logit-public" in methods:
+        with clock("post-logit-public"):
+            fitted = PostLogit(metric=metric, search="public").fit(
+                *train[:2], sensitive_features=train[2])
+        for split, (s, y, a) in zip(SPLITS, (train, test)):
+            add("post-logit-public", None, setting, split,
+                fitted.transform(s, sensitive_features=a), y, a)
+        notes.setdefault("post-logit-public alphas", []).append(
+            {str(g): alpha for g, (alpha, _) in fitted.shifts_.items()})
+        curves["post-logit-public"] = (fitted.transform(test[0], sensitive_features=test[2]),
+                                       test[1], test[2])
     return curves

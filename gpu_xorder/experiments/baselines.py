@@ -1,9 +1,14 @@
-"""The paper's baselines, two groups, NumPy and SciPy only.
+"""The paper's baselines, NumPy and SciPy only.
 
-- :class:`PostLogit` (Kallus and Zhou 2019), post-processing: the scores of one group
-  through ``sigmoid(alpha * logit(s) + beta)``, the parameters chosen on training scores
-  to maximise ``AUC - lam * D``. ``search="alpha"`` is the paper's public code (beta
-  fixed at -2, alpha in 0, 0.1, ..., 9.9); ``search="joint"`` adds a grid of beta.
+- :class:`PostLogit` (Kallus and Zhou 2019), post-processing: some groups' scores through
+  a sigmoid. ``search="public"`` is the paper's public code (github.com/cuis15/xorder,
+  ``experiment.py``): ``sigmoid(alpha * s - 2)`` on the probability ``s`` of every
+  group but one, alpha in 0, 0.1, ..., 9.9, and the candidate of the least training
+  disparity (more than two groups: every combination of one alpha per shifted group).
+  ``search="joint"`` transforms ``logit(s)``, ``sigmoid(alpha * logit(s) + beta)``, of
+  either group over a grid of alpha and beta; ``search="logit-alpha"`` the same with beta
+  fixed (what ``search="alpha"`` computed before it was found to differ from the public
+  code). A weight ``lam`` instead picks the best ``AUC - lam * D`` of the same table.
 - :class:`CorrReg` (Beutel et al. 2019), in-processing: a linear model trained on the
   mean cross-entropy plus ``weight * |corr(A, r)|``, with ``r`` the score margin of
   sampled (upper, lower) pairs of the disparity and ``A`` which side of the disparity a
@@ -15,18 +20,37 @@
   meeting the constraint on the training data.
 
 ``D`` is the disparity of ``metric`` (``"xauc"``, ``"prf"`` or ``"urf"``) between the
-two groups, as :func:`gpu_xorder.metrics.disparity` measures it.
+groups, as :func:`gpu_xorder.metrics.disparity` measures it (more than two groups: the
+largest over pairs).
 """
+
+import itertools
 
 import numpy as np
 
 from .. import metrics
+from ..utils._validation import group_position
 
 MSG_TWO_GROUPS = "the baselines handle two groups, got {n}"
-MSG_SEARCH = "search must be 'alpha' or 'joint', got {value!r}"
+SEARCHES = ("public", "joint", "logit-alpha")
+MSG_SEARCH = "search must be one of 'public', 'joint', 'logit-alpha', got {value!r}"
+MSG_SEARCH_ALPHA = (
+    "search='alpha' is gone: it transformed logit(s), unlike the public code; use "
+    "search='public' (the public code: sigmoid(alpha * s - 2) on the probability s) or "
+    "search='logit-alpha' (the former 'alpha')"
+)
+MSG_PUBLIC_SIZE = (
+    "the public search would try {n} combinations of alpha ({k} shifted groups, {a} "
+    "alphas each), more than {limit}; pass a coarser alphas grid"
+)
+MSG_GROUP_MANY = "group names the one shifted group of two; with {n} groups leave it None"
 MSG_METRIC = "unknown metric {value!r}; expected one of xauc, prf, urf"
 ALPHAS = np.round(np.arange(0.0, 10.0, 0.1), 1)
 BETAS = np.arange(-4.0, 4.01, 1.0)
+#: The public search's beta (github.com/cuis15/xorder, experiment.py: ``beta = -2.0``).
+PUBLIC_BETA = -2.0
+#: Most alpha combinations the public search evaluates (100 ** 2 with three groups).
+MAX_COMBINATIONS = 200_000
 
 
 def _logit(p):
@@ -36,6 +60,12 @@ def _logit(p):
 
 def _sigmoid(z):
     return 0.5 * (1.0 + np.tanh(0.5 * z))
+
+
+def public_transform(scores, alpha, beta=PUBLIC_BETA):
+    """The public code's map of a shifted group's probabilities,
+    ``1 / (1 + exp(-(alpha * s + beta)))``, in its own formula."""
+    return 1.0 / (1.0 + np.exp(-(alpha * np.asarray(scores, dtype=np.float64) + beta)))
 
 
 def _two_groups(groups):
@@ -50,26 +80,44 @@ def _auc_and_disparity(scores, y, groups, metric):
     return metrics.auc(scores, y), metrics.disparity(scores, y, groups, metric)
 
 
+def _wins2(upper_sorted, lower_sorted):
+    """``2 #{u > l} + #{u == l}`` of two sorted samples (as :func:`metrics.auc` counts)."""
+    return int(np.searchsorted(lower_sorted, upper_sorted, side="left").sum(dtype=np.int64)
+               + np.searchsorted(lower_sorted, upper_sorted, side="right").sum(
+                   dtype=np.int64))
+
+
 class PostLogit:
-    """Post-processing of one group's scores by ``sigmoid(alpha * logit(s) + beta)``.
+    """Post-processing of some groups' scores by a sigmoid, chosen on training scores.
 
     Parameters
     ----------
-    lam : float, default=0.0
-        Weight of the disparity in the training objective ``AUC - lam * D``.
+    lam : float or None, default=None
+        None: keep the candidate of the least training disparity (the public code's
+        rule; the first in the table on ties); a number: the best ``AUC - lam * D``.
     metric : {"xauc", "prf", "urf"}
-    search : {"alpha", "joint"}
-        ``"alpha"``: beta fixed at ``beta`` (the public code: -2), alpha over
-        :data:`ALPHAS`; ``"joint"``: alpha over :data:`ALPHAS` and beta over
-        :data:`BETAS`.
+    search : {"public", "joint", "logit-alpha"}, default="public"
+        ``"public"``: every group but the last (sorted labels) through
+        ``sigmoid(alpha * s + beta)`` of its probability ``s``, beta fixed at ``beta``
+        (the public code: -2), alpha over ``alphas``, every combination of one alpha per
+        shifted group (two groups: the first label is shifted, which is the group the
+        public code shifts on all four bundled data sets). ``"joint"``: one of two groups
+        through ``sigmoid(alpha * logit(s) + beta)``, alpha over ``alphas`` and beta over
+        :data:`BETAS`; ``"logit-alpha"``: the same with beta fixed at ``beta``.
+    beta : float, default=-2.0
     group : label, optional
-        The group whose scores are transformed (default: either, whichever scores
-        higher).
+        Two groups only: the group whose scores are transformed (default: ``"public"``
+        the first label; the others: either, whichever scores higher).
+    alphas : sequence of float, optional
+        The alpha grid (default :data:`ALPHAS`, 0 to 9.9 by 0.1).
 
-    ``scores`` are probabilities in (0, 1). Attributes after ``fit``: ``alpha_``,
-    ``beta_``, ``group_`` and ``table_`` (every candidate, ``alpha, beta, group index,
-    AUC, D`` on the training scores), which :meth:`select` reuses for another ``lam``
-    without refitting.
+    ``scores`` are probabilities in (0, 1). Attributes after ``fit``: ``shifts_``
+    (``{label: (alpha, beta)}`` of every transformed group), ``table_`` (every
+    candidate on the training scores, AUC and ``D`` its last two columns; before them
+    ``alpha, beta, group index`` for ``"joint"`` and ``"logit-alpha"``, one alpha per
+    shifted group for ``"public"``), ``shifted_`` (the labels a ``"public"`` candidate
+    shifts), and with two groups ``alpha_``, ``beta_``, ``group_``. :meth:`select`
+    picks again from ``table_`` without refitting.
 
     Examples
     --------
@@ -77,29 +125,39 @@ class PostLogit:
     >>> rng = np.random.default_rng(0)
     >>> a = rng.integers(0, 2, 400); y = rng.integers(0, 2, 400)
     >>> s = 1 / (1 + np.exp(-(2 * y + a + rng.normal(size=400))))
-    >>> fitted = PostLogit(lam=1.0).fit(s, y, sensitive_features=a)
+    >>> fitted = PostLogit().fit(s, y, sensitive_features=a)
     >>> fitted.group_, fitted.alpha_, fitted.beta_
-    (0, 3.9, -2.0)
+    (0, 5.3, -2.0)
     """
 
-    def __init__(self, *, lam=0.0, metric="xauc", search="alpha", beta=-2.0, group=None):
+    def __init__(self, *, lam=None, metric="xauc", search="public", beta=PUBLIC_BETA,
+                 group=None, alphas=None):
         self.lam = lam
         self.metric = metric
         self.search = search
         self.beta = beta
         self.group = group
+        self.alphas = alphas
 
     def fit(self, scores, y, *, sensitive_features):
-        groups, labels = _two_groups(sensitive_features)
-        scores = np.asarray(scores, dtype=np.float64)
-        if self.search not in ("alpha", "joint"):
+        if self.search == "alpha":
+            raise ValueError(MSG_SEARCH_ALPHA)
+        if self.search not in SEARCHES:
             raise ValueError(MSG_SEARCH.format(value=self.search))
-        betas = np.array([self.beta]) if self.search == "alpha" else BETAS
+        if self.metric not in ("xauc", "prf", "urf"):
+            raise ValueError(MSG_METRIC.format(value=self.metric))
+        scores = np.asarray(scores, dtype=np.float64)
+        alphas = ALPHAS if self.alphas is None else np.asarray(self.alphas, np.float64)
+        if self.search == "public":
+            self._fit_public(scores, np.asarray(y), np.asarray(sensitive_features), alphas)
+            return self.select(self.lam)
+        groups, labels = _two_groups(sensitive_features)
+        betas = np.array([self.beta]) if self.search == "logit-alpha" else BETAS
         rows = []
         for g, group in enumerate(labels if self.group is None else [self.group]):
             moved = groups == group
             z = _logit(scores[moved])
-            for alpha in ALPHAS:
+            for alpha in alphas:
                 for beta in betas:
                     adjusted = scores.copy()
                     adjusted[moved] = _sigmoid(alpha * z + beta)
@@ -109,19 +167,107 @@ class PostLogit:
         self.table_ = np.array(rows)
         return self.select(self.lam)
 
+    def _fit_public(self, scores, y, groups, alphas):
+        """Every combination of one alpha per shifted group: AUC and ``D`` from the
+        pair counts of every two groups, each count computed once per alpha pair that
+        changes it (the same integers, and so the same floats, as
+        :func:`gpu_xorder.metrics.disparity` computes)."""
+        labels = np.unique(groups)
+        if labels.size < 2:
+            raise ValueError(MSG_TWO_GROUPS.format(n=labels.size))
+        if self.group is not None and labels.size != 2:
+            raise ValueError(MSG_GROUP_MANY.format(n=labels.size))
+        # the errors of the metrics (a group without the positives or negatives the
+        # metric divides by) before any work
+        _auc_and_disparity(scores, y, groups, self.metric)
+        shifted = list(labels[:-1]) if self.group is None else [
+            labels[group_position(labels, self.group)]]
+        k, m = labels.size, len(shifted)
+        if alphas.size ** m > MAX_COMBINATIONS:
+            raise ValueError(MSG_PUBLIC_SIZE.format(n=alphas.size ** m, k=m, a=alphas.size,
+                                                    limit=MAX_COMBINATIONS))
+        index = np.searchsorted(labels, groups)
+        slot = {int(np.searchsorted(labels, g)): i for i, g in enumerate(shifted)}
+        # versions[g][v]: group g's (positives, negatives, everyone) sorted, for alpha
+        # index v (one version for an unshifted group)
+        versions = []
+        for g in range(k):
+            members = scores[index == g]
+            pos, neg = np.sort(members[y[index == g] == 1]), np.sort(members[y[index == g] == 0])
+            if g in slot:
+                versions.append([tuple(np.sort(public_transform(part, a, self.beta))
+                                       for part in (pos, neg, members)) for a in alphas])
+            else:
+                versions.append([(pos, neg, np.sort(members))])
+        combos = np.array(list(itertools.product(range(alphas.size), repeat=m)),
+                          dtype=np.int64).reshape(-1, m)
+        version = np.zeros((combos.shape[0], k), dtype=np.int64)
+        for g, i in slot.items():
+            version[:, g] = combos[:, i]
+        pos = np.array([np.sum((index == g) & (y == 1)) for g in range(k)], dtype=np.int64)
+        size = np.bincount(index, minlength=k)
+        neg = size - pos
+        c2 = np.zeros((combos.shape[0], k, k), dtype=np.int64)  # positives of g vs negatives of h
+        u2 = np.zeros_like(c2)  # everyone of g vs everyone of h (URF)
+        for g in range(k):
+            for h in range(k):
+                table_c = np.empty((len(versions[g]), len(versions[h])), dtype=np.int64)
+                table_u = np.zeros_like(table_c)
+                for vg, part_g in enumerate(versions[g]):
+                    for vh, part_h in enumerate(versions[h]):
+                        if g == h and vg != vh:
+                            continue  # a group has one alpha at a time
+                        table_c[vg, vh] = _wins2(part_g[0], part_h[1])
+                        if self.metric == "urf" and g < h:
+                            table_u[vg, vh] = _wins2(part_g[2], part_h[2])
+                c2[:, g, h] = table_c[version[:, g], version[:, h]]
+                if self.metric == "urf" and g < h:
+                    u2[:, g, h] = table_u[version[:, g], version[:, h]]
+        auc = c2.sum(axis=(1, 2)) / (2 * int(pos.sum()) * int(neg.sum()))
+        disparity = np.zeros(combos.shape[0])
+        for a in range(k):
+            for b in range(a + 1, k):
+                if self.metric == "xauc":
+                    d = np.abs(c2[:, a, b] / (2 * int(pos[a]) * int(neg[b]))
+                               - c2[:, b, a] / (2 * int(pos[b]) * int(neg[a])))
+                elif self.metric == "prf":
+                    n0 = int(neg.sum())
+                    d = np.abs(c2[:, a, :].sum(axis=1) / (2 * int(pos[a]) * n0)
+                               - c2[:, b, :].sum(axis=1) / (2 * int(pos[b]) * n0))
+                else:
+                    pairs = int(size[a]) * int(size[b])
+                    d = np.abs(u2[:, a, b] - pairs) / pairs
+                disparity = np.maximum(disparity, d)
+        self.labels_ = labels
+        self.shifted_ = [g.item() if hasattr(g, "item") else g for g in shifted]
+        self.table_ = np.column_stack((alphas[combos], auc, disparity))
+
     def select(self, lam):
-        """Keep the candidate of the best ``AUC - lam * D`` in ``table_``; returns self."""
-        objective = self.table_[:, 3] - lam * self.table_[:, 4]
-        best = int(np.argmax(objective))
+        """Keep the candidate of ``table_`` that ``lam`` picks (None: the least ``D``;
+        a number: the best ``AUC - lam * D``); returns self."""
+        auc, d = self.table_[:, -2], self.table_[:, -1]
+        best = int(np.argmin(d) if lam is None else np.argmax(auc - lam * d))
         self.lam_ = lam
-        self.alpha_, self.beta_ = float(self.table_[best, 0]), float(self.table_[best, 1])
-        self.group_ = np.asarray(self.labels_)[int(self.table_[best, 2])].item()
+        row = self.table_[best]
+        if self.search == "public":
+            self.shifts_ = {g: (float(row[i]), float(self.beta))
+                            for i, g in enumerate(self.shifted_)}
+        else:
+            group = np.asarray(self.labels_)[int(row[2])].item()
+            self.shifts_ = {group: (float(row[0]), float(row[1]))}
+        if len(self.shifts_) == 1:
+            (self.group_, (self.alpha_, self.beta_)), = self.shifts_.items()
         return self
 
     def transform(self, scores, *, sensitive_features):
         scores = np.array(scores, dtype=np.float64)
-        moved = np.asarray(sensitive_features) == self.group_
-        scores[moved] = _sigmoid(self.alpha_ * _logit(scores[moved]) + self.beta_)
+        groups = np.asarray(sensitive_features)
+        for group, (alpha, beta) in self.shifts_.items():
+            moved = groups == group
+            if self.search == "public":
+                scores[moved] = public_transform(scores[moved], alpha, beta)
+            else:
+                scores[moved] = _sigmoid(alpha * _logit(scores[moved]) + beta)
         return scores
 
 

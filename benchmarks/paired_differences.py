@@ -1,0 +1,57 @@
+"""Paired differences between two methods of a ``gpu-xorder paper --out DIR`` run.
+
+Every method of a run sees the same splits, so the difference of two methods' test
+values within each repetition removes the split-to-split spread that the means' standard
+deviations carry. Prints, per data set, the mean ± sd over repetitions of (A - B) for
+AUC and the run's disparity, and in how many repetitions A is the larger.
+
+    python benchmarks/paired_differences.py DIR/records.json xorder:0.5 post-logit-public
+
+A method is ``NAME`` (its parameter None: unadjusted, post-logit-public) or
+``NAME:PARAMETER``.
+"""
+
+import argparse
+import json
+
+import numpy as np
+
+
+def _method(text):
+    name, _, parameter = text.partition(":")
+    return name, (float(parameter) if parameter else None)
+
+
+def _values(experiment, method, key):
+    """Test value of ``key`` per repetition of ``(name, parameter)`` (no study)."""
+    name, parameter = method
+    return {r["repeat"]: r[key] for r in experiment["records"]
+            if (r["method"], r["parameter"], r["split"], r["setting"])
+            == (name, parameter, "test", None)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("records", help="records.json of gpu-xorder paper --out")
+    parser.add_argument("a", type=_method, help="NAME or NAME:PARAMETER")
+    parser.add_argument("b", type=_method, help="NAME or NAME:PARAMETER")
+    args = parser.parse_args()
+    with open(args.records, encoding="utf-8") as f:
+        experiments = json.load(f)["experiments"]
+    label = [f"{n}" + ("" if p is None else f":{p:g}") for n, p in (args.a, args.b)]
+    print(f"| data | quantity | {label[0]} - {label[1]} (mean ± sd) | repetitions A > B |")
+    print("|---|---|---|---|")
+    for e in experiments:
+        for key in ("auc", e["metric"]):
+            a, b = _values(e, args.a, key), _values(e, args.b, key)
+            common = sorted(r for r in a if r in b and None not in (a[r], b[r]))
+            if len(common) < 2:
+                continue
+            d = np.array([a[r] - b[r] for r in common])
+            name = {"auc": "AUC", "xauc": "Δ-xAUC", "prf": "Δ-PRF", "urf": "Δ-URF"}[key]
+            print(f"| {e['data']} | {name} | {d.mean():+.4f} ± {d.std(ddof=1):.4f} | "
+                  f"{int((d > 0).sum())} of {d.size} |")
+
+
+if __name__ == "__main__":
+    main()
