@@ -56,11 +56,11 @@ def engine():
     import importlib
     import sys
 
-    import cuda_host
+    from support import cuda_host
 
     if not cuda_host.available():
         pytest.skip("nvcc not on PATH: the emulated device replays the kernels' host build")
-    import fake_cupy
+    from support import fake_cupy
     import gpu_xorder.engine as package
     from gpu_xorder.engine import _backend
 

@@ -11,21 +11,12 @@ from support.tile_twin import fill_tiled
 from gpu_xorder import XOrder, fair_order
 from gpu_xorder.engine import _plan
 
-from oracles import cellwise_fill, two_group_problem
+from support.oracles import cellwise_fill
+from support.problems import ragged_lattices as lattices
+from support.problems import two_group_problem
 
 METRICS = ("xauc", "prf", "urf")
 MODES = ("absolute", "signed")
-SHAPES = [(1, 1), (5, 9), (31, 2), (32, 40), (33, 1), (64, 64), (97, 50), (150, 33)]
-
-
-def lattices(metric, mode, seed):
-    rng = np.random.default_rng(seed)
-    for ties in (False, True):
-        for n_a, n_b in SHAPES:
-            if min(n_a, n_b) < 2 and metric != "urf":
-                continue
-            s, y, g = two_group_problem(rng, n_a, n_b, ties)
-            yield cr.build_lattice(s, y, g, metric, mode)
 
 
 def whole(lat, lam):

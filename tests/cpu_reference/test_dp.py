@@ -8,27 +8,10 @@ import pytest
 import cpu_reference as cr
 from gpu_xorder import fair_order
 
-from oracles import best_objective, brute_terms, cellwise_fill, order_scores, two_group_problem
+from support.oracles import best_objective, brute_terms, cellwise_fill, order_scores
+from support.problems import random_problem, two_group_problem
 
 METRICS = ("xauc", "prf", "urf")
-
-
-def random_problem(rng, n_a, n_b, metric):
-    """Distinct scores, labels with what ``metric`` needs in each group."""
-    n = n_a + n_b
-    groups = np.array([0] * n_a + [1] * n_b)
-    rng.shuffle(groups)
-    while True:
-        y = rng.integers(0, 2, n)
-        ok = y.sum() > 0 and (1 - y).sum() > 0
-        for g in (0, 1):
-            yg = y[groups == g]
-            if metric in ("xauc", "prf"):
-                ok &= yg.sum() > 0
-            if metric == "xauc":
-                ok &= (1 - yg).sum() > 0
-        if ok:
-            return rng.permutation(n).astype(float) / n, y, groups
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -41,7 +24,7 @@ def test_objective_is_global_optimum(metric, mode, lams):
             n_a, n_b = max(n_a, 2), max(n_b, 2)
         elif metric == "prf":
             n_b = max(n_b, 3 - n_a)  # both groups need a positive, someone a negative
-        s, y, g = random_problem(rng, n_a, n_b, metric)
+        s, y, g = random_problem(rng, (n_a, n_b), metric)
         for res, lam in zip(fair_order(s, y, g, metric=metric, lam=lams, disparity=mode,
                                        backend="numpy"), lams):
             best = best_objective(s, y, g, metric, lam, mode)
@@ -53,7 +36,7 @@ def test_objective_is_global_optimum(metric, mode, lams):
 def test_reported_values_match_order(metric, mode):
     rng = np.random.default_rng(7)
     for lam in (0.0, 0.5, 3.0):
-        s, y, g = random_problem(rng, 23, 17, metric)
+        s, y, g = random_problem(rng, (23, 17), metric)
         res = fair_order(s, y, g, metric=metric, lam=lam, disparity=mode, backend="numpy")
         auc, d, absd = brute_terms(order_scores(res.order), y, g, metric)
         assert res.auc == pytest.approx(auc, abs=1e-12)
@@ -98,7 +81,7 @@ def test_tie_rule_prefers_group_b(lam):
 
 def test_counters_against_pair_counts():
     rng = np.random.default_rng(3)
-    s, y, g = random_problem(rng, 30, 20, "urf")
+    s, y, g = random_problem(rng, (30, 20), "urf")
     res = fair_order(s, y, g, metric="urf", lam=0.7, backend="numpy")
     r = order_scores(res.order)
     a, b = g == 0, g == 1

@@ -8,8 +8,8 @@ import cpu_reference as cr
 from cpu_reference import _iterative
 from cpu_reference import _kgroups as kg
 
-from oracles import cellwise_iterative_step
-from test_multigroup import random_problem
+from support.oracles import cellwise_iterative_step
+from support.problems import random_problem
 
 METRICS = ("xauc", "prf", "urf")
 

@@ -11,7 +11,7 @@ stacks, which name the test function, ``grace`` seconds later and ends the proce
 the stacks too before the process ends. Import the two fixtures into a test module;
 ``time_limit`` is autouse there:
 
-    from device_timeout import terminal_fd, time_limit  # noqa: F401
+    from support.device_timeout import terminal_fd, time_limit  # noqa: F401
 
 ``@pytest.mark.timeout(seconds)`` sets a test's limit (default ``DEFAULT_SECONDS``; the
 marker is pytest-timeout's, which honours it too where installed).

@@ -15,7 +15,7 @@ import types
 
 import numpy as np
 
-import cuda_host
+from support import cuda_host
 from gpu_xorder.engine._kernel_source import C_TYPES, kernel_parameters
 
 __version__ = "0.0+fake"

@@ -89,23 +89,6 @@ def best_objective(scores, y, groups, metric, lam, mode):
     return float(np.max(auc - lam * (d if mode == "signed" else np.abs(d))))
 
 
-def two_group_problem(rng, n_a, n_b, ties=False):
-    """Random scores (from four values when ``ties``), labels and shuffled groups 0/1.
-
-    In a group of two or more items the first item is a positive and the last a
-    negative, so every metric is defined; a one-item group holds one negative.
-    """
-    n = n_a + n_b
-    g = np.array([0] * n_a + [1] * n_b)
-    rng.shuffle(g)
-    s = rng.integers(0, 4, n).astype(float) if ties else rng.random(n)
-    y = rng.integers(0, 2, n)
-    for k in (0, 1):
-        idx = np.flatnonzero(g == k)
-        y[idx[0]], y[idx[-1]] = 1, 0
-    return s, y, g
-
-
 def cellwise_fill(lat, lam, every_cell=False):
     """The two-group DP cell by cell, by the letter of docs/design.md, sections 3.2
     and 3.3.

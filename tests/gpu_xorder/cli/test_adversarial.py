@@ -33,7 +33,7 @@ import pytest
 
 from gpu_xorder.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
+from support import REPO
 
 pytestmark = pytest.mark.usefixtures("plain_consoles")
 

@@ -5,7 +5,6 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -16,23 +15,14 @@ from gpu_xorder.experiments._experiment import MSG_NO_AGE
 from gpu_xorder.io._files import MSG_NO_FOLDER
 from gpu_xorder.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
+from support import REPO
+from support.console import table_rows
+
 HEADERS = ("lam", "AUC", "Delta-xAUC", "Delta-PRF", "Delta-URF")
 NUMBER = re.compile(r"\d+\.\d{4}")
 
 
 pytestmark = pytest.mark.usefixtures("plain_consoles")
-
-
-def table_rows(out, title):
-    """Cells of the body rows of the table titled ``title``."""
-    block = out.split(title, 1)[1]
-    rows = []
-    for line in block.splitlines()[4:]:
-        if not line.startswith("│"):
-            break
-        rows.append([cell.strip() for cell in line.strip("│").split("│")])
-    return rows
 
 
 def test_demo_german(capsys):

@@ -18,8 +18,8 @@ from rich.console import Console
 from gpu_xorder.cli import _output
 from gpu_xorder.cli import main
 from gpu_xorder.cli._audit import MSG_NO_CI
-from oracles import pair_frac
-from test_cli import table_rows
+from support.oracles import pair_frac
+from support.console import table_rows
 
 
 pytestmark = pytest.mark.usefixtures("plain_consoles")

@@ -11,6 +11,7 @@ from gpu_xorder import BackendUnavailableError, fair_order
 from gpu_xorder import metrics
 from gpu_xorder.engine._backend import cupy_status
 from support.backends import auto_backend
+from support.engines import assert_batch_progress
 
 SCORES = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2])
 Y = np.array([1, 0, 1, 0, 1, 0, 1, 0])
@@ -443,20 +444,6 @@ def test_property_valid_merge_and_objective(problem, metric, lam):
     assert_valid_merge(res, s, g)
     assert res.objective == pytest.approx(res.auc - lam * res.disparity, abs=1e-12)
     assert 0.0 <= res.auc <= 1.0 and 0.0 <= res.disparity <= 1.0
-
-
-def assert_batch_progress(run, n_lams):
-    """``run(lam, report)`` reports, for a batch of ``n_lams`` values, ``n_lams`` times
-    the cells of one value's fill (both passes when banded), rising to the end."""
-    single, batch = [], []
-    run(0.5, lambda done, total: single.append((done, total)))
-    run([0.5] * n_lams, lambda done, total: batch.append((done, total)))
-    assert single and batch
-    total = single[-1][1]
-    assert single[-1][0] == total
-    done = [c[0] for c in batch]
-    assert all(t == n_lams * total for _, t in batch)
-    assert done == sorted(done) and done[-1] == n_lams * total
 
 
 @pytest.mark.parametrize("kw", [

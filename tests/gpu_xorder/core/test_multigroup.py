@@ -13,32 +13,11 @@ from support.backends import cpu_backend
 from gpu_xorder.utils import _validation as v
 from gpu_xorder.datasets import age_bands, load_dataset
 
-from oracles import order_scores, pair_frac, pair_term
+from support.oracles import order_scores, pair_frac, pair_term
+from support.problems import random_problem
 
 METRICS = ("xauc", "prf", "urf")
 TOL = dict(rel=1e-12, abs=1e-12)
-
-
-def needs_ok(y, groups, k, metric):
-    ok = y.sum() > 0 and (1 - y).sum() > 0
-    for g in range(k):
-        yg = y[groups == g]
-        if metric in ("xauc", "prf"):
-            ok &= yg.sum() > 0
-        if metric == "xauc":
-            ok &= (1 - yg).sum() > 0
-    return ok
-
-
-def random_problem(rng, sizes, metric, ties=False):
-    groups = rng.permutation(np.repeat(np.arange(len(sizes)), sizes))
-    n = groups.size
-    while True:
-        y = rng.integers(0, 2, n)
-        if needs_ok(y, groups, len(sizes), metric):
-            break
-    scores = rng.integers(0, 3, n).astype(float) if ties else rng.permutation(n) / n
-    return scores, y, groups
 
 
 def brute_objective(order, y, groups, k, metric, lam):

@@ -10,7 +10,8 @@ import pytest
 import cpu_reference as cr
 from gpu_xorder import XOrder, fair_order
 from gpu_xorder.core import _solvers
-from oracles import brute_terms, interleaving_ranks, order_scores, two_group_problem
+from support.oracles import brute_terms, interleaving_ranks, order_scores
+from support.problems import two_group_problem
 
 METRICS = ("xauc", "prf", "urf")
 

@@ -21,6 +21,8 @@ import pytest
 
 from gpu_xorder.engine._kernel_source import KERNEL_FILES, MAX_OLD_GROUPS, constants
 
+from support.nvrtc import find_nvrtc, nvrtc_compile
+
 CUDA_DIR = resources.files("gpu_xorder.engine") / "cuda"
 CU_FILES = sorted(p.name for p in CUDA_DIR.iterdir() if p.name.endswith(".cu"))
 ARCHS = ("80", "90")
@@ -141,52 +143,6 @@ def test_there_are_kernels():
 
 # ---------------------------------------------------------------- NVRTC, as CuPy compiles
 
-def _find_nvrtc():
-    """libnvrtc from the loader path, CUDA_PATH or the ``nvidia-cuda-nvrtc-cu12`` wheel;
-    None where there is none."""
-    import ctypes
-    import ctypes.util
-    import glob
-    import os
-
-    candidates = [ctypes.util.find_library("nvrtc")]
-    for root in (os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if root:
-            candidates += glob.glob(os.path.join(root, "lib64", "libnvrtc.so*"))
-    try:
-        import nvidia.cuda_nvrtc
-
-        candidates += glob.glob(os.path.join(nvidia.cuda_nvrtc.__path__[0], "lib",
-                                             "libnvrtc.so*"))
-    except ImportError:
-        pass
-    for path in filter(None, candidates):
-        try:
-            return ctypes.CDLL(path)
-        except OSError:
-            continue
-    return None
-
-
-def _nvrtc_compile(lib, source, options):
-    """NVRTC's status and log for ``source`` compiled with ``options``."""
-    import ctypes
-
-    prog = ctypes.c_void_p()
-    assert lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), b"kernel.cu", 0,
-                                  None, None) == 0
-    try:
-        opts = (ctypes.c_char_p * len(options))(*[o.encode() for o in options])
-        status = lib.nvrtcCompileProgram(prog, len(options), opts)
-        size = ctypes.c_size_t()
-        lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
-        log = ctypes.create_string_buffer(size.value)
-        lib.nvrtcGetProgramLog(prog, log)
-        return status, log.value.decode(errors="replace")
-    finally:
-        lib.nvrtcDestroyProgram(ctypes.byref(prog))
-
-
 @pytest.mark.parametrize("name,defines", _variants())
 def test_cu_compiles_with_nvrtc_as_cupy_does(name, defines):
     """The very text and options that ``_cupy_engine.get_module`` gives CuPy's NVRTC
@@ -196,7 +152,7 @@ def test_cu_compiles_with_nvrtc_as_cupy_does(name, defines):
     with chunks of 16 and 128 and 6 and 19 old groups."""
     from gpu_xorder.engine._kernel_source import NVRTC_OPTIONS, kernel_source
 
-    lib = _find_nvrtc()
+    lib = find_nvrtc()
     if lib is None:
         pytest.skip("libnvrtc not found")
     variants = [defines]
@@ -211,6 +167,6 @@ def test_cu_compiles_with_nvrtc_as_cupy_does(name, defines):
                                      (64, MAX_OLD_GROUPS))]
     for variant in variants:
         for arch in ARCHS:
-            status, log = _nvrtc_compile(lib, kernel_source(name, variant),
+            status, log = nvrtc_compile(lib, kernel_source(name, variant),
                                          [*NVRTC_OPTIONS, f"-arch=compute_{arch}"])
             assert status == 0 and not log.strip(), (variant, arch, log)

@@ -1,4 +1,4 @@
-"""The device tests' time limit (``tests/device_timeout.py``) in a pytest run of its
+"""The device tests' time limit (``tests/support/device_timeout.py``) in a pytest run of its
 own: a test that hangs is named and the run stops, whether the hang lets Python
 threads run (a sleep, a CUDA synchronisation that releases the GIL) or holds the GIL
 (a C call that never returns); a SIGTERM from outside shows where it hung."""
@@ -9,11 +9,10 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
-import device_timeout
+from support import REPO, device_timeout
 
-TESTS = Path(__file__).resolve().parent
+TESTS = REPO / "tests"
 ENV = {"PYTHONPATH": str(TESTS), "PATH": "/usr/bin:/bin"}
 
 HANGING = '''
@@ -22,8 +21,8 @@ import time
 
 import pytest
 
-import device_timeout
-from device_timeout import terminal_fd, time_limit  # noqa: F401
+from support import device_timeout
+from support.device_timeout import terminal_fd, time_limit  # noqa: F401
 
 device_timeout.GRACE_SECONDS = 1
 

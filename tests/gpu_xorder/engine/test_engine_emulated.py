@@ -14,13 +14,16 @@ import numpy as np
 import pytest
 
 import cpu_reference as cr
-import cuda_host
-import fake_cupy
+from support import cuda_host
+from support import fake_cupy
 import gpu_xorder
 from gpu_xorder import fair_order
 from gpu_xorder.engine import _backend
 
-from oracles import two_group_problem as problem
+from support import REPO
+from support.engines import assert_batch_progress
+from support.problems import random_problem, step_lattices
+from support.problems import two_group_problem as problem
 
 METRICS = ("xauc", "prf", "urf")
 
@@ -54,13 +57,11 @@ def test_fill_and_traceback_equal_reference(engine, metric, mode):
 def test_banded_solve_equals_reference(engine, metric):
     """Bits over the limit: the tiled kernel band by band, checkpoints on the host; for
     two-group lattices and iterative steps alike."""
-    from test_kernels_host import _step_lattices
-
     rng = np.random.default_rng(31)
     lams = [0.0, 3.0]
     s, y, g = problem(rng, 100, 45, ties=True)
     lat = cr.build_lattice(s, y, g, metric, "absolute")
-    steps = _step_lattices(metric, (70, 40, 30), True, 3.0)
+    steps = step_lattices(metric, (70, 40, 30), True, 3.0)
     for lat, lams in [(lat, lams)] + [(step, [3.0]) for step in steps]:
         limit = len(lams) * cr.n_words(32, lat.n_b) * 4
         solutions, band_rows = engine.solve(lat, lams, memory_limit=limit)
@@ -119,8 +120,6 @@ def test_strip_kernel_end_to_end_on_the_emulated_device(engine, monkeypatch):
     ``fair_order`` (two groups with the default solver's fills, and iterative steps)
     with the strip kernel as the engine's default, equal to NumPy; an unknown kernel is
     refused."""
-    from test_multigroup import random_problem
-
     rng = np.random.default_rng(35)
     s, y, g = problem(rng, 70, 50, ties=True)
     lat = cr.build_lattice(s, y, g, "prf", "absolute")
@@ -246,8 +245,6 @@ def test_dp_orders_sorted_on_the_device(engine):
 
 def test_progress_of_a_lam_batch_on_the_emulated_device(engine):
     """One batch fills every lattice together: reports count the cells of all of them."""
-    from test_api import assert_batch_progress
-
     rng = np.random.default_rng(34)
     s, y, g = problem(rng, 100, 30)
     assert_batch_progress(lambda lam, report: fair_order(
@@ -281,8 +278,6 @@ def test_more_groups_on_the_emulated_device(engine, metric):
     """K > 2 through ``fair_order(backend="cupy")``: K-D on its hyperplane kernel, every
     iterative step on the tiled kernel (``cpu_reference.solve_iterative`` with the
     engine's solve), the memory check."""
-    from test_multigroup import random_problem
-
     rng = np.random.default_rng(len(metric))
     s, y, g = random_problem(rng, (12, 9, 15, 7), metric, True)
     for method in ("kd", "iterative", "best"):
@@ -312,8 +307,6 @@ def test_twenty_groups_iterative_on_the_emulated_device(engine, metric, monkeypa
     old groups (MAX_OLD_GROUPS) on the tile kernel, equal to NumPy. 21 groups: refused
     with backend='cupy', NumPy under 'auto'; a step of 20 old groups is refused by the
     launcher itself."""
-    from test_multigroup import random_problem
-
     from gpu_xorder.engine import _kernel_source
     from gpu_xorder.engine import _launch
     from gpu_xorder.cli._common import MAX_GROUPS
@@ -361,11 +354,10 @@ def test_speed_table_helpers_run(engine, monkeypatch):
     a row with the chunk sweep) on the emulated device, so that a GPU session does not
     spend its minutes on their bugs."""
     import io
-    from pathlib import Path
 
     from rich.console import Console
 
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
     import speed_table
 
     lat = speed_table.lattice(100, 70)
@@ -384,9 +376,7 @@ def test_speed_table_helpers_run(engine, monkeypatch):
 def test_multi_table_tile_sweep_runs(engine, monkeypatch):
     """The multi-group table's per-width timing (``benchmarks/multi_table.py``) on the
     emulated device."""
-    from pathlib import Path
-
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
     import multi_table
 
     before = fake_cupy.LAUNCHES.get("tile_kernel", 0)
@@ -402,11 +392,9 @@ def test_tile_width():
     """128 columns for two groups; iterative steps narrower where a tile diagonal would
     hold too few tiles, and wherever the staged columns outgrow the shared memory."""
     from gpu_xorder.engine import _plan
-    from test_kernels_host import _step_lattices
-
     s, y, g = problem(np.random.default_rng(0), 40, 30)
     assert _plan.tile_width(cr.as_step(cr.build_lattice(s, y, g, "urf", "absolute"))) == 128
-    steps = _step_lattices("urf", (40, 33, 7), False, 0.5)
+    steps = step_lattices("urf", (40, 33, 7), False, 0.5)
     assert [_plan.tile_width(lat) for lat in steps] == [128, 32]
     wide = steps[1].__class__(**{**steps[1].__dict__, "n_b": 10**6})
     assert _plan.tile_width(wide) == 128

@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 import cpu_reference as cr
-from device_timeout import terminal_fd, time_limit  # noqa: F401
+from support.device_timeout import terminal_fd, time_limit  # noqa: F401
 from gpu_xorder import fair_order
 
-from oracles import two_group_problem as problem
+from support.problems import random_problem
+from support.problems import two_group_problem as problem
 
 pytestmark = pytest.mark.gpu
 
@@ -200,7 +201,7 @@ def test_strip_kernel_iterative_and_banded(metric):
     from gpu_xorder.engine import _cupy_engine as ce
 
     rng = np.random.default_rng(23)
-    s, y, g = _multi_problem(rng, (300, 200, 100, 50, 25), metric, True)
+    s, y, g = random_problem(rng, (300, 200, 100, 50, 25), metric, True)
     prob = cr.build_problem(s, y, g, 5, metric, "absolute")
 
     def solve(lat, lam, progress=None):
@@ -223,12 +224,6 @@ def test_strip_kernel_iterative_and_banded(metric):
 
 # ------------------------------------------------------------------ more than two groups
 
-def _multi_problem(rng, sizes, metric, ties):
-    from test_multigroup import random_problem
-
-    return random_problem(rng, sizes, metric, ties)
-
-
 @pytest.mark.parametrize("metric", METRICS)
 @pytest.mark.parametrize("method", ["kd", "iterative"])
 def test_multi_group_equals_reference(metric, method):
@@ -238,7 +233,7 @@ def test_multi_group_equals_reference(metric, method):
         [(700, 650, 20), (300, 200, 100, 50, 25)] if method == "iterative" else [(60, 45, 70)])
     for sizes in shapes:
         for ties in (False, True):
-            s, y, g = _multi_problem(rng, sizes, metric, ties)
+            s, y, g = random_problem(rng, sizes, metric, ties)
             for lam in (0.0, 0.5, 6.0):
                 ref = fair_order(s, y, g, metric=metric, lam=lam, method=method,
                                  backend="numpy")
@@ -284,7 +279,7 @@ def test_iterative_steps_on_the_tiled_kernel(metric, sizes):
     rng = np.random.default_rng(sum(sizes) + len(metric))
     widths = (None, 8) if sizes == (5, 4, 6) else (None,)
     for ties in (False, True):
-        s, y, g = _multi_problem(rng, sizes, metric, ties)
+        s, y, g = random_problem(rng, sizes, metric, ties)
         prob = cr.build_problem(s, y, g, len(sizes), metric, "absolute")
         for lam in (0.0, 0.5, 6.0):
             cr.solve_iterative(prob, lam, solve=_step_checker(widths))
@@ -294,7 +289,7 @@ def test_iterative_steps_on_the_tiled_kernel(metric, sizes):
 def test_iterative_steps_in_bands(metric):
     """Iterative steps whose bits exceed the memory limit: the banded solve."""
     rng = np.random.default_rng(17)
-    s, y, g = _multi_problem(rng, (300, 200, 150), metric, True)
+    s, y, g = random_problem(rng, (300, 200, 150), metric, True)
     prob = cr.build_problem(s, y, g, 3, metric, "absolute")
     cr.solve_iterative(prob, 0.5, solve=_step_checker((), memory_limit=cr.n_words(64, 200) * 4))
 
@@ -439,7 +434,7 @@ def test_iterative_steps_with_9_to_19_old_groups(metric):
 
     rng = np.random.default_rng(19 + len(metric))
     sizes = tuple(int(v) for v in rng.integers(40, 90, MAX_OLD_GROUPS + 1))
-    s, y, g = _multi_problem(rng, sizes, metric, True)
+    s, y, g = random_problem(rng, sizes, metric, True)
     prob = cr.build_problem(s, y, g, len(sizes), metric, "absolute")
     tiles, strips = MANY_OLD_GROUPS[metric]
     checked = []
@@ -476,7 +471,7 @@ def test_strip_kernel_guard_on_this_device(monkeypatch):
     from gpu_xorder.engine import _cupy_engine as ce
     from gpu_xorder.engine._kernel_source import NVRTC_OPTIONS, constants, kernel_source
 
-    from test_cuda_compile import _find_nvrtc, _nvrtc_compile
+    from support.nvrtc import find_nvrtc, nvrtc_compile
 
     assert ce.compute_capability() == int(cp.cuda.Device().compute_capability) >= 70
     monkeypatch.setattr(ce, "DEFAULT_KERNEL", "strips")
@@ -491,9 +486,9 @@ def test_strip_kernel_guard_on_this_device(monkeypatch):
     np.testing.assert_array_equal(final, ref_final)
     with pytest.raises(ValueError, match="compute capability 7.0 or newer"):
         ce.solve(lat, [0.5], kernel="strips")
-    lib = _find_nvrtc()
+    lib = find_nvrtc()
     if lib is not None:
-        status, log = _nvrtc_compile(lib, kernel_source("xorder_tiled.cu",
+        status, log = nvrtc_compile(lib, kernel_source("xorder_tiled.cu",
                                                         constants("strip_kernel")),
                                      [*NVRTC_OPTIONS, "-arch=compute_60"])
         assert status != 0

@@ -8,7 +8,8 @@ import re
 import subprocess
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from support import REPO
+
 SCRIPT = REPO / "benchmarks" / "gpu_check.sh"
 DEVICE_CALL_SECONDS = 600
 
@@ -36,12 +37,12 @@ def test_stage_limits_fit_one_device_call():
 
 
 def test_gpu_test_limits_fit_their_stage():
-    """A hanging gpu test is named by its own limit (tests/device_timeout.py) before the
+    """A hanging gpu test is named by its own limit (tests/support/device_timeout.py) before the
     stage's limit ends the run: every limit is below the stage's."""
-    from device_timeout import DEFAULT_SECONDS, GRACE_SECONDS
+    from support.device_timeout import DEFAULT_SECONDS, GRACE_SECONDS
 
     (_, stage_limit, _), = [s for s in stages(1) if s[0] == "gpu tests"]
-    text = (REPO / "tests" / "test_gpu.py").read_text()
+    text = (Path(__file__).with_name("test_gpu.py")).read_text()
     limits = [int(v) for v in re.findall(r"@pytest\.mark\.timeout\((\d+)\)", text)]
     assert limits and max(limits + [DEFAULT_SECONDS]) + GRACE_SECONDS < stage_limit
 

@@ -12,8 +12,9 @@ import cpu_reference as cr
 from cpu_reference import _kd
 from gpu_xorder.engine import _launch
 
-from oracles import two_group_problem as problem
-from test_multigroup import random_problem
+from support.problems import lattices as shaped_lattices
+from support.problems import random_problem, step_lattices
+from support.problems import two_group_problem as problem
 
 METRICS = ("xauc", "prf", "urf")
 LAMS = [0.0, 0.4, 6.0]
@@ -24,13 +25,13 @@ def dev(engine):
     return engine.DEVICE
 
 
+#: Ragged shapes ``(n_a, n_b, ties)``: one-item groups, rows short of and past 32.
+SHAPES = [(1, 3, False), (2, 1, True), (33, 8, True), (40, 70, False), (64, 37, True),
+          (97, 50, False)]
+
+
 def lattices(rng, metric, mode):
-    for n_a, n_b, ties in [(1, 3, False), (2, 1, True), (33, 8, True), (40, 70, False),
-                           (64, 37, True), (97, 50, False)]:
-        if min(n_a, n_b) < 2 and metric != "urf":
-            continue
-        s, y, g = problem(rng, n_a, n_b, ties)
-        yield cr.build_lattice(s, y, g, metric, mode)
+    return shaped_lattices(rng, SHAPES, metric, mode)
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -50,7 +51,7 @@ def test_tile_kernel_batch_beyond_the_grid_y_limit(dev, monkeypatch):
     """More lattices than a grid's y dimension holds (65535 on a device; 2 here): the
     batch goes in several launches per tile diagonal, through views of the per-lattice
     arrays."""
-    import fake_cupy
+    from support import fake_cupy
 
     monkeypatch.setattr(_launch, "MAX_GRID_Y", 2)
     s, y, g = problem(np.random.default_rng(8), 70, 45, ties=True)
@@ -69,7 +70,7 @@ def test_tile_kernel_indices_beyond_2_31(engine):
     (``word_index``) in 64-bit integers."""
     import ctypes
 
-    import cuda_host
+    from support import cuda_host
     from cpu_reference._bits import word_index
 
     lib = cuda_host.build("xorder_tiled.cu")
@@ -103,21 +104,6 @@ def assert_batch_equals(dev, lat, words, final, want):
         np.testing.assert_array_equal(paths[b], cr.traceback(ref_words, lat.n_a, lat.n_b))
 
 
-def _step_lattices(metric, sizes, ties, lam):
-    """The step lattices of iterative xOrder on a random problem, in merge order."""
-    rng = np.random.default_rng(sum(sizes) + len(metric))
-    s, y, g = random_problem(rng, sizes, metric, ties)
-    prob = cr.build_problem(s, y, g, len(sizes), metric, "absolute")
-    steps = []
-
-    def solve(lat, lam, progress=None):
-        steps.append(lat)
-        return cr.solve_lattice(lat, lam, progress)
-
-    cr.solve_iterative(prob, lam, solve=solve)
-    return steps
-
-
 @pytest.mark.parametrize("metric", METRICS)
 @pytest.mark.parametrize("sizes", [(5, 3, 4), (9, 2, 6, 4), (40, 33, 7), (3, 2, 2, 2, 2),
                                    (20, 15, 12, 9, 30, 7)])
@@ -125,7 +111,7 @@ def test_tile_kernel_iterative_steps(dev, metric, sizes):
     """Every step of iterative xOrder (old groups M = 1 .. K - 1) on the tiled kernel."""
     for ties in (False, True):
         for lam in (0.0, 0.6, 8.0):
-            for lat in _step_lattices(metric, sizes, ties, lam):
+            for lat in step_lattices(metric, sizes, ties, lam):
                 ref_words, ref_final = cr.fill(lat, lam)
                 for tile_j in (8, 128):
                     words, final = _launch.fill_tiled(dev, lat, [lam], tile_j)
@@ -141,7 +127,7 @@ def test_tile_kernel_bands_of_rows(dev, metric):
     rng = np.random.default_rng(9 + len(metric))
     s, y, g = problem(rng, 100, 45, ties=True)
     lats = [cr.build_lattice(s, y, g, metric, "absolute")]
-    lats += [lat for lat in _step_lattices(metric, (70, 40, 30), True, 0.5) if lat.n_a > 64]
+    lats += [lat for lat in step_lattices(metric, (70, 40, 30), True, 0.5) if lat.n_a > 64]
     assert len(lats) == 3
     for lat in lats:
         col0, _ = cr.edge_counters(lat)
@@ -236,7 +222,7 @@ def test_strip_kernel_iterative_steps(dev, metric):
     """Every step of iterative xOrder (M = 1 .. 4 old groups) on the strip kernel."""
     for sizes in ((40, 33, 7), (9, 2, 6, 4, 30)):
         for lam in (0.0, 0.6):
-            for lat in _step_lattices(metric, sizes, True, lam):
+            for lat in step_lattices(metric, sizes, True, lam):
                 ref_words, ref_final = cr.fill(lat, lam)
                 words, final = _strips(dev, lat, [lam], 8, 1)
                 np.testing.assert_array_equal(dev.get(words)[0], ref_words)
@@ -250,7 +236,7 @@ def test_strip_kernel_bands_of_rows(dev, metric):
     rng = np.random.default_rng(19 + len(metric))
     s, y, g = problem(rng, 100, 45, ties=True)
     lats = [cr.build_lattice(s, y, g, metric, "absolute")]
-    lats += [lat for lat in _step_lattices(metric, (70, 40, 30), True, 0.5) if lat.n_a > 64]
+    lats += [lat for lat in step_lattices(metric, (70, 40, 30), True, 0.5) if lat.n_a > 64]
     lams = [0.0, 0.5]
     for lat in lats:
         col0, _ = cr.edge_counters(lat)

@@ -20,10 +20,9 @@ import cpu_reference as cr  # noqa: E402
 from gpu_xorder.engine import _numba_engine as ne  # noqa: E402
 from gpu_xorder.engine import _plan  # noqa: E402
 
-import test_golden  # noqa: E402
-from oracles import two_group_problem  # noqa: E402
-from test_banded import lattices  # noqa: E402
-from test_multigroup import random_problem  # noqa: E402
+from support import golden  # noqa: E402
+from support.problems import random_problem, two_group_problem  # noqa: E402
+from support.problems import ragged_lattices as lattices  # noqa: E402
 
 METRICS = ("xauc", "prf", "urf")
 MODES = ("absolute", "signed")
@@ -301,10 +300,9 @@ def test_golden_digests(monkeypatch):
         def solve_iterative(prob, lam, progress=None):
             return cr.solve_iterative(prob, lam, progress, solve=ne.solve_step)
 
-    monkeypatch.setattr(test_golden, "cr", Engine())
-    got = test_golden.digests()
-    changed = sorted(k for k in test_golden.GOLDEN if got[k] != test_golden.GOLDEN[k])
-    assert got.keys() == test_golden.GOLDEN.keys() and not changed, changed
+    got = golden.digests(Engine())
+    changed = sorted(k for k in golden.GOLDEN if got[k] != golden.GOLDEN[k])
+    assert got.keys() == golden.GOLDEN.keys() and not changed, changed
 
 
 def test_status_and_lazy_import():

@@ -15,8 +15,8 @@ import warnings
 import numpy as np
 import pytest
 
-import cuda_host
-import fake_cupy
+from support import cuda_host
+from support import fake_cupy
 import gpu_xorder.engine
 from gpu_xorder import fair_order
 from gpu_xorder.engine import _backend
@@ -24,7 +24,7 @@ from gpu_xorder.engine import _selfcheck
 from gpu_xorder.engine._backend import BackendFallbackWarning, BackendUnavailableError
 from gpu_xorder.cli import main
 
-from oracles import two_group_problem
+from support.problems import two_group_problem
 from support.backends import cpu_backend
 
 pytestmark = pytest.mark.usefixtures("plain_consoles")

@@ -7,7 +7,7 @@ import cpu_reference as cr
 from gpu_xorder.engine._launch import tile_schedule
 from support.tile_twin import fill_strips, fill_tiled
 
-from oracles import two_group_problem
+from support.problems import random_problem, two_group_problem
 
 
 SHAPES = [(2, 2), (2, 33), (33, 2), (31, 64), (64, 31), (65, 97), (100, 41)]
@@ -64,8 +64,6 @@ def test_twin_fills_iterative_steps_like_the_reference(metric):
     """The tile schedule serves iterative steps too: every step of a 4-group problem
     (ties included, so the tie rule of the merged items is exercised) by the twin
     equals the reference fill's words and final counters."""
-    from test_multigroup import random_problem
-
     rng = np.random.default_rng(3 + len(metric))
     s, y, g = random_problem(rng, (37, 20, 12, 9), metric, ties=True)
     prob = cr.build_problem(s, y, g, 4, metric, "absolute")

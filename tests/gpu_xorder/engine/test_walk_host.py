@@ -8,20 +8,18 @@ import pytest
 import cpu_reference as cr
 from gpu_xorder.engine import _launch
 
-from oracles import two_group_problem as problem
+from support.problems import lattices as shaped_lattices
 
 METRICS = ("xauc", "prf", "urf")
 
 
+#: Ragged shapes ``(n_a, n_b, ties)`` with every metric each.
+SHAPES = [(1, 1, False), (5, 40, True), (33, 2, False), (64, 64, True), (97, 50, False),
+          (130, 75, True)]
+
+
 def lattices(seed):
-    rng = np.random.default_rng(seed)
-    for n_a, n_b, ties in [(1, 1, False), (5, 40, True), (33, 2, False), (64, 64, True),
-                           (97, 50, False), (130, 75, True)]:
-        for metric in METRICS:
-            if min(n_a, n_b) < 2 and metric != "urf":
-                continue
-            s, y, g = problem(rng, n_a, n_b, ties)
-            yield cr.build_lattice(s, y, g, metric, "absolute")
+    return shaped_lattices(np.random.default_rng(seed), SHAPES, METRICS)
 
 
 def test_traceback_kernel_equals_numpy(engine):

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from oracles import pair_frac, pair_term
+from support.oracles import pair_frac, pair_term
 
 from gpu_xorder import metrics
 from gpu_xorder.experiments.baselines import (

@@ -22,6 +22,8 @@ from gpu_xorder.experiments._studies import (
 from gpu_xorder.experiments.baselines import PostLogit
 from gpu_xorder.experiments.models import make_model
 
+from support import REPO
+
 METHODS = default_methods(2)
 
 
@@ -233,13 +235,12 @@ def test_paired_differences_script(tmp_path):
     mean ± sd over repetitions of A - B, from the records, against the same by hand."""
     import subprocess
     import sys
-    from pathlib import Path
 
     c = compare_methods("german", methods=["xorder", "post-logit-public"], lams=[0.5],
                         repeats=3, backend="numpy")
     path = tmp_path / "records.json"
     path.write_text(json.dumps({"experiments": [c.to_dict()]}))
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / "paired_differences.py"
+    script = REPO / "benchmarks" / "paired_differences.py"
     out = subprocess.run([sys.executable, str(script), str(path), "xorder:0.5",
                           "post-logit-public"], capture_output=True, text=True,
                          check=True).stdout

@@ -21,6 +21,8 @@ from gpu_xorder.io import _csv
 from gpu_xorder.io import _files
 from gpu_xorder.postprocessing import _model_file
 
+from support import REPO
+
 
 def data(n=600, labels=("f", "m"), seed=0, scale=1.0):
     rng = np.random.default_rng(seed)
@@ -239,7 +241,7 @@ def test_version_1_files_load_and_transform_as_they_did(tmp_path):
 
 
 def test_the_readme_explains_every_field_of_a_model_file():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (REPO / "README.md").read_text()
     part = readme.split("- **Model files**", 1)[1].split("\n- **", 1)[0]
     assert [f for f in _model_file.MODEL_GLOSSARY if f"`{f}`" not in part] == []
 

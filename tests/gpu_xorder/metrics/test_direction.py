@@ -10,7 +10,7 @@ import pytest
 from gpu_xorder import metrics
 from gpu_xorder.metrics._direction import MSG_INTERVALS
 from gpu_xorder.utils._validation import MSG_UNKNOWN
-from oracles import pair_frac
+from support.oracles import pair_frac
 
 # a+ 6, b- 5, a- 4, b+ 3, a+ 2, b- 1 (docs/design.md, section 2)
 HAND = ([6, 5, 4, 3, 2, 1], [1, 0, 0, 1, 1, 0], ["a", "b", "a", "b", "a", "b"])

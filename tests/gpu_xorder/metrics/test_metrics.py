@@ -449,7 +449,7 @@ def _weighted_data(seed, n=40, k=3):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_weighted_metrics_equal_weighted_pair_sums(seed):
-    from oracles import weighted_delta, weighted_metric
+    from support.oracles import weighted_delta, weighted_metric
 
     s, y, grp, w = _weighted_data(seed)
     assert auc(s, y, sample_weight=w) == pytest.approx(

@@ -2,7 +2,6 @@
 slow reference computations (a bootstrap loop over the library's metrics, DeLong's
 formula by O(n^2) loops) and by coverage on simulated data."""
 
-import os
 import re
 import signal
 import subprocess
@@ -25,6 +24,8 @@ from gpu_xorder.metrics._uncertainty import (
     MSG_N_BOOTSTRAP_MAX,
     MSG_RANDOM_STATE,
 )
+
+from support import REPO
 
 
 def tiny(n=30, k=3, seed=3, ties=True):
@@ -339,7 +340,7 @@ def test_ctrl_c_stops_a_long_bootstrap_within_a_second(n_jobs):
     """SIGINT one second into 10**6 resamples (over a minute of work): the
     KeyboardInterrupt reaches the caller within a second, in this process or from
     joblib's workers."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = str(REPO)
     proc = subprocess.Popen([sys.executable, "-c", INTERRUPTED.format(n_jobs=n_jobs)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=root)

@@ -23,7 +23,7 @@ from sklearn.preprocessing import StandardScaler
 
 from gpu_xorder import FairRanker, fairness_scorer
 from gpu_xorder.postprocessing._scorer import MSG_LAM_AND_CEILING, MSG_NO_GROUPS, MSG_ONE_LAM, MSG_REQUEST
-from oracles import pair_term
+from support.oracles import pair_term
 
 pd = pytest.importorskip("pandas")
 
@@ -246,7 +246,7 @@ def test_weighted_scorer_with_routing():
         pipe[-1].estimator.set_fit_request(sample_weight=False)
         got = cross_validate(pipe, X, Y, cv=CV, scoring=scorer, error_score="raise",
                              params={"sensitive_features": A, "sample_weight": weights})
-    from oracles import weighted_delta, weighted_metric
+    from support.oracles import weighted_delta, weighted_metric
 
     for value, (train, test) in zip(got["test_score"], CV.split(X, Y)):
         with sklearn.config_context(enable_metadata_routing=False):

@@ -27,7 +27,7 @@ from gpu_xorder.postprocessing._ranker import (
     MSG_NOT_A_FRAME,
     MSG_WEIGHTED,
 )
-from oracles import pair_term
+from support.oracles import pair_term
 
 RNG = np.random.default_rng(11)
 N = 300

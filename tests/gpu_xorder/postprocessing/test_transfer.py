@@ -15,7 +15,7 @@ from gpu_xorder.postprocessing._transfer import (
     fit_transfer,
     is_probability_like,
 )
-from oracles import equal_pairs, within_group_changes
+from support.oracles import equal_pairs, within_group_changes
 
 
 def merged_order(scores, groups, path):
