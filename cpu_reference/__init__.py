@@ -7,6 +7,7 @@ tested against, decision for decision.
 from ._banded import (band_lattice, banded_bytes, least_banded_bytes, numpy_band_fill,
                       plan_bands, solve_banded)
 from ._bits import bits_to_matrix, n_words
+from ._blocks import block_lattice, expand_path
 from ._counting import half_wins2
 from ._fill import fill
 from ._fronts import FrontsTooLarge, completion_values, solve_fronts
@@ -21,6 +22,7 @@ from ._kgroups import build_constants as kgroup_constants
 from ._lattice import (COUNTERS, Lattice, StepConstants, StepLattice, as_step, build_lattice,
                        edge_counters)
 from ._objective import KdObjective, StepObjective, cell_values, kgroup_values
+from ._relink import path_counters, path_states, relink
 from ._traceback import path_to_order, traceback
 
 __all__ = [
@@ -37,11 +39,13 @@ __all__ = [
     "band_lattice",
     "banded_bytes",
     "bits_to_matrix",
+    "block_lattice",
     "build_lattice",
     "build_problem",
     "cell_values",
     "completion_values",
     "edge_counters",
+    "expand_path",
     "fill",
     "half_wins2",
     "iterative_cells",
@@ -53,8 +57,11 @@ __all__ = [
     "n_words",
     "numpy_band_fill",
     "ordered_pairs",
+    "path_counters",
+    "path_states",
     "path_to_order",
     "plan_bands",
+    "relink",
     "solve_banded",
     "solve_fronts",
     "solve_iterative",

@@ -153,7 +153,7 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None):
     auc, dis = pair_terms_of_states(lat, state)
     best = int(np.argmax(auc - lam * np.abs(dis)))
     path = _walk(parents, starts, best, n_a, n_b)
-    return path, _counters(lat, state[:, best]), {"states": stored, "largest": largest}
+    return path, final_counters(lat, state[:, best]), {"states": stored, "largest": largest}
 
 
 def _walk(parents, starts, s, n_a, n_b):
@@ -173,7 +173,7 @@ def _walk(parents, starts, s, n_a, n_b):
     return path
 
 
-def _counters(lat, state):
+def final_counters(lat, state):
     """The ``COUNTERS`` of a last-cell state (URF: ``uab + uba = n_a n_b`` there)."""
     c = [int(state[0]), int(state[1])]
     if lat.metric == "urf":

@@ -215,11 +215,19 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
             out += solutions
         return out
 
+    def finals(lattice, weights):
+        """``[final, ...]``: the final counters of ``lattice`` for every weight, from a
+        fill without decision bits where the backend has one (NumPy; the GPU solves)."""
+        if engine_name == "cupy":
+            return [final for _, final in fills(lattice, weights)]
+        return [cpu_reference.fill(lattice, float(w), bits=False)[1] for w in weights]
+
     if max_disparity is not None:
-        results = [_constrained(lat, labels, max_disparity, fills, engine_name, bands)]
+        results = [_constrained(lat, labels, max_disparity, fills, finals, engine_name,
+                                bands)]
     else:
-        results = _solve_two(lat, labels, lams, solver, fills, progress, engine_name,
-                             memory_limit, bands)
+        results = _solve_two(lat, labels, lams, solver, fills, finals, progress,
+                             engine_name, memory_limit, bands)
     if bands:
         logger.info("gpu_xorder: the %d x %d lattice was filled in %d bands of %d rows "
                     "(decision bits over the memory limit)", lat.n_a, lat.n_b,
@@ -237,38 +245,42 @@ def _check_solver(solver, max_disparity, k, mode):
         raise ValueError(_solvers.MSG_SOLVER_GROUPS.format(solver=solver, k=k))
 
 
-def _solve_two(lat, labels, lams, solver, fills, progress, engine_name, memory_limit,
-               bands):
-    """Two groups: the cell rule, then the solver asked for (docs/design.md, section 3.5).
+def _solve_two(lat, labels, lams, solver, fills, finals, progress, engine_name,
+               memory_limit, bands):
+    """Two groups: the cell rule, or the solver asked for (docs/design.md, section 3.5).
 
     ``progress`` counts the cells of every fill against ``expected_fills`` per lam; a
     search that needs more fills moves the total on, and the last report is
     ``(done, done)``."""
     chosen = _plan.choose_solver(solver, lat.mode, lams, lat.n_cells, engine_name)
-    expected = lat.n_cells * sum(_solvers.expected_fills(chosen, lam) for lam in lams)
+    n = max(lat.n_a, lat.n_b)
+    expected = lat.n_cells * sum(_solvers.expected_fills(chosen, lam, n) for lam in lams)
     done = [0]
 
     def report(cells):
         if progress is not None:
             progress(cells, max(expected, cells))
 
-    def counted(lattice, weights):
-        solutions = fills(lattice, weights)
-        done[0] += weights.size * lat.n_cells
-        report(done[0])
-        return solutions
+    def counted(fill):
+        def run(lattice, weights):
+            solutions = fill(lattice, weights)
+            done[0] += weights.size * lattice.n_cells
+            report(done[0])
+            return solutions
+        return run
 
-    first = None if progress is None else (
-        lambda cells, total: report(cells * lams.size * lat.n_cells // max(total, 1)))
-    paper = [_solvers.candidate(lat, path, final) for path, final in fills(lat, lams, first)]
-    done[0] = lams.size * lat.n_cells
     if chosen == "paper":
+        first = None if progress is None else (
+            lambda cells, total: report(cells * lams.size * lat.n_cells // max(total, 1)))
+        paper = [_solvers.candidate(lat, path, final)
+                 for path, final in fills(lat, lams, first)]
         return [_candidate_result(lat, labels, lam, c, engine_name, bands, "paper",
                                   _solvers.absolute_objective(c, lam)
                                   if lam == 0 or lat.mode == "signed" else None)
                 for lam, c in zip(lams, paper)]
     budget = _plan.host_budget(memory_limit)[0]
-    solved = _solvers.solve_absolute(lat, lams, paper, counted, chosen, budget)
+    solved = _solvers.solve_absolute(lat, lams, counted(fills), counted(finals), chosen,
+                                     budget)
     if progress is not None:
         progress(done[0], done[0])
     return [_candidate_result(lat, labels, lam, best, engine_name, {**bands, **extra}, ran,
@@ -276,8 +288,8 @@ def _solve_two(lat, labels, lams, solver, fills, progress, engine_name, memory_l
             for lam, (best, bound, ran, extra) in zip(lams, solved)]
 
 
-def _constrained(lat, labels, eps, fills, engine_name, bands):
-    best, bound, lam = _solvers.constrained(lat, eps, fills)
+def _constrained(lat, labels, eps, fills, finals, engine_name, bands):
+    best, bound, lam = _solvers.constrained(lat, eps, fills, finals)
     extra = {**bands, "found_with": {"mu": best.mu} if lam is None else {"lam": lam}}
     res = _candidate_result(lat, labels, 0.0, best, engine_name, extra, "lagrangian", bound)
     return dataclasses.replace(res, max_disparity=eps)

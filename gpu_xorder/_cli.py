@@ -694,7 +694,7 @@ def _lattice_cells(groups, args):
         if getattr(args, "max_disparity", None) is not None:
             lams = [1.0]
         solver = choose_solver(args.solver, args.disparity, lams, kd, "numpy")
-        return kd * sum(_solvers.expected_fills(solver, lam) for lam in lams)
+        return kd * sum(_solvers.expected_fills(solver, lam, max(sizes)) for lam in lams)
     iterative = cpu_reference.iterative_cells(sizes)
     method = args.method
     if method == "auto":

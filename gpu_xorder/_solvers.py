@@ -6,15 +6,20 @@ section 3.5).
 - ``"lagrangian"``: signed DPs ``S(mu) = max AUC - mu * D`` for ``mu`` in
   ``[-lam, lam]``; every ``S(mu)`` bounds the best ``|D|`` objective from above (since
   ``lam * |D| >= mu * D``), ``S`` is convex in ``mu`` with slope ``-D`` of its maximiser,
-  and every maximiser is a candidate ordering. A cutting-plane search on ``mu`` (each
-  round one signed fill per lam, batched) minimises the bound; the answer is the best
-  candidate, the cell rule's ordering at lam and at fractions of lam included, so it
-  is never worse than ``"paper"``.
+  and every maximiser is a candidate ordering. A coarse start (block lattices, a
+  fraction of the cells) locates the minimiser of ``S``; signed fills of the lattice
+  itself on both sides of it give the bound and candidates, cutting planes refine it
+  (bitless fills: final counters only). The candidates (the cell rule at lam and at
+  ``RULE_RATIO`` times the minimiser, the signed maximisers, the coarse paths) are
+  relinked pairwise (``cpu_reference.relink``); the best is returned, never worse than
+  ``"paper"``. ``"auto"`` stops the refinement early (``AUTO_FINE_ROUNDS``).
 - ``"exact"``: the Lagrangian search first (a feasible objective and good weights), then
   the Pareto-front DP of ``cpu_reference``, pruned by the bounds those weights give.
 
-The fills are passed in (``fills(lattice, lams) -> [(path, final), ...]``), so the
-search runs on whichever backend fills the lattices.
+The fills are passed in: ``fills(lattice, weights) -> [(path, final), ...]`` (decision
+bits and a traceback) and ``finals(lattice, weights) -> [final, ...]`` (final counters
+only, cheaper where the backend has a bitless fill), so the search runs on whichever
+backend fills the lattices.
 """
 
 import dataclasses
@@ -27,7 +32,7 @@ import cpu_reference
 #: rounding of sums over at most 2**27 steps.
 TOLERANCE = 1e-12
 
-#: Rounds of the cutting-plane search on ``mu`` (each round one signed fill per lam).
+#: Rounds of a cutting-plane search on ``mu`` run to the end (each round one fill).
 MAX_ROUNDS = 30
 
 #: ``solver="auto"`` runs the exact solver on lattices of at most this many cells
@@ -41,6 +46,27 @@ AUTO_EXACT_BYTES = 16 * 2**20
 #: some 15 fills); larger lattices keep the cell rule there. The GPU has no such limit.
 AUTO_LAGRANGIAN_CELLS_NUMPY = 10**8
 
+#: The coarse start: block lattices of ``n / COARSE_BLOCKS`` items per block (the larger
+#: group's n), then ``COARSE_FACTOR`` times finer, down to blocks of ``COARSE_FINEST``
+#: items; at most ``COARSE_ROUNDS`` fills per level.
+COARSE_BLOCKS = 64
+COARSE_FACTOR = 4
+COARSE_FINEST = 8
+COARSE_ROUNDS = 8
+
+#: The cell rule is also run at this multiple of the (estimated) minimiser ``|mu0|`` of
+#: ``S``: just above it the rule drifts towards ``D = 0`` at little cost in AUC, and it
+#: often beats the rule at lam (measured in docs/design.md, section 3.5).
+RULE_RATIO = 1.25
+
+#: ``solver="auto"``: bitless cutting-plane rounds after the first fine round, and the
+#: share of the certified gap below which the search stops early.
+AUTO_FINE_ROUNDS = 1
+GAP_SHARE = 0.1
+
+#: Coarse paths relinked with the best candidate (the best by objective at lam).
+COARSE_RELINK = 3
+
 MSG_SOLVER_GROUPS = (
     "solver={solver!r} handles two groups ({k} given); use solver='auto' or 'paper'"
 )
@@ -52,9 +78,10 @@ MSG_INFEASIBLE = (
 
 @dataclasses.dataclass
 class Candidate:
-    """An ordering found by a fill, with its exact counters and objective terms."""
+    """An ordering found by a fill, with its exact counters and objective terms (the
+    path is None for a bitless fill's maximiser, known by its counters only)."""
 
-    path: np.ndarray
+    path: np.ndarray | None
     final: np.ndarray
     auc: float
     d: float            # signed disparity
@@ -63,7 +90,8 @@ class Candidate:
 
 def candidate(lat, path, final, mu=None):
     _, auc, d = cpu_reference.cell_values(final, lat.consts, 0.0, lat.metric, "signed")
-    return Candidate(np.asarray(path), np.asarray(final), auc, d, mu)
+    return Candidate(None if path is None else np.asarray(path), np.asarray(final), auc,
+                     d, mu)
 
 
 def absolute_objective(cand, lam):
@@ -78,6 +106,7 @@ class _Search:
     """The cutting-plane search of one Lagrangian problem over ``mu`` in ``[lo, hi]``.
 
     The model ``M(mu) = max_k (A_k - mu D_k) + slack(mu)`` of the evaluated maximisers
+    (and of any other orderings in ``lines``: every ordering's line lies below ``S``)
     lies below the true bound ``B(mu) = S(mu) + slack(mu)``; the next weight minimises
     the model, and the search stops when the model meets the bound there.
     """
@@ -85,6 +114,7 @@ class _Search:
     def __init__(self, lo, hi, slack):
         self.lo, self.hi, self.slack = lo, hi, slack
         self.points = []          # (mu, Candidate)
+        self.lines = []           # (auc, d) of orderings that are not maximisers
 
     def add(self, mu, cand):
         self.points.append((mu, cand))
@@ -97,8 +127,8 @@ class _Search:
 
     def model_minimum(self):
         """``(mu, M(mu))`` at the minimiser of the model."""
-        a = np.array([c.auc for _, c in self.points])
-        d = np.array([c.d for _, c in self.points])
+        a = np.array([c.auc for _, c in self.points] + [auc for auc, _ in self.lines])
+        d = np.array([c.d for _, c in self.points] + [d for _, d in self.lines])
         mus = [self.lo, self.hi]
         if self.lo < 0 < self.hi:
             mus.append(0.0)  # a kink of |mu| * eps
@@ -141,53 +171,196 @@ def _run(searches, lat_signed, fills, first):
                 pending.append((s, mu))
 
 
-#: The Lagrangian solver also tries the cell rule at these fractions of lam: under
-#: ``|D|`` the rule over-penalises, and a smaller weight often lands a better objective
-#: at lam itself (COMPAS and Adult samples of 200 and 1000 per group, lam 0.5 and 2:
-#: better than the rule at lam in 14 of 16 cases, by up to 0.021).
-CELL_RULE_SCALES = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7)
-
-
-def lagrangian(lat, lams, paper, fills):
-    """The Lagrangian solver for every lam: ``[(Candidate, upper_bound, search), ...]``.
-
-    ``paper`` holds the cell rule's candidate of every lam; ``lat`` is the absolute
-    lattice. The candidates: the cell rule at lam and at ``CELL_RULE_SCALES`` of it,
-    and the signed maximisers of the search; the best under ``AUC - lam |D|`` is kept
-    (the cell rule at lam on a tie). lam = 0 needs no search: the rule is exact there.
-    """
-    lat_signed = dataclasses.replace(lat, mode="signed")
-    searches = [_Search(-lam, lam, lambda mu: 0.0) for lam in lams]
-    first = [[] if lam == 0 else [-lam, lam] for lam in lams]
-    _run(searches, lat_signed, fills, first)
-    scaled = [lam * k for lam in lams if lam > 0 for k in CELL_RULE_SCALES]
-    found = iter(fills(lat, np.array(scaled)) if scaled else [])
-    out = []
-    for lam, cell_rule, s in zip(lams, paper, searches):
-        pool = [c for _, c in s.points]
-        if lam > 0:
-            pool += [candidate(lat, *next(found)) for _ in CELL_RULE_SCALES]
-        best = cell_rule
-        for c in pool:
-            if absolute_objective(c, lam) > absolute_objective(best, lam) + TOLERANCE:
-                best = c
-        value = absolute_objective(best, lam)
-        bound = value if not s.points else max(s.bound()[0], value)
-        out.append((best, _proven(bound, value), s))
+def coarse_levels(n):
+    """Items per block of each level of the coarse start, coarsest first, for groups of
+    at most ``n`` items (none where the lattice is small)."""
+    k, out = -(-n // COARSE_BLOCKS), []
+    while k >= COARSE_FINEST:
+        out.append(k)
+        k //= COARSE_FACTOR
     return out
 
 
-#: Signed fills a Lagrangian search typically takes (8-11 measured): with the cell rule
-#: at lam and at ``CELL_RULE_SCALES``, what progress reports and estimates count on.
-EXPECTED_SEARCH_FILLS = 10
+@dataclasses.dataclass
+class Tally:
+    """Fills a solve took: of the lattice with decision bits (``bit_fills``) and without
+    (``final_fills``), and of coarse block lattices (``coarse_fills``, their cells in
+    ``coarse_cells``)."""
+
+    bit_fills: int = 0
+    final_fills: int = 0
+    coarse_fills: int = 0
+    coarse_cells: int = 0
+
+    def asdict(self):
+        return dataclasses.asdict(self)
 
 
-def expected_fills(solver, lam):
+def _coarse(lat_signed, hi, fills, search, tally):
+    """The coarse start: cutting planes on block lattices, coarsest first, each level
+    started around the last one's minimiser. Every block path is a path of the lattice:
+    its exact line ``(auc, d)`` joins ``search.lines`` and it joins the candidates.
+    Returns ``(mu0, candidates)``: the minimiser of the model those lines make (None
+    without a level: a small lattice), the candidates."""
+    n_a, n_b = lat_signed.n_a, lat_signed.n_b
+    found, mu0 = [], None
+    for k in coarse_levels(max(n_a, n_b)):
+        blocks = cpu_reference.block_lattice(lat_signed, k)
+        level = _Search(-hi, hi, lambda mu: 0.0)
+        width = 4.0 * hi * k / max(n_a, n_b)
+        pending = [-hi, hi] if mu0 is None else sorted({max(-hi, mu0 - width),
+                                                       min(hi, mu0 + width)})
+        for _ in range(COARSE_ROUNDS):
+            if not pending:
+                break
+            for mu, (path, final) in zip(pending, fills(blocks, np.array(pending))):
+                level.add(mu, candidate(blocks, None, final, mu))
+                item_path = cpu_reference.expand_path(path, k, n_a, n_b)
+                c = candidate(lat_signed, item_path,
+                              cpu_reference.path_counters(lat_signed, item_path))
+                search.lines.append((c.auc, c.d))
+                found.append(c)
+            tally.coarse_fills += len(pending)
+            tally.coarse_cells += len(pending) * blocks.n_cells
+            nxt = level.step()
+            pending = [] if nxt is None else [nxt]
+        mu0 = level.bound()[1]
+    if mu0 is None:
+        return None, found
+    return search.model_minimum()[0], found
+
+
+def lagrangian(lat, lams, fills, finals, converge=True):
+    """The Lagrangian solver for every lam: ``([(Candidate, upper_bound), ...], search,
+    paper, tally)``.
+
+    ``lat`` is the absolute lattice; ``paper`` the cell rule's candidate at every lam.
+    One search serves every lam (``S`` is the same function; lam only clips ``mu`` to
+    ``[-lam, lam]``): the coarse start, then signed fills with bits on both sides of its
+    minimiser (and at ``±lam`` where that lies outside), then bitless cutting-plane
+    rounds: to the end with ``converge``, else at most ``AUTO_FINE_ROUNDS`` while the
+    model's gap exceeds ``GAP_SHARE`` of the certified one. The candidates of each lam
+    are relinked; the best is kept (the cell rule at lam on a tie). lam = 0 needs no
+    search: the rule is exact there.
+    """
+    lat_signed = dataclasses.replace(lat, mode="signed")
+    tally = Tally()
+    hi = float(max(lams))
+    search = _Search(-hi, hi, lambda mu: 0.0)
+    mu0, found = None, []
+    if hi > 0:
+        mu0, found = _coarse(lat_signed, hi, fills, search, tally)
+    weights = [float(lam) for lam in lams]
+    if RULE_RATIO and mu0 is not None and RULE_RATIO * abs(mu0) not in weights:
+        weights.append(RULE_RATIO * abs(mu0))
+    rules = [candidate(lat, path, final) for path, final in fills(lat, np.array(weights))]
+    tally.bit_fills += len(weights)
+    paper = rules[:len(lams)]
+    if hi == 0:
+        return [(c, absolute_objective(c, 0.0)) for c in paper], search, paper, tally
+
+    def evaluate(mus, bits):
+        mus = sorted(set(mus) - {mu for mu, _ in search.points})
+        if not mus:
+            return
+        if bits:
+            got = [candidate(lat_signed, path, final, mu)
+                   for mu, (path, final) in zip(mus, fills(lat_signed, np.array(mus)))]
+            tally.bit_fills += len(mus)
+        else:
+            got = [candidate(lat_signed, None, final, mu)
+                   for mu, final in zip(mus, finals(lat_signed, np.array(mus)))]
+            tally.final_fills += len(mus)
+        for mu, c in zip(mus, got):
+            search.add(mu, c)
+
+    converge = converge or mu0 is None  # no coarse start: a small lattice
+    evaluate([-hi, hi] if mu0 is None else [mu0], bits=True)
+    known = max(absolute_objective(c, hi) for c in rules + found
+                + [c for _, c in search.points])
+    for rounds in range(MAX_ROUNDS):
+        mu = search.step()
+        if mu is None:
+            break
+        if not converge:
+            high, low = search.bound()[0], search.model_minimum()[1]
+            if rounds >= AUTO_FINE_ROUNDS or high - low <= GAP_SHARE * (high - known):
+                break
+        evaluate([mu], bits=False)
+        known = max(known, absolute_objective(search.points[-1][1], hi))
+    # a smaller lam's bound: S is convex, so where the minimiser found lies outside
+    # [-lam, lam], the nearer end is the minimiser over it
+    mu_star = search.bound()[1]
+    evaluate([min(max(mu_star, -lam), lam) for lam in lams if 0 < lam < abs(mu_star)],
+             bits=False)
+    # paths of the best maximisers on each side of the kink, for every lam
+    need = set()
+    for lam in lams:
+        inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
+        for side in ([p for p in inside if p[1].d > 0], [p for p in inside if p[1].d <= 0]):
+            if side:
+                mu, c = max(side, key=lambda p: absolute_objective(p[1], lam))
+                if c.path is None:
+                    need.add(mu)
+    if need:
+        search.points = [(mu, c) for mu, c in search.points if mu not in need]
+        evaluate(need, bits=True)
+    out = []
+    for lam, cell_rule in zip(lams, paper):
+        if lam == 0:
+            out.append((cell_rule, absolute_objective(cell_rule, 0.0)))
+            continue
+        pool = rules + [c for _, c in search.points if c.path is not None] + found
+        best = _best(cell_rule, pool, lam)
+        best = _relinked(lat, lam, best, [cell_rule] + rules[len(lams):]
+                         + [c for _, c in search.points if c.path is not None]
+                         + sorted(found, key=lambda c: -absolute_objective(c, lam))[
+                             :COARSE_RELINK])
+        inside = [signed_value(c, mu) for mu, c in search.points if abs(mu) <= lam]
+        value = absolute_objective(best, lam)
+        out.append((best, _proven(max(min(inside), value), value)))
+    return out, search, paper, tally
+
+
+def _best(first, pool, lam):
+    """The candidate of ``pool`` with the highest objective at lam, ``first`` on a tie."""
+    best = first
+    for c in pool:
+        if absolute_objective(c, lam) > absolute_objective(best, lam) + TOLERANCE:
+            best = c
+    return best
+
+
+def _relinked(lat, lam, best, others):
+    """``best`` relinked with each of ``others`` in turn (``cpu_reference.relink``): an
+    ordering at least as good as all of them."""
+    for other in others:
+        if other is best or other.path is None:
+            continue
+        path, final = cpu_reference.relink(lat, lam, best.path, other.path)
+        c = candidate(lat, path, final)
+        if absolute_objective(c, lam) > absolute_objective(best, lam) + TOLERANCE:
+            best = c
+    return best
+
+
+#: Fills of the lattice a search is expected to take for one lam, the cell rule's
+#: included, what progress reports and estimates count on (measured: docs/design.md,
+#: section 3.5): with a coarse start and the refinement cut short ("auto"), mean 4.3
+#: and at most 5.1 fills of the lattice (the coarse start's cells included); run to
+#: the end or without a coarse start (small lattices), some 9 signed fills more.
+EXPECTED_AUTO_FILLS = 5
+EXPECTED_CONVERGED_FILLS = 12
+
+
+def expected_fills(solver, lam, n=None):
     """Lattice fills the solver is expected to take for one lam (the exact solver's
-    fronts not counted)."""
+    fronts not counted); ``n``: the larger group's size (None: large)."""
     if solver == "paper" or lam == 0:
         return 1
-    return 1 + len(CELL_RULE_SCALES) + EXPECTED_SEARCH_FILLS
+    if solver == "auto" and (n is None or coarse_levels(n)):
+        return EXPECTED_AUTO_FILLS
+    return EXPECTED_CONVERGED_FILLS
 
 
 def _proven(bound, value):
@@ -200,10 +373,12 @@ def exact(lat, lam, best, search, max_bytes):
     completion values prune the fronts. Raises ``FrontsTooLarge`` over ``max_bytes``."""
     lower = absolute_objective(best, lam)
     bounds = []
-    if search.points:
-        _, mu_best = search.bound()
-        above = [m for m, c in search.points if c.d > 0]
-        below = [m for m, c in search.points if c.d < 0]
+    inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
+    if inside:
+        values = [signed_value(c, mu) for mu, c in inside]
+        mu_best = inside[int(np.argmin(values))][0]
+        above = [m for m, c in inside if c.d > 0]
+        below = [m for m, c in inside if c.d < 0]
         mus = {mu_best, max(above, default=mu_best), min(below, default=mu_best)}
         bounds = [(mu, cpu_reference.completion_values(lat, mu)) for mu in sorted(mus)]
     path, final, stats = cpu_reference.solve_fronts(lat, lam, lower=lower, bounds=bounds,
@@ -214,18 +389,20 @@ def exact(lat, lam, best, search, max_bytes):
     return found, stats
 
 
-def solve_absolute(lat, lams, paper, fills, solver, exact_bytes):
-    """``solver`` ("lagrangian", "exact" or "auto") for every lam, from the cell rule's
-    candidates ``paper``: ``[(Candidate, upper_bound, solver_that_ran, extra), ...]``.
+def solve_absolute(lat, lams, fills, finals, solver, exact_bytes):
+    """``solver`` ("lagrangian", "exact" or "auto") for every lam:
+    ``[(Candidate, upper_bound, solver_that_ran, extra), ...]``.
 
     "auto" runs the exact solver where the lattice has at most ``AUTO_EXACT_CELLS``
     cells, within ``AUTO_EXACT_BYTES``, and keeps the Lagrangian result when the fronts
     outgrow that; "exact" raises ``FrontsTooLarge`` beyond ``exact_bytes``.
     """
+    solved, search, _, tally = lagrangian(lat, lams, fills, finals,
+                                          converge=solver != "auto")
     out = []
-    for lam, (best, bound, search) in zip(lams, lagrangian(lat, lams, paper, fills)):
+    for lam, (best, bound) in zip(lams, solved):
         ran = "lagrangian" if lam > 0 else "paper"
-        extra = {"signed_fills": len(search.points)}
+        extra = {"signed_fills": len(search.points), "fills": tally.asdict()}
         if lam > 0 and bound > absolute_objective(best, lam) and (
                 solver == "exact" or (solver == "auto" and lat.n_cells <= AUTO_EXACT_CELLS)):
             try:
@@ -250,7 +427,7 @@ CONSTRAINT_MAX_LAM = 2.0**20
 CONSTRAINT_BISECTIONS = 10
 
 
-def constrained(lat, eps, fills):
+def constrained(lat, eps, fills, finals):
     """Maximise AUC subject to ``|D| <= eps``: ``(Candidate, auc_bound, lam)``.
 
     Certificate: for every ``mu``, ``max{AUC : |D| <= eps} <= S(mu) + |mu| eps``; a
@@ -283,8 +460,7 @@ def constrained(lat, eps, fills):
     pool = [(None, c) for _, c in search.points]
 
     def absolute(lam):
-        paper = candidate(lat, *fills(lat, np.array([lam]))[0])
-        (best, _, _, _), = solve_absolute(lat, [lam], [paper], fills, "auto", None)
+        (best, _, _, _), = solve_absolute(lat, [lam], fills, finals, "auto", None)
         pool.append((lam, best))
         return abs(best.d) <= eps
 

@@ -376,3 +376,120 @@ def test_progress_counts_the_fills_of_the_search():
     assert seen[0][1] == 2 * cells * _solvers.expected_fills("lagrangian", 0.5)
     assert seen[-1][0] == seen[-1][1] and seen[-1][0] % cells == 0
     assert seen[-1][0] > 2 * cells  # the search's fills count too
+
+
+# ------------------------------------------------------------------ coarse start, relinking
+
+def _random_path(rng, n_a, n_b):
+    path = np.array([0] * n_a + [1] * n_b, dtype=np.int8)
+    rng.shuffle(path)
+    return path
+
+
+def test_path_counters_are_those_of_the_fill():
+    """The counters of a path walked by its step gains equal the fill's final counters
+    of the path the fill traced back (signed fills: the DP's own optimum)."""
+    rng = np.random.default_rng(31)
+    for metric in METRICS:
+        s, y, g = two_group_problem(rng, 9, 7, ties=True)
+        lat = cr.build_lattice(s, y, g, metric, "signed")
+        for mu in (-0.7, 0.0, 0.4):
+            words, final = cr.fill(lat, mu)
+            path = cr.traceback(words, lat.n_a, lat.n_b)
+            np.testing.assert_array_equal(cr.path_counters(lat, path), final)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_relink_is_the_best_of_every_switch(metric):
+    """Relinking two paths equals enumeration of every choice of one of the two
+    segments between consecutive shared cells, and is at least as good as both."""
+    import itertools
+
+    rng = np.random.default_rng(zlib.crc32(metric.encode()) + 7)
+    for trial in range(40):
+        s, y, g = two_group_problem(rng, int(rng.integers(2, 8)), int(rng.integers(2, 8)),
+                                    ties=bool(trial % 2))
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        first, second = (_random_path(rng, lat.n_a, lat.n_b) for _ in range(2))
+        lam = float(rng.choice([0.1, 0.5, 2.0]))
+        path, final = cr.relink(lat, lam, first, second)
+
+        def value(p):
+            return cr.cell_values(cr.path_counters(lat, p), lat.consts, lam, metric,
+                                  "absolute")[0]
+
+        rows = [cr.path_states(lat, p)[1] for p in (first, second)]
+        shared = np.flatnonzero(rows[0] == rows[1])
+        best = -np.inf
+        for choice in itertools.product((0, 1), repeat=shared.size - 1):
+            p = first.copy()
+            for t, take in enumerate(choice):
+                if take:
+                    p[shared[t]:shared[t + 1]] = second[shared[t]:shared[t + 1]]
+            best = max(best, value(p))
+        assert value(path) == pytest.approx(best, abs=1e-12)
+        assert value(path) >= max(value(first), value(second)) - 1e-12
+        np.testing.assert_array_equal(cr.path_counters(lat, path), final)
+        assert (path == 0).sum() == lat.n_a
+
+
+@pytest.mark.parametrize("metric", ["xauc", "prf"])
+def test_block_paths_are_paths_with_exact_counters(metric):
+    """A fill of the block lattice, expanded to items, is an interleaving whose counters
+    (walked item by item) are the block fill's final counters."""
+    rng = np.random.default_rng(zlib.crc32(metric.encode()) + 3)
+    for trial in range(20):
+        s, y, g = two_group_problem(rng, int(rng.integers(3, 30)), int(rng.integers(3, 30)),
+                                    ties=bool(trial % 2))
+        lat = cr.build_lattice(s, y, g, metric, "signed")
+        k = int(rng.integers(1, 6))
+        blocks = cr.block_lattice(lat, k)
+        assert (blocks.n_a, blocks.n_b) == (-(-lat.n_a // k), -(-lat.n_b // k))
+        words, final = cr.fill(blocks, float(rng.normal()))
+        path = cr.expand_path(cr.traceback(words, blocks.n_a, blocks.n_b), k, lat.n_a,
+                              lat.n_b)
+        assert path.size == lat.n_a + lat.n_b and (path == 0).sum() == lat.n_a
+        np.testing.assert_array_equal(cr.path_counters(lat, path), final)
+
+
+def test_block_lattice_of_urf_counts_pairs_of_blocks():
+    """URF on blocks: the C counters are exact, U counts pairs of blocks (uab + uba =
+    N_a N_b), the expanded path is an interleaving."""
+    rng = np.random.default_rng(12)
+    s, y, g = two_group_problem(rng, 20, 13)
+    lat = cr.build_lattice(s, y, g, "urf", "signed")
+    blocks = cr.block_lattice(lat, 4)
+    words, final = cr.fill(blocks, 0.3)
+    path = cr.expand_path(cr.traceback(words, blocks.n_a, blocks.n_b), 4, 20, 13)
+    np.testing.assert_array_equal(cr.path_counters(lat, path)[:2], final[:2])
+    assert final[2] + final[3] == blocks.n_a * blocks.n_b == 5 * 4
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_coarse_started_search_against_enumeration(monkeypatch, metric):
+    """With coarse levels forced onto tiny lattices (blocks of 2 items), the search
+    (auto: refinement cut short; lagrangian: to the end) keeps its guarantees against
+    enumeration: bound >= optimum >= objective >= the cell rule's, and the reported
+    objective is that of the order (distinct scores)."""
+    monkeypatch.setattr(_solvers, "COARSE_BLOCKS", 2)
+    monkeypatch.setattr(_solvers, "COARSE_FINEST", 2)
+    monkeypatch.setattr(_solvers, "COARSE_FACTOR", 2)
+    monkeypatch.setattr(_solvers, "AUTO_EXACT_CELLS", 0)  # no exact solve in auto
+    rng = np.random.default_rng(zlib.crc32(metric.encode()) + 11)
+    assert _solvers.coarse_levels(7) == [4, 2]
+    for _ in range(12):
+        s, y, g = two_group_problem(rng, int(rng.integers(4, 8)), int(rng.integers(4, 8)))
+        lams = [0.05, 0.5, 2.0]
+        best = [best_absolute(s, y, g, metric, lam) for lam in lams]
+        paper = fair_order(s, y, g, metric=metric, lam=lams, solver="paper",
+                           backend="numpy")
+        for solver in ("auto", "lagrangian"):
+            got = fair_order(s, y, g, metric=metric, lam=lams, solver=solver,
+                             backend="numpy")
+            for r, p, opt in zip(got, paper, best):
+                assert r.solver == "lagrangian"
+                assert p.objective - 1e-12 <= r.objective <= opt + 1e-12
+                assert r.upper_bound >= opt - 1e-12
+                auc, _, absd = brute_terms(order_scores(r.order), y, g, metric)
+                assert r.objective == pytest.approx(auc - r.lam * absd, abs=1e-12)
+                assert r.extra["fills"]["coarse_fills"] > 0
