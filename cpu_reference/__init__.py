@@ -10,7 +10,8 @@ from ._bits import bits_to_matrix, n_words
 from ._blocks import block_lattice, expand_path
 from ._counting import half_wins2
 from ._fill import fill
-from ._fronts import FrontsTooLarge, completion_values, solve_fronts
+from ._fronts import (EPS_TOLERANCE, PRUNE_TOLERANCE, FrontsTooLarge, NoneLeft, completion_values,
+                      solve_fronts)
 from ._iterative import (merge_order, solve_iterative, solve_lattice, step_counters,
                          step_lattice, step_shapes)
 from ._iterative import total_cells as iterative_cells
@@ -26,9 +27,12 @@ from ._relink import path_counters, path_states, relink
 from ._traceback import path_to_order, traceback
 
 __all__ = [
+    "EPS_TOLERANCE",
+    "PRUNE_TOLERANCE",
     "COUNTERS",
     "FrontsTooLarge",
     "KProblem",
+    "NoneLeft",
     "KdLayout",
     "Lattice",
     "KdObjective",

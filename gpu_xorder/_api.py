@@ -289,9 +289,10 @@ def _solve_two(lat, labels, lams, solver, fills, finals, progress, engine_name,
 
 
 def _constrained(lat, labels, eps, fills, finals, engine_name, bands):
-    best, bound, lam = _solvers.constrained(lat, eps, fills, finals)
-    extra = {**bands, "found_with": {"mu": best.mu} if lam is None else {"lam": lam}}
-    res = _candidate_result(lat, labels, 0.0, best, engine_name, extra, "lagrangian", bound)
+    best, bound, found_with = _solvers.constrained(lat, eps, fills, finals)
+    extra = {**bands, "found_with": found_with}
+    solver = "exact" if found_with.get("exact") else "lagrangian"
+    res = _candidate_result(lat, labels, 0.0, best, engine_name, extra, solver, bound)
     return dataclasses.replace(res, max_disparity=eps)
 
 

@@ -28,6 +28,12 @@ import numpy as np
 
 import cpu_reference
 
+#: The exact solver: completion values of this many weights spread over [-lam, lam]
+#: (besides the search's) bound the fronts' states; the first guess of the lower bound
+#: lies this share of the Lagrangian gap below the bound (docs/design.md, section 3.5).
+EXACT_MUS = 17
+EXACT_FIRST_SHARE = 1.0 / 1024
+
 #: Two values closer than this count as equal: the bound is certified up to float64
 #: rounding of sums over at most 2**27 steps.
 TOLERANCE = 1e-12
@@ -72,7 +78,11 @@ MSG_SOLVER_GROUPS = (
 )
 MSG_INFEASIBLE = (
     "no ordering found with |D| <= {eps:g} ({metric}): the fairest one found has "
-    "|D| = {best:.6g}"
+    "|D| = {best:.6g} (the search is not exhaustive on a lattice this large)"
+)
+MSG_INFEASIBLE_PROVEN = (
+    "no ordering has |D| <= {eps:g} ({metric}): the exact constrained solver found "
+    "none among all interleavings of the groups"
 )
 
 
@@ -367,26 +377,56 @@ def _proven(bound, value):
     return value if bound - value <= TOLERANCE else bound
 
 
-def exact(lat, lam, best, search, max_bytes):
+def exact(lat, lam, best, search, max_bytes, max_states=None):
     """The optimum of ``AUC - lam * |D|``: ``(Candidate, stats)``. ``best`` and
     ``search`` come from ``lagrangian``: the best objective found and the weights whose
-    completion values prune the fronts. Raises ``FrontsTooLarge`` over ``max_bytes``."""
-    lower = absolute_objective(best, lam)
-    bounds = []
+    signed values bound it.
+
+    The fronts are pruned by the completion values of ``EXACT_MUS`` weights and of the
+    search's, against a guessed lower bound: ``bound - share * (bound - known)`` for
+    ``share`` = ``EXACT_FIRST_SHARE``, doubling up to 1 (the known objective). A guess
+    above the optimum leaves no state or a final state below the guess; a guess at or
+    below it keeps the optimum, which is then what the fronts return. Raises
+    ``FrontsTooLarge`` over ``max_bytes`` (tables and fronts) or ``max_states``."""
+    known = absolute_objective(best, lam)
     inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
-    if inside:
-        values = [signed_value(c, mu) for mu, c in inside]
-        mu_best = inside[int(np.argmin(values))][0]
-        above = [m for m, c in inside if c.d > 0]
-        below = [m for m, c in inside if c.d < 0]
-        mus = {mu_best, max(above, default=mu_best), min(below, default=mu_best)}
-        bounds = [(mu, cpu_reference.completion_values(lat, mu)) for mu in sorted(mus)]
-    path, final, stats = cpu_reference.solve_fronts(lat, lam, lower=lower, bounds=bounds,
-                                                    max_bytes=max_bytes)
-    found = candidate(lat, path, final)
-    if absolute_objective(best, lam) >= absolute_objective(found, lam):
+    stats = {"states": 0, "largest": 0, "tries": 0}
+    bound = min((signed_value(c, mu) for mu, c in inside), default=np.inf)
+    if bound - known <= TOLERANCE:
+        return best, stats
+    mus = sorted({mu for mu, _ in inside} | set(np.linspace(-lam, lam, EXACT_MUS)))
+    table = 8 * lat.n_cells
+    if max_bytes is not None:  # at most half the budget in completion values
+        mus = _spread(mus, max(1, int(max_bytes // 2 // table)))
+        max_bytes -= len(mus) * table
+    bounds = [(mu, cpu_reference.completion_values(lat, mu)) for mu in mus]
+    share = EXACT_FIRST_SHARE
+    while True:
+        lower = known if share >= 1 else bound - share * (bound - known)
+        stats["tries"] += 1
+        left = None if max_states is None else max_states - stats["states"]
+        try:
+            path, final, got = cpu_reference.solve_fronts(
+                lat, lam, lower=lower, bounds=bounds, max_bytes=max_bytes, max_states=left)
+        except cpu_reference.NoneLeft:
+            share *= 2.0
+            continue
+        stats["states"] += got["states"]
+        stats["largest"] = max(stats["largest"], got["largest"])
+        found = candidate(lat, path, final)
+        if absolute_objective(found, lam) >= lower - cpu_reference.PRUNE_TOLERANCE:
+            break
+        share *= 2.0
+    if known >= absolute_objective(found, lam):
         found = best  # the same optimum: keep the ordering already known
     return found, stats
+
+
+def _spread(mus, k):
+    """At most ``k`` of the sorted ``mus``, evenly spread."""
+    if len(mus) <= k:
+        return mus
+    return [mus[i] for i in sorted(set(np.linspace(0, len(mus) - 1, k).round().astype(int)))]
 
 
 def solve_absolute(lat, lams, fills, finals, solver, exact_bytes):
@@ -422,26 +462,44 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes):
 
 
 #: The constrained search: weights ``lam`` of the absolute objective tried while no
-#: feasible ordering is known (doubling from 1), and bisection steps after.
+#: feasible ordering is known (doubling from 1, stopping once the fairest ``|D|`` found
+#: has not shrunk for ``CONSTRAINT_STALL`` doublings), and bisection steps after.
 CONSTRAINT_MAX_LAM = 2.0**20
 CONSTRAINT_BISECTIONS = 10
+CONSTRAINT_STALL = 2
+
+#: The constrained problem is solved exactly (fronts per value of ``d``) on lattices of
+#: at most this many cells, within ``CONSTRAINT_EXACT_STATES`` predicted states.
+CONSTRAINT_EXACT_CELLS = 2**16
+CONSTRAINT_EXACT_STATES = 4 * 10**6
+
+
+class Infeasible(ValueError):
+    """No interleaving meets ``|D| <= eps``, proven (``proven``) or none found."""
+
+    def __init__(self, message, proven):
+        super().__init__(message)
+        self.proven = proven
 
 
 def constrained(lat, eps, fills, finals):
-    """Maximise AUC subject to ``|D| <= eps``: ``(Candidate, auc_bound, lam)``.
+    """Maximise AUC subject to ``|D| <= eps``: ``(Candidate, auc_bound, found_with)``.
 
-    Certificate: for every ``mu``, ``max{AUC : |D| <= eps} <= S(mu) + |mu| eps``; a
-    cutting-plane search minimises it over ``mu``. Orderings: the signed maximisers met
-    on the way and the Lagrangian solutions of ``AUC - lam |D|`` for ``lam`` found by
-    doubling and bisection (a larger ``lam`` gives a smaller ``|D|``); the answer is the
-    feasible one of highest AUC, ``lam`` the weight that found it (None: a signed one).
-    Raises ``ValueError`` when none is feasible.
+    Certificate: for every
+    ``mu``, ``max{AUC : |D| <= eps} <= S(mu) + |mu| eps``; a cutting-plane search
+    minimises it over ``mu``. Small lattices (``CONSTRAINT_EXACT_CELLS``) are then
+    solved exactly (``solve_fronts`` with ``eps``: the optimum, or ``Infeasible``
+    proven). Otherwise the orderings are the signed maximisers met on the way and the
+    solutions of ``AUC - lam |D|`` for ``lam`` found by doubling and bisection (a larger
+    ``lam`` gives a smaller ``|D|``); the answer is the feasible one of highest AUC, and
+    ``Infeasible`` (not proven) when none is. ``found_with``: ``{"mu": ...}``,
+    ``{"lam": ...}`` or ``{"exact": True}``.
     """
     lat_signed = dataclasses.replace(lat, mode="signed")
     path, final = fills(lat_signed, np.array([0.0]))[0]
     c0 = candidate(lat_signed, path, final, 0.0)
-    if abs(c0.d) <= eps:  # the best AUC of all is feasible, hence optimal
-        return c0, c0.auc, 0.0
+    if _meets(c0.d, eps):  # the best AUC of all is feasible, hence optimal
+        return c0, c0.auc, {"mu": 0.0}
     # the bound: S(mu) + |mu| eps has slope -D + eps sign(mu); walk out until it turns up
     sign = 1.0 if c0.d > 0 else -1.0
     points = [(0.0, c0)]
@@ -449,7 +507,7 @@ def constrained(lat, eps, fills, finals):
     while True:
         path, final = fills(lat_signed, np.array([sign * mu]))[0]
         points.append((sign * mu, candidate(lat_signed, path, final, sign * mu)))
-        if sign * points[-1][1].d <= eps or mu >= CONSTRAINT_MAX_LAM:
+        if _meets(max(sign * points[-1][1].d, 0.0), eps) or mu >= CONSTRAINT_MAX_LAM:
             break
         mu *= 4.0
     search = _Search(min(0.0, sign * mu), max(0.0, sign * mu), lambda m: abs(m) * eps)
@@ -457,28 +515,73 @@ def constrained(lat, eps, fills, finals):
         search.add(m, c)
     nxt = search.step()
     _run([search], lat_signed, fills, [[] if nxt is None else [nxt]])
-    pool = [(None, c) for _, c in search.points]
+    bound, _ = search.bound()
+    pool = [({"mu": m}, c) for m, c in search.points]
+    if lat.n_cells <= CONSTRAINT_EXACT_CELLS:
+        try:
+            best = _exact_constrained(lat, eps, search, pool)
+        except cpu_reference.FrontsTooLarge:
+            pass
+        else:
+            return best, best.auc, {"exact": True}
 
     def absolute(lam):
-        (best, _, _, _), = solve_absolute(lat, [lam], fills, finals, "auto", None)
-        pool.append((lam, best))
-        return abs(best.d) <= eps
+        solved, _, _, _ = lagrangian(lat, [lam], fills, finals, converge=False)
+        pool.append(({"lam": lam}, solved[0][0]))
+        return abs(solved[0][0].d)
 
-    lo, hi = 0.0, 1.0
-    while not absolute(hi):
+    lo, hi, fairest, stalled = 0.0, 1.0, np.inf, 0
+    while not _meets(absolute(hi), eps):
+        fairest, stalled = (min(fairest, abs(pool[-1][1].d)),
+                            0 if abs(pool[-1][1].d) < fairest else stalled + 1)
         lo, hi = hi, 2.0 * hi
-        if hi > CONSTRAINT_MAX_LAM:
+        if hi > CONSTRAINT_MAX_LAM or stalled >= CONSTRAINT_STALL:
             break
-    for _ in range(CONSTRAINT_BISECTIONS):
-        mid = 0.5 * (lo + hi)
-        if absolute(mid):
-            hi = mid
-        else:
-            lo = mid
-    feasible = [(lam, c) for lam, c in pool if abs(c.d) <= eps]
+    feasible = [(how, c) for how, c in pool if _meets(c.d, eps)]
+    if feasible:
+        for _ in range(CONSTRAINT_BISECTIONS):
+            mid = 0.5 * (lo + hi)
+            if _meets(absolute(mid), eps):
+                hi = mid
+            else:
+                lo = mid
+        feasible = [(how, c) for how, c in pool if _meets(c.d, eps)]
     if not feasible:
-        fairest = min(abs(c.d) for _, c in pool)
-        raise ValueError(MSG_INFEASIBLE.format(eps=eps, metric=lat.metric, best=fairest))
-    lam, best = max(feasible, key=lambda item: item[1].auc)
+        raise Infeasible(MSG_INFEASIBLE.format(
+            eps=eps, metric=lat.metric, best=min(abs(c.d) for _, c in pool)), proven=False)
+    how, best = max(feasible, key=lambda item: item[1].auc)
+    return best, _proven(max(bound, best.auc), best.auc), how
+
+
+def _meets(d, eps):
+    """``|D| <= eps`` up to ``cpu_reference.EPS_TOLERANCE``."""
+    return abs(d) <= eps + cpu_reference.EPS_TOLERANCE
+
+
+def _exact_constrained(lat, eps, search, pool):
+    """The constrained optimum by fronts per value of ``d``, pruned by the feasibility
+    of every completion and by ``S(mu) + |mu| eps`` against guessed lower bounds (as in
+    ``exact``); ``Infeasible`` (proven) when no interleaving meets the constraint."""
     bound, _ = search.bound()
-    return best, _proven(max(bound, best.auc), best.auc), lam
+    known = max((c.auc for _, c in pool if _meets(c.d, eps)), default=0.0)
+    mus = sorted({m for m, _ in search.points} | set(np.linspace(-1.0, 1.0, EXACT_MUS)))
+    bounds = [(mu, cpu_reference.completion_values(lat, mu)) for mu in mus]
+    reach = tuple(cpu_reference.completion_values(lat, mu, 0.0) for mu in (1.0, -1.0))
+    share, states = EXACT_FIRST_SHARE, 0
+    while True:
+        lower = known if share >= 1 else bound - share * (bound - known)
+        try:
+            path, final, got = cpu_reference.solve_fronts(
+                lat, 0.0, lower=lower, bounds=bounds, eps=eps, reach=reach,
+                max_states=CONSTRAINT_EXACT_STATES - states)
+        except cpu_reference.NoneLeft:
+            if share >= 1:
+                raise Infeasible(MSG_INFEASIBLE_PROVEN.format(eps=eps, metric=lat.metric),
+                                 proven=True) from None
+            share *= 2.0
+            continue
+        states += got["states"]
+        found = candidate(lat, path, final)
+        if found.auc >= lower - cpu_reference.PRUNE_TOLERANCE:
+            return found
+        share *= 2.0
