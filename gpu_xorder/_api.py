@@ -89,7 +89,8 @@ def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
         (NumPy; small lattices: a ``MemoryError`` names the size when the fronts
         outgrow the memory budget). ``"auto"``: exact on lattices of up to
         ``AUTO_EXACT_CELLS`` cells while its fronts stay small, else lagrangian (on the
-        NumPy backend up to ``AUTO_LAGRANGIAN_CELLS_NUMPY`` cells, else the cell rule).
+        NumPy backend up to ``AUTO_LAGRANGIAN_CELLS_NUMPY`` cells; beyond, the cell rule
+        with a ``UserWarning`` and ``extra["uncertified"]`` saying why).
         ``result.solver`` says which ran. With ``lam = 0``, ``disparity="signed"`` or
         more than two groups the cell rule runs (exact in the first two cases; the
         other solvers need two groups).
@@ -269,13 +270,18 @@ def _solve_two(lat, labels, lams, solver, fills, finals, progress, engine_name,
             return solutions
         return run
 
+    uncertified = _plan.uncertified_reason(solver, chosen, lams, lat.n_a, lat.n_b,
+                                           engine_name)
+    if uncertified is not None:
+        warnings.warn(uncertified, UserWarning, stacklevel=4)
     if chosen == "paper":
         first = None if progress is None else (
             lambda cells, total: report(cells * lams.size * lat.n_cells // max(total, 1)))
         paper = [_solvers.candidate(lat, path, final)
                  for path, final in fills(lat, lams, first)]
-        return [_candidate_result(lat, labels, lam, c, engine_name, bands, "paper",
-                                  _solvers.absolute_objective(c, lam)
+        extra = {} if uncertified is None else {"uncertified": uncertified}
+        return [_candidate_result(lat, labels, lam, c, engine_name, {**bands, **extra},
+                                  "paper", _solvers.absolute_objective(c, lam)
                                   if lam == 0 or lat.mode == "signed" else None)
                 for lam, c in zip(lams, paper)]
     budget = _plan.host_budget(memory_limit)[0]

@@ -42,15 +42,22 @@ TOLERANCE = 1e-12
 MAX_ROUNDS = 30
 
 #: ``solver="auto"`` runs the exact solver on lattices of at most this many cells
-#: (about 127 x 127) and with fronts of at most ``AUTO_EXACT_BYTES`` (4 M states, a few
-#: seconds); beyond, or when the fronts outgrow that, it keeps the Lagrangian result.
-AUTO_EXACT_CELLS = 2**14
-AUTO_EXACT_BYTES = 16 * 2**20
+#: (about 255 x 255: 0.3-3.4 s on COMPAS and Adult samples, docs/design.md, section
+#: 3.5) while its fronts are on course for at most ``AUTO_EXACT_STATES`` states (a few
+#: seconds; predicted from the current anti-diagonal, so a solve about to finish goes
+#: on); beyond, it keeps the Lagrangian result.
+AUTO_EXACT_CELLS = 2**16
+AUTO_EXACT_STATES = 8 * 10**6
+
+#: ``solver="exact"`` refuses lattices of more cells than this (about 2048 x 2048: at
+#: 2000 per group 9-72 s measured, and the time grows quickly beyond).
+EXACT_MAX_CELLS = 2**22
 
 #: ``solver="auto"`` on the NumPy backend runs the Lagrangian search up to this many
-#: cells (10^4 x 10^4: about 1.5 s per fill on a 2-core machine, and the search takes
-#: some 15 fills); larger lattices keep the cell rule there. The GPU has no such limit.
-AUTO_LAGRANGIAN_CELLS_NUMPY = 10**8
+#: cells (about 15,800 per group; 10^4 per group: some 1.5 s per fill on a 2-core
+#: machine, and the search takes about 5); beyond, it runs the cell rule and says so
+#: (``UserWarning``, ``result.extra["uncertified"]``). The GPU has no such limit.
+AUTO_LAGRANGIAN_CELLS_NUMPY = 2.5e8
 
 #: The coarse start: block lattices of ``n / COARSE_BLOCKS`` items per block (the larger
 #: group's n), then ``COARSE_FACTOR`` times finer, down to blocks of ``COARSE_FINEST``
@@ -73,6 +80,11 @@ GAP_SHARE = 0.1
 #: Coarse paths relinked with the best candidate (the best by objective at lam).
 COARSE_RELINK = 3
 
+MSG_EXACT_SIZE = (
+    "solver='exact' handles lattices of up to {limit:.3g} cells (about {side} items per "
+    "group); this one has {cells:.3g} ({n_a} x {n_b}); use solver='lagrangian' (the "
+    "certified gap says how far from the optimum it can be) or subsample each group"
+)
 MSG_SOLVER_GROUPS = (
     "solver={solver!r} handles two groups ({k} given); use solver='auto' or 'paper'"
 )
@@ -434,20 +446,26 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes):
     ``[(Candidate, upper_bound, solver_that_ran, extra), ...]``.
 
     "auto" runs the exact solver where the lattice has at most ``AUTO_EXACT_CELLS``
-    cells, within ``AUTO_EXACT_BYTES``, and keeps the Lagrangian result when the fronts
-    outgrow that; "exact" raises ``FrontsTooLarge`` beyond ``exact_bytes``.
+    cells, while its fronts are on course for at most ``AUTO_EXACT_STATES`` states, and
+    keeps the Lagrangian result beyond; "exact" refuses lattices of more than
+    ``EXACT_MAX_CELLS`` cells (``ValueError``, before any fill) and raises
+    ``FrontsTooLarge`` when the fronts outgrow ``exact_bytes``.
     """
+    if solver == "exact" and lat.n_cells > EXACT_MAX_CELLS:
+        raise ValueError(MSG_EXACT_SIZE.format(
+            limit=EXACT_MAX_CELLS, side=int(np.sqrt(EXACT_MAX_CELLS)), cells=lat.n_cells,
+            n_a=lat.n_a, n_b=lat.n_b))
     solved, search, _, tally = lagrangian(lat, lams, fills, finals,
                                           converge=solver != "auto")
+    try_exact = solver == "exact" or (solver == "auto" and lat.n_cells <= AUTO_EXACT_CELLS)
     out = []
     for lam, (best, bound) in zip(lams, solved):
         ran = "lagrangian" if lam > 0 else "paper"
         extra = {"signed_fills": len(search.points), "fills": tally.asdict()}
-        if lam > 0 and bound > absolute_objective(best, lam) and (
-                solver == "exact" or (solver == "auto" and lat.n_cells <= AUTO_EXACT_CELLS)):
+        if lam > 0 and bound > absolute_objective(best, lam) and try_exact:
             try:
-                best, stats = exact(lat, lam, best, search,
-                                    exact_bytes if solver == "exact" else AUTO_EXACT_BYTES)
+                best, stats = exact(lat, lam, best, search, exact_bytes,
+                                    AUTO_EXACT_STATES if solver == "auto" else None)
             except cpu_reference.FrontsTooLarge:
                 if solver == "exact":
                     raise
@@ -467,6 +485,11 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes):
 CONSTRAINT_MAX_LAM = 2.0**20
 CONSTRAINT_BISECTIONS = 10
 CONSTRAINT_STALL = 2
+
+#: What a constrained solve is expected to take (estimates): signed fills of the bound's
+#: search, and Lagrangian solves of the weight search (two doublings and the bisection).
+CONSTRAINT_SEARCH_FILLS = 12
+CONSTRAINT_SOLVES = 2 + CONSTRAINT_BISECTIONS
 
 #: The constrained problem is solved exactly (fronts per value of ``d``) on lattices of
 #: at most this many cells, within ``CONSTRAINT_EXACT_STATES`` predicted states.

@@ -180,14 +180,19 @@ def test_lam_zero_and_signed_are_proven():
 
 
 def test_auto_falls_back_when_the_fronts_outgrow_its_budget(monkeypatch):
-    monkeypatch.setattr(_solvers, "AUTO_EXACT_BYTES", 64)
+    monkeypatch.setattr(_solvers, "AUTO_EXACT_STATES", 64)
     rng = np.random.default_rng(2)
     s, y, g = two_group_problem(rng, 30, 30)
     res = fair_order(s, y, g, lam=2.0, backend="numpy")
     assert res.solver == "lagrangian" and res.gap > 0
     assert res.extra["exact"] == "fronts over the auto budget"
     with pytest.raises(MemoryError, match="30 x 30 lattice"):
-        fair_order(s, y, g, lam=2.0, solver="exact", backend="numpy", memory_limit=4096)
+        fair_order(s, y, g, lam=2.0, solver="exact", backend="numpy",
+                   memory_limit=9000)  # one bounds' table (7688 bytes), few states
+    monkeypatch.setattr(_solvers, "EXACT_MAX_CELLS", 31 * 31 - 1)
+    with pytest.raises(ValueError, match=r"up to 960 cells .* has 961 \(30 x 30\); use "
+                                         "solver='lagrangian'"):
+        fair_order(s, y, g, lam=2.0, solver="exact", backend="numpy")
 
 
 def test_solver_errors():
@@ -369,13 +374,30 @@ def test_validation_errors():
         xorder_path(s, y, sensitive_features=g, lams=[0, 1], max_disparity=0.1)
 
 
-def test_auto_keeps_the_cell_rule_on_huge_cpu_lattices(monkeypatch):
+def test_auto_says_when_it_keeps_the_cell_rule_uncertified(monkeypatch):
+    """No silent cliff: above the NumPy limit auto runs the rule, says so in a warning
+    and in the result, with the estimate of a certified solve; the estimate function
+    gives the CLI the same figures."""
+    from gpu_xorder import _plan
+
     monkeypatch.setattr(_solvers, "AUTO_LAGRANGIAN_CELLS_NUMPY", 100)
     rng = np.random.default_rng(6)
     s, y, g = two_group_problem(rng, 20, 20)
-    res = fair_order(s, y, g, lam=1.0, backend="numpy")
+    with pytest.warns(UserWarning, match=r"without a certificate .* 20 x 20 lattice "
+                                         r"\(441 cells\) .*solver='lagrangian'"):
+        res = fair_order(s, y, g, lam=1.0, backend="numpy")
     assert res.solver == "paper" and res.upper_bound is None
-    assert fair_order(s, y, g, lam=1.0, solver="lagrangian", backend="numpy").upper_bound
+    assert "without a certificate" in res.extra["uncertified"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert fair_order(s, y, g, lam=1.0, solver="lagrangian", backend="numpy").upper_bound
+        fair_order(s, y, g, lam=0.0, backend="numpy")  # the rule is exact: nothing to say
+    assert _plan.choose_solver("auto", "absolute", [1.0], 441, "numpy") == "paper"
+    assert _plan.choose_solver("auto", "absolute", [1.0], 441, "cupy") == "auto"
+    rule = _plan.estimate_solver_seconds("paper", 20, 20, [1.0], 1e-6)
+    assert rule == pytest.approx(441e-6)
+    certified = _plan.estimate_solver_seconds("lagrangian", 20, 20, [1.0], 1e-6)
+    assert certified == pytest.approx(_solvers.expected_fills("lagrangian", 1.0, 20) * rule)
 
 
 def test_default_solver_on_bundled_data_is_at_least_the_cell_rule():
@@ -523,3 +545,19 @@ def test_coarse_started_search_against_enumeration(monkeypatch, metric):
                 auc, _, absd = brute_terms(order_scores(r.order), y, g, metric)
                 assert r.objective == pytest.approx(auc - r.lam * absd, abs=1e-12)
                 assert r.extra["fills"]["coarse_fills"] > 0
+
+
+def test_auto_finishes_an_exact_solve_that_fits_its_budget(monkeypatch):
+    """The budget of auto's exact solve is on the predicted states, not on those
+    stored so far: a solve of S states finishes under a budget of 3 S (the prediction
+    from the current anti-diagonal overshot by at most 2.8x on COMPAS and Adult
+    samples), and one over it stops."""
+    rng = np.random.default_rng(44)
+    s, y, g = two_group_problem(rng, 40, 35)
+    states = fair_order(s, y, g, lam=2.0, solver="exact", backend="numpy").extra[
+        "front_states"]
+    monkeypatch.setattr(_solvers, "AUTO_EXACT_STATES", 3 * states)
+    assert fair_order(s, y, g, lam=2.0, backend="numpy").solver == "exact"
+    monkeypatch.setattr(_solvers, "AUTO_EXACT_STATES", states // 4)
+    res = fair_order(s, y, g, lam=2.0, backend="numpy")
+    assert res.solver == "lagrangian" and res.extra["exact"] == "fronts over the auto budget"
