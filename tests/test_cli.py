@@ -40,8 +40,8 @@ def test_demo_german(capsys):
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err
     assert "german: 1000 rows, 58 features" in out
-    # lam 0: the cell rule, exact; lam 1.5: the default solver's search
-    assert "xOrder metric xauc, method 2d, solver paper, lagrangian, backend" in " ".join(
+    # lam 0: the cell rule, exact; lam 1.5: the default solver's exact solve (105 x 597)
+    assert "xOrder metric xauc, method 2d, solver paper, exact, backend" in " ".join(
         out.split())
     for title in ("Test split", "Training split"):
         assert title in out
