@@ -149,8 +149,12 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
     state = np.zeros((3 if lat.metric == "urf" else 2, 1), dtype=np.int64)
     parents, starts = [], []
     stored, largest = 0, 1
-    prune = lower is not None and len(bounds) > 0
     slack = (lambda mu: abs(mu) * eps) if eps is not None else (lambda mu: 0.0)
+    prune = lower is not None and len(bounds) > 0
+    if prune:  # one gather for every weight: (weights, cells) of R, flat
+        mus = np.array([mu for mu, _ in bounds])[:, None]
+        slacks = np.array([slack(mu) for mu, _ in bounds])[:, None]
+        tables = np.stack([r.reshape(-1) for _, r in bounds])
     row_type = np.int16 if n_a < 2**15 else np.int64  # int16: NumPy's radix sort
     for d in range(n_d):
         cols = d - rows
@@ -164,8 +168,10 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
         new_cols = d + 1 - new_rows
         keep = None
         if prune:
-            ub = np.min([auc - mu * dis + r[new_rows, new_cols] + slack(mu)
-                         for mu, r in bounds], axis=0)
+            ub = auc - mus * dis
+            ub += tables[:, new_rows * (n_b + 1) + new_cols]
+            ub += slacks
+            ub = ub.min(axis=0)
             keep = ub >= lower - PRUNE_TOLERANCE
         if reach is not None:
             # d + (smallest completion) <= eps and d + (largest completion) >= -eps

@@ -428,6 +428,8 @@ def exact(lat, lam, best, search, max_bytes, max_states=None):
         found = candidate(lat, path, final)
         if absolute_objective(found, lam) >= lower - cpu_reference.PRUNE_TOLERANCE:
             break
+        if absolute_objective(found, lam) > known:  # below the guess: a better start
+            best, known = found, absolute_objective(found, lam)
         share *= 2.0
     if known >= absolute_objective(found, lam):
         found = best  # the same optimum: keep the ordering already known

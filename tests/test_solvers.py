@@ -359,9 +359,34 @@ def test_max_disparity_chosen_on_held_out_data(tmp_path):
     assert XOrder.load(tmp_path / "s.json").validation == 0.3
 
 
+def test_weight_chosen_on_held_out_data_for_a_lam():
+    """``XOrder(lam, validation=...)``: the weight whose transferred held-out scores have
+    the best AUC - lam |D| (by the metric definitions), refitted on all the data."""
+    from gpu_xorder import metrics
+    from gpu_xorder._estimator import VALIDATION_LAMS
+
+    rng = np.random.default_rng(15)
+    s, y, g = _shifted(rng, 150)
+    held = _shifted(rng, 150)
+    lam = 0.5
+    xo = XOrder(lam=lam, validation=held, solver="lagrangian", backend="numpy").fit(
+        s, y, sensitive_features=g)
+    table = xo.validation_
+    assert table["lams"] == list(VALIDATION_LAMS)
+    scores = [a - lam * d for a, d in zip(table["auc"], table["disparity"])]
+    assert xo.lam_ == table["chosen"] == table["lams"][int(np.argmax(scores))]
+    adjusted = xo.transform(held[0], sensitive_features=held[2])
+    auc, _, absd = brute_terms(adjusted, held[1], held[2], "xauc")
+    assert auc - lam * absd == pytest.approx(max(scores), abs=1e-12)
+    assert metrics.auc(adjusted, held[1]) == pytest.approx(auc, abs=1e-12)
+    share = XOrder(lam=lam, validation=0.3, solver="lagrangian", backend="numpy").fit(
+        s, y, sensitive_features=g)
+    assert share.lam_ in VALIDATION_LAMS and share.order_.size == s.size
+
+
 def test_validation_errors():
     s, y, g = _shifted(np.random.default_rng(0), 10)
-    with pytest.raises(ValueError, match="give both"):
+    with pytest.raises(ValueError, match="give one of them"):
         XOrder(validation=0.3).fit(s, y, sensitive_features=g)
     with pytest.raises(ValueError, match="validation must be"):
         XOrder(max_disparity=0.1, validation=1.5).fit(s, y, sensitive_features=g)
