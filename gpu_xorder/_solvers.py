@@ -254,16 +254,18 @@ def _coarse(lat_signed, hi, fills, search, tally):
 
 def lagrangian(lat, lams, fills, finals, converge=True):
     """The Lagrangian solver for every lam: ``([(Candidate, upper_bound), ...], search,
-    paper, tally)``.
+    tally)``.
 
-    ``lat`` is the absolute lattice; ``paper`` the cell rule's candidate at every lam.
-    One search serves every lam (``S`` is the same function; lam only clips ``mu`` to
-    ``[-lam, lam]``): the coarse start, then signed fills with bits on both sides of its
-    minimiser (and at ``±lam`` where that lies outside), then bitless cutting-plane
-    rounds: to the end with ``converge``, else at most ``AUTO_FINE_ROUNDS`` while the
-    model's gap exceeds ``GAP_SHARE`` of the certified one. The candidates of each lam
-    are relinked; the best is kept (the cell rule at lam on a tie). lam = 0 needs no
-    search: the rule is exact there.
+    ``lat`` is the absolute lattice. One search serves every lam (``S`` is the same
+    function; lam only clips ``mu`` to ``[-lam, lam]``): the coarse start; the cell rule
+    at every lam (bitless: its objective; its bits only where it wins) and, with bits,
+    at ``RULE_RATIO |mu0|``; a signed fill with bits at the coarse minimiser ``mu0``;
+    cutting-plane rounds, to the end with ``converge`` (bitless, then the bits of the
+    best maximiser on each side of the kink), else at most ``AUTO_FINE_ROUNDS`` (with
+    bits: the refined maximiser is nearly always kept) while the model's gap exceeds
+    ``GAP_SHARE`` of the certified one; for a lam below the minimiser found, its end of
+    ``[-lam, lam]``. The candidates of each lam are relinked; the best is kept (the cell
+    rule at lam on a tie). lam = 0 needs no search: the rule is exact there.
     """
     lat_signed = dataclasses.replace(lat, mode="signed")
     tally = Tally()
@@ -272,14 +274,10 @@ def lagrangian(lat, lams, fills, finals, converge=True):
     mu0, found = None, []
     if hi > 0:
         mu0, found = _coarse(lat_signed, hi, fills, search, tally)
-    weights = [float(lam) for lam in lams]
-    if RULE_RATIO and mu0 is not None and RULE_RATIO * abs(mu0) not in weights:
-        weights.append(RULE_RATIO * abs(mu0))
-    rules = [candidate(lat, path, final) for path, final in fills(lat, np.array(weights))]
-    tally.bit_fills += len(weights)
-    paper = rules[:len(lams)]
+    extra = [] if mu0 is None or RULE_RATIO * abs(mu0) in lams else [RULE_RATIO * abs(mu0)]
+    paper, rules = _rules(lat, lams, extra, fills, finals, tally)
     if hi == 0:
-        return [(c, absolute_objective(c, 0.0)) for c in paper], search, paper, tally
+        return [(c, absolute_objective(c, 0.0)) for c in paper], search, tally
 
     def evaluate(mus, bits):
         mus = sorted(set(mus) - {mu for mu, _ in search.points})
@@ -298,7 +296,7 @@ def lagrangian(lat, lams, fills, finals, converge=True):
 
     converge = converge or mu0 is None  # no coarse start: a small lattice
     evaluate([-hi, hi] if mu0 is None else [mu0], bits=True)
-    known = max(absolute_objective(c, hi) for c in rules + found
+    known = max(absolute_objective(c, hi) for c in paper + rules + found
                 + [c for _, c in search.points])
     for rounds in range(MAX_ROUNDS):
         mu = search.step()
@@ -308,7 +306,7 @@ def lagrangian(lat, lams, fills, finals, converge=True):
             high, low = search.bound()[0], search.model_minimum()[1]
             if rounds >= AUTO_FINE_ROUNDS or high - low <= GAP_SHARE * (high - known):
                 break
-        evaluate([mu], bits=False)
+        evaluate([mu], bits=not converge)
         known = max(known, absolute_objective(search.points[-1][1], hi))
     # a smaller lam's bound: S is convex, so where the minimiser found lies outside
     # [-lam, lam], the nearer end is the minimiser over it
@@ -327,21 +325,38 @@ def lagrangian(lat, lams, fills, finals, converge=True):
     if need:
         search.points = [(mu, c) for mu, c in search.points if mu not in need]
         evaluate(need, bits=True)
+    signed = [c for _, c in search.points if c.path is not None]
     out = []
     for lam, cell_rule in zip(lams, paper):
         if lam == 0:
             out.append((cell_rule, absolute_objective(cell_rule, 0.0)))
             continue
-        pool = rules + [c for _, c in search.points if c.path is not None] + found
-        best = _best(cell_rule, pool, lam)
-        best = _relinked(lat, lam, best, [cell_rule] + rules[len(lams):]
-                         + [c for _, c in search.points if c.path is not None]
-                         + sorted(found, key=lambda c: -absolute_objective(c, lam))[
-                             :COARSE_RELINK])
+        best = _best(cell_rule, rules + signed + found, lam)
+        if best.path is None:  # the cell rule at lam: its bits after all
+            best = candidate(lat, *fills(lat, np.array([lam]))[0])
+            tally.bit_fills += 1
+        coarse = sorted(found, key=lambda c: -absolute_objective(c, lam))[:COARSE_RELINK]
+        best = _relinked(lat, lam, best, rules + signed + coarse)
         inside = [signed_value(c, mu) for mu, c in search.points if abs(mu) <= lam]
         value = absolute_objective(best, lam)
         out.append((best, _proven(max(min(inside), value), value)))
-    return out, search, paper, tally
+    return out, search, tally
+
+
+def _rules(lat, lams, extra, fills, finals, tally):
+    """The cell rule's candidates: at every lam (bitless where lam > 0: the search may
+    beat it; with bits at lam = 0, where it is the answer) and, with bits, at the
+    weights ``extra``. Returns ``(at_lams, at_extra)``."""
+    lams = [float(lam) for lam in lams]
+    positive = [lam for lam in lams if lam > 0]
+    with_bits = [lam for lam in lams if lam == 0][:1] + extra
+    got = dict(zip(positive, (candidate(lat, None, final)
+                              for final in finals(lat, np.array(positive)))))
+    got.update(zip(with_bits, (candidate(lat, path, final)
+                               for path, final in fills(lat, np.array(with_bits)))))
+    tally.final_fills += len(positive)
+    tally.bit_fills += len(with_bits)
+    return [got[lam] for lam in lams], [got[w] for w in extra]
 
 
 def _best(first, pool, lam):
@@ -457,8 +472,7 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes):
         raise ValueError(MSG_EXACT_SIZE.format(
             limit=EXACT_MAX_CELLS, side=int(np.sqrt(EXACT_MAX_CELLS)), cells=lat.n_cells,
             n_a=lat.n_a, n_b=lat.n_b))
-    solved, search, _, tally = lagrangian(lat, lams, fills, finals,
-                                          converge=solver != "auto")
+    solved, search, tally = lagrangian(lat, lams, fills, finals, converge=solver != "auto")
     try_exact = solver == "exact" or (solver == "auto" and lat.n_cells <= AUTO_EXACT_CELLS)
     out = []
     for lam, (best, bound) in zip(lams, solved):
@@ -551,7 +565,7 @@ def constrained(lat, eps, fills, finals):
             return best, best.auc, {"exact": True}
 
     def absolute(lam):
-        solved, _, _, _ = lagrangian(lat, [lam], fills, finals, converge=False)
+        solved, _, _ = lagrangian(lat, [lam], fills, finals, converge=False)
         pool.append(({"lam": lam}, solved[0][0]))
         return abs(solved[0][0].d)
 
