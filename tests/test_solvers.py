@@ -577,6 +577,27 @@ def test_coarse_started_search_against_enumeration(monkeypatch, metric):
                 auc, _, absd = brute_terms(order_scores(r.order), y, g, metric)
                 assert r.objective == pytest.approx(auc - r.lam * absd, abs=1e-12)
                 assert r.extra["fills"]["coarse_fills"] > 0
+        # an engine with batched fills: five weights at once, no refinement
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        batched = _solvers.solve_absolute(lat, lams, _numpy_fills, _numpy_finals, "auto",
+                                          None, batch=5)
+        for (cand, bound, ran, extra), p, opt, lam in zip(batched, paper, best, lams):
+            value = _solvers.absolute_objective(cand, lam)
+            assert p.objective - 1e-12 <= value <= opt + 1e-12 <= bound + 2e-12
+            assert extra["signed_fills"] >= 3  # five offsets, two may clip to one end
+            np.testing.assert_array_equal(cr.path_counters(lat, cand.path), cand.final)
+
+
+def _numpy_fills(lat, weights):
+    out = []
+    for w in weights:
+        words, final = cr.fill(lat, float(w))
+        out.append((cr.traceback(words, lat.n_a, lat.n_b), final))
+    return out
+
+
+def _numpy_finals(lat, weights):
+    return [cr.fill(lat, float(w), bits=False)[1] for w in weights]
 
 
 def test_auto_finishes_an_exact_solve_that_fits_its_budget(monkeypatch):
