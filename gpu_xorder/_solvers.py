@@ -523,7 +523,7 @@ CONSTRAINT_SOLVES = 2 + CONSTRAINT_BISECTIONS
 #: The constrained problem is solved exactly (fronts per value of ``d``) on lattices of
 #: at most this many cells, within ``CONSTRAINT_EXACT_STATES`` predicted states.
 CONSTRAINT_EXACT_CELLS = 2**16
-CONSTRAINT_EXACT_STATES = 4 * 10**6
+CONSTRAINT_EXACT_STATES = 3 * 10**7
 
 
 class Infeasible(ValueError):
