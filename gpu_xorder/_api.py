@@ -86,8 +86,9 @@ def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
         ``mu`` in ``[-lam, lam]`` give a certified ``upper_bound`` and candidate
         orderings; the best of them and of the cell rule is returned, never worse than
         ``"paper"``. ``"exact"``: the optimum, by Pareto fronts pruned with those bounds
-        (NumPy; small lattices: a ``MemoryError`` names the size when the fronts
-        outgrow the memory budget). ``"auto"``: exact on lattices of up to
+        (NumPy; a ``ValueError`` before any fill above ``EXACT_MAX_CELLS`` cells, a
+        ``MemoryError`` naming the size when the fronts outgrow the memory budget).
+        ``"auto"``: exact on lattices of up to
         ``AUTO_EXACT_CELLS`` cells while its fronts stay small, else lagrangian (on the
         NumPy backend up to ``AUTO_LAGRANGIAN_CELLS_NUMPY`` cells; beyond, the cell rule
         with a ``UserWarning`` and ``extra["uncertified"]`` saying why).
@@ -99,8 +100,10 @@ def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
         the data given (two groups; leave ``lam`` at 0). The weight is searched over
         signed DPs; ``result.objective`` is the AUC, ``result.upper_bound`` a
         certified bound on the best AUC any interleaving with ``|D| <= max_disparity``
-        reaches. ``ValueError`` when no ordering found meets the constraint. To hold
-        the constraint on new data, see ``XOrder(max_disparity=..., validation=...)``.
+        reaches; small lattices are solved exactly (``result.solver == "exact"``).
+        ``ValueError`` when no ordering found meets the constraint (its ``proven``
+        attribute: True when no interleaving does). To hold the constraint on new
+        data, see ``XOrder(max_disparity=..., validation=...)``.
     memory_limit : int, str or None, default=None
         Bytes the decision bits may take (all ``lam`` values of a GPU batch together),
         or a size with a unit: ``"2GB"``, ``"512MiB"``.

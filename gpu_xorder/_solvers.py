@@ -14,7 +14,8 @@ section 3.5).
   relinked pairwise (``cpu_reference.relink``); the best is returned, never worse than
   ``"paper"``. ``"auto"`` stops the refinement early (``AUTO_FINE_ROUNDS``).
 - ``"exact"``: the Lagrangian search first (a feasible objective and good weights), then
-  the Pareto-front DP of ``cpu_reference``, pruned by the bounds those weights give.
+  the Pareto-front DP of ``cpu_reference``, pruned by the bounds those weights give
+  against guessed lower bounds; under ``|D| <= eps`` the fronts per value of ``D``.
 
 The fills are passed in: ``fills(lattice, weights) -> [(path, final), ...]`` (decision
 bits and a traceback) and ``finals(lattice, weights) -> [final, ...]`` (final counters
