@@ -174,14 +174,14 @@ def lattice_cells(groups, args):
     kd = cpu_reference.kd_cells(sizes)
     if len(sizes) == 2:  # the cell rule, and the fills of the solver's search
         from ..core import _solvers
-        from ..engine._plan import choose_solver
+        from ..core._solver_choice import choose_solver
 
         lams = args.lam if isinstance(args.lam, (list, tuple)) else [args.lam]
         lams = [x for x in lams if x is not None] or [0.5]
         if getattr(args, "max_disparity", None) is not None:
             lams = [1.0]
         solver = choose_solver(args.solver, args.disparity, lams, kd, "numpy")
-        return kd * sum(_solvers.expected_fills(solver, lam) for lam in lams)
+        return kd * sum(_solvers.expected_fills(solver, lam, max(sizes)) for lam in lams)
     iterative = cpu_reference.iterative_cells(sizes)
     method = args.method
     if method == "auto":
