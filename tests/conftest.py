@@ -7,6 +7,9 @@
   for them: ``--run-slow`` runs them with the rest, and a ``-m`` expression that names
   ``slow`` (``-m slow``: only they) decides on its own. A hook rather than
   ``addopts = -m "not slow"``, which a ``-m`` given on the command line would replace.
+- ``engine`` runs a test on every engine, ``compiled_engine`` on every engine but the
+  NumPy one, ``emulated_cupy`` on the CuPy engine over the emulated device
+  (``support.engines``).
 - BLAS runs on one thread, in this process and in the processes it starts, unless the
   caller set a thread count: on a busy 2-core machine OpenBLAS's own threads made one
   logistic regression of the README's quick start take 22 s instead of 1 s.
@@ -22,6 +25,9 @@ if not any(name in os.environ for name in _BLAS_THREADS):
 
     os.environ.update(dict.fromkeys(_BLAS_THREADS, "1"))
     threadpool_limits(1)
+
+from support import engines  # noqa: E402 (NumPy loaded after the thread counts are set)
+from support.device_timeout import terminal_fd  # noqa: E402, F401 (the device's time limit)
 
 
 def pytest_addoption(parser):
@@ -48,44 +54,30 @@ def pytest_collection_modifyitems(config, items):
         item.add_marker(skip)
 
 
+@pytest.fixture(params=engines.params(engines.ENGINES))
+def engine(request):
+    """Each engine in turn (``support.engines.Engine``): ``numpy``, ``numba`` (skipped
+    where numba is missing), ``cupy-emulated`` (the CuPy engine over ``fake_cupy``;
+    skipped without nvcc) and ``cupy`` (a real device; marked ``gpu``)."""
+    with engines.engine(request.param, request) as one:
+        yield one
+
+
+@pytest.fixture(params=engines.params(engines.COMPILED))
+def compiled_engine(request):
+    """``engine`` but for NumPy: the engines checked against the NumPy one."""
+    with engines.engine(request.param, request) as one:
+        yield one
+
+
 @pytest.fixture
-def engine():
-    """``gpu_xorder.engine._cupy_engine`` imported over ``fake_cupy`` (every launch replayed by
-    the kernels' host build: needs nvcc); the real state (CuPy or its absence) is
-    restored afterwards."""
-    import importlib
-    import sys
-
-    from support import cuda_host
-
-    if not cuda_host.available():
-        pytest.skip("nvcc not on PATH: the emulated device replays the kernels' host build")
-    from support import fake_cupy
-    import gpu_xorder.engine as package
-    from gpu_xorder.engine import _backend
-
-    engine = "gpu_xorder.engine._cupy_engine"
-    saved = {name: sys.modules.get(name) for name in ("cupy", engine)}
-    saved_attr = package.__dict__.get("_cupy_engine")
-    sys.modules["cupy"] = fake_cupy
-    sys.modules.pop(engine, None)
-    package.__dict__.pop("_cupy_engine", None)
-    _backend.cupy_status.cache_clear()
-    free = list(fake_cupy.MEMORY)
-    try:
-        yield importlib.import_module(engine)
-    finally:
-        fake_cupy.MEMORY[:] = free
-        for name, module in saved.items():
-            if module is None:
-                sys.modules.pop(name, None)
-            else:
-                sys.modules[name] = module
-        if saved_attr is None:
-            package.__dict__.pop("_cupy_engine", None)
-        else:
-            package._cupy_engine = saved_attr
-        _backend.cupy_status.cache_clear()
+def emulated_cupy():
+    """The module ``gpu_xorder.engine._cupy_engine`` over ``fake_cupy`` (every launch
+    replayed by the kernels' host build: needs nvcc), for what only the emulated device
+    shows (its launches, free memory, compute capability); the real state is restored
+    afterwards."""
+    with engines.emulated_cupy() as module:
+        yield module
 
 
 @pytest.fixture

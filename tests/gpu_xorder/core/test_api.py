@@ -5,13 +5,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import cpu_reference
 import gpu_xorder
 from gpu_xorder import BackendUnavailableError, fair_order
 from gpu_xorder import metrics
 from gpu_xorder.engine._backend import cupy_status
 from support.backends import auto_backend
-from support.engines import assert_batch_progress
 
 SCORES = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2])
 Y = np.array([1, 0, 1, 0, 1, 0, 1, 0])
@@ -445,26 +443,3 @@ def test_property_valid_merge_and_objective(problem, metric, lam):
     assert res.objective == pytest.approx(res.auc - lam * res.disparity, abs=1e-12)
     assert 0.0 <= res.auc <= 1.0 and 0.0 <= res.disparity <= 1.0
 
-
-@pytest.mark.parametrize("kw", [
-    dict(),                                  # whole lattices
-    dict(memory_limit=cpu_reference.n_words(1000, 20) * 4 - 1),  # bands
-    dict(method="kd"),
-    dict(method="iterative"),
-])
-def test_progress_of_a_lam_batch_counts_every_lattice(kw):
-    rng = np.random.default_rng(4)
-    n_a, n_b = 1000, 20
-    s = rng.random(n_a + n_b)
-    y = rng.integers(0, 2, n_a + n_b)
-    y[[0, 1, n_a, n_a + 1]] = [0, 1, 0, 1]
-    g = np.repeat([0, 1], [n_a, n_b])
-    extra = []
-
-    def run(lam, report):
-        res = fair_order(s, y, g, lam=lam, backend="numpy", progress=report,
-                         solver="paper", **kw)
-        extra.append(res.extra if not isinstance(res, list) else res[0].extra)
-
-    assert_batch_progress(run, 3)
-    assert ("bands" in extra[0]) == ("memory_limit" in kw) and extra[0] == extra[1]

@@ -296,30 +296,6 @@ def test_signed_mode_warns_when_it_widens_the_disparity():
         fair_order(s, y, g, lam=0.0, disparity="signed", backend="numpy")
 
 
-@pytest.mark.parametrize("coarse", [False, True])
-def test_lagrangian_on_the_emulated_device_equals_numpy(engine, monkeypatch, coarse):
-    """Signed fills with negative weights, and (``coarse``) the block lattices of the
-    coarse start, whose labels are counts of positives, run on the device's kernels;
-    the search and the results are those of NumPy."""
-    if coarse:  # levels of 8 and 2 items per block at 60 per group
-        monkeypatch.setattr(_solvers, "COARSE_BLOCKS", 8)
-        monkeypatch.setattr(_solvers, "COARSE_FINEST", 2)
-    rng = np.random.default_rng(17)
-    s, y, g = two_group_problem(rng, 60, 45)
-    for metric in METRICS:
-        solver = "auto" if coarse else "lagrangian"
-        cpu = fair_order(s, y, g, metric=metric, lam=[0.2, 1.0], solver=solver,
-                         backend="numpy")
-        gpu = fair_order(s, y, g, metric=metric, lam=[0.2, 1.0], solver=solver,
-                         backend="cupy")
-        assert (cpu[0].extra["fills"]["coarse_fills"] > 0) == coarse
-        for a, b in zip(cpu, gpu):
-            np.testing.assert_array_equal(a.order, b.order)
-            assert (a.objective, a.upper_bound) == (b.objective, b.upper_bound)
-            assert a.extra["signed_fills"] == b.extra["signed_fills"]
-            assert b.backend == "cupy"
-
-
 def test_xorder_carries_the_solver():
     rng = np.random.default_rng(3)
     s, y, g = two_group_problem(rng, 40, 40)

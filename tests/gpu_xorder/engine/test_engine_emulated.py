@@ -1,27 +1,21 @@
-"""The CuPy engine on an emulated device (``fake_cupy``), on every machine with nvcc.
+"""The CuPy engine on an emulated device (``fake_cupy``), on every machine with nvcc:
+what only this engine has (kernel choice, the strip kernel, device memory, device
+sorts, twenty groups, launch signatures, the benchmarks' helpers).
 
 Every launch is checked against the kernel's signature and replayed by the kernel's own
-code compiled for the host, so the engine end to end (plans, schedules, named arguments,
-batches, the banded solve, memory checks, K-D and iterative xOrder through
-``fair_order(backend="cupy")``) runs against the NumPy reference. The kernels on a
-device: ``test_gpu.py``.
+code compiled for the host. The properties every engine shares (fills, solves, bands, K
+groups, ``fair_order`` end to end against NumPy) run on the emulated device in
+test_engines.py; the kernels on a device: test_gpu.py.
 """
-
-import importlib
-import sys
 
 import numpy as np
 import pytest
 
 import cpu_reference as cr
-from support import cuda_host
-from support import fake_cupy
-import gpu_xorder
 from gpu_xorder import fair_order
 from gpu_xorder.engine import _backend
 
-from support import REPO
-from support.engines import assert_batch_progress
+from support import REPO, cuda_host, fake_cupy
 from support.problems import random_problem, step_lattices
 from support.problems import two_group_problem as problem
 
@@ -33,89 +27,25 @@ def whole(lat, lam):
     return words, final, cr.traceback(words, lat.n_a, lat.n_b)
 
 
-@pytest.mark.parametrize("metric", METRICS)
-@pytest.mark.parametrize("mode", ["absolute", "signed"])
-def test_fill_and_traceback_equal_reference(engine, metric, mode):
-    rng = np.random.default_rng(len(metric) + len(mode))
-    lams = [0.0, 0.4, 6.0]
-    for n_a, n_b, ties in [(1, 3, False), (33, 8, True), (40, 70, False)]:
-        if min(n_a, n_b) < 2 and metric != "urf":
-            continue
-        s, y, g = problem(rng, n_a, n_b, ties)
-        lat = cr.build_lattice(s, y, g, metric, mode)
-        for tile_j in (None, 8, 32):
-            words, final = engine.fill(lat, lams, tile_j)
-            paths = engine.traceback(lat, words).get()
-            for b, lam in enumerate(lams):
-                ref_words, ref_final, ref_path = whole(lat, lam)
-                np.testing.assert_array_equal(words.get()[b], ref_words)
-                np.testing.assert_array_equal(final.get()[b], ref_final)
-                np.testing.assert_array_equal(paths[b], ref_path)
-
-
-@pytest.mark.parametrize("metric", METRICS)
-def test_banded_solve_equals_reference(engine, metric):
-    """Bits over the limit: the tiled kernel band by band, checkpoints on the host; for
-    two-group lattices and iterative steps alike."""
-    rng = np.random.default_rng(31)
-    lams = [0.0, 3.0]
-    s, y, g = problem(rng, 100, 45, ties=True)
-    lat = cr.build_lattice(s, y, g, metric, "absolute")
-    steps = step_lattices(metric, (70, 40, 30), True, 3.0)
-    for lat, lams in [(lat, lams)] + [(step, [3.0]) for step in steps]:
-        limit = len(lams) * cr.n_words(32, lat.n_b) * 4
-        solutions, band_rows = engine.solve(lat, lams, memory_limit=limit)
-        assert band_rows == 32
-        for lam, (path, final) in zip(lams, solutions):
-            _, ref_final, ref_path = whole(lat, lam)
-            np.testing.assert_array_equal(path, ref_path)
-            np.testing.assert_array_equal(final, ref_final)
-
-
-def test_banded_when_device_memory_is_short(engine):
+def test_banded_when_device_memory_is_short(emulated_cupy):
     """No memory_limit: the free device memory decides; too little for any band is a
     DeviceMemoryError."""
     rng = np.random.default_rng(32)
     s, y, g = problem(rng, 130, 60)
     lat = cr.build_lattice(s, y, g, "xauc", "absolute")
-    other = engine.required_bytes(lat, 1) - cr.n_words(130, 60) * 4
+    other = emulated_cupy.required_bytes(lat, 1) - cr.n_words(130, 60) * 4
     fake_cupy.MEMORY[0] = int((other + cr.n_words(64, 60) * 4) / 0.9) + 64
-    (path, final), = engine.solve(lat, [0.5])[0]
-    assert engine.solve(lat, [0.5])[1] == 64
+    (path, final), = emulated_cupy.solve(lat, [0.5])[0]
+    assert emulated_cupy.solve(lat, [0.5])[1] == 64
     _, ref_final, ref_path = whole(lat, 0.5)
     np.testing.assert_array_equal(path, ref_path)
     np.testing.assert_array_equal(final, ref_final)
     fake_cupy.MEMORY[0] = other
-    with pytest.raises(engine.DeviceMemoryError, match="subsample"):
-        engine.solve(lat, [0.5])
+    with pytest.raises(emulated_cupy.DeviceMemoryError, match="subsample"):
+        emulated_cupy.solve(lat, [0.5])
 
 
-def test_fair_order_on_the_emulated_device(engine):
-    """``backend="cupy"``: one batch for all lam values; two groups with method="kd" go
-    to the 2-D kernels; memory_limit records the bands."""
-    rng = np.random.default_rng(33)
-    s, y, g = problem(rng, 70, 50)
-    lams = [0.0, 1.0]
-    cpu = fair_order(s, y, g, metric="urf", lam=lams, backend="numpy", solver="paper")
-    before = fake_cupy.LAUNCHES["count"]
-    gpu = fair_order(s, y, g, metric="urf", lam=lams, backend="cupy", solver="paper")
-    assert fake_cupy.LAUNCHES["count"] > before
-    kd = fair_order(s, y, g, metric="urf", lam=lams, backend="cupy", method="kd",
-                    solver="paper")
-    limit = 2 * cr.n_words(32, 50) * 4
-    banded = fair_order(s, y, g, metric="urf", lam=lams, backend="cupy", memory_limit=limit,
-                        solver="paper")
-    for a, b, c, d in zip(cpu, gpu, kd, banded):
-        for other in (b, c, d):
-            np.testing.assert_array_equal(a.order, other.order)
-            assert a.counters == other.counters
-            assert a.objective == other.objective
-            assert other.backend == "cupy"
-        assert c.method == "kd"
-        assert d.extra == {"bands": 3, "band_rows": 32}
-
-
-def test_strip_kernel_end_to_end_on_the_emulated_device(engine, monkeypatch):
+def test_strip_kernel_end_to_end_on_the_emulated_device(emulated_cupy, monkeypatch):
     """``kernel="strips"``: the engine's fill, whole and banded solves, and
     ``fair_order`` (two groups with the default solver's fills, and iterative steps)
     with the strip kernel as the engine's default, equal to NumPy; an unknown kernel is
@@ -123,14 +53,14 @@ def test_strip_kernel_end_to_end_on_the_emulated_device(engine, monkeypatch):
     rng = np.random.default_rng(35)
     s, y, g = problem(rng, 70, 50, ties=True)
     lat = cr.build_lattice(s, y, g, "prf", "absolute")
-    words, final = engine.fill(lat, [0.0, 2.0], kernel="strips", chunk=8)
+    words, final = emulated_cupy.fill(lat, [0.0, 2.0], kernel="strips", chunk=8)
     for b, lam in enumerate([0.0, 2.0]):
         ref_words, ref_final, _ = whole(lat, lam)
         np.testing.assert_array_equal(words.get()[b], ref_words)
         np.testing.assert_array_equal(final.get()[b], ref_final)
     for limit in (None, 2 * cr.n_words(32, 50) * 4):
         before = fake_cupy.LAUNCHES.get("strip_kernel", 0)
-        solutions, band_rows = engine.solve(lat, [0.0, 2.0], memory_limit=limit,
+        solutions, band_rows = emulated_cupy.solve(lat, [0.0, 2.0], memory_limit=limit,
                                             kernel="strips")
         assert band_rows == (None if limit is None else 32)
         # one launch per fill: the whole lattice, or each band in two passes
@@ -140,9 +70,9 @@ def test_strip_kernel_end_to_end_on_the_emulated_device(engine, monkeypatch):
             np.testing.assert_array_equal(path, ref_path)
             np.testing.assert_array_equal(final, ref_final)
     with pytest.raises(ValueError, match="kernel must be 'tiles' or 'strips'"):
-        engine.solve(lat, [0.5], kernel="strip")
+        emulated_cupy.solve(lat, [0.5], kernel="strip")
 
-    monkeypatch.setattr(engine, "DEFAULT_KERNEL", "strips")
+    monkeypatch.setattr(emulated_cupy, "DEFAULT_KERNEL", "strips")
     _backend.cupy_status()  # the backend's probe (smoke_test) runs the tile kernel
     tiles = fake_cupy.LAUNCHES.get("tile_kernel", 0)
     s3, y3, g3 = random_problem(rng, (20, 12, 9), "urf", True)
@@ -156,7 +86,7 @@ def test_strip_kernel_end_to_end_on_the_emulated_device(engine, monkeypatch):
     assert fake_cupy.LAUNCHES.get("tile_kernel", 0) == tiles
 
 
-def test_strip_kernel_needs_compute_capability_7(engine, monkeypatch):
+def test_strip_kernel_needs_compute_capability_7(emulated_cupy, monkeypatch):
     """Below sm_70 the strip kernel cannot run (acquire/release loads, __nanosleep): a
     strips default gives way to the tile kernel (the same decisions; the self-check
     checks tiles), an explicit kernel='strips' is refused; sm_70 runs it."""
@@ -166,24 +96,24 @@ def test_strip_kernel_needs_compute_capability_7(engine, monkeypatch):
     rng = np.random.default_rng(36)
     s, y, g = problem(rng, 40, 35, ties=True)
     lat = cr.build_lattice(s, y, g, "xauc", "absolute")
-    monkeypatch.setattr(engine, "DEFAULT_KERNEL", "strips")
+    monkeypatch.setattr(emulated_cupy, "DEFAULT_KERNEL", "strips")
     for capability, runs in (("61", "tile_kernel"), ("70", "strip_kernel")):
         monkeypatch.setattr(fake_cupy._Device, "compute_capability", capability)
-        assert engine.compute_capability() == int(capability)
-        assert engine.default_kernel() == runs.split("_")[0] + "s"
+        assert emulated_cupy.compute_capability() == int(capability)
+        assert emulated_cupy.default_kernel() == runs.split("_")[0] + "s"
         before = dict(fake_cupy.LAUNCHES)
-        (path, final), = engine.solve(lat, [0.5])[0]
+        (path, final), = emulated_cupy.solve(lat, [0.5])[0]
         _, ref_final, ref_path = whole(lat, 0.5)
         np.testing.assert_array_equal(path, ref_path)
         np.testing.assert_array_equal(final, ref_final)
         assert fake_cupy.LAUNCHES.get(runs, 0) > before.get(runs, 0)
         other = "tile_kernel" if runs == "strip_kernel" else "strip_kernel"
         assert fake_cupy.LAUNCHES.get(other, 0) == before.get(other, 0)
-    assert _selfcheck.run(engine).kernel == "strips"
+    assert _selfcheck.run(emulated_cupy).kernel == "strips"
     monkeypatch.setattr(fake_cupy._Device, "compute_capability", "61")
-    assert _selfcheck.run(engine).kernel == "tiles"
+    assert _selfcheck.run(emulated_cupy).kernel == "tiles"
     with pytest.raises(ValueError, match="compute capability 7.0 or newer, this one is 6.1"):
-        engine.solve(lat, [0.5], kernel="strips")
+        emulated_cupy.solve(lat, [0.5], kernel="strips")
     assert _plan.MSG_STRIPS_CAPABILITY.startswith("kernel='strips' needs")
 
 
@@ -214,7 +144,7 @@ def test_gpu_refusal():
     assert gpu_refusal("kd", 21) is None
 
 
-def test_dp_orders_sorted_on_the_device(engine):
+def test_dp_orders_sorted_on_the_device(emulated_cupy):
     """The device sort gives cpu_reference's DP orders exactly: descending scores, equal
     scores (0.0 and -0.0 among them, which the emulated radix sort orders apart, as a
     sort of their bits does) in input order; fair_order on the device equals NumPy."""
@@ -229,7 +159,7 @@ def test_dp_orders_sorted_on_the_device(engine):
         s[rng.random(n) < 0.2] = -0.0
         g = rng.integers(0, k, n)
         g[:k] = np.arange(k)
-        got = engine.dp_orders(s, g, k)
+        got = emulated_cupy.dp_orders(s, g, k)
         assert len(got) == k
         for h in range(k):
             members = np.flatnonzero(g == h)
@@ -243,72 +173,39 @@ def test_dp_orders_sorted_on_the_device(engine):
         assert (a.counters, a.objective, b.backend) == (b.counters, b.objective, "cupy")
 
 
-def test_progress_of_a_lam_batch_on_the_emulated_device(engine):
-    """One batch fills every lattice together: reports count the cells of all of them."""
-    rng = np.random.default_rng(34)
-    s, y, g = problem(rng, 100, 30)
-    assert_batch_progress(lambda lam, report: fair_order(
-        s, y, g, lam=lam, backend="cupy", progress=report, solver="paper"), 2)
-    # bits of one 32-row band per lattice: the same bands for one lam and for two
-    band = cr.n_words(32, 30) * 4
-    assert_batch_progress(lambda lam, report: fair_order(
-        s, y, g, lam=lam, backend="cupy", progress=report,
-        memory_limit=band * np.size(lam), solver="paper"), 2)
-
-
-def test_paper_experiment_on_the_emulated_device(engine):
-    """xorder_path's lam batch on real data goes through the engine unchanged."""
-    from gpu_xorder import paper_experiment
-
-    kw = dict(lams=[0.0, 0.5], repeats=1, test_size=0.9)
-    gpu = paper_experiment("german", backend="cupy", **kw)
-    assert gpu.backends == ("cupy",)
-    assert gpu.records == paper_experiment("german", backend="numpy", **kw).records
-
-
-def test_smoke_test_and_device_info(engine):
-    engine.smoke_test()
-    info = engine.device_info()
+def test_smoke_test_and_device_info(emulated_cupy):
+    emulated_cupy.smoke_test()
+    info = emulated_cupy.device_info()
     assert info["device_name"] == "fake device (NumPy emulation)"
     assert info["free_memory_bytes"] == fake_cupy.MEMORY[0]
 
 
-@pytest.mark.parametrize("metric", METRICS)
-def test_more_groups_on_the_emulated_device(engine, metric):
-    """K > 2 through ``fair_order(backend="cupy")``: K-D on its hyperplane kernel, every
-    iterative step on the tiled kernel (``cpu_reference.solve_iterative`` with the
-    engine's solve), the memory check."""
-    rng = np.random.default_rng(len(metric))
-    s, y, g = random_problem(rng, (12, 9, 15, 7), metric, True)
-    for method in ("kd", "iterative", "best"):
-        cpu = fair_order(s, y, g, metric=metric, lam=[0.0, 2.0], backend="numpy",
-                         method=method)
+def test_more_groups_run_their_own_kernels(emulated_cupy):
+    """K > 2 through ``fair_order(backend="cupy")``: K-D on its hyperplane kernel,
+    every iterative step on the tile kernel (test_engines.py: the results are NumPy's);
+    a K-D lattice over the free device memory is refused."""
+    s, y, g = random_problem(np.random.default_rng(4), (12, 9, 15, 7), "urf", True)
+    for method, runs, idle in (("kd", "kd_plane_kernel", "tile_kernel"),
+                               ("iterative", "tile_kernel", "kd_plane_kernel")):
+        _backend.cupy_status()  # the self-check before counting
         before = dict(fake_cupy.LAUNCHES)
-        gpu = fair_order(s, y, g, metric=metric, lam=[0.0, 2.0], backend="cupy",
-                         method=method)
-        after = fake_cupy.LAUNCHES
-        assert after["count"] > before["count"]
-        if method == "iterative":
-            assert after["tile_kernel"] > before.get("tile_kernel", 0)
-            assert after.get("kd_plane_kernel") == before.get("kd_plane_kernel")
-        for a, b in zip(cpu, gpu):
-            np.testing.assert_array_equal(a.order, b.order)
-            assert a.counters == b.counters and a.extra == b.extra
-            assert (a.objective, a.method, b.backend) == (b.objective, b.method, "cupy")
-            assert a.method == method or method == "best"
+        assert fair_order(s, y, g, metric="urf", lam=0.5, backend="cupy",
+                          method=method).method == method
+        assert fake_cupy.LAUNCHES.get(runs, 0) > before.get(runs, 0)
+        assert fake_cupy.LAUNCHES.get(idle, 0) == before.get(idle, 0)
     fake_cupy.MEMORY[0] = 1000
-    with pytest.raises(engine.DeviceMemoryError, match="subsample"):
-        fair_order(s, y, g, metric=metric, backend="cupy", method="kd")
+    with pytest.raises(emulated_cupy.DeviceMemoryError, match="subsample"):
+        fair_order(s, y, g, metric="urf", backend="cupy", method="kd")
 
 
 @pytest.mark.parametrize("metric", METRICS)
-def test_twenty_groups_iterative_on_the_emulated_device(engine, metric, monkeypatch):
+def test_twenty_groups_iterative_on_the_emulated_device(emulated_cupy, metric,
+                                                        monkeypatch):
     """Iterative xOrder of 20 groups (the CLI's default --max-groups): steps of 1 .. 19
     old groups (MAX_OLD_GROUPS) on the tile kernel, equal to NumPy. 21 groups: refused
     with backend='cupy', NumPy under 'auto'; a step of 20 old groups is refused by the
     launcher itself."""
     from gpu_xorder.engine import _kernel_source
-    from gpu_xorder.engine import _launch
     from gpu_xorder.cli._common import MAX_GROUPS
 
     assert MAX_GROUPS == _kernel_source.MAX_OLD_GROUPS + 1 == 20
@@ -346,10 +243,10 @@ def test_twenty_groups_iterative_on_the_emulated_device(engine, metric, monkeypa
                        or cr.solve_lattice(lat, lam))
     assert steps[-1].m == 20
     with pytest.raises(ValueError, match="at most 20 groups"):
-        engine.fill(steps[-1], [0.5])
+        emulated_cupy.fill(steps[-1], [0.5])
 
 
-def test_speed_table_helpers_run(engine, monkeypatch):
+def test_speed_table_helpers_run(emulated_cupy, monkeypatch):
     """The GPU speed table's timing helpers (``benchmarks/speed_table.py``, both kernels,
     a row with the chunk sweep) on the emulated device, so that a GPU session does not
     spend its minutes on their bugs."""
@@ -373,7 +270,7 @@ def test_speed_table_helpers_run(engine, monkeypatch):
     assert want <= set(row) and all(row[k] > 0 for k in want)
 
 
-def test_multi_table_tile_sweep_runs(engine, monkeypatch):
+def test_multi_table_tile_sweep_runs(emulated_cupy, monkeypatch):
     """The multi-group table's per-width timing (``benchmarks/multi_table.py``) on the
     emulated device."""
     monkeypatch.syspath_prepend(str(REPO / "benchmarks"))

@@ -21,8 +21,8 @@ LAMS = [0.0, 0.4, 6.0]
 
 
 @pytest.fixture
-def dev(engine):
-    return engine.DEVICE
+def dev(emulated_cupy):
+    return emulated_cupy.DEVICE
 
 
 #: Ragged shapes ``(n_a, n_b, ties)``: one-item groups, rows short of and past 32.
@@ -63,7 +63,7 @@ def test_tile_kernel_batch_beyond_the_grid_y_limit(dev, monkeypatch):
     assert_batch_equals(dev, lat, words, final, [cr.fill(lat, lam) for lam in lams])
 
 
-def test_tile_kernel_indices_beyond_2_31(engine):
+def test_tile_kernel_indices_beyond_2_31(emulated_cupy):
     """The tile kernel's offsets (``tile_at``, ``word_at``, run by the host build with
     no memory behind them) at 3 x 10^5 items per group, the second lattice of a batch:
     decision words past 2^32 from the batch's start, equal to cpu_reference's layout

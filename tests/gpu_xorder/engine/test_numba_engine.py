@@ -1,8 +1,10 @@
-"""The numba engine against the NumPy reference, decision for decision.
+"""What only the numba engine has, against the NumPy reference: the last rows of its
+fills, bands from given edges, its threads' pipeline, its lazy import. The properties
+every engine shares (fills, solves, bands, K groups, golden digests) are in
+test_engines.py.
 
-Oracle: ``cpu_reference`` (``fill``, ``traceback``, ``solve_banded``,
-``solve_iterative``), itself checked cell by cell and by enumeration in test_dp.py,
-test_banded.py and test_iterative.py; and the golden digests of test_golden.py.
+Oracle: ``cpu_reference`` (``fill``, ``solve_iterative``), itself checked cell by cell
+and by enumeration in tests/cpu_reference/.
 """
 
 import dataclasses
@@ -11,16 +13,12 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 pytest.importorskip("numba")
 
 import cpu_reference as cr  # noqa: E402
 from gpu_xorder.engine import _numba_engine as ne  # noqa: E402
-from gpu_xorder.engine import _plan  # noqa: E402
 
-from support import golden  # noqa: E402
 from support.problems import random_problem, two_group_problem  # noqa: E402
 from support.problems import ragged_lattices as lattices  # noqa: E402
 
@@ -41,58 +39,22 @@ def assert_fill_equal(lat, lams, **kw):
 
 @pytest.mark.parametrize("metric", METRICS)
 @pytest.mark.parametrize("mode", MODES)
-def test_fill_equals_reference(metric, mode):
-    """Ragged shapes (1 x 1, 33 x 1, 31 x 2, ...), distinct scores and ties inside and
-    across groups (four score values), lam 0 and a batch of different lams."""
+def test_last_rows_equal_reference(metric, mode):
+    """The counters of the last row, which numba's fill returns for any row count (the
+    CuPy engine's for whole row blocks only), with the words and final counters: ragged
+    shapes, ties, a lam batch."""
     for lat in lattices(metric, mode, len(metric) * 3 + len(mode)):
         assert_fill_equal(lat, LAMS)
 
 
 @pytest.mark.parametrize("metric", METRICS)
-@pytest.mark.parametrize("mode", MODES)
-def test_one_row_one_column_and_several_strips(metric, mode):
-    """1 x n and n x 1 lattices, and strips of 128 rows: three strips, the last one
-    short, over an axis b shorter than a strip's ramps."""
-    rng = np.random.default_rng(8)
-    shapes = [(300, 7), (2, 260), (260, 2)]
-    if metric == "urf":  # one-item groups have no positive and no negative
-        shapes += [(1, 40), (40, 1)]
-    for n_a, n_b in shapes:
-        s, y, g = two_group_problem(rng, n_a, n_b, ties=True)
-        assert_fill_equal(cr.build_lattice(s, y, g, metric, mode), [0.0, 0.9])
-
-
-@pytest.mark.parametrize("metric", METRICS)
-@pytest.mark.parametrize("mode", MODES)
-def test_equal_scores_everywhere_tie_every_cell(metric, mode):
-    """All scores equal: G-hat ties are everywhere at lam 0 and the b-step must win."""
-    rng = np.random.default_rng(3)
-    s, y, g = two_group_problem(rng, 45, 38)
-    lat = cr.build_lattice(np.zeros_like(s), y, g, metric, mode)
-    assert_fill_equal(lat, [0.0, 0.5])
-
-
-@settings(max_examples=25, deadline=None)
-@given(n_a=st.integers(1, 80), n_b=st.integers(1, 80), ties=st.booleans(),
-       metric=st.sampled_from(METRICS), mode=st.sampled_from(MODES),
-       lam=st.sampled_from([0.0, 0.05, 0.7, 3.0]), seed=st.integers(0, 2**16))
-def test_fill_random_shapes(n_a, n_b, ties, metric, mode, lam, seed):
-    if metric != "urf":
-        n_a, n_b = max(n_a, 2), max(n_b, 2)
-    s, y, g = two_group_problem(np.random.default_rng(seed), n_a, n_b, ties)
-    assert_fill_equal(cr.build_lattice(s, y, g, metric, mode), [lam])
-
-
-@pytest.mark.parametrize("metric", METRICS)
-def test_final_counters_without_bits(metric):
+def test_fill_without_bits(metric):
     for lat in lattices(metric, "absolute", 11):
-        got = ne.final_counters(lat, LAMS)
-        assert got.shape == (len(LAMS), lat.n_counters) and got.dtype == np.int64
-        for b, lam in enumerate(LAMS):
-            np.testing.assert_array_equal(got[b], cr.fill(lat, lam, bits=False)[1])
         words, finals = ne.fill(lat, LAMS, bits=False)
         assert words is None
-        np.testing.assert_array_equal(finals, got)
+        np.testing.assert_array_equal(finals, ne.final_counters(lat, LAMS))
+        for b, lam in enumerate(LAMS):
+            np.testing.assert_array_equal(finals[b], cr.fill(lat, lam, bits=False)[1])
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -132,30 +94,6 @@ def _row_above(lat, lam, i0):
     return cr.fill(cr.band_lattice(lat, 0, i0), lam, bits=False, bottom=True)[2]
 
 
-@pytest.mark.parametrize("metric", METRICS)
-@pytest.mark.parametrize("mode", MODES)
-def test_solve_in_bands_equals_whole_and_reference(metric, mode):
-    """A budget under one lattice's bits: bands with checkpoints (a tall lattice, where
-    the checkpoint rows are short), as many lams at once as fit."""
-    rng = np.random.default_rng(len(metric) + 7 * len(mode))
-    s, y, g = two_group_problem(rng, 1500, 30, ties=True)
-    lat = cr.build_lattice(s, y, g, metric, mode)
-    whole, rows = ne.solve(lat, LAMS)
-    assert rows is None
-    bits = cr.n_words(lat.n_a, lat.n_b) * 4
-    banded, rows = ne.solve(lat, LAMS, memory_limit=bits - 1)
-    assert rows is not None and rows < lat.n_a
-    reference = cr.solve_banded(lat, len(LAMS), rows, cr.numpy_band_fill(LAMS))
-    for (p1, f1), (p2, f2), (p3, f3), lam in zip(whole, banded, reference, LAMS):
-        words, final = cr.fill(lat, lam)
-        np.testing.assert_array_equal(p1, cr.traceback(words, lat.n_a, lat.n_b))
-        np.testing.assert_array_equal(f1, final)
-        np.testing.assert_array_equal(p2, p1)
-        np.testing.assert_array_equal(f2, f1)
-        np.testing.assert_array_equal(p3, p1)
-        np.testing.assert_array_equal(f3, f1)
-
-
 def test_lams_that_fit_only_one_at_a_time():
     """A budget for one lattice's bits: the lams are solved whole, one after the other."""
     s, y, g = two_group_problem(np.random.default_rng(2), 70, 90, ties=True)
@@ -166,49 +104,6 @@ def test_lams_that_fit_only_one_at_a_time():
     for (path, final), (want_path, want_final) in zip(got, ne.solve(lat, LAMS)[0]):
         np.testing.assert_array_equal(path, want_path)
         np.testing.assert_array_equal(final, want_final)
-
-
-def test_memory_limit_below_any_band_is_a_memory_error():
-    s, y, g = two_group_problem(np.random.default_rng(2), 70, 90)
-    lat = cr.build_lattice(s, y, g, "xauc", "absolute")
-    prefix = _plan.MSG_HOST_MEMORY.split("{")[0]
-    with pytest.raises(MemoryError, match=prefix):
-        ne.solve(lat, [0.5], memory_limit=100)
-
-
-@pytest.mark.parametrize("metric", METRICS)
-def test_traceback_equals_reference(metric):
-    for lat in lattices(metric, "absolute", 4):
-        words, _ = cr.fill(lat, 0.6)
-        np.testing.assert_array_equal(ne.traceback(words, lat.n_a, lat.n_b),
-                                      cr.traceback(words, lat.n_a, lat.n_b))
-
-
-@pytest.mark.parametrize("metric", METRICS)
-@pytest.mark.parametrize("k", [2, 3, 4, 5, 6])
-def test_iterative_steps_equal_reference(metric, k):
-    """Steps with M = 1 .. k - 1 old groups (k = 2: the two-group lattice, both
-    orientations), ties included."""
-    rng = np.random.default_rng(k * 10 + len(metric))
-    for ties in (False, True):
-        sizes = tuple(int(v) for v in rng.integers(3, 40, k))
-        s, y, g = random_problem(rng, sizes, metric, ties)
-        modes = MODES if k == 2 else ("absolute",)
-        for mode in modes:
-            prob = cr.build_problem(s, y, g, k, metric, mode)
-            for lam in (0.0, 0.5, 2.0):
-                want = cr.solve_iterative(prob, lam)
-                got = ne.solve_multi(prob, lam, "iterative")
-                np.testing.assert_array_equal(got[0], want[0])
-                assert got[1] == want[1] and got[2] == want[2] and got[4] == want[4]
-
-
-def test_kd_is_the_reference():
-    s, y, g = random_problem(np.random.default_rng(1), (5, 4, 6), "prf", True)
-    prob = cr.build_problem(s, y, g, 3, "prf", "absolute")
-    got, want = ne.solve_multi(prob, 0.5, "kd"), cr.solve_kd(prob, 0.5)
-    np.testing.assert_array_equal(got[0], want[0])
-    assert got[1] == want[1] and got[2] == want[2]
 
 
 def test_signed_step_with_old_groups_is_refused_like_the_reference():
@@ -266,43 +161,6 @@ def test_pipeline_error_reaches_the_caller(monkeypatch):
     monkeypatch.setattr(ne._Pipeline, "_segment", broken)
     with pytest.raises(RuntimeError, match="kernel failed"):
         ne.fill(lat, [0.5, 0.6])
-
-
-def test_progress_of_one_thread_reaches_the_total():
-    lat = next(lattices("urf", "absolute", 2))
-    seen = []
-    ne.solve(lat, [0.1, 0.2], progress=lambda d, t: seen.append((d, t)))
-    assert seen and seen[-1][0] == seen[-1][1]
-    assert all(d <= t for d, t in seen)
-
-
-def test_golden_digests(monkeypatch):
-    """The digests of release 0.3's decisions (test_golden.py), every 2-D fill, banded
-    solve and iterative step on the numba engine (K-D stays on the reference)."""
-
-    class Engine:
-        def __getattr__(self, name):
-            return getattr(cr, name)
-
-        @staticmethod
-        def fill(lat, lam, progress=None, **kw):
-            out = ne.fill(lat, [lam], progress, **kw)
-            return tuple(None if a is None else a[0] for a in out)
-
-        numpy_band_fill = staticmethod(ne.band_fill)
-
-        @staticmethod
-        def solve_banded(lat, n, band_rows, fill_band, progress=None):
-            return cr.solve_banded(lat, n, band_rows, fill_band, progress,
-                                   ne._Walker(lat, n))
-
-        @staticmethod
-        def solve_iterative(prob, lam, progress=None):
-            return cr.solve_iterative(prob, lam, progress, solve=ne.solve_step)
-
-    got = golden.digests(Engine())
-    changed = sorted(k for k in golden.GOLDEN if got[k] != golden.GOLDEN[k])
-    assert got.keys() == golden.GOLDEN.keys() and not changed, changed
 
 
 def test_status_and_lazy_import():

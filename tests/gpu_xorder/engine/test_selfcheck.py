@@ -96,12 +96,12 @@ def _broken_device(monkeypatch, which):
     return corrupting(monkeypatch, kernel, when, corrupt), case, what
 
 
-def test_a_correct_emulated_device_passes(engine):
+def test_a_correct_emulated_device_passes(emulated_cupy):
     """Every case runs (each kernel the engine uses is launched) and agrees: the CuPy
     backend is chosen, ``info`` says so with the time."""
     before = dict(fake_cupy.LAUNCHES)
     usable, reason, module = _backend.cupy_status()
-    assert (usable, reason, module) == (True, "ok", engine)
+    assert (usable, reason, module) == (True, "ok", emulated_cupy)
     report = _backend._probe().selfcheck
     assert report.ok and report.kernel == "tiles" and report.mismatch is None
     # 6 whole cases x 3 lams, a band solve of 2, 2 iterative steps, 1 K-D lattice
@@ -115,7 +115,7 @@ def test_a_correct_emulated_device_passes(engine):
     assert 0 < info["self_check_seconds"] < 30
 
 
-def test_the_check_runs_once_per_process(engine, monkeypatch):
+def test_the_check_runs_once_per_process(emulated_cupy, monkeypatch):
     calls = []
     real = _selfcheck.run
     monkeypatch.setattr(_selfcheck, "run", lambda e: calls.append(e) or real(e))
@@ -124,29 +124,29 @@ def test_the_check_runs_once_per_process(engine, monkeypatch):
         assert fair_order(s, y, g, lam=0.5, backend="auto").backend == "cupy"
         assert _backend.resolve_backend("cupy") == "cupy"
     assert main(["info"]) == 0
-    assert calls == [engine]
+    assert calls == [emulated_cupy]
 
 
-def test_the_strip_kernel_is_checked_where_it_is_the_default(engine, monkeypatch):
+def test_the_strip_kernel_is_checked_where_it_is_the_default(emulated_cupy, monkeypatch):
     """With ``DEFAULT_KERNEL = "strips"`` the whole cases run on the strip kernel, plus
     a grid of one block for 15 strips; a flipped bit of a strip launch is found."""
-    monkeypatch.setattr(engine, "DEFAULT_KERNEL", "strips")
+    monkeypatch.setattr(emulated_cupy, "DEFAULT_KERNEL", "strips")
     tiles = fake_cupy.LAUNCHES.get("tile_kernel", 0)
-    report = _selfcheck.run(engine)
+    report = _selfcheck.run(emulated_cupy)
     assert report.ok and report.kernel == "strips" and report.lattices == 26
     assert fake_cupy.LAUNCHES.get("tile_kernel", 0) == tiles  # every 2-D fill on strips
     corrupting(monkeypatch, "strip_kernel", lambda d, a: d["METRIC"] == 1, _flip_first_word)
-    report = _selfcheck.run(engine)
+    report = _selfcheck.run(emulated_cupy)
     assert not report.ok and report.mismatch.case == "prf absolute 150x70"
     assert "decision of cell (1, 1)" in report.mismatch.what
 
 
 @pytest.mark.parametrize("which", sorted(CORRUPTIONS))
-def test_a_corrupted_device_is_found(engine, monkeypatch, which):
+def test_a_corrupted_device_is_found(emulated_cupy, monkeypatch, which):
     """One wrong decision bit, counter or path step in one launch: the report names the
     case and what differed."""
     hits, case, what = _broken_device(monkeypatch, which)
-    report = _selfcheck.run(engine)
+    report = _selfcheck.run(emulated_cupy)
     assert hits, "the corruption never happened"
     assert not report.ok
     assert report.mismatch.case.startswith(case), report.mismatch
@@ -154,7 +154,8 @@ def test_a_corrupted_device_is_found(engine, monkeypatch, which):
     assert report.summary().startswith("FAILED: " + case)
 
 
-def test_auto_falls_back_with_one_warning_and_cupy_raises(engine, monkeypatch, capsys):
+def test_auto_falls_back_with_one_warning_and_cupy_raises(emulated_cupy, monkeypatch,
+                                                          capsys):
     """A flipped decision bit: ``auto`` runs NumPy (same result as ``"numpy"``) after
     one warning naming the mismatch, the next calls stay silent; ``"cupy"`` raises
     naming it; ``info`` reports it and the device."""
@@ -185,7 +186,7 @@ def test_auto_falls_back_with_one_warning_and_cupy_raises(engine, monkeypatch, c
     assert _backend.device_found()  # the gpu tests run, to show where it differs
 
 
-def test_a_check_that_cannot_run_is_a_failure(engine, monkeypatch):
+def test_a_check_that_cannot_run_is_a_failure(emulated_cupy, monkeypatch):
     """A launch that raises (a compile or launch error on a device) during the check:
     unusable, with a warning under ``auto``."""
     def fail(args):
@@ -201,7 +202,7 @@ def test_a_check_that_cannot_run_is_a_failure(engine, monkeypatch):
     assert _backend.backend_info()["self_check"] == "FAILED: " + reason
 
 
-def test_the_cli_reports_a_passing_check(engine, capsys):
+def test_the_cli_reports_a_passing_check(emulated_cupy, capsys):
     assert main(["info"]) == 0
     out = capsys.readouterr().out
     assert "passed: 23 lattices (tiles kernel) equal to NumPy" in out

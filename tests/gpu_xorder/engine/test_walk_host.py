@@ -22,8 +22,8 @@ def lattices(seed):
     return shaped_lattices(np.random.default_rng(seed), SHAPES, METRICS)
 
 
-def test_traceback_kernel_equals_numpy(engine):
-    dev = engine.DEVICE
+def test_traceback_kernel_equals_numpy(emulated_cupy):
+    dev = emulated_cupy.DEVICE
     for lat in lattices(1):
         lams = [0.0, 0.7, 9.0]
         words = np.stack([cr.fill(lat, lam)[0] for lam in lams])
@@ -40,10 +40,10 @@ class _HostWords(_launch.BandWalker):
 
 
 @pytest.mark.parametrize("band_rows", [32, 64])
-def test_band_traceback_kernel_equals_whole_path(engine, band_rows):
+def test_band_traceback_kernel_equals_whole_path(emulated_cupy, band_rows):
     for lat in lattices(2):
         lams = [0.0, 0.7, 9.0]
-        walker = _HostWords(engine.DEVICE, lat, len(lams))
+        walker = _HostWords(emulated_cupy.DEVICE, lat, len(lams))
         got = cr.solve_banded(lat, len(lams), band_rows, cr.numpy_band_fill(lams),
                               walker=walker)
         for lam, (path, final) in zip(lams, got):
