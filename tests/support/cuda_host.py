@@ -1,13 +1,15 @@
 """The CUDA kernels compiled for the host (``XO_HOST_TEST``), replaying launches.
 
-Every ``.cu`` file keeps what a thread does ``__host__ __device__`` and ends with host
-drivers that replay one launch with that very code (a warp's lanes in turn; a shuffle
-reads the lower lane's register of the previous step, a ballot gathers the lanes'
-bits). nvcc builds each file once into a shared library holding every metric, mode and
-number of old groups the drivers instantiate; ``replay`` runs a kernel launch, given as
-the kernel's compile-time constants and its ordered arguments, on host arrays. Host
-arithmetic is IEEE double without contraction (``-ffp-contract=off``), as on the device
-with ``--fmad=false``.
+Every ``.cu`` file of the package keeps what a thread does ``__host__ __device__``; its
+host drivers, test code the package does not ship, live in ``cuda_host/<file>_host.cu``
+next to this module: the package's file ``#include``d unchanged, then drivers that
+replay one launch with that very code (a warp's lanes in turn; a shuffle reads the
+lower lane's register of the previous step, a ballot gathers the lanes' bits). nvcc
+builds each once into a shared library holding every metric, mode and number of old
+groups the drivers instantiate; ``replay`` runs a kernel launch, given as the kernel's
+compile-time constants and its ordered arguments, on host arrays. Host arithmetic is
+IEEE double without contraction (``-ffp-contract=off``), as on the device with
+``--fmad=false``.
 """
 
 import ctypes
@@ -25,8 +27,15 @@ import numpy as np
 from gpu_xorder.engine._kernel_source import HEADER, KERNEL_FILES
 
 CUDA = resources.files("gpu_xorder.engine") / "cuda"
+#: The host drivers: ``<file>_host.cu`` of every ``.cu`` file of the package.
+DRIVERS = Path(__file__).resolve().parent / "cuda_host"
 FLAGS = ("-shared", "-Xcompiler", "-fPIC", "-Xcompiler", "-ffp-contract=off", "--fmad=false",
          "-std=c++14", "-DXO_HOST_TEST")
+
+
+def driver(source):
+    """The host drivers of the package's ``cuda/<source>``."""
+    return DRIVERS / source.replace(".cu", "_host.cu")
 
 
 def available():
@@ -35,16 +44,18 @@ def available():
 
 @functools.lru_cache(maxsize=None)
 def build(source):
-    """The host drivers of ``cuda/<source>``, as a loaded library.
+    """The host drivers of ``cuda/<source>`` (``driver(source)``), as a loaded library.
 
     Built once: the library is kept in a folder of the system's temporary directory
-    under a name holding a hash of everything that makes it (the ``.cu`` file, the
-    header, the nvcc options and version), so a session builds it at most once (every
-    test module shares it) and later sessions reuse it until one of those changes.
+    under a name holding a hash of everything that makes it (the drivers, the package's
+    ``.cu`` file and header, the nvcc options and version), so a session builds it at
+    most once (every test module shares it) and later sessions reuse it until one of
+    those changes.
     """
     key = hashlib.sha256()
-    for piece in ((CUDA / source).read_bytes(), (CUDA / HEADER).read_bytes(),
-                  " ".join(FLAGS).encode(), _nvcc_version().encode()):
+    for piece in (driver(source).read_bytes(), (CUDA / source).read_bytes(),
+                  (CUDA / HEADER).read_bytes(), " ".join(FLAGS).encode(),
+                  _nvcc_version().encode()):
         key.update(piece + b"\0")
     user = os.getuid() if hasattr(os, "getuid") else ""
     folder = Path(tempfile.gettempdir()) / f"gpu_xorder_cuda_host{user}"
@@ -54,8 +65,8 @@ def build(source):
         # built under a name of its own, then renamed: a concurrent session never loads
         # a half-written library
         part = lib.with_name(f"{lib.stem}.{os.getpid()}.part")
-        proc = subprocess.run(["nvcc", *FLAGS, "-o", str(part), str(CUDA / source)],
-                              capture_output=True, text=True)
+        proc = subprocess.run(["nvcc", *FLAGS, "-I", str(CUDA), "-o", str(part),
+                               str(driver(source))], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         os.replace(part, lib)
     return ctypes.CDLL(str(lib))

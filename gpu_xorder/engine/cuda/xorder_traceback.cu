@@ -4,7 +4,7 @@
 // decision bits (a set bit: the cell was entered along a).
 //
 // The walks are __host__ __device__: the tests' host build (XO_HOST_TEST) runs the
-// kernels' bodies with the *_host drivers at the end.
+// kernels' bodies (drivers in tests/support/cuda_host/).
 #define XO_WALK_HD __host__ __device__ __forceinline__
 
 // Walk the decision bits back from cell (i, j) until the path meets row 0 or column 0,
@@ -65,22 +65,3 @@ extern "C" __global__ void band_traceback_kernel(
     band_walk_one(words + (long long)b * n_words, path + (long long)b * path_len, n_rows,
                   n_b, row_offset, js[b], ks[b]);
 }
-
-#ifdef XO_HOST_TEST
-// Host drivers (tests/cuda_host.py): the kernels' bodies for every lattice in turn.
-extern "C" void traceback_host(const unsigned int* words, long long n_words,
-                               signed char* path, int n_a, int n_b, int batch) {
-    for (int b = 0; b < batch; ++b)
-        traceback_one(words + (long long)b * n_words, path + (long long)b * (n_a + n_b),
-                      n_a, n_b);
-}
-
-extern "C" void band_traceback_host(const unsigned int* words, long long n_words,
-                                    signed char* path, long long path_len, int n_rows,
-                                    int n_b, int row_offset, int* js, long long* ks,
-                                    int batch) {
-    for (int b = 0; b < batch; ++b)
-        band_walk_one(words + (long long)b * n_words, path + (long long)b * path_len,
-                      n_rows, n_b, row_offset, js[b], ks[b]);
-}
-#endif

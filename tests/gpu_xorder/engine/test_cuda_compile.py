@@ -21,6 +21,7 @@ import pytest
 
 from gpu_xorder.engine._kernel_source import KERNEL_FILES, MAX_OLD_GROUPS, constants
 
+from support import cuda_host
 from support.nvrtc import find_nvrtc, nvrtc_compile
 
 CUDA_DIR = resources.files("gpu_xorder.engine") / "cuda"
@@ -113,10 +114,24 @@ def test_2d_kernels_for_9_to_19_old_groups(kernel, metric, tmp_path):
 def test_host_build_holds_every_supported_step():
     """The tests' host build instantiates the 2-D kernels for M = 1 .. MAX_OLD_GROUPS,
     the numbers of old groups the engine launches."""
-    source = (CUDA_DIR / "xorder_tiled.cu").read_text()
+    source = cuda_host.driver("xorder_tiled.cu").read_text()
     body = re.search(r"#define XO_EACH_M\(C, METRIC_\)(.*?)\n\S", source, re.S).group(1)
     assert [int(m) for m in re.findall(r"C\(METRIC_, 0, (\d+)\)", body)] == list(
         range(1, MAX_OLD_GROUPS + 1))
+
+
+def test_the_package_ships_device_code_only():
+    """The package's CUDA sources hold no test code: no ``XO_HOST_TEST`` block and no
+    host entry point (every ``extern "C"`` function a ``__global__`` kernel); the host
+    drivers of each ``.cu`` file are the tests' (``tests/support/cuda_host/``)."""
+    for path in CUDA_DIR.iterdir():
+        if not path.name.endswith((".cu", ".cuh")):
+            continue
+        code = re.sub(r"//[^\n]*", "", path.read_text())
+        assert "XO_HOST_TEST" not in code, path.name
+        assert re.findall(r'extern "C" (?!__global__)', code) == [], path.name
+        if path.name.endswith(".cu"):
+            assert f'#include "{path.name}"' in cuda_host.driver(path.name).read_text()
 
 
 @pytest.mark.skipif(shutil.which("cpp") is None, reason="no C preprocessor")
