@@ -7,6 +7,7 @@ draws them (disparity from 0, AUC spanning at least ``MIN_AUC_SPAN``). matplotli
 imported when called."""
 
 import os
+import textwrap
 
 import numpy as np
 
@@ -18,6 +19,8 @@ MARKERS = {"unadjusted": "*", "xorder": "o", "xorder-kd": "h", "post-logit": "s"
 DPI = 80
 #: Level of the xROC curves' pointwise bands.
 XROC_BAND = 0.95
+#: Characters per line of an xROC panel's axis labels (a panel is 4.2 inches wide).
+XROC_LABEL_WIDTH = 45
 
 
 def _figure(width=5.5, height=4.2):
@@ -208,4 +211,8 @@ def plot_xroc_panels(comparison, axes, panels=XROC_PANELS, names=None, positive=
                  else "xOrder"}[key]
         ax.set_title(f"{comparison.data}: {title} (repetition 0; {XROC_BAND:.0%} pointwise "
                      "bands)", fontsize="small")
+    # panels side by side: the axis labels wrapped to the panel's width, the y label once
+    for k, ax in enumerate(np.atleast_1d(axes)):
+        ax.set_xlabel(textwrap.fill(ax.get_xlabel(), XROC_LABEL_WIDTH))
+        ax.set_ylabel(textwrap.fill(ax.get_ylabel(), XROC_LABEL_WIDTH) if k == 0 else "")
     return axes
