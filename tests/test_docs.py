@@ -12,6 +12,7 @@ import pytest
 
 import cpu_reference
 import gpu_xorder
+from support import docblocks
 
 # The CuPy engine imports CuPy at module level (its functions carry no examples);
 # __main__ runs the command line when imported.
@@ -46,20 +47,6 @@ def test_public_api_has_examples():
                 gpu_xorder.plot_xroc, gpu_xorder.plot_tradeoff, gpu_xorder.fairness_scorer,
                 gpu_xorder.metrics.RankingMetricFrame):
         assert any(test.examples for test in finder.find(obj)), obj.__qualname__
-
-
-def test_readme_quick_start_runs(capsys):
-    """The README's Python quick start, as printed there, on the NumPy backend."""
-    from pathlib import Path
-
-    readme = Path(__file__).resolve().parents[1] / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    code = text.split("## Quick start", 1)[1].split("```python", 1)[1].split("```", 1)[0]
-    namespace = {}
-    exec(compile(code, "README.md (quick start)", "exec"), namespace)
-    assert len(namespace["models"]) == 4 and namespace["exp"].repeats == 3
-    printed = capsys.readouterr().out.split("\n")
-    assert len([line for line in printed if line]) == 2 + 4
 
 
 # ---------------------------------------------------------------- docs/design.md
@@ -135,31 +122,106 @@ def test_gpu_xorder_uses_only_the_public_names_of_cpu_reference():
     assert all(hasattr(cpu_reference, name) for name in cpu_reference.__all__)
 
 
-def test_readme_model_selection_recipe_runs(capsys):
-    """README, "Choosing lam by cross-validation": both blocks as printed there print
-    what it shows, choose lam != 0, and the routed and the column-of-X searches agree
-    (the same lam, fold scores within 0.003).
-    One BLAS thread: on the shared 2-core machine two threads made each logistic
-    regression 15x slower; the numbers do not change."""
-    import numpy as np
+# ---------------------------------------------------------------- code blocks
+
+#: The documents whose code blocks run as printed (tests/support/docblocks.py).
+RUN_DOCS = ("README.md", "docs/guide.md")
+
+
+def markdown_docs():
+    """The repository's own Markdown documents (not the ones of tests/ or hidden)."""
+    return [REPO / "README.md", REPO / "CONTRIBUTING.md"] + sorted(
+        (REPO / "docs").glob("*.md")) + [REPO / "benchmarks" / "RESULTS.md",
+                                         REPO / "gpu_xorder" / "datasets" / "README.md"]
+
+
+@pytest.mark.parametrize("doc", RUN_DOCS)
+def test_code_blocks_run_as_printed(doc, tmp_path, monkeypatch):
+    """Every python and bash block of the document runs, in order, in a scratch folder
+    (one namespace per document; bash blocks are gpu-xorder commands run in-process, exit
+    status 0), and prints what the document shows after it. One BLAS thread; the
+    blocks' own ``sklearn.set_config`` is undone afterwards."""
     import sklearn
     from threadpoolctl import threadpool_limits
 
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Choosing lam by cross-validation", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
-    shown = re.findall(r"```text\n(.*?)```", section, flags=re.DOTALL)
-    assert len(blocks) == 2 and len(shown) == 1
-    namespace = {}
-    with sklearn.config_context(), threadpool_limits(1):  # the block's set_config undone
-        for k, code in enumerate(blocks):
-            exec(compile(code, f"README.md (choosing lam, block {k + 1})", "exec"), namespace)
-    printed = capsys.readouterr().out
-    assert [line.rstrip() for line in printed.splitlines()] == \
-        [line.rstrip() for line in shown[0].splitlines()]
-    search, by_column = namespace["search"], namespace["by_column"]
-    assert search.best_params_["fair__lam"] == by_column.best_params_["lam"] != 0
-    # the scaler moved into FairRanker's folds: nearly, not exactly, the same fold scores
-    np.testing.assert_allclose(by_column.cv_results_["mean_test_score"],
-                               search.cv_results_["mean_test_objective"], rtol=0, atol=0.003)
-    assert np.corrcoef(namespace["fair_too"], namespace["fair"])[0, 1] > 0.99
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("pandas")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    path = REPO / doc
+    found = docblocks.blocks(path.read_text(encoding="utf-8"))
+    ran = [b for b in found if b.lang in ("python", "bash") and b.not_run is None]
+    assert ran and any(b.shown is not None for b in ran)
+    monkeypatch.chdir(tmp_path)
+    namespace = {"__name__": "__docs__"}
+    with sklearn.config_context(), threadpool_limits(1):
+        for block in ran:
+            if block.lang == "python":
+                printed = docblocks.run_python(block, namespace, path)
+            else:
+                printed, statuses = docblocks.run_bash(block, path)
+                assert statuses and set(statuses) == {0}, (block.where(path), statuses)
+            if block.shown is not None:
+                assert docblocks.matches(block, printed), (block.where(path), printed)
+    # the files the text says the blocks wrote (a folder of the scratch folder, a name)
+    named = set(re.findall(r"`((?!(?:gpu_xorder|cpu_reference|tests|benchmarks|docs)/)"
+                           r"[\w-]+/[\w.-]+\.(?:png|json|csv))`", path.read_text()))
+    assert not [name for name in named if not (tmp_path / name).is_file()]
+
+
+def test_blocks_that_do_not_run_still_parse():
+    """Blocks marked not run, and every block of the documents that are not run, still
+    compile (python) or parse with the command line's own parser (each gpu-xorder
+    command of a bash block), and the repository paths their commands name exist."""
+    from gpu_xorder.cli._parser import build_parser
+
+    parser = build_parser()
+    checked = 0
+    for path in markdown_docs():
+        for block in docblocks.blocks(path.read_text(encoding="utf-8")):
+            if block.lang == "python":
+                compile(block.code, block.where(path), "exec")
+                checked += 1
+            elif block.lang == "bash":
+                for words in docblocks.commands(block.code):
+                    for part in _segments(words):
+                        if part[0] == "gpu-xorder":
+                            try:
+                                parser.parse_args(part[1:])
+                            except SystemExit as exc:
+                                raise AssertionError(f"{block.where(path)}: {part}") from exc
+                            checked += 1
+                        missing = [w for w in part if _repo_path(w) and not (REPO / w).exists()]
+                        assert not missing, (block.where(path), missing)
+    assert checked > 30
+
+
+def _segments(words):
+    """A command's words split at ``&&``, ``||``, ``|`` and ``;``."""
+    part = []
+    for word in words:
+        if word in ("&&", "||", "|", ";"):
+            if part:
+                yield part
+            part = []
+        else:
+            part.append(word)
+    if part:
+        yield part
+
+
+def _repo_path(word):
+    return re.match(r"(gpu_xorder|cpu_reference|tests|benchmarks|docs)/[\w./-]*\w$", word)
+
+
+def test_ci_runs_the_readmes_commands():
+    """The README's install command installs the test extra and runs the demo, its test
+    command is the one .ci/run runs."""
+    readme = docblocks.blocks((REPO / "README.md").read_text(encoding="utf-8"))
+    bash = [b.code.strip() for b in readme if b.lang == "bash"]
+    assert bash[0] == ('python3 -m venv .venv && . .venv/bin/activate && '
+                       'pip install ".[test]" && gpu-xorder demo')
+    assert bash[1] == "python -m pytest -q"
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert 'python -m pip install --quiet ".[test]"' in ci and bash[1] in ci
