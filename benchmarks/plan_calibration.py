@@ -1,4 +1,4 @@
-"""Calibration of ``gpu_xorder._plan.estimate_seconds`` (issue #25: a fit of 1000
+"""Calibration of ``gpu_xorder.engine._plan.estimate_seconds`` (issue #25: a fit of 1000
 groups ran for minutes with nothing said).
 
 Runs the NumPy reference on two-group lattices, iterative xOrder with few large and many
@@ -18,7 +18,7 @@ import numpy as np
 from scipy.optimize import nnls
 
 import cpu_reference as cr
-from gpu_xorder import _plan
+from gpu_xorder.engine import _plan
 
 RUNS = [  # (method, sizes, metric)
     ("2d", (1000, 1000), "xauc"), ("2d", (2000, 2000), "prf"), ("2d", (3000, 3000), "urf"),

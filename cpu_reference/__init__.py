@@ -7,9 +7,11 @@ tested against, decision for decision.
 from ._banded import (band_lattice, banded_bytes, least_banded_bytes, numpy_band_fill,
                       plan_bands, solve_banded)
 from ._bits import bits_to_matrix, n_words
+from ._blocks import block_lattice, expand_path
 from ._counting import half_wins2
 from ._fill import fill
-from ._fronts import FrontsTooLarge, completion_values, solve_fronts
+from ._fronts import (EPS_TOLERANCE, PRUNE_TOLERANCE, FrontsTooLarge, NoneLeft, completion_values,
+                      solve_fronts)
 from ._iterative import (merge_order, solve_iterative, solve_lattice, step_counters,
                          step_lattice, step_shapes)
 from ._iterative import total_cells as iterative_cells
@@ -22,13 +24,17 @@ from ._kgroups import build_constants as kgroup_constants
 from ._lattice import (COUNTERS, Lattice, StepConstants, StepLattice, as_step, build_lattice,
                        edge_counters)
 from ._objective import PAD, KdObjective, StepObjective, cell_values, kgroup_values
+from ._relink import path_counters, path_states, relink
 from ._traceback import path_to_order, traceback
 
 __all__ = [
+    "EPS_TOLERANCE",
+    "PRUNE_TOLERANCE",
     "COUNTERS",
     "FrontsTooLarge",
     "KD_CHUNK_BYTES",
     "KProblem",
+    "NoneLeft",
     "KdLayout",
     "Lattice",
     "PAD",
@@ -40,11 +46,13 @@ __all__ = [
     "band_lattice",
     "banded_bytes",
     "bits_to_matrix",
+    "block_lattice",
     "build_lattice",
     "build_problem",
     "cell_values",
     "completion_values",
     "edge_counters",
+    "expand_path",
     "fill",
     "group_dtype",
     "half_wins2",
@@ -57,8 +65,11 @@ __all__ = [
     "n_words",
     "numpy_band_fill",
     "ordered_pairs",
+    "path_counters",
+    "path_states",
     "path_to_order",
     "plan_bands",
+    "relink",
     "solve_banded",
     "solve_fronts",
     "solve_iterative",

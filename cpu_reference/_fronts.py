@@ -28,6 +28,10 @@ from ._objective import pair_increments, pair_terms_of_states, signed_increment
 #: bound is a float64 sum over the path, exact only up to rounding.
 PRUNE_TOLERANCE = 1e-9
 
+#: A disparity this close to ``eps`` meets ``|D| <= eps``: the float64 rounding of a
+#: ``D`` equal to ``eps`` (both written in decimal, say 0.1) must not decide.
+EPS_TOLERANCE = 1e-12
+
 #: Bytes per stored state (parent index) and per cell (offsets) kept for the traceback.
 BYTES_PER_STATE = 4
 BYTES_PER_CELL = 4
@@ -39,54 +43,89 @@ MSG_FRONTS = (
 )
 
 
+MSG_FRONT_STATES = (
+    "the exact solver's fronts for the {n_a} x {n_b} lattice are on course for "
+    "{predicted:.3g} states ({states} stored by anti-diagonal {d} of {n_d}), over the "
+    "budget of {limit:.3g}"
+)
+MSG_NONE_LEFT = "no state of the fronts reaches the lower bound given (or the constraint)"
+
+
 class FrontsTooLarge(MemoryError):
     """The Pareto fronts outgrew the memory budget of the exact solver."""
 
 
-def completion_values(lat, mu):
-    """``R[i, j]``: the largest sum of signed step gains ``auc - mu * d`` from cell
-    ``(i, j)`` to the last cell, shape ``(n_a + 1, n_b + 1)``, float64.
+class NoneLeft(ValueError):
+    """The pruned fronts lost every state: the lower bound lies above the optimum, or
+    no interleaving meets the constraint."""
 
-    Row by row from the bottom; within a row, going right then down at column ``k``
-    is a suffix maximum over ``k`` of the row below plus prefix sums of the row's
-    b-gains.
+
+def completion_values(lat, mu, auc_weight=1.0):
+    """``R[i, j]``: the largest sum of signed step gains ``auc_weight * auc - mu * d``
+    from cell ``(i, j)`` to the last cell, shape ``(n_a + 1, n_b + 1)``, float64."""
+    out = np.empty((lat.n_a + 1, lat.n_b + 1))
+    for i, row in _completion_rows(lat, mu, auc_weight):
+        out[i] = row
+    return out
+
+
+def _completion_rows(lat, mu, auc_weight):
+    """The rows of ``completion_values``, from the bottom: ``(i, R[i])``.
+
+    Within a row, going right then down at column ``k`` is a suffix maximum over ``k``
+    of the row below plus prefix sums of the row's b-gains.
     """
     n_a, n_b = lat.n_a, lat.n_b
     a_step, b_step = pair_increments(lat)
     cols = np.arange(n_b + 1)
-    out = np.empty((n_a + 1, n_b + 1))
     below = None
     for i in range(n_a, -1, -1):
         rows = np.full(n_b + 1, i)
         # (i, j) -> (i, j + 1)
-        gb = signed_increment(lat.consts, lat.metric, b_step(rows[:-1], cols[:-1]), mu)
+        gb = signed_increment(lat.consts, lat.metric, b_step(rows[:-1], cols[:-1]), mu,
+                              auc_weight)
         prefix = np.concatenate(([0.0], np.cumsum(gb)))              # P(j)
         if below is None:  # last row: right only
-            out[i] = prefix[-1] - prefix
+            row = prefix[-1] - prefix
         else:
             # (i, k) -> (i + 1, k)
-            down = below + signed_increment(lat.consts, lat.metric, a_step(rows, cols), mu)
+            down = below + signed_increment(lat.consts, lat.metric, a_step(rows, cols), mu,
+                                            auc_weight)
             best = np.maximum.accumulate((down + prefix)[::-1])[::-1]
-            out[i] = best - prefix
-        below = out[i]
-    return out
+            row = best - prefix
+        yield i, row
+        below = row
 
 
-def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None):
-    """The interleaving of two groups that maximises ``AUC - lam * |D|``, exactly.
+def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=None,
+                 eps=None, reach=None):
+    """The interleaving of two groups that maximises ``AUC - lam * |D|``, exactly; or,
+    with ``eps``, the largest AUC subject to ``|D| <= eps``.
 
     Parameters
     ----------
     lat : Lattice
     lam : float
-        Weight of ``|D|`` (>= 0).
+        Weight of ``|D|`` (>= 0); ignored with ``eps``.
     lower : float, optional
-        The objective of a known interleaving; with ``bounds``, states that cannot
-        reach it are dropped.
+        The objective (with ``eps``: the AUC) of a known interleaving; with ``bounds``,
+        states that cannot exceed it are dropped.
     bounds : sequence of (mu, R)
-        Weights ``mu`` in ``[-lam, lam]`` with their ``completion_values``.
+        Weights ``mu`` with their ``completion_values`` (``|mu| <= lam``; any mu with
+        ``eps``, whose bound adds ``|mu| * eps``).
     max_bytes : int, optional
         Budget of the stored fronts; beyond it ``FrontsTooLarge`` is raised.
+    max_states : int, optional
+        Budget of stored states: ``FrontsTooLarge`` as soon as the states stored plus
+        those of the current anti-diagonal times the diagonals left exceed it.
+    eps : float, optional
+        Solve the constrained problem: a state is kept unless another of its cell has
+        the same ``d`` and no smaller AUC (the lam-dominance of ``|D|`` is not valid
+        under a constraint).
+    reach : (R_min, R_max), optional
+        With ``eps``: ``completion_values(lat, 1.0, 0.0)`` and ``(lat, -1.0, 0.0)``,
+        the completions' smallest and largest ``d`` (negated and not); states whose
+        every completion misses ``|D| <= eps`` are dropped.
 
     Returns
     -------
@@ -96,6 +135,12 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None):
         Counters of the last cell (``_lattice.COUNTERS`` order).
     stats : dict
         ``states`` (stored in all), ``largest`` (largest front of one cell).
+
+    Raises
+    ------
+    NoneLeft
+        Every state was dropped: ``lower`` lies above the optimum (or, with ``eps``, no
+        interleaving meets the constraint).
     """
     n_a, n_b = lat.n_a, lat.n_b
     a_step, b_step = pair_increments(lat)
@@ -104,7 +149,12 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None):
     state = np.zeros((3 if lat.metric == "urf" else 2, 1), dtype=np.int64)
     parents, starts = [], []
     stored, largest = 0, 1
+    slack = (lambda mu: abs(mu) * eps) if eps is not None else (lambda mu: 0.0)
     prune = lower is not None and len(bounds) > 0
+    if prune:  # one gather for every weight: (weights, cells) of R, flat
+        mus = np.array([mu for mu, _ in bounds])[:, None]
+        slacks = np.array([slack(mu) for mu, _ in bounds])[:, None]
+        tables = np.stack([r.reshape(-1) for _, r in bounds])
     row_type = np.int16 if n_a < 2**15 else np.int64  # int16: NumPy's radix sort
     for d in range(n_d):
         cols = d - rows
@@ -115,27 +165,29 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None):
         cand = np.concatenate((state[:, go_a] + a_step(ia, ja),
                                state[:, go_b] + b_step(ib, jb)), axis=1)
         auc, dis = pair_terms_of_states(lat, cand)
+        new_cols = d + 1 - new_rows
+        keep = None
         if prune:
-            new_cols = d + 1 - new_rows
-            ub = np.min([auc - mu * dis + r[new_rows, new_cols] for mu, r in bounds], axis=0)
+            ub = auc - mus * dis
+            ub += tables[:, new_rows * (n_b + 1) + new_cols]
+            ub += slacks
+            ub = ub.min(axis=0)
             keep = ub >= lower - PRUNE_TOLERANCE
+        if reach is not None:
+            # d + (smallest completion) <= eps and d + (largest completion) >= -eps
+            fits = ((dis - reach[0][new_rows, new_cols] <= eps + PRUNE_TOLERANCE)
+                    & (dis + reach[1][new_rows, new_cols] >= -eps - PRUNE_TOLERANCE))
+            keep = fits if keep is None else keep & fits
+        if keep is not None:
             src, new_rows, cand, auc, dis = (src[keep], new_rows[keep], cand[:, keep],
                                              auc[keep], dis[keep])
-        p, q = auc - lam * dis, auc + lam * dis
-        # by cell, then p descending (two sorts: a three-key lexsort costs about twice
-        # as much); of two states with equal p, the one of lower q may come first and
-        # survive, dominated: harmless, the front only keeps one state more
-        order = np.argsort(-p)
-        order = order[np.argsort(new_rows[order].astype(row_type), kind="stable")]
-        new_rows, q = new_rows[order], q[order]
-        _, rank = np.unique(q, return_inverse=True)
-        key = new_rows * (rank.size + 1) + rank.reshape(-1)
-        survive = np.empty(key.size, dtype=bool)
-        if key.size:
-            survive[0] = True
-            survive[1:] = key[1:] > np.maximum.accumulate(key)[:-1]
-        order = order[survive]
-        rows, state = new_rows[survive], cand[:, order]
+        if eps is None:
+            order, new_rows = _pareto(auc - lam * dis, auc + lam * dis, new_rows, row_type)
+        else:
+            order, new_rows = _best_per_d(auc, dis, new_rows)
+        rows, state = new_rows, cand[:, order]
+        if rows.size == 0:
+            raise NoneLeft(MSG_NONE_LEFT)
         parents.append(src[order].astype(np.int32))
         bounds_of_cells = np.flatnonzero(np.diff(rows, prepend=-1))
         starts.append(np.stack((rows[bounds_of_cells], bounds_of_cells)).astype(np.int32))
@@ -148,12 +200,47 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None):
             raise FrontsTooLarge(MSG_FRONTS.format(
                 n_a=n_a, n_b=n_b, lam=lam, limit=max_bytes / 2**30, states=stored, d=d + 1,
                 n_d=n_d))
-    if rows.size == 0:  # pruning dropped everything: lower was above the optimum
-        raise ValueError("the lower bound given to solve_fronts exceeds the optimum")
+        if max_states is not None and stored + rows.size * (n_d - d - 1) > max_states:
+            raise FrontsTooLarge(MSG_FRONT_STATES.format(
+                n_a=n_a, n_b=n_b, states=stored, d=d + 1, n_d=n_d,
+                predicted=stored + rows.size * (n_d - d - 1), limit=max_states))
     auc, dis = pair_terms_of_states(lat, state)
-    best = int(np.argmax(auc - lam * np.abs(dis)))
+    if eps is None:
+        value = auc - lam * np.abs(dis)
+    else:
+        value = np.where(np.abs(dis) <= eps + EPS_TOLERANCE, auc, -np.inf)
+        if not np.isfinite(value).any():
+            raise NoneLeft(MSG_NONE_LEFT)
+    best = int(np.argmax(value))
     path = _walk(parents, starts, best, n_a, n_b)
-    return path, _counters(lat, state[:, best]), {"states": stored, "largest": largest}
+    return path, final_counters(lat, state[:, best]), {"states": stored, "largest": largest}
+
+
+def _pareto(p, q, new_rows, row_type):
+    """The states no other of their cell beats in both ``p`` and ``q``: their indices
+    (by cell, p descending) and cells."""
+    # by cell, then p descending (two sorts: a three-key lexsort costs about twice
+    # as much); of two states with equal p, the one of lower q may come first and
+    # survive, dominated: harmless, the front only keeps one state more
+    order = np.argsort(-p)
+    order = order[np.argsort(new_rows[order].astype(row_type), kind="stable")]
+    new_rows, q = new_rows[order], q[order]
+    _, rank = np.unique(q, return_inverse=True)
+    key = new_rows * (rank.size + 1) + rank.reshape(-1)
+    survive = np.empty(key.size, dtype=bool)
+    if key.size:
+        survive[0] = True
+        survive[1:] = key[1:] > np.maximum.accumulate(key)[:-1]
+    return order[survive], new_rows[survive]
+
+
+def _best_per_d(auc, dis, new_rows):
+    """Per cell and value of ``d``, the state of largest AUC: indices and cells."""
+    order = np.lexsort((-auc, dis, new_rows))
+    cells, values = new_rows[order], dis[order]
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = (cells[1:] != cells[:-1]) | (values[1:] != values[:-1])
+    return order[first], cells[first]
 
 
 def _walk(parents, starts, s, n_a, n_b):
@@ -173,7 +260,7 @@ def _walk(parents, starts, s, n_a, n_b):
     return path
 
 
-def _counters(lat, state):
+def final_counters(lat, state):
     """The ``COUNTERS`` of a last-cell state (URF: ``uab + uba = n_a n_b`` there)."""
     c = [int(state[0]), int(state[1])]
     if lat.metric == "urf":

@@ -102,9 +102,10 @@ def cell_values(counters, consts, lam, metric, mode):
     return float(g[0]), float(auc[0]), float(d[0])
 
 
-def signed_increment(consts, metric, gains, mu):
-    """``auc - mu * d`` of integer counter increments ``gains`` (rows ``cab, cba[,
-    uab - uba]``): both terms are linear in the counters (the exact solvers' bounds)."""
+def signed_increment(consts, metric, gains, mu, auc_weight=1.0):
+    """``auc_weight * auc - mu * d`` of integer counter increments ``gains`` (rows
+    ``cab, cba[, uab - uba]``): both terms are linear in the counters (the exact
+    solvers' bounds)."""
     c = consts
     g = gains.astype(np.float64)
     if metric == "xauc":
@@ -113,7 +114,7 @@ def signed_increment(consts, metric, gains, mu):
         d = g[0] * c.inv_pa - g[1] * c.inv_pb
     else:
         d = g[2] * c.inv_u
-    return (g[0] + g[1]) * c.inv_auc - mu * d
+    return auc_weight * ((g[0] + g[1]) * c.inv_auc) - mu * d
 
 
 def pair_increments(lat):

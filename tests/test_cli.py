@@ -11,6 +11,7 @@ import pytest
 from rich.console import Console
 
 from gpu_xorder.cli import _audit, _fit, _info, _output
+from gpu_xorder.core import _solver_choice
 from gpu_xorder.cli._common import LAM_NOTE
 from gpu_xorder.experiments._experiment import MSG_NO_AGE
 from gpu_xorder.io._files import MSG_NO_FOLDER
@@ -40,8 +41,8 @@ def test_demo_german(capsys):
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err
     assert "german: 1000 rows, 58 features" in out
-    # lam 0: the cell rule, exact; lam 1.5: the default solver's search
-    assert "xOrder metric xauc, method 2d, solver paper, lagrangian, backend" in " ".join(
+    # lam 0: the cell rule, exact; lam 1.5: the default solver's exact solve (105 x 597)
+    assert "xOrder metric xauc, method 2d, solver paper, exact, backend" in " ".join(
         out.split())
     for title in ("Test split", "Training split"):
         assert title in out
@@ -736,20 +737,21 @@ def test_unexpected_errors_are_one_line_too(tmp_path, capsys, monkeypatch):
 
 def test_long_cpu_fits_get_an_estimate_and_a_progress_bar(tmp_path, capsys, monkeypatch):
     _write_csv(tmp_path / "data.csv", n=300)
-    # as if the data were huge; default solver: the cell rule and about 16 more fills
-    monkeypatch.setattr(_fit, "CPU_SECONDS_PER_CELL", 5e-5)
+    # as if the data were huge; default solver: the cell rule and about 11 more fills
+    rates = _solver_choice.FILL_SECONDS_PER_CELL
+    monkeypatch.setattr(_solver_choice, "FILL_SECONDS_PER_CELL", dict.fromkeys(rates, 5e-5))
     buffer = io.StringIO()
     monkeypatch.setattr(_output, "console", Console(file=buffer, width=120,
                                                  force_terminal=True, color_system=None))
     assert main(["fit", str(tmp_path / "data.csv"), *FIT, "--model",
                  str(tmp_path / "m.json")]) == 0
     assert capsys.readouterr().err == ""  # about 20 s: below LONG_FIT_SECONDS, no note
-    monkeypatch.setattr(_fit, "CPU_SECONDS_PER_CELL", 1e-3)
+    monkeypatch.setattr(_solver_choice, "FILL_SECONDS_PER_CELL", dict.fromkeys(rates, 1e-3))
     assert main(["fit", str(tmp_path / "data.csv"), *FIT, "--model",
                  str(tmp_path / "m.json")]) == 0
     err = " ".join(capsys.readouterr().err.split())
-    assert re.match(r"note: this fit fills about 3\.\de\+05 lattice cells: roughly "
-                    r"\d+ min on the CPU .* --subsample \d+ would learn the order on 1 in "
+    assert re.match(r"note: this fit fills about \d\.\de\+05 lattice cells: roughly "
+                    r"\d+ min on the (numpy|numba) engine of a 2-core CPU\. --subsample \d+ would learn the order on 1 in "
                     r"\d+ items of each group in about \d+ s; a GPU \(--backend cupy\)",
                     err), err
     assert "xOrder" in buffer.getvalue() and "left" in buffer.getvalue()
@@ -896,3 +898,24 @@ def test_max_groups_is_what_the_gpu_takes():
     from gpu_xorder.engine._kernel_source import MAX_OLD_GROUPS
 
     assert MAX_GROUPS == MAX_OLD_GROUPS + 1
+
+
+def test_the_estimate_prices_many_groups_by_the_calibrated_model(tmp_path):
+    """Issue #25: 1000 groups of 4 items were priced at 15 ns a lattice cell (0.15 s)
+    and took 305 s on NumPy; the estimate now follows the calibrated model of the NumPy
+    reference's iterative steps (engine._plan.estimate_seconds), so such a fit gets its
+    note."""
+    import argparse
+
+    import numpy as np
+
+    from gpu_xorder.engine._plan import estimate_seconds as numpy_seconds
+
+    groups = np.repeat(np.arange(1000), 4)
+    args = argparse.Namespace(subsample=None, method="auto", solver="auto", lam=[0.5],
+                              disparity="absolute", max_disparity=None, metric="xauc")
+    seconds = _fit.estimate_seconds(groups, args, "numpy")
+    assert seconds == numpy_seconds("iterative", [4] * 1000, "numpy", "xauc")
+    assert seconds > _fit.LONG_FIT_SECONDS
+    assert _fit.estimate_seconds(groups, args, "numba") == pytest.approx(
+        seconds / _fit.NUMBA_ITERATIVE_SPEEDUP)

@@ -7,7 +7,8 @@ import time
 import numpy as np
 import pytest
 
-from gpu_xorder import XOrder, metrics
+from gpu_xorder import XOrder
+from gpu_xorder import metrics
 from gpu_xorder.cli import main
 from gpu_xorder.datasets import load_dataset, make_icu
 from gpu_xorder.experiments import _studies

@@ -16,13 +16,13 @@ from ._common import group_title
 from ._common import print_disadvantaged
 from ._common import read_groups
 
-#: Seconds per lattice cell of the NumPy fill (12-18 ns on a 2-core AMD EPYC, README),
-#: for the estimate printed before a long fit on the CPU.
-CPU_SECONDS_PER_CELL = 15e-9
+#: The numba engine's iterative steps against NumPy's (benchmarks/RESULTS.md: 5.6 to
+#: 11.6 times as fast on three groups of 1500; K-D runs the NumPy reference).
+NUMBA_ITERATIVE_SPEEDUP = 5.0
 LONG_FIT_SECONDS = 60.0
 
 MSG_LONG_FIT = ("this fit fills about {cells:.2g} lattice cells: roughly {time} on the "
-                "CPU (about {ns:g} ns per cell). --subsample {k} would learn the order on "
+                "{engine} engine of a 2-core CPU. --subsample {k} would learn the order on "
                 "1 in {k} items of each group in about {time_k}; a GPU (--backend cupy) "
                 "is faster still")
 MSG_LAM_AND_MAX = "give --lam or --max-disparity, not both (--max-disparity chooses the weight)"
@@ -61,8 +61,9 @@ def run(args):
                      max_disparity=args.max_disparity, **params)
         est._check_params()
         _check_subsample(scores, y, groups, args)
-        if resolve_backend(args.backend) == "numpy":
-            _note_long_fit(lattice_cells(groups, args) * len(lams), args)
+        engine = resolve_backend(args.backend)
+        if engine != "cupy":
+            _note_long_fit(groups, args, engine)
         start = time.perf_counter()
         with out.fit_progress() as progress:
             if args.max_disparity is None:
@@ -174,14 +175,14 @@ def lattice_cells(groups, args):
     kd = cpu_reference.kd_cells(sizes)
     if len(sizes) == 2:  # the cell rule, and the fills of the solver's search
         from ..core import _solvers
-        from ..engine._plan import choose_solver
+        from ..core._solver_choice import choose_solver
 
         lams = args.lam if isinstance(args.lam, (list, tuple)) else [args.lam]
         lams = [x for x in lams if x is not None] or [0.5]
         if getattr(args, "max_disparity", None) is not None:
             lams = [1.0]
         solver = choose_solver(args.solver, args.disparity, lams, kd, "numpy")
-        return kd * sum(_solvers.expected_fills(solver, lam) for lam in lams)
+        return kd * sum(_solvers.expected_fills(solver, lam, max(sizes)) for lam in lams)
     iterative = cpu_reference.iterative_cells(sizes)
     method = args.method
     if method == "auto":
@@ -189,15 +190,41 @@ def lattice_cells(groups, args):
     return {"kd": kd, "iterative": iterative, "best": kd + iterative}[method]
 
 
-def _note_long_fit(cells, args):
+def estimate_seconds(groups, args, engine):
+    """Seconds the fit is expected to take on a CPU engine: the two-group solver's
+    fills at the engine's rate per cell (``core._solver_choice``), the K-group methods
+    by the NumPy reference's calibrated model (``engine._plan.estimate_seconds``;
+    iterative steps on numba ``NUMBA_ITERATIVE_SPEEDUP`` times as fast)."""
+    from ..core._solver_choice import FILL_SECONDS_PER_CELL
+    from ..engine._plan import choose_method
+    from ..engine._plan import estimate_seconds as numpy_seconds
+
+    step = args.subsample or 1
+    sizes = [-(-int(c) // step) for c in np.unique(groups, return_counts=True)[1]]
+    if len(sizes) == 2:
+        return lattice_cells(groups, args) * FILL_SECONDS_PER_CELL[engine]
+    n_lams = len(args.lam) if isinstance(args.lam, (list, tuple)) else 1
+    total = 0.0
+    for name in (("kd", "iterative") if args.method == "best"
+                 else (choose_method(args.method, sizes),)):
+        seconds = numpy_seconds(name, sizes, "numpy", args.metric, n_fills=n_lams)
+        total += seconds / (NUMBA_ITERATIVE_SPEEDUP
+                            if engine == "numba" and name == "iterative" else 1.0)
+    return total
+
+
+def _note_long_fit(groups, args, engine):
     """Before a fit that takes long on the CPU: an estimate, and a ``--subsample`` that
     would take about ten seconds."""
-    seconds = cells * CPU_SECONDS_PER_CELL
+    seconds = estimate_seconds(groups, args, engine)
     if seconds < LONG_FIT_SECONDS:
         return
     k = (args.subsample or 1) * max(2, math.ceil(math.sqrt(seconds / 10.0)))
+    n_lams = len(args.lam) if isinstance(args.lam, (list, tuple)) else 1
     out.err_console.print(
         "[yellow]note:[/yellow] " + escape(MSG_LONG_FIT.format(
-            cells=float(cells), time=out.duration(seconds), ns=CPU_SECONDS_PER_CELL * 1e9,
+            cells=float(lattice_cells(groups, args) * (
+                1 if len(np.unique(groups)) == 2 else n_lams)),
+            time=out.duration(seconds), engine=engine,
             k=k, time_k=out.duration(seconds * ((args.subsample or 1) / k) ** 2))),
         soft_wrap=True, emoji=False)

@@ -11,7 +11,7 @@ import cpu_reference
 
 from ..utils import _parallel
 from ..engine import _plan
-from . import _solvers
+from . import _solver_choice, _solvers
 from ..utils import _params as params
 from ..utils import _validation as v
 from .. import metrics as metrics_mod
@@ -94,10 +94,12 @@ def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
         ``mu`` in ``[-lam, lam]`` give a certified ``upper_bound`` and candidate
         orderings; the best of them and of the cell rule is returned, never worse than
         ``"paper"``. ``"exact"``: the optimum, by Pareto fronts pruned with those bounds
-        (NumPy; small lattices: a ``MemoryError`` names the size when the fronts
-        outgrow the memory budget). ``"auto"``: exact on lattices of up to
+        (NumPy; a ``ValueError`` before any fill above ``EXACT_MAX_CELLS`` cells, a
+        ``MemoryError`` naming the size when the fronts outgrow the memory budget).
+        ``"auto"``: exact on lattices of up to
         ``AUTO_EXACT_CELLS`` cells while its fronts stay small, else lagrangian (on the
-        NumPy backend up to ``AUTO_LAGRANGIAN_CELLS_NUMPY`` cells, else the cell rule).
+        NumPy backend up to ``AUTO_LAGRANGIAN_CELLS_NUMPY`` cells; beyond, the cell rule
+        with a ``UserWarning`` and ``extra["uncertified"]`` saying why).
         ``result.solver`` says which ran. With ``lam = 0``, ``disparity="signed"`` or
         more than two groups the cell rule runs (exact in the first two cases; the
         other solvers need two groups).
@@ -106,8 +108,10 @@ def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
         the data given (two groups; leave ``lam`` at 0). The weight is searched over
         signed DPs; ``result.objective`` is the AUC, ``result.upper_bound`` a
         certified bound on the best AUC any interleaving with ``|D| <= max_disparity``
-        reaches. ``ValueError`` when no ordering found meets the constraint. To hold
-        the constraint on new data, see ``XOrder(max_disparity=..., validation=...)``.
+        reaches; small lattices are solved exactly (``result.solver == "exact"``).
+        ``ValueError`` when no ordering found meets the constraint (its ``proven``
+        attribute: True when no interleaving does). To hold the constraint on new
+        data, see ``XOrder(max_disparity=..., validation=...)``.
     memory_limit : int, str or None, default=None
         Bytes the decision bits may take (all ``lam`` values of a GPU batch together),
         or a size with a unit: ``"2GB"``, ``"512MiB"``.
@@ -218,11 +222,17 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
             out += solutions
         return out
 
+    def finals(lattice, weights):
+        """``[final, ...]``: the final counters of ``lattice`` for every weight, from
+        fills that keep no decision bits where the engine has them."""
+        return list(eng.final_counters(lattice, np.asarray(weights, dtype=np.float64)))
+
     if max_disparity is not None:
-        results = [_constrained(lat, labels, max_disparity, fills, engine_name, bands)]
+        results = [_constrained(lat, labels, max_disparity, fills, finals, engine_name,
+                                bands)]
     else:
-        results = _solve_two(lat, labels, lams, solver, fills, progress, engine_name,
-                             memory_limit, bands)
+        results = _solve_two(lat, labels, lams, solver, fills, finals, progress,
+                             engine_name, memory_limit, bands)
     if bands:
         logger.info("gpu_xorder: the %d x %d lattice was filled in %d bands of %d rows "
                     "(decision bits over the memory limit)", lat.n_a, lat.n_b,
@@ -240,38 +250,47 @@ def _check_solver(solver, max_disparity, k, mode):
         raise ValueError(_solvers.MSG_SOLVER_GROUPS.format(solver=solver, k=k))
 
 
-def _solve_two(lat, labels, lams, solver, fills, progress, engine_name, memory_limit,
-               bands):
-    """Two groups: the cell rule, then the solver asked for (docs/design.md, section 3.5).
+def _solve_two(lat, labels, lams, solver, fills, finals, progress, engine_name,
+               memory_limit, bands):
+    """Two groups: the cell rule, or the solver asked for (docs/design.md, section 3.5).
 
     ``progress`` counts the cells of every fill against ``expected_fills`` per lam; a
     search that needs more fills moves the total on, and the last report is
     ``(done, done)``."""
-    chosen = _plan.choose_solver(solver, lat.mode, lams, lat.n_cells, engine_name)
-    expected = lat.n_cells * sum(_solvers.expected_fills(chosen, lam) for lam in lams)
+    chosen = _solver_choice.choose_solver(solver, lat.mode, lams, lat.n_cells, engine_name)
+    n = max(lat.n_a, lat.n_b)
+    expected = lat.n_cells * sum(_solvers.expected_fills(chosen, lam, n) for lam in lams)
     done = [0]
 
     def report(cells):
         if progress is not None:
             progress(cells, max(expected, cells))
 
-    def counted(lattice, weights):
-        solutions = fills(lattice, weights)
-        done[0] += weights.size * lat.n_cells
-        report(done[0])
-        return solutions
+    def counted(fill):
+        def run(lattice, weights):
+            solutions = fill(lattice, weights)
+            done[0] += weights.size * lattice.n_cells
+            report(done[0])
+            return solutions
+        return run
 
-    first = None if progress is None else (
-        lambda cells, total: report(cells * lams.size * lat.n_cells // max(total, 1)))
-    paper = [_solvers.candidate(lat, path, final) for path, final in fills(lat, lams, first)]
-    done[0] = lams.size * lat.n_cells
+    uncertified = _solver_choice.uncertified_reason(solver, chosen, lams, lat.n_a, lat.n_b,
+                                           engine_name)
+    if uncertified is not None:
+        warnings.warn(uncertified, UserWarning, stacklevel=4)
     if chosen == "paper":
-        return [_candidate_result(lat, labels, lam, c, engine_name, bands, "paper",
-                                  _solvers.absolute_objective(c, lam)
+        first = None if progress is None else (
+            lambda cells, total: report(cells * lams.size * lat.n_cells // max(total, 1)))
+        paper = [_solvers.candidate(lat, path, final)
+                 for path, final in fills(lat, lams, first)]
+        extra = {} if uncertified is None else {"uncertified": uncertified}
+        return [_candidate_result(lat, labels, lam, c, engine_name, {**bands, **extra},
+                                  "paper", _solvers.absolute_objective(c, lam)
                                   if lam == 0 or lat.mode == "signed" else None)
                 for lam, c in zip(lams, paper)]
     budget = _plan.host_budget(memory_limit)[0]
-    solved = _solvers.solve_absolute(lat, lams, paper, counted, chosen, budget)
+    solved = _solvers.solve_absolute(lat, lams, counted(fills), counted(finals), chosen,
+                                     budget)
     if progress is not None:
         progress(done[0], done[0])
     return [_candidate_result(lat, labels, lam, best, engine_name, {**bands, **extra}, ran,
@@ -279,10 +298,11 @@ def _solve_two(lat, labels, lams, solver, fills, progress, engine_name, memory_l
             for lam, (best, bound, ran, extra) in zip(lams, solved)]
 
 
-def _constrained(lat, labels, eps, fills, engine_name, bands):
-    best, bound, lam = _solvers.constrained(lat, eps, fills)
-    extra = {**bands, "found_with": {"mu": best.mu} if lam is None else {"lam": lam}}
-    res = _candidate_result(lat, labels, 0.0, best, engine_name, extra, "lagrangian", bound)
+def _constrained(lat, labels, eps, fills, finals, engine_name, bands):
+    best, bound, found_with = _solvers.constrained(lat, eps, fills, finals)
+    extra = {**bands, "found_with": found_with}
+    solver = "exact" if found_with.get("exact") else "lagrangian"
+    res = _candidate_result(lat, labels, 0.0, best, engine_name, extra, solver, bound)
     return dataclasses.replace(res, max_disparity=eps)
 
 

@@ -6,15 +6,21 @@ section 3.5).
 - ``"lagrangian"``: signed DPs ``S(mu) = max AUC - mu * D`` for ``mu`` in
   ``[-lam, lam]``; every ``S(mu)`` bounds the best ``|D|`` objective from above (since
   ``lam * |D| >= mu * D``), ``S`` is convex in ``mu`` with slope ``-D`` of its maximiser,
-  and every maximiser is a candidate ordering. A cutting-plane search on ``mu`` (each
-  round one signed fill per lam, batched) minimises the bound; the answer is the best
-  candidate, the cell rule's ordering at lam and at fractions of lam included, so it
-  is never worse than ``"paper"``.
+  and every maximiser is a candidate ordering. A coarse start (block lattices, a
+  fraction of the cells) locates the minimiser of ``S``; signed fills of the lattice
+  itself on both sides of it give the bound and candidates, cutting planes refine it
+  (bitless fills: final counters only). The candidates (the cell rule at lam and at
+  ``RULE_RATIO`` times the minimiser, the signed maximisers, the coarse paths) are
+  relinked pairwise (``cpu_reference.relink``); the best is returned, never worse than
+  ``"paper"``. ``"auto"`` stops the refinement early (``AUTO_FINE_ROUNDS``).
 - ``"exact"``: the Lagrangian search first (a feasible objective and good weights), then
-  the Pareto-front DP of ``cpu_reference``, pruned by the bounds those weights give.
+  the Pareto-front DP of ``cpu_reference``, pruned by the bounds those weights give
+  against guessed lower bounds; under ``|D| <= eps`` the fronts per value of ``D``.
 
-The fills are passed in (``fills(lattice, lams) -> [(path, final), ...]``), so the
-search runs on whichever backend fills the lattices.
+The fills are passed in: ``fills(lattice, weights) -> [(path, final), ...]`` (decision
+bits and a traceback) and ``finals(lattice, weights) -> [final, ...]`` (final counters
+only, cheaper where the backend has a bitless fill), so the search runs on whichever
+backend fills the lattices.
 """
 
 import dataclasses
@@ -23,38 +29,91 @@ import numpy as np
 
 import cpu_reference
 
+#: The exact solver: completion values of this many weights spread over [-lam, lam]
+#: (besides the search's) bound the fronts' states; the first guess of the lower bound
+#: lies this share of the Lagrangian gap below the bound (docs/design.md, section 3.5).
+EXACT_MUS = 17
+EXACT_FIRST_SHARE = 1.0 / 1024
+
 #: Two values closer than this count as equal: the bound is certified up to float64
 #: rounding of sums over at most 2**27 steps.
 TOLERANCE = 1e-12
 
-#: Rounds of the cutting-plane search on ``mu`` (each round one signed fill per lam).
+#: Rounds of a cutting-plane search on ``mu`` run to the end (each round one fill).
 MAX_ROUNDS = 30
 
 #: ``solver="auto"`` runs the exact solver on lattices of at most this many cells
-#: (about 127 x 127) and with fronts of at most ``AUTO_EXACT_BYTES`` (4 M states, a few
-#: seconds); beyond, or when the fronts outgrow that, it keeps the Lagrangian result.
-AUTO_EXACT_CELLS = 2**14
-AUTO_EXACT_BYTES = 16 * 2**20
+#: (about 255 x 255: 0.3-3.4 s on COMPAS and Adult samples, docs/design.md, section
+#: 3.5) while its fronts are on course for at most ``AUTO_EXACT_STATES`` states (a few
+#: seconds; predicted from the current anti-diagonal, so a solve about to finish goes
+#: on); beyond, it keeps the Lagrangian result.
+AUTO_EXACT_CELLS = 2**16
+AUTO_EXACT_STATES = 8 * 10**6
+
+#: ``solver="exact"`` refuses lattices of more cells than this (about 2048 x 2048: at
+#: 2000 per group 9-72 s measured, and the time grows quickly beyond).
+EXACT_MAX_CELLS = 2**22
 
 #: ``solver="auto"`` on the NumPy backend runs the Lagrangian search up to this many
-#: cells (10^4 x 10^4: about 1.5 s per fill on a 2-core machine, and the search takes
-#: some 15 fills); larger lattices keep the cell rule there. The GPU has no such limit.
-AUTO_LAGRANGIAN_CELLS_NUMPY = 10**8
+#: cells (about 15,800 per group; 10^4 per group: some 1.5 s per fill on a 2-core
+#: machine, and the search takes about 5); beyond, it runs the cell rule and says so
+#: (``UserWarning``, ``result.extra["uncertified"]``). The GPU has no such limit.
+AUTO_LAGRANGIAN_CELLS_NUMPY = 2.5e8
+#: The same on the numba engine (about ten times the NumPy fill's pace).
+AUTO_LAGRANGIAN_CELLS_NUMBA = 2.5e9
 
+#: The coarse start: block lattices of ``n / COARSE_BLOCKS`` items per block (the larger
+#: group's n), then ``COARSE_FACTOR`` times finer, down to blocks of ``COARSE_FINEST``
+#: items; at most ``COARSE_ROUNDS`` fills per level.
+COARSE_BLOCKS = 64
+COARSE_FACTOR = 4
+COARSE_FINEST = 8
+COARSE_ROUNDS = 8
+
+#: The cell rule is also run at this multiple of the (estimated) minimiser ``|mu0|`` of
+#: ``S``: just above it the rule drifts towards ``D = 0`` at little cost in AUC, and it
+#: often beats the rule at lam (measured in docs/design.md, section 3.5).
+RULE_RATIO = 1.25
+
+#: ``solver="auto"``: bitless cutting-plane rounds after the first fine round, and the
+#: share of the certified gap below which the search stops early.
+AUTO_FINE_ROUNDS = 1
+GAP_SHARE = 0.1
+
+#: Coarse paths relinked with the best candidate (the best by objective at lam).
+COARSE_RELINK = 3
+
+#: An engine that fills several weights in about the time of one (``batch`` > 1) starts
+#: the search of the lattice with ``batch`` weights at these offsets (times the largest
+#: lam) from the coarse minimiser, with bits, and no refinement: measured (36 cases of
+#: 1000 and 3000 per group) as good as the sequential refinement (docs/design.md,
+#: section 3.5).
+BATCH_OFFSETS = (0.0, -0.004, 0.004, -0.016, 0.016)
+
+MSG_EXACT_SIZE = (
+    "solver='exact' handles lattices of up to {limit:.3g} cells (about {side} items per "
+    "group); this one has {cells:.3g} ({n_a} x {n_b}); use solver='lagrangian' (the "
+    "certified gap says how far from the optimum it can be) or subsample each group"
+)
 MSG_SOLVER_GROUPS = (
     "solver={solver!r} handles two groups ({k} given); use solver='auto' or 'paper'"
 )
 MSG_INFEASIBLE = (
     "no ordering found with |D| <= {eps:g} ({metric}): the fairest one found has "
-    "|D| = {best:.6g}"
+    "|D| = {best:.6g} (the search is not exhaustive on a lattice this large)"
+)
+MSG_INFEASIBLE_PROVEN = (
+    "no ordering has |D| <= {eps:g} ({metric}): the exact constrained solver found "
+    "none among all interleavings of the groups"
 )
 
 
 @dataclasses.dataclass
 class Candidate:
-    """An ordering found by a fill, with its exact counters and objective terms."""
+    """An ordering found by a fill, with its exact counters and objective terms (the
+    path is None for a bitless fill's maximiser, known by its counters only)."""
 
-    path: np.ndarray
+    path: np.ndarray | None
     final: np.ndarray
     auc: float
     d: float            # signed disparity
@@ -63,7 +122,8 @@ class Candidate:
 
 def candidate(lat, path, final, mu=None):
     _, auc, d = cpu_reference.cell_values(final, lat.consts, 0.0, lat.metric, "signed")
-    return Candidate(np.asarray(path), np.asarray(final), auc, d, mu)
+    return Candidate(None if path is None else np.asarray(path), np.asarray(final), auc,
+                     d, mu)
 
 
 def absolute_objective(cand, lam):
@@ -78,6 +138,7 @@ class _Search:
     """The cutting-plane search of one Lagrangian problem over ``mu`` in ``[lo, hi]``.
 
     The model ``M(mu) = max_k (A_k - mu D_k) + slack(mu)`` of the evaluated maximisers
+    (and of any other orderings in ``lines``: every ordering's line lies below ``S``)
     lies below the true bound ``B(mu) = S(mu) + slack(mu)``; the next weight minimises
     the model, and the search stops when the model meets the bound there.
     """
@@ -85,6 +146,7 @@ class _Search:
     def __init__(self, lo, hi, slack):
         self.lo, self.hi, self.slack = lo, hi, slack
         self.points = []          # (mu, Candidate)
+        self.lines = []           # (auc, d) of orderings that are not maximisers
 
     def add(self, mu, cand):
         self.points.append((mu, cand))
@@ -97,8 +159,8 @@ class _Search:
 
     def model_minimum(self):
         """``(mu, M(mu))`` at the minimiser of the model."""
-        a = np.array([c.auc for _, c in self.points])
-        d = np.array([c.d for _, c in self.points])
+        a = np.array([c.auc for _, c in self.points] + [auc for auc, _ in self.lines])
+        d = np.array([c.d for _, c in self.points] + [d for _, d in self.lines])
         mus = [self.lo, self.hi]
         if self.lo < 0 < self.hi:
             mus.append(0.0)  # a kink of |mu| * eps
@@ -141,96 +203,301 @@ def _run(searches, lat_signed, fills, first):
                 pending.append((s, mu))
 
 
-#: The Lagrangian solver also tries the cell rule at these fractions of lam: under
-#: ``|D|`` the rule over-penalises, and a smaller weight often lands a better objective
-#: at lam itself (COMPAS and Adult samples of 200 and 1000 per group, lam 0.5 and 2:
-#: better than the rule at lam in 14 of 16 cases, by up to 0.021).
-CELL_RULE_SCALES = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7)
-
-
-def lagrangian(lat, lams, paper, fills):
-    """The Lagrangian solver for every lam: ``[(Candidate, upper_bound, search), ...]``.
-
-    ``paper`` holds the cell rule's candidate of every lam; ``lat`` is the absolute
-    lattice. The candidates: the cell rule at lam and at ``CELL_RULE_SCALES`` of it,
-    and the signed maximisers of the search; the best under ``AUC - lam |D|`` is kept
-    (the cell rule at lam on a tie). lam = 0 needs no search: the rule is exact there.
-    """
-    lat_signed = dataclasses.replace(lat, mode="signed")
-    searches = [_Search(-lam, lam, lambda mu: 0.0) for lam in lams]
-    first = [[] if lam == 0 else [-lam, lam] for lam in lams]
-    _run(searches, lat_signed, fills, first)
-    scaled = [lam * k for lam in lams if lam > 0 for k in CELL_RULE_SCALES]
-    found = iter(fills(lat, np.array(scaled)) if scaled else [])
-    out = []
-    for lam, cell_rule, s in zip(lams, paper, searches):
-        pool = [c for _, c in s.points]
-        if lam > 0:
-            pool += [candidate(lat, *next(found)) for _ in CELL_RULE_SCALES]
-        best = cell_rule
-        for c in pool:
-            if absolute_objective(c, lam) > absolute_objective(best, lam) + TOLERANCE:
-                best = c
-        value = absolute_objective(best, lam)
-        bound = value if not s.points else max(s.bound()[0], value)
-        out.append((best, _proven(bound, value), s))
+def coarse_levels(n):
+    """Items per block of each level of the coarse start, coarsest first, for groups of
+    at most ``n`` items (none where the lattice is small)."""
+    k, out = -(-n // COARSE_BLOCKS), []
+    while k >= COARSE_FINEST:
+        out.append(k)
+        k //= COARSE_FACTOR
     return out
 
 
-#: Signed fills a Lagrangian search typically takes (8-11 measured): with the cell rule
-#: at lam and at ``CELL_RULE_SCALES``, what progress reports and estimates count on.
-EXPECTED_SEARCH_FILLS = 10
+@dataclasses.dataclass
+class Tally:
+    """Fills a solve took: of the lattice with decision bits (``bit_fills``) and without
+    (``final_fills``), and of coarse block lattices (``coarse_fills``, their cells in
+    ``coarse_cells``)."""
+
+    bit_fills: int = 0
+    final_fills: int = 0
+    coarse_fills: int = 0
+    coarse_cells: int = 0
+
+    def asdict(self):
+        return dataclasses.asdict(self)
 
 
-def expected_fills(solver, lam):
+def _coarse(lat_signed, hi, fills, search, tally):
+    """The coarse start: cutting planes on block lattices, coarsest first, each level
+    started around the last one's minimiser. Every block path is a path of the lattice:
+    its exact line ``(auc, d)`` joins ``search.lines`` and it joins the candidates.
+    Returns ``(mu0, candidates)``: the minimiser of the model those lines make (None
+    without a level: a small lattice), the candidates."""
+    n_a, n_b = lat_signed.n_a, lat_signed.n_b
+    found, mu0 = [], None
+    for k in coarse_levels(max(n_a, n_b)):
+        blocks = cpu_reference.block_lattice(lat_signed, k)
+        level = _Search(-hi, hi, lambda mu: 0.0)
+        width = 4.0 * hi * k / max(n_a, n_b)
+        pending = [-hi, hi] if mu0 is None else sorted({max(-hi, mu0 - width),
+                                                       min(hi, mu0 + width)})
+        for _ in range(COARSE_ROUNDS):
+            if not pending:
+                break
+            for mu, (path, final) in zip(pending, fills(blocks, np.array(pending))):
+                level.add(mu, candidate(blocks, None, final, mu))
+                item_path = cpu_reference.expand_path(path, k, n_a, n_b)
+                c = candidate(lat_signed, item_path,
+                              cpu_reference.path_counters(lat_signed, item_path))
+                search.lines.append((c.auc, c.d))
+                found.append(c)
+            tally.coarse_fills += len(pending)
+            tally.coarse_cells += len(pending) * blocks.n_cells
+            nxt = level.step()
+            pending = [] if nxt is None else [nxt]
+        mu0 = level.bound()[1]
+    if mu0 is None:
+        return None, found
+    return search.model_minimum()[0], found
+
+
+def lagrangian(lat, lams, fills, finals, converge=True, batch=1):
+    """The Lagrangian solver for every lam: ``([(Candidate, upper_bound), ...], search,
+    tally)``.
+
+    ``lat`` is the absolute lattice. One search serves every lam (``S`` is the same
+    function; lam only clips ``mu`` to ``[-lam, lam]``): the coarse start; the cell rule
+    at every lam (bitless: its objective; its bits only where it wins) and, with bits,
+    at ``RULE_RATIO |mu0|``; a signed fill with bits at the coarse minimiser ``mu0``;
+    cutting-plane rounds, to the end with ``converge`` (bitless, then the bits of the
+    best maximiser on each side of the kink), else at most ``AUTO_FINE_ROUNDS`` (with
+    bits: the refined maximiser is nearly always kept) while the model's gap exceeds
+    ``GAP_SHARE`` of the certified one; for a lam below the minimiser found, its end of
+    ``[-lam, lam]``. The candidates of each lam are relinked; the best is kept (the cell
+    rule at lam on a tie). lam = 0 needs no search: the rule is exact there. ``batch``
+    > 1: the first fill of the lattice takes that many weights (``BATCH_OFFSETS``) and
+    no refinement follows (for engines whose batched fills cost about one).
+    """
+    lat_signed = dataclasses.replace(lat, mode="signed")
+    tally = Tally()
+    hi = float(max(lams))
+    search = _Search(-hi, hi, lambda mu: 0.0)
+    mu0, found = None, []
+    if hi > 0:
+        mu0, found = _coarse(lat_signed, hi, fills, search, tally)
+    extra = [] if mu0 is None or RULE_RATIO * abs(mu0) in lams else [RULE_RATIO * abs(mu0)]
+    paper, rules = _rules(lat, lams, extra, fills, finals, tally)
+    if hi == 0:
+        return [(c, absolute_objective(c, 0.0)) for c in paper], search, tally
+
+    def evaluate(mus, bits):
+        mus = sorted(set(mus) - {mu for mu, _ in search.points})
+        if not mus:
+            return
+        if bits:
+            got = [candidate(lat_signed, path, final, mu)
+                   for mu, (path, final) in zip(mus, fills(lat_signed, np.array(mus)))]
+            tally.bit_fills += len(mus)
+        else:
+            got = [candidate(lat_signed, None, final, mu)
+                   for mu, final in zip(mus, finals(lat_signed, np.array(mus)))]
+            tally.final_fills += len(mus)
+        for mu, c in zip(mus, got):
+            search.add(mu, c)
+
+    converge = converge or mu0 is None  # no coarse start: a small lattice
+    evaluate([-hi, hi] if mu0 is None else
+             [min(max(mu0 + o * hi, -hi), hi) for o in BATCH_OFFSETS[:batch]], bits=True)
+    rounds_left = AUTO_FINE_ROUNDS if batch == 1 else 0
+    known = max(absolute_objective(c, hi) for c in paper + rules + found
+                + [c for _, c in search.points])
+    for rounds in range(MAX_ROUNDS):
+        mu = search.step()
+        if mu is None:
+            break
+        if not converge:
+            high, low = search.bound()[0], search.model_minimum()[1]
+            if rounds >= rounds_left or high - low <= GAP_SHARE * (high - known):
+                break
+        evaluate([mu], bits=not converge)
+        known = max(known, absolute_objective(search.points[-1][1], hi))
+    # a smaller lam's bound: S is convex, so where the minimiser found lies outside
+    # [-lam, lam], the nearer end is the minimiser over it
+    mu_star = search.bound()[1]
+    evaluate([min(max(mu_star, -lam), lam) for lam in lams if 0 < lam < abs(mu_star)],
+             bits=False)
+    # paths of the best maximisers on each side of the kink, for every lam
+    need = set()
+    for lam in lams:
+        inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
+        for side in ([p for p in inside if p[1].d > 0], [p for p in inside if p[1].d <= 0]):
+            if side:
+                mu, c = max(side, key=lambda p: absolute_objective(p[1], lam))
+                if c.path is None:
+                    need.add(mu)
+    if need:
+        search.points = [(mu, c) for mu, c in search.points if mu not in need]
+        evaluate(need, bits=True)
+    signed = [c for _, c in search.points if c.path is not None]
+    out = []
+    for lam, cell_rule in zip(lams, paper):
+        if lam == 0:
+            out.append((cell_rule, absolute_objective(cell_rule, 0.0)))
+            continue
+        best = _best(cell_rule, rules + signed + found, lam)
+        if best.path is None:  # the cell rule at lam: its bits after all
+            best = candidate(lat, *fills(lat, np.array([lam]))[0])
+            tally.bit_fills += 1
+        coarse = sorted(found, key=lambda c: -absolute_objective(c, lam))[:COARSE_RELINK]
+        best = _relinked(lat, lam, best, rules + signed + coarse)
+        inside = [signed_value(c, mu) for mu, c in search.points if abs(mu) <= lam]
+        value = absolute_objective(best, lam)
+        out.append((best, _proven(max(min(inside), value), value)))
+    return out, search, tally
+
+
+def _rules(lat, lams, extra, fills, finals, tally):
+    """The cell rule's candidates: at every lam (bitless where lam > 0: the search may
+    beat it; with bits at lam = 0, where it is the answer) and, with bits, at the
+    weights ``extra``. Returns ``(at_lams, at_extra)``."""
+    lams = [float(lam) for lam in lams]
+    positive = [lam for lam in lams if lam > 0]
+    with_bits = [lam for lam in lams if lam == 0][:1] + extra
+    got = dict(zip(positive, (candidate(lat, None, final)
+                              for final in finals(lat, np.array(positive)))))
+    got.update(zip(with_bits, (candidate(lat, path, final)
+                               for path, final in fills(lat, np.array(with_bits)))))
+    tally.final_fills += len(positive)
+    tally.bit_fills += len(with_bits)
+    return [got[lam] for lam in lams], [got[w] for w in extra]
+
+
+def _best(first, pool, lam):
+    """The candidate of ``pool`` with the highest objective at lam, ``first`` on a tie."""
+    best = first
+    for c in pool:
+        if absolute_objective(c, lam) > absolute_objective(best, lam) + TOLERANCE:
+            best = c
+    return best
+
+
+def _relinked(lat, lam, best, others):
+    """``best`` relinked with each of ``others`` in turn (``cpu_reference.relink``): an
+    ordering at least as good as all of them."""
+    for other in others:
+        if other is best or other.path is None:
+            continue
+        path, final = cpu_reference.relink(lat, lam, best.path, other.path)
+        c = candidate(lat, path, final)
+        if absolute_objective(c, lam) > absolute_objective(best, lam) + TOLERANCE:
+            best = c
+    return best
+
+
+#: Fills of the lattice a search is expected to take for one lam, the cell rule's
+#: included, what progress reports and estimates count on (measured: docs/design.md,
+#: section 3.5): with a coarse start and the refinement cut short ("auto"), mean 4.3
+#: and at most 5.1 fills of the lattice (the coarse start's cells included); run to
+#: the end or without a coarse start (small lattices), some 9 signed fills more.
+EXPECTED_AUTO_FILLS = 5
+EXPECTED_CONVERGED_FILLS = 12
+
+
+def expected_fills(solver, lam, n=None):
     """Lattice fills the solver is expected to take for one lam (the exact solver's
-    fronts not counted)."""
+    fronts not counted); ``n``: the larger group's size (None: large)."""
     if solver == "paper" or lam == 0:
         return 1
-    return 1 + len(CELL_RULE_SCALES) + EXPECTED_SEARCH_FILLS
+    if solver == "auto" and (n is None or coarse_levels(n)):
+        return EXPECTED_AUTO_FILLS
+    return EXPECTED_CONVERGED_FILLS
 
 
 def _proven(bound, value):
     return value if bound - value <= TOLERANCE else bound
 
 
-def exact(lat, lam, best, search, max_bytes):
+def exact(lat, lam, best, search, max_bytes, max_states=None):
     """The optimum of ``AUC - lam * |D|``: ``(Candidate, stats)``. ``best`` and
     ``search`` come from ``lagrangian``: the best objective found and the weights whose
-    completion values prune the fronts. Raises ``FrontsTooLarge`` over ``max_bytes``."""
-    lower = absolute_objective(best, lam)
-    bounds = []
-    if search.points:
-        _, mu_best = search.bound()
-        above = [m for m, c in search.points if c.d > 0]
-        below = [m for m, c in search.points if c.d < 0]
-        mus = {mu_best, max(above, default=mu_best), min(below, default=mu_best)}
-        bounds = [(mu, cpu_reference.completion_values(lat, mu)) for mu in sorted(mus)]
-    path, final, stats = cpu_reference.solve_fronts(lat, lam, lower=lower, bounds=bounds,
-                                                    max_bytes=max_bytes)
-    found = candidate(lat, path, final)
-    if absolute_objective(best, lam) >= absolute_objective(found, lam):
+    signed values bound it.
+
+    The fronts are pruned by the completion values of ``EXACT_MUS`` weights and of the
+    search's, against a guessed lower bound: ``bound - share * (bound - known)`` for
+    ``share`` = ``EXACT_FIRST_SHARE``, doubling up to 1 (the known objective). A guess
+    above the optimum leaves no state or a final state below the guess; a guess at or
+    below it keeps the optimum, which is then what the fronts return. Raises
+    ``FrontsTooLarge`` over ``max_bytes`` (tables and fronts) or ``max_states``."""
+    known = absolute_objective(best, lam)
+    inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
+    stats = {"states": 0, "largest": 0, "tries": 0}
+    bound = min((signed_value(c, mu) for mu, c in inside), default=np.inf)
+    if bound - known <= TOLERANCE:
+        return best, stats
+    mus = sorted({mu for mu, _ in inside} | set(np.linspace(-lam, lam, EXACT_MUS)))
+    table = 8 * lat.n_cells
+    if max_bytes is not None:  # at most half the budget in completion values
+        mus = _spread(mus, max(1, int(max_bytes // 2 // table)))
+        max_bytes -= len(mus) * table
+    bounds = [(mu, cpu_reference.completion_values(lat, mu)) for mu in mus]
+    share = EXACT_FIRST_SHARE
+    while True:
+        lower = known if share >= 1 else bound - share * (bound - known)
+        stats["tries"] += 1
+        left = None if max_states is None else max_states - stats["states"]
+        try:
+            path, final, got = cpu_reference.solve_fronts(
+                lat, lam, lower=lower, bounds=bounds, max_bytes=max_bytes, max_states=left)
+        except cpu_reference.NoneLeft:
+            share *= 2.0
+            continue
+        stats["states"] += got["states"]
+        stats["largest"] = max(stats["largest"], got["largest"])
+        found = candidate(lat, path, final)
+        if absolute_objective(found, lam) >= lower - cpu_reference.PRUNE_TOLERANCE:
+            break
+        if absolute_objective(found, lam) > known:  # below the guess: a better start
+            best, known = found, absolute_objective(found, lam)
+        share *= 2.0
+    if known >= absolute_objective(found, lam):
         found = best  # the same optimum: keep the ordering already known
     return found, stats
 
 
-def solve_absolute(lat, lams, paper, fills, solver, exact_bytes):
-    """``solver`` ("lagrangian", "exact" or "auto") for every lam, from the cell rule's
-    candidates ``paper``: ``[(Candidate, upper_bound, solver_that_ran, extra), ...]``.
+def _spread(mus, k):
+    """At most ``k`` of the sorted ``mus``, evenly spread."""
+    if len(mus) <= k:
+        return mus
+    return [mus[i] for i in sorted(set(np.linspace(0, len(mus) - 1, k).round().astype(int)))]
+
+
+def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1):
+    """``solver`` ("lagrangian", "exact" or "auto") for every lam:
+    ``[(Candidate, upper_bound, solver_that_ran, extra), ...]``.
 
     "auto" runs the exact solver where the lattice has at most ``AUTO_EXACT_CELLS``
-    cells, within ``AUTO_EXACT_BYTES``, and keeps the Lagrangian result when the fronts
-    outgrow that; "exact" raises ``FrontsTooLarge`` beyond ``exact_bytes``.
+    cells, while its fronts are on course for at most ``AUTO_EXACT_STATES`` states, and
+    keeps the Lagrangian result beyond; "exact" refuses lattices of more than
+    ``EXACT_MAX_CELLS`` cells (``ValueError``, before any fill) and raises
+    ``FrontsTooLarge`` when the fronts outgrow ``exact_bytes``. ``batch``: see
+    ``lagrangian``.
     """
+    if solver == "exact" and lat.n_cells > EXACT_MAX_CELLS:
+        raise ValueError(MSG_EXACT_SIZE.format(
+            limit=EXACT_MAX_CELLS, side=int(np.sqrt(EXACT_MAX_CELLS)), cells=lat.n_cells,
+            n_a=lat.n_a, n_b=lat.n_b))
+    solved, search, tally = lagrangian(lat, lams, fills, finals,
+                                       converge=solver != "auto", batch=batch)
+    try_exact = solver == "exact" or (solver == "auto" and lat.n_cells <= AUTO_EXACT_CELLS)
     out = []
-    for lam, (best, bound, search) in zip(lams, lagrangian(lat, lams, paper, fills)):
+    for lam, (best, bound) in zip(lams, solved):
         ran = "lagrangian" if lam > 0 else "paper"
-        extra = {"signed_fills": len(search.points)}
-        if lam > 0 and bound > absolute_objective(best, lam) and (
-                solver == "exact" or (solver == "auto" and lat.n_cells <= AUTO_EXACT_CELLS)):
+        extra = {"signed_fills": len(search.points), "fills": tally.asdict()}
+        if lam > 0 and bound > absolute_objective(best, lam) and try_exact:
             try:
-                best, stats = exact(lat, lam, best, search,
-                                    exact_bytes if solver == "exact" else AUTO_EXACT_BYTES)
+                best, stats = exact(lat, lam, best, search, exact_bytes,
+                                    AUTO_EXACT_STATES if solver == "auto" else None)
             except cpu_reference.FrontsTooLarge:
                 if solver == "exact":
                     raise
@@ -245,26 +512,49 @@ def solve_absolute(lat, lams, paper, fills, solver, exact_bytes):
 
 
 #: The constrained search: weights ``lam`` of the absolute objective tried while no
-#: feasible ordering is known (doubling from 1), and bisection steps after.
+#: feasible ordering is known (doubling from 1, stopping once the fairest ``|D|`` found
+#: has not shrunk for ``CONSTRAINT_STALL`` doublings), and bisection steps after.
 CONSTRAINT_MAX_LAM = 2.0**20
 CONSTRAINT_BISECTIONS = 10
+CONSTRAINT_STALL = 2
+
+#: What a constrained solve is expected to take (estimates): signed fills of the bound's
+#: search, and Lagrangian solves of the weight search (two doublings and the bisection).
+CONSTRAINT_SEARCH_FILLS = 12
+CONSTRAINT_SOLVES = 2 + CONSTRAINT_BISECTIONS
+
+#: The constrained problem is solved exactly (fronts per value of ``d``) on lattices of
+#: at most this many cells, within ``CONSTRAINT_EXACT_STATES`` predicted states.
+CONSTRAINT_EXACT_CELLS = 2**16
+CONSTRAINT_EXACT_STATES = 3 * 10**7
 
 
-def constrained(lat, eps, fills):
-    """Maximise AUC subject to ``|D| <= eps``: ``(Candidate, auc_bound, lam)``.
+class Infeasible(ValueError):
+    """No interleaving meets ``|D| <= eps``, proven (``proven``) or none found."""
 
-    Certificate: for every ``mu``, ``max{AUC : |D| <= eps} <= S(mu) + |mu| eps``; a
-    cutting-plane search minimises it over ``mu``. Orderings: the signed maximisers met
-    on the way and the Lagrangian solutions of ``AUC - lam |D|`` for ``lam`` found by
-    doubling and bisection (a larger ``lam`` gives a smaller ``|D|``); the answer is the
-    feasible one of highest AUC, ``lam`` the weight that found it (None: a signed one).
-    Raises ``ValueError`` when none is feasible.
+    def __init__(self, message, proven):
+        super().__init__(message)
+        self.proven = proven
+
+
+def constrained(lat, eps, fills, finals):
+    """Maximise AUC subject to ``|D| <= eps``: ``(Candidate, auc_bound, found_with)``.
+
+    Certificate: for every
+    ``mu``, ``max{AUC : |D| <= eps} <= S(mu) + |mu| eps``; a cutting-plane search
+    minimises it over ``mu``. Small lattices (``CONSTRAINT_EXACT_CELLS``) are then
+    solved exactly (``solve_fronts`` with ``eps``: the optimum, or ``Infeasible``
+    proven). Otherwise the orderings are the signed maximisers met on the way and the
+    solutions of ``AUC - lam |D|`` for ``lam`` found by doubling and bisection (a larger
+    ``lam`` gives a smaller ``|D|``); the answer is the feasible one of highest AUC, and
+    ``Infeasible`` (not proven) when none is. ``found_with``: ``{"mu": ...}``,
+    ``{"lam": ...}`` or ``{"exact": True}``.
     """
     lat_signed = dataclasses.replace(lat, mode="signed")
     path, final = fills(lat_signed, np.array([0.0]))[0]
     c0 = candidate(lat_signed, path, final, 0.0)
-    if abs(c0.d) <= eps:  # the best AUC of all is feasible, hence optimal
-        return c0, c0.auc, 0.0
+    if _meets(c0.d, eps):  # the best AUC of all is feasible, hence optimal
+        return c0, c0.auc, {"mu": 0.0}
     # the bound: S(mu) + |mu| eps has slope -D + eps sign(mu); walk out until it turns up
     sign = 1.0 if c0.d > 0 else -1.0
     points = [(0.0, c0)]
@@ -272,7 +562,7 @@ def constrained(lat, eps, fills):
     while True:
         path, final = fills(lat_signed, np.array([sign * mu]))[0]
         points.append((sign * mu, candidate(lat_signed, path, final, sign * mu)))
-        if sign * points[-1][1].d <= eps or mu >= CONSTRAINT_MAX_LAM:
+        if _meets(max(sign * points[-1][1].d, 0.0), eps) or mu >= CONSTRAINT_MAX_LAM:
             break
         mu *= 4.0
     search = _Search(min(0.0, sign * mu), max(0.0, sign * mu), lambda m: abs(m) * eps)
@@ -280,29 +570,73 @@ def constrained(lat, eps, fills):
         search.add(m, c)
     nxt = search.step()
     _run([search], lat_signed, fills, [[] if nxt is None else [nxt]])
-    pool = [(None, c) for _, c in search.points]
+    bound, _ = search.bound()
+    pool = [({"mu": m}, c) for m, c in search.points]
+    if lat.n_cells <= CONSTRAINT_EXACT_CELLS:
+        try:
+            best = _exact_constrained(lat, eps, search, pool)
+        except cpu_reference.FrontsTooLarge:
+            pass
+        else:
+            return best, best.auc, {"exact": True}
 
     def absolute(lam):
-        paper = candidate(lat, *fills(lat, np.array([lam]))[0])
-        (best, _, _, _), = solve_absolute(lat, [lam], [paper], fills, "auto", None)
-        pool.append((lam, best))
-        return abs(best.d) <= eps
+        solved, _, _ = lagrangian(lat, [lam], fills, finals, converge=False)
+        pool.append(({"lam": lam}, solved[0][0]))
+        return abs(solved[0][0].d)
 
-    lo, hi = 0.0, 1.0
-    while not absolute(hi):
+    lo, hi, fairest, stalled = 0.0, 1.0, np.inf, 0
+    while not _meets(absolute(hi), eps):
+        fairest, stalled = (min(fairest, abs(pool[-1][1].d)),
+                            0 if abs(pool[-1][1].d) < fairest else stalled + 1)
         lo, hi = hi, 2.0 * hi
-        if hi > CONSTRAINT_MAX_LAM:
+        if hi > CONSTRAINT_MAX_LAM or stalled >= CONSTRAINT_STALL:
             break
-    for _ in range(CONSTRAINT_BISECTIONS):
-        mid = 0.5 * (lo + hi)
-        if absolute(mid):
-            hi = mid
-        else:
-            lo = mid
-    feasible = [(lam, c) for lam, c in pool if abs(c.d) <= eps]
+    feasible = [(how, c) for how, c in pool if _meets(c.d, eps)]
+    if feasible:
+        for _ in range(CONSTRAINT_BISECTIONS):
+            mid = 0.5 * (lo + hi)
+            if _meets(absolute(mid), eps):
+                hi = mid
+            else:
+                lo = mid
+        feasible = [(how, c) for how, c in pool if _meets(c.d, eps)]
     if not feasible:
-        fairest = min(abs(c.d) for _, c in pool)
-        raise ValueError(MSG_INFEASIBLE.format(eps=eps, metric=lat.metric, best=fairest))
-    lam, best = max(feasible, key=lambda item: item[1].auc)
+        raise Infeasible(MSG_INFEASIBLE.format(
+            eps=eps, metric=lat.metric, best=min(abs(c.d) for _, c in pool)), proven=False)
+    how, best = max(feasible, key=lambda item: item[1].auc)
+    return best, _proven(max(bound, best.auc), best.auc), how
+
+
+def _meets(d, eps):
+    """``|D| <= eps`` up to ``cpu_reference.EPS_TOLERANCE``."""
+    return abs(d) <= eps + cpu_reference.EPS_TOLERANCE
+
+
+def _exact_constrained(lat, eps, search, pool):
+    """The constrained optimum by fronts per value of ``d``, pruned by the feasibility
+    of every completion and by ``S(mu) + |mu| eps`` against guessed lower bounds (as in
+    ``exact``); ``Infeasible`` (proven) when no interleaving meets the constraint."""
     bound, _ = search.bound()
-    return best, _proven(max(bound, best.auc), best.auc), lam
+    known = max((c.auc for _, c in pool if _meets(c.d, eps)), default=0.0)
+    mus = sorted({m for m, _ in search.points} | set(np.linspace(-1.0, 1.0, EXACT_MUS)))
+    bounds = [(mu, cpu_reference.completion_values(lat, mu)) for mu in mus]
+    reach = tuple(cpu_reference.completion_values(lat, mu, 0.0) for mu in (1.0, -1.0))
+    share, states = EXACT_FIRST_SHARE, 0
+    while True:
+        lower = known if share >= 1 else bound - share * (bound - known)
+        try:
+            path, final, got = cpu_reference.solve_fronts(
+                lat, 0.0, lower=lower, bounds=bounds, eps=eps, reach=reach,
+                max_states=CONSTRAINT_EXACT_STATES - states)
+        except cpu_reference.NoneLeft:
+            if share >= 1:
+                raise Infeasible(MSG_INFEASIBLE_PROVEN.format(eps=eps, metric=lat.metric),
+                                 proven=True) from None
+            share *= 2.0
+            continue
+        states += got["states"]
+        found = candidate(lat, path, final)
+        if found.auc >= lower - cpu_reference.PRUNE_TOLERANCE:
+            return found
+        share *= 2.0

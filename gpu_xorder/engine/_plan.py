@@ -1,14 +1,13 @@
-"""Memory planning and method choice, for both backends (docs/design.md, sections 3.5, 4,
-6 and 9): which two-group solver and which K-group method run, what a solve needs,
-whether its decision bits fit whole or in bands of rows (host memory for NumPy, device
-memory for the GPU), and the tile width of the GPU fill."""
+"""Memory planning and method choice, for every engine (docs/design.md, sections 4, 6
+and 9): which K-group method runs, what a solve needs, whether its decision bits fit
+whole or in bands of rows (host memory on the CPU, device memory for the GPU), the tile
+width of the GPU fill, and time estimates of the NumPy reference's work."""
 
 import numpy as np
 
 import cpu_reference as cr
 
 from ..utils import _parallel
-from ..core import _solvers
 from ..utils._memory import host_memory_available
 from ._kernel_source import KD_MAX_GROUPS, MAX_OLD_GROUPS, SHARED_BYTES, strip_warps
 from ._launch import MSG_KD_GROUPS, MSG_OLD_GROUPS
@@ -42,18 +41,6 @@ MSG_DEVICE_MEMORY_MULTI = (
 
 
 # ------------------------------------------------------------------ choices
-
-def choose_solver(solver, mode, lams, n_cells, engine_name):
-    """The two-group solver that runs: the cell rule where it is exact (signed mode,
-    lam = 0) or where ``"auto"`` finds the search out of proportion."""
-    if mode == "signed" or not np.any(np.asarray(lams) > 0) or solver == "paper":
-        return "paper"
-    if solver != "auto":
-        return solver
-    if engine_name == "numpy" and n_cells > _solvers.AUTO_LAGRANGIAN_CELLS_NUMPY:
-        return "paper"
-    return "auto"
-
 
 def choose_method(method, sizes, memory_limit=None):
     """The K-group method that runs: ``"auto"`` is K-D up to ``KD_MAX_CELLS`` cells while

@@ -48,7 +48,9 @@ MSG_ONE_COLUMN = (
     "one-column DataFrame), got shape {shape}"
 )
 MSG_SPARSE = "XOrder takes dense scores; sparse input is not supported"
-MSG_VALIDATION_ALONE = "validation chooses the weight for max_disparity: give both"
+MSG_VALIDATION_ALONE = (
+    "validation chooses the weight for max_disparity or for lam > 0: give one of them"
+)
 MSG_WEIGHTED = (
     "XOrder cannot weigh items: its dynamic program counts pairs of items, so "
     "sample_weight must be None or one value > 0 for all (got values from {lo!r} to "
@@ -112,14 +114,17 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ``|D| <= max_disparity`` (two groups; leave ``lam`` at 0). Without
         ``validation`` the constraint holds on the training scores.
     validation : float, (scores, y, sensitive_features) or None, default=None
-        With ``max_disparity``: choose the weight on held-out data, where an auditor
-        measures the disparity. A float in (0, 1) holds out that share of the training
-        data (stratified by group and label), a tuple gives the held-out data itself.
+        Choose the weight the DP uses on held-out data, where an auditor measures the
+        disparity. A float in (0, 1) holds out that share of the training data
+        (stratified by group and label), a tuple gives the held-out data itself.
         Every weight of ``VALIDATION_LAMS`` is fitted on the training data (the rest,
-        for a share), and the one whose transformed held-out scores have the highest
-        AUC with ``|D| <= max_disparity`` is kept (none: the smallest ``|D|``, with a
-        warning); with a share the model is then refitted on all the data.
-        ``validation_`` records the table.
+        for a share), and the one whose transformed held-out scores have, with
+        ``max_disparity``, the highest AUC with ``|D| <= max_disparity`` (none: the
+        smallest ``|D|``, with a warning), else (``lam > 0``) the highest
+        ``AUC - lam |D|`` is kept; with a share the model is then refitted on all the
+        data with that weight (``lam_``). ``validation_`` records the table. For xAUC
+        the training gain of the default solver does not carry to new data on
+        average, and this choice does (README, "The best ordering").
 
     Attributes
     ----------
@@ -483,7 +488,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         lams = params.check("lam", self.lam)
         if self.max_disparity is not None and (lams[1] or lams[0][0] != 0):
             raise ValueError(v.MSG_LAM_AND_CONSTRAINT)
-        _check_validation(self.validation, self.max_disparity)
+        _check_validation(self.validation, self.max_disparity, lams[0])
         return lams
 
     def __sklearn_tags__(self):
@@ -723,10 +728,10 @@ def xorder_path(scores, y, *, sensitive_features, lams, progress=None, n_jobs=No
             for lam, result in zip(values, results)]
 
 
-def _check_validation(value, max_disparity):
+def _check_validation(value, max_disparity, lams):
     if value is None:
         return
-    if max_disparity is None:
+    if max_disparity is None and not np.any(np.asarray(lams) > 0):
         raise ValueError(MSG_VALIDATION_ALONE)
     if v.is_number(value):  # a fraction to hold out, of any real number type
         if not 0.0 < v.as_real(value, "validation", MSG_VALIDATION) < 1.0:
@@ -738,10 +743,10 @@ def _check_validation(value, max_disparity):
 def _validated_fit(est, scores, y, sensitive_features, progress):
     """``XOrder(max_disparity=eps, validation=...)``: fit every lam of
     ``VALIDATION_LAMS``, keep the one whose held-out scores have the best AUC with
-    ``|D| <= eps``."""
+    ``|D| <= eps``; ``XOrder(lam=lam, validation=...)``: the best ``AUC - lam |D|``."""
     params = {k: val for k, val in est.get_params().items()
               if k not in ("lam", "max_disparity", "validation")}
-    eps = float(est.max_disparity)
+    eps = None if est.max_disparity is None else float(est.max_disparity)
     if v.is_number(est.validation):
         s = v.check_scores(_score_column(scores)[0])
         labels_y = v.check_labels(y, s.size)
@@ -764,8 +769,10 @@ def _validated_fit(est, scores, y, sensitive_features, progress):
         auc.append(metrics.auc(adjusted, y_val))
         dis.append(metrics.disparity(adjusted, y_val, g_val, est.metric))
     auc, dis = np.array(auc), np.array(dis)
-    ok = np.flatnonzero(dis <= eps)
-    if ok.size:
+    ok = np.flatnonzero(dis <= eps) if eps is not None else np.array([], dtype=int)
+    if eps is None:
+        k = int(np.argmax(auc - float(est.lam) * dis))
+    elif ok.size:
         k = int(ok[np.argmax(auc[ok])])
     else:
         k = int(np.argmin(dis))

@@ -1,0 +1,74 @@
+"""Relinking two paths: the best ordering for ``AUC - lam * |D|`` that follows either
+path between the cells they share (docs/design.md, section 3.5).
+
+Two paths of one lattice cross or touch at some cells; between two consecutive shared
+cells each follows its own segment, and any choice of one segment per stretch is a path.
+The gains of a step depend on the cell, not on the path, so a segment adds the same
+counters whichever path came before it. The best choice is found exactly by the Pareto
+fronts of ``_fronts`` over the sequence of stretches where the two segments differ (one
+cell per stretch, so one front): a few hundred states at most in practice, against the
+lattice's millions of cells. The result is at least as good as both paths.
+"""
+
+import numpy as np
+
+from ._fronts import final_counters
+from ._objective import pair_increments, pair_terms_of_states
+
+
+def path_states(lat, path):
+    """Exact integer states (rows ``cab, cba[, uab - uba]``, as ``_fronts`` keeps them)
+    after every step of ``path``, shape ``(K, n_a + n_b + 1)``, and the row ``i`` of the
+    cell reached after every step, shape ``(n_a + n_b + 1,)``."""
+    path = np.asarray(path)
+    a_step, b_step = pair_increments(lat)
+    is_b = path == 1
+    j = np.cumsum(is_b) - is_b            # column before each step
+    i = np.arange(path.size) - j          # row before each step
+    gains = np.where(is_b[None, :], b_step(i, np.minimum(j, lat.n_b - 1)),
+                     a_step(np.minimum(i, lat.n_a - 1), j))
+    states = np.zeros((gains.shape[0], path.size + 1), dtype=np.int64)
+    np.cumsum(gains, axis=1, out=states[:, 1:])
+    rows = np.concatenate(([0], np.cumsum(~is_b)))
+    return states, rows
+
+
+def path_counters(lat, path):
+    """The counters (``_lattice.COUNTERS`` order) of the last cell of ``path``."""
+    return final_counters(lat, path_states(lat, path)[0][:, -1])
+
+
+def relink(lat, lam, first, second):
+    """The best path for ``AUC - lam * |D|`` among those that follow ``first`` or
+    ``second`` between their shared cells: ``(path, counters)``. On equal objectives the
+    choice nearest ``first`` is kept."""
+    s1, r1 = path_states(lat, first)
+    s2, r2 = path_states(lat, second)
+    shared = np.flatnonzero(r1 == r2)             # steps at which both are at one cell
+    inc1, inc2 = np.diff(s1[:, shared], axis=1), np.diff(s2[:, shared], axis=1)
+    differ = np.flatnonzero(np.any(inc1 != inc2, axis=0))
+    front = (s1[:, -1] - inc1[:, differ].sum(axis=1))[:, None]
+    parents = []                                   # per stretch: (chosen, front size)
+    for t in differ:
+        cand = np.concatenate((front + inc1[:, t:t + 1], front + inc2[:, t:t + 1]), axis=1)
+        auc, dis = pair_terms_of_states(lat, cand)
+        p, q = auc - lam * dis, auc + lam * dis
+        # p descending, then q descending, then the first path's segment: a state
+        # survives iff its q beats every state before it
+        order = np.lexsort((np.arange(p.size), -q, -p))
+        q_sorted = q[order]
+        survive = np.ones(order.size, dtype=bool)
+        survive[1:] = q_sorted[1:] > np.maximum.accumulate(q_sorted)[:-1]
+        parents.append((order[survive], front.shape[1]))
+        front = cand[:, order[survive]]
+    auc, dis = pair_terms_of_states(lat, front)
+    value = auc - lam * np.abs(dis)
+    best = k = int(np.flatnonzero(value == value.max())[0])
+    path = np.array(first, dtype=np.int8)
+    second = np.asarray(second)
+    for t, (chosen, size) in zip(differ[::-1], parents[::-1]):
+        k = int(chosen[k])
+        if k >= size:  # the second path's segment
+            path[shared[t]:shared[t + 1]] = second[shared[t]:shared[t + 1]]
+            k -= size
+    return path, final_counters(lat, front[:, best])
