@@ -18,7 +18,8 @@ The rules, which the documents follow:
   tables,``), every one of its lines must be one of the lines printed, in that order.
 
 Run as a script (``python tests/support/docblocks.py docs/guide.md``) it prints what each
-block prints, to write the ``text`` blocks from.
+block prints; ``--write`` rewrites the ``text`` blocks that differ (after a change that
+moves the numbers: review the diff).
 """
 
 import contextlib
@@ -34,7 +35,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^\1```[ \t]*$", re.MULTILINE | re.DOTALL)
 NOT_RUN = re.compile(r"<!-- not run: (.+?) -->\s*$", re.DOTALL)
-AMONG = re.compile(r"among its (?:lines|tables),\s*$")
+AMONG = re.compile(r"among\s+its\s+(?:lines|tables),\s*$")
 
 
 @dataclasses.dataclass
@@ -48,6 +49,7 @@ class Block:
     not_run: str = None
     shown: str = None
     exact: bool = True
+    shown_at: tuple = None  # (start, end, indent) of the shown text's body in the document
 
     def where(self, path):
         return f"{Path(path).name}, line {self.line}"
@@ -68,9 +70,11 @@ def blocks(text):
                 and out[-1].not_run is None:
             if between == "prints":
                 out[-1].shown, out[-1].exact = code, True
+                out[-1].shown_at = (match.start(3), match.end(3), indent)
                 continue
             if AMONG.search(between):
                 out[-1].shown, out[-1].exact = code, False
+                out[-1].shown_at = (match.start(3), match.end(3), indent)
                 continue
         reason = NOT_RUN.search(between)
         out.append(Block(lang, code, line, reason.group(1) if reason else None))
@@ -121,17 +125,35 @@ def matches(block, printed):
     return True
 
 
+def reselect(shown, printed):
+    """An ``among`` selection brought up to date: each shown line replaced by the one
+    printed line that starts as it does (up to its first digit), where there is one."""
+    got = [line.rstrip() for line in printed.splitlines()]
+    out = []
+    for line in shown.splitlines():
+        key = re.split(r"\d", line.rstrip(), maxsplit=1)[0]
+        same = [g for g in got if g.startswith(key)]
+        out.append(same[0] if len(same) == 1 and key else line.rstrip())
+    return "\n".join(out) + "\n"
+
+
 def main(argv):
-    """Print what every block of a document prints (for writing its text blocks)."""
+    """Print what every block of a document prints (for writing its text blocks); with
+    ``--write``, also replace every ``prints`` block that differs by what was printed,
+    and in an ``among`` selection each line by the printed line that starts as it does
+    (``reselect``)."""
     import tempfile
 
-    path = Path(argv[0]).resolve()
+    write = "--write" in argv
+    path = Path([a for a in argv if a != "--write"][0]).resolve()
+    text = path.read_text(encoding="utf-8")
     namespace = {"__name__": "__docs__"}
     here = os.getcwd()
+    replace = []
     with tempfile.TemporaryDirectory() as folder:
         os.chdir(folder)
         try:
-            for block in blocks(path.read_text(encoding="utf-8")):
+            for block in blocks(text):
                 if block.not_run is not None or block.lang not in ("python", "bash"):
                     continue
                 printed = (run_python(block, namespace, path) if block.lang == "python"
@@ -140,8 +162,17 @@ def main(argv):
                 print(printed, end="")
                 if block.shown is not None and not matches(block, printed):
                     print("----- (differs from the document)")
+                    replace.append((block.shown_at, printed if block.exact
+                                    else reselect(block.shown, printed)))
         finally:
             os.chdir(here)
+    if write and replace:
+        for (start, end, indent), printed in sorted(replace, reverse=True):
+            body = "".join(indent + line if line.strip() else line
+                           for line in printed.splitlines(keepends=True))
+            text = text[:start] + body + text[end:]
+        path.write_text(text, encoding="utf-8")
+        print(f"===== {len(replace)} text block(s) rewritten in {path.name}")
 
 
 if __name__ == "__main__":
