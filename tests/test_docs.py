@@ -225,3 +225,257 @@ def test_ci_runs_the_readmes_commands():
     assert bash[1] == "python -m pytest -q"
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert 'python -m pip install --quiet ".[test]"' in ci and bash[1] in ci
+
+
+# ---------------------------------------------------------------- names, paths, links
+
+#: Roots of dotted names in the documents that are not this project's code, each with
+#: its reason: other libraries (and their usual aliases), PTX instructions, and the
+#: variables of the documents' examples. A root neither here nor the project's (a
+#: package, a module by its last name, a class it defines) fails the test.
+NOT_OURS = {
+    **dict.fromkeys(("numpy", "np", "sklearn", "scipy", "pandas", "pd", "matplotlib",
+                     "plt", "numba", "cupy", "cp", "joblib", "distributed", "dask",
+                     "threadpoolctl", "pytest", "hypothesis", "rich", "fairlearn"),
+                    "another library"),
+    **dict.fromkeys(("ld", "st"), "a PTX instruction (ld.acquire.gpu, st.release.gpu)"),
+    **dict.fromkeys(("result", "result_", "res", "frame", "scaler", "search", "y", "xo",
+                     "ax", "exp", "data", "ci", "models", "m"), "a variable of an example"),
+}
+
+
+def _project_modules():
+    """``{dotted module name: path}`` of gpu_xorder and cpu_reference."""
+    out = {}
+    for package in ("gpu_xorder", "cpu_reference"):
+        for path in sorted((REPO / package).rglob("*.py")):
+            parts = list(path.relative_to(REPO).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join(parts)] = path
+    return out
+
+
+PROJECT_MODULES = _project_modules()
+
+
+def _project_classes():
+    """``{class name: [dotted module, ...]}`` of the classes the project defines."""
+    import ast
+
+    out = {}
+    for name, path in PROJECT_MODULES.items():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef):
+                out.setdefault(node.name, []).append(name)
+    return out
+
+
+def _defined_in(path):
+    """Names a module's source defines or imports at its top level (for a module that
+    cannot be imported here: the CuPy engine)."""
+    import ast
+
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
+def _attribute(obj, name):
+    """``getattr``, dataclass and NamedTuple fields included."""
+    if hasattr(obj, name):
+        return True, getattr(obj, name)
+    fields = getattr(obj, "__dataclass_fields__", None) or getattr(obj, "_fields", ())
+    return name in fields, None
+
+
+def _resolves(module, rest):
+    """Whether ``module`` (dotted) has the attribute chain ``rest``, importing
+    submodules on the way; a module that cannot be imported is read by its source."""
+    try:
+        obj = importlib.import_module(module)
+    except ImportError:
+        return bool(rest) and rest[0] in _defined_in(PROJECT_MODULES[module]) and len(rest) == 1
+    for k, name in enumerate(rest):
+        sub = f"{module}.{'.'.join(rest[:k + 1])}"
+        if sub in PROJECT_MODULES:
+            return _resolves(sub, rest[k + 1:])
+        found, obj = _attribute(obj, name)
+        if not found:
+            return False
+        if obj is None and k + 1 < len(rest):
+            return True  # a field without a default: its type is not known here
+    return True
+
+
+def documented_names():
+    """``(document, dotted name)`` of every backticked name that starts a code span of
+    the documents, outside code blocks (file names excluded)."""
+    docs = [REPO / "README.md", REPO / "CONTRIBUTING.md"] + sorted((REPO / "docs").glob("*.md"))
+    out = []
+    for path in docs:
+        text = re.sub(r"^( *)```.*?^\1```", "", path.read_text(encoding="utf-8"),
+                      flags=re.MULTILINE | re.DOTALL)
+        for span in re.findall(r"`([^`\n]+)`", text):
+            match = re.match(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)", span)
+            if match and not re.search(r"\.(py|md|cuh?|json|csv|png|gz|bz2|xz|sh|toml|txt"
+                                       r"|log)$", match.group(1)):
+                out.append((path.relative_to(REPO).as_posix(), match.group(1)))
+    return out
+
+
+def test_every_dotted_name_in_the_docs_is_this_projects_or_classified():
+    """Every backticked ``module.name``, ``package.module.name``, ``_module.name`` or
+    ``Class.attribute`` of README.md, CONTRIBUTING.md and docs/*.md that refers to this
+    project's code resolves (the module imports and has the attribute); a name of
+    another library or an example's variable is skipped by ``NOT_OURS``, and any other
+    root fails, so that a misspelt or moved module is found."""
+    by_last = {}
+    for module in PROJECT_MODULES:
+        by_last.setdefault(module.rpartition(".")[2], []).append(module)
+    classes = _project_classes()
+    wrong, unknown, checked = [], [], 0
+    for doc, name in documented_names():
+        root, *rest = name.split(".")
+        if root in ("gpu_xorder", "cpu_reference"):
+            candidates = [(root, rest)]
+        elif root in by_last:
+            candidates = [(m, rest) for m in by_last[root]]
+        elif root in classes:
+            candidates = [(m, [root] + rest) for m in classes[root]]
+        elif root in NOT_OURS:
+            continue
+        else:
+            unknown.append((doc, name))
+            continue
+        checked += 1
+        if not any(_resolves(m, r) for m, r in candidates):
+            wrong.append((doc, name))
+    assert checked > 50
+    assert unknown == [], "roots neither the project's nor in NOT_OURS"
+    assert wrong == []
+
+
+#: A repository path in running text: a file or folder of these top-level folders.
+REPO_PATH = re.compile(r"(?<![\w/.-])((?:gpu_xorder|cpu_reference|tests|benchmarks|docs)"
+                       r"/[\w./-]*[\w/])")
+
+
+def test_every_repository_path_in_the_docs_exists():
+    """Every path into the repository that README.md, CONTRIBUTING.md, docs/*.md and the
+    data sets' README name exists (a file or a folder)."""
+    missing = []
+    for path in markdown_docs():
+        text = path.read_text(encoding="utf-8")
+        for found in REPO_PATH.findall(re.sub(r"https?://\S+", "", text)):
+            if not (REPO / found).exists():
+                missing.append((path.relative_to(REPO).as_posix(), found))
+    assert missing == []
+
+
+def _slugs(path):
+    """GitHub's anchors of a Markdown file's headings."""
+    text = re.sub(r"^( *)```.*?^\1```", "", path.read_text(encoding="utf-8"),
+                  flags=re.MULTILINE | re.DOTALL)
+    out = set()
+    for heading in re.findall(r"^#+ (.+)$", text, flags=re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower().replace("`", ""))
+        out.add(slug.replace(" ", "-"))
+    return out
+
+
+def test_every_local_link_resolves():
+    """Every relative link of the documents points at a file that exists, and a link
+    with ``#anchor`` into a Markdown file at one of its headings."""
+    broken, checked = [], 0
+    for path in markdown_docs():
+        text = re.sub(r"^( *)```.*?^\1```", "", path.read_text(encoding="utf-8"),
+                      flags=re.MULTILINE | re.DOTALL)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            file, _, anchor = target.partition("#")
+            dest = (path.parent / file).resolve() if file else path
+            checked += 1
+            if not dest.exists():
+                broken.append((path.name, target))
+            elif anchor and dest.suffix == ".md" and anchor not in _slugs(dest):
+                broken.append((path.name, target))
+    assert checked > 30
+    assert broken == []
+
+
+def _all_definitions():
+    """Every name the project's Python defines anywhere (modules, classes, functions,
+    methods, assigned names), and every word of the CUDA sources."""
+    import ast
+
+    py = {name.rpartition(".")[2] for name in PROJECT_MODULES}
+    for path in PROJECT_MODULES.values():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+                py.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                py.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                py.add(node.attr)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                py.add(node.target.id)
+    cuda = set()
+    for path in (REPO / "gpu_xorder" / "engine" / "cuda").iterdir():
+        cuda.update(re.findall(r"\w+", path.read_text(encoding="utf-8")))
+    return py, cuda
+
+
+def test_design_table_of_equations_names_existing_code():
+    """docs/design.md, section 3.8: every name in the NumPy and numba columns is defined
+    in the project's Python, every name in the CUDA column is in the CUDA sources, and
+    every path exists."""
+    py, cuda = _all_definitions()
+    text = DESIGN_DOC.read_text(encoding="utf-8")
+    table = text.split("### 3.8 ", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split(" | ") for line in table.splitlines()
+            if line.startswith("| ") and not line.startswith("| equation")
+            and not line.startswith("|---")]
+    assert len(rows) >= 7 and all(len(r) == 4 for r in rows)
+    missing = []
+    for row in rows:
+        # the CUDA column names kernels and device functions, and the Python launch
+        # side that packs their inputs
+        for column, known in ((row[1], py), (row[2], py), (row[3], cuda | py)):
+            for span in re.findall(r"`([^`]+)`", column):
+                if "/" in span:
+                    if not (REPO / span).exists():
+                        missing.append(span)
+                    continue
+                if span.endswith((".cu", ".cuh", ".py")):  # a file by its name
+                    if not [p for p in ("gpu_xorder", "cpu_reference")
+                            if list((REPO / p).rglob(span))]:
+                        missing.append(span)
+                    continue
+                names = span.split(".")
+                if not all(n in known for n in names):
+                    missing.append(span)
+    assert missing == []
+
+
+def test_private_names_in_the_docs_exist():
+    """A backticked private name (``_Layout``, ``_decide``) in the documents is defined
+    somewhere in the project: renamed code leaves no stale name behind."""
+    py, cuda = _all_definitions()
+    stale = []
+    for path in [REPO / "README.md", REPO / "CONTRIBUTING.md"] + sorted(
+            (REPO / "docs").glob("*.md")):
+        text = re.sub(r"^( *)```.*?^\1```", "", path.read_text(encoding="utf-8"),
+                      flags=re.MULTILINE | re.DOTALL)
+        for span in re.findall(r"`(_[A-Za-z]\w*)(?:\(\))?`", text):
+            if span not in py and span not in cuda:
+                stale.append((path.name, span))
+    assert stale == []
