@@ -479,3 +479,31 @@ def test_private_names_in_the_docs_exist():
             if span not in py and span not in cuda:
                 stale.append((path.name, span))
     assert stale == []
+
+
+# ---------------------------------------------------------------- docs/api.md
+
+def test_api_reference_documents_every_public_name_as_the_code_has_it():
+    """docs/api.md holds every public name of gpu_xorder, gpu_xorder.metrics,
+    gpu_xorder.datasets, gpu_xorder.baselines and gpu_xorder.models, in its module's
+    section, and every stub matches the code: each parameter's name, kind, annotation
+    and default, the return annotation, a class's bases, fields and public methods."""
+    from support import api_stubs
+
+    shown = api_stubs.documented((REPO / "docs" / "api.md").read_text(encoding="utf-8"))
+    missing, wrong = [], []
+    for module_name in api_stubs.PUBLIC_MODULES:
+        module = importlib.import_module(module_name)
+        for name in api_stubs.public_names(module_name):
+            node = shown.get(module_name, {}).get(name)
+            if node is None:
+                missing.append(f"{module_name}.{name}")
+                continue
+            problems = api_stubs.differences(node, getattr(module, name), name)
+            if problems:
+                wrong.append((problems, api_stubs.stub(getattr(module, name), name)))
+    extra = [f"{m}.{n}" for m, names in shown.items() for n in names
+             if m not in api_stubs.PUBLIC_MODULES
+             or n not in api_stubs.public_names(m)]
+    assert missing == [] and extra == []
+    assert wrong == [], "\n\n".join(f"{p}\nthe code's stub:\n{s}" for p, s in wrong)

@@ -301,7 +301,7 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
                                     sensitive_features=sensitive_features,
                                     high_score=high_score)
 
-    def get_metadata_routing(self):
+    def get_metadata_routing(self) -> MetadataRouter:
         """``sensitive_features`` for this estimator, other ``fit`` metadata for the
         classifier's ``fit``."""
         return (MetadataRouter(owner=self)
