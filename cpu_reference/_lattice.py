@@ -50,10 +50,6 @@ class GhatConstants:
     inv_pb: float
     inv_u: float
 
-    def astuple(self):
-        return (self.w, self.w_a, self.w_b, self.inv_auc, self.inv_ab, self.inv_ba,
-                self.inv_pa, self.inv_pb, self.inv_u)
-
 
 @dataclass(frozen=True, eq=False)
 class Lattice:

@@ -12,7 +12,7 @@
   (``support.engines``).
 - BLAS runs on one thread, in this process and in the processes it starts, unless the
   caller set a thread count: on a busy 2-core machine OpenBLAS's own threads made one
-  logistic regression of the README's quick start take 22 s instead of 1 s.
+  logistic regression of the README's former quick start take 22 s instead of 1 s.
 """
 
 import os
