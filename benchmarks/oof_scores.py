@@ -59,7 +59,8 @@ def repetition(data, name, r):
            "raw_dx": metrics.disparity(s_te, y_te, a_te, "xauc")}
     for label, params in SETTINGS:
         for key, fit_scores in (("train", s_tr), ("oof", ranker.fit_scores_)):
-            # what FairRanker(**params) gives, from the same fits (tests/test_ranker.py)
+            # what FairRanker(**params) gives, from the same fits
+            # (tests/gpu_xorder/postprocessing/test_ranker.py)
             fair = XOrder(**params).fit(fit_scores, y_tr, sensitive_features=a_tr)
             scores = fair.transform(s_te, sensitive_features=a_te)
             out[f"{label} {key} auc"] = metrics.auc(scores, y_te)
