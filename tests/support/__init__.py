@@ -1,9 +1,11 @@
 """Code the tests share and the package does not ship: oracles (``oracles``), random
 problems and lattices (``problems``), the engines the ``engine`` fixtures give
-(``engines``), the emulated GPU (``fake_cupy`` over ``cuda_host``, which builds the
-kernels' host drivers in ``cuda_host/``), the device tests' time limit
+(``engines``, ``backends``), the emulated GPU (``fake_cupy`` over ``cuda_host``, which
+builds the kernels' host drivers in ``cuda_host/``), the device tests' time limit
 (``device_timeout``), the NumPy twin of the CUDA schedules (``tile_twin``), the golden
-digests (``golden``) and NVRTC compiles (``nvrtc``).
+digests (``golden``), NVRTC compiles (``nvrtc``), the command line's tables read back
+(``console``), and the documents' code blocks and API stubs (``docblocks``,
+``api_stubs``).
 
 ``pyproject.toml`` puts ``tests/`` on the path (``pythonpath``), so test modules import
 ``support.<module>``; they never import one another.

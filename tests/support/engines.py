@@ -65,15 +65,17 @@ class Engine:
         return self.name.startswith("cupy")
 
     def fill_words(self, lat, lams):
-        """``(words, finals)`` on the host, ``(B, n_words)`` and ``(B, K)``: one
-        whole-lattice fill per lam value (the engine's default kernel and width)."""
+        """``(words, finals, lasts)`` on the host, ``(B, n_words)``, ``(B, K)`` and
+        ``(B, K, n_b + 1)``: one whole-lattice fill per lam value (the engine's default
+        kernel and width); ``lasts``, the counters of the last row, None on the CuPy
+        engine, which returns them for bands of whole row blocks only."""
         if self.name == "numpy":
-            out = [cr.fill(lat, lam) for lam in lams]
-            return np.stack([w for w, _ in out]), np.stack([f for _, f in out])
-        words, finals = self.module.fill(lat, lams)[:2]
+            out = [cr.fill(lat, lam, bottom=True) for lam in lams]
+            return tuple(np.stack(a) for a in zip(*out))
         if self.on_cupy:
-            words, finals = words.get(), finals.get()
-        return words, finals
+            words, finals = self.module.fill(lat, lams)
+            return words.get(), finals.get(), None
+        return self.module.fill(lat, lams, bottom=True)
 
     def band_limit(self, lat, batch, band_rows):
         """A ``memory_limit`` under which ``solve`` of ``batch`` lam values fills
@@ -148,11 +150,18 @@ class _CupyGolden(_Reference):
         return solutions
 
 
+#: The ``engine`` fixture's emulated CuPy engine and its backend probe, made once per
+#: session, as a process imports and checks the engine once (``emulated_cupy(True)``).
+_SESSION = {}
+
+
 @contextlib.contextmanager
-def emulated_cupy():
+def emulated_cupy(session=False):
     """``gpu_xorder.engine._cupy_engine`` imported over ``fake_cupy`` (every launch
     replayed by the kernels' host build: skipped without nvcc); the real state (CuPy or
-    its absence) and the fake device's free memory are restored afterwards."""
+    its absence) and the fake device's free memory are restored afterwards. A fresh
+    import, whose first ``fair_order(backend="cupy")`` runs the self-check; with
+    ``session``, the module and self-checked probe of the session's first use."""
     from support import cuda_host
 
     if not cuda_host.available():
@@ -163,14 +172,24 @@ def emulated_cupy():
 
     saved = {name: sys.modules.get(name) for name in ("cupy", _CUPY_ENGINE)}
     saved_attr = package.__dict__.get("_cupy_engine")
+    saved_probe = _backend._probe
     sys.modules["cupy"] = fake_cupy
     sys.modules.pop(_CUPY_ENGINE, None)
     package.__dict__.pop("_cupy_engine", None)
     _backend.cupy_status.cache_clear()
     free = list(fake_cupy.MEMORY)
     try:
-        yield importlib.import_module(_CUPY_ENGINE)
+        if session and _SESSION:
+            sys.modules[_CUPY_ENGINE] = package._cupy_engine = _SESSION["module"]
+            _backend._probe = lambda: _SESSION["probe"]
+        else:
+            module = importlib.import_module(_CUPY_ENGINE)
+            if session:
+                _SESSION.update(module=module, probe=_backend._probe())
+                _backend._probe = lambda: _SESSION["probe"]
+        yield sys.modules[_CUPY_ENGINE]
     finally:
+        _backend._probe = saved_probe
         fake_cupy.MEMORY[:] = free
         for name, module in saved.items():
             if module is None:
@@ -199,7 +218,7 @@ def engine(name, request):
             pytest.skip(f"numba engine: {reason}")
         yield Engine(name, _backend.engine("numba"))
     elif name == "cupy-emulated":
-        with emulated_cupy() as module:
+        with emulated_cupy(session=True) as module:
             yield Engine(name, module)
     else:
         from support import device_timeout

@@ -33,16 +33,48 @@ EDGE_SHAPES = [(300, 7, True), (2, 260, True), (260, 2, True), (1, 40, True), (4
 DEVICE_SHAPES = [(200, 317, False), (200, 317, True), (1000, 1000, False)]
 
 
-def whole(lat, lam):
-    """The reference's ``(path, final)`` of the whole lattice."""
-    words, final = cr.fill(lat, lam)
-    return cr.traceback(words, lat.n_a, lat.n_b), final
+_ONCE = {}
 
 
-def assert_solutions(lat, lams, solutions):
-    assert len(solutions) == len(lams)
-    for lam, (path, final) in zip(lams, solutions):
-        want_path, want_final = whole(lat, lam)
+def once(key, compute):
+    """``compute()`` once per session: the inputs and the reference's (or the NumPy
+    engine's) results that every engine of a test is compared with."""
+    if key not in _ONCE:
+        _ONCE[key] = compute()
+    return _ONCE[key]
+
+
+def with_fills(lats, lams):
+    """``[(lattice, [reference fill with its last row, per lam]), ...]``."""
+    return [(lat, [cr.fill(lat, lam, bottom=True) for lam in lams]) for lat in lats]
+
+
+def with_solutions(lats, lams):
+    """``[(lattice, [reference (path, final), per lam]), ...]``."""
+    out = []
+    for lat in lats:
+        fills = [cr.fill(lat, lam) for lam in lams]
+        out.append((lat, [(cr.traceback(words, lat.n_a, lat.n_b), final)
+                          for words, final in fills]))
+    return out
+
+
+def assert_fills(want, fills):
+    """``Engine.fill_words``'s words, final counters and last rows (where the engine
+    returns them) equal the reference's fills ``want``, one per lam."""
+    words, finals, lasts = fills
+    assert len(words) == len(finals) == len(want)
+    for b, (want_words, want_final, want_last) in enumerate(want):
+        np.testing.assert_array_equal(words[b], want_words)
+        np.testing.assert_array_equal(finals[b], want_final)
+        if lasts is not None:
+            np.testing.assert_array_equal(lasts[b], want_last)
+
+
+def assert_solutions(want, solutions):
+    """``solve``'s paths and final counters equal the reference's ``want``."""
+    assert len(solutions) == len(want)
+    for (path, final), (want_path, want_final) in zip(solutions, want):
         np.testing.assert_array_equal(path, want_path)
         np.testing.assert_array_equal(final, want_final)
 
@@ -52,18 +84,16 @@ def assert_solutions(lat, lams, solutions):
 @pytest.mark.parametrize("metric", METRICS)
 @pytest.mark.parametrize("mode", MODES)
 def test_fill_equals_reference(compiled_engine, metric, mode):
-    """Decision words and final counters of a lam batch (lam 0 and large among them):
-    ragged shapes (one-item groups, rows about multiples of 32, one row or column of a
-    group), distinct scores and ties inside and across groups."""
+    """Decision words, final counters and last rows of a lam batch (lam 0 and large
+    among them): ragged shapes (one-item groups, rows about multiples of 32, one row or
+    column of a group), distinct scores and ties inside and across groups."""
     seed = len(metric) * 3 + len(mode)
     shapes = EDGE_SHAPES + (DEVICE_SHAPES if compiled_engine.device else [])
-    for lat in [*ragged_lattices(metric, mode, seed),
-                *lattices(np.random.default_rng(seed), shapes, metric, mode)]:
-        words, finals = compiled_engine.fill_words(lat, LAMS)
-        for b, lam in enumerate(LAMS):
-            want_words, want_final = cr.fill(lat, lam)
-            np.testing.assert_array_equal(words[b], want_words)
-            np.testing.assert_array_equal(finals[b], want_final)
+    cases = once(("fill", metric, mode, compiled_engine.device), lambda: with_fills(
+        [*ragged_lattices(metric, mode, seed),
+         *lattices(np.random.default_rng(seed), shapes, metric, mode)], LAMS))
+    for lat, want in cases:
+        assert_fills(want, compiled_engine.fill_words(lat, LAMS))
 
 
 @settings(max_examples=25, deadline=None,
@@ -76,10 +106,8 @@ def test_fill_random_shapes(compiled_engine, n_a, n_b, ties, metric, mode, lam, 
         n_a, n_b = max(n_a, 2), max(n_b, 2)
     s, y, g = two_group_problem(np.random.default_rng(seed), n_a, n_b, ties)
     lat = cr.build_lattice(s, y, g, metric, mode)
-    (words,), (final,) = compiled_engine.fill_words(lat, [lam])
-    want_words, want_final = cr.fill(lat, lam)
-    np.testing.assert_array_equal(words, want_words)
-    np.testing.assert_array_equal(final, want_final)
+    (_, want), = with_fills([lat], [lam])
+    assert_fills(want, compiled_engine.fill_words(lat, [lam]))
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -100,13 +128,9 @@ def test_exact_ties_in_every_cell(compiled_engine, metric, mode):
         idx = np.flatnonzero(g == k)
         y[idx[0]], y[idx[-1]] = 1, 0
     cases.append((s, y, g))
-    for s, y, g in cases:
-        lat = cr.build_lattice(s, y, g, metric, mode)
-        words, finals = compiled_engine.fill_words(lat, [0.0, 1.0])
-        for b, lam in enumerate([0.0, 1.0]):
-            want_words, want_final = cr.fill(lat, lam)
-            np.testing.assert_array_equal(words[b], want_words)
-            np.testing.assert_array_equal(finals[b], want_final)
+    lats = [cr.build_lattice(s, y, g, metric, mode) for s, y, g in cases]
+    for lat, want in with_fills(lats, [0.0, 1.0]):
+        assert_fills(want, compiled_engine.fill_words(lat, [0.0, 1.0]))
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -114,20 +138,25 @@ def test_exact_ties_in_every_cell(compiled_engine, metric, mode):
 def test_solve_equals_reference(engine, metric, mode):
     """``solve``: the paths and final counters of a lam batch, whole lattices (the
     memory is plenty)."""
-    for lat in ragged_lattices(metric, mode, 4 + len(metric) + len(mode)):
-        solutions, band_rows = engine.solve(lat, LAMS)
+    lams = [0.0, 1.7]
+    cases = once(("solve", metric, mode), lambda: with_solutions(
+        ragged_lattices(metric, mode, 4 + len(metric) + len(mode)), lams))
+    for lat, want in cases:
+        solutions, band_rows = engine.solve(lat, lams)
         assert band_rows is None
-        assert_solutions(lat, LAMS, solutions)
+        assert_solutions(want, solutions)
 
 
 @pytest.mark.parametrize("metric", METRICS)
 def test_final_counters_equal_reference(engine, metric):
     """``final_counters``, the solvers' fills without decision bits."""
-    for lat in ragged_lattices(metric, "absolute", 11):
+    cases = once(("final", metric), lambda: [
+        (lat, [cr.fill(lat, lam, bits=False)[1] for lam in LAMS])
+        for lat in ragged_lattices(metric, "absolute", 11)])
+    for lat, want in cases:
         got = engine.final_counters(lat, LAMS)
         assert got.shape == (len(LAMS), lat.n_counters) and got.dtype == np.int64
-        for b, lam in enumerate(LAMS):
-            np.testing.assert_array_equal(got[b], cr.fill(lat, lam, bits=False)[1])
+        np.testing.assert_array_equal(got, np.stack(want))
 
 
 # ------------------------------------------------------------------ bands of rows
@@ -138,19 +167,25 @@ def test_solve_in_bands_equals_reference(engine, metric, mode):
     """A ``memory_limit`` under one lattice's bits: bands of rows with counter
     checkpoints give the whole lattice's paths and counters. A tall lattice, where the
     CPU engines' checkpoint rows are short; wider ones on a device."""
-    rng = np.random.default_rng(len(metric) + 7 * len(mode))
-    cases = [(1500, 30, True, 256)]
+    shapes = [(1500, 30, True, 256)]
     if engine.device:
-        cases += [(300, 257, False, 64), (1000, 3000, False, 256)]
-    for n_a, n_b, ties, rows in cases:
-        s, y, g = two_group_problem(rng, n_a, n_b, ties)
-        lat = cr.build_lattice(s, y, g, metric, mode)
-        limit = engine.band_limit(lat, len(LAMS), rows)
-        solutions, band_rows = engine.solve(lat, LAMS, memory_limit=limit)
-        assert band_rows is not None and band_rows % 32 == 0 and band_rows < n_a
+        shapes += [(300, 257, False, 64), (1000, 3000, False, 256)]
+    lams = [0.0, 1.7]
+
+    def cases():
+        rng = np.random.default_rng(len(metric) + 7 * len(mode))
+        lats = [cr.build_lattice(*two_group_problem(rng, n_a, n_b, ties), metric, mode)
+                for n_a, n_b, ties, _ in shapes]
+        return with_solutions(lats, lams)
+
+    for (lat, want), (*_, rows) in zip(once(("bands", metric, mode, engine.device), cases),
+                                       shapes, strict=True):
+        limit = engine.band_limit(lat, len(lams), rows)
+        solutions, band_rows = engine.solve(lat, lams, memory_limit=limit)
+        assert band_rows is not None and band_rows % 32 == 0 and band_rows < lat.n_a
         if engine.on_cupy:  # checkpoints on the host: the bits alone decide
             assert band_rows == rows
-        assert_solutions(lat, LAMS, solutions)
+        assert_solutions(want, solutions)
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -158,14 +193,16 @@ def test_iterative_steps_in_bands_equal_reference(engine, metric):
     """Steps of iterative xOrder (M = 1, 2 old groups) whose bits exceed the memory
     limit: the banded solve of the step lattice."""
     banded = 0
-    for lat in step_lattices(metric, (600, 400, 6), True, 0.5):
+    cases = once(("step bands", metric), lambda: with_solutions(
+        step_lattices(metric, (600, 400, 6), True, 0.5), [0.5]))
+    for lat, want in cases:
         bits = cr.n_words(lat.n_a, lat.n_b) * 4
         limit = engine.band_limit(lat, 1, 256)
         if limit >= bits:
             continue  # the checkpoints would cost more than the bits
-        (solution,), band_rows = engine.solve(lat, [0.5], memory_limit=limit)
+        solutions, band_rows = engine.solve(lat, [0.5], memory_limit=limit)
         assert band_rows is not None and band_rows < lat.n_a
-        assert_solutions(lat, [0.5], [solution])
+        assert_solutions(want, solutions)
         banded += 1
     assert banded == (2 if engine.on_cupy else 1 + (metric != "urf"))
 
@@ -200,34 +237,40 @@ def test_solve_multi_equals_reference(compiled_engine, metric, method):
         sizes_list = ITERATIVE_SIZES + (
             DEVICE_ITERATIVE_SIZES if compiled_engine.device else [])
     reference = cr.solve_kd if method == "kd" else cr.solve_iterative
-    rng = np.random.default_rng(len(metric) * 3 + len(method))
-    for sizes in sizes_list:
-        for ties in (False, True):
-            s, y, g = random_problem(rng, sizes, metric, ties)
-            for mode in MODES if len(sizes) == 2 else ("absolute",):
-                prob = cr.build_problem(s, y, g, len(sizes), metric, mode)
-                for lam in (0.0, 0.5, 6.0):
-                    got = compiled_engine.solve_multi(prob, lam, method)
-                    want = reference(prob, lam)
-                    np.testing.assert_array_equal(got[0], want[0])
-                    assert (got[1], got[2]) == (want[1], want[2])
-                    assert got[4:] == want[4:]  # iterative: the merge order
+
+    def cases():
+        rng = np.random.default_rng(len(metric) * 3 + len(method))
+        out = []
+        for sizes in sizes_list:
+            for ties in (False, True):
+                s, y, g = random_problem(rng, sizes, metric, ties)
+                for mode in MODES if len(sizes) == 2 else ("absolute",):
+                    prob = cr.build_problem(s, y, g, len(sizes), metric, mode)
+                    out += [(prob, lam, reference(prob, lam)) for lam in (0.0, 0.5)]
+        return out
+
+    for prob, lam, want in once(("multi", metric, method, compiled_engine.device), cases):
+        got = compiled_engine.solve_multi(prob, lam, method)
+        np.testing.assert_array_equal(got[0], want[0])
+        assert (got[1], got[2]) == (want[1], want[2])
+        assert got[4:] == want[4:]  # iterative: the merge order
 
 
 @pytest.mark.parametrize("metric", METRICS)
 def test_iterative_step_words_equal_reference(compiled_engine, metric):
     """Every step of iterative xOrder (M = 1 .. 5 old groups), ties and lam 0: the
-    decision words and final counters of the reference's fill of the step lattice."""
+    decision words, final counters and last rows of the reference's fill of the step
+    lattice."""
     sizes_list = ITERATIVE_SIZES + (
         DEVICE_ITERATIVE_SIZES if compiled_engine.device else [])
-    for sizes in sizes_list:
-        for ties in (False, True):
-            for lam in (0.0, 0.6, 8.0):
-                for lat in step_lattices(metric, sizes, ties, lam):
-                    (words,), (final,) = compiled_engine.fill_words(lat, [lam])
-                    want_words, want_final = cr.fill(lat, lam)
-                    np.testing.assert_array_equal(words, want_words)
-                    np.testing.assert_array_equal(final, want_final)
+
+    def cases():
+        return [(lam, with_fills(step_lattices(metric, sizes, ties, lam), [lam]))
+                for sizes in sizes_list for ties in (False, True) for lam in (0.0, 0.6)]
+
+    for lam, steps in once(("steps", metric, compiled_engine.device), cases):
+        for lat, want in steps:
+            assert_fills(want, compiled_engine.fill_words(lat, [lam]))
 
 
 # ------------------------------------------------------------------ fair_order end to end
@@ -247,18 +290,22 @@ def assert_same_results(want, got, backend):
 @pytest.mark.parametrize("metric", METRICS)
 def test_fair_order_equals_numpy(compiled_engine, metric):
     """``fair_order(backend=...)`` gives NumPy's results: two groups under the cell
-    rule, the default solver, method="kd" and "iterative"; four groups by K-D,
-    iterative xOrder and the best of both."""
+    rule (for xAUC also the default solver, for URF the signed mode, method="kd" and
+    "iterative"); four groups by K-D and iterative xOrder."""
     rng = np.random.default_rng(33 + len(metric))
     s, y, g = two_group_problem(rng, 70, 50)
-    runs = [((s, y, g), dict(lam=[0.0, 0.3, 2.0], **kw)) for kw in (
-        dict(solver="paper"), dict(), dict(method="kd", solver="paper"),
-        dict(method="iterative"), dict(disparity="signed", solver="paper"))]
+    kws = [dict(solver="paper")]
+    if metric == "xauc":  # the default solver's searches (fills without bits too)
+        kws.append(dict())
+    if metric == "urf":
+        kws += [dict(disparity="signed", solver="paper"), dict(method="kd", solver="paper"),
+                dict(method="iterative")]
+    runs = [((s, y, g), dict(lam=[0.0, 0.3, 2.0], **kw)) for kw in kws]
     four = random_problem(rng, (12, 9, 15, 7), metric, True)
-    runs += [(four, dict(lam=[0.0, 2.0], method=method))
-             for method in ("kd", "iterative", "best")]
-    for args, kw in runs:
-        want = fair_order(*args, metric=metric, backend="numpy", **kw)
+    runs += [(four, dict(lam=[0.0, 2.0], method=method)) for method in ("kd", "iterative")]
+    for k, (args, kw) in enumerate(runs):
+        want = once(("fair_order", metric, k), lambda args=args, kw=kw: fair_order(
+            *args, metric=metric, backend="numpy", **kw))
         got = fair_order(*args, metric=metric, backend=compiled_engine.backend, **kw)
         assert_same_results(want, got, compiled_engine.backend)
 
@@ -274,7 +321,8 @@ def test_fair_order_in_bands_equals_whole(engine, metric):
     y, g = (rng.random(n) < s).astype(int), np.where(rng.random(n) < 0.85, "f", "m")
     lams = [0.0, 0.5, 3.0]
     solver = "auto" if metric == "xauc" else "paper"
-    want = fair_order(s, y, g, metric=metric, lam=lams, backend="numpy", solver=solver)
+    want = once(("whole", metric), lambda: fair_order(
+        s, y, g, metric=metric, lam=lams, backend="numpy", solver=solver))
     assert all("bands" not in r.extra for r in want)
     n_a, n_b = (g == "f").sum(), (g == "m").sum()
     limit = cr.n_words(n_a, n_b) * 4 * 3 // 4  # the whole lattice's bits do not fit
@@ -307,7 +355,10 @@ def test_lagrangian_equals_numpy(compiled_engine, monkeypatch, coarse):
     solver = "auto" if coarse else "lagrangian"
     lams = [0.05, 0.5, 2.0] if compiled_engine.device else [0.2, 1.0]
     for metric in METRICS:
-        want = fair_order(s, y, g, metric=metric, lam=lams, solver=solver, backend="numpy")
+        want = once(("lagrangian", coarse, compiled_engine.device, metric),
+                            lambda metric=metric: fair_order(
+                                s, y, g, metric=metric, lam=lams, solver=solver,
+                                backend="numpy"))
         got = fair_order(s, y, g, metric=metric, lam=lams, solver=solver,
                          backend=compiled_engine.backend)
         if coarse or n_a < 100:  # the larger lattice of a device starts coarse anyway
@@ -363,10 +414,12 @@ def test_paper_experiment_equals_numpy(compiled_engine, groups):
 
     kw = dict(groups=groups, lams=[0.0, 0.05, 0.5], repeats=1)
     if not compiled_engine.device:
-        kw["test_size"] = 0.97
+        kw.update(lams=[0.0, 0.5], test_size=0.97)
     got = paper_experiment("compas", backend=compiled_engine.backend, **kw)
     assert got.backends == (compiled_engine.backend,)
-    assert got.records == paper_experiment("compas", backend="numpy", **kw).records
+    want = once(("paper", groups, compiled_engine.device),
+                        lambda: paper_experiment("compas", backend="numpy", **kw))
+    assert got.records == want.records
 
 
 def test_golden_digests(compiled_engine):
