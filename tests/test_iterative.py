@@ -109,10 +109,10 @@ def test_two_groups_iterative_is_the_2d_dp(metric, mode):
 
 
 @pytest.mark.parametrize("metric", METRICS)
-def test_as_step_is_the_2d_lattice(metric):
-    """``as_step`` of a two-group lattice is the first step's lattice of the same two
-    groups (a = the lower index): the same prefix arrays (int64, which the GPU kernels
-    read), constants and edge counters."""
+def test_two_group_lattice_is_the_first_step(metric):
+    """The two-group lattice of two groups of a problem is the first step's lattice of
+    the same two groups (a = the lower index): the same prefix arrays (int64, which the
+    GPU kernels read), constants and edge counters."""
     rng = np.random.default_rng(8)
     s, y, g = random_problem(rng, (17, 13, 6), metric, ties=True)
     prob = cr.build_problem(s, y, g, 3, metric, "absolute")
@@ -120,7 +120,8 @@ def test_as_step_is_the_2d_lattice(metric):
         keep = (g == first) | (g == second)
         lat = cr.build_lattice(s[keep], y[keep], (g[keep] == second).astype(np.int64),
                                metric, "absolute")
-        pair = cr.as_step(lat)
+        pair = lat
+        assert pair.m == 1 and pair.old == (0,) and pair.b == 1
         cs = kg.build_constants(prob, (first, second))
         step = cr.step_lattice(prob, cs, np.full(prob.sizes[first], first), prob.ys[first],
                                second, {}, {})

@@ -99,7 +99,7 @@ def _counters_of_path(lat, path):
                 c[2] += lat.n_b - j
             i += 1
         else:
-            c[1] += y_b[j] * lat.negleft_a[i]
+            c[1] += y_b[j] * lat.negleft_a[0, i]
             if lat.n_counters == 4:
                 c[3] += lat.n_a - i
             j += 1
