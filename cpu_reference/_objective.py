@@ -1,7 +1,7 @@
 """The objective J = AUC - lam * D: every metric's state, step gains and G-hat, in one place.
 
 docs/design.md, sections 3.2 and 4. **The disparity term is written once**:
-:func:`pair_term` (the signed term of one pair of groups, every metric) and
+``PAIR_TERM`` (the signed term of one pair of groups, per metric, :func:`_pair_term`) and
 :func:`prf_share` (PRF's per-group share ``P_g``), with the two-group pair's reciprocals
 picked by :func:`pair_scales`; which counters a metric keeps is ``_lattice.COUNTER_KINDS``.
 Every form of G-hat forms its terms through them:
@@ -20,8 +20,8 @@ Every form of G-hat forms its terms through them:
   :func:`kgroup_values`; over the K-D hyperplanes: :class:`KdObjective`.
 
 The CUDA twin is ``gpu_xorder/engine/cuda/xorder_objective.cuh``, the numba twin
-``gpu_xorder/engine/_numba_kernels.py``, with the same names (``pair_term``,
-``prf_share``).
+``gpu_xorder/engine/_numba_kernels.py``; both name the term ``pair_term`` and the share
+``prf_share``.
 
 Exactness: every counter is an integer below 2**53 (validation bounds the input), held
 exactly in float64, so integer sums may be regrouped freely; every *rounded* operation
@@ -41,7 +41,7 @@ from ._lattice import COUNTER_KINDS
 # ------------------------------------------------------------------ the disparity term
 
 
-def pair_term(metric, first, second, scale_first, scale_second, out=None, tmp=None):
+def _pair_term(urf):
     """The signed disparity term of one pair of groups g, h, elementwise (broadcasting):
     ``first * scale_first - second * scale_second``, for URF ``first * scale_first``.
 
@@ -55,30 +55,35 @@ def pair_term(metric, first, second, scale_first, scale_second, out=None, tmp=No
 
     (PRF: ``P_g - P_h``, see :func:`prf_share`.) The operands are exact integers (or
     half-integers) held in float64. ``out`` receives the term (a new array or scalar if
-    None), ``tmp`` the second product.
+    None), ``tmp`` the second product. One function per kind of term, so that the fill
+    calls it once per anti-diagonal with no test of the metric.
     """
-    t = np.multiply(first, scale_first, out)
-    if metric == "urf":
-        return t
-    return np.subtract(t, np.multiply(second, scale_second, tmp), _into(t))
+    mul, sub = np.multiply, np.subtract
+    if urf:
+        def term(first, second, scale_first, scale_second, out=None, tmp=None):
+            return mul(first, scale_first, out)
+    else:
+        def term(first, second, scale_first, scale_second, out=None, tmp=None):
+            return sub(mul(first, scale_first, out), mul(second, scale_second, tmp), out)
+    term.__doc__ = _pair_term.__doc__
+    return term
+
+
+#: ``PAIR_TERM[metric](first, second, scale_first, scale_second, out=None, tmp=None)``:
+#: the disparity term of a pair of groups (:func:`_pair_term`), written once.
+PAIR_TERM = {"xauc": _pair_term(False), "prf": _pair_term(False), "urf": _pair_term(True)}
 
 
 def prf_share(r, w, inv_p, out=None):
     """PRF's share of a group g: ``P_g = ((double)R_g + w_g) * inv_p[g]``, ``R_g`` the
     sum of ``C[g][h]`` over the other groups (an exact integer), ``w_g`` its
-    within-group pairs; the PRF term of a pair is ``P_g - P_h`` (:func:`pair_term`)."""
+    within-group pairs; the PRF term of a pair is ``P_g - P_h`` (``PAIR_TERM``)."""
     t = np.add(r, w, out)
-    return np.multiply(t, inv_p, _into(t))
-
-
-def _into(t):
-    """``t`` as the output of the next operation on it: in place where it is an array
-    (a new one, or the caller's ``out``), a new scalar where it is one."""
-    return t if isinstance(t, np.ndarray) else None
+    return np.multiply(t, inv_p, t if isinstance(t, np.ndarray) else None)
 
 
 def pair_scales(consts, metric):
-    """``(scale_first, scale_second)`` of :func:`pair_term` for the pair (old group 0, b)
+    """``(scale_first, scale_second)`` of ``PAIR_TERM`` for the pair (old group 0, b)
     of a step lattice's constants (``_lattice.StepConstants``): the two-group lattice's
     pair (a, b)."""
     if metric == "xauc":
@@ -89,14 +94,14 @@ def pair_scales(consts, metric):
 
 
 def term_operands(rows, metric):
-    """``(first, second)`` of :func:`pair_term` from state rows indexed by kind along
+    """``(first, second)`` of ``PAIR_TERM`` from state rows indexed by kind along
     axis 0: ``C[g][h]``, ``C[h][g]`` and, for URF, ``U[g][h] - U[h][g]``."""
     return (rows[2], None) if COUNTER_KINDS[metric].has_u else (rows[0], rows[1])
 
 
 def flipped(consts, mode):
-    """Whether the signed term of a step lattice's pair is ``-pair_term``: the signed D
-    is the term of the pair ordered g < h, and b precedes old group 0."""
+    """Whether the signed term of a step lattice's pair is minus its ``PAIR_TERM``: the
+    signed D is the term of the pair ordered g < h, and b precedes old group 0."""
     return mode == "signed" and not bool(consts.old_first[0])
 
 
@@ -142,7 +147,7 @@ def auc_into(counters, consts, out):
 
 def disparity_into(counters, consts, metric, mode, d, f):
     """The disparity term D of G-hat, absolute or signed, written into ``d``: the
-    :func:`pair_term` of (a, b)."""
+    ``PAIR_TERM`` of (a, b)."""
     c = consts
     if COUNTER_KINDS[metric].has_u:
         first, second = np.subtract(counters[2], counters[3], out=d), None  # uab - uba
@@ -151,7 +156,7 @@ def disparity_into(counters, consts, metric, mode, d, f):
         second = np.add(counters[1], c.w_b, out=f)     # cba + w_b
     else:
         first, second = counters[0], counters[1]
-    pair_term(metric, first, second, *pair_scales(c, metric), d, f)
+    PAIR_TERM[metric](first, second, *pair_scales(c, metric), d, f)
     if mode == "absolute":
         np.abs(d, out=d)
     elif flipped(c, mode):
@@ -174,7 +179,7 @@ def signed_increment(consts, metric, gains, mu, auc_weight=1.0):
     ``cab, cba[, uab - uba]``): both terms are linear in the counters (the exact
     solvers' bounds)."""
     g = gains.astype(np.float64)
-    d = pair_term(metric, *term_operands(g, metric), *pair_scales(consts, metric))
+    d = PAIR_TERM[metric](*term_operands(g, metric), *pair_scales(consts, metric))
     return auc_weight * ((g[0] + g[1]) * consts.inv_auc) - mu * d
 
 
@@ -391,7 +396,7 @@ class StepObjective:
 
         mul, add, sub, copyto = np.multiply, np.add, np.subtract, np.copyto
         absolute_value, negative = np.abs, np.negative
-        term, metric = pair_term, self.metric
+        term = PAIR_TERM[self.metric]
 
         def decide(pred, cviews, i_lo, k_lo, length, dec_out):
             (gain_a, gain_b, gain_ua, gain_ub, gains, auc, auc_a, auc_b, term0,
@@ -412,7 +417,7 @@ class StepObjective:
                 add(auc, w, auc)
             mul(auc, inv_auc, auc)
             if use_lam:  # else g = auc - 0 * d = auc, exactly (d is finite)
-                term(metric, rows[first], rows[1], scale, scale_b, term0, term1)
+                term(rows[first], rows[1], scale, scale_b, term0, term1)
                 if absolute:
                     absolute_value(term0, term0)
                 mul(term0, lam, term0)
@@ -476,7 +481,7 @@ class StepObjective:
                 # the term of every pair (q, b), both candidates: C[q][b] * inv_qb -
                 # C[b][q] * inv_bq, or (U[q][b] - U[b][q]) * inv_u
                 first, second = term_operands(cand, metric)
-                terms = pair_term(metric, first, second, inv_u if urf else inv_qb, inv_bq)
+                terms = PAIR_TERM[metric](first, second, inv_u if urf else inv_qb, inv_bq)
                 np.abs(terms, terms)
                 d = terms.max(axis=0)
                 if floor:  # the pairs without b (max(d, 0.0) would change no bit)
@@ -499,18 +504,17 @@ class StepObjective:
 
 def pair_terms(C, U, cs, metric, pairs):
     """The signed disparity term of every unordered pair ``g < h`` in ``pairs``
-    (:func:`pair_term`)."""
-    out = []
+    (``PAIR_TERM``)."""
+    term, out = PAIR_TERM[metric], []
     for g, h in pairs:
         if metric == "xauc":
-            t = pair_term(metric, C[(g, h)], C[(h, g)], cs.inv_x[(g, h)], cs.inv_x[(h, g)])
+            t = term(C[(g, h)], C[(h, g)], cs.inv_x[(g, h)], cs.inv_x[(h, g)])
         elif metric == "prf":  # P_g - P_h
-            t = pair_term(metric, np.add(_row_sum(C, g, cs.members), cs.w_g[g]),
-                          np.add(_row_sum(C, h, cs.members), cs.w_g[h]), cs.inv_p[g],
-                          cs.inv_p[h])
+            t = term(np.add(_row_sum(C, g, cs.members), cs.w_g[g]),
+                     np.add(_row_sum(C, h, cs.members), cs.w_g[h]),
+                     cs.inv_p[g], cs.inv_p[h])
         else:
-            t = pair_term(metric, np.subtract(U[(g, h)], U[(h, g)]), None,
-                          cs.inv_u[(g, h)], None)
+            t = term(np.subtract(U[(g, h)], U[(h, g)]), None, cs.inv_u[(g, h)], None)
         out.append(t)
     return out
 
@@ -642,8 +646,8 @@ class KdObjective:
         else:
             # the term of every pair g < h: rows by kind, (kinds, pairs, K, L)
             first, second = term_operands(cand.reshape((-1, n_p) + cand.shape[1:]), metric)
-            terms = pair_term(metric, first, second,
-                              self.inv_u if self.has_u else self.inv_lo, self.inv_hi)
+            scale_first = self.inv_u if self.has_u else self.inv_lo
+            terms = PAIR_TERM[metric](first, second, scale_first, self.inv_hi)
             if self.signed:
                 d = terms[0]
             else:

@@ -35,17 +35,21 @@ XO_HD double dmin(double a, double b) { return a < b ? a : b; }
 
 // Kinds of pair counter a metric keeps: C (positive above negative), and U (any above
 // any) for URF. Twin of cpu_reference's COUNTER_KINDS.
-__host__ __device__ constexpr int counter_kinds(int metric) { return metric == URF ? 2 : 1; }
+__host__ __device__ constexpr int counter_kinds(int metric) {
+    return metric == URF ? 2 : 1;
+}
 
 // ------------------------------------------------------------------ the disparity term
 // The signed term of a pair of groups g, h (twin of _objective.pair_term, the operands
 // as there): first * scale_first - second * scale_second, for URF first * scale_first.
-//   xauc: first = C[g][h], second = C[h][g]; scales 1 / (n_g1 n_h0), 1 / (n_h1 n_g0)
-//   prf:  first = R_g + w_g, second = R_h + w_h (P_g - P_h); scales 1 / (n_g1 n_0), ...
-//   urf:  first = U[g][h] - U[h][g]; scale 1 / (n_g n_h)
+//   xauc: first = C[g][h], second = C[h][g]; scales 1/(n_g1 n_h0), 1/(n_h1 n_g0)
+//   prf:  first = R_g + w_g, second = R_h + w_h (P_g - P_h); 1/(n_g1 n_0), 1/(n_h1 n_0)
+//   urf:  first = U[g][h] - U[h][g]; scale 1/(n_g n_h)
 template <int Metric_>
-XO_HD double pair_term(double first, double second, double scale_first, double scale_second) {
-    return Metric_ == URF ? first * scale_first : first * scale_first - second * scale_second;
+XO_HD double pair_term(double first, double second, double scale_first,
+                       double scale_second) {
+    return Metric_ == URF ? first * scale_first
+                          : first * scale_first - second * scale_second;
 }
 
 // PRF's share of a group: P_g = ((double)R_g + w_g) * inv_p[g] (twin of
@@ -205,8 +209,8 @@ XO_HD double ghat(const KdObjective<Metric_>& o, const Counter& counter, double 
         for (int g = 0; g < k; ++g)
             for (int h = g + 1; h < k; ++h) {
                 const double t = Metric_ == XAUC
-                    ? pair_term<XAUC>(counter(0, g, h), counter(0, h, g), o.inv_x[g * k + h],
-                                      o.inv_x[h * k + g])
+                    ? pair_term<XAUC>(counter(0, g, h), counter(0, h, g),
+                                      o.inv_x[g * k + h], o.inv_x[h * k + g])
                     : pair_term<URF>(counter(1, g, h) - counter(1, h, g), 0.0,
                                      o.inv_u[g * k + h], 0.0);
                 d = dmax(d, fabs(t));
