@@ -40,11 +40,6 @@ def order_scores(order):
     return out
 
 
-def objective_of_order(order, y, groups, metric, lam, mode):
-    auc, d, absd = brute_terms(order_scores(order), y, groups, metric)
-    return auc - lam * (d if mode == "signed" else absd)
-
-
 def interleaving_ranks(n_a, n_b):
     """Rank scores of every merge of two ordered sequences, vectorised.
 

@@ -138,6 +138,28 @@ def test_two_group_lattice_is_the_first_step(metric):
             np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("metric", METRICS)
+def test_contract_orients_the_signed_term(metric):
+    """The two-group contract on a step lattice whose b precedes its old group (old
+    group 1, b = 0: the first step when group 1 is the larger) gives the signed D of the
+    pair ordered (0, 1): bit for bit the two-group lattice's values on the same
+    counters in its order, at the step's final cell."""
+    rng = np.random.default_rng(31)
+    s, y, g = random_problem(rng, (5, 11), metric, ties=True)
+    prob = cr.build_problem(s, y, g, 2, metric, "signed")
+    step = cr.step_lattice(prob, kg.build_constants(prob, (0, 1)), np.full(11, 1),
+                           prob.ys[1], 0, {}, {})
+    lat = cr.build_lattice(s, y, g, metric, "signed")
+    assert (step.old, step.b, lat.old, lat.b) == ((1,), 0, (0,), 1)
+    swap = [1, 0, 3, 2][:lat.n_counters]  # C[1][0], C[0][1](, U[1][0], U[0][1])
+    for lam in (0.0, 0.3, 2.0):
+        _, final = cr.solve_lattice(step, lam)
+        got = cr.cell_values(final, step.consts, lam, metric, "signed")
+        want = cr.cell_values(final[swap], lat.consts, lam, metric, "signed")
+        assert got == want
+        assert got[2] != 0.0  # a disparity whose sign the check sees
+
+
 def test_a_band_of_a_step_fills_like_the_step():
     """The banded solve serves iterative steps too: a step lattice in bands of 32 rows
     gives the whole fill's path and final counters."""
