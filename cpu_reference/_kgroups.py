@@ -1,9 +1,10 @@
-"""K-group xOrder: per-group prefix counts and the G-hat constants.
+"""Groups of a problem: their sorted orders, prefix counts and the G-hat constants.
 
-docs/design.md, section 4. G-hat itself is ``_objective``'s (``kgroup_ghat``,
+docs/design.md, sections 3.1 and 4. G-hat itself is ``_objective``'s (``kgroup_ghat``,
 ``KdObjective``, ``StepObjective``).
 
-Shared by the K-dimensional DP (``_kd``) and iterative xOrder (``_iterative``).
+Shared by every lattice: the two-group lattice (``_lattice.build_lattice``), the
+K-dimensional DP (``_kd``) and iterative xOrder (``_iterative``).
 Groups are indices ``0..K-1`` (sorted group labels). Counters are held in dicts keyed by
 ordered pairs ``(g, h)``: ``C[(g, h)]`` positives of g above negatives of h, ``U[(g, h)]``
 any item of g above any item of h (URF only). A value is an int64 array (one entry per

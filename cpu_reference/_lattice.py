@@ -1,10 +1,11 @@
-"""The 2-D lattices of xOrder: sorting, prefix counts, step gains, G-hat constants.
+"""The 2-D lattices of xOrder: the counters, prefix counts, step gains, G-hat constants.
 
 docs/design.md, sections 3.1 and 4. One lattice type, :class:`StepLattice`: m groups
 (the "old" groups) on axis a against one group b on axis b. The two-group lattice is
 ``m = 1`` (:func:`build_lattice`: group ``a`` is group index 0 and ``b`` index 1, sorted
-group labels), every step of iterative xOrder is one (``_iterative.step_lattice``, which
-both build on). Cell ``(i, j)`` is the state "the first ``i`` items of axis a and the
+group labels), every step of iterative xOrder is one (``_iterative.step_lattice``); both
+are built by :func:`step_of` from the groups' sorted orders and prefix counts
+(``_kgroups.build_problem``). Cell ``(i, j)`` is the state "the first ``i`` items of axis a and the
 first ``j`` items of b are placed". A step along a into ``(i, j)`` places item ``i - 1``
 of axis a below everything placed so far; a step along b places ``b[j-1]``.
 
