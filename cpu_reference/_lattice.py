@@ -22,7 +22,7 @@ Everything a cell needs is a prefix count computed once (the public reference co
 summed a label suffix in every cell, which is O(N^3)).
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -35,27 +35,25 @@ class CounterKinds:
 
     ``kinds``: ``("C",)`` (positive above negative) or ``("C", "U")`` (and any above
     any, URF); ``names``: the two-group counters, in the order every engine keeps them.
+    Derived: ``has_u``, whether the metric keeps ``U`` (URF); ``per_pair``, the counters
+    of one pair of groups, every kind in both directions (2 or 4); ``state_rows``, the
+    float64 state rows of one pair in the fills, ``C`` in both directions and for URF
+    ``U[g][h] - U[h][g]`` (2 or 3: the final ``U`` follow from ``U[g][h] + U[h][g]``,
+    the pairs of g and h with an item placed).
     """
 
     kinds: tuple
     names: tuple
+    has_u: bool = field(init=False)
+    per_pair: int = field(init=False)
+    state_rows: int = field(init=False)
 
-    @property
-    def has_u(self):
-        """Whether the metric keeps ``U`` counters (URF)."""
-        return "U" in self.kinds
-
-    @property
-    def per_pair(self):
-        """Counters of one pair of groups: every kind in both directions (2 or 4)."""
-        return 2 * len(self.kinds)
-
-    @property
-    def state_rows(self):
-        """Float64 state rows of one pair in the fills: ``C`` in both directions and,
-        for URF, ``U[g][h] - U[h][g]`` (2 or 3; the final ``U`` follow from
-        ``U[g][h] + U[h][g]``, the pairs of g and h with an item placed)."""
-        return 2 * len(self.kinds) - (1 if self.has_u else 0)
+    def __post_init__(self):
+        # plain attributes, not properties: the fills read them per lattice
+        has_u = "U" in self.kinds
+        object.__setattr__(self, "has_u", has_u)
+        object.__setattr__(self, "per_pair", 2 * len(self.kinds))
+        object.__setattr__(self, "state_rows", 2 * len(self.kinds) - has_u)
 
 
 #: Per metric, the counters it keeps: the one table every backend and layout reads.

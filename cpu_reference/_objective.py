@@ -443,6 +443,8 @@ class StepObjective:
         metric, urf, prf = self.metric, self.has_u, self.metric == "prf"
         lam, s_const, floor = self.lam, c.s_const, c.floor
         gain = np.empty((m, size))
+        term_buf, term_tmp = np.empty(2 * m * size), np.empty(2 * m * size)
+        term = PAIR_TERM[metric]
         add, mul, sub, copyto = np.add, np.multiply, np.subtract, np.copyto
 
         def decide(pred, cand, i_lo, k_lo, length, dec_out):
@@ -481,7 +483,10 @@ class StepObjective:
                 # the term of every pair (q, b), both candidates: C[q][b] * inv_qb -
                 # C[b][q] * inv_bq, or (U[q][b] - U[b][q]) * inv_u
                 first, second = term_operands(cand, metric)
-                terms = PAIR_TERM[metric](first, second, inv_u if urf else inv_qb, inv_bq)
+                shape = (m, 2, length)
+                terms = term(first, second, inv_u if urf else inv_qb, inv_bq,
+                             term_buf[:2 * m * length].reshape(shape),
+                             term_tmp[:2 * m * length].reshape(shape))
                 np.abs(terms, terms)
                 d = terms.max(axis=0)
                 if floor:  # the pairs without b (max(d, 0.0) would change no bit)
