@@ -57,7 +57,7 @@ stage 2 "cupy benchmarks" 40 python3 -m pytest benchmarks/bench_cupy_dp.py --ben
 # the |D| solvers on the device: the Lagrangian search's signed fills, batched
 stage 2 "solver table" 45 python3 benchmarks/solver_table.py --backend cupy --sizes 2000 \
     20000 --metrics xauc --exact-max 0 --out "${OUT:-.}/solver_table_gpu.md"
-# end to end: xOrder seconds per repetition on the GPU, against the README's NumPy ones
+# end to end: xOrder seconds per repetition on the GPU, against the guide's NumPy ones (docs/guide.md)
 stage 2 "paper experiments" 40 bash -c 'python3 -m gpu_xorder paper --backend cupy \
     --repeats 2 --json "${OUT:-.}/paper_gpu.json" && python3 -m gpu_xorder paper \
     --backend cupy --repeats 2 --groups age --json "${OUT:-.}/paper_age_gpu.json"'

@@ -9,7 +9,7 @@
   ``addopts = -m "not slow"``, which a ``-m`` given on the command line would replace.
 - BLAS runs on one thread, in this process and in the processes it starts, unless the
   caller set a thread count: on a busy 2-core machine OpenBLAS's own threads made one
-  logistic regression of the README's quick start take 22 s instead of 1 s.
+  logistic regression of the README's former quick start take 22 s instead of 1 s.
 """
 
 import os

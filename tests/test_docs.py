@@ -12,6 +12,7 @@ import pytest
 
 import cpu_reference
 import gpu_xorder
+from support import docblocks
 
 # The CuPy engine imports CuPy at module level (its functions carry no examples);
 # __main__ runs the command line when imported.
@@ -46,20 +47,6 @@ def test_public_api_has_examples():
                 gpu_xorder.plot_xroc, gpu_xorder.plot_tradeoff, gpu_xorder.fairness_scorer,
                 gpu_xorder.metrics.RankingMetricFrame):
         assert any(test.examples for test in finder.find(obj)), obj.__qualname__
-
-
-def test_readme_quick_start_runs(capsys):
-    """The README's Python quick start, as printed there, on the NumPy backend."""
-    from pathlib import Path
-
-    readme = Path(__file__).resolve().parents[1] / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    code = text.split("## Quick start", 1)[1].split("```python", 1)[1].split("```", 1)[0]
-    namespace = {}
-    exec(compile(code, "README.md (quick start)", "exec"), namespace)
-    assert len(namespace["models"]) == 4 and namespace["exp"].repeats == 3
-    printed = capsys.readouterr().out.split("\n")
-    assert len([line for line in printed if line]) == 2 + 4
 
 
 # ---------------------------------------------------------------- docs/design.md
@@ -135,31 +122,388 @@ def test_gpu_xorder_uses_only_the_public_names_of_cpu_reference():
     assert all(hasattr(cpu_reference, name) for name in cpu_reference.__all__)
 
 
-def test_readme_model_selection_recipe_runs(capsys):
-    """README, "Choosing lam by cross-validation": both blocks as printed there print
-    what it shows, choose lam != 0, and the routed and the column-of-X searches agree
-    (the same lam, fold scores within 0.003).
-    One BLAS thread: on the shared 2-core machine two threads made each logistic
-    regression 15x slower; the numbers do not change."""
-    import numpy as np
+# ---------------------------------------------------------------- code blocks
+
+#: The documents whose code blocks run as printed (tests/support/docblocks.py).
+RUN_DOCS = ("README.md", "docs/guide.md")
+
+
+def markdown_docs():
+    """The repository's own Markdown documents (not the ones of tests/ or hidden)."""
+    return [REPO / "README.md", REPO / "CONTRIBUTING.md"] + sorted(
+        (REPO / "docs").glob("*.md")) + [REPO / "benchmarks" / "RESULTS.md",
+                                         REPO / "gpu_xorder" / "datasets" / "README.md"]
+
+
+@pytest.mark.parametrize("doc", RUN_DOCS)
+def test_code_blocks_run_as_printed(doc, tmp_path, monkeypatch):
+    """Every python and bash block of the document runs, in order, in a scratch folder
+    (one namespace per document; bash blocks are gpu-xorder commands run in-process, exit
+    status 0), and prints what the document shows after it. One BLAS thread; the
+    blocks' own ``sklearn.set_config`` is undone afterwards."""
     import sklearn
     from threadpoolctl import threadpool_limits
 
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Choosing lam by cross-validation", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
-    shown = re.findall(r"```text\n(.*?)```", section, flags=re.DOTALL)
-    assert len(blocks) == 2 and len(shown) == 1
-    namespace = {}
-    with sklearn.config_context(), threadpool_limits(1):  # the block's set_config undone
-        for k, code in enumerate(blocks):
-            exec(compile(code, f"README.md (choosing lam, block {k + 1})", "exec"), namespace)
-    printed = capsys.readouterr().out
-    assert [line.rstrip() for line in printed.splitlines()] == \
-        [line.rstrip() for line in shown[0].splitlines()]
-    search, by_column = namespace["search"], namespace["by_column"]
-    assert search.best_params_["fair__lam"] == by_column.best_params_["lam"] != 0
-    # the scaler moved into FairRanker's folds: nearly, not exactly, the same fold scores
-    np.testing.assert_allclose(by_column.cv_results_["mean_test_score"],
-                               search.cv_results_["mean_test_objective"], rtol=0, atol=0.003)
-    assert np.corrcoef(namespace["fair_too"], namespace["fair"])[0, 1] > 0.99
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("pandas")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    path = REPO / doc
+    found = docblocks.blocks(path.read_text(encoding="utf-8"))
+    ran = [b for b in found if b.lang in ("python", "bash") and b.not_run is None]
+    assert ran and any(b.shown is not None for b in ran)
+    monkeypatch.chdir(tmp_path)
+    namespace = {"__name__": "__docs__"}
+    with sklearn.config_context(), threadpool_limits(1):
+        for block in ran:
+            if block.lang == "python":
+                printed = docblocks.run_python(block, namespace, path)
+            else:
+                printed, statuses = docblocks.run_bash(block, path)
+                assert statuses and set(statuses) == {0}, (block.where(path), statuses)
+            if block.shown is not None:
+                assert docblocks.matches(block, printed), (block.where(path), printed)
+    # the files the text says the blocks wrote (a folder of the scratch folder, a name)
+    named = set(re.findall(r"`((?!(?:gpu_xorder|cpu_reference|tests|benchmarks|docs)/)"
+                           r"[\w-]+/[\w.-]+\.(?:png|json|csv))`", path.read_text()))
+    assert not [name for name in named if not (tmp_path / name).is_file()]
+
+
+def test_blocks_that_do_not_run_still_parse():
+    """Blocks marked not run, and every block of the documents that are not run, still
+    compile (python) or parse with the command line's own parser (each gpu-xorder
+    command of a bash block), and the repository paths their commands name exist."""
+    from gpu_xorder.cli._parser import build_parser
+
+    parser = build_parser()
+    checked = 0
+    for path in markdown_docs():
+        for block in docblocks.blocks(path.read_text(encoding="utf-8")):
+            if block.lang == "python":
+                compile(block.code, block.where(path), "exec")
+                checked += 1
+            elif block.lang == "bash":
+                for words in docblocks.commands(block.code):
+                    for part in _segments(words):
+                        if part[0] == "gpu-xorder":
+                            try:
+                                parser.parse_args(part[1:])
+                            except SystemExit as exc:
+                                raise AssertionError(f"{block.where(path)}: {part}") from exc
+                            checked += 1
+                        missing = [w for w in part if _repo_path(w) and not (REPO / w).exists()]
+                        assert not missing, (block.where(path), missing)
+    assert checked > 30
+
+
+def _segments(words):
+    """A command's words split at ``&&``, ``||``, ``|`` and ``;``."""
+    part = []
+    for word in words:
+        if word in ("&&", "||", "|", ";"):
+            if part:
+                yield part
+            part = []
+        else:
+            part.append(word)
+    if part:
+        yield part
+
+
+def _repo_path(word):
+    return re.match(r"(gpu_xorder|cpu_reference|tests|benchmarks|docs)/[\w./-]*\w$", word)
+
+
+def test_ci_runs_the_readmes_commands():
+    """The README's install command installs the test extra and runs the demo, its test
+    command is the one .ci/run runs."""
+    readme = docblocks.blocks((REPO / "README.md").read_text(encoding="utf-8"))
+    bash = [b.code.strip() for b in readme if b.lang == "bash"]
+    assert bash[0] == ('python3 -m venv .venv && . .venv/bin/activate && '
+                       'pip install ".[test]" && gpu-xorder demo')
+    assert bash[1] == "python -m pytest -q"
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert 'python -m pip install --quiet ".[test]"' in ci and bash[1] in ci
+
+
+# ---------------------------------------------------------------- names, paths, links
+
+#: Roots of dotted names in the documents that are not this project's code, each with
+#: its reason: other libraries (and their usual aliases), PTX instructions, and the
+#: variables of the documents' examples. A root neither here nor the project's (a
+#: package, a module by its last name, a class it defines) fails the test.
+NOT_OURS = {
+    **dict.fromkeys(("numpy", "np", "sklearn", "scipy", "pandas", "pd", "matplotlib",
+                     "plt", "numba", "cupy", "cp", "joblib", "distributed", "dask",
+                     "threadpoolctl", "pytest", "hypothesis", "rich", "fairlearn"),
+                    "another library"),
+    **dict.fromkeys(("ld", "st"), "a PTX instruction (ld.acquire.gpu, st.release.gpu)"),
+    **dict.fromkeys(("result", "result_", "res", "frame", "scaler", "search", "y", "xo",
+                     "ax", "exp", "data", "ci", "models", "m"), "a variable of an example"),
+}
+
+
+def _project_modules():
+    """``{dotted module name: path}`` of gpu_xorder and cpu_reference."""
+    out = {}
+    for package in ("gpu_xorder", "cpu_reference"):
+        for path in sorted((REPO / package).rglob("*.py")):
+            parts = list(path.relative_to(REPO).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join(parts)] = path
+    return out
+
+
+PROJECT_MODULES = _project_modules()
+
+
+def _project_classes():
+    """``{class name: [dotted module, ...]}`` of the classes the project defines."""
+    import ast
+
+    out = {}
+    for name, path in PROJECT_MODULES.items():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef):
+                out.setdefault(node.name, []).append(name)
+    return out
+
+
+def _defined_in(path):
+    """Names a module's source defines or imports at its top level (for a module that
+    cannot be imported here: the CuPy engine)."""
+    import ast
+
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
+def _attribute(obj, name):
+    """``getattr``, dataclass and NamedTuple fields included."""
+    if hasattr(obj, name):
+        return True, getattr(obj, name)
+    fields = getattr(obj, "__dataclass_fields__", None) or getattr(obj, "_fields", ())
+    return name in fields, None
+
+
+def _resolves(module, rest):
+    """Whether ``module`` (dotted) has the attribute chain ``rest``, importing
+    submodules on the way; a module that cannot be imported is read by its source."""
+    try:
+        obj = importlib.import_module(module)
+    except ImportError:
+        return bool(rest) and rest[0] in _defined_in(PROJECT_MODULES[module]) and len(rest) == 1
+    for k, name in enumerate(rest):
+        sub = f"{module}.{'.'.join(rest[:k + 1])}"
+        if sub in PROJECT_MODULES:
+            return _resolves(sub, rest[k + 1:])
+        found, obj = _attribute(obj, name)
+        if not found:
+            return False
+        if obj is None and k + 1 < len(rest):
+            return True  # a field without a default: its type is not known here
+    return True
+
+
+def documented_names():
+    """``(document, dotted name)`` of every backticked name that starts a code span of
+    the documents, outside code blocks (file names excluded)."""
+    docs = [REPO / "README.md", REPO / "CONTRIBUTING.md"] + sorted((REPO / "docs").glob("*.md"))
+    out = []
+    for path in docs:
+        text = re.sub(r"^( *)```.*?^\1```", "", path.read_text(encoding="utf-8"),
+                      flags=re.MULTILINE | re.DOTALL)
+        for span in re.findall(r"`([^`\n]+)`", text):
+            match = re.match(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)", span)
+            if match and not re.search(r"\.(py|md|cuh?|json|csv|png|gz|bz2|xz|sh|toml|txt"
+                                       r"|log)$", match.group(1)):
+                out.append((path.relative_to(REPO).as_posix(), match.group(1)))
+    return out
+
+
+def test_every_dotted_name_in_the_docs_is_this_projects_or_classified():
+    """Every backticked ``module.name``, ``package.module.name``, ``_module.name`` or
+    ``Class.attribute`` of README.md, CONTRIBUTING.md and docs/*.md that refers to this
+    project's code resolves (the module imports and has the attribute); a name of
+    another library or an example's variable is skipped by ``NOT_OURS``, and any other
+    root fails, so that a misspelt or moved module is found."""
+    by_last = {}
+    for module in PROJECT_MODULES:
+        by_last.setdefault(module.rpartition(".")[2], []).append(module)
+    classes = _project_classes()
+    wrong, unknown, checked = [], [], 0
+    for doc, name in documented_names():
+        root, *rest = name.split(".")
+        if root in ("gpu_xorder", "cpu_reference"):
+            candidates = [(root, rest)]
+        elif root in by_last:
+            candidates = [(m, rest) for m in by_last[root]]
+        elif root in classes:
+            candidates = [(m, [root] + rest) for m in classes[root]]
+        elif root in NOT_OURS:
+            continue
+        else:
+            unknown.append((doc, name))
+            continue
+        checked += 1
+        if not any(_resolves(m, r) for m, r in candidates):
+            wrong.append((doc, name))
+    assert checked > 50
+    assert unknown == [], "roots neither the project's nor in NOT_OURS"
+    assert wrong == []
+
+
+#: A repository path in running text: a file or folder of these top-level folders.
+REPO_PATH = re.compile(r"(?<![\w/.-])((?:gpu_xorder|cpu_reference|tests|benchmarks|docs)"
+                       r"/[\w./-]*[\w/])")
+
+
+def test_every_repository_path_in_the_docs_exists():
+    """Every path into the repository that README.md, CONTRIBUTING.md, docs/*.md and the
+    data sets' README name exists (a file or a folder)."""
+    missing = []
+    for path in markdown_docs():
+        text = path.read_text(encoding="utf-8")
+        for found in REPO_PATH.findall(re.sub(r"https?://\S+", "", text)):
+            if not (REPO / found).exists():
+                missing.append((path.relative_to(REPO).as_posix(), found))
+    assert missing == []
+
+
+def _slugs(path):
+    """GitHub's anchors of a Markdown file's headings."""
+    text = re.sub(r"^( *)```.*?^\1```", "", path.read_text(encoding="utf-8"),
+                  flags=re.MULTILINE | re.DOTALL)
+    out = set()
+    for heading in re.findall(r"^#+ (.+)$", text, flags=re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower().replace("`", ""))
+        out.add(slug.replace(" ", "-"))
+    return out
+
+
+def test_every_local_link_resolves():
+    """Every relative link of the documents points at a file that exists, and a link
+    with ``#anchor`` into a Markdown file at one of its headings."""
+    broken, checked = [], 0
+    for path in markdown_docs():
+        text = re.sub(r"^( *)```.*?^\1```", "", path.read_text(encoding="utf-8"),
+                      flags=re.MULTILINE | re.DOTALL)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            file, _, anchor = target.partition("#")
+            dest = (path.parent / file).resolve() if file else path
+            checked += 1
+            if not dest.exists():
+                broken.append((path.name, target))
+            elif anchor and dest.suffix == ".md" and anchor not in _slugs(dest):
+                broken.append((path.name, target))
+    assert checked > 30
+    assert broken == []
+
+
+def _all_definitions():
+    """Every name the project's Python defines anywhere (modules, classes, functions,
+    methods, assigned names), and every word of the CUDA sources."""
+    import ast
+
+    py = {name.rpartition(".")[2] for name in PROJECT_MODULES}
+    for path in PROJECT_MODULES.values():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+                py.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                py.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                py.add(node.attr)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                py.add(node.target.id)
+    cuda = set()
+    for path in (REPO / "gpu_xorder" / "engine" / "cuda").iterdir():
+        cuda.update(re.findall(r"\w+", path.read_text(encoding="utf-8")))
+    return py, cuda
+
+
+def test_design_table_of_equations_names_existing_code():
+    """docs/design.md, section 3.8: every name in the NumPy and numba columns is defined
+    in the project's Python, every name in the CUDA column is in the CUDA sources, and
+    every path exists."""
+    py, cuda = _all_definitions()
+    text = DESIGN_DOC.read_text(encoding="utf-8")
+    table = text.split("### 3.8 ", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split(" | ") for line in table.splitlines()
+            if line.startswith("| ") and not line.startswith("| equation")
+            and not line.startswith("|---")]
+    assert len(rows) >= 7 and all(len(r) == 4 for r in rows)
+    missing = []
+    for row in rows:
+        # the CUDA column names kernels and device functions, and the Python launch
+        # side that packs their inputs
+        for column, known in ((row[1], py), (row[2], py), (row[3], cuda | py)):
+            for span in re.findall(r"`([^`]+)`", column):
+                if "/" in span:
+                    if not (REPO / span).exists():
+                        missing.append(span)
+                    continue
+                if span.endswith((".cu", ".cuh", ".py")):  # a file by its name
+                    if not [p for p in ("gpu_xorder", "cpu_reference")
+                            if list((REPO / p).rglob(span))]:
+                        missing.append(span)
+                    continue
+                names = span.split(".")
+                if not all(n in known for n in names):
+                    missing.append(span)
+    assert missing == []
+
+
+def test_private_names_in_the_docs_exist():
+    """A backticked private name (``_Layout``, ``_decide``) in the documents is defined
+    somewhere in the project: renamed code leaves no stale name behind."""
+    py, cuda = _all_definitions()
+    stale = []
+    for path in [REPO / "README.md", REPO / "CONTRIBUTING.md"] + sorted(
+            (REPO / "docs").glob("*.md")):
+        text = re.sub(r"^( *)```.*?^\1```", "", path.read_text(encoding="utf-8"),
+                      flags=re.MULTILINE | re.DOTALL)
+        for span in re.findall(r"`(_[A-Za-z]\w*)(?:\(\))?`", text):
+            if span not in py and span not in cuda:
+                stale.append((path.name, span))
+    assert stale == []
+
+
+# ---------------------------------------------------------------- docs/api.md
+
+def test_api_reference_documents_every_public_name_as_the_code_has_it():
+    """docs/api.md holds every public name of gpu_xorder, gpu_xorder.metrics,
+    gpu_xorder.datasets, gpu_xorder.baselines and gpu_xorder.models, in its module's
+    section, and every stub matches the code: each parameter's name, kind, annotation
+    and default, the return annotation, a class's bases, fields and public methods."""
+    from support import api_stubs
+
+    shown = api_stubs.documented((REPO / "docs" / "api.md").read_text(encoding="utf-8"))
+    missing, wrong = [], []
+    for module_name in api_stubs.PUBLIC_MODULES:
+        module = importlib.import_module(module_name)
+        for name in api_stubs.public_names(module_name):
+            node = shown.get(module_name, {}).get(name)
+            if node is None:
+                missing.append(f"{module_name}.{name}")
+                continue
+            problems = api_stubs.differences(node, getattr(module, name), name)
+            if problems:
+                wrong.append((problems, api_stubs.stub(getattr(module, name), name)))
+    extra = [f"{m}.{n}" for m, names in shown.items() for n in names
+             if m not in api_stubs.PUBLIC_MODULES
+             or n not in api_stubs.public_names(m)]
+    assert missing == [] and extra == []
+    assert wrong == [], "\n\n".join(f"{p}\nthe code's stub:\n{s}" for p, s in wrong)

@@ -140,3 +140,22 @@ def test_fair_order_imports_no_heavy_library():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=PACKAGE.parent, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_public_modules_import_no_heavy_library():
+    """``import gpu_xorder.metrics`` (and datasets, plotting, baselines, models, the
+    command line's parser and ``gpu_xorder`` itself) loads none of scikit-learn, SciPy,
+    pandas, matplotlib, Dask, numba or CuPy: each is imported by the function that uses
+    it (CONTRIBUTING.md, "Rules")."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nimport gpu_xorder, gpu_xorder.metrics, gpu_xorder.datasets, "
+            "gpu_xorder.plotting, gpu_xorder.baselines, gpu_xorder.models\n"
+            "from gpu_xorder.cli._parser import build_parser\nbuild_parser()\n"
+            "heavy = {'sklearn', 'scipy', 'pandas', 'matplotlib', 'dask', 'distributed', "
+            "'numba', 'cupy'}\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=PACKAGE.parent, check=True).stdout
+    assert out.strip() == "[]"

@@ -255,3 +255,25 @@ def test_paper_figures_have_error_bars_names_and_counts(tmp_path):
         mean, sd = r["auc"]
         np.testing.assert_allclose(yseg[:, 1], [mean - sd, mean + sd])
     assert ax.get_xlim()[0] == 0 and np.diff(ax.get_ylim())[0] >= 0.1 - 1e-12
+
+
+def test_paper_xroc_panels_name_the_groups_and_fit_their_labels():
+    """The xROC panels side by side: every text names the groups (no raw labels), the
+    y axis is labelled once and the axis labels are wrapped to a panel's width."""
+    from gpu_xorder.experiments._paper_plots import XROC_LABEL_WIDTH, plot_xroc_panels
+    from gpu_xorder.experiments._studies import compare_methods
+
+    comparison = compare_methods("german", methods=["xorder", "post-logit-public"],
+                                 lams=[0.0, 0.5], repeats=2, backend="numpy")
+    fig = Figure(figsize=(12.6, 4.9), layout="constrained")
+    axes = plot_xroc_panels(comparison, fig.subplots(1, 3), names={0: "young", 1: "adult"},
+                            positive="bad credit")
+    texts = "\n".join(t.get_text() for ax in axes for t in ax.texts)
+    assert "xAUC(young, adult)" in texts and "xAUC(adult, young)" in texts
+    assert "xAUC(0" not in texts and "xAUC(1" not in texts
+    assert [ax.get_title() for ax in axes] == ["unadjusted", "xOrder, lam = 0.5",
+                                               "post-logit (public code)"]
+    assert "2 repetitions" in fig.get_suptitle()
+    assert axes[0].get_ylabel() and not axes[1].get_ylabel() and not axes[2].get_ylabel()
+    for ax in axes:
+        assert max(len(line) for line in ax.get_xlabel().split("\n")) <= XROC_LABEL_WIDTH

@@ -277,7 +277,8 @@ def _engine_arguments(parser, method, solver="auto"):
                             help="how more than two groups are merged (default: auto; "
                                  "best: K-D and iterative, the higher objective)")
     parser.add_argument("--backend", choices=choices("backend"), default="auto",
-                        help="DP engine (default: auto, CuPy when usable)")
+                        help="DP engine (default: auto: CuPy when usable, else numba, else "
+                             "NumPy)")
 
 
 def _experiment_arguments(parser, lams, method=False, solver="auto"):

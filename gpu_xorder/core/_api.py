@@ -1,9 +1,12 @@
 """``fair_order``: validate, build the lattice, dispatch to a backend, read the result."""
 
+from __future__ import annotations
+
 import dataclasses
 import functools
 import logging
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,6 +22,11 @@ from ..engine._backend import engine, resolve_backend
 from ..engine._numpy_engine import map_lams
 from ..utils._frames import warn_misaligned
 from ._result import FairOrderResult
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from numpy.typing import ArrayLike
 
 logger = logging.getLogger("gpu_xorder")
 
@@ -37,10 +45,14 @@ MSG_SIGNED_WORSE = (
 )
 
 
-def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
-               disparity="absolute", backend="auto", method="auto", solver="auto",
-               max_disparity=None, memory_limit=None, progress=None, n_jobs=None,
-               groups=None):
+def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | None = None,
+               *, metric: str = "xauc", lam: float | Sequence[float] = 0.0,
+               disparity: str = "absolute", backend: str = "auto", method: str = "auto",
+               solver: str = "auto", max_disparity: float | None = None,
+               memory_limit: int | str | None = None,
+               progress: Callable[[int, int], object] | None = None,
+               n_jobs: int | None = None,
+               groups: ArrayLike | None = None) -> FairOrderResult | list[FairOrderResult]:
     """Interleave the groups' rankings to trade AUC against ranking disparity.
 
     Every group keeps its own descending score order; the DP chooses how the groups
@@ -70,16 +82,24 @@ def fair_order(scores, y, sensitive_features=None, *, metric="xauc", lam=0.0,
     disparity : {"absolute", "signed"}, default="absolute"
         ``"absolute"`` penalises ``|D|``; ``"signed"`` penalises ``D = m(a, b) - m(b, a)``
         (the paper's eq. 14), for which the DP is exactly optimal.
-    backend : {"auto", "numpy", "cupy"}, default="auto"
-        With more than two groups (or ``method`` other than ``"auto"``) the NumPy
-        implementation runs whatever is asked; ``result.backend`` says ``"numpy"``.
+    backend : {"auto", "numpy", "numba", "cupy"}, default="auto"
+        The engine that fills the lattices, each with the same decisions: ``"numpy"``
+        (the reference), ``"numba"`` (the compiled CPU engine, ``gpu-xorder[numba]``),
+        ``"cupy"`` (the GPU, ``gpu-xorder[cuda12]``); ``"auto"`` takes CuPy when it
+        passes its self-check, else numba when it imports and agrees with the reference,
+        else NumPy (a named backend that cannot run raises
+        ``BackendUnavailableError``). More than two groups: NumPy runs K-D and
+        iterative xOrder on the reference; numba runs the iterative steps on its
+        compiled fill and K-D on the reference; CuPy runs both on the GPU, up to 20
+        groups for iterative and 32 for K-D (beyond, ``"cupy"`` raises and ``"auto"``
+        runs NumPy). ``result.backend`` says which ran.
     method : {"auto", "kd", "iterative", "best"}, default="auto"
         How more than two groups are merged (docs/design.md, section 4). ``"kd"``: the DP
         over the K-dimensional lattice of prod(n_g + 1) cells. ``"iterative"``: merge the
         groups one at a time, largest first (equal sizes: lower group index first), by
         2-D DPs; ``result.extra["merge_order"]`` lists the group labels in merge order.
         Both give the best interleaving at ``lam = 0``; with a disparity penalty the
-        cell rule is not guaranteed optimal for either (README, "More than two
+        cell rule is not guaranteed optimal for either (docs/guide.md, "More than two
         groups"), and either may score the higher objective: ``"best"`` runs both and
         keeps, for every lam, the higher ``objective`` (K-D on a tie; ``result.method``
         says which, ``result.extra["objectives"]`` holds both).

@@ -1,5 +1,7 @@
 """The result of ``fair_order``."""
 
+from __future__ import annotations
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -64,7 +66,7 @@ class FairOrderResult:
     extra: dict = field(default_factory=dict, repr=False)
 
     @property
-    def gap(self):
+    def gap(self) -> float | None:
         return None if self.upper_bound is None else self.upper_bound - self.objective
 
     def __repr__(self):

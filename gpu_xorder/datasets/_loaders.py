@@ -8,16 +8,23 @@ affecting later calls. ``as_frame=True`` gives the same data as pandas objects, 
 protected attribute as named categories.
 """
 
+from __future__ import annotations
+
 import csv
 import functools
 import gzip
 import io
 from dataclasses import dataclass
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..utils import _frames
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from numpy.typing import ArrayLike
 
 DATASETS = ("adult", "compas", "german", "framingham")
 
@@ -231,7 +238,7 @@ def load_dataset(name: str, *, as_frame: bool = False) -> Dataset:
     return _load(name, as_frame)
 
 
-def age_bands(age) -> np.ndarray:
+def age_bands(age: ArrayLike) -> np.ndarray | pd.Series:
     """The paper's three age bands: 0 for age <= 25, 1 for 25 < age <= 40, 2 above 40.
 
     Parameters

@@ -14,9 +14,15 @@ prevalence. Older patients die more often and their features shift, so a model's
 differ between age bands, as in the paper's age groupings.
 """
 
+from __future__ import annotations
+
 import numpy as np
+from typing import TYPE_CHECKING
 
 from ._loaders import Dataset
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 ICU_ROWS = 127_564
 ICU_FEATURES = 78
@@ -25,7 +31,8 @@ N_CONTINUOUS = 59
 MSG_BANDS = "bands must be an integer >= 2, got {value!r}"
 
 
-def make_icu(n_samples=ICU_ROWS, *, prevalence=ICU_PREVALENCE, random_state=0):
+def make_icu(n_samples: int = ICU_ROWS, *, prevalence: float = ICU_PREVALENCE,
+             random_state: int = 0) -> Dataset:
     """A synthetic ICU-mortality table of the paper's large eICU shape (78 features).
 
     Parameters
@@ -79,7 +86,7 @@ def _intercept(logit, prevalence):
     return (lo + hi) / 2
 
 
-def icu_age_groups(age, bands):
+def icu_age_groups(age: ArrayLike, bands: int) -> np.ndarray:
     """``bands`` age groups of about equal size (cut at quantiles of ``age``): 0 the
     youngest. Two bands split at the median, as the paper's binary age attribute.
 

@@ -10,16 +10,22 @@ every adjusted score, on both splits, so that means and spreads over the repetit
 can be compared with the figures the paper quotes (:data:`PAPER_FIGURES`).
 """
 
+from __future__ import annotations
+
 import functools
 import math
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..utils import _validation as v
 from ..utils._frames import import_pandas
 from ..utils._parallel import check_n_jobs, map_in_rounds, workers
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 GROUPINGS = ("default", "age", "race-sex")
 SPLITS = ("train", "test")
@@ -247,10 +253,13 @@ def split_scores(dataset, groups, *, test_size=0.3, seed=0):
     return (s_tr, y_tr, a_tr), (s_te, y_te, a_te)
 
 
-def paper_experiment(data="compas", *, groups="default", metric="xauc",
-                     lams=DEFAULT_LAMS, repeats=10, test_size=0.3, seed=0,
-                     backend="auto", method="auto", solver="paper", subsample=None,
-                     n_jobs=1, progress=None):
+def paper_experiment(data: str = "compas", *, groups: str = "default",
+                     metric: str = "xauc", lams: Sequence[float] = DEFAULT_LAMS,
+                     repeats: int = 10,
+                     test_size: float = 0.3, seed: int = 0, backend: str = "auto",
+                     method: str = "auto", solver: str = "paper",
+                     subsample: int | None = None, n_jobs: int | None = 1,
+                     progress: Callable[[int, int], object] | None = None) -> Experiment:
     """Run the paper's protocol on a bundled data set, ``repeats`` times.
 
     Parameters

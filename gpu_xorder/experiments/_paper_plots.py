@@ -7,17 +7,21 @@ draws them (disparity from 0, AUC spanning at least ``MIN_AUC_SPAN``). matplotli
 imported when called."""
 
 import os
+import textwrap
 
 import numpy as np
 
 from ..plotting._plots import DISPARITY_NAMES, MIN_AUC_SPAN, _matplotlib, namer
 from ..plotting._plots import honest_limits, plot_xroc
+from ..utils._validation import split_pair_key
 
 MARKERS = {"unadjusted": "*", "xorder": "o", "xorder-kd": "h", "post-logit": "s",
            "post-logit-public": "P", "corr-reg": "^", "constrained": "D"}
 DPI = 80
 #: Level of the xROC curves' pointwise bands.
 XROC_BAND = 0.95
+#: Characters per line of an xROC panel's axis labels (a panel is 4.2 inches wide).
+XROC_LABEL_WIDTH = 45
 
 
 def _figure(width=5.5, height=4.2):
@@ -135,7 +139,7 @@ def write_figures(comparison, folder, names=None, positive=None):
         fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
         if "shift" in comparison.curves:
             fig = _figure(9, 3.6)
-            plot_shift_histograms(comparison, fig)
+            plot_shift_histograms(comparison, fig, names=names)
             written.append(files[1])
             fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
         return written
@@ -145,7 +149,7 @@ def write_figures(comparison, folder, names=None, positive=None):
     fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
     panels = [key for key in XROC_PANELS if key in comparison.curves]
     if len(panels) > 1 and len(comparison.group_labels) == 2:
-        fig = _figure(4.2 * len(panels), 4.4)
+        fig = _figure(4.2 * len(panels), 4.9)
         plot_xroc_panels(comparison, fig.subplots(1, len(panels)), panels, names=names,
                          positive=positive)
         written.append(files[1])
@@ -157,10 +161,10 @@ def write_figures(comparison, folder, names=None, positive=None):
 XROC_PANELS = ("unadjusted", "xorder", "post-logit-public")
 
 
-def plot_shift_histograms(comparison, fig):
+def plot_shift_histograms(comparison, fig, names=None):
     """Repetition 0 of the shift study: the base model's scores on the half it was
     trained on (in-sample), on the other half (held-out) and on the test split, one
-    panel per group (the paper's Figures 14-15)."""
+    panel per group (the paper's Figures 14-15); ``names`` maps group labels to names."""
     samples = comparison.curves["shift"]
     labels = comparison.group_labels
     axes = fig.subplots(1, len(labels), sharey=True)
@@ -175,7 +179,8 @@ def plot_shift_histograms(comparison, fig):
             ax.hist(margin[setting][a == g], bins=bins, density=True, histtype="step",
                     linestyle=style, linewidth=1.5,
                     label=f"{setting} ({int(np.sum(a == g))})")
-        ax.set(title=f"group {g}", xlabel="score margin (logit of the probability)")
+        ax.set(title=f"group {namer(names)(g)}",
+               xlabel="score margin (logit of the probability)")
         ax.legend(fontsize="x-small")
     np.atleast_1d(axes)[0].set_ylabel("density")
     fig.suptitle(f"{comparison.data} ({comparison.model}): scores of the model trained on "
@@ -184,11 +189,17 @@ def plot_shift_histograms(comparison, fig):
     return fig
 
 
+def _label(text, comparison):
+    """The group label whose text a pair key holds (the key keeps labels as text)."""
+    return next((g for g in comparison.group_labels if str(g) == text), text)
+
+
 def plot_xroc_panels(comparison, axes, panels=XROC_PANELS, names=None, positive=None):
     """xROC curves of repetition 0, one panel per score (unadjusted, xOrder at the
     largest lam, the public post-logit), each with the test xAUC of both directions as
     mean ± sd over every repetition."""
     curves = comparison.curves
+    name = namer(names)
     for ax, key in zip(np.atleast_1d(axes), panels):
         plot_xroc(*curves[key], band=XROC_BAND, names=names, positive=positive, ax=ax)
         parameter = curves.get("xorder_lam") if key == "xorder" else None
@@ -200,12 +211,21 @@ def plot_xroc_panels(comparison, axes, panels=XROC_PANELS, names=None, positive=
             values = [r["xauc_pairs"][pair] for r in chosen
                       if r["xauc_pairs"][pair] is not None]
             sd = np.std(values, ddof=1) if len(values) > 1 else float("nan")
-            lines.append(f"xAUC({pair.replace(' > ', ', ')}) {np.mean(values):.3f} ± {sd:.3f}")
+            g, h = split_pair_key(pair)
+            lines.append(f"xAUC({name(_label(g, comparison))}, {name(_label(h, comparison))}) "
+                         f"{np.mean(values):.3f} ± {sd:.3f}")
         ax.text(0.98, 0.30, "\n".join([f"mean ± sd over {_repetitions(comparison.repeats)}:"] + lines),
                 ha="right", va="bottom", fontsize="x-small", transform=ax.transAxes)
         title = {"unadjusted": "unadjusted", "post-logit-public": "post-logit (public code)",
                  "xorder": f"xOrder, lam = {parameter:g}" if parameter is not None
                  else "xOrder"}[key]
-        ax.set_title(f"{comparison.data}: {title} (repetition 0; {XROC_BAND:.0%} pointwise "
-                     "bands)", fontsize="small")
+        ax.set_title(title, fontsize="medium")
+    np.atleast_1d(axes)[0].figure.suptitle(
+        f"{comparison.data}: xROC curves of repetition 0 with {XROC_BAND:.0%} pointwise "
+        f"bands; in each panel the test xAUC as mean ± sd over "
+        f"{_repetitions(comparison.repeats)}", fontsize="medium")
+    # panels side by side: the axis labels wrapped to the panel's width, the y label once
+    for k, ax in enumerate(np.atleast_1d(axes)):
+        ax.set_xlabel(textwrap.fill(ax.get_xlabel(), XROC_LABEL_WIDTH))
+        ax.set_ylabel(textwrap.fill(ax.get_ylabel(), XROC_LABEL_WIDTH) if k == 0 else "")
     return axes

@@ -2,13 +2,19 @@
 section 2): the sign of a metric's difference for the pair of groups with the largest
 disparity, read as ``high_score="favourable"`` or ``"harmful"`` says."""
 
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cpu_reference import half_wins2
 from ..utils import _params as params
 from ..utils._validation import group_position
 from ._ranking import _grouped, disparity_pairs, prf, xauc
 from ._uncertainty import Interval, MetricIntervals
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["disadvantaged_group", "Disadvantage"]
 
@@ -68,7 +74,8 @@ class Disadvantage:
                 "text": self.text}
 
 
-def disadvantaged_group(scores, y, groups, *, metric: str = "xauc",
+def disadvantaged_group(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
+                        metric: str = "xauc",
                         high_score: str = "favourable",
                         intervals: MetricIntervals | None = None) -> Disadvantage:
     """The group of the most disparate pair that the ranking disadvantages.

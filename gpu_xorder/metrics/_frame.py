@@ -8,7 +8,10 @@ In the manner of fairlearn's ``MetricFrame``: the data once, then ``overall``,
 only when a frame is built.
 """
 
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 from ..utils import _frames
 from . import _ranking as _metrics
@@ -19,6 +22,13 @@ from ..utils._validation import (
     check_scores,
     encode_groups,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy as np
+    import pandas as pd
+    from numpy.typing import ArrayLike
 
 #: Metrics a frame can hold.
 FRAME_METRICS = ("auc", "xauc", "prf", "urf")
@@ -73,8 +83,9 @@ class RankingMetricFrame:
     True
     """
 
-    def __init__(self, y_true, y_score, *, sensitive_features, metrics=FRAME_METRICS,
-                 sample_weight=None):
+    def __init__(self, y_true: ArrayLike, y_score: ArrayLike, *,
+                 sensitive_features: ArrayLike, metrics: Sequence[str] = FRAME_METRICS,
+                 sample_weight: ArrayLike | None = None) -> None:
         pd = _frames.import_pandas("RankingMetricFrame")
         self.metrics = _check_metrics(metrics)
         self._scores = check_scores(y_score, name="y_score")
@@ -90,7 +101,7 @@ class RankingMetricFrame:
         self.by_group = self._by_group(pd, index)
         self.by_pair = self._by_pair(pd)
 
-    def difference(self):
+    def difference(self) -> pd.Series:
         """The Delta of every metric: the largest over the pairs of groups (NaN where
         undefined). For ``xauc``, ``prf`` and ``urf`` it is
         :func:`gpu_xorder.metrics.disparity`; for ``auc`` the largest gap between the
@@ -102,8 +113,10 @@ class RankingMetricFrame:
         """
         return self.by_pair[list(self.metrics)].max(skipna=False).rename("difference")
 
-    def intervals(self, *, level=0.95, method="bootstrap", n_bootstrap=None,
-                  random_state=None, n_jobs=None):
+    def intervals(self, *, level: float = 0.95, method: str = "bootstrap",
+                  n_bootstrap: int | None = None,
+                  random_state: int | np.random.Generator | None = None,
+                  n_jobs: int | None = None) -> dict[str, pd.DataFrame]:
         """Confidence intervals of the tables, by
         :func:`gpu_xorder.metrics.confidence_intervals` (same parameters).
 

@@ -22,6 +22,9 @@ labelled by their values joined with ``" & "``: ``xauc(s, y, groups, "white & fe
 "black & male")``.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 from typing import NamedTuple
 
 import numpy as np
@@ -42,6 +45,9 @@ from ..utils._validation import (
     encode_groups,
     group_position,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["auc", "xauc", "prf", "urf", "disparity", "disparity_pairs", "xroc_curve",
            "xroc_band", "XrocBand", "auc_variance", "xauc_variance", "confidence_intervals", "Interval",
@@ -232,7 +238,8 @@ def defined(metric, *args):
         return None
 
 
-def auc(scores, y, *, sample_weight=None) -> float:
+def auc(scores: ArrayLike, y: ArrayLike, *,
+        sample_weight: ArrayLike | None = None) -> float:
     """Area under the ROC curve: P(S_1 > S_0), ties counting 1/2.
 
     Parameters
@@ -269,8 +276,9 @@ def auc(scores, y, *, sample_weight=None) -> float:
                   "positives or the negatives", "auc")
 
 
-def xauc(scores, y, groups=None, g=None, h=None, *, sensitive_features=None,
-         sample_weight=None) -> float:
+def xauc(scores: ArrayLike, y: ArrayLike, groups: ArrayLike | None = None, g: object = None,
+         h: object = None, *, sensitive_features: ArrayLike | None = None,
+         sample_weight: ArrayLike | None = None) -> float:
     """Cross-group AUC: P(S_1^g > S_0^h), positives of group g above negatives of group h.
 
     Parameters
@@ -317,8 +325,9 @@ def xauc(scores, y, groups=None, g=None, h=None, *, sensitive_features=None,
                   "xauc")
 
 
-def prf(scores, y, groups=None, g=None, *, sensitive_features=None,
-        sample_weight=None) -> float:
+def prf(scores: ArrayLike, y: ArrayLike, groups: ArrayLike | None = None, g: object = None,
+        *, sensitive_features: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None) -> float:
     """Pairwise ranking fairness of group g: P(S_1^g > S_0), negatives of every group.
 
     Parameters
@@ -365,8 +374,9 @@ def prf(scores, y, groups=None, g=None, *, sensitive_features=None,
                   "positives of g or the negatives", "prf")
 
 
-def urf(scores, groups=None, g=None, h=None, *, sensitive_features=None,
-        sample_weight=None) -> float:
+def urf(scores: ArrayLike, groups: ArrayLike | None = None, g: object = None,
+        h: object = None, *, sensitive_features: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None) -> float:
     """Unsupervised ranking fairness: ``|P(S^g > S^h) - P(S^h > S^g)|``, labels ignored.
 
     Parameters
@@ -416,8 +426,10 @@ def urf(scores, groups=None, g=None, h=None, *, sensitive_features=None,
                           "items of g or of h", "urf") - 1)
 
 
-def disparity_pairs(scores, y, groups=None, metric: str = "xauc", *,
-                    sensitive_features=None, sample_weight=None) -> dict:
+def disparity_pairs(scores: ArrayLike, y: ArrayLike | None,
+                    groups: ArrayLike | None = None, metric: str = "xauc", *,
+                    sensitive_features: ArrayLike | None = None,
+                    sample_weight: ArrayLike | None = None) -> dict:
     """Disparity of every pair of groups.
 
     Parameters
@@ -470,8 +482,9 @@ def disparity_pairs(scores, y, groups=None, metric: str = "xauc", *,
     return _pair_values(scores, y, labels, index, metric, weight)
 
 
-def disparity(scores, y, groups=None, metric: str = "xauc", *, sensitive_features=None,
-              sample_weight=None) -> float:
+def disparity(scores: ArrayLike, y: ArrayLike | None, groups: ArrayLike | None = None,
+              metric: str = "xauc", *, sensitive_features: ArrayLike | None = None,
+              sample_weight: ArrayLike | None = None) -> float:
     """Ranking disparity: the largest pairwise disparity over all pairs of groups.
 
     With two groups this is the pair's Delta-xAUC, Delta-PRF or URF; with K groups the
@@ -515,7 +528,8 @@ def disparity(scores, y, groups=None, metric: str = "xauc", *, sensitive_feature
                                sample_weight=sample_weight).values())
 
 
-def xroc_curve(scores, y, groups, g, h):
+def xroc_curve(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object,
+               h: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The xROC curve of (g, h): negatives of h against positives of g over thresholds.
 
     Computed by :func:`sklearn.metrics.roc_curve` on the positives of g (as positives)
@@ -574,8 +588,8 @@ class XrocBand(NamedTuple):
     tpr_high: np.ndarray
 
 
-def xroc_band(scores, y, groups, g, h, *, level: float = 0.95,
-              max_points: int = 400) -> XrocBand:
+def xroc_band(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object, h: object, *,
+              level: float = 0.95, max_points: int = 400) -> XrocBand:
     """A pointwise confidence band of the xROC curve of (g, h).
 
     At a threshold t the curve's point is (share of negatives of h scoring ``>= t``,
@@ -635,7 +649,7 @@ def xroc_band(scores, y, groups, g, h, *, level: float = 0.95,
                     tpr_high)
 
 
-def auc_variance(scores, y) -> float:
+def auc_variance(scores: ArrayLike, y: ArrayLike) -> float:
     """DeLong's variance of the AUC (DeLong, DeLong and Clarke-Pearson, 1988).
 
     ``S10 / n_1 + S01 / n_0``: the sample variances (``ddof=1``) of the placement values,
@@ -671,7 +685,8 @@ def auc_variance(scores, y) -> float:
     return _uncertainty.delong_variance(positives, negatives)
 
 
-def xauc_variance(scores, y, groups, g, h) -> float:
+def xauc_variance(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object,
+                  h: object) -> float:
     """DeLong's variance of ``xauc(scores, y, groups, g, h)``.
 
     The xAUC is a two-sample U-statistic between the positives of g and the negatives
@@ -702,9 +717,11 @@ def xauc_variance(scores, y, groups, g, h) -> float:
     return _uncertainty.delong_variance(positives, negatives)
 
 
-def confidence_intervals(scores, y, groups, *, level: float = 0.95,
-                         method: str = "bootstrap", n_bootstrap: int | None = None,
-                         random_state=None, n_jobs=None) -> MetricIntervals:
+def confidence_intervals(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
+                         level: float = 0.95, method: str = "bootstrap",
+                         n_bootstrap: int | None = None,
+                         random_state: int | np.random.Generator | None = None,
+                         n_jobs: int | None = None) -> MetricIntervals:
     """Confidence intervals of the AUC, every xAUC, PRF and URF and the disparities.
 
     ``method="bootstrap"``: a stratified bootstrap (strata: group x label, each resampled

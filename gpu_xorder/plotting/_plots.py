@@ -8,7 +8,10 @@ Axes do not exaggerate (docs/design.md, section 2): a disparity axis starts at 0
 and an AUC axis spans at least ``MIN_AUC_SPAN``.
 """
 
+from __future__ import annotations
+
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,6 +19,14 @@ from .. import metrics
 from ..metrics._ranking import defined
 from ..utils import _params as params
 from ..utils._validation import check_choice, encode_groups
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
+
+    from ..metrics import MetricIntervals
 
 MSG_NO_MATPLOTLIB = ("the plots need matplotlib, which is not installed: "
                      'pip install "gpu-xorder[plot]"')
@@ -54,8 +65,10 @@ def _axes(ax):
     return plt.subplots(figsize=(5.5, 4.5), layout="constrained")[1]
 
 
-def plot_xroc(scores, y, sensitive_features, *, pairs=None, band=None, names=None,
-              positive=None, ax=None):
+def plot_xroc(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike, *,
+              pairs: Sequence[tuple] | None = None, band: float | None = None,
+              names: Mapping | None = None, positive: str | None = None,
+              ax: Axes | None = None) -> Axes:
     """Plot the xROC curves of pairs of groups, each labelled with its xAUC.
 
     xROC(g, h) traces the positives of g scoring ``>= t`` against the negatives of h
@@ -127,7 +140,9 @@ def namer(names):
     return lambda g: str(names.get(g, g))
 
 
-def plot_score_distributions(scores, sensitive_features, y=None, *, bins=30, ax=None):
+def plot_score_distributions(scores: ArrayLike, sensitive_features: ArrayLike,
+                             y: ArrayLike | None = None, *, bins: int = 30,
+                             ax: Axes | None = None) -> Axes:
     """Plot the score distribution of every group (with labels: of its positives and
     its negatives apart), as step histograms of density over common bins.
 
@@ -170,8 +185,10 @@ def plot_score_distributions(scores, sensitive_features, y=None, *, bins=30, ax=
     return ax
 
 
-def plot_tradeoff(models_or_results, chosen=None, *, data=None, metric=None, level=0.95,
-                  names=None, positive=None, ax=None):
+def plot_tradeoff(models_or_results: Sequence, chosen: object = None, *,
+                  data: tuple | None = None, metric: str | None = None,
+                  level: float | None = 0.95, names: Mapping | None = None,
+                  positive: str | None = None, ax: Axes | None = None) -> Axes:
     """Plot AUC against disparity along an xOrder path, the chosen point marked.
 
     Parameters
@@ -366,7 +383,9 @@ def _is_text(artist):
     return isinstance(artist, Text)
 
 
-def plot_intervals(intervals, *, part="metrics", names=None, ax=None):
+def plot_intervals(intervals: MetricIntervals | Mapping[str, MetricIntervals], *,
+                   part: str = "metrics", names: Mapping | None = None,
+                   ax: Axes | None = None) -> Axes:
     """A forest plot: every metric (or disparity) with its confidence interval.
 
     Parameters

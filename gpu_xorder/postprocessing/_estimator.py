@@ -5,9 +5,12 @@ A thin layer (STYLE item 6): ``fit`` validates, learns the ordering with
 ``transform`` applies the maps to new scores (docs/design.md, section 5).
 """
 
+from __future__ import annotations
+
 import os
 import warnings
 from typing import NamedTuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
@@ -24,6 +27,13 @@ from . import _transfer
 from ..utils import _params as params
 from ..utils import _validation as v
 from ..core._api import solve_encoded
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    import pandas as pd
+    from numpy.typing import ArrayLike
 
 MSG_LAM_SEQUENCE = (
     "XOrder needs a single lam value, got a sequence of {k}; call gpu_xorder.fair_order "
@@ -124,7 +134,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ``AUC - lam |D|`` is kept; with a share the model is then refitted on all the
         data with that weight (``lam_``). ``validation_`` records the table. For xAUC
         the training gain of the default solver does not carry to new data on
-        average, and this choice does (README, "The best ordering").
+        average, and this choice does (docs/guide.md, "Solvers and the certificate").
 
     Attributes
     ----------
@@ -208,9 +218,12 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     __metadata_request__fit = {"scores": metadata_routing.UNUSED}
     __metadata_request__transform = {"scores": metadata_routing.UNUSED}
 
-    def __init__(self, *, metric="xauc", lam=0.0, disparity="absolute",
-                 reference_group=None, backend="auto", method="auto", subsample=None,
-                 memory_limit=None, solver="auto", max_disparity=None, validation=None):
+    def __init__(self, *, metric: str = "xauc", lam: float = 0.0,
+                 disparity: str = "absolute", reference_group: object = None,
+                 backend: str = "auto", method: str = "auto", subsample: int | None = None,
+                 memory_limit: int | str | None = None, solver: str = "auto",
+                 max_disparity: float | None = None,
+                 validation: float | tuple | None = None) -> None:
         self.metric = metric
         self.lam = lam
         self.disparity = disparity
@@ -223,7 +236,9 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.max_disparity = max_disparity
         self.validation = validation
 
-    def fit(self, scores, y, *, sensitive_features, sample_weight=None, progress=None):
+    def fit(self, scores: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLike,
+            sample_weight: ArrayLike | None = None,
+            progress: Callable[[int, int], object] | None = None) -> XOrder:
         """Learn the fair ordering of the training items and the per-group score maps.
 
         Parameters
@@ -276,7 +291,8 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.validation_ = None
         return self._set_fitted(fitting, fitting.solve(self, lam, progress), lam)
 
-    def transform(self, scores, *, sensitive_features):
+    def transform(self, scores: ArrayLike, *,
+                  sensitive_features: ArrayLike) -> np.ndarray | pd.Series | pd.DataFrame:
         """Adjusted scores: the reference group unchanged, every other group mapped.
 
         Parameters
@@ -323,8 +339,10 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                                                   rule=getattr(self, "_map_rule", 2)),
                        scores, table)
 
-    def fit_transform(self, scores, y, *, sensitive_features, sample_weight=None,
-                      progress=None):
+    def fit_transform(self, scores: ArrayLike, y: ArrayLike, *,
+                      sensitive_features: ArrayLike, sample_weight: ArrayLike | None = None,
+                      progress: Callable[[int, int], object] | None = None,
+                      ) -> np.ndarray | pd.Series | pd.DataFrame:
         """Fit, then return the adjusted training scores (``train_scores_adjusted_``).
 
         These equal ``transform`` on the training data, bit for bit.
@@ -352,7 +370,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return _shaped(self.train_scores_adjusted_.copy(), scores,
                        _score_column(scores)[1])
 
-    def summary(self, scores, y, *, sensitive_features,
+    def summary(self, scores: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLike,
                 high_score: str = "favourable") -> dict:
         """AUC, disparity and disadvantaged group of ``scores`` before and after.
 
@@ -395,7 +413,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                     s, y, sensitive_features, metric=self.metric, high_score=high_score)}
         return measured
 
-    def save(self, path: "str | os.PathLike") -> None:
+    def save(self, path: str | os.PathLike) -> None:
         """Write the fitted model to ``path`` as JSON, atomically (never pickle).
 
         The file holds the package version, the score column's name (where known), the
@@ -451,7 +469,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                                  self.bounds_, self.maps_, summary, columns)
 
     @classmethod
-    def load(cls, path: "str | os.PathLike") -> "XOrder":
+    def load(cls, path: str | os.PathLike) -> XOrder:
         """A fitted model from a file written by :meth:`save`.
 
         It has the parameters, ``groups_``, ``reference_group_``, ``bounds_``,
@@ -663,8 +681,9 @@ class _Fitting(NamedTuple):
         return results if np.ndim(lam) else results[0]
 
 
-def xorder_path(scores, y, *, sensitive_features, lams, progress=None, n_jobs=None,
-                **params):
+def xorder_path(scores: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLike,
+                lams: Sequence[float], progress: Callable[[int, int], object] | None = None,
+                n_jobs: int | None = None, **params: Any) -> list[XOrder]:
     """Fit :class:`XOrder` for every value of ``lam`` at once: the trade-off path.
 
     The data are validated and prepared once and the orderings of all values come from

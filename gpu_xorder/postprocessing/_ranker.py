@@ -4,8 +4,13 @@ A meta-estimator in the manner of fairlearn's ``ThresholdOptimizer``: ``fit`` le
 xOrder on scores the classifier gives to data it was not fitted on (out-of-fold scores
 by cross-fitting, or held-out data for a prefit classifier), because the in-sample
 scores of a flexible model are better separated, and differently disparate, than the
-scores it will give new data (README, "FairRanker").
+scores it will give new data (docs/guide.md, "Why FairRanker learns from out-of-fold
+scores").
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import numpy as np
 import sklearn
@@ -22,6 +27,12 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 from ..utils import _frames
 from ..utils import _validation as v
 from ._estimator import XOrder, check_equal_weights
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 RESPONSE_METHODS = ("auto", "predict_proba", "decision_function")
 MSG_NO_RESPONSE = (
@@ -150,11 +161,15 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
     __metadata_request__decision_function = {"sensitive_features": True}
     __metadata_request__score = {"sensitive_features": True}
 
-    def __init__(self, estimator, *, prefit=False, cv=5, response_method="auto",
-                 metric="xauc", lam=0.0, disparity="absolute", reference_group=None,
-                 backend="auto", method="auto", subsample=None, memory_limit=None,
-                 solver="auto", max_disparity=None, validation=None, n_jobs=None,
-                 sensitive_features=None):
+    def __init__(self, estimator: BaseEstimator, *, prefit: bool = False,
+                 cv: int | object = 5, response_method: str = "auto",
+                 metric: str = "xauc", lam: float = 0.0, disparity: str = "absolute",
+                 reference_group: object = None, backend: str = "auto",
+                 method: str = "auto", subsample: int | None = None,
+                 memory_limit: int | str | None = None, solver: str = "auto",
+                 max_disparity: float | None = None,
+                 validation: float | tuple | None = None, n_jobs: int | None = None,
+                 sensitive_features: str | Sequence[str] | None = None) -> None:
         self.estimator = estimator
         self.prefit = prefit
         self.cv = cv
@@ -173,7 +188,9 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.sensitive_features = sensitive_features
 
-    def fit(self, X, y, *, sensitive_features=None, sample_weight=None, **fit_params):
+    def fit(self, X: ArrayLike, y: ArrayLike, *,
+            sensitive_features: ArrayLike | None = None,
+            sample_weight: ArrayLike | None = None, **fit_params: Any) -> FairRanker:
         """Score ``X`` out of fold (or by the prefit estimator) and learn xOrder.
 
         Parameters
@@ -233,7 +250,8 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
                 setattr(self, name, getattr(estimator, name))
         return self
 
-    def decision_function(self, X, *, sensitive_features=None):
+    def decision_function(self, X: ArrayLike, *,
+                          sensitive_features: ArrayLike | None = None) -> np.ndarray:
         """The fair scores of ``X``: the estimator's scores through ``xorder_``.
 
         ``sensitive_features`` is required unless the parameter of that name names
@@ -247,7 +265,9 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         return self._fair_scores(X, self._groups(X, sensitive_features,
                                                  "decision_function"))
 
-    def score(self, X, y, *, sensitive_features=None, sample_weight=None):
+    def score(self, X: ArrayLike, y: ArrayLike, *,
+              sensitive_features: ArrayLike | None = None,
+              sample_weight: ArrayLike | None = None) -> float:
         """The selection criterion of the fair scores of ``X``: ``AUC - |D|``.
 
         ``D`` is the disparity of ``metric``; with ``max_disparity`` the criterion is
@@ -269,7 +289,8 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
                          lam=lam, max_disparity=self.max_disparity,
                          sample_weight=sample_weight)
 
-    def summary(self, X, y, *, sensitive_features, high_score="favourable"):
+    def summary(self, X: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLike,
+                high_score: str = "favourable") -> dict:
         """AUC, disparity and disadvantaged group of the estimator's scores of ``X``
         and of the fair scores: :meth:`XOrder.summary` of ``xorder_``.
 
@@ -280,7 +301,7 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
                                     sensitive_features=sensitive_features,
                                     high_score=high_score)
 
-    def get_metadata_routing(self):
+    def get_metadata_routing(self) -> MetadataRouter:
         """``sensitive_features`` for this estimator, other ``fit`` metadata for the
         classifier's ``fit``."""
         return (MetadataRouter(owner=self)

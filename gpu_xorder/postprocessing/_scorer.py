@@ -9,6 +9,8 @@ classifier: its own scores), by ``AUC - lam * |D|``, or by the AUC under a ceili
 by ``FairRanker(sensitive_features=...)``.
 """
 
+from __future__ import annotations
+
 import sklearn
 from sklearn.pipeline import Pipeline
 from sklearn.utils.metadata_routing import MetadataRequest
@@ -33,8 +35,9 @@ MSG_NO_GROUPS = (
 )
 
 
-def fairness_scorer(metric: str = "xauc", lam: "float | None" = None, *,
-                    max_disparity: "float | None" = None, multimetric: bool = False):
+def fairness_scorer(metric: str = "xauc", lam: float | None = None, *,
+                    max_disparity: float | None = None, multimetric: bool = False,
+                    ) -> FairnessScorer | dict[str, FairnessScorer]:
     """A scikit-learn scorer of ranking fairness: ``AUC - lam * |D|`` of the fair scores.
 
     Parameters
