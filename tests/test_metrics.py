@@ -19,8 +19,8 @@ from gpu_xorder.metrics._ranking import (
     prf,
     urf,
     xauc,
-    xroc_curve,
 )
+from gpu_xorder.metrics._curves import xroc_curve
 
 TOL = dict(rel=1e-12, abs=1e-12)
 

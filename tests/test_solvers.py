@@ -370,7 +370,7 @@ def test_weight_chosen_on_held_out_data_for_a_lam():
     """``XOrder(lam, validation=...)``: the weight whose transferred held-out scores have
     the best AUC - lam |D| (by the metric definitions), refitted on all the data."""
     from gpu_xorder import metrics
-    from gpu_xorder.postprocessing._estimator import VALIDATION_LAMS
+    from gpu_xorder.postprocessing._held_out import VALIDATION_LAMS
 
     rng = np.random.default_rng(15)
     s, y, g = _shifted(rng, 150)

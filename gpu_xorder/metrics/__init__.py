@@ -7,18 +7,18 @@ xROC curves, variances and confidence intervals, and the group a ranking disadva
 
 from ._direction import Disadvantage
 from ._direction import disadvantaged_group
+from ._confidence import auc_variance
+from ._confidence import confidence_intervals
+from ._confidence import xauc_variance
+from ._curves import XrocBand
+from ._curves import xroc_band
+from ._curves import xroc_curve
 from ._ranking import auc
-from ._ranking import auc_variance
-from ._ranking import confidence_intervals
 from ._ranking import disparity
 from ._ranking import disparity_pairs
 from ._ranking import prf
 from ._ranking import urf
 from ._ranking import xauc
-from ._ranking import xauc_variance
-from ._ranking import XrocBand
-from ._ranking import xroc_band
-from ._ranking import xroc_curve
 from ._uncertainty import Interval
 from ._uncertainty import MetricIntervals
 

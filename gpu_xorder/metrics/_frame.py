@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..utils import _frames
 from . import _ranking as _metrics
+from ._confidence import confidence_intervals
 from ..utils._validation import (
     check_labels,
     check_n_groups,
@@ -137,7 +138,7 @@ class RankingMetricFrame:
         if self._weight is not None:
             raise ValueError(MSG_WEIGHTED_INTERVALS)
         pd = _frames.import_pandas("RankingMetricFrame.intervals")
-        ci = _metrics.confidence_intervals(self._scores, self._y, self._groups, level=level,
+        ci = confidence_intervals(self._scores, self._y, self._groups, level=level,
                                           method=method, n_bootstrap=n_bootstrap,
                                           random_state=random_state, n_jobs=n_jobs)
         groups, pairs = self._labels, list(self.by_pair.index)

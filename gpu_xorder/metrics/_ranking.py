@@ -1,13 +1,12 @@
-"""Ranking metrics on scores: AUC, xAUC, PRF, URF, their disparities and the xROC curve.
+"""Ranking metrics on scores: AUC, xAUC, PRF, URF and their disparities.
 
 docs/design.md, section 2. A pair (upper, lower) counts 1 when ``upper > lower`` and 1/2
 on a tie (the ``sklearn.metrics.roc_auc_score`` convention). Every metric is a ratio of a
 pair count to a number of pairs; counts are kept doubled, as exact integers (see
 :func:`cpu_reference._counting.half_wins2`), and divided once, so that, with distinct
 scores, the values equal those the DP computes from its integer counters. Everything runs
-in O(n log n) by sorting. :func:`confidence_intervals` gives intervals of them all
-(stratified bootstrap or DeLong), :func:`auc_variance` and :func:`xauc_variance` DeLong's
-variances; :class:`RankingMetricFrame` the tables of all of them by group and pair.
+in O(n log n) by sorting. Their intervals are in ``_confidence``, the xROC curves in
+``_curves``, the tables of all of them by group and pair in ``_frame``.
 
 Two call orders: this module's ``f(scores, y, groups, ...)``, and scikit-learn's and
 fairlearn's ``f(y_true, y_score, *, sensitive_features=groups, ...)``, taken whenever
@@ -25,19 +24,14 @@ labelled by their values joined with ``" & "``: ``xauc(s, y, groups, "white & fe
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from typing import NamedTuple
 
 import numpy as np
 
 from cpu_reference import half_wins2
-from . import _uncertainty
 from ..utils._frames import warn_misaligned
-from ..utils._parallel import check_n_jobs
-from ._uncertainty import Interval, MetricIntervals
 from ..utils import _params as params
 from ..utils._validation import (
     MSG_GROUP_LACKS,
-    check_choice,
     check_sample_weight,
     check_labels,
     check_n_groups,
@@ -49,9 +43,7 @@ from ..utils._validation import (
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["auc", "xauc", "prf", "urf", "disparity", "disparity_pairs", "xroc_curve",
-           "xroc_band", "XrocBand", "auc_variance", "xauc_variance", "confidence_intervals", "Interval",
-           "MetricIntervals"]
+__all__ = ["auc", "xauc", "prf", "urf", "disparity", "disparity_pairs"]
 
 MSG_Y_LACKS = "y has no {what}, which metric {metric!r} needs"
 MSG_Y_REQUIRED = "y is required for metric {metric!r} (it may be None only for 'urf')"
@@ -526,286 +518,3 @@ def disparity(scores: ArrayLike, y: ArrayLike | None, groups: ArrayLike | None =
     scores, y, groups = _call_order("disparity", scores, y, groups, sensitive_features)
     return max(disparity_pairs(scores, y, groups, metric,
                                sample_weight=sample_weight).values())
-
-
-def xroc_curve(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object,
-               h: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The xROC curve of (g, h): negatives of h against positives of g over thresholds.
-
-    Computed by :func:`sklearn.metrics.roc_curve` on the positives of g (as positives)
-    and the negatives of h (as negatives), so the threshold convention is sklearn's: an
-    item counts above ``t`` when its score is ``>= t``, ``thresholds`` decrease, the first
-    is ``inf`` (the point (0, 0)), and collinear intermediate points are dropped. The area
-    under the curve (``np.trapezoid(tpr, fpr)``) is ``xauc(scores, y, groups, g, h)``.
-
-    Parameters
-    ----------
-    scores : array-like of shape (n,)
-        Finite risk scores.
-    y : array-like of shape (n,)
-        Binary labels.
-    groups : array-like of shape (n,) or (n, c)
-        Group label of every item.
-    g, h : group label
-        The group of the positives and the group of the negatives.
-
-    Returns
-    -------
-    fpr : ndarray of float
-        P(S_0^h >= t) at each threshold.
-    tpr : ndarray of float
-        P(S_1^g >= t) at each threshold.
-    thresholds : ndarray of float
-        Decreasing thresholds.
-
-    Raises
-    ------
-    ValueError
-        As :func:`xauc`.
-
-    Examples
-    --------
-    >>> fpr, tpr, thresholds = xroc_curve([3, 2, 1, 0], [1, 0, 1, 0], [0, 0, 1, 1], 0, 1)
-    >>> fpr.tolist(), tpr.tolist()
-    ([0.0, 0.0, 1.0], [0.0, 1.0, 1.0])
-    """
-    positives, negatives, _, _ = _cross_sample(scores, y, groups, g, h)
-    sub_y = np.concatenate((np.ones(positives.size), np.zeros(negatives.size)))
-    from sklearn.metrics import roc_curve  # scikit-learn: 1-2 s to import
-
-    return roc_curve(sub_y, np.concatenate((positives, negatives)))
-
-
-class XrocBand(NamedTuple):
-    """A pointwise band of an xROC curve: at every threshold (decreasing), the
-    intervals of its two shares. The band's edges are the curves through
-    ``(fpr_low, tpr_high)`` and through ``(fpr_high, tpr_low)``."""
-
-    thresholds: np.ndarray
-    fpr_low: np.ndarray
-    fpr_high: np.ndarray
-    tpr_low: np.ndarray
-    tpr_high: np.ndarray
-
-
-def xroc_band(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object, h: object, *,
-              level: float = 0.95, max_points: int = 400) -> XrocBand:
-    """A pointwise confidence band of the xROC curve of (g, h).
-
-    At a threshold t the curve's point is (share of negatives of h scoring ``>= t``,
-    share of positives of g scoring ``>= t``): two binomial proportions of independent
-    samples. Each gets its Clopper-Pearson (exact) interval at level ``sqrt(level)``,
-    so the point lies in their rectangle with probability at least ``level``; the
-    rectangles of all thresholds make the band (docs/design.md, section 2).
-
-    Parameters
-    ----------
-    scores, y, groups, g, h
-        As :func:`xroc_curve`.
-    level : float, default=0.95
-        Coverage of the point at each threshold, strictly between 0 and 1.
-    max_points : int, default=400
-        At most this many thresholds, evenly spread over the distinct scores, besides
-        the ends (0, 0) and (1, 1), which are exact.
-
-    Returns
-    -------
-    XrocBand
-
-    Raises
-    ------
-    ValueError
-        As :func:`xroc_curve`, or on a bad ``level``.
-
-    Examples
-    --------
-    >>> band = xroc_band([3, 2, 1, 0] * 25, [1, 0, 1, 0] * 25, [0, 0, 1, 1] * 25, 0, 1)
-    >>> band.thresholds.tolist()  # the positives of 0 score 3, the negatives of 1 score 0
-    [inf, 3.0, 0.0]
-    >>> [round(float(x), 3) for x in (band.tpr_low[1], band.tpr_high[1])]  # 25 of 25
-    [0.84, 1.0]
-    """
-    from scipy.stats import beta
-
-    level = _uncertainty.check_level(level)
-    positives, negatives, _, _ = _cross_sample(scores, y, groups, g, h)
-    distinct = np.unique(np.concatenate((positives, negatives)))[::-1]
-    if distinct.size > max_points:
-        distinct = distinct[np.linspace(0, distinct.size - 1, max_points).round()
-                            .astype(np.int64)]
-    alpha = 1.0 - np.sqrt(level)
-
-    def shares(sample):
-        n = sample.size
-        k = n - np.searchsorted(np.sort(sample), distinct, side="left")  # >= t
-        with np.errstate(invalid="ignore"):
-            low = np.where(k == 0, 0.0, beta.ppf(alpha / 2, k, n - k + 1))
-            high = np.where(k == n, 1.0, beta.ppf(1 - alpha / 2, k + 1, n - k))
-        return np.concatenate(([0.0], low)), np.concatenate(([0.0], high))
-
-    fpr_low, fpr_high = shares(negatives)
-    tpr_low, tpr_high = shares(positives)
-    return XrocBand(np.concatenate(([np.inf], distinct)), fpr_low, fpr_high, tpr_low,
-                    tpr_high)
-
-
-def auc_variance(scores: ArrayLike, y: ArrayLike) -> float:
-    """DeLong's variance of the AUC (DeLong, DeLong and Clarke-Pearson, 1988).
-
-    ``S10 / n_1 + S01 / n_0``: the sample variances (``ddof=1``) of the placement values,
-    each positive's share of negatives below it and each negative's share of positives
-    above it (ties 1/2), over the numbers of positives and negatives.
-
-    Parameters
-    ----------
-    scores : array-like of shape (n,)
-        Finite risk scores.
-    y : array-like of shape (n,)
-        Binary labels.
-
-    Returns
-    -------
-    float
-        NaN when there is only one positive or one negative.
-
-    Raises
-    ------
-    ValueError
-        As :func:`auc`.
-
-    Examples
-    --------
-    >>> round(auc_variance([4, 3, 2, 1, 0], [1, 0, 1, 0, 0]), 6)
-    0.055556
-    """
-    scores, y = _labelled(scores, y)
-    positives, negatives = scores[y == 1], scores[y == 0]
-    _require(positives.size, None, "positives", "auc")
-    _require(negatives.size, None, "negatives", "auc")
-    return _uncertainty.delong_variance(positives, negatives)
-
-
-def xauc_variance(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object,
-                  h: object) -> float:
-    """DeLong's variance of ``xauc(scores, y, groups, g, h)``.
-
-    The xAUC is a two-sample U-statistic between the positives of g and the negatives
-    of h, so its variance is :func:`auc_variance`'s formula on those two samples.
-
-    Parameters
-    ----------
-    scores, y, groups, g, h
-        As :func:`xauc`.
-
-    Returns
-    -------
-    float
-        NaN when g has only one positive or h only one negative.
-
-    Raises
-    ------
-    ValueError
-        As :func:`xauc`.
-
-    Examples
-    --------
-    >>> s, y, grp = [5, 4, 3, 2, 1, 0], [1, 0, 1, 0, 1, 0], ["a", "b", "a", "b", "a", "b"]
-    >>> round(xauc_variance(s, y, grp, "a", "b"), 6)
-    0.074074
-    """
-    positives, negatives, _, _ = _cross_sample(scores, y, groups, g, h)
-    return _uncertainty.delong_variance(positives, negatives)
-
-
-def confidence_intervals(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
-                         level: float = 0.95, method: str = "bootstrap",
-                         n_bootstrap: int | None = None,
-                         random_state: int | np.random.Generator | None = None,
-                         n_jobs: int | None = None) -> MetricIntervals:
-    """Confidence intervals of the AUC, every xAUC, PRF and URF and the disparities.
-
-    ``method="bootstrap"``: a stratified bootstrap (strata: group x label, each resampled
-    with replacement to its own size) and percentile intervals; vectorised over
-    resamples, in chunks of bounded memory. ``method="delong"``: normal intervals from
-    DeLong variances (placement values); the xAUCs of a pair's two directions share no
-    item, so the variance of their difference is the sum of theirs; PRFs share the
-    negatives, whose covariance enters the difference's variance. Both turn an interval
-    of a signed difference into one of its absolute value, and the disparity of more
-    than two groups (the maximum over pairs) takes the pairs' intervals at the
-    Bonferroni level ``1 - (1 - level) / pairs``.
-
-    Parameters
-    ----------
-    scores, y, groups
-        As :func:`disparity_pairs` (y is required).
-    level : float, default=0.95
-        Coverage, strictly between 0 and 1.
-    method : {"bootstrap", "delong"}
-    n_bootstrap : int or None, default=None
-        Resamples of ``method="bootstrap"`` (None: 2000), at most
-        ``MAX_BOOTSTRAP`` = 10**6 and as many as half the available host memory holds
-        (``MemoryError`` beyond); resamples are drawn chunk by chunk, so memory grows
-        only by the statistics kept per resample. ``method="delong"`` refuses it.
-    random_state : None, int or numpy.random.Generator
-        Resample ``b`` draws from ``numpy.random.default_rng(SeedSequence(random_state)
-        .spawn(n_bootstrap)[b])``, so that the intervals do not depend on ``n_jobs`` or
-        the chunks.
-    n_jobs : int or None
-        Chunks of resamples computed at once in workers (joblib, whose active backend,
-        Dask say, is honoured; None: 1 outside a ``joblib.parallel_backend`` context).
-
-    Returns
-    -------
-    MetricIntervals
-        Every metric's estimate (the value this module computes) and its limits; None
-        where the data leave a value undefined, or (DeLong) a sample has one item.
-
-    Raises
-    ------
-    ValueError
-        On invalid input, y without positives or negatives, a bad ``level``,
-        ``method``, ``n_bootstrap``, ``random_state`` or ``n_jobs``.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> grp = np.repeat(["a", "b"], 100)
-    >>> y = rng.integers(0, 2, 200)
-    >>> s = y + rng.normal(0, 1, 200)
-    >>> ci = confidence_intervals(s, y, grp, n_bootstrap=500, random_state=0)
-    >>> ci.auc.low < ci.auc.estimate < ci.auc.high
-    True
-    >>> ci.xauc["a", "b"].estimate == xauc(s, y, grp, "a", "b")
-    True
-    """
-    level = _uncertainty.check_level(level)
-    method = check_choice(method, "method", _uncertainty.METHODS)
-    n_bootstrap = _uncertainty.check_n_bootstrap(n_bootstrap, method)
-    seeds = _uncertainty.seed_sequence(random_state)
-    n_jobs = check_n_jobs(n_jobs)
-    if y is None:
-        raise ValueError(MSG_CI_Y)
-    scores, y, labels, index, _ = _grouped(scores, y, groups)
-    _require(int(y.sum()), None, "positives", "auc")
-    _require(int(y.size - y.sum()), None, "negatives", "auc")
-    return _uncertainty.intervals(scores, y, labels, index, level=level, method=method,
-                                  n_bootstrap=n_bootstrap, seeds=seeds, n_jobs=n_jobs)
-
-
-#: Below every score that keeps ``|D| <= max_disparity``: a fold beyond the ceiling
-#: scores ``AUC - PENALTY - (|D| - max_disparity)``.
-PENALTY = 1.0
-
-
-def criterion(y, scores, groups, *, metric, lam, max_disparity, sample_weight=None,
-              part="objective"):
-    """``part`` of the selection criterion of ``scores`` (validated settings)."""
-    value = auc(scores, y, sample_weight=sample_weight)
-    if part == "auc":
-        return value
-    d = disparity(scores, y, groups, metric, sample_weight=sample_weight)
-    if part == "neg_disparity":
-        return -d
-    if max_disparity is None:
-        return value - lam * d
-    return value if d <= max_disparity else value - PENALTY - (d - max_disparity)

@@ -24,9 +24,11 @@ from sklearn.utils.metadata_routing import (
 )
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
+from .. import metrics
 from ..utils import _frames
 from ..utils import _validation as v
-from ._estimator import XOrder, check_equal_weights
+from ._estimator import XOrder
+from ._scores import check_equal_weights
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -280,8 +282,6 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         -------
         float
         """
-        from ..metrics._ranking import criterion
-
         check_is_fitted(self)
         groups = self._groups(X, sensitive_features, "score")
         lam = None if self.max_disparity is not None else SCORE_LAM
@@ -371,3 +371,22 @@ def _column(values, response, estimator):
                                                      k=values.shape[-1]))
         return values[:, 1]
     return values
+
+
+#: Below every score that keeps ``|D| <= max_disparity``: a fold beyond the ceiling
+#: scores ``AUC - PENALTY - (|D| - max_disparity)``.
+PENALTY = 1.0
+
+
+def criterion(y, scores, groups, *, metric, lam, max_disparity, sample_weight=None,
+              part="objective"):
+    """``part`` of the selection criterion of ``scores`` (validated settings)."""
+    value = metrics.auc(scores, y, sample_weight=sample_weight)
+    if part == "auc":
+        return value
+    d = metrics.disparity(scores, y, groups, metric, sample_weight=sample_weight)
+    if part == "neg_disparity":
+        return -d
+    if max_disparity is None:
+        return value - lam * d
+    return value if d <= max_disparity else value - PENALTY - (d - max_disparity)

@@ -17,8 +17,7 @@ from sklearn.utils.metadata_routing import MetadataRequest
 
 from ..utils import _params as params
 from ..utils import _validation as v
-from ..metrics._ranking import criterion
-from ._ranker import FairRanker, _response, _scores
+from ._ranker import FairRanker, _response, _scores, criterion
 
 #: What a scorer returns: the criterion, the AUC alone, or minus ``|D|`` (greater is
 #: better, scikit-learn's convention for every scorer).
