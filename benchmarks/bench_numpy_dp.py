@@ -37,18 +37,16 @@ def _buffer_bytes(lat):
     """O(n) buffers of the fill (``cpu_reference._fill``): two state diagonals, the
     step's padded float64 gain arrays and scratch, the decision staging rows, and the
     lattice's prefix arrays."""
-    from cpu_reference._fill import PAD, n_state_rows
-
-    rows = n_state_rows(lat.metric)
+    rows = cpu_reference.COUNTER_KINDS[lat.metric].state_rows
     longest = min(lat.n_a, lat.n_b)
-    size = longest + PAD
-    diagonals = 2 * rows * (longest + 2 + PAD) * 8
+    size = longest + cpu_reference.PAD
+    diagonals = 2 * rows * (longest + 2 + cpu_reference.PAD) * 8
     gain_arrays = 3 * ((lat.n_a + 1 + size) + (lat.n_b + 1 + size)) * 8
     scratch = (2 * rows + 2 * rows + 2 + 4) * size * 8
-    staging = 64 * (-(-lat.n_a // 32) * 32 + PAD)
+    staging = 64 * (-(-lat.n_a // 32) * 32 + cpu_reference.PAD)
     lattice = sum(getattr(lat, name).nbytes for name in (
-        "perm_a", "perm_b", "y_a", "y_b_rev", "negleft_a", "negleft_b_rev", "left_a",
-        "left_b_rev"))
+        "perm_a", "perm_b", "seq_q", "y_a", "a_wins_ties", "y_b_rev", "negleft_a",
+        "negleft_b_rev", "left_a", "left_b_rev"))
     return diagonals + gain_arrays + scratch + staging + lattice
 
 

@@ -37,9 +37,9 @@ def problem(rng, n_a, n_b):
 def decided_rule(lat, lam):
     """The public code's PRF rule, cell by cell: ``(path, final counters)``."""
     y_a, y_b = lat.y_a, lat.y_b_rev[:-1][::-1]
-    negleft_b = lat.negleft_b_rev[::-1]
+    negleft_a, negleft_b = lat.negleft_a[0], lat.negleft_b_rev[::-1]
     # W(i): within-group pairs whose positive is among the first i items (negatives below)
-    w_a = np.concatenate(([0], np.cumsum(y_a * lat.negleft_a[1:])))
+    w_a = np.concatenate(([0], np.cumsum(y_a * negleft_a[1:])))
     w_b = np.concatenate(([0], np.cumsum(y_b * negleft_b[1:])))
     c = lat.consts
     n_a, n_b = lat.n_a, lat.n_b
@@ -48,7 +48,7 @@ def decided_rule(lat, lam):
 
     def value(cab, cba, i, j):
         auc = (cab + cba + c.w) * c.inv_auc
-        d = (cab + w_a[i]) * c.inv_pa - (cba + w_b[j]) * c.inv_pb
+        d = (cab + w_a[i]) * c.inv_p[0] - (cba + w_b[j]) * c.inv_p_b
         return auc - lam * abs(d)
 
     for d in range(1, n_a + n_b + 1):
@@ -61,8 +61,8 @@ def decided_rule(lat, lam):
                               (cab + y_a[i - 1] * negleft_b[j], cba)))
             if j > 0:
                 cab, cba = state[i, j - 1]
-                cands.append((value(cab, cba + y_b[j - 1] * lat.negleft_a[i], i, j), 1,
-                              (cab, cba + y_b[j - 1] * lat.negleft_a[i])))
+                cands.append((value(cab, cba + y_b[j - 1] * negleft_a[i], i, j), 1,
+                              (cab, cba + y_b[j - 1] * negleft_a[i])))
             best = cands[0] if len(cands) == 1 or cands[0][0] > cands[1][0] else cands[-1]
             state[i, j] = best[2]
             came[i, j] = best[1]

@@ -21,8 +21,8 @@ from ._kd import n_cells as kd_cells
 from ._kd import solve_kd
 from ._kgroups import KProblem, build_problem, group_dtype, ordered_pairs
 from ._kgroups import build_constants as kgroup_constants
-from ._lattice import (COUNTERS, Lattice, StepConstants, StepLattice, as_step, build_lattice,
-                       edge_counters)
+from ._lattice import (COUNTER_KINDS, COUNTERS, CounterKinds, StepConstants, StepLattice,
+                       build_lattice, edge_counters)
 from ._objective import PAD, KdObjective, StepObjective, cell_values, kgroup_values
 from ._relink import path_counters, path_states, relink
 from ._traceback import path_to_order, traceback
@@ -31,18 +31,18 @@ __all__ = [
     "EPS_TOLERANCE",
     "PRUNE_TOLERANCE",
     "COUNTERS",
+    "COUNTER_KINDS",
+    "CounterKinds",
     "FrontsTooLarge",
     "KD_CHUNK_BYTES",
     "KProblem",
     "NoneLeft",
     "KdLayout",
-    "Lattice",
     "PAD",
     "KdObjective",
     "StepConstants",
     "StepLattice",
     "StepObjective",
-    "as_step",
     "band_lattice",
     "banded_bytes",
     "bits_to_matrix",

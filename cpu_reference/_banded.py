@@ -30,13 +30,13 @@ import numpy as np
 
 from ._bits import BLOCK
 from ._fill import fill
-from ._lattice import StepLattice, edge_counters
+from ._lattice import edge_counters
 from ._traceback import walk
 
 
 def band_lattice(lat, i0, i1):
-    """Rows ``i0..i1`` of ``lat`` (a ``Lattice`` or ``StepLattice``) as a lattice of
-    ``i1 - i0`` rows.
+    """Rows ``i0..i1`` of ``lat`` (a ``StepLattice``) as a lattice of ``i1 - i0``
+    rows.
 
     Row ``i`` of the band is row ``i0 + i`` of ``lat``; the b axis and the G-hat
     constants are the whole lattice's. ``left_a`` keeps the whole lattice's counts, so
@@ -44,12 +44,11 @@ def band_lattice(lat, i0, i1):
     and ``row_offset`` is ``i0``.
     """
     rows, edges = slice(i0, i1), slice(i0, i1 + 1)
-    common = dict(n_a=i1 - i0, row_offset=lat.row_offset + i0, y_a=lat.y_a[rows],
-                  negleft_a=lat.negleft_a[..., edges], left_a=lat.left_a[..., edges])
-    if isinstance(lat, StepLattice):
-        return dataclasses.replace(lat, seq_q=lat.seq_q[rows],
-                                   a_wins_ties=lat.a_wins_ties[rows], **common)
-    return dataclasses.replace(lat, perm_a=lat.perm_a[rows], **common)
+    return dataclasses.replace(
+        lat, n_a=i1 - i0, row_offset=lat.row_offset + i0, y_a=lat.y_a[rows],
+        negleft_a=lat.negleft_a[:, edges], left_a=lat.left_a[:, edges],
+        seq_q=lat.seq_q[rows], a_wins_ties=lat.a_wins_ties[rows],
+        perm_a=None if lat.perm_a is None else lat.perm_a[rows])
 
 
 def band_bounds(n_a, band_rows):
@@ -96,7 +95,7 @@ def solve_banded(lat, n_lattices, band_rows, fill_band, progress=None, walker=No
 
     Parameters
     ----------
-    lat : Lattice
+    lat : StepLattice
     n_lattices : int
         Lattices filled together (one per lam value; ``fill_band`` knows the values).
     band_rows : int

@@ -5,8 +5,9 @@ each group (in DP order) into one block. A path of the block lattice places whol
 so it is a path of the item lattice (:func:`expand_path`), and for xAUC and PRF its
 counters are exact: placing block I of a at block cell (I, J) adds ``pos_I * (n_b0 -
 Q_b)``, the positives of the block times the negatives of b not yet placed, which is what
-its items add one by one. The block lattice is a :class:`Lattice` (the positives of a
-block play the label), so every fill runs on it unchanged, at ``1 / k**2`` of the cells.
+its items add one by one. The block lattice is a two-group ``StepLattice`` (the
+positives of a block play the label), so every fill runs on it unchanged, at ``1 / k**2``
+of the cells.
 
 URF counts item pairs regardless of labels, which a block lattice cannot weight by block
 size; there ``U`` counts pairs of blocks and ``inv_u = 1 / (N_a N_b)`` blocks, close to
@@ -26,23 +27,25 @@ def block_sizes(n, k):
 
 def block_lattice(lat, k):
     """The lattice of blocks of ``k`` items of each group of ``lat`` (a two-group
-    :class:`Lattice`, either mode)."""
+    lattice, ``build_lattice``, either mode)."""
     size_a, size_b = block_sizes(lat.n_a, k), block_sizes(lat.n_b, k)
     starts_a, starts_b = np.arange(0, lat.n_a, k), np.arange(0, lat.n_b, k)
     pos_a = np.add.reduceat(lat.y_a, starts_a)
     pos_b = np.add.reduceat(lat.y_b_rev[:-1][::-1], starts_b)
-    neg_a0, neg_b0 = int(lat.negleft_a[0]), int(lat.negleft_b_rev[-1])
+    neg_a0, neg_b0 = int(lat.negleft_a[0, 0]), int(lat.negleft_b_rev[-1])
     negleft_a = neg_a0 - np.concatenate(([0], np.cumsum(size_a - pos_a)))
     negleft_b = neg_b0 - np.concatenate(([0], np.cumsum(size_b - pos_b)))
     n_a, n_b = size_a.size, size_b.size
     return dataclasses.replace(
         lat, n_a=n_a, n_b=n_b, perm_a=None, perm_b=None, y_a=pos_a.astype(np.int64),
+        seq_q=np.zeros(n_a, dtype=np.int64), a_wins_ties=np.zeros(n_a, dtype=bool),
         y_b_rev=np.concatenate((pos_b[::-1], [0])).astype(np.int64),
-        negleft_a=negleft_a.astype(np.int64),
+        negleft_a=negleft_a.astype(np.int64)[None],
         negleft_b_rev=negleft_b[::-1].astype(np.int64).copy(),
-        left_a=np.arange(n_a, -1, -1, dtype=np.int64),
+        left_a=np.arange(n_a, -1, -1, dtype=np.int64)[None],
+        size_a=np.array([n_a], dtype=np.int64),
         left_b_rev=np.arange(n_b + 1, dtype=np.int64),
-        consts=dataclasses.replace(lat.consts, inv_u=1.0 / (n_a * n_b)),
+        consts=dataclasses.replace(lat.consts, inv_u=np.array([1.0 / (n_a * n_b)])),
         row_offset=0)
 
 

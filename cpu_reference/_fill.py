@@ -26,7 +26,7 @@ their counters lie beyond the cells the next diagonal reads.
 import numpy as np
 
 from ._bits import DiagonalPacker
-from ._lattice import as_step, edge_counters
+from ._lattice import edge_counters
 from ._objective import PAD, StepObjective
 
 
@@ -35,7 +35,7 @@ def fill(lat, lam, progress=None, *, edges=None, bits=True, bottom=False):
 
     Parameters
     ----------
-    lat : Lattice or StepLattice
+    lat : StepLattice
     lam : float
     progress : callable(done_cells, total_cells), optional
         Called every few diagonals.
@@ -62,7 +62,7 @@ def fill(lat, lam, progress=None, *, edges=None, bits=True, bottom=False):
     n_a, n_b = lat.n_a, lat.n_b
     if edges is None:
         edges = edge_counters(lat)
-    obj = StepObjective(as_step(lat), lam)
+    obj = StepObjective(lat, lam)
     col0, row0 = (np.ascontiguousarray(obj.to_state(e).T) for e in edges)
     longest = min(n_a, n_b)
     # a lattice whose diagonals are shorter than PAD pads them to its longest, not to

@@ -22,6 +22,7 @@ dropped. The optimum is never dropped, so the result stays exact.
 
 import numpy as np
 
+from ._lattice import COUNTER_KINDS
 from ._objective import pair_increments, pair_terms_of_states, signed_increment
 
 #: States whose bound lies this far below the feasible objective are still kept: the
@@ -104,7 +105,8 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
 
     Parameters
     ----------
-    lat : Lattice
+    lat : StepLattice
+        A two-group lattice (``build_lattice``).
     lam : float
         Weight of ``|D|`` (>= 0); ignored with ``eps``.
     lower : float, optional
@@ -146,7 +148,7 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
     a_step, b_step = pair_increments(lat)
     n_d = n_a + n_b
     rows = np.zeros(1, dtype=np.int64)                     # cell row i of each state
-    state = np.zeros((3 if lat.metric == "urf" else 2, 1), dtype=np.int64)
+    state = np.zeros((COUNTER_KINDS[lat.metric].state_rows, 1), dtype=np.int64)
     parents, starts = [], []
     stored, largest = 0, 1
     slack = (lambda mu: abs(mu) * eps) if eps is not None else (lambda mu: 0.0)
@@ -263,7 +265,7 @@ def _walk(parents, starts, s, n_a, n_b):
 def final_counters(lat, state):
     """The ``COUNTERS`` of a last-cell state (URF: ``uab + uba = n_a n_b`` there)."""
     c = [int(state[0]), int(state[1])]
-    if lat.metric == "urf":
+    if COUNTER_KINDS[lat.metric].has_u:
         pairs = lat.n_a * lat.n_b
         uab = (pairs + int(state[2])) // 2
         c += [uab, pairs - uab]

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import _kgroups as kg
 from ._fill import fill
-from ._lattice import StepConstants, StepLattice
+from ._lattice import COUNTER_KINDS, step_of
 from ._objective import kgroup_disparity
 from ._traceback import traceback
 
@@ -82,43 +82,12 @@ def step_lattice(prob, cs, seq_g, seq_y, b, const_c, const_u, sums=None):
     sequence ``(seq_g, seq_y)`` (``cs``: constants of the groups merged so far plus b;
     ``const_c``/``const_u``: final counters of the pairs among the old groups, or
     ``sums``, their :class:`MergedSums`; docs/design.md, section 4)."""
-    old = [g for g in cs.members if g != b]
     if sums is None:
-        sums = MergedSums(prob, cs, old, const_c, const_u)
-    sizes = prob.sizes
-    compact = np.full(prob.k, -1, dtype=np.int64)
-    compact[old] = np.arange(len(old))
-    seq_g, seq_y = np.asarray(seq_g), np.asarray(seq_y, dtype=np.int64)
-    # prefix counts over the merged sequence, one row per old group
-    is_q = (seq_g[None, :] == np.array(old)[:, None]).astype(np.int64)
-    placed = np.concatenate((np.zeros((len(old), 1), dtype=np.int64),
-                             np.cumsum(is_q, axis=1)), axis=1)
-    negatives = np.concatenate((np.zeros((len(old), 1), dtype=np.int64),
-                                np.cumsum(is_q * (1 - seq_y), axis=1)), axis=1)
-    size_a = np.array([sizes[h] for h in old], dtype=np.int64)
-    n0_a = np.array([prob.n0(h) for h in old], dtype=np.int64)
+        sums = MergedSums(prob, cs, [g for g in cs.members if g != b], const_c, const_u)
     # xAUC and URF terms of pairs without b are the same in every cell: their maximum
     # (sums.floor) is computed once. A PRF term reads R_g, which includes C[g][b], so
     # every pair moves.
-    arr = np.array
-    consts = StepConstants(
-        s_const=float(sums.total),  # exact
-        w=cs.w, inv_auc=cs.inv_auc,
-        inv_qb=arr([cs.inv_x[(g, b)] for g in old]),
-        inv_bq=arr([cs.inv_x[(b, g)] for g in old]),
-        inv_u=arr([cs.inv_u[(min(g, b), max(g, b))] for g in old]),
-        old_first=arr([g < b for g in old], dtype=bool),
-        row_const=arr([sums.row[g] for g in old], dtype=np.float64),
-        w_q=arr([cs.w_g[g] for g in old]), inv_p=arr([cs.inv_p[g] for g in old]),
-        w_b=cs.w_g[b], inv_p_b=cs.inv_p[b], floor=sums.floor)
-    n_b = sizes[b]
-    return StepLattice(
-        metric=prob.metric, mode=prob.mode, n_a=seq_g.size, n_b=n_b, old=tuple(old), b=b,
-        seq_q=compact[seq_g], y_a=seq_y, a_wins_ties=seq_g > b,
-        negleft_a=n0_a[:, None] - negatives, left_a=size_a[:, None] - placed,
-        size_a=size_a, y_b_rev=np.concatenate((prob.ys[b][::-1], [0])).astype(np.int64),
-        negleft_b_rev=prob.negleft[b][::-1].astype(np.int64),
-        left_b_rev=np.arange(n_b + 1, dtype=np.int64), consts=consts)
+    return step_of(prob, cs, seq_g, seq_y, b, sums.total, sums.row, sums.floor)
 
 
 def step_counters(lat, final):
@@ -128,7 +97,7 @@ def step_counters(lat, final):
     c, u = {}, {}
     for q, g in enumerate(lat.old):
         c[(g, lat.b)], c[(lat.b, g)] = values[q], values[m + q]
-        if lat.metric == "urf":
+        if COUNTER_KINDS[lat.metric].has_u:
             u[(g, lat.b)], u[(lat.b, g)] = values[2 * m + q], values[3 * m + q]
     return c, u
 

@@ -25,6 +25,7 @@ later axis replaces the best on ``>=``, so the highest group index wins equal G-
 import numpy as np
 
 from . import _kgroups as kg
+from ._lattice import COUNTER_KINDS
 from ._objective import KdObjective
 
 #: Bytes of the candidates of the cells decided together on a hyperplane: small enough
@@ -117,7 +118,7 @@ def fill_kd(prob, lam, progress=None):
     k, sizes = prob.k, prob.sizes
     cs = kg.build_constants(prob, tuple(range(k)))
     obj = KdObjective(prob, cs, lam)
-    urf = prob.metric == "urf"
+    urf = COUNTER_KINDS[prob.metric].has_u
     n_p = len(obj.pairs)
     lay = KdLayout(sizes)
     nbits = max(1, (k - 1).bit_length())

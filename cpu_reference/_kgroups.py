@@ -1,9 +1,10 @@
-"""K-group xOrder: per-group prefix counts and the G-hat constants.
+"""Groups of a problem: their sorted orders, prefix counts and the G-hat constants.
 
-docs/design.md, section 4. G-hat itself is ``_objective``'s (``kgroup_ghat``,
+docs/design.md, sections 3.1 and 4. G-hat itself is ``_objective``'s (``kgroup_ghat``,
 ``KdObjective``, ``StepObjective``).
 
-Shared by the K-dimensional DP (``_kd``) and iterative xOrder (``_iterative``).
+Shared by every lattice: the two-group lattice (``_lattice.build_lattice``), the
+K-dimensional DP (``_kd``) and iterative xOrder (``_iterative``).
 Groups are indices ``0..K-1`` (sorted group labels). Counters are held in dicts keyed by
 ordered pairs ``(g, h)``: ``C[(g, h)]`` positives of g above negatives of h, ``U[(g, h)]``
 any item of g above any item of h (URF only). A value is an int64 array (one entry per
@@ -16,7 +17,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._counting import half_wins2_within
-from ._lattice import _inv, dp_order
+
+
+def dp_order(scores):
+    """Indices that sort ``scores`` descending, equal scores keeping input order."""
+    return np.argsort(-scores, kind="stable")
+
+
+def _inv(den):
+    # A zero denominator belongs to a metric term the chosen metric never reads
+    # (validation rejects the others), so 0.0 keeps the constant finite.
+    return 1.0 / den if den else 0.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,12 +56,19 @@ class KProblem:
         return self.ys[g].size - self.n1(g)
 
 
-def build_problem(scores, y, group_index, k, metric, mode):
-    """Sort every group and precompute its prefix counts (inputs assumed validated)."""
-    perms, ys, negleft, w2 = [], [], [], []
+def build_problem(scores, y, group_index, k, metric, mode, perms=None):
+    """Sort every group and precompute its prefix counts (inputs assumed validated).
+
+    ``perms``: the input indices of every group in DP order, where the caller has sorted
+    them already (the GPU engine sorts on the device); they must be ``dp_order``'s.
+    """
+    given, perms, ys, negleft, w2 = perms, [], [], [], []
     for g in range(k):
-        m = np.flatnonzero(group_index == g)
-        perm = m[dp_order(scores[m])]
+        if given is None:
+            m = np.flatnonzero(group_index == g)
+            perm = m[dp_order(scores[m])]
+        else:
+            perm = np.asarray(given[g])
         yg = y[perm].astype(np.int64)
         n0 = yg.size - int(yg.sum())
         perms.append(perm)
@@ -64,8 +82,8 @@ def build_problem(scores, y, group_index, k, metric, mode):
 
 @dataclass(frozen=True)
 class KConstants:
-    """G-hat constants of the groups ``members`` (sorted), reciprocals as in
-    ``_lattice.build_lattice``; ``inv_x[(g, h)] = 1 / (n_g1 n_h0)``,
+    """G-hat constants of the groups ``members`` (sorted), the denominators as
+    reciprocals (``_inv``); ``inv_x[(g, h)] = 1 / (n_g1 n_h0)``,
     ``inv_p[g] = 1 / (n_g1 n_0)``, ``inv_u[(g, h)] = 1 / (n_g n_h)``."""
 
     members: tuple

@@ -1,11 +1,16 @@
-"""The two-group xOrder lattice: sorting, prefix counts, step gains, G-hat constants.
+"""The 2-D lattices of xOrder: the counters, prefix counts, step gains, G-hat constants.
 
-docs/design.md, section 3.1. Group ``a`` is group index 0 and ``b`` index 1 (sorted
-group labels). Cell ``(i, j)`` is the state "the first ``i`` items of a and the first
-``j`` items of b are placed". A step along a into ``(i, j)`` places ``a[i-1]`` below
-everything placed so far; a step along b places ``b[j-1]``.
+docs/design.md, sections 3.1 and 4. One lattice type, :class:`StepLattice`: m groups
+(the "old" groups) on axis a against one group b on axis b. The two-group lattice is
+``m = 1`` (:func:`build_lattice`: group ``a`` is group index 0 and ``b`` index 1, sorted
+group labels), every step of iterative xOrder is one (``_iterative.step_lattice``); both
+are built by :func:`step_of` from the groups' sorted orders and prefix counts
+(``_kgroups.build_problem``). Cell ``(i, j)`` is the state "the first ``i`` items of axis a and the
+first ``j`` items of b are placed". A step along a into ``(i, j)`` places item ``i - 1``
+of axis a below everything placed so far; a step along b places ``b[j-1]``.
 
-Counters of decided cross-group pairs, kept as int64 (``COUNTERS``):
+Counters of decided cross-group pairs, kept as int64, per metric
+(:data:`COUNTER_KINDS`, the one table of which counters a metric keeps); for two groups:
 
 - ``cab``: positive of a above negative of b. An a-step into ``(i, j)`` adds
   ``y_a[i-1] * (n_b0 - Q_b(j))``, ``Q_b(j)`` the negatives among the first ``j`` of b.
@@ -13,132 +18,53 @@ Counters of decided cross-group pairs, kept as int64 (``COUNTERS``):
 - ``uab`` / ``uba`` (URF only): any a above any b; an a-step adds ``n_b - j``, a b-step
   adds ``n_a - i``.
 
-Everything a cell needs is a prefix count computed here once (the public reference code
+Everything a cell needs is a prefix count computed once (the public reference code
 summed a label suffix in every cell, which is O(N^3)).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ._counting import half_wins2_within
-
-COUNTERS = {
-    "xauc": ("cab", "cba"),
-    "prf": ("cab", "cba"),
-    "urf": ("cab", "cba", "uab", "uba"),
-}
+from ._kgroups import build_constants, build_problem
 
 
 @dataclass(frozen=True)
-class GhatConstants:
-    """The float64 constants of G-hat (docs/design.md, section 3.2), in kernel-argument
-    order.
+class CounterKinds:
+    """The pair counters a metric keeps (docs/design.md, section 3.1).
 
-    ``w``: within-group positive-above-negative pairs (ties 1/2), counted in full from
-    the first cell; ``w_a``/``w_b``: the same per group (PRF); ``inv_*``: reciprocals
-    of the denominators, so that both backends multiply instead of divide.
+    ``kinds``: ``("C",)`` (positive above negative) or ``("C", "U")`` (and any above
+    any, URF); ``names``: the two-group counters, in the order every engine keeps them.
+    Derived: ``has_u``, whether the metric keeps ``U`` (URF); ``per_pair``, the counters
+    of one pair of groups, every kind in both directions (2 or 4); ``state_rows``, the
+    float64 state rows of one pair in the fills, ``C`` in both directions and for URF
+    ``U[g][h] - U[h][g]`` (2 or 3: the final ``U`` follow from ``U[g][h] + U[h][g]``,
+    the pairs of g and h with an item placed).
     """
 
-    w: float
-    w_a: float
-    w_b: float
-    inv_auc: float
-    inv_ab: float
-    inv_ba: float
-    inv_pa: float
-    inv_pb: float
-    inv_u: float
+    kinds: tuple
+    names: tuple
+    has_u: bool = field(init=False)
+    per_pair: int = field(init=False)
+    state_rows: int = field(init=False)
+
+    def __post_init__(self):
+        # plain attributes, not properties: the fills read them per lattice
+        has_u = "U" in self.kinds
+        object.__setattr__(self, "has_u", has_u)
+        object.__setattr__(self, "per_pair", 2 * len(self.kinds))
+        object.__setattr__(self, "state_rows", 2 * len(self.kinds) - has_u)
 
 
-@dataclass(frozen=True, eq=False)
-class Lattice:
-    """Everything the fill and the traceback need for one two-group problem.
+#: Per metric, the counters it keeps: the one table every backend and layout reads.
+COUNTER_KINDS = {
+    "xauc": CounterKinds(("C",), ("cab", "cba")),
+    "prf": CounterKinds(("C",), ("cab", "cba")),
+    "urf": CounterKinds(("C", "U"), ("cab", "cba", "uab", "uba")),
+}
 
-    Arrays indexed by ``i`` have length ``n_a + 1``; the ``*_rev`` arrays are indexed by
-    ``k = n_b - j`` so that, along an anti-diagonal ``i + j = d``, both axes are read by
-    forward slices of increasing ``i``.
-    """
-
-    metric: str
-    mode: str
-    n_a: int
-    n_b: int
-    perm_a: np.ndarray       # input indices of group a, in DP (descending score) order
-    perm_b: np.ndarray
-    y_a: np.ndarray          # (n_a,) labels of a in DP order
-    y_b_rev: np.ndarray      # (n_b + 1,) y_b_rev[k] = y_b[n_b - 1 - k], last entry 0
-    negleft_a: np.ndarray    # (n_a + 1,) negleft_a[i] = n_a0 - Q_a(i)
-    negleft_b_rev: np.ndarray  # (n_b + 1,) negleft_b_rev[k] = n_b0 - Q_b(n_b - k)
-    left_a: np.ndarray       # (n_a + 1,) n_a - i, the URF gain of a b-step
-    left_b_rev: np.ndarray   # (n_b + 1,) n_b - j at k = n_b - j, i.e. k itself
-    consts: GhatConstants
-    row_offset: int = 0      # rows above this lattice: > 0 for a band (``_banded``)
-
-    @property
-    def n_counters(self):
-        return len(COUNTERS[self.metric])
-
-    @property
-    def n_cells(self):
-        return (self.n_a + 1) * (self.n_b + 1)
-
-
-def dp_order(scores):
-    """Indices that sort ``scores`` descending, equal scores keeping input order."""
-    return np.argsort(-scores, kind="stable")
-
-
-def build_lattice(scores, y, group_index, metric, mode, perms=None):
-    """Prefix counts and constants of the two-group DP (groups 0 and 1 of ``group_index``).
-
-    Inputs are assumed validated (``gpu_xorder._validation``). ``perms``: the input
-    indices of groups 0 and 1 in DP order, where the caller has sorted them already (the
-    GPU engine sorts on the device); they must be :func:`dp_order`'s.
-    """
-    if perms is None:
-        members = [np.flatnonzero(group_index == g) for g in (0, 1)]
-        perms = [m[dp_order(scores[m])] for m in members]
-    perm_a, perm_b = perms
-    y_a, y_b = y[perm_a].astype(np.int64), y[perm_b].astype(np.int64)
-    n_a, n_b = y_a.size, y_b.size
-    n_a1, n_b1 = int(y_a.sum()), int(y_b.sum())
-    n_a0, n_b0 = n_a - n_a1, n_b - n_b1
-    n_1, n_0 = n_a1 + n_b1, n_a0 + n_b0
-
-    negleft_a = n_a0 - np.concatenate(([0], np.cumsum(1 - y_a)))
-    negleft_b = n_b0 - np.concatenate(([0], np.cumsum(1 - y_b)))
-    y_b_rev = np.concatenate((y_b[::-1], [0]))
-
-    w2 = []
-    for perm in (perm_a, perm_b):
-        s, lab = scores[perm], y[perm]
-        w2.append(half_wins2_within(s, lab))  # s: descending
-    consts = GhatConstants(
-        w=(w2[0] + w2[1]) / 2.0,
-        w_a=w2[0] / 2.0,
-        w_b=w2[1] / 2.0,
-        inv_auc=_inv(n_1 * n_0),
-        inv_ab=_inv(n_a1 * n_b0),
-        inv_ba=_inv(n_b1 * n_a0),
-        inv_pa=_inv(n_a1 * n_0),
-        inv_pb=_inv(n_b1 * n_0),
-        inv_u=_inv(n_a * n_b),
-    )
-    return Lattice(
-        metric=metric, mode=mode, n_a=n_a, n_b=n_b, perm_a=perm_a, perm_b=perm_b,
-        y_a=y_a, y_b_rev=y_b_rev, negleft_a=negleft_a.astype(np.int64),
-        negleft_b_rev=negleft_b[::-1].astype(np.int64).copy(),
-        left_a=np.arange(n_a, -1, -1, dtype=np.int64),
-        left_b_rev=np.arange(n_b + 1, dtype=np.int64),
-        consts=consts,
-    )
-
-
-def _inv(den):
-    # A zero denominator belongs to a metric term the chosen metric never reads
-    # (validation rejects the others), so 0.0 keeps the constant finite.
-    return 1.0 / den if den else 0.0
+#: The two-group counters of every metric, by name (``FairOrderResult.counters``).
+COUNTERS = {metric: kinds.names for metric, kinds in COUNTER_KINDS.items()}
 
 
 @dataclass(frozen=True)
@@ -175,14 +101,19 @@ class StepLattice:
     """A 2-D lattice whose axis a is a sequence of items of ``m`` groups (the "old"
     groups, merged so far) and whose axis b is one group: one step of iterative xOrder
     (docs/design.md, section 4), and, with ``m = 1``, the two-group lattice itself
-    (:func:`as_step`). The fill (``_fill``), the banded solve (``_banded``) and the
-    CUDA tile kernel read every lattice in this form.
+    (:func:`build_lattice`). The fills (``_fill``, the numba and CUDA kernels), the
+    banded solve (``_banded``) and the exact solvers read every lattice in this form.
 
     Row ``i`` is merged item ``i - 1``: its old group (compact index ``seq_q``), label
     ``y_a`` and whether it wins a tie against b (``a_wins_ties``: its group index is the
     higher). Per old group q, over the merged prefix: ``negleft_a[q, i] = n_q0 -
     Q_q(i)`` and ``left_a[q, i] = n_q - count_q(i)`` (whole-lattice counts, kept by a
-    band). Axis b as in :class:`Lattice`. ``size_a[q] = n_q``.
+    band). Axis b, indexed by ``k = n_b - j`` so that along an anti-diagonal both axes
+    are read by forward slices of increasing ``i``: ``y_b_rev[k] = y_b[n_b - 1 - k]``
+    (last entry 0), ``negleft_b_rev[k] = n_b0 - Q_b(n_b - k)``, ``left_b_rev[k] = k =
+    n_b - j``. ``size_a[q] = n_q``. ``perm_a``, ``perm_b``: for two groups, the input
+    indices of a and b in DP (descending score) order (None for a step or a block
+    lattice).
 
     Counters (``n_counters`` rows): ``C[q][b]`` for q = 0..m-1, then ``C[b][q]``, then for
     URF ``U[q][b]`` and ``U[b][q]``; for ``m = 1`` the ``(cab, cba[, uab, uba])`` of the
@@ -205,7 +136,9 @@ class StepLattice:
     negleft_b_rev: np.ndarray
     left_b_rev: np.ndarray
     consts: StepConstants
-    row_offset: int = 0
+    row_offset: int = 0      # rows above this lattice: > 0 for a band (``_banded``)
+    perm_a: np.ndarray = None
+    perm_b: np.ndarray = None
 
     @property
     def m(self):
@@ -213,52 +146,90 @@ class StepLattice:
 
     @property
     def n_counters(self):
-        return (4 if self.metric == "urf" else 2) * self.m
+        return COUNTER_KINDS[self.metric].per_pair * self.m
 
     @property
     def n_cells(self):
         return (self.n_a + 1) * (self.n_b + 1)
 
 
-def as_step(lat):
-    """The two-group lattice ``lat`` as a :class:`StepLattice` with one old group (a,
-    index 0) and b = 1: the same decisions, counters and constants."""
-    if isinstance(lat, StepLattice):
-        return lat
-    c = lat.consts
-    one = lambda v, dtype=np.float64: np.array([v], dtype=dtype)  # noqa: E731
+def build_lattice(scores, y, group_index, metric, mode, perms=None):
+    """The two-group lattice (groups 0 and 1 of ``group_index``): the
+    :class:`StepLattice` of one old group, a (index 0), against b (index 1).
+
+    Inputs are assumed validated (``gpu_xorder._validation``). ``perms``: the input
+    indices of groups 0 and 1 in DP order, where the caller has sorted them already (the
+    GPU engine sorts on the device); they must be ``_kgroups.dp_order``'s. The groups'
+    prefix counts and constants are the K-group code's (``_kgroups.build_problem``,
+    ``build_constants``), the lattice :func:`step_of`'s, as for every iterative step.
+    """
+    prob = build_problem(scores, y, group_index, 2, metric, mode, perms=perms)
+    lat = step_of(prob, build_constants(prob, (0, 1)),
+                  np.zeros(prob.sizes[0], dtype=np.int64), prob.ys[0], 1)
+    return replace(lat, perm_a=prob.perms[0], perm_b=prob.perms[1])
+
+
+def step_of(prob, cs, seq_g, seq_y, b, s_const=0.0, row_const=None, floor=0.0):
+    """The :class:`StepLattice` of merging group ``b`` of ``prob`` (a
+    ``_kgroups.KProblem``) into the sequence ``(seq_g, seq_y)`` of the other groups of
+    ``cs.members`` (``cs``: their constants, ``_kgroups.build_constants``).
+
+    ``s_const``, ``row_const`` (``{g: R_g}`` over the pairs without b; default 0) and
+    ``floor``: what the pairs among the old groups contribute (:class:`StepConstants`;
+    ``_iterative.MergedSums`` keeps them). One old group: the two-group lattice.
+    """
+    old = [g for g in cs.members if g != b]
+    sizes = prob.sizes
+    compact = np.full(prob.k, -1, dtype=np.int64)
+    compact[old] = np.arange(len(old))
+    seq_g, seq_y = np.asarray(seq_g), np.asarray(seq_y, dtype=np.int64)
+    # prefix counts over the merged sequence, one row per old group
+    is_q = (seq_g[None, :] == np.array(old)[:, None]).astype(np.int64)
+    placed = np.concatenate((np.zeros((len(old), 1), dtype=np.int64),
+                             np.cumsum(is_q, axis=1)), axis=1)
+    negatives = np.concatenate((np.zeros((len(old), 1), dtype=np.int64),
+                                np.cumsum(is_q * (1 - seq_y), axis=1)), axis=1)
+    size_a = np.array([sizes[h] for h in old], dtype=np.int64)
+    n0_a = np.array([prob.n0(h) for h in old], dtype=np.int64)
+    arr = np.array
     consts = StepConstants(
-        s_const=0.0, w=c.w, inv_auc=c.inv_auc, inv_qb=one(c.inv_ab), inv_bq=one(c.inv_ba),
-        inv_u=one(c.inv_u), old_first=one(True, bool), row_const=one(0.0), w_q=one(c.w_a),
-        inv_p=one(c.inv_pa), w_b=c.w_b, inv_p_b=c.inv_pb, floor=0.0)
+        s_const=float(s_const),  # exact
+        w=cs.w, inv_auc=cs.inv_auc,
+        inv_qb=arr([cs.inv_x[(g, b)] for g in old]),
+        inv_bq=arr([cs.inv_x[(b, g)] for g in old]),
+        inv_u=arr([cs.inv_u[(min(g, b), max(g, b))] for g in old]),
+        old_first=arr([g < b for g in old], dtype=bool),
+        row_const=arr([0 if row_const is None else row_const[g] for g in old],
+                      dtype=np.float64),
+        w_q=arr([cs.w_g[g] for g in old]), inv_p=arr([cs.inv_p[g] for g in old]),
+        w_b=cs.w_g[b], inv_p_b=cs.inv_p[b], floor=floor)
+    n_b = sizes[b]
     return StepLattice(
-        metric=lat.metric, mode=lat.mode, n_a=lat.n_a, n_b=lat.n_b, old=(0,), b=1,
-        seq_q=np.zeros(lat.n_a, dtype=np.int64), y_a=lat.y_a,
-        a_wins_ties=np.zeros(lat.n_a, dtype=bool), negleft_a=lat.negleft_a[None],
-        left_a=lat.left_a[None],
-        size_a=np.array([lat.row_offset + lat.left_a[0]], dtype=np.int64),
-        y_b_rev=lat.y_b_rev, negleft_b_rev=lat.negleft_b_rev, left_b_rev=lat.left_b_rev,
-        consts=consts, row_offset=lat.row_offset)
+        metric=prob.metric, mode=prob.mode, n_a=seq_g.size, n_b=n_b, old=tuple(old), b=b,
+        seq_q=compact[seq_g], y_a=seq_y, a_wins_ties=seq_g > b,
+        negleft_a=n0_a[:, None] - negatives, left_a=size_a[:, None] - placed,
+        size_a=size_a, y_b_rev=np.concatenate((prob.ys[b][::-1], [0])).astype(np.int64),
+        negleft_b_rev=prob.negleft[b][::-1].astype(np.int64),
+        left_b_rev=np.arange(n_b + 1, dtype=np.int64), consts=consts)
 
 
 def edge_counters(lat):
     """Counters of the forced edge cells: ``(i, 0)`` for all i and ``(0, j)`` for all j.
 
     Returns ``(col0, row0)`` of shapes ``(K, n_a + 1)`` and ``(K, n_b + 1)``, exact
-    cumulative sums of the step gains along each edge (any lattice; the counter layout
-    of :class:`StepLattice`).
+    cumulative sums of the step gains along each edge (the counter layout of
+    :class:`StepLattice`).
     """
-    s = as_step(lat)
-    m, k = s.m, s.n_counters
-    col0 = np.zeros((k, s.n_a + 1), dtype=np.int64)
-    row0 = np.zeros((k, s.n_b + 1), dtype=np.int64)
-    is_q = s.seq_q[None, :] == np.arange(m)[:, None]
+    m, k = lat.m, lat.n_counters
+    col0 = np.zeros((k, lat.n_a + 1), dtype=np.int64)
+    row0 = np.zeros((k, lat.n_b + 1), dtype=np.int64)
+    is_q = lat.seq_q[None, :] == np.arange(m)[:, None]
     # (i, 0): the first i merged items above every item of b
-    col0[:m, 1:] = np.cumsum(is_q * s.y_a, axis=1) * s.negleft_b_rev[-1]
+    col0[:m, 1:] = np.cumsum(is_q * lat.y_a, axis=1) * lat.negleft_b_rev[-1]
     # (0, j): the first j items of b above every merged item
-    y_b = s.y_b_rev[:-1][::-1]
-    row0[m:2 * m, 1:] = np.cumsum(y_b)[None, :] * s.negleft_a[:, :1]
-    if k == 4 * m:
-        col0[2 * m:3 * m, 1:] = np.cumsum(is_q, axis=1) * s.n_b
-        row0[3 * m:, 1:] = np.arange(1, s.n_b + 1)[None, :] * s.left_a[:, :1]
+    y_b = lat.y_b_rev[:-1][::-1]
+    row0[m:2 * m, 1:] = np.cumsum(y_b)[None, :] * lat.negleft_a[:, :1]
+    if COUNTER_KINDS[lat.metric].has_u:
+        col0[2 * m:3 * m, 1:] = np.cumsum(is_q, axis=1) * lat.n_b
+        row0[3 * m:, 1:] = np.arange(1, lat.n_b + 1)[None, :] * lat.left_a[:, :1]
     return col0, row0

@@ -1,12 +1,17 @@
 """The objective J = AUC - lam * D: every metric's state, step gains and G-hat, in one place.
 
-docs/design.md, sections 3.2 and 4. Three lattice shapes share one set of formulas:
+docs/design.md, sections 3.2 and 4. **The disparity term is written once**:
+``PAIR_TERM`` (the signed term of one pair of groups, per metric, :func:`_pair_term`) and
+:func:`prf_share` (PRF's per-group share ``P_g``), with the two-group pair's reciprocals
+picked by :func:`pair_scales`; which counters a metric keeps is ``_lattice.COUNTER_KINDS``.
+Every form of G-hat forms its terms through them:
 
-- **two groups**, on int64 counters ``cab, cba[, uab, uba]``: :func:`ghat`
+- **two groups**, on int64 counters ``cab, cba[, uab, uba]`` of the two-group lattice
+  (``_lattice.build_lattice``, a step lattice with ``m = 1``): :func:`ghat`
   (:func:`auc_into`, :func:`disparity_into`) and :func:`cell_values`, the contract every
-  fill, solver and kernel is checked against; for the exact solver (``_fronts``) the
-  integer step gains at any cell (:func:`pair_increments`), the terms of its states
-  (:func:`pair_terms_of_states`) and the linear form of an increment
+  fill, solver and kernel is checked against; for the exact solvers (``_fronts``,
+  ``_relink``) the integer step gains at any cell (:func:`pair_increments`), the terms of
+  their states (:func:`pair_terms_of_states`) and the linear form of an increment
   (:func:`signed_increment`);
 - **a step lattice** (``_lattice.StepLattice``: m groups on axis a, one on axis b; the
   two-group lattice is ``m = 1``): :class:`StepObjective` decides the anti-diagonals of
@@ -14,7 +19,9 @@ docs/design.md, sections 3.2 and 4. Three lattice shapes share one set of formul
 - **K groups**, on dicts of pair counters: :func:`kgroup_ghat` and
   :func:`kgroup_values`; over the K-D hyperplanes: :class:`KdObjective`.
 
-The CUDA twin is ``gpu_xorder/cuda/xorder_objective.cuh``, with the same names.
+The CUDA twin is ``gpu_xorder/engine/cuda/xorder_objective.cuh``, the numba twin
+``gpu_xorder/engine/_numba_kernels.py``; both name the term ``pair_term`` and the share
+``prf_share``.
 
 Exactness: every counter is an integer below 2**53 (validation bounds the input), held
 exactly in float64, so integer sums may be regrouped freely; every *rounded* operation
@@ -22,12 +29,81 @@ exactly in float64, so integer sums may be regrouped freely; every *rounded* ope
 every form, and the GPU compiles without fused multiply-add, so all backends take the
 same decision in every cell, exact ties included. For PRF the maximum over pairs of
 ``|P_g - P_h|`` is taken as ``P_max - P_min``: the same double, as rounding is monotone
-and ``fl(x - y) = -fl(y - x)``.
+and ``fl(x - y) = -fl(y - x)``; likewise the signed term of a pair whose groups come in
+the other order is ``-t``, carried as ``t * (-lam)``, the same double as ``(-t) * lam``.
 """
 
 import numpy as np
 
 from ._kgroups import ordered_pairs
+from ._lattice import COUNTER_KINDS
+
+# ------------------------------------------------------------------ the disparity term
+
+
+def _pair_term(urf):
+    """The signed disparity term of one pair of groups g, h, elementwise (broadcasting):
+    ``first * scale_first - second * scale_second``, for URF ``first * scale_first``.
+
+    ======  ==========================  ==============================
+    metric  first, second               scale_first, scale_second
+    ======  ==========================  ==============================
+    xauc    C[g][h], C[h][g]            1 / (n_g1 n_h0), 1 / (n_h1 n_g0)
+    prf     R_g + w_g, R_h + w_h        1 / (n_g1 n_0), 1 / (n_h1 n_0)
+    urf     U[g][h] - U[h][g], unused   1 / (n_g n_h), unused
+    ======  ==========================  ==============================
+
+    (PRF: ``P_g - P_h``, see :func:`prf_share`.) The operands are exact integers (or
+    half-integers) held in float64. ``out`` receives the term (a new array or scalar if
+    None), ``tmp`` the second product. One function per kind of term, so that the fill
+    calls it once per anti-diagonal with no test of the metric.
+    """
+    mul, sub = np.multiply, np.subtract
+    if urf:
+        def term(first, second, scale_first, scale_second, out=None, tmp=None):
+            return mul(first, scale_first, out)
+    else:
+        def term(first, second, scale_first, scale_second, out=None, tmp=None):
+            return sub(mul(first, scale_first, out), mul(second, scale_second, tmp), out)
+    term.__doc__ = _pair_term.__doc__
+    return term
+
+
+#: ``PAIR_TERM[metric](first, second, scale_first, scale_second, out=None, tmp=None)``:
+#: the disparity term of a pair of groups (:func:`_pair_term`), written once.
+PAIR_TERM = {"xauc": _pair_term(False), "prf": _pair_term(False), "urf": _pair_term(True)}
+
+
+def prf_share(r, w, inv_p, out=None):
+    """PRF's share of a group g: ``P_g = ((double)R_g + w_g) * inv_p[g]``, ``R_g`` the
+    sum of ``C[g][h]`` over the other groups (an exact integer), ``w_g`` its
+    within-group pairs; the PRF term of a pair is ``P_g - P_h`` (``PAIR_TERM``)."""
+    t = np.add(r, w, out)
+    return np.multiply(t, inv_p, t if isinstance(t, np.ndarray) else None)
+
+
+def pair_scales(consts, metric):
+    """``(scale_first, scale_second)`` of ``PAIR_TERM`` for the pair (old group 0, b)
+    of a step lattice's constants (``_lattice.StepConstants``): the two-group lattice's
+    pair (a, b)."""
+    if metric == "xauc":
+        return consts.inv_qb[0], consts.inv_bq[0]
+    if metric == "prf":
+        return consts.inv_p[0], consts.inv_p_b
+    return consts.inv_u[0], 0.0
+
+
+def term_operands(rows, metric):
+    """``(first, second)`` of ``PAIR_TERM`` from state rows indexed by kind along
+    axis 0: ``C[g][h]``, ``C[h][g]`` and, for URF, ``U[g][h] - U[h][g]``."""
+    return (rows[2], None) if COUNTER_KINDS[metric].has_u else (rows[0], rows[1])
+
+
+def flipped(consts, mode):
+    """Whether the signed term of a step lattice's pair is minus its ``PAIR_TERM``: the
+    signed D is the term of the pair ordered g < h, and b precedes old group 0."""
+    return mode == "signed" and not bool(consts.old_first[0])
+
 
 # ------------------------------------------------------------------ two groups, counters
 
@@ -40,7 +116,9 @@ def ghat(counters, consts, lam, metric, mode, out, tmp, ftmp):
     counters : ndarray of float64, shape (K, ...)
         ``cab, cba[, uab, uba]`` of each cell (``_lattice.COUNTERS``), converted exactly
         from the int64 counters.
-    consts : GhatConstants
+    consts : StepConstants
+        The constants of a lattice with one old group (``lat.consts`` of a two-group
+        lattice).
     lam : float
     metric : {"xauc", "prf", "urf"}
     mode : {"absolute", "signed"}
@@ -68,27 +146,21 @@ def auc_into(counters, consts, out):
 
 
 def disparity_into(counters, consts, metric, mode, d, f):
-    """The disparity term D of G-hat, absolute or signed, written into ``d``."""
+    """The disparity term D of G-hat, absolute or signed, written into ``d``: the
+    ``PAIR_TERM`` of (a, b)."""
     c = consts
-    cab, cba = counters[0], counters[1]
-    if metric == "xauc":
-        # d = (double)cab * inv_ab - (double)cba * inv_ba
-        np.multiply(cab, c.inv_ab, out=d)
-        np.multiply(cba, c.inv_ba, out=f)
-        np.subtract(d, f, out=d)
+    if COUNTER_KINDS[metric].has_u:
+        first, second = np.subtract(counters[2], counters[3], out=d), None  # uab - uba
     elif metric == "prf":
-        # d = ((double)cab + w_a) * inv_pa - ((double)cba + w_b) * inv_pb
-        np.add(cab, c.w_a, out=d)
-        np.multiply(d, c.inv_pa, out=d)
-        np.add(cba, c.w_b, out=f)
-        np.multiply(f, c.inv_pb, out=f)
-        np.subtract(d, f, out=d)
+        first = np.add(counters[0], c.w_q[0], out=d)   # cab + w_a
+        second = np.add(counters[1], c.w_b, out=f)     # cba + w_b
     else:
-        # d = (double)(uab - uba) * inv_u
-        np.subtract(counters[2], counters[3], out=d)
-        np.multiply(d, c.inv_u, out=d)
+        first, second = counters[0], counters[1]
+    PAIR_TERM[metric](first, second, *pair_scales(c, metric), d, f)
     if mode == "absolute":
         np.abs(d, out=d)
+    elif flipped(c, mode):
+        np.negative(d, out=d)
     return d
 
 
@@ -106,15 +178,9 @@ def signed_increment(consts, metric, gains, mu, auc_weight=1.0):
     """``auc_weight * auc - mu * d`` of integer counter increments ``gains`` (rows
     ``cab, cba[, uab - uba]``): both terms are linear in the counters (the exact
     solvers' bounds)."""
-    c = consts
     g = gains.astype(np.float64)
-    if metric == "xauc":
-        d = g[0] * c.inv_ab - g[1] * c.inv_ba
-    elif metric == "prf":
-        d = g[0] * c.inv_pa - g[1] * c.inv_pb
-    else:
-        d = g[2] * c.inv_u
-    return auc_weight * ((g[0] + g[1]) * c.inv_auc) - mu * d
+    d = PAIR_TERM[metric](*term_operands(g, metric), *pair_scales(consts, metric))
+    return auc_weight * ((g[0] + g[1]) * consts.inv_auc) - mu * d
 
 
 def pair_increments(lat):
@@ -123,7 +189,8 @@ def pair_increments(lat):
     as callables on index arrays (the lattice is never materialised)."""
     y_b = lat.y_b_rev[:-1][::-1]
     negleft_b = lat.negleft_b_rev[::-1]
-    urf = lat.metric == "urf"
+    negleft_a = lat.negleft_a[0]
+    urf = COUNTER_KINDS[lat.metric].has_u
 
     def a_step(i, j):  # cab += y_a[i] * (n_b0 - Q_b(j)); uab - uba += n_b - j
         rows = [lat.y_a[i] * negleft_b[j], np.zeros_like(i)]
@@ -132,7 +199,7 @@ def pair_increments(lat):
         return np.stack(rows)
 
     def b_step(i, j):  # cba += y_b[j] * (n_a0 - Q_a(i)); uab - uba -= n_a - i
-        rows = [np.zeros_like(i), y_b[j] * lat.negleft_a[i]]
+        rows = [np.zeros_like(i), y_b[j] * negleft_a[i]]
         if urf:
             rows.append(-(lat.n_a - i))
         return np.stack(rows)
@@ -144,7 +211,7 @@ def pair_terms_of_states(lat, state):
     """``(auc, d)``: the AUC and the signed disparity of integer states (rows ``cab,
     cba[, uab - uba]``), by the operation sequences of ``_objective``."""
     c = state.astype(np.float64)
-    if lat.metric == "urf":  # disparity_into reads uab - uba as rows 2 and 3
+    if COUNTER_KINDS[lat.metric].has_u:  # disparity_into reads uab - uba as rows 2 and 3
         c = np.vstack((c, np.zeros_like(c[:1])))
     auc, d, f = np.empty(c.shape[1]), np.empty(c.shape[1]), np.empty(c.shape[1])
     auc_into(c, lat.consts, auc)
@@ -181,7 +248,8 @@ class StepObjective:
     def __init__(self, lat, lam):
         self.lat, self.lam = lat, float(lam)
         self.metric, self.m = lat.metric, lat.m
-        self.kinds = 3 if lat.metric == "urf" else 2
+        self.has_u = COUNTER_KINDS[lat.metric].has_u
+        self.kinds = COUNTER_KINDS[lat.metric].state_rows  # state rows per old group
         self.rows = self.kinds * self.m
         self.signed = lat.mode == "signed"
         c = lat.consts
@@ -191,6 +259,10 @@ class StepObjective:
             assert lat.a_wins_ties.all() or not lat.a_wins_ties.any()
         elif self.signed:
             raise ValueError("the signed objective has one pair of groups")
+        #: ``m = 1``: the scales of the pair term (``pair_scales``), and whether the
+        #: signed term's orientation is carried by lam's sign (``flipped``)
+        self.scales = pair_scales(c, self.metric) if self.m == 1 else None
+        self.flip = self.m == 1 and flipped(c, lat.mode)
 
     # ------------------------------------------------------------ state <-> counters
 
@@ -198,7 +270,7 @@ class StepObjective:
         """State rows (float64, ``(rows, ...)``) of int64 counters ``(n_counters, ...)``."""
         c = np.asarray(counters, dtype=np.float64)
         m, k = self.m, self.lat.consts
-        if self.metric == "urf":
+        if self.has_u:
             return np.concatenate([c[:2 * m], c[2 * m:3 * m] - c[3 * m:]])
         if self.metric == "prf" and m == 1:
             return np.stack([c[0] + k.w_q[0], c[1] + k.w_b])
@@ -214,7 +286,7 @@ class StepObjective:
         """
         s = np.asarray(state, dtype=np.float64)
         lat, m = self.lat, self.m
-        if self.metric == "urf":
+        if self.has_u:
             j = lat.n_b if j is None else np.asarray(j, dtype=np.float64)
             left = lat.left_a[:, -1].astype(np.float64)
             count = lat.size_a.astype(np.float64) - left
@@ -301,18 +373,13 @@ class StepObjective:
         row = buf.strides[0]
         gains_all = np.ndarray((r, 2, size), dtype=np.float64, buffer=buf,
                                strides=(2 * row, row, 8))
-        # 0-d arrays: NumPy converts a 0-d array operand faster than a scalar
-        lam, w, inv_auc = (np.array(v, dtype=np.float64) for v in (self.lam, c.w, c.inv_auc))
-        urf, add_w = self.metric == "urf", self.metric != "prf"
-        # the disparity term: first * scale - second * scale_b (oriented q < b when signed)
-        swap = self.signed and not c.old_first[0]
-        if urf:
-            scale = np.array(-c.inv_u[0] if swap else c.inv_u[0])
-        else:
-            inv = (c.inv_p[0], c.inv_p_b) if self.metric == "prf" else (c.inv_qb[0],
-                                                                         c.inv_bq[0])
-            scale, scale_b = (np.array(v) for v in (inv[::-1] if swap else inv))
-        first, second = (1, 0) if swap else (0, 1)
+        # 0-d arrays: NumPy converts a 0-d array operand faster than a scalar; lam carries
+        # the signed term's orientation (-t * lam and t * -lam are the same double)
+        lam = -self.lam if self.flip else self.lam
+        lam, w, inv_auc = (np.array(v, dtype=np.float64) for v in (lam, c.w, c.inv_auc))
+        scale, scale_b = (np.array(v, dtype=np.float64) for v in self.scales)
+        urf, add_w = self.has_u, self.metric != "prf"
+        first = 2 if urf else 0  # the state row of the term's first operand
         use_lam, absolute = bool(self.lam), not self.signed
         compare = np.greater_equal if inp["a_wins"][1:].any() else np.greater
         auc_buf, term_buf = np.empty(2 * size), np.empty(4 * size)
@@ -329,12 +396,12 @@ class StepObjective:
 
         mul, add, sub, copyto = np.multiply, np.add, np.subtract, np.copyto
         absolute_value, negative = np.abs, np.negative
+        term = PAIR_TERM[self.metric]
 
         def decide(pred, cviews, i_lo, k_lo, length, dec_out):
             (gain_a, gain_b, gain_ua, gain_ub, gains, auc, auc_a, auc_b, term0,
              term1) = cache.get(length) or views(length)
             rows, cand_a, cand_b = cviews
-            udiff = rows[2] if urf else None
             # a-step into (i, j): C[a][b] += y_a[i-1] * (n_b0 - Q_b(j)); U[a][b] += n_b - j
             mul(y_a[i_lo:i_lo + length], negleft_b_rev[k_lo:k_lo + length], gain_a)
             # b-step into (i, j): C[b][a] += y_b[j-1] * (n_a0 - Q_a(i)); U[b][a] += n_a - i
@@ -350,12 +417,7 @@ class StepObjective:
                 add(auc, w, auc)
             mul(auc, inv_auc, auc)
             if use_lam:  # else g = auc - 0 * d = auc, exactly (d is finite)
-                if urf:
-                    mul(udiff, scale, term0)
-                else:
-                    mul(rows[first], scale, term0)
-                    mul(rows[second], scale_b, term1)
-                    sub(term0, term1, term0)
+                term(rows[first], rows[1], scale, scale_b, term0, term1)
                 if absolute:
                     absolute_value(term0, term0)
                 mul(term0, lam, term0)
@@ -378,9 +440,11 @@ class StepObjective:
         inv_qb, inv_bq, inv_u = col(c.inv_qb), col(c.inv_bq), col(c.inv_u)
         row_w = col(c.row_const), col(c.w_q)
         inv_p = col(c.inv_p)
-        urf, prf = self.metric == "urf", self.metric == "prf"
+        metric, urf, prf = self.metric, self.has_u, self.metric == "prf"
         lam, s_const, floor = self.lam, c.s_const, c.floor
         gain = np.empty((m, size))
+        term_buf, term_tmp = np.empty(2 * m * size), np.empty(2 * m * size)
+        term = PAIR_TERM[metric]
         add, mul, sub, copyto = np.add, np.multiply, np.subtract, np.copyto
 
         def decide(pred, cand, i_lo, k_lo, length, dec_out):
@@ -408,21 +472,21 @@ class StepObjective:
             auc = add(total, c.w, total)
             mul(auc, c.inv_auc, auc)
             if prf:
-                # ((double)R_q + w_q) * inv_p[q] for the old groups, then for b
+                # P_q of the old groups (R_q = C[q][b] + row_const[q]), then P_b
                 p_old = add(c_qb, row_w[0])
-                add(p_old, row_w[1], p_old)
-                mul(p_old, inv_p, p_old)
-                p_b = add(c_bq.sum(axis=0), c.w_b)
-                mul(p_b, c.inv_p_b, p_b)
+                prf_share(p_old, row_w[1], inv_p, p_old)
+                p_b = prf_share(c_bq.sum(axis=0), c.w_b, c.inv_p_b)
                 # max over pairs of |P_g - P_h| is P_max - P_min: rounding is monotone
                 d = np.maximum(p_old.max(axis=0), p_b)
                 sub(d, np.minimum(p_old.min(axis=0), p_b), d)
             else:
-                if urf:  # (U[q][b] - U[b][q]) * inv_u
-                    terms = mul(cand[2], inv_u)
-                else:    # C[q][b] * inv_qb - C[b][q] * inv_bq
-                    terms = mul(c_qb, inv_qb)
-                    sub(terms, mul(c_bq, inv_bq), terms)
+                # the term of every pair (q, b), both candidates: C[q][b] * inv_qb -
+                # C[b][q] * inv_bq, or (U[q][b] - U[b][q]) * inv_u
+                first, second = term_operands(cand, metric)
+                shape = (m, 2, length)
+                terms = term(first, second, inv_u if urf else inv_qb, inv_bq,
+                             term_buf[:2 * m * length].reshape(shape),
+                             term_tmp[:2 * m * length].reshape(shape))
                 np.abs(terms, terms)
                 d = terms.max(axis=0)
                 if floor:  # the pairs without b (max(d, 0.0) would change no bit)
@@ -444,20 +508,18 @@ class StepObjective:
 
 
 def pair_terms(C, U, cs, metric, pairs):
-    """The signed disparity term of every unordered pair ``g < h`` in ``pairs``."""
-    out = []
+    """The signed disparity term of every unordered pair ``g < h`` in ``pairs``
+    (``PAIR_TERM``)."""
+    term, out = PAIR_TERM[metric], []
     for g, h in pairs:
         if metric == "xauc":
-            # C[g][h] * inv(n_g1 n_h0) - C[h][g] * inv(n_h1 n_g0)
-            t = np.multiply(C[(g, h)], cs.inv_x[(g, h)]) - np.multiply(C[(h, g)],
-                                                                       cs.inv_x[(h, g)])
-        elif metric == "prf":
-            # ((double)R_g + w_g) * inv_p[g] - ((double)R_h + w_h) * inv_p[h]
-            t = (np.add(_row_sum(C, g, cs.members), cs.w_g[g]) * cs.inv_p[g]
-                 - np.add(_row_sum(C, h, cs.members), cs.w_g[h]) * cs.inv_p[h])
+            t = term(C[(g, h)], C[(h, g)], cs.inv_x[(g, h)], cs.inv_x[(h, g)])
+        elif metric == "prf":  # P_g - P_h
+            t = term(np.add(_row_sum(C, g, cs.members), cs.w_g[g]),
+                     np.add(_row_sum(C, h, cs.members), cs.w_g[h]),
+                     cs.inv_p[g], cs.inv_p[h])
         else:
-            # (double)(U[g][h] - U[h][g]) * inv(n_g n_h)
-            t = np.multiply(np.subtract(U[(g, h)], U[(h, g)]), cs.inv_u[(g, h)])
+            t = term(np.subtract(U[(g, h)], U[(h, g)]), None, cs.inv_u[(g, h)], None)
         out.append(t)
     return out
 
@@ -525,7 +587,9 @@ class KdObjective:
         self.row = {}
         for p, (g, h) in enumerate(self.pairs):
             self.row[(g, h)], self.row[(h, g)] = p, n_p + p
-        self.n_rows = (3 if self.metric == "urf" else 2) * n_p
+        kinds = COUNTER_KINDS[self.metric]
+        self.has_u = kinds.has_u
+        self.n_rows = kinds.state_rows * n_p
 
         def col(values):  # one value per pair, against (pairs, K, L) candidate rows
             return np.array(values, dtype=np.float64)[:, None, None]
@@ -550,7 +614,7 @@ class KdObjective:
         k, length = len(x), cand.shape[2]
         left = [negleft[h][x[h]] for h in range(k)]
         gain = np.empty(length)
-        urf = self.metric == "urf"
+        urf = self.has_u
         for g in range(k):
             y_item = ys[g][x[g]]
             for h, row, u_row, sign in self.gain_rows[g]:
@@ -566,17 +630,17 @@ class KdObjective:
             np.add(auc, row, auc)
         np.add(auc, self.w, auc)
         np.multiply(auc, self.inv_auc, auc)
-        if self.metric == "prf":
-            # ((double)R_g + w_g) * inv_p[g]
+        metric = self.metric
+        if metric == "prf":
+            # P_g of every group (R_g: the sum of its rows C[g][h])
             p = []
             for g, rows in enumerate(self.own_rows):
                 r = np.add(cand[rows[0]], cand[rows[1]]) if len(rows) > 1 else (
                     cand[rows[0]].copy())
                 for row in rows[2:]:
                     np.add(r, cand[row], r)
-                np.add(r, self.w_g[g], r)
-                p.append(np.multiply(r, self.inv_p[g], r))
-            if self.signed:
+                p.append(prf_share(r, self.w_g[g], self.inv_p[g], r))
+            if self.signed:  # P_0 - P_1
                 d = np.subtract(p[0], p[1])
             else:
                 high, low = p[0].copy(), p[0].copy()
@@ -585,11 +649,10 @@ class KdObjective:
                     np.minimum(low, q, out=low)
                 d = np.subtract(high, low, high)
         else:
-            if self.metric == "xauc":  # C[g][h] * inv_x[(g, h)] - C[h][g] * inv_x[(h, g)]
-                terms = np.multiply(cand[:n_p], self.inv_lo)
-                np.subtract(terms, np.multiply(cand[n_p:2 * n_p], self.inv_hi), terms)
-            else:  # (U[g][h] - U[h][g]) * inv_u[(g, h)]
-                terms = np.multiply(cand[2 * n_p:], self.inv_u)
+            # the term of every pair g < h: rows by kind, (kinds, pairs, K, L)
+            first, second = term_operands(cand.reshape((-1, n_p) + cand.shape[1:]), metric)
+            scale_first = self.inv_u if self.has_u else self.inv_lo
+            terms = PAIR_TERM[metric](first, second, scale_first, self.inv_hi)
             if self.signed:
                 d = terms[0]
             else:

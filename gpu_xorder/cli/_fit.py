@@ -155,7 +155,7 @@ def _check_subsample(scores, y, groups, args):
     """Refuse a --subsample that leaves a group without what the metric needs (before
     the fit, which would only say that the subsample lacks positives or negatives)."""
     from ..utils import _validation as v
-    from ..postprocessing._estimator import subsample_with_supports
+    from ..postprocessing._subsample import subsample_with_supports
 
     if args.subsample is None or args.subsample == 1:
         return

@@ -468,9 +468,7 @@ def _solve_two_as_multi(eng, prob, s, y, index, lams, progress):
     cs = cpu_reference.kgroup_constants(prob, range(2))
     out = []
     for path, final in eng.solve(lat, lams, progress=progress)[0]:
-        final = [int(v) for v in final]
-        c = {(0, 1): final[0], (1, 0): final[1]}
-        u = {(0, 1): final[2], (1, 0): final[3]} if prob.metric == "urf" else {}
+        c, u = cpu_reference.step_counters(lat, final)  # the lattice's pair: (0, 1)
         out.append((path, c, u, cs))
     return out
 
@@ -479,8 +477,9 @@ def _counter_dict(c, u, labels, metric):
     """Two groups: the 2-D names (``cab``, ...); more: ``"C[g][h]"`` with group labels
     (escaped: ``_validation.escape_label``)."""
     if labels.size == 2:
-        values = [c[(0, 1)], c[(1, 0)]] + ([u[(0, 1)], u[(1, 0)]] if metric == "urf" else [])
-        return dict(zip(cpu_reference.COUNTERS[metric], values))
+        kinds, tables = cpu_reference.COUNTER_KINDS[metric], {"C": c, "U": u}
+        values = [tables[kind][pair] for kind in kinds.kinds for pair in ((0, 1), (1, 0))]
+        return dict(zip(kinds.names, values))
     out = {}
     for kind, table in (("C", c), ("U", u)):
         for (g, h), value in sorted(table.items()):

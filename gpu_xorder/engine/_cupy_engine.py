@@ -130,7 +130,6 @@ def fill(lat, lams, tile_j=None, progress=None, kernel=None, chunk=None):
     """Device arrays ``(words, final)`` of one whole-lattice fill per lam value
     (``_launch.fill``: ``kernel`` ``"tiles"`` with ``tile_j`` columns or ``"strips"``
     with ``chunk`` steps per wait); ``DeviceMemoryError`` when it does not fit."""
-    lat = cpu_reference.as_step(lat)
     _plan.check_whole(lat, len(lams), free_bytes())
     kernel, width = _width(lat, kernel, tile_j, chunk)
     return _launch.fill(DEVICE, lat, lams, kernel, width, progress)
@@ -144,12 +143,11 @@ def traceback(lat, words):
 def solve(lat, lams, progress=None, memory_limit=None, n_jobs=None, tile_j=None,
           kernel=None, chunk=None):
     """``([(path, final_counters), ...], band_rows)`` on the host, one per lam value, of a
-    two-group ``Lattice`` or a ``StepLattice``; ``band_rows`` is None unless the lattice
+    ``StepLattice`` (two groups, or an iterative step); ``band_rows`` is None unless the lattice
     was filled in bands (its decision bits over ``memory_limit`` bytes or what the device
     has free). ``progress`` counts the cells of every lattice (they fill together);
     ``n_jobs`` is the NumPy engine's (a batch fills at once here). ``kernel``,
     ``tile_j``, ``chunk``: as in ``fill``."""
-    lat = cpu_reference.as_step(lat)
     band_rows = _plan.band_plan(lat, len(lams), free_bytes(), memory_limit)
     kernel, width = _width(lat, kernel, tile_j, chunk)
     if progress is not None and len(lams) > 1:

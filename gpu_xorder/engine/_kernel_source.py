@@ -12,6 +12,8 @@ from importlib import resources
 
 import numpy as np
 
+from cpu_reference import COUNTER_KINDS
+
 #: Always ``--fmad=false``: no fused multiply-add, so G-hat rounds as NumPy does
 #: (docs/design.md, section 3.7).
 NVRTC_OPTIONS = ("--fmad=false", "-std=c++14")
@@ -75,7 +77,7 @@ def constants(kernel, metric="xauc", signed=False, old_groups=1, tile_j=128, chu
     c = {}
     if KERNEL_FILES[kernel] in ("xorder_tiled.cu", "xorder_kd.cu"):
         c["METRIC"] = METRIC_CODE[metric]
-    n_counters = (4 if metric == "urf" else 2) * old_groups
+    n_counters = COUNTER_KINDS[metric].per_pair * old_groups
     if kernel == "tile_kernel":
         c.update(SIGNED=int(signed), OLD_GROUPS=old_groups, TILE_J=tile_j,
                  WARPS_PER_BLOCK=warps_per_block(tile_j, n_counters))

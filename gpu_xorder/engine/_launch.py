@@ -74,7 +74,7 @@ def fill_tiled(dev, lat, lams, tile_j, progress=None, *, edges=None, bottom=Fals
     """Fill one lattice per lam value with ``tile_kernel``: one launch per anti-diagonal
     of tiles (32 rows x ``tile_j`` columns), the batch as the grid's y dimension.
 
-    ``lat``: a two-group ``Lattice`` or a ``StepLattice``. Returns device arrays
+    ``lat``: a ``StepLattice`` (two groups, or an iterative step). Returns device arrays
     ``(words, final)``: ``(B, n_words)`` decision words and the ``(B, K)`` counters of the
     last cell. ``edges = (col0, top)``: int64 counters of the first column
     ``(K, n_a + 1)`` and of the row above ``(B, K, n_b + 1)``, for a band of rows
@@ -133,10 +133,9 @@ def fill_strips(dev, lat, lams, chunk, progress=None, *, edges=None, bottom=Fals
 
 
 def _fill_args(dev, lat, lams, edges):
-    """``(step lattice, named kernel arguments, col0)`` of a batch fill: the lattice's
+    """``(lattice, named kernel arguments, col0)`` of a batch fill: the lattice's
     inputs, the lam values, the boundary arrays (starting as the edges: the row above and
     column 0, one per lattice) and zeroed decision words."""
-    lat = cr.as_step(lat)
     lams = np.asarray(lams, dtype=np.float64)
     batch, n_a, n_b, k = lams.size, lat.n_a, lat.n_b, lat.n_counters
     if lat.mode == "signed" and lat.m > 1:
@@ -282,7 +281,7 @@ def kd_arrays(prob, lam):
         "lo": lo, "hi": hi, "base": base, "plane_words": int(count.sum()),
         "nbits": max(1, (k - 1).bit_length()), "rank": lay.rank.astype(np.int64),
         "stride": stride, "end": lay.box_position(list(sizes)), "n_planes": n,
-        "rows": (2 if prob.metric == "urf" else 1) * k * (k - 1),
+        "rows": len(cr.COUNTER_KINDS[prob.metric].kinds) * k * (k - 1),
     }
     return kernel, layout
 

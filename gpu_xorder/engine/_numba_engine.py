@@ -90,46 +90,42 @@ class _Inputs:
     signed term's orientation folded into its sign."""
 
     def __init__(self, lat):
-        st = cr.as_step(lat)
-        self.lat = st
+        self.lat = lat
         # StepObjective refuses what the reference refuses (signed with m > 1); the state
         # conversion does not depend on lam
-        self.obj = cr.StepObjective(st, 0.0)
-        m, n_a = st.m, st.n_a
-        self.m, self.n_a, self.n_b = m, n_a, st.n_b
+        self.obj = cr.StepObjective(lat, 0.0)
+        m, n_a = lat.m, lat.n_a
+        self.m, self.n_a, self.n_b = m, n_a, lat.n_b
         self.rows = self.obj.rows
         f = np.float64
-        is_q = (st.seq_q[None, :] == np.arange(m)[:, None]).astype(f)
+        is_q = (lat.seq_q[None, :] == np.arange(m)[:, None]).astype(f)
         self.isq = np.zeros((m, n_a + 1))
         self.isq[:, 1:] = is_q
         self.ypos = np.zeros((m, n_a + 1))  # column i: item i - 1
-        self.ypos[:, 1:] = is_q * st.y_a
-        self.nla = np.ascontiguousarray(st.negleft_a, dtype=f)
-        self.la = np.ascontiguousarray(st.left_a, dtype=f)
-        self.a_wins = np.concatenate(([False], st.a_wins_ties)).astype(np.bool_)
-        self.ybr = np.ascontiguousarray(st.y_b_rev, dtype=f)
-        self.nlb = np.ascontiguousarray(st.negleft_b_rev, dtype=f)
-        self.lbr = np.ascontiguousarray(st.left_b_rev, dtype=f)
-        c, k = st.consts, _kernels()
-        self.metric = k.METRICS[st.metric]
-        self.absolute = st.mode == "absolute"
-        self.ge = bool(st.a_wins_ties.any())
-        scalars = np.zeros(9)
+        self.ypos[:, 1:] = is_q * lat.y_a
+        self.nla = np.ascontiguousarray(lat.negleft_a, dtype=f)
+        self.la = np.ascontiguousarray(lat.left_a, dtype=f)
+        self.a_wins = np.concatenate(([False], lat.a_wins_ties)).astype(np.bool_)
+        self.ybr = np.ascontiguousarray(lat.y_b_rev, dtype=f)
+        self.nlb = np.ascontiguousarray(lat.negleft_b_rev, dtype=f)
+        self.lbr = np.ascontiguousarray(lat.left_b_rev, dtype=f)
+        c, k = lat.consts, _kernels()
+        self.metric = k.METRICS[lat.metric]
+        self.absolute = lat.mode == "absolute"
+        self.ge = bool(lat.a_wins_ties.any())
+        scalars = np.zeros(8)
         scalars[k.INV_AUC], scalars[k.S_CONST] = c.inv_auc, c.s_const
         scalars[k.W_B], scalars[k.INV_P_B], scalars[k.FLOOR] = c.w_b, c.inv_p_b, c.floor
         # m = 1 (StepObjective._lean): PRF state rows already hold w_a, w_b
-        scalars[k.W] = 0.0 if m == 1 and st.metric == "prf" else c.w
-        if st.metric == "prf":
-            scalars[k.I_0], scalars[k.I_1] = c.inv_p[0], c.inv_p_b
-        else:
-            scalars[k.I_0], scalars[k.I_1] = c.inv_qb[0], c.inv_bq[0]
-        scalars[k.I_U] = c.inv_u[0]
+        scalars[k.W] = 0.0 if m == 1 and lat.metric == "prf" else c.w
+        if m == 1:  # the pair term's scales
+            scalars[k.I_0], scalars[k.I_1] = self.obj.scales
         self.scalars = scalars
         self.per_q = np.ascontiguousarray(np.stack(
             [c.inv_qb, c.inv_bq, c.inv_u, c.row_const, c.w_q, c.inv_p]).astype(f))
-        self.flip = m == 1 and not self.absolute and not bool(c.old_first[0])
+        self.flip = self.obj.flip  # the signed term's orientation, carried by lam
         if m == 1:
-            self.kind = k.LEAN_3 if st.metric == "urf" else k.LEAN_2
+            self.kind = k.LEAN_3 if cr.COUNTER_KINDS[lat.metric].has_u else k.LEAN_2
         else:
             self.kind = (k.BLOCK_XAUC, k.BLOCK_PRF, k.BLOCK_URF)[self.metric]
 
@@ -155,7 +151,7 @@ def fill(lat, lams, progress=None, *, edges=None, bits=True, bottom=False):
 
     Parameters
     ----------
-    lat : Lattice or StepLattice
+    lat : StepLattice
     lams : sequence of float
     progress : callable(done_cells, total_cells), optional
     edges : (col0, row0), optional
@@ -359,8 +355,8 @@ def band_fill(lams):
 
 
 def solve(lat, lams, progress=None, memory_limit=None, n_jobs=None):
-    """``([(path, final_counters), ...], band_rows)``, one per lam value, of a two-group
-    ``Lattice`` or a ``StepLattice``. ``n_jobs`` is the NumPy engine's: this one fills
+    """``([(path, final_counters), ...], band_rows)``, one per lam value, of a
+    ``StepLattice`` (two groups, or an iterative step). ``n_jobs`` is the NumPy engine's: this one fills
     with ``n_threads()`` threads.
 
     Whole lattices, as many at once as their decision bits fit the host budget
@@ -370,8 +366,7 @@ def solve(lat, lams, progress=None, memory_limit=None, n_jobs=None):
     not even 32-row bands fit.
     """
     lams = np.asarray(lams, dtype=np.float64).reshape(-1)
-    st = cr.as_step(lat)
-    n_a, n_b, B = st.n_a, st.n_b, lams.size
+    n_a, n_b, B = lat.n_a, lat.n_b, lams.size
     budget, source = _plan.host_budget(memory_limit)
     per_lattice = cr.n_words(n_a, n_b) * 4
     if budget is None or per_lattice <= budget:
@@ -379,16 +374,16 @@ def solve(lat, lams, progress=None, memory_limit=None, n_jobs=None):
         out = []
         for start in range(0, B, at_once):
             part = lams[start:start + at_once]
-            report = _offset(progress, start * st.n_cells, B * st.n_cells)
+            report = _offset(progress, start * lat.n_cells, B * lat.n_cells)
             words, finals = fill(lat, part, report)
             out += [(traceback(w, n_a, n_b), f) for w, f in zip(words, finals)]
         return out, None
     for at_once in range(B, 0, -1):
-        band_rows = cr.plan_bands(n_a, n_b, budget, st.n_counters, at_once)
+        band_rows = cr.plan_bands(n_a, n_b, budget, lat.n_counters, at_once)
         if band_rows is not None:
             break
     else:
-        least = cr.least_banded_bytes(n_a, n_b, st.n_counters)
+        least = cr.least_banded_bytes(n_a, n_b, lat.n_counters)
         raise MemoryError(_plan.MSG_HOST_MEMORY.format(
             n_a=n_a, n_b=n_b, budget=budget / 2**30, source=source, least=least / 2**30))
     out = []

@@ -46,10 +46,32 @@ METRICS = {"xauc": 0, "prf": 1, "urf": 2}
 #: Kinds of lattice, each its own compiled segment function (``SEGMENTS``).
 LEAN_2, LEAN_3, BLOCK_XAUC, BLOCK_PRF, BLOCK_URF = range(5)
 
-#: Indices into the ``scalars`` argument (``StepConstants`` and the ``m = 1`` scales).
-(W, INV_AUC, S_CONST, W_B, INV_P_B, FLOOR, I_0, I_1, I_U) = range(9)
+#: Indices into the ``scalars`` argument (``StepConstants`` and the ``m = 1`` scales of
+#: the pair term, ``cpu_reference._objective.pair_scales``).
+(W, INV_AUC, S_CONST, W_B, INV_P_B, FLOOR, I_0, I_1) = range(8)
 #: Rows of the per-old-group constants ``per_q`` (shape ``(6, m)``).
 (Q_INV_QB, Q_INV_BQ, Q_INV_U, Q_ROW_CONST, Q_W_Q, Q_INV_P) = range(6)
+
+
+# ------------------------------------------------------------------ the disparity term
+
+
+@njit(nogil=True, boundscheck=False, inline="always")
+def pair_term(urf, first, second, scale_first, scale_second):
+    """The signed disparity term of a pair of groups (twin of
+    ``cpu_reference._objective.pair_term``, the operands as there): ``first *
+    scale_first - second * scale_second``, for URF (``first``: ``U[g][h] - U[h][g]``)
+    ``first * scale_first``. ``urf`` is a compile-time constant of every caller."""
+    if urf:
+        return first * scale_first
+    return first * scale_first - second * scale_second
+
+
+@njit(nogil=True, boundscheck=False, inline="always")
+def prf_share(r, w, inv_p):
+    """PRF's share of a group, ``P_g = ((double)R_g + w_g) * inv_p[g]`` (twin of
+    ``cpu_reference._objective.prf_share``)."""
+    return (r + w) * inv_p
 
 
 # ------------------------------------------------------------------ one step of a strip
@@ -73,7 +95,7 @@ def _lean_lanes(urf):
         the same double.
         """
         w, inv_auc = scalars[W], scalars[INV_AUC]
-        i_0, i_1, i_u = scalars[I_0], scalars[I_1], scalars[I_U]
+        i_0, i_1 = scalars[I_0], scalars[I_1]
         for u in range(hi - lo + 1):
             t = uint64(lo + u)
             k = uint64(kb + lo + u)
@@ -84,15 +106,15 @@ def _lean_lanes(urf):
             # b-step into (i, j): C[b][a] += y_b[j-1] (n_a0 - Q_a(i)); U[b][a] += n_a - i
             b0 = lane[p, 0, t + _ONE]
             b1 = lane[p, 1, t + _ONE] + ybr[k] * nla[0, i]
+            # the term's first operands: C[a][b] (PRF rows hold C + w), for URF the
+            # U difference; the second: C[b][a]
+            fa, fb = a0, b0
             if urf:
                 a2 = lane[p, 2, t] + lbr[k]
                 b2 = lane[p, 2, t + _ONE] - la[0, i]
-                da = a2 * i_u
-                db = b2 * i_u
-            else:
-                # first * scale - second * scale_b (PRF rows hold C + w)
-                da = a0 * i_0 - a1 * i_1
-                db = b0 * i_0 - b1 * i_1
+                fa, fb = a2, b2
+            da = pair_term(urf, fa, a1, i_0, i_1)
+            db = pair_term(urf, fb, b1, i_0, i_1)
             if absolute:
                 da = abs(da)
                 db = abs(db)
@@ -146,8 +168,10 @@ def _block_lanes(metric):
             acc[7, t] = 0.0
         for x in range(m):
             g, bq, uq = uint64(x), uint64(m + x), uint64(2 * m + x)
-            inv_qb, inv_bq = per_q[Q_INV_QB, g], per_q[Q_INV_BQ, g]
-            inv_u, inv_p = per_q[Q_INV_U, g], per_q[Q_INV_P, g]
+            # the scales of the pair term (q, b): C[q][b] * inv_qb - C[b][q] * inv_bq, or
+            # (U[q][b] - U[b][q]) * inv_u
+            s_first = per_q[Q_INV_U, g] if urf else per_q[Q_INV_QB, g]
+            inv_bq, inv_p = per_q[Q_INV_BQ, g], per_q[Q_INV_P, g]
             row_w, w_q = per_q[Q_ROW_CONST, g], per_q[Q_W_Q, g]
             # the a-candidate: item i - 1 (old group q*) gains y (n_b0 - Q_b(j)) on
             # C[q*][b] and (URF) n_b - j on U[q*][b]; ypos and isq are 0 for the other
@@ -160,16 +184,14 @@ def _block_lanes(metric):
                 c_bq = lane[p, bq, t]
                 acc[0, t] += c_qb + c_bq  # exact integers: any order
                 if prf:
-                    # ((double)R_q + w_q) * inv_p[q]; R_q = C[q][b] + row_const[q]
-                    v = ((c_qb + row_w) + w_q) * inv_p
+                    # P_q; R_q = C[q][b] + row_const[q]
+                    v = prf_share(c_qb + row_w, w_q, inv_p)
                     acc[2, t] = max(acc[2, t], v)
                     acc[4, t] = min(acc[4, t], v)
                     acc[6, t] += c_bq
                 else:
-                    if urf:  # (U[q][b] - U[b][q]) * inv_u
-                        v = (lane[p, uq, t] + isq[g, i] * lbr[k]) * inv_u
-                    else:  # C[q][b] * inv_qb - C[b][q] * inv_bq
-                        v = c_qb * inv_qb - c_bq * inv_bq
+                    first = (lane[p, uq, t] + isq[g, i] * lbr[k]) if urf else c_qb
+                    v = pair_term(urf, first, c_bq, s_first, inv_bq)
                     acc[2, t] = max(acc[2, t], abs(v))
             # the b-candidate: item j - 1 of b gains y (n_q0 - Q_q(i)) on every C[b][q]
             # and (URF) n_q - count_q(i) on every U[b][q]
@@ -181,15 +203,13 @@ def _block_lanes(metric):
                 c_bq = lane[p, bq, t + _ONE] + nla[g, i] * ybr[k]
                 acc[1, t] += c_qb + c_bq
                 if prf:
-                    v = ((c_qb + row_w) + w_q) * inv_p
+                    v = prf_share(c_qb + row_w, w_q, inv_p)
                     acc[3, t] = max(acc[3, t], v)
                     acc[5, t] = min(acc[5, t], v)
                     acc[7, t] += c_bq
                 else:
-                    if urf:
-                        v = (lane[p, uq, t + _ONE] - la[g, i]) * inv_u
-                    else:
-                        v = c_qb * inv_qb - c_bq * inv_bq
+                    first = (lane[p, uq, t + _ONE] - la[g, i]) if urf else c_qb
+                    v = pair_term(urf, first, c_bq, s_first, inv_bq)
                     acc[3, t] = max(acc[3, t], abs(v))
         s_const, w, inv_auc = scalars[S_CONST], scalars[W], scalars[INV_AUC]
         w_b, inv_p_b = scalars[W_B], scalars[INV_P_B]
@@ -198,9 +218,9 @@ def _block_lanes(metric):
             i = uint64(row + lo + u)
             da, db = acc[2, t], acc[3, t]
             if prf:
-                # P_b = ((double)sum_q C[b][q] + w_b) * inv_p_b; D = max P - min P
-                pa = (acc[6, t] + w_b) * inv_p_b
-                pb = (acc[7, t] + w_b) * inv_p_b
+                # P_b (R_b = sum_q C[b][q]); D = max P - min P
+                pa = prf_share(acc[6, t], w_b, inv_p_b)
+                pb = prf_share(acc[7, t], w_b, inv_p_b)
                 da = max(da, pa) - min(acc[4, t], pa)
                 db = max(db, pb) - min(acc[5, t], pb)
             # g = ((double)(C total + s_const) + w) * inv_auc - d * lam

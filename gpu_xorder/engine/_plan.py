@@ -184,7 +184,7 @@ def required_bytes(lat, batch):
     paths."""
     k, n_a, n_b = lat.n_counters, lat.n_a, lat.n_b
     boundary = batch * k * (n_a + n_b + 2) * 8
-    m = k // (4 if lat.metric == "urf" else 2)
+    m = lat.m
     inputs = (17 + 2 * m) * (n_a + 1) + 24 * (n_b + 1) + 8 * (7 * m + 6 + batch)
     paths = batch * (n_a + n_b)
     return bits_bytes(lat, batch) + boundary + inputs + paths
@@ -224,7 +224,7 @@ def kd_required_bytes(prob):
     """Device memory of the K-D solve of ``prob``: decision words, two counter buffers,
     layout arrays."""
     sizes, k = prob.sizes, prob.k
-    per_pair = 2 if prob.metric == "urf" else 1
+    per_pair = len(cr.COUNTER_KINDS[prob.metric].kinds)  # C, and U for URF
     n_cells = cr.kd_cells(sizes)
     box = n_cells // (max(sizes) + 1)
     words = max(1, (k - 1).bit_length()) * (n_cells // 32 + sum(sizes) + 1) * 4
@@ -261,7 +261,7 @@ def numpy_work(method, sizes, metric="xauc"):
     """The work of one NumPy solve of ``method`` (``"2d"``, ``"kd"`` or
     ``"iterative"``) on groups of ``sizes``, as the counts :data:`NUMPY_SECONDS` prices
     (a dict of floats)."""
-    kinds = 3 if metric == "urf" else 2
+    kinds = cr.COUNTER_KINDS[metric].state_rows
     work = dict.fromkeys(NUMPY_SECONDS, 0.0)
     if method == "kd":
         k = len(sizes)

@@ -151,7 +151,7 @@ def _one_block(engine, rng, case, metric, mode, shape):
     several strips and wait on strips of later waves."""
     s, y, g = problem(rng, shape)
     lat = cr.build_lattice(s, y, g, metric, mode)
-    chunk = _plan.strip_chunk(cr.as_step(lat))
+    chunk = _plan.strip_chunk(lat)
     words, final = _launch.fill_strips(engine.DEVICE, lat, LAMS, chunk, blocks=1)
     return _compare_fill(engine, case, lat, LAMS, words, final)
 

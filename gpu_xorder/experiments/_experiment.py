@@ -149,13 +149,7 @@ class Experiment:
         for fig in PAPER_FIGURES:
             if (fig.data, fig.groups) != (self.data, self.groups):
                 continue
-            if fig.quantity in ("larger xAUC", "smaller xAUC"):
-                pick = max if fig.quantity == "larger xAUC" else min
-                values = [pick(r["xauc_pairs"].values()) for r in unadjusted
-                          if None not in r["xauc_pairs"].values()]
-            else:
-                values = [r[fig.quantity] for r in unadjusted]
-            out.append((fig, _mean_std(values)))
+            out.append((fig, _mean_std(figure_values(fig, unadjusted))))
         return out
 
     def to_dict(self):
@@ -395,6 +389,17 @@ def _record(repeat, lam, split, scores, y, groups):
         v.pair_key(g, h): defined(metrics.xauc, scores, y, groups, g, h)
         for g in labels for h in labels if g != h}
     return record
+
+
+def figure_values(fig, records):
+    """The values of the quantity a paper figure quotes, one per record: a disparity,
+    or the larger (smaller) of a pair's two xAUC directions (records where both are
+    defined)."""
+    if fig.quantity in ("larger xAUC", "smaller xAUC"):
+        pick = max if fig.quantity == "larger xAUC" else min
+        return [pick(r["xauc_pairs"].values()) for r in records
+                if None not in r["xauc_pairs"].values()]
+    return [r[fig.quantity] for r in records]
 
 
 def _mean_std(values):

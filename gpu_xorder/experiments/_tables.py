@@ -7,7 +7,7 @@ seconds per repetition. docs/RESULTS.md quotes these tables."""
 
 import numpy as np
 
-from ._experiment import PAPER_FIGURES, _mean_std
+from ._experiment import PAPER_FIGURES, _mean_std, figure_values
 from ._studies import PARAMETER_NAMES
 
 #: The disparity the "best AUC" column asks for (mean test disparity at most this).
@@ -107,12 +107,7 @@ def paper_figure_lines(c):
     for fig in PAPER_FIGURES:
         if (fig.data, fig.groups) != (c.data, c.groups) or not unadjusted:
             continue
-        if fig.quantity in ("larger xAUC", "smaller xAUC"):
-            pick = max if fig.quantity == "larger xAUC" else min
-            values = [pick(r["xauc_pairs"].values()) for r in unadjusted
-                      if None not in r["xauc_pairs"].values()]
-        else:
-            values = [r[fig.quantity] for r in unadjusted]
+        values = figure_values(fig, unadjusted)
         name = fig.quantity if "xAUC" in fig.quantity else f"Δ-{fig.quantity.upper()}"
         lines.append(f"- unadjusted {name}: {_pm(_mean_std(values))} (paper: {fig.value:g})")
     return lines

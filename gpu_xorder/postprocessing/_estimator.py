@@ -8,19 +8,20 @@ A thin layer (STYLE item 6): ``fit`` validates, learns the ordering with
 from __future__ import annotations
 
 import os
-import warnings
 from typing import NamedTuple
 from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
-from sklearn.model_selection import train_test_split
 from sklearn.utils import metadata_routing
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import _frames
 from ..io import write_json
 from . import _model_file
+from ._held_out import check_validation, validated_fit
+from ._scores import check_equal_weights, score_column, shaped
+from ._subsample import subsample_with_supports
 from ..utils import _parallel
 from .. import metrics
 from . import _transfer
@@ -41,41 +42,15 @@ MSG_LAM_SEQUENCE = (
 )
 MSG_REFERENCE = "reference_group {value!r} is not one of the groups {labels}"
 MSG_UNSEEN = "sensitive features contain group {label!r}, not seen in fit (groups {labels})"
-MSG_SUBSAMPLE_SHORT = (
-    "{option}{k} keeps {kept} of the {n} {items} (the smallest group, {group!r} with "
-    "{size} {items}, keeps {group_kept}), and then {why}; use a smaller {name}"
-)
 MSG_PATH_LAM = "xorder_path takes the values of lam as lams=, not lam="
 MSG_PATH_CONSTRAINT = (
     "xorder_path sweeps lam; for max_disparity fit XOrder(max_disparity=...) instead"
-)
-MSG_VALIDATION = (
-    "validation must be None, a share in (0, 1) or (scores, y, sensitive_features), "
-    "got {value!r}"
-)
-MSG_ONE_COLUMN = (
-    "XOrder takes one column of scores (a vector, an array of shape (n, 1) or a "
-    "one-column DataFrame), got shape {shape}"
-)
-MSG_SPARSE = "XOrder takes dense scores; sparse input is not supported"
-MSG_VALIDATION_ALONE = (
-    "validation chooses the weight for max_disparity or for lam > 0: give one of them"
-)
-MSG_WEIGHTED = (
-    "XOrder cannot weigh items: its dynamic program counts pairs of items, so "
-    "sample_weight must be None or one value > 0 for all (got values from {lo!r} to "
-    "{hi!r})"
-)
-MSG_VALIDATION_MISSED = (
-    "no lam of VALIDATION_LAMS keeps the held-out |D| <= {eps:g}; kept lam = {lam:g}, "
-    "whose held-out |D| is the smallest ({best:.4f})"
 )
 
 #: The weights ``XOrder(max_disparity=..., validation=...)`` chooses from.
 #: The parameters of the table (``utils._params``) that ``XOrder`` takes besides lam.
 PARAMS = ("metric", "disparity", "backend", "method", "solver", "max_disparity",
           "subsample", "memory_limit")
-VALIDATION_LAMS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 
 
 class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -283,9 +258,9 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         if batch:
             raise ValueError(MSG_LAM_SEQUENCE.format(k=lams.size))
         if sample_weight is not None:
-            check_equal_weights(sample_weight, np.size(_score_column(scores)[0]))
+            check_equal_weights(sample_weight, np.size(score_column(scores)[0]))
         if self.validation is not None:
-            return _validated_fit(self, scores, y, sensitive_features, progress)
+            return validated_fit(self, scores, y, sensitive_features, progress, xorder_path)
         fitting = self._prepare(scores, y, sensitive_features)
         lam = float(lams[0])
         self.validation_ = None
@@ -327,14 +302,14 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         _frames.warn_misaligned(scores=scores, sensitive_features=sensitive_features)
-        column, table = _score_column(scores)
+        column, table = score_column(scores)
         if table:  # its feature names checked against fit's
             validate_data(self, scores, reset=False, skip_check_array=True)
         s = v.check_scores(column)
         labels, index = v.encode_groups(sensitive_features, s.size)
         fitted_position = np.array([self._fitted_position(label) for label in labels],
                                    dtype=np.int64)
-        return _shaped(_transfer.apply_group_maps(s, fitted_position[index], self.maps_,
+        return shaped(_transfer.apply_group_maps(s, fitted_position[index], self.maps_,
                                                   clip=self.clip_,
                                                   rule=getattr(self, "_map_rule", 2)),
                        scores, table)
@@ -367,8 +342,8 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """
         self.fit(scores, y, sensitive_features=sensitive_features,
                  sample_weight=sample_weight, progress=progress)
-        return _shaped(self.train_scores_adjusted_.copy(), scores,
-                       _score_column(scores)[1])
+        return shaped(self.train_scores_adjusted_.copy(), scores,
+                       score_column(scores)[1])
 
     def summary(self, scores: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLike,
                 high_score: str = "favourable") -> dict:
@@ -402,10 +377,10 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         params.check("high_score", high_score)
-        adjusted = self.transform(_score_column(scores)[0],
+        adjusted = self.transform(score_column(scores)[0],
                                   sensitive_features=sensitive_features)
         measured = {"metric": self.metric, "high_score": high_score}
-        for key, s in (("unadjusted", _score_column(scores)[0]), ("adjusted", adjusted)):
+        for key, s in (("unadjusted", score_column(scores)[0]), ("adjusted", adjusted)):
             measured[key] = {
                 "auc": metrics.auc(s, y),
                 "disparity": metrics.disparity(s, y, sensitive_features, self.metric),
@@ -449,24 +424,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         with its other outputs, naming the CSV ``columns``; by default the score column
         is ``feature_names_in_``, where known)."""
         check_is_fitted(self)
-        r = self.result_
-        summary = {"n_train": int(self.train_scores_adjusted_.size),
-                   "n_items": int(self.order_.size), "method": r.method,
-                   "backend": r.backend, "solver": r.solver, "auc": self.train_auc_,
-                   "disparity": self.train_disparity_, "ordering_auc": r.auc,
-                   "ordering_disparity": r.disparity, "objective": r.objective,
-                   "upper_bound": r.upper_bound, "lam": self.lam_}
-        params = self.get_params()
-        for name in ("lam", "max_disparity", "validation"):  # Decimal, 0-d array: JSON
-            if v.is_number(params[name]):
-                params[name] = float(params[name])
-        if not isinstance(params["validation"], (float, type(None))):
-            params["validation"] = None  # held-out data stay out of the model file
-        params["memory_limit"] = v.check_memory_limit(params["memory_limit"])  # "2GB"
-        if columns is None and hasattr(self, "feature_names_in_"):
-            columns = {"score": self.feature_names_in_[0]}
-        return _model_file.model_to_dict(params, self.groups_, self.reference_group_,
-                                 self.bounds_, self.maps_, summary, columns)
+        return _model_file.model_document(self, columns)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> XOrder:
@@ -484,20 +442,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             labels, bounds, a version-1 file's clipping range and maps: their types,
             sizes, finiteness and order); the message says what is wrong.
         """
-        model = _model_file.model_from_dict(_model_file.read_json(path), path,
-                                    known_params=cls().get_params())
-        est = cls(**model.params)
-        try:
-            est._check_params()
-        except (TypeError, ValueError) as exc:
-            raise ValueError(_model_file.MSG_MODEL.format(path=os.fspath(path), why=exc)) from None
-        est.groups_ = np.array(model.groups)
-        est.reference_group_ = est.groups_[model.reference]
-        est.bounds_, est.clip_, est.maps_ = model.bounds, model.clip, model.maps
-        est.n_features_in_ = 1
-        if model.version == 1:  # its maps transform as they did
-            est._map_rule = 1
-        return est
+        return _model_file.load_model(cls, path)
 
     def _check_params(self):
         """Validate the parameters; return ``check_lam(self.lam)``."""
@@ -506,7 +451,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         lams = params.check("lam", self.lam)
         if self.max_disparity is not None and (lams[1] or lams[0][0] != 0):
             raise ValueError(v.MSG_LAM_AND_CONSTRAINT)
-        _check_validation(self.validation, self.max_disparity, lams[0])
+        check_validation(self.validation, self.max_disparity, lams[0])
         return lams
 
     def __sklearn_tags__(self):
@@ -517,7 +462,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def _prepare(self, scores, y, sensitive_features):
         """Validated training data, the reference group and the items to learn on."""
         _frames.warn_misaligned(4, scores=scores, y=y, sensitive_features=sensitive_features)
-        s = v.check_scores(_score_column(scores)[0])
+        s = v.check_scores(score_column(scores)[0])
         v.check_size(s.size)
         labels_y = v.check_labels(y, s.size)
         labels, index = v.encode_groups(sensitive_features, s.size)
@@ -581,74 +526,6 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         except ValueError:
             raise ValueError(MSG_UNSEEN.format(label=np.asarray(label).item(),
                                                labels=self.groups_.tolist())) from None
-
-
-def _score_column(scores):
-    """``(column, table)``: the scores of a vector, or of a one-column table (an array
-    of shape (n, 1), a DataFrame; ``table`` True), as a vector for ``check_scores``."""
-    if hasattr(scores, "tocsr") or hasattr(scores, "to_dense"):  # SciPy or pandas sparse
-        raise TypeError(MSG_SPARSE)
-    if _frames.is_frame(scores):
-        if scores.shape[1] != 1:
-            raise ValueError(MSG_ONE_COLUMN.format(shape=scores.shape))
-        return scores.iloc[:, 0].to_numpy(), True
-    arr = np.asarray(scores)
-    if arr.ndim == 2:
-        if arr.shape[1] != 1:
-            raise ValueError(MSG_ONE_COLUMN.format(shape=arr.shape))
-        return arr[:, 0], True
-    return arr, False
-
-
-def _shaped(adjusted, scores, table):
-    """Adjusted scores (a vector) in the form ``scores`` were given: a pandas Series or
-    DataFrame with its index, an array of shape (n, 1) (``table``), or a vector."""
-    like = _frames.like(adjusted, scores)
-    if like is not None:
-        return like
-    return adjusted.reshape(-1, 1) if table else adjusted
-
-
-def check_equal_weights(sample_weight, n, message=MSG_WEIGHTED):
-    """Refuse ``sample_weight`` unless it is None or one value > 0 for all ``n`` items
-    (a uniform weight changes no pair count's ratio); ``message`` names the way out."""
-    weight = v.check_sample_weight(sample_weight, n)
-    if weight is not None and weight.size and (weight.min() != weight.max()
-                                               or weight[0] == 0):
-        raise ValueError(message.format(lo=weight.min().item(), hi=weight.max().item()))
-
-
-def subsample_with_supports(scores, y, labels, index, step, metric,
-                            option="subsample=", items="items"):
-    """``equidistant_subsample``, refused with a message naming the step and the
-    smallest group when the kept items lack what ``metric`` needs (the fit would only
-    say that a group has no positives or negatives)."""
-    keep = equidistant_subsample(scores, index, step)
-    if step == 1:
-        return keep
-    try:
-        v.check_supports(labels, index[keep], y[keep], metric)
-    except ValueError as exc:
-        sizes = np.bincount(index, minlength=labels.size)
-        g = int(np.argmin(sizes))
-        raise ValueError(MSG_SUBSAMPLE_SHORT.format(
-            option=option, name=option.rstrip("= "), k=step, kept=keep.size, n=scores.size, items=items,
-            group=labels[g].item(), size=int(sizes[g]), group_kept=-(-int(sizes[g]) // step),
-            why=exc)) from None
-    return keep
-
-
-def equidistant_subsample(scores, index, step):
-    """Every ``step``-th item of each group's descending (stable) score order, starting
-    with the top one; returned as increasing indices into ``scores``."""
-    if step == 1:
-        return np.arange(scores.size)
-    keep = []
-    for g in np.unique(index):
-        members = np.flatnonzero(index == g)
-        ranked = members[np.argsort(-scores[members], kind="stable")]
-        keep.append(ranked[::step])
-    return np.sort(np.concatenate(keep))
 
 
 class _Fitting(NamedTuple):
@@ -747,64 +624,3 @@ def xorder_path(scores: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLik
             for lam, result in zip(values, results)]
 
 
-def _check_validation(value, max_disparity, lams):
-    if value is None:
-        return
-    if max_disparity is None and not np.any(np.asarray(lams) > 0):
-        raise ValueError(MSG_VALIDATION_ALONE)
-    if v.is_number(value):  # a fraction to hold out, of any real number type
-        if not 0.0 < v.as_real(value, "validation", MSG_VALIDATION) < 1.0:
-            raise ValueError(MSG_VALIDATION.format(value=value))
-    elif not (isinstance(value, (tuple, list)) and len(value) == 3):
-        raise TypeError(MSG_VALIDATION.format(value=type(value).__name__))
-
-
-def _validated_fit(est, scores, y, sensitive_features, progress):
-    """``XOrder(max_disparity=eps, validation=...)``: fit every lam of
-    ``VALIDATION_LAMS``, keep the one whose held-out scores have the best AUC with
-    ``|D| <= eps``; ``XOrder(lam=lam, validation=...)``: the best ``AUC - lam |D|``."""
-    params = {k: val for k, val in est.get_params().items()
-              if k not in ("lam", "max_disparity", "validation")}
-    eps = None if est.max_disparity is None else float(est.max_disparity)
-    if v.is_number(est.validation):
-        s = v.check_scores(_score_column(scores)[0])
-        labels_y = v.check_labels(y, s.size)
-        labels, index = v.encode_groups(sensitive_features, s.size)
-        strata = index * 2 + labels_y
-        train, held = train_test_split(np.arange(s.size), test_size=float(est.validation),
-                                       stratify=strata, random_state=0)
-        fit_data = (s[train], labels_y[train], labels[index[train]])
-        val_data = (s[held], labels_y[held], labels[index[held]])
-    else:
-        fit_data = (scores, y, sensitive_features)
-        val_data = est.validation
-    s_val, y_val, g_val = val_data
-    s_val = _score_column(s_val)[0]
-    models = xorder_path(fit_data[0], fit_data[1], sensitive_features=fit_data[2],
-                         lams=VALIDATION_LAMS, progress=progress, **params)
-    auc, dis = [], []
-    for m in models:
-        adjusted = m.transform(s_val, sensitive_features=g_val)
-        auc.append(metrics.auc(adjusted, y_val))
-        dis.append(metrics.disparity(adjusted, y_val, g_val, est.metric))
-    auc, dis = np.array(auc), np.array(dis)
-    ok = np.flatnonzero(dis <= eps) if eps is not None else np.array([], dtype=int)
-    if eps is None:
-        k = int(np.argmax(auc - float(est.lam) * dis))
-    elif ok.size:
-        k = int(ok[np.argmax(auc[ok])])
-    else:
-        k = int(np.argmin(dis))
-        warnings.warn(MSG_VALIDATION_MISSED.format(eps=eps, best=dis[k],
-                                                   lam=VALIDATION_LAMS[k]),
-                      UserWarning, stacklevel=3)
-    chosen = models[k]
-    if v.is_number(est.validation):
-        chosen = XOrder(**params, lam=VALIDATION_LAMS[k]).fit(
-            scores, y, sensitive_features=sensitive_features, progress=progress)
-    for name, value in vars(chosen).items():
-        if name.endswith("_"):
-            setattr(est, name, value)
-    est.validation_ = {"lams": list(VALIDATION_LAMS), "auc": auc.tolist(),
-                       "disparity": dis.tolist(), "chosen": VALIDATION_LAMS[k]}
-    return est

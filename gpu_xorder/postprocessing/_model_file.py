@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..utils import _validation as v
 from ..utils._params import PARAMETERS, valid_json
 from ..io._files import read_text
 
@@ -360,3 +361,45 @@ def read_json(path):
     except ValueError as exc:  # JSONDecodeError, a constant, an integer of 4300 digits
         why = f"invalid JSON: {exc}"
     raise ValueError(MSG_MODEL.format(path=path, why=why))
+
+
+def model_document(est, columns=None):
+    """The JSON document of a fitted ``XOrder`` ``est`` (``XOrder.save``); ``columns``:
+    the CSV column names it was fitted from (by default the score column is
+    ``feature_names_in_``, where known)."""
+    r = est.result_
+    summary = {"n_train": int(est.train_scores_adjusted_.size),
+               "n_items": int(est.order_.size), "method": r.method,
+               "backend": r.backend, "solver": r.solver, "auc": est.train_auc_,
+               "disparity": est.train_disparity_, "ordering_auc": r.auc,
+               "ordering_disparity": r.disparity, "objective": r.objective,
+               "upper_bound": r.upper_bound, "lam": est.lam_}
+    params = est.get_params()
+    for name in ("lam", "max_disparity", "validation"):  # Decimal, 0-d array: JSON
+        if v.is_number(params[name]):
+            params[name] = float(params[name])
+    if not isinstance(params["validation"], (float, type(None))):
+        params["validation"] = None  # held-out data stay out of the model file
+    params["memory_limit"] = v.check_memory_limit(params["memory_limit"])  # "2GB"
+    if columns is None and hasattr(est, "feature_names_in_"):
+        columns = {"score": est.feature_names_in_[0]}
+    return model_to_dict(params, est.groups_, est.reference_group_, est.bounds_,
+                         est.maps_, summary, columns)
+
+
+def load_model(cls, path):
+    """A fitted ``cls`` (``XOrder``) from a model file (``XOrder.load``): every field
+    checked before use."""
+    model = model_from_dict(read_json(path), path, known_params=cls().get_params())
+    est = cls(**model.params)
+    try:
+        est._check_params()
+    except (TypeError, ValueError) as exc:
+        raise ValueError(MSG_MODEL.format(path=os.fspath(path), why=exc)) from None
+    est.groups_ = np.array(model.groups)
+    est.reference_group_ = est.groups_[model.reference]
+    est.bounds_, est.clip_, est.maps_ = model.bounds, model.clip, model.maps
+    est.n_features_in_ = 1
+    if model.version == 1:  # its maps transform as they did
+        est._map_rule = 1
+    return est

@@ -27,7 +27,8 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 from .. import metrics
 from ..utils import _frames
 from ..utils import _validation as v
-from ._estimator import XOrder, check_equal_weights
+from ._estimator import XOrder
+from ._scores import check_equal_weights
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

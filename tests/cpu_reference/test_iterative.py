@@ -109,10 +109,10 @@ def test_two_groups_iterative_is_the_2d_dp(metric, mode):
 
 
 @pytest.mark.parametrize("metric", METRICS)
-def test_as_step_is_the_2d_lattice(metric):
-    """``as_step`` of a two-group lattice is the first step's lattice of the same two
-    groups (a = the lower index): the same prefix arrays (int64, which the GPU kernels
-    read), constants and edge counters."""
+def test_two_group_lattice_is_the_first_step(metric):
+    """The two-group lattice of two groups of a problem is the first step's lattice of
+    the same two groups (a = the lower index): the same prefix arrays (int64, which the
+    GPU kernels read), constants and edge counters."""
     rng = np.random.default_rng(8)
     s, y, g = random_problem(rng, (17, 13, 6), metric, ties=True)
     prob = cr.build_problem(s, y, g, 3, metric, "absolute")
@@ -120,7 +120,8 @@ def test_as_step_is_the_2d_lattice(metric):
         keep = (g == first) | (g == second)
         lat = cr.build_lattice(s[keep], y[keep], (g[keep] == second).astype(np.int64),
                                metric, "absolute")
-        pair = cr.as_step(lat)
+        pair = lat
+        assert pair.m == 1 and pair.old == (0,) and pair.b == 1
         cs = kg.build_constants(prob, (first, second))
         step = cr.step_lattice(prob, cs, np.full(prob.sizes[first], first), prob.ys[first],
                                second, {}, {})
@@ -135,6 +136,28 @@ def test_as_step_is_the_2d_lattice(metric):
                                           getattr(pair.consts, name))
         for got, want in zip(cr.edge_counters(step), cr.edge_counters(pair)):
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_contract_orients_the_signed_term(metric):
+    """The two-group contract on a step lattice whose b precedes its old group (old
+    group 1, b = 0: the first step when group 1 is the larger) gives the signed D of the
+    pair ordered (0, 1): bit for bit the two-group lattice's values on the same
+    counters in its order, at the step's final cell."""
+    rng = np.random.default_rng(31)
+    s, y, g = random_problem(rng, (5, 11), metric, ties=True)
+    prob = cr.build_problem(s, y, g, 2, metric, "signed")
+    step = cr.step_lattice(prob, kg.build_constants(prob, (0, 1)), np.full(11, 1),
+                           prob.ys[1], 0, {}, {})
+    lat = cr.build_lattice(s, y, g, metric, "signed")
+    assert (step.old, step.b, lat.old, lat.b) == ((1,), 0, (0,), 1)
+    swap = [1, 0, 3, 2][:lat.n_counters]  # C[1][0], C[0][1](, U[1][0], U[0][1])
+    for lam in (0.0, 0.3, 2.0):
+        _, final = cr.solve_lattice(step, lam)
+        got = cr.cell_values(final, step.consts, lam, metric, "signed")
+        want = cr.cell_values(final[swap], lat.consts, lam, metric, "signed")
+        assert got == want
+        assert got[2] != 0.0  # a disparity whose sign the check sees
 
 
 def test_a_band_of_a_step_fills_like_the_step():

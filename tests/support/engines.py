@@ -83,11 +83,10 @@ class Engine:
         host's counter checkpoints (the CPU engines solve the lams one at a time where a
         whole lattice does not fit), or the bits of the whole batch's band (the CuPy
         engine keeps its checkpoints on the host)."""
-        st = cr.as_step(lat)
         if self.on_cupy:
-            return int(cr.banded_bytes(st.n_a, st.n_b, band_rows, st.n_counters, batch,
+            return int(cr.banded_bytes(lat.n_a, lat.n_b, band_rows, lat.n_counters, batch,
                                        checkpoints=False))
-        return int(cr.banded_bytes(st.n_a, st.n_b, band_rows, st.n_counters))
+        return int(cr.banded_bytes(lat.n_a, lat.n_b, band_rows, lat.n_counters))
 
     def golden_solver(self):
         """A stand-in for ``cpu_reference`` in ``support.golden.digests`` whose 2-D
@@ -142,8 +141,7 @@ class _CupyGolden(_Reference):
         return list(lams)  # solve_banded's "fill_band": the lams the engine solves
 
     def solve_banded(self, lat, n, band_rows, lams, progress=None):
-        st = cr.as_step(lat)
-        limit = cr.banded_bytes(st.n_a, st.n_b, band_rows, st.n_counters, n,
+        limit = cr.banded_bytes(lat.n_a, lat.n_b, band_rows, lat.n_counters, n,
                                 checkpoints=False)
         solutions, rows = self.engine.solve(lat, lams, progress, memory_limit=int(limit))
         assert rows == band_rows, (rows, band_rows)

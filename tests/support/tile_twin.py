@@ -10,7 +10,7 @@ Python loop over tiles and steps); use it on small lattices only.
 
 import numpy as np
 
-from cpu_reference import StepObjective, as_step, edge_counters, n_words
+from cpu_reference import StepObjective, edge_counters, n_words
 
 from gpu_xorder.engine._launch import BLOCK, MSG_BOTTOM, tile_schedule
 
@@ -85,7 +85,7 @@ class _Run:
     def __init__(self, lat, lam, edges):
         self.lat = lat
         self.col0, row0 = edge_counters(lat) if edges is None else edges
-        self.obj = obj = StepObjective(as_step(lat), lam)
+        self.obj = obj = StepObjective(lat, lam)
         # cells (32R, j) and (i, j0 - 1)
         self.rowbuf, self.colbuf = obj.to_state(row0), obj.to_state(self.col0)
         self.words = np.zeros(n_words(lat.n_a, lat.n_b), dtype=np.uint32)

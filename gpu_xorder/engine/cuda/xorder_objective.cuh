@@ -1,10 +1,12 @@
 // The xOrder objective on the device (docs/design.md, sections 3.1-3.3 and 4): per
 // metric, the counters a cell keeps, the gains of a step and G-hat.
 //
-// Twin of cpu_reference/_objective.py, with the same names: StepObjective (a "step
-// lattice": M old groups on axis a against the group b being merged; M = 1 is the
-// two-group lattice) and KdObjective (every group of a K-D lattice); step_gains, ghat,
-// decide. Every rounded float64 operation below is the NumPy one, in the same order;
+// Twin of cpu_reference/_objective.py, with the same names: the disparity term, written
+// once (pair_term, prf_share), StepObjective (a "step lattice": M old groups on axis a
+// against the group b being merged; M = 1 is the two-group lattice) and KdObjective
+// (every group of a K-D lattice); step_gains, ghat, decide. The counters a metric keeps
+// are counter_kinds (cpu_reference COUNTER_KINDS). Every rounded float64 operation below
+// is the NumPy one, in the same order;
 // counters are doubles holding exact integers (all below 2**53), so their sums may be
 // regrouped freely. Compile with --fmad=false.
 //
@@ -31,6 +33,29 @@ enum Metric { XAUC = 0, PRF = 1, URF = 2 };
 XO_HD double dmax(double a, double b) { return a > b ? a : b; }
 XO_HD double dmin(double a, double b) { return a < b ? a : b; }
 
+// Kinds of pair counter a metric keeps: C (positive above negative), and U (any above
+// any) for URF. Twin of cpu_reference's COUNTER_KINDS.
+__host__ __device__ constexpr int counter_kinds(int metric) {
+    return metric == URF ? 2 : 1;
+}
+
+// ------------------------------------------------------------------ the disparity term
+// The signed term of a pair of groups g, h (twin of _objective.pair_term, the operands
+// as there): first * scale_first - second * scale_second, for URF first * scale_first.
+//   xauc: first = C[g][h], second = C[h][g]; scales 1/(n_g1 n_h0), 1/(n_h1 n_g0)
+//   prf:  first = R_g + w_g, second = R_h + w_h (P_g - P_h); 1/(n_g1 n_0), 1/(n_h1 n_0)
+//   urf:  first = U[g][h] - U[h][g]; scale 1/(n_g n_h)
+template <int Metric_>
+XO_HD double pair_term(double first, double second, double scale_first,
+                       double scale_second) {
+    return Metric_ == URF ? first * scale_first
+                          : first * scale_first - second * scale_second;
+}
+
+// PRF's share of a group: P_g = ((double)R_g + w_g) * inv_p[g] (twin of
+// _objective.prf_share); R_g sums C[g][h] over the other groups (an exact integer).
+XO_HD double prf_share(double r, double w, double inv_p) { return (r + w) * inv_p; }
+
 // ------------------------------------------------------------------ step lattice
 // Counters of a cell, NCOUNT = KINDS * M doubles: C[q][b] at q, C[b][q] at M + q, and for
 // URF U[q][b] at 2M + q, U[b][q] at 3M + q (the rows of the boundary arrays and of the
@@ -39,8 +64,7 @@ template <int Metric_, int Signed_, int M>
 struct StepObjective {
     static constexpr int metric = Metric_, m = M;
     static constexpr bool is_signed = Signed_ != 0;
-    static constexpr int kinds = Metric_ == URF ? 4 : 2;
-    static constexpr int n_counters = kinds * M;
+    static constexpr int n_counters = 2 * counter_kinds(Metric_) * M;  // both directions
 
     // The G-hat constants (cpu_reference StepConstants). With M = 1 there is no pair
     // without b, so s_const, row_const and floor are 0 and left out of the sequence.
@@ -102,14 +126,14 @@ XO_HD double ghat(const Obj& o, const double* x, double lam) {
         double p_max = 0.0, p_min = 0.0, c_b = 0.0;
 #pragma unroll
         for (int q = 0; q < M; ++q) {
-            const double r = M == 1 ? x[q] : x[q] + o.row_const[q];
-            const double p = (r + o.w_q[q]) * o.inv_p[q];
+            const double p = prf_share(M == 1 ? x[q] : x[q] + o.row_const[q], o.w_q[q],
+                                       o.inv_p[q]);
             p_max = q == 0 ? p : dmax(p_max, p);
             p_min = q == 0 ? p : dmin(p_min, p);
             c_b += x[M + q];
         }
-        const double p_b = (c_b + o.w_b) * o.inv_p_b;
-        if (Obj::is_signed) d = p_max - p_b;  // M = 1; orientation: see the end
+        const double p_b = prf_share(c_b, o.w_b, o.inv_p_b);
+        if (Obj::is_signed) d = p_max - p_b;  // M = 1: P_0 - P_b; orientation: see the end
         // max over pairs of |P_g - P_h| is P_max - P_min (rounding is monotone); with
         // one pair that is |P_0 - P_b|
         else d = M == 1 ? fabs(p_max - p_b) : dmax(p_max, p_b) - dmin(p_min, p_b);
@@ -117,9 +141,11 @@ XO_HD double ghat(const Obj& o, const double* x, double lam) {
         d = M == 1 ? 0.0 : o.floor;
 #pragma unroll
         for (int q = 0; q < M; ++q) {
+            // the pair (q, b): C[q][b] * inv_qb - C[b][q] * inv_bq, or
+            // (U[q][b] - U[b][q]) * inv_u
             const double t = Obj::metric == XAUC
-                ? x[q] * o.inv_qb[q] - x[M + q] * o.inv_bq[q]
-                : (x[2 * M + q] - x[3 * M + q]) * o.inv_u[q];
+                ? pair_term<XAUC>(x[q], x[M + q], o.inv_qb[q], o.inv_bq[q])
+                : pair_term<URF>(x[2 * M + q] - x[3 * M + q], 0.0, o.inv_u[q], 0.0);
             if (Obj::is_signed) d = t;  // M = 1; orientation: see the end
             else d = M == 1 ? fabs(t) : dmax(d, fabs(t));
         }
@@ -144,7 +170,7 @@ XO_HD int pair_index(int g, int h, int k) { return g * (k - 1) + (h < g ? h : h 
 template <int Metric_>
 struct KdObjective {
     static constexpr int metric = Metric_;
-    static constexpr int kinds = Metric_ == URF ? 2 : 1;  // C, and U for URF
+    static constexpr int kinds = counter_kinds(Metric_);
     int k;
     double w, inv_auc;
     const double* inv_x;  // (k, k) 1 / (n_g1 n_h0)
@@ -174,7 +200,7 @@ XO_HD double ghat(const KdObjective<Metric_>& o, const Counter& counter, double 
             double r = 0.0;
             for (int h = 0; h < k; ++h)
                 if (h != g) r += counter(0, g, h);
-            const double p = (r + o.w_g[g]) * o.inv_p[g];
+            const double p = prf_share(r, o.w_g[g], o.inv_p[g]);
             p_max = g == 0 ? p : dmax(p_max, p);
             p_min = g == 0 ? p : dmin(p_min, p);
         }
@@ -183,8 +209,10 @@ XO_HD double ghat(const KdObjective<Metric_>& o, const Counter& counter, double 
         for (int g = 0; g < k; ++g)
             for (int h = g + 1; h < k; ++h) {
                 const double t = Metric_ == XAUC
-                    ? counter(0, g, h) * o.inv_x[g * k + h] - counter(0, h, g) * o.inv_x[h * k + g]
-                    : (counter(1, g, h) - counter(1, h, g)) * o.inv_u[g * k + h];
+                    ? pair_term<XAUC>(counter(0, g, h), counter(0, h, g),
+                                      o.inv_x[g * k + h], o.inv_x[h * k + g])
+                    : pair_term<URF>(counter(1, g, h) - counter(1, h, g), 0.0,
+                                     o.inv_u[g * k + h], 0.0);
                 d = dmax(d, fabs(t));
             }
     }

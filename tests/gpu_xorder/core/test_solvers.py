@@ -100,7 +100,7 @@ def _counters_of_path(lat, path):
                 c[2] += lat.n_b - j
             i += 1
         else:
-            c[1] += y_b[j] * lat.negleft_a[i]
+            c[1] += y_b[j] * lat.negleft_a[0, i]
             if lat.n_counters == 4:
                 c[3] += lat.n_a - i
             j += 1
@@ -347,7 +347,7 @@ def test_weight_chosen_on_held_out_data_for_a_lam():
     """``XOrder(lam, validation=...)``: the weight whose transferred held-out scores have
     the best AUC - lam |D| (by the metric definitions), refitted on all the data."""
     from gpu_xorder import metrics
-    from gpu_xorder.postprocessing._estimator import VALIDATION_LAMS
+    from gpu_xorder.postprocessing._held_out import VALIDATION_LAMS
 
     rng = np.random.default_rng(15)
     s, y, g = _shifted(rng, 150)

@@ -148,7 +148,7 @@ def test_dp_orders_sorted_on_the_device(emulated_cupy):
     """The device sort gives cpu_reference's DP orders exactly: descending scores, equal
     scores (0.0 and -0.0 among them, which the emulated radix sort orders apart, as a
     sort of their bits does) in input order; fair_order on the device equals NumPy."""
-    from cpu_reference._lattice import dp_order
+    from cpu_reference._kgroups import dp_order
 
     rng = np.random.default_rng(37)
     zeros = np.array([0.0, -0.0, 0.0, -0.0])
@@ -290,7 +290,7 @@ def test_tile_width():
     hold too few tiles, and wherever the staged columns outgrow the shared memory."""
     from gpu_xorder.engine import _plan
     s, y, g = problem(np.random.default_rng(0), 40, 30)
-    assert _plan.tile_width(cr.as_step(cr.build_lattice(s, y, g, "urf", "absolute"))) == 128
+    assert _plan.tile_width(cr.build_lattice(s, y, g, "urf", "absolute")) == 128
     steps = step_lattices("urf", (40, 33, 7), False, 0.5)
     assert [_plan.tile_width(lat) for lat in steps] == [128, 32]
     wide = steps[1].__class__(**{**steps[1].__dict__, "n_b": 10**6})

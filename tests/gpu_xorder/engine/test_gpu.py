@@ -82,7 +82,7 @@ def assert_strips_same(lat, lams, chunks=(None,), blocks=None):
 
     want = [cr.fill(lat, lam) for lam in lams]
     for chunk in chunks:
-        chunk = _plan.strip_chunk(cr.as_step(lat), chunk)
+        chunk = _plan.strip_chunk(lat, chunk)
         words, final = _launch.fill_strips(ce.DEVICE, lat, lams, chunk, blocks=blocks)
         paths = ce.traceback(lat, words).get()
         words, final = words.get(), final.get()
@@ -164,7 +164,7 @@ def test_strip_kernel_warps_take_several_strips(metric, n_a, n_b):
     s, y, g = problem(rng, n_a, n_b, ties=True)
     lat = cr.build_lattice(s, y, g, metric, "absolute")
     lams = [0.0, 0.5, 3.0]
-    chunk = _plan.strip_chunk(cr.as_step(lat))
+    chunk = _plan.strip_chunk(lat)
     warps = _kernel_source.constants("strip_kernel", metric, chunk=chunk)["STRIP_WARPS"]
     tickets = len(lams) * -(-n_a // 32)
     grids = sorted({1, 3, 7, tickets // (3 * warps)})
@@ -201,10 +201,9 @@ def check_bottom_band(n, lam=0.5):
     rng = np.random.default_rng(2**31)
     s, y, g = problem(rng, n, n, ties=True)
     lat = cr.build_lattice(s, y, g, "xauc", "absolute")
-    step = cr.as_step(lat)
     col0, row0 = cr.edge_counters(lat)
     i0 = 32 * ((n - 1) // 32 - 1)
-    widths = {"tiles": _plan.tile_width(step), "strips": _plan.strip_chunk(step)}
+    widths = {"tiles": _plan.tile_width(lat), "strips": _plan.strip_chunk(lat)}
 
     # the counters of row i0 on the device, then NumPy's fill of the rows below it
     out = _launch.fill(ce.DEVICE, cr.band_lattice(lat, 0, i0), [lam], "tiles",

@@ -14,7 +14,7 @@ from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import check_estimator
 
 from gpu_xorder import XOrder
-from gpu_xorder.postprocessing._estimator import MSG_ONE_COLUMN, MSG_SPARSE
+from gpu_xorder.postprocessing._scores import MSG_ONE_COLUMN, MSG_SPARSE
 
 RNG = np.random.default_rng(5)
 N = 200

@@ -1,0 +1,89 @@
+"""The weight chosen on held-out data (``XOrder(validation=...)``): every weight of
+``VALIDATION_LAMS`` fitted on the training data and scored on held-out data by the
+constrained AUC (``max_disparity``) or ``AUC - lam |D|`` (docs/design.md, section 3.5)."""
+
+import warnings
+
+import numpy as np
+from sklearn.model_selection import train_test_split
+
+from .. import metrics
+from ..utils import _validation as v
+from ._scores import score_column
+
+MSG_VALIDATION = (
+    "validation must be None, a share in (0, 1) or (scores, y, sensitive_features), "
+    "got {value!r}"
+)
+MSG_VALIDATION_ALONE = (
+    "validation chooses the weight for max_disparity or for lam > 0: give one of them"
+)
+MSG_VALIDATION_MISSED = (
+    "no lam of VALIDATION_LAMS keeps the held-out |D| <= {eps:g}; kept lam = {lam:g}, "
+    "whose held-out |D| is the smallest ({best:.4f})"
+)
+#: The weights a held-out choice tries.
+VALIDATION_LAMS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
+
+
+def check_validation(value, max_disparity, lams):
+    if value is None:
+        return
+    if max_disparity is None and not np.any(np.asarray(lams) > 0):
+        raise ValueError(MSG_VALIDATION_ALONE)
+    if v.is_number(value):  # a fraction to hold out, of any real number type
+        if not 0.0 < v.as_real(value, "validation", MSG_VALIDATION) < 1.0:
+            raise ValueError(MSG_VALIDATION.format(value=value))
+    elif not (isinstance(value, (tuple, list)) and len(value) == 3):
+        raise TypeError(MSG_VALIDATION.format(value=type(value).__name__))
+
+
+def validated_fit(est, scores, y, sensitive_features, progress, fit_path):
+    """``XOrder(max_disparity=eps, validation=...)``: fit every lam of
+    ``VALIDATION_LAMS``, keep the one whose held-out scores have the best AUC with
+    ``|D| <= eps``; ``XOrder(lam=lam, validation=...)``: the best ``AUC - lam |D|``."""
+    params = {k: val for k, val in est.get_params().items()
+              if k not in ("lam", "max_disparity", "validation")}
+    eps = None if est.max_disparity is None else float(est.max_disparity)
+    if v.is_number(est.validation):
+        s = v.check_scores(score_column(scores)[0])
+        labels_y = v.check_labels(y, s.size)
+        labels, index = v.encode_groups(sensitive_features, s.size)
+        strata = index * 2 + labels_y
+        train, held = train_test_split(np.arange(s.size), test_size=float(est.validation),
+                                       stratify=strata, random_state=0)
+        fit_data = (s[train], labels_y[train], labels[index[train]])
+        val_data = (s[held], labels_y[held], labels[index[held]])
+    else:
+        fit_data = (scores, y, sensitive_features)
+        val_data = est.validation
+    s_val, y_val, g_val = val_data
+    s_val = score_column(s_val)[0]
+    models = fit_path(fit_data[0], fit_data[1], sensitive_features=fit_data[2],
+                         lams=VALIDATION_LAMS, progress=progress, **params)
+    auc, dis = [], []
+    for m in models:
+        adjusted = m.transform(s_val, sensitive_features=g_val)
+        auc.append(metrics.auc(adjusted, y_val))
+        dis.append(metrics.disparity(adjusted, y_val, g_val, est.metric))
+    auc, dis = np.array(auc), np.array(dis)
+    ok = np.flatnonzero(dis <= eps) if eps is not None else np.array([], dtype=int)
+    if eps is None:
+        k = int(np.argmax(auc - float(est.lam) * dis))
+    elif ok.size:
+        k = int(ok[np.argmax(auc[ok])])
+    else:
+        k = int(np.argmin(dis))
+        warnings.warn(MSG_VALIDATION_MISSED.format(eps=eps, best=dis[k],
+                                                   lam=VALIDATION_LAMS[k]),
+                      UserWarning, stacklevel=3)
+    chosen = models[k]
+    if v.is_number(est.validation):
+        chosen = type(est)(**params, lam=VALIDATION_LAMS[k]).fit(
+            scores, y, sensitive_features=sensitive_features, progress=progress)
+    for name, value in vars(chosen).items():
+        if name.endswith("_"):
+            setattr(est, name, value)
+    est.validation_ = {"lams": list(VALIDATION_LAMS), "auc": auc.tolist(),
+                       "disparity": dis.tolist(), "chosen": VALIDATION_LAMS[k]}
+    return est
