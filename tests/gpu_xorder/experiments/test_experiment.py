@@ -104,6 +104,14 @@ def test_undefined_values_are_none_and_skipped_in_means():
     assert missing.to_dict()["summary"]["train"][0]["xauc"] == [None, None]
 
 
+#: Adult's model scores its surest items 1.0 and 0.9999999999999998: an ordering that
+#: moves items between them has no float64 left to give them distinct scores, and the
+#: transfer says so (test_transfer.py checks the warning); these tests read the
+#: unadjusted figures only.
+NO_ROOM_AT_ONE = pytest.mark.filterwarnings("ignore:.* adjusted training scores share a value")
+
+
+@NO_ROOM_AT_ONE
 def test_compas_and_adult_match_the_figures_the_paper_quotes():
     """The data, split and model reproduce the paper's unadjusted xAUC figures (mean of
     three repetitions) within 0.03, except Adult's smaller xAUC: 0.867 here against the
@@ -120,6 +128,7 @@ def test_compas_and_adult_match_the_figures_the_paper_quotes():
             assert 0 <= sd < 0.02
 
 
+@NO_ROOM_AT_ONE
 def test_adult_age_bands_urf_is_near_the_paper():
     """Unadjusted Delta-URF of the age bands: the paper says about 0.75; one split gives
     about 0.81 here (the paper's exact model and split are not known)."""
