@@ -154,6 +154,35 @@ _SESSION = {}
 
 
 @contextlib.contextmanager
+def cupy_replaced_by(module):
+    """``import cupy`` gives ``module`` and ``gpu_xorder.engine._cupy_engine`` is imported
+    afresh on next use; CuPy (or its absence), the engine module and the backend's cached
+    status are restored afterwards."""
+    import gpu_xorder.engine as package
+    from gpu_xorder.engine import _backend
+
+    saved = {name: sys.modules.get(name) for name in ("cupy", _CUPY_ENGINE)}
+    saved_attr = package.__dict__.get("_cupy_engine")
+    sys.modules["cupy"] = module
+    sys.modules.pop(_CUPY_ENGINE, None)
+    package.__dict__.pop("_cupy_engine", None)
+    _backend.cupy_status.cache_clear()
+    try:
+        yield
+    finally:
+        for name, saved_module in saved.items():
+            if saved_module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = saved_module
+        if saved_attr is None:
+            package.__dict__.pop("_cupy_engine", None)
+        else:
+            package._cupy_engine = saved_attr
+        _backend.cupy_status.cache_clear()
+
+
+@contextlib.contextmanager
 def emulated_cupy(session=False):
     """``gpu_xorder.engine._cupy_engine`` imported over ``fake_cupy`` (every launch
     replayed by the kernels' host build: skipped without nvcc); the real state (CuPy or
@@ -168,37 +197,22 @@ def emulated_cupy(session=False):
     from gpu_xorder.engine import _backend
     from support import fake_cupy
 
-    saved = {name: sys.modules.get(name) for name in ("cupy", _CUPY_ENGINE)}
-    saved_attr = package.__dict__.get("_cupy_engine")
     saved_probe = _backend._probe
-    sys.modules["cupy"] = fake_cupy
-    sys.modules.pop(_CUPY_ENGINE, None)
-    package.__dict__.pop("_cupy_engine", None)
-    _backend.cupy_status.cache_clear()
     free = list(fake_cupy.MEMORY)
-    try:
-        if session and _SESSION:
-            sys.modules[_CUPY_ENGINE] = package._cupy_engine = _SESSION["module"]
-            _backend._probe = lambda: _SESSION["probe"]
-        else:
-            module = importlib.import_module(_CUPY_ENGINE)
-            if session:
-                _SESSION.update(module=module, probe=_backend._probe())
+    with cupy_replaced_by(fake_cupy):
+        try:
+            if session and _SESSION:
+                sys.modules[_CUPY_ENGINE] = package._cupy_engine = _SESSION["module"]
                 _backend._probe = lambda: _SESSION["probe"]
-        yield sys.modules[_CUPY_ENGINE]
-    finally:
-        _backend._probe = saved_probe
-        fake_cupy.MEMORY[:] = free
-        for name, module in saved.items():
-            if module is None:
-                sys.modules.pop(name, None)
             else:
-                sys.modules[name] = module
-        if saved_attr is None:
-            package.__dict__.pop("_cupy_engine", None)
-        else:
-            package._cupy_engine = saved_attr
-        _backend.cupy_status.cache_clear()
+                module = importlib.import_module(_CUPY_ENGINE)
+                if session:
+                    _SESSION.update(module=module, probe=_backend._probe())
+                    _backend._probe = lambda: _SESSION["probe"]
+            yield sys.modules[_CUPY_ENGINE]
+        finally:
+            _backend._probe = saved_probe
+            fake_cupy.MEMORY[:] = free
 
 
 @contextlib.contextmanager

@@ -17,7 +17,7 @@ import pytest
 
 from support import cuda_host
 from support import fake_cupy
-import gpu_xorder.engine
+import gpu_xorder
 from gpu_xorder import fair_order
 from gpu_xorder.engine import _backend
 from gpu_xorder.engine import _selfcheck
@@ -26,6 +26,7 @@ from gpu_xorder.cli import main
 
 from support.problems import two_group_problem
 from support.backends import cpu_backend
+from support.engines import cupy_replaced_by
 
 pytestmark = pytest.mark.usefixtures("plain_consoles")
 
@@ -224,25 +225,8 @@ ENGINE = "gpu_xorder.engine._cupy_engine"
 
 @pytest.fixture
 def broken_cupy():
-    saved = {name: sys.modules.get(name) for name in ("cupy", ENGINE)}
-    saved_attr = gpu_xorder.engine.__dict__.get("_cupy_engine")
-    sys.modules["cupy"] = _BrokenCupy("cupy")
-    sys.modules.pop(ENGINE, None)
-    gpu_xorder.engine.__dict__.pop("_cupy_engine", None)
-    _backend.cupy_status.cache_clear()
-    try:
+    with cupy_replaced_by(_BrokenCupy("cupy")):
         yield
-    finally:
-        for name, module in saved.items():
-            if module is None:
-                sys.modules.pop(name, None)
-            else:
-                sys.modules[name] = module
-        if saved_attr is None:
-            gpu_xorder.engine.__dict__.pop("_cupy_engine", None)
-        else:
-            gpu_xorder.engine._cupy_engine = saved_attr
-        _backend.cupy_status.cache_clear()
 
 
 def test_a_cupy_that_raises_on_import(broken_cupy, capsys):
