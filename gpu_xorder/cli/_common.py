@@ -53,6 +53,13 @@ MSG_SCHEDULER = "cannot reach the Dask scheduler at {address}: {why}"
 SCHEDULER_TIMEOUT = 10  # seconds to connect and hear the scheduler's first answer
 
 
+def asked_and_ran(asked, ran):
+    """``asked`` and, where it differs, what ran: ``"auto (numba)"``, ``"auto (paper,
+    lagrangian)"``, ``"paper"``."""
+    ran = list(dict.fromkeys(ran))
+    return asked if ran in ([], [asked]) else f"{asked} ({', '.join(ran)})"
+
+
 def group_names(data, groups):
     """How the grouping is called and the readable names of its group codes."""
     if groups == "age":

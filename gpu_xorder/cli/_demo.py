@@ -13,6 +13,7 @@ from rich.progress import TimeElapsedColumn
 from . import _output as out
 from ._common import LAM_NOTE
 from ._common import LIBRARY_ERRORS
+from ._common import asked_and_ran
 from ._common import check_split
 from ._common import counts
 from ._common import group_names
@@ -48,10 +49,9 @@ def run(args):
     out.console.print(
         f"split {split['n_train']} train / {split['n_test']} test (seed {args.seed}); "
         f"logistic regression on standardised features; xOrder metric "
-        f"[bold]{args.metric}[/bold], method {', '.join(split['methods'])}, solver "
-        f"{', '.join(split['solvers'])}, backend "
-        f"{args.backend}"
-        + (f" ({', '.join(split['backends'])})" if split["backends"] else "")
+        f"[bold]{args.metric}[/bold], method {asked_and_ran(args.method, split['methods'])}, "
+        f"solver {asked_and_ran(args.solver, split['solvers'])}, "
+        f"backend {asked_and_ran(args.backend, split['backends'])}"
     )
     out.console.print(out.metrics_table("Test split", rows, "test", args.metric, timing=True))
     out.console.print(out.metrics_table("Training split", rows, "train", args.metric))

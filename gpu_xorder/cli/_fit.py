@@ -10,6 +10,7 @@ from rich.markup import escape
 from . import _output as out
 from ._common import FILE_ERRORS
 from ._common import LIBRARY_ERRORS
+from ._common import asked_and_ran
 from ._common import check_new_column
 from ._common import file_row
 from ._common import group_title
@@ -96,9 +97,10 @@ def run(args):
         setting = f"lam {est.lam:g}"
     else:
         setting = f"lams {' '.join(f'{m.lam:g}' for m in models)}"
-    solvers = ", ".join(dict.fromkeys(m.result_.solver for m in models))
+    solver = asked_and_ran(args.solver, [m.result_.solver for m in models])
     out.console.print(f"xOrder metric [bold]{args.metric}[/bold], {setting}, method "
-                  f"{r.method}, solver {solvers}, backend {r.backend}, {seconds:.2f} s"
+                  f"{asked_and_ran(args.method, [r.method])}, solver {solver}, "
+                  f"backend {asked_and_ran(args.backend, [r.backend])}, {seconds:.2f} s"
                   + (f", {r.extra['bands']} bands" if "bands" in r.extra else ""))
     for m in models:
         out.console.print(_certificate(m.result_) if len(models) == 1 else

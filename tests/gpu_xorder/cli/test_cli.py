@@ -32,7 +32,7 @@ def test_demo_german(capsys):
     assert "Traceback" not in out + err
     assert "german: 1000 rows, 58 features" in out
     # lam 0: the cell rule, exact; lam 1.5: the default solver's exact solve (105 x 597)
-    assert "xOrder metric xauc, method 2d, solver paper, exact, backend" in " ".join(
+    assert "xOrder metric xauc, method auto (2d), solver auto (paper, exact), backend auto (" in " ".join(
         out.split())
     for title in ("Test split", "Training split"):
         assert title in out
