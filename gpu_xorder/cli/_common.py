@@ -31,8 +31,8 @@ MAX_GROUPS = 20
 
 MSG_MAX_GROUPS = ("{path}: {columns} gives {n} groups, more than --max-groups {limit} "
                   "(an ID-like column?); pass --max-groups {n} to fit them all")
-MSG_ONE_GROUP = ("{path}: {columns} gives one group ({label!r}) in all {rows} rows; "
-                 "fairness compares two or more groups (the wrong column?)")
+MSG_ONE_GROUP = ("{path}: {columns} gives one group ({label!r}) in every row; fairness "
+                 "compares two or more groups (the wrong column?)")
 MSG_GROUP_TYPE = "; read the labels as text (--group-type text) or correct the cell"
 MSG_COLUMN_TAKEN = ("--column {name}: {path} already has a column {name!r}, which the "
                     "output would overwrite; name the new column otherwise (e.g. "
@@ -120,7 +120,7 @@ def read_groups(data, args):
     n = labels.size
     if n == 1:
         raise ValueError(MSG_ONE_GROUP.format(path=args.data, columns=group_title(args.group),
-                                              label=labels[0].item(), rows=groups.size))
+                                              label=labels[0].item()))
     if n > args.max_groups:
         raise ValueError(MSG_MAX_GROUPS.format(path=args.data, n=n, limit=args.max_groups,
                                                columns=group_title(args.group)))

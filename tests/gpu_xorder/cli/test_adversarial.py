@@ -264,8 +264,8 @@ add("int group text in transform", Case(transform(), q(
 ONE_GROUP = csv_text([r[:3] + ["a"] + r[4:] for r in BASE]).encode()
 for command in ("fit", "audit"):
     add(f"one group in {command}", Case(FILE_COMMANDS[command](), q(
-        "data.csv: group gives one group ('a') in all 48 rows; fairness compares two or "
-        "more groups"), files={"data.csv": ONE_GROUP}))
+        "data.csv: group gives one group ('a') in every row; fairness compares two or more "
+        "groups"), files={"data.csv": ONE_GROUP}))
 
 # --- spellings of one integer: a warning naming both, the command runs
 for command in ("fit", "audit"):
