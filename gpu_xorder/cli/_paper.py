@@ -150,12 +150,13 @@ def _paper_outputs(folder, comparisons, document, figures):
     if figures:
         from ..experiments._paper_plots import write_figures
 
-        from ..datasets import load_dataset
+        from ..experiments._studies import load_data
 
         for comparison in comparisons:
-            _, names = group_names(load_dataset(comparison.data), comparison.groups)
+            data = load_data(comparison.data)  # the ICU stand-in too
+            _, names = group_names(data, comparison.groups)
             write_figures(comparison, folder, names=names,
-                          positive=POSITIVE_MEANS[comparison.data])
+                          positive=POSITIVE_MEANS[data.name])
 
 
 def _print_comparison(comparison):
@@ -185,9 +186,9 @@ def _print_comparison(comparison):
 
 def _print_experiment(exp):
     from ..experiments._experiment import grouping
-    from ..datasets import load_dataset
+    from ..experiments._studies import load_data
 
-    data = load_dataset(exp.data)
+    data = load_data(exp.data)
     group_label, names = group_names(data, exp.groups)
     sizes = ", ".join(f"{names.get(g, g)} {c}"
                       for g, c in counts(grouping(data, exp.groups)))

@@ -49,6 +49,7 @@ GROUP_NAMES = {
     "compas": {0: "non-white", 1: "white"},
     "german": {0: "young", 1: "adult"},
     "framingham": {1: "male", 2: "female"},
+    "icu-synthetic": {0: "younger half", 1: "older half"},  # datasets.make_icu
 }
 #: What a positive label of each data set means (README.md beside the data).
 POSITIVE_MEANS = {
@@ -56,6 +57,7 @@ POSITIVE_MEANS = {
     "compas": "re-offended within two years",
     "german": "bad credit",
     "framingham": "coronary heart disease",
+    "icu-synthetic": "died in hospital (synthetic)",
 }
 #: Name of ``y`` with ``as_frame=True``: the label column, or what German's label means.
 _TARGET_NAMES = {"german": "bad_credit"}

@@ -22,6 +22,8 @@ DPI = 80
 XROC_BAND = 0.95
 #: Characters per line of an xROC panel's axis labels (a panel is 4.2 inches wide).
 XROC_LABEL_WIDTH = 45
+#: Characters of a medium-size title per inch of figure width (wrapped beyond).
+TITLE_CHARS_PER_INCH = 10
 
 
 def _figure(width=5.5, height=4.2):
@@ -202,6 +204,7 @@ def plot_xroc_panels(comparison, axes, panels=XROC_PANELS, names=None, positive=
     name = namer(names)
     for ax, key in zip(np.atleast_1d(axes), panels):
         plot_xroc(*curves[key], band=XROC_BAND, names=names, positive=positive, ax=ax)
+        ax.legend(loc="lower right", fontsize="x-small")  # long group names fit a panel
         parameter = curves.get("xorder_lam") if key == "xorder" else None
         chosen = [r for r in comparison.records if r["split"] == "test"
                   and r["method"] == key and r["parameter"] == parameter
@@ -220,10 +223,12 @@ def plot_xroc_panels(comparison, axes, panels=XROC_PANELS, names=None, positive=
                  "xorder": f"xOrder, lam = {parameter:g}" if parameter is not None
                  else "xOrder"}[key]
         ax.set_title(title, fontsize="medium")
-    np.atleast_1d(axes)[0].figure.suptitle(
+    fig = np.atleast_1d(axes)[0].figure
+    fig.suptitle(textwrap.fill(
         f"{comparison.data}: xROC curves of repetition 0 with {XROC_BAND:.0%} pointwise "
         f"bands; in each panel the test xAUC as mean ± sd over "
-        f"{_repetitions(comparison.repeats)}", fontsize="medium")
+        f"{_repetitions(comparison.repeats)}",
+        int(TITLE_CHARS_PER_INCH * fig.get_figwidth())), fontsize="medium")
     # panels side by side: the axis labels wrapped to the panel's width, the y label once
     for k, ax in enumerate(np.atleast_1d(axes)):
         ax.set_xlabel(textwrap.fill(ax.get_xlabel(), XROC_LABEL_WIDTH))

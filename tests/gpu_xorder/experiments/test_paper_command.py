@@ -186,12 +186,16 @@ def test_multi_group_post_logit_against_kd_and_iterative_xorder(tmp_path, monkey
 
 def test_icu_standin_runs_every_method(tmp_path, monkeypatch, capsys):
     """--data icu-standin: the baselines on the synthetic ICU table (here a small draw
-    of it, so that the test takes seconds)."""
+    of it, so that the test takes seconds), the figures with its groups' names (the
+    figures once looked the data set up among the bundled ones and failed at the end)."""
     monkeypatch.setattr(_studies, "_icu_standin", lambda: make_icu(3000))
+    folder = tmp_path / "icu"
     assert main(["paper", "--data", "icu-standin", "--repeats", "1", "--lam", "0.5",
-                 "--backend", "numpy", "--json", str(tmp_path / "icu.json")]) == 0
-    doc = json.loads((tmp_path / "icu.json").read_text())["experiments"][0]
+                 "--backend", "numpy", "--out", str(folder)]) == 0
+    doc = json.loads((folder / "records.json").read_text())["experiments"][0]
     assert doc["data"] == "icu-standin" and set(doc["methods"]) == set(METHODS)
+    assert {p.name for p in folder.glob("*.png")} == {
+        "icu-standin_default_lr_tradeoff.png", "icu-standin_default_lr_xroc.png"}
     capsys.readouterr()
     assert main(["paper", "--data", "icu-standin", "--groups", "age"]) == 2
     assert "the ICU stand-in has its two age bands only" in capsys.readouterr().err
