@@ -203,8 +203,6 @@ def estimate_seconds(groups, args, engine):
 
     step = args.subsample or 1
     sizes = [-(-int(c) // step) for c in np.unique(groups, return_counts=True)[1]]
-    if len(sizes) < 2:
-        return 0.0  # nothing to estimate: the fit itself says what is missing
     if len(sizes) == 2:
         return lattice_cells(groups, args) * FILL_SECONDS_PER_CELL[engine]
     n_lams = len(args.lam) if isinstance(args.lam, (list, tuple)) else 1
