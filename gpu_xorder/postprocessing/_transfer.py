@@ -33,7 +33,9 @@ MSG_UNSEPARATED = (
     "{count} adjusted training scores share a value with a neighbour although their "
     "scores differ: the learned ordering puts more items between two reference scores "
     "(or a reference score and a bound) than float64 holds numbers between them (the "
-    "closest pair: {lo!r} and {hi!r})"
+    "closest pair: {lo!r} and {hi!r}); scores on an unbounded scale keep them apart, "
+    "e.g. log-odds (a model's decision_function, "
+    "FairRanker(response_method='decision_function')) instead of probabilities near 0 or 1"
 )
 
 _FLOAT_MAX = float(np.finfo(np.float64).max)
