@@ -340,17 +340,26 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1):
         search.points = [(mu, c) for mu, c in search.points if mu not in need]
         evaluate(need, bits=True)
     signed = [c for _, c in search.points if c.path is not None]
-    out = []
+    chosen = []
     for lam, cell_rule in zip(lams, paper):
         if lam == 0:
-            out.append((cell_rule, absolute_objective(cell_rule, 0.0)))
+            chosen.append(cell_rule)
             continue
         best = _best(cell_rule, rules + signed + found, lam)
         if best.path is None:  # the cell rule at lam: its bits after all
             best = candidate(lat, *fills(lat, np.array([lam]))[0])
             tally.bit_fills += 1
         coarse = sorted(found, key=lambda c: -absolute_objective(c, lam))[:COARSE_RELINK]
-        best = _relinked(lat, lam, best, rules + signed + coarse)
+        chosen.append(_relinked(lat, lam, best, rules + signed + coarse))
+    out = []
+    for lam, best in zip(lams, chosen):
+        if lam == 0:
+            out.append((best, absolute_objective(best, 0.0)))
+            continue
+        # the lams share one search: another lam's answer may be the better one here
+        other = _best(best, chosen, lam)
+        if other is not best:
+            best = _relinked(lat, lam, other, [best])
         inside = [signed_value(c, mu) for mu, c in search.points if abs(mu) <= lam]
         value = absolute_objective(best, lam)
         out.append((best, _proven(max(min(inside), value), value)))

@@ -425,6 +425,31 @@ def test_default_solver_on_bundled_data_is_at_least_the_cell_rule():
     assert any(r.objective > p.objective for p, r in zip(paper, auto))
 
 
+@pytest.mark.parametrize("data", ["compas", "synthetic"])
+def test_every_lam_of_a_path_is_at_least_every_other_lams_answer(data):
+    """One search serves the lams of a path, so each lam's answer is at least as good
+    at that lam as any other lam's answer. COMPAS (repetition 0), xauc, lams 0.01, 0.05,
+    0.5 is the case that broke it: lam 0.5 kept 0.781957 where lam 0.05's ordering
+    scores 0.782042 at lam 0.5; and random two-group data with ties, every metric."""
+    if data == "compas":
+        from gpu_xorder.experiments._experiment import grouping, split_scores
+        from gpu_xorder.datasets import load_dataset
+
+        dataset = load_dataset("compas")
+        (s, y, a), _ = split_scores(dataset, grouping(dataset, "default"), seed=0)
+        cases = [(s, y, a, "xauc", [0.01, 0.05, 0.5])]
+    else:
+        rng = np.random.default_rng(5)
+        cases = [(*two_group_problem(rng, 400, 300, True), metric, [0.0, 0.02, 0.1, 0.5, 2.0])
+                 for metric in METRICS]
+    for s, y, a, metric, lams in cases:
+        path = fair_order(s, y, a, lam=lams, metric=metric, backend="numpy")
+        for lam, r in zip(lams, path):
+            best_other = max(o.auc - lam * abs(o.disparity) for o in path)
+            assert r.objective >= best_other - 1e-12, (metric, lam)
+            assert r.upper_bound >= r.objective
+
+
 def test_progress_counts_the_fills_of_the_search():
     rng = np.random.default_rng(8)
     s, y, g = two_group_problem(rng, 40, 30)
