@@ -266,7 +266,6 @@ def test_bad_parameters(kwargs, message):
         metrics.confidence_intervals(s, np.zeros(s.size), g)
 
 
-from cpu_reference import half_wins2
 # ---------------------------------------------------------------- bounded work (issue #25)
 
 def test_delong_refuses_n_bootstrap():
