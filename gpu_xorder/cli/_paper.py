@@ -103,8 +103,9 @@ def _paper_comparison(names, args):
         document = {"experiments": [c.to_dict() for c in comparisons]}
         with contextlib.ExitStack() as stack:  # all outputs or none
             if args.out is not None:
-                _paper_outputs(stack.enter_context(staged_folder(args.out)), comparisons,
-                               document, figures)
+                owned = set(held) | _earlier_figures(args.out)
+                _paper_outputs(stack.enter_context(staged_folder(args.out, owned)),
+                               comparisons, document, figures)
             if args.json is not None:
                 write_json(args.json, document)
     except LIBRARY_ERRORS + FILE_ERRORS as exc:
@@ -113,6 +114,22 @@ def _paper_comparison(names, args):
         out.console.print(f"written to {escape(path)}")
     out.console.print(f"[dim]{escape(LAM_NOTE)}[/dim]")
     return 0
+
+
+def _earlier_figures(folder):
+    """The figures an earlier ``paper --out`` into ``folder`` may have written, by its
+    records.json (none where there is none or it is not such a file)."""
+    import json
+    import os
+
+    from ..experiments._paper_plots import figure_names
+
+    try:
+        with open(os.path.join(folder, "records.json"), encoding="utf-8") as f:
+            return {name for e in json.load(f)["experiments"] for name in figure_names(
+                e["data"], e["groups"], e["model"], e.get("study"))}
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
 
 
 def _check_splits(names, args):

@@ -318,12 +318,14 @@ def check_folder(path):
 
 
 @contextlib.contextmanager
-def staged_folder(path):
+def staged_folder(path, owned=()):
     """Write an output folder all or nothing: yields a temporary folder to write the
     files in; after the block it becomes ``path`` (one rename) or, when ``path`` exists,
-    its files are moved into ``path`` one by one, replacing those of the same names. On
-    an error (also SIGTERM, SIGHUP) it is removed and ``path`` left as it was; an
-    OSError names the output, never the temporary folder."""
+    its files are moved into ``path`` one by one, replacing those of the same names, and
+    the files named in ``owned`` (what this command, or an earlier run of it, writes
+    there) that this run did not write are removed: the folder never mixes two runs'
+    outputs. On an error (also SIGTERM, SIGHUP) it is removed and ``path`` left as it
+    was; an OSError names the output, never the temporary folder."""
     path = os.fspath(path)
     target = check_folder(path)
     exists = os.path.isdir(target)
@@ -342,9 +344,14 @@ def staged_folder(path):
                     os.close(fd)
             with _signals_held():  # a signal waits until every file is in place
                 if exists:
-                    for name in sorted(os.listdir(tmp)):
+                    written = sorted(os.listdir(tmp))
+                    for name in written:
                         os.replace(os.path.join(tmp, name), os.path.join(target, name))
                     os.rmdir(tmp)
+                    for name in sorted(set(owned) - set(written)):
+                        if os.path.basename(name) == name:  # a name, never a path
+                            with contextlib.suppress(FileNotFoundError):
+                                os.remove(os.path.join(target, name))
                 else:
                     os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700
                     os.rename(tmp, target)

@@ -103,6 +103,25 @@ def _has_matplotlib():
     return True
 
 
+def test_a_second_run_into_the_folder_leaves_no_figure_of_the_first(tmp_path):
+    """--out into the folder of an earlier run: its figures that this run does not
+    write are removed (they would pass for this run's), the user's own files stay."""
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    run = ["paper", "--repeats", "1", "--methods", "xorder", "--lam", "0.5", "--backend",
+           "numpy", "--subsample", "20", "--out", str(folder)]
+    assert main(run + ["--data", "german"]) == 0
+    assert {"german_default_lr_tradeoff.png", "german_default_lr_xroc.png"} <= {
+        p.name for p in folder.iterdir()}
+    assert main(run + ["--data", "framingham"]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "framingham_default_lr_tradeoff.png", "framingham_default_lr_xroc.png",
+        "notes.txt", "records.json", "summary.csv", "tables.md", "timings.csv"]
+    doc = json.loads((folder / "records.json").read_text())
+    assert [e["data"] for e in doc["experiments"]] == ["framingham"]
+
+
 def test_summary_ranges_are_the_single_runs_extremes():
     c = compare_methods("german", methods=["xorder"], lams=[0.5], repeats=2, seed=1,
                         backend="numpy")

@@ -596,6 +596,30 @@ def test_staged_folder_errors_name_the_output(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["records.json"]
 
 
+def test_staged_folder_removes_only_the_owned_files_it_did_not_write(tmp_path):
+    """Into an existing folder: the files written replace theirs, the ``owned`` names
+    not written this time are removed (an earlier run's outputs), anything else stays,
+    and a name that is a path is never followed; an error removes nothing."""
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("a.png", "b.png", "tables.md", "mine.txt"):
+        (out / name).write_text("old")
+    (tmp_path / "outside.png").write_text("keep")
+    owned = {"a.png", "b.png", "c.png", "tables.md", "../outside.png"}
+    with pytest.raises(RuntimeError):
+        with _files.staged_folder(out, owned) as folder:
+            (Path(folder) / "a.png").write_text("new")
+            raise RuntimeError("the work failed")
+    assert sorted(p.name for p in out.iterdir()) == ["a.png", "b.png", "mine.txt",
+                                                      "tables.md"]
+    with _files.staged_folder(out, owned) as folder:
+        (Path(folder) / "a.png").write_text("new")
+        (Path(folder) / "tables.md").write_text("new")
+    assert {p.name: p.read_text() for p in out.iterdir()} == {
+        "a.png": "new", "tables.md": "new", "mine.txt": "old"}
+    assert (tmp_path / "outside.png").read_text() == "keep"
+
+
 @pytest.mark.parametrize("text,shown", [
     ("abc", "'abc'"),
     ("x" * 78, "'" + "x" * 78 + "'"),
