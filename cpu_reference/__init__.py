@@ -4,8 +4,8 @@ The fallback backend of ``gpu_xorder`` and the source of truth every CUDA kernel
 tested against, decision for decision.
 """
 
-from ._banded import (band_lattice, banded_bytes, least_banded_bytes, numpy_band_fill,
-                      plan_bands, solve_banded)
+from ._banded import (HostWalker, band_lattice, banded_bytes, least_banded_bytes,
+                      numpy_band_fill, plan_bands, solve_banded)
 from ._bits import bits_to_matrix, n_words
 from ._blocks import block_lattice, expand_path
 from ._counting import half_wins2
@@ -29,6 +29,7 @@ from ._traceback import path_to_order, traceback
 
 __all__ = [
     "EPS_TOLERANCE",
+    "HostWalker",
     "PRUNE_TOLERANCE",
     "COUNTERS",
     "COUNTER_KINDS",

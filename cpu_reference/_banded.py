@@ -164,14 +164,20 @@ class HostWalker:
         for b, k in enumerate(self.k):
             if k == 0:
                 continue
-            steps, _, j = walk(words[b], i1 - i0, self.n_b, self.j[b])
-            self.path[b, k - len(steps):k] = steps[::-1]
-            k -= len(steps)
+            j, k = self.walk_band(words[b], i1 - i0, self.j[b], self.path[b], k)
             if j == 0 or i0 == 0:
                 self.path[b, :k] = 0 if j == 0 else 1
                 k = 0
             self.j[b], self.k[b] = j, k
         return not any(self.k)
+
+    def walk_band(self, words, rows, j, path, k):
+        """Walk one lattice's band of ``rows`` rows back from its bottom row's column
+        ``j``, writing the steps into ``path[:k]`` from its end: ``(j, k)`` where it
+        stopped (an engine may put a compiled walk here)."""
+        steps, _, j = walk(words, rows, self.n_b, j)
+        path[k - len(steps):k] = steps[::-1]
+        return j, k - len(steps)
 
     def paths(self):
         return list(self.path)

@@ -320,29 +320,12 @@ def traceback(words, n_a, n_b):
     return _kernels().traceback(np.ascontiguousarray(words, dtype=np.uint32), n_a, n_b)
 
 
-class _Walker:
+class _Walker(cr.HostWalker):
     """``cpu_reference._banded.HostWalker`` on the compiled walk."""
 
-    def __init__(self, lat, n_lattices):
-        self.n_b = lat.n_b
-        self.path = np.empty((n_lattices, lat.n_a + lat.n_b), dtype=np.int8)
-        self.j = [lat.n_b] * n_lattices
-        self.k = [lat.n_a + lat.n_b] * n_lattices
-
-    def walk(self, words, i0, i1):
-        walk = _kernels().walk
-        for b, k in enumerate(self.k):
-            if k == 0:
-                continue
-            _, j, k = walk(words[b], i1 - i0, self.n_b, self.j[b], self.path[b], k)
-            if j == 0 or i0 == 0:
-                self.path[b, :k] = 0 if j == 0 else 1
-                k = 0
-            self.j[b], self.k[b] = j, k
-        return not any(self.k)
-
-    def paths(self):
-        return list(self.path)
+    def walk_band(self, words, rows, j, path, k):
+        _, j, k = _kernels().walk(words, rows, self.n_b, j, path, k)
+        return j, k
 
 
 def band_fill(lams):
