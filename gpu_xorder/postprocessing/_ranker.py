@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 RESPONSE_METHODS = ("auto", "predict_proba", "decision_function")
+#: What ``response_method="auto"`` tries, in order (scikit-learn's ranking scorers' order).
+AUTO_RESPONSE = ("decision_function", "predict_proba")
 MSG_NO_RESPONSE = (
     "{name} has neither predict_proba nor decision_function: FairRanker needs scores"
 )
@@ -99,7 +101,9 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         an int gives stratified folds for a classifier).
     response_method : {"auto", "predict_proba", "decision_function"}, default="auto"
         Where the scores come from: the probability of class 1, or the decision
-        function; ``"auto"`` tries ``predict_proba`` first.
+        function; ``"auto"`` tries ``decision_function`` first, as scikit-learn's
+        ranking scorers do (a logistic regression's log-odds: its probabilities round
+        to ties near 0 and 1, which loses ranking information), then ``predict_proba``.
     metric, lam, disparity, reference_group, backend, method, subsample, memory_limit, solver, max_disparity, validation
         Parameters of :class:`XOrder`.
     n_jobs : int or None, default=None
@@ -126,10 +130,11 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
 
     Notes
     -----
-    There is no ``predict_proba``: the fair scores keep the reference group's
-    probabilities but move the other groups' scores to realise the learned ordering,
-    so they rank well and are not calibrated probabilities (calibrate them on held-out
-    data where probabilities are needed). ``score`` is a model-selection criterion:
+    There is no ``predict_proba``: the fair scores keep the reference group's scores
+    (decision function or probabilities, ``response_method_``) but move the other
+    groups' scores to realise the learned ordering, so they rank well and are not
+    calibrated probabilities (calibrate them on held-out data where probabilities are
+    needed). ``score`` is a model-selection criterion:
     ``AUC - |D|`` of the fair scores (``SCORE_LAM = 1``; with ``max_disparity``, the AUC
     where ``|D| <= max_disparity`` and a penalty beyond, as
     :func:`gpu_xorder.fairness_scorer`), so that ``GridSearchCV`` over ``lam`` weighs
@@ -349,7 +354,7 @@ def _response(estimator, response_method):
     """The method that gives ``estimator``'s scores."""
     name = type(estimator).__name__
     if response_method == "auto":
-        for method in ("predict_proba", "decision_function"):
+        for method in AUTO_RESPONSE:
             if hasattr(estimator, method):
                 return method
         raise TypeError(MSG_NO_RESPONSE.format(name=name))

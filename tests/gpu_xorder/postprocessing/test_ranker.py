@@ -13,6 +13,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_predict
+from sklearn.naive_bayes import GaussianNB
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
@@ -47,17 +48,18 @@ def routing():
 def test_xorder_learns_from_out_of_fold_scores():
     ranker = FairRanker(LogisticRegression(), cv=FOLDS, lam=1.0, **FAST)
     ranker.fit(X, Y, sensitive_features=A)
-    oof = cross_val_predict(LogisticRegression(), X, Y, cv=FOLDS, method="predict_proba")
-    np.testing.assert_array_equal(ranker.fit_scores_, oof[:, 1])
-    want = XOrder(lam=1.0, **FAST).fit(oof[:, 1], Y, sensitive_features=A)
+    oof = cross_val_predict(LogisticRegression(), X, Y, cv=FOLDS,
+                            method="decision_function")
+    np.testing.assert_array_equal(ranker.fit_scores_, oof)
+    want = XOrder(lam=1.0, **FAST).fit(oof, Y, sensitive_features=A)
     np.testing.assert_array_equal(ranker.xorder_.train_scores_adjusted_,
                                   want.train_scores_adjusted_)
     full = LogisticRegression().fit(X, Y)
     np.testing.assert_array_equal(ranker.estimator_.coef_, full.coef_)
     fair = ranker.decision_function(X[:40], sensitive_features=A[:40])
     np.testing.assert_array_equal(
-        fair, want.transform(full.predict_proba(X[:40])[:, 1], sensitive_features=A[:40]))
-    assert ranker.response_method_ == "predict_proba" and ranker.n_features_in_ == 3
+        fair, want.transform(full.decision_function(X[:40]), sensitive_features=A[:40]))
+    assert ranker.response_method_ == "decision_function" and ranker.n_features_in_ == 3
     # score: AUC - |Delta-xAUC| of the fair scores, by scikit-learn's AUC and pair loops
     fair = ranker.decision_function(X, sensitive_features=A)
     want_score = roc_auc_score(Y, fair) - abs(pair_term(fair, Y, A == 0, A == 1, "xauc"))
@@ -67,12 +69,32 @@ def test_xorder_learns_from_out_of_fold_scores():
 def test_prefit_scores_the_data_given_to_fit():
     held, rest = slice(0, 150), slice(150, None)
     model = LogisticRegression().fit(X[rest], Y[rest])
-    ranker = FairRanker(model, prefit=True, lam=0.5, **FAST)
+    ranker = FairRanker(model, prefit=True, lam=0.5, response_method="predict_proba",
+                        **FAST)
     ranker.fit(X[held], Y[held], sensitive_features=A[held])
     assert ranker.estimator_ is model
     np.testing.assert_array_equal(ranker.fit_scores_, model.predict_proba(X[held])[:, 1])
     with pytest.raises(NotFittedError):
         FairRanker(LogisticRegression(), prefit=True).fit(X, Y, sensitive_features=A)
+
+
+def test_auto_takes_the_decision_function_first_as_ranking_scorers_do():
+    # a classifier with both: its log-odds, which keep apart what its probabilities
+    # round together (saturated probabilities tie at 1.0)
+    far = np.column_stack([np.linspace(30, 60, 40), np.zeros(40), np.zeros(40)])
+    Xf, Yf, Af = np.vstack([X, far]), np.concatenate([Y, np.ones(40, int)]), np.concatenate(
+        [A, np.arange(40) % 2])
+    model = LogisticRegression(C=100.0).fit(Xf, Yf)
+    assert np.unique(model.predict_proba(far)[:, 1]).size < 40  # ties at 1.0
+    ranker = FairRanker(model, prefit=True, **FAST).fit(Xf, Yf, sensitive_features=Af)
+    assert ranker.response_method_ == "decision_function"
+    np.testing.assert_array_equal(ranker.fit_scores_, model.decision_function(Xf))
+    assert np.unique(ranker.fit_scores_[-40:]).size == 40
+    # a classifier with predict_proba only: its probabilities
+    nb = GaussianNB().fit(X, Y)
+    ranker = FairRanker(nb, prefit=True, **FAST).fit(X, Y, sensitive_features=A)
+    assert ranker.response_method_ == "predict_proba"
+    np.testing.assert_array_equal(ranker.fit_scores_, nb.predict_proba(X)[:, 1])
 
 
 def test_decision_function_scores_and_bad_settings():
@@ -109,8 +131,8 @@ def test_fit_params_reach_the_estimator(routing):
                                                    classifier_weight=weights)
     np.testing.assert_array_equal(ranker.estimator_.coef_, want)
     with sklearn.config_context(enable_metadata_routing=False):  # the folds weighted too
-        oof = cross_val_predict(LogisticRegression(), X, Y, cv=FOLDS, method="predict_proba",
-                                params={"sample_weight": weights})[:, 1]
+        oof = cross_val_predict(LogisticRegression(), X, Y, cv=FOLDS,
+                                method="decision_function", params={"sample_weight": weights})
     np.testing.assert_array_equal(ranker.fit_scores_, oof)
     unweighted = FairRanker(LogisticRegression(), cv=FOLDS, **FAST).fit(
         X, Y, sensitive_features=A)
