@@ -110,16 +110,34 @@ def run_baseline(tree, data, n, metric, lam, args):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=os.path.join(os.environ.get("OUT", "."),
-                                                      "auto_vs_rule.md"))
+def case_parser(doc, out, backend, repeat):
+    """The options that choose the cases, the backend, the repetitions and the output."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--out", default=os.path.join(os.environ.get("OUT", "."), out))
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000])
     parser.add_argument("--lams", type=float, nargs="+", default=[0.05, 0.5, 2.0])
     parser.add_argument("--metrics", nargs="+", default=["xauc", "prf", "urf"])
     parser.add_argument("--data", nargs="+", default=["synth"])
-    parser.add_argument("--backend", default="numpy")
-    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--backend", default=backend)
+    parser.add_argument("--repeat", type=int, default=repeat)
+    return parser
+
+
+def cases(args, console):
+    """``(data, n, problem, metric, lam)`` of every case the options name."""
+    for data in args.data:
+        for n in args.sizes:
+            problem = case_data(data, n)
+            if problem is None:
+                console.print(f"{data}: a group has fewer than {n} items; skipped")
+                continue
+            for metric in args.metrics:
+                for lam in args.lams:
+                    yield data, n, problem, metric, lam
+
+
+def main(argv=None):
+    parser = case_parser(__doc__, "auto_vs_rule.md", "numpy", 2)
     parser.add_argument("--baseline", default=None)
     parser.add_argument("--force", action="store_true")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -134,40 +152,33 @@ def main(argv=None):
     console = Console(width=200)
     tree = baseline_tree(args.baseline) if args.baseline else None
     rows = []
-    for data in args.data:
-        for n in args.sizes:
-            problem = case_data(data, n)
-            if problem is None:
-                console.print(f"{data}: a group has fewer than {n} items; skipped")
-                continue
-            for metric in args.metrics:
-                for lam in args.lams:
-                    row = {"data": data, "n": n, "metric": metric, "lam": lam}
-                    times = {"paper": [], "auto": []}
-                    for _ in range(args.repeat):
-                        for solver in ("paper", "auto"):
-                            res, seconds = solve(problem, metric, lam, solver, args.backend)
-                            times[solver].append(seconds)
-                            row[solver] = res
-                    rule, auto = row.pop("paper"), row.pop("auto")
-                    fills = auto.extra.get("fills", {})
-                    coarse = fills.get("coarse_cells", 0) / ((n + 1) ** 2)
-                    row.update(
-                        rule_J=rule.objective, auto_J=auto.objective,
-                        gain=auto.objective - rule.objective, gap=auto.gap,
-                        ran=auto.solver, rule_s=min(times["paper"]),
-                        auto_s=min(times["auto"]), bits=fills.get("bit_fills", 0),
-                        finals=fills.get("final_fills", 0), coarse=coarse)
-                    row["ratio"] = row["auto_s"] / row["rule_s"]
-                    row["fill_ratio"] = row["bits"] + row["finals"] + coarse
-                    if tree is not None:
-                        old = run_baseline(tree, data, n, metric, lam, args)
-                        row.update(old_J=old["J"], vs_old=auto.objective - old["J"],
-                                   old_s=old["s"], old_ran=old["solver"])
-                        if old["bound"] is not None:
-                            row["old_gap"] = old["bound"] - old["J"]
-                    rows.append(row)
-                    console.print({k: v for k, v in row.items()})
+    for data, n, problem, metric, lam in cases(args, console):
+        row = {"data": data, "n": n, "metric": metric, "lam": lam}
+        times = {"paper": [], "auto": []}
+        for _ in range(args.repeat):
+            for solver in ("paper", "auto"):
+                res, seconds = solve(problem, metric, lam, solver, args.backend)
+                times[solver].append(seconds)
+                row[solver] = res
+        rule, auto = row.pop("paper"), row.pop("auto")
+        fills = auto.extra.get("fills", {})
+        coarse = fills.get("coarse_cells", 0) / ((n + 1) ** 2)
+        row.update(
+            rule_J=rule.objective, auto_J=auto.objective,
+            gain=auto.objective - rule.objective, gap=auto.gap,
+            ran=auto.solver, rule_s=min(times["paper"]),
+            auto_s=min(times["auto"]), bits=fills.get("bit_fills", 0),
+            finals=fills.get("final_fills", 0), coarse=coarse)
+        row["ratio"] = row["auto_s"] / row["rule_s"]
+        row["fill_ratio"] = row["bits"] + row["finals"] + coarse
+        if tree is not None:
+            old = run_baseline(tree, data, n, metric, lam, args)
+            row.update(old_J=old["J"], vs_old=auto.objective - old["J"],
+                       old_s=old["s"], old_ran=old["solver"])
+            if old["bound"] is not None:
+                row["old_gap"] = old["bound"] - old["J"]
+        rows.append(row)
+        console.print({k: v for k, v in row.items()})
     cols = [("data", "data", "{}"), ("n", "n per group", "{}"), ("metric", "metric", "{}"),
             ("lam", "lam", "{:g}"), ("rule_J", "rule J", "{:.6f}"),
             ("auto_J", "auto J", "{:.6f}"), ("gain", "gain", "{:+.2e}"),
