@@ -177,7 +177,7 @@ def test_xorder_and_fair_ranker_summaries_name_the_group_both_ways():
         X, y, sensitive_features=g)
     X2 = np.column_stack([s2, g2 == "p"])
     got = ranker.summary(X2, y2, sensitive_features=g2, high_score="harmful")
-    want = ranker.xorder_.summary(ranker.estimator_.predict_proba(X2)[:, 1], y2,
+    want = ranker.xorder_.summary(ranker.estimator_.decision_function(X2), y2,
                                   sensitive_features=g2, high_score="harmful")
     assert got["unadjusted"] == want["unadjusted"] and got["adjusted"] == want["adjusted"]
     with pytest.raises(ValueError, match="unknown high_score 'risky'"):
