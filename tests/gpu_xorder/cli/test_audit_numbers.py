@@ -45,7 +45,7 @@ def write_csv(path, seed, kind):
 
 
 def audit(path, kind, *options):
-    extra = ["--group-type", "float"] if kind == "float" else []
+    extra = [] if kind == "str" else ["--group-type", kind]
     return main(["audit", str(path), "--score", "risk", "other", "--label", "outcome",
                  "--group", "grp", *extra, *options])
 
@@ -97,7 +97,8 @@ def assert_limits(got, want):
 
 
 @pytest.mark.parametrize("high_score", ["favourable", "harmful"])
-@pytest.mark.parametrize("seed, kind", [(0, "str"), (1, "float"), (2, "str"), (3, "float")])
+@pytest.mark.parametrize("seed, kind", [(0, "str"), (1, "float"), (2, "str"), (3, "float"),
+                                        (4, "int")])
 def test_json_numbers_equal_the_oracles(tmp_path, capsys, seed, kind, high_score):
     path = tmp_path / "d.csv"
     columns, y, grp = write_csv(path, seed, kind)

@@ -824,3 +824,24 @@ def test_frame_gives_the_delta_of_a_defined_pair_beside_an_undefined_group():
     row = frame.by_pair.loc[("a", "b")]
     assert (row["xauc_ab"], row["xauc_ba"]) == (1.0, 0.75)
     assert row["xauc"] == 0.25 and close(row["prf"], Fraction(1, 6))
+
+
+@pytest.mark.parametrize("high_score", ["favourable", "harmful"])
+@pytest.mark.parametrize("metric", METRICS)
+def test_xorder_summary_numbers_are_the_definitions(metric, high_score):
+    from gpu_xorder import XOrder
+
+    s, y, grp = nasty(4, "str", k=2)
+    xo = XOrder(lam=0.5, metric=metric, backend="numpy").fit(s, y, sensitive_features=grp)
+    report = xo.summary(s, y, sensitive_features=grp, high_score=high_score)
+    assert (report["metric"], report["high_score"]) == (metric, high_score)
+    adjusted = xo.transform(s, sensitive_features=grp)
+    for part, scores in (("unadjusted", s), ("adjusted", adjusted)):
+        got = report[part]
+        assert got["auc"] == float(o_auc(scores, y, grp))
+        assert close(got["disparity"], max(o_pairs(scores, y, grp, metric).values()))
+        pair, group, other, value, reverse = o_disadvantage(scores, y, grp, metric,
+                                                            high_score)
+        found = got["disadvantaged"]
+        assert (found.pair, found.group, found.other) == (pair, group, other)
+        assert close(found.value, value) and close(found.reverse, reverse)
