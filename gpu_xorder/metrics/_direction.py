@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from cpu_reference import half_wins2
 from ..utils import _params as params
 from ..utils._validation import group_position
@@ -74,6 +76,18 @@ class Disadvantage:
                 "text": self.text}
 
 
+#: Disparities of two pairs this many ulps apart are one value: an exact tie (1/3 as
+#: 4/12 and as 2/6) can round to neighbouring floats.
+TIE_ULPS = 8
+
+
+def _largest(pairs):
+    """The first pair (sorted label order) of the largest disparity, exact ties found
+    through their rounding (``TIE_ULPS``)."""
+    top = max(pairs.values())
+    return next(p for p, v in pairs.items() if v >= top - TIE_ULPS * np.spacing(top))
+
+
 def disadvantaged_group(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
                         metric: str = "xauc",
                         high_score: str = "favourable",
@@ -117,7 +131,7 @@ def disadvantaged_group(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
     metric = params.check("metric", metric)
     high_score = params.check("high_score", high_score)
     pairs = disparity_pairs(scores, y, groups, metric)
-    g, h = max(pairs, key=pairs.get)  # the first of the largest, in sorted label order
+    g, h = _largest(pairs)
     if metric == "xauc":
         v_g, v_h = xauc(scores, y, groups, g, h), xauc(scores, y, groups, h, g)
     elif metric == "prf":

@@ -298,11 +298,9 @@ def test_tied_pairs_oracle():
     assert o_disadvantage(s, y, grp, "xauc", "favourable")[:3] == (("a", "b"), "b", "a")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "disadvantaged_group takes max() of float Deltas: of two pairs with exactly the "
-    "same Delta-xAUC (1/3) it names the one whose float rounds up, (a, c), not the "
-    "first in sorted label order, (a, b), as docs/design.md section 2 says"))
 def test_tied_pairs_name_the_first_in_sorted_label_order():
+    # two pairs with exactly the same Delta-xAUC (1/3), whose floats differ in the
+    # last place: the first pair in sorted label order is named, as design.md says
     s, y, grp = tied_deltas()
     found = metrics.disadvantaged_group(s, y, grp, metric="xauc")
     assert (found.pair, found.group) == (("a", "b"), "b")
