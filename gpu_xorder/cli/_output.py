@@ -144,8 +144,8 @@ def interval_cell(value, interval, wanted):
         return "n/a"
     if not wanted:
         return f"{value:.4f}"
-    if interval is None:
-        return f"{value:.4f} [n/a]"
+    if interval is None:  # escaped: cells are rich markup, where [n/a] is a style tag
+        return escape(f"{value:.4f} [n/a]")
     return f"{value:.4f} [{interval.low:.4f}, {interval.high:.4f}]"
 
 
