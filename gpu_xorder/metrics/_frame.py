@@ -190,7 +190,8 @@ class RankingMetricFrame:
                 columns[m] = [abs(within[a] - within[b]) for a, b in pairs]
             else:
                 delta = self._pair_deltas(m)
-                columns[m] = [delta.get(pair, math.nan) for pair in pairs]
+                columns[m] = [delta[pair] if pair in delta else self._pair_delta(m, *pair)
+                              for pair in pairs]
         index = pd.MultiIndex.from_tuples(pairs, names=["group_a", "group_b"])
         return pd.DataFrame(columns, index=index)
 
@@ -207,8 +208,18 @@ class RankingMetricFrame:
         try:
             return _metrics.disparity_pairs(self._scores, self._y, self._groups, metric,
                                            sample_weight=self._weight)
-        except ValueError:
+        except ValueError:  # a group the metric cannot measure: pair by pair
             return {}
+
+    def _pair_delta(self, metric, a, b):
+        """One pair's disparity where ``disparity_pairs`` refused the whole metric (a
+        group without positives refuses it for every pair), NaN where it is undefined."""
+        if metric == "urf":
+            return self._value(lambda s, y, grp, **kw: _metrics.urf(s, grp, **kw), g=a, h=b)
+        if metric == "xauc":
+            return abs(self._value(_metrics.xauc, g=a, h=b)
+                       - self._value(_metrics.xauc, g=b, h=a))
+        return abs(self._value(_metrics.prf, g=a) - self._value(_metrics.prf, g=b))
 
 
 def _rows(pd, intervals, values):

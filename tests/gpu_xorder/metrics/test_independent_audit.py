@@ -810,18 +810,17 @@ def test_frame_oracle_of_a_group_without_positives():
     assert close(ci.disparity_pairs["prf"]["a", "b"].estimate, Fraction(1, 6))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "RankingMetricFrame.by_pair takes each Delta from disparity_pairs over all groups, "
-    "which refuses the whole metric when one group (c) lacks positives: the pair (a, b) "
-    "shows xauc_ab = 1.0 and xauc_ba = 0.75 but xauc (documented as |xauc_ab - xauc_ba|) "
-    "NaN, and prf NaN, while frame.intervals()['by_pair'] gives them as 0.25 and 1/6"))
 def test_frame_gives_the_delta_of_a_defined_pair_beside_an_undefined_group():
     pytest.importorskip("pandas")
     s, y, grp = frame_with_a_group_without_positives()
     frame = metrics.RankingMetricFrame(y, s, sensitive_features=grp)
+    # c has no positives: disparity_pairs refuses xauc and prf for every pair, but the
+    # pair (a, b) is defined (its xAUCs, and PRF against the negatives of all groups)
     row = frame.by_pair.loc[("a", "b")]
     assert (row["xauc_ab"], row["xauc_ba"]) == (1.0, 0.75)
     assert row["xauc"] == 0.25 and close(row["prf"], Fraction(1, 6))
+    assert math.isnan(frame.by_pair.loc[("a", "c"), "xauc"])
+    assert math.isnan(frame.by_pair.loc[("b", "c"), "prf"])
 
 
 @pytest.mark.parametrize("high_score", ["favourable", "harmful"])

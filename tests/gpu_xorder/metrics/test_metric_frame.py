@@ -108,14 +108,19 @@ def test_a_subset_of_metrics_and_named_groups():
 
 
 def test_undefined_values_are_nan():
-    """A group without negatives leaves its AUC and every xAUC Delta undefined."""
+    """A group without negatives leaves its AUC and the xAUC Deltas of its pairs
+    undefined; the other pairs keep theirs."""
     y = Y.copy()
     y[GROUPS == "z"] = 1
     frame = RankingMetricFrame(y, SCORES, sensitive_features=GROUPS)
     assert np.isnan(frame.by_group.loc["z", "auc"])
     assert frame.by_group.loc["z", "prf"] == pytest.approx(
         pair_frac(SCORES[GROUPS == "z"], SCORES[y == 0]), abs=1e-12)
-    assert np.isnan(frame.by_pair["xauc"]).all()
+    assert np.isnan(frame.by_pair.loc[[("x", "z"), ("y", "z")], "xauc"]).all()
+    x, yy = GROUPS == "x", GROUPS == "y"
+    assert frame.by_pair.loc[("x", "y"), "xauc"] == pytest.approx(abs(
+        pair_frac(SCORES[x & (y == 1)], SCORES[yy & (y == 0)])
+        - pair_frac(SCORES[yy & (y == 1)], SCORES[x & (y == 0)])), abs=1e-12)
     assert np.isnan(frame.by_pair.loc[("x", "z"), "xauc_ab"])  # z has no negatives
     assert frame.by_pair.loc[("x", "z"), "xauc_ba"] == pytest.approx(
         pair_frac(SCORES[GROUPS == "z"], SCORES[(GROUPS == "x") & (y == 0)]), abs=1e-12)
