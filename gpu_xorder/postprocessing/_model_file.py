@@ -353,7 +353,11 @@ def read_json(path):
         raise ValueError(f"{constant} is not a JSON number")
 
     path = os.fspath(path)
-    text = read_text(path)
+    try:
+        text = read_text(path)
+    except ValueError as exc:  # what the text reader found (binary, UTF-16, a zip...)
+        why = str(exc).removeprefix(path).lstrip(",: ")
+        raise ValueError(MSG_MODEL.format(path=path, why=why)) from None
     try:
         return json.loads(text, parse_constant=refuse)
     except RecursionError:

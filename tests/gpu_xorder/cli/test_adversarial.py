@@ -394,8 +394,10 @@ BIG = 10**400
 MODEL_EDITS = {
     "not JSON": (b"{", "model.json: not a gpu-xorder model file (invalid JSON"),
     "a CSV": (DATA, "model.json: not a gpu-xorder model file (invalid JSON"),
-    "UTF-16": (model().decode().encode("utf-16"), "model.json: the file is UTF-16 text"),
-    "zip": (_zip({"model.json": model()}), "model.json: the file is a zip archive"),
+    "UTF-16": (model().decode().encode("utf-16"),
+               "model.json: not a gpu-xorder model file (the file is UTF-16 text"),
+    "zip": (_zip({"model.json": model()}),
+            "model.json: not a gpu-xorder model file (the file is a zip archive; unzip it"),
     "format": (model(edit=lambda d: d.update(format="x")), "the 'format' field is not"),
     "version true": (model(edit=lambda d: d.update(version=True)),
                      "'version' must be an integer, got True"),

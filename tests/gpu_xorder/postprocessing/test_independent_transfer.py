@@ -664,14 +664,6 @@ def test_unreadable_model_files_are_one_line_value_errors_naming_the_file(tmp_pa
     assert "\n" not in message and message.startswith(os.fspath(path))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "docs/guide.md (Files) says any problem of a model file is one ValueError "
-    "'PATH: not a gpu-xorder model file (what is wrong)'; a file the text reader refuses "
-    "(binary, truncated gzip, UTF-16) gets the CSV reader's message instead, e.g. "
-    "'PATH, line 1: a NUL byte, so binary data, not text; give a text file' or "
-    "'PATH: the file is UTF-16 text; save it as UTF-8 (Excel: CSV UTF-8)': "
-    "postprocessing/_model_file.py read_json calls io._files.read_text outside its "
-    "MSG_MODEL wrapper"))
 @pytest.mark.parametrize("case", ["pickle", "gzip cut short", "UTF-16"])
 def test_unreadable_model_files_say_not_a_model_file(tmp_path, case):
     scores, y, groups = tie_problem(2, n=(5, 5), grid=5)
