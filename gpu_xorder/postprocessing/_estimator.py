@@ -8,6 +8,7 @@ A thin layer (STYLE item 6): ``fit`` validates, learns the ordering with
 from __future__ import annotations
 
 import os
+import warnings
 from typing import NamedTuple
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,7 @@ from . import _transfer
 from ..utils import _params as params
 from ..utils import _validation as v
 from ..core._api import solve_encoded
+from cpu_reference import EPS_TOLERANCE
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -49,6 +51,21 @@ MSG_PATH_CONSTRAINT = (
 
 #: The weights ``XOrder(max_disparity=..., validation=...)`` chooses from.
 #: The parameters of the table (``utils._params``) that ``XOrder`` takes besides lam.
+#: A fit whose adjusted training scores cannot give what its ordering gives (docs/design.md,
+#: section 5, "Orders no scores realise": the ordering separates equal scores).
+MSG_UNREALISED_CONSTRAINT = (
+    "max_disparity={eps:g} holds for the learned ordering (|D| {ordering:.4g}) but not for "
+    "the adjusted training scores (|D| {adjusted:.4g}): the ordering separates equal "
+    "scores, which the adjusted scores keep equal; break the ties (scores with more "
+    "decimals, a model's log-odds)")
+MSG_UNREALISED_WORSE = (
+    "the adjusted training scores reach {adjusted:.4g} in AUC - {lam:g} |D|, below the "
+    "scores given ({given:.4g}; the learned ordering: {ordering:.4g}): the ordering "
+    "separates equal scores, which the adjusted scores keep equal; break the ties (scores "
+    "with more decimals, a model's log-odds) or keep the scores given")
+#: Tolerance of the comparison of objectives in ``_warn_unrealised``.
+OBJECTIVE_TOLERANCE = 1e-12
+
 PARAMS = ("metric", "disparity", "backend", "method", "solver", "max_disparity",
           "subsample", "memory_limit")
 
@@ -97,7 +114,9 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     max_disparity : float or None, default=None
         Fairness as a constraint instead of a weight: maximise AUC subject to
         ``|D| <= max_disparity`` (two groups; leave ``lam`` at 0). Without
-        ``validation`` the constraint holds on the training scores.
+        ``validation`` the constraint holds on the training data: for the learned
+        ordering, and for the adjusted training scores unless the ordering separates
+        equal scores, which scores cannot do (``fit`` then warns, naming both).
     validation : float, (scores, y, sensitive_features) or None, default=None
         Choose the weight the DP uses on held-out data, where an auditor measures the
         disparity. A float in (0, 1) holds out that share of the training data
@@ -264,7 +283,9 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         fitting = self._prepare(scores, y, sensitive_features)
         lam = float(lams[0])
         self.validation_ = None
-        return self._set_fitted(fitting, fitting.solve(self, lam, progress), lam)
+        self._set_fitted(fitting, fitting.solve(self, lam, progress), lam)
+        _warn_unrealised(self, fitting, stacklevel=3)
+        return self
 
     def transform(self, scores: ArrayLike, *,
                   sensitive_features: ArrayLike) -> np.ndarray | pd.Series | pd.DataFrame:
@@ -620,7 +641,34 @@ def xorder_path(scores: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLik
     template._check_params()
     fitting = template._prepare(scores, y, sensitive_features)
     results = fitting.solve(template, values, progress, n_jobs)
-    return [XOrder(**{**params, "lam": float(lam)})._set_fitted(fitting, result, float(lam))
-            for lam, result in zip(values, results)]
+    models = [XOrder(**{**params, "lam": float(lam)})._set_fitted(fitting, result, float(lam))
+              for lam, result in zip(values, results)]
+    for model in models:
+        _warn_unrealised(model, fitting, stacklevel=3)
+    return models
+
+
+def _warn_unrealised(model, fitting, stacklevel):
+    """Warn where the adjusted training scores break what the fit promised: the
+    ``max_disparity`` constraint, or (``lam > 0``, absolute disparity) an objective no
+    lower than the scores given. Both happen only where the ordering separates equal
+    scores, which no scores that keep a group's ties can realise."""
+    adjusted_d, result = model.train_disparity_, model.result_
+    if model.max_disparity is not None:
+        if adjusted_d > model.max_disparity + EPS_TOLERANCE:
+            warnings.warn(MSG_UNREALISED_CONSTRAINT.format(
+                eps=model.max_disparity, ordering=result.disparity, adjusted=adjusted_d),
+                UserWarning, stacklevel=stacklevel + 1)
+        return
+    lam = model.lam_
+    if lam <= 0 or model.disparity != "absolute":
+        return
+    s, y, _, index = fitting[:4]
+    given = metrics.auc(s, y) - lam * metrics.disparity(s, y, index, model.metric)
+    adjusted = model.train_auc_ - lam * adjusted_d
+    if adjusted < given - OBJECTIVE_TOLERANCE:
+        warnings.warn(MSG_UNREALISED_WORSE.format(
+            adjusted=adjusted, lam=lam, given=given, ordering=result.objective),
+            UserWarning, stacklevel=stacklevel + 1)
 
 

@@ -1,6 +1,7 @@
 """Tests of gpu_xorder.XOrder: fit/transform agree with the learned ordering and the DP."""
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -601,3 +602,45 @@ def test_a_subsample_too_coarse_for_a_group_is_named():
     with pytest.raises(ValueError, match=r"subsample=20 keeps \d+ of the 72 items \(the "
                                          r"smallest group, .* with 12 items, keeps 1\)"):
         XOrder(subsample=20, backend="numpy").fit(scores, y, sensitive_features=groups)
+
+
+# ---------------------------------------------------------------------------------------
+# Orders no scores realise: fit says when its adjusted scores break what it promised.
+
+# b's tied 0.6 run: the ordering that reaches |D| = 0 puts b's positive above a and b's
+# negatives below it, which scores keeping b's tie cannot do (adjusted |D| = 1)
+TIED = (np.array([0.4, 0.4, 0.7, 0.6, 0.6, 0.6]), np.array([1, 1, 0, 1, 0, 0]),
+        np.array(list("aaabbb")))
+
+
+@pytest.mark.parametrize("params, message", [
+    (dict(max_disparity=0.1), "max_disparity=0.1 holds for the learned ordering (|D| 0) "
+                              "but not for the adjusted training scores (|D| 1)"),
+    (dict(lam=5.0), "the adjusted training scores reach -4.444 in AUC - 5 |D|, below the "
+                    "scores given (0.1111; the learned ordering: 0.6667)"),
+])
+def test_fit_warns_where_its_adjusted_scores_break_its_promise(params, message):
+    s, y, g = TIED
+    with pytest.warns(UserWarning, match=re.escape(message)) as record:
+        xo = fitted(s, y, g, **params)
+    assert record[0].filename == __file__  # points at the caller's fit
+    assert xo.train_disparity_ == 1.0 and xo.result_.disparity == 0.0
+    given = metrics.auc(s, y) - 5.0 * metrics.disparity(s, y, g)
+    if "lam" in params:
+        assert xo.train_auc_ - 5.0 * xo.train_disparity_ < given
+    with pytest.warns(UserWarning, match="the adjusted training scores reach -4.444"):
+        xorder_path(s, y, sensitive_features=g, lams=[0.0, 5.0], backend="numpy")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_no_such_warning_where_scores_are_distinct(seed):
+    # distinct scores: every ordering is realised, so the written scores keep the
+    # promise (the fit's objective at least the input's, the constraint met)
+    s, y, g = make_data(12, 10, seed=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        xo = fitted(s, y, g, lam=5.0)
+        assert xo.train_auc_ - 5 * xo.train_disparity_ >= (
+            metrics.auc(s, y) - 5 * metrics.disparity(s, y, g) - 1e-12)
+        xo = fitted(s, y, g, max_disparity=0.1)
+        assert xo.train_disparity_ <= 0.1 + 1e-12
