@@ -6,8 +6,9 @@ cells each follows its own segment, and any choice of one segment per stretch is
 The gains of a step depend on the cell, not on the path, so a segment adds the same
 counters whichever path came before it. The best choice is found exactly by the Pareto
 fronts of ``_fronts`` over the sequence of stretches where the two segments differ (one
-cell per stretch, so one front): a few hundred states at most in practice, against the
-lattice's millions of cells. The result is at least as good as both paths.
+cell per stretch, so one front): at most some thousands of states in practice (40,000
+at 10^4 items per group), against the lattice's 10^8 cells. The result is at least as
+good as both paths.
 """
 
 import numpy as np
