@@ -128,7 +128,7 @@ def candidate(lat, path, final, mu=None):
                      d, mu)
 
 
-def path_states(lat, cand):
+def candidate_states(lat, cand):
     """``cpu_reference.path_states`` of the candidate's path, computed once. (They do
     not depend on the lattice's mode: a signed maximiser's serve the absolute lattice.)"""
     if cand.states is None:
@@ -417,8 +417,8 @@ def _relinked(lat, lam, best, others):
     for other in others:
         if other is best or other.path is None:
             continue
-        path, final = cpu_reference.relink(lat, lam, best.path, other.path,
-                                           (path_states(lat, best), path_states(lat, other)))
+        states = (candidate_states(lat, best), candidate_states(lat, other))
+        path, final = cpu_reference.relink(lat, lam, best.path, other.path, states)
         c = candidate(lat, path, final)
         if absolute_objective(c, lam) > absolute_objective(best, lam) + TOLERANCE:
             best = c

@@ -109,7 +109,7 @@ def _plain(monkeypatch):
     from gpu_xorder.engine import _numba_engine
 
     monkeypatch.setattr(_numba_engine, "session", contextlib.nullcontext)
-    monkeypatch.setattr(_solvers, "path_states",
+    monkeypatch.setattr(_solvers, "candidate_states",
                         lambda lat, cand: cr.path_states(lat, cand.path))
     monkeypatch.setattr(_solvers, "_item_counters",
                         lambda lat, path, final: cr.path_counters(lat, path))
