@@ -132,8 +132,8 @@ def test_auto_answers_are_those_without_the_shortcuts(monkeypatch, metric, ties)
     monkeypatch.setattr(_solvers, "COARSE_BLOCKS", 8)
     rng = np.random.default_rng(zlib.crc32(f"{metric}{ties}".encode()))
     s, y, g = two_group_problem(rng, 300, 280, ties=ties)
-    calls = [dict(lam=0.05), dict(lam=0.5), dict(lam=2.0), dict(lam=[0.05, 0.5, 2.0]),
-             dict(max_disparity=0.02)]
+    calls = [{"lam": 0.05}, {"lam": 0.5}, {"lam": 2.0}, {"lam": [0.05, 0.5, 2.0]},
+             {"max_disparity": 0.02}]
 
     def solve_all():
         out = []
