@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import logging
@@ -247,12 +248,14 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
         fills that keep no decision bits where the engine has them."""
         return list(eng.final_counters(lattice, np.asarray(weights, dtype=np.float64)))
 
-    if max_disparity is not None:
-        results = [_constrained(lat, labels, max_disparity, fills, finals, engine_name,
-                                bands)]
-    else:
-        results = _solve_two(lat, labels, lams, solver, fills, finals, progress,
-                             engine_name, memory_limit, bands)
+    # an engine with a session (numba's) prepares each lattice once for all its fills
+    with getattr(eng, "session", contextlib.nullcontext)():
+        if max_disparity is not None:
+            results = [_constrained(lat, labels, max_disparity, fills, finals, engine_name,
+                                    bands)]
+        else:
+            results = _solve_two(lat, labels, lams, solver, fills, finals, progress,
+                                 engine_name, memory_limit, bands)
     if bands:
         logger.info("gpu_xorder: the %d x %d lattice was filled in %d bands of %d rows "
                     "(decision bits over the memory limit)", lat.n_a, lat.n_b,

@@ -118,12 +118,22 @@ class Candidate:
     auc: float
     d: float            # signed disparity
     mu: float | None = None  # the signed weight that produced it (None: the cell rule)
+    #: ``cpu_reference.path_states`` of the path, kept once a relink has needed them
+    states: tuple | None = dataclasses.field(default=None, repr=False, compare=False)
 
 
 def candidate(lat, path, final, mu=None):
     _, auc, d = cpu_reference.cell_values(final, lat.consts, 0.0, lat.metric, "signed")
     return Candidate(None if path is None else np.asarray(path), np.asarray(final), auc,
                      d, mu)
+
+
+def candidate_states(lat, cand):
+    """``cpu_reference.path_states`` of the candidate's path, computed once. (They do
+    not depend on the lattice's mode: a signed maximiser's serve the absolute lattice.)"""
+    if cand.states is None:
+        cand.states = cpu_reference.path_states(lat, cand.path)
+    return cand.states
 
 
 def absolute_objective(cand, lam):
@@ -140,11 +150,12 @@ class _Search:
     The model ``M(mu) = max_k (A_k - mu D_k) + slack(mu)`` of the evaluated maximisers
     (and of any other orderings in ``lines``: every ordering's line lies below ``S``)
     lies below the true bound ``B(mu) = S(mu) + slack(mu)``; the next weight minimises
-    the model, and the search stops when the model meets the bound there.
+    the model, and the search stops when the model meets the bound there. ``slack(mu)``
+    is ``|mu| eps`` (the constraint ``|D| <= eps``; 0 for ``AUC - lam |D|``).
     """
 
-    def __init__(self, lo, hi, slack):
-        self.lo, self.hi, self.slack = lo, hi, slack
+    def __init__(self, lo, hi, eps=0.0):
+        self.lo, self.hi, self.eps = lo, hi, eps
         self.points = []          # (mu, Candidate)
         self.lines = []           # (auc, d) of orderings that are not maximisers
 
@@ -153,7 +164,7 @@ class _Search:
 
     def bound(self):
         """``(min over evaluated mu of B(mu), its mu)``: a certified upper bound."""
-        values = [signed_value(c, mu) + self.slack(mu) for mu, c in self.points]
+        values = [signed_value(c, mu) + abs(mu) * self.eps for mu, c in self.points]
         k = int(np.argmin(values))
         return values[k], self.points[k][0]
 
@@ -171,7 +182,7 @@ class _Search:
         cross = cross[np.isfinite(cross) & (cross > self.lo) & (cross < self.hi)]
         mus = np.concatenate((mus, cross))
         model = (a[None, :] - mus[:, None] * d[None, :]).max(axis=1)
-        model += np.array([self.slack(mu) for mu in mus])
+        model += np.abs(mus) * self.eps
         k = int(np.argmin(model))
         return float(mus[k]), float(model[k])
 
@@ -238,7 +249,7 @@ def _coarse(lat_signed, hi, fills, search, tally):
     found, mu0 = [], None
     for k in coarse_levels(max(n_a, n_b)):
         blocks = cpu_reference.block_lattice(lat_signed, k)
-        level = _Search(-hi, hi, lambda mu: 0.0)
+        level = _Search(-hi, hi)
         width = 4.0 * hi * k / max(n_a, n_b)
         pending = [-hi, hi] if mu0 is None else sorted({max(-hi, mu0 - width),
                                                        min(hi, mu0 + width)})
@@ -249,7 +260,7 @@ def _coarse(lat_signed, hi, fills, search, tally):
                 level.add(mu, candidate(blocks, None, final, mu))
                 item_path = cpu_reference.expand_path(path, k, n_a, n_b)
                 c = candidate(lat_signed, item_path,
-                              cpu_reference.path_counters(lat_signed, item_path))
+                              _item_counters(lat_signed, item_path, final))
                 search.lines.append((c.auc, c.d))
                 found.append(c)
             tally.coarse_fills += len(pending)
@@ -260,6 +271,15 @@ def _coarse(lat_signed, hi, fills, search, tally):
     if mu0 is None:
         return None, found
     return search.model_minimum()[0], found
+
+
+def _item_counters(lat, item_path, block_final):
+    """The counters of an expanded block path: the block fill's own for xAUC and PRF
+    (exact there, ``cpu_reference.block_lattice``), recounted item by item for URF
+    (whose blocks count pairs of blocks)."""
+    if cpu_reference.COUNTER_KINDS[lat.metric].has_u:
+        return cpu_reference.path_counters(lat, item_path)
+    return np.asarray(block_final)
 
 
 def lagrangian(lat, lams, fills, finals, converge=True, batch=1):
@@ -282,7 +302,7 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1):
     lat_signed = dataclasses.replace(lat, mode="signed")
     tally = Tally()
     hi = float(max(lams))
-    search = _Search(-hi, hi, lambda mu: 0.0)
+    search = _Search(-hi, hi)
     mu0, found = None, []
     if hi > 0:
         mu0, found = _coarse(lat_signed, hi, fills, search, tally)
@@ -397,7 +417,8 @@ def _relinked(lat, lam, best, others):
     for other in others:
         if other is best or other.path is None:
             continue
-        path, final = cpu_reference.relink(lat, lam, best.path, other.path)
+        states = (candidate_states(lat, best), candidate_states(lat, other))
+        path, final = cpu_reference.relink(lat, lam, best.path, other.path, states)
         c = candidate(lat, path, final)
         if absolute_objective(c, lam) > absolute_objective(best, lam) + TOLERANCE:
             best = c
@@ -574,7 +595,7 @@ def constrained(lat, eps, fills, finals):
         if _meets(max(sign * points[-1][1].d, 0.0), eps) or mu >= CONSTRAINT_MAX_LAM:
             break
         mu *= 4.0
-    search = _Search(min(0.0, sign * mu), max(0.0, sign * mu), lambda m: abs(m) * eps)
+    search = _Search(min(0.0, sign * mu), max(0.0, sign * mu), eps)
     for m, c in points:
         search.add(m, c)
     nxt = search.step()

@@ -12,6 +12,8 @@ pipeline (:class:`_Pipeline`); the kernels release the GIL.
 for bands).
 """
 
+import contextlib
+import contextvars
 import functools
 import threading
 
@@ -142,6 +144,63 @@ class _Inputs:
     def to_state(self, counters):
         return np.ascontiguousarray(self.obj.to_state(counters))
 
+    @functools.cached_property
+    def edges(self):
+        """The states of the default edges (``edge_counters``): the first column
+        ``(rows, n_a + 1)`` and the row above ``(rows, n_b + 1)``; the kernels only read
+        them."""
+        col0, row0 = cr.edge_counters(self.lat)
+        return self.to_state(col0), self.to_state(row0)
+
+
+#: Lattices whose inputs a session keeps, at most (a solve of the |D| solvers fills the
+#: lattice, its signed twin and a few block lattices of the coarse start; a constrained
+#: solve makes new ones for every lam it tries).
+SESSION_LATTICES = 8
+
+#: Within a :func:`session`: the kernels' inputs of every lattice filled (lattices are
+#: frozen and hash by identity) and the host budgets read; None outside one.
+_SESSION = contextvars.ContextVar("numba_engine_session", default=None)
+
+
+@contextlib.contextmanager
+def session():
+    """Within it the fills of a lattice share its kernels' inputs (built once, with its
+    edge states) and the host budget is read once: the many small fills of one solve
+    of the |D| solvers paid both on every fill. Nested sessions share the outer one."""
+    if _SESSION.get() is not None:
+        yield
+        return
+    token = _SESSION.set(({}, {}))
+    try:
+        yield
+    finally:
+        _SESSION.reset(token)
+
+
+def _inputs(lat):
+    """``_Inputs(lat)``, built once per session."""
+    cache = _SESSION.get()
+    if cache is None:
+        return _Inputs(lat)
+    inputs = cache[0]
+    if lat not in inputs:
+        if len(inputs) >= SESSION_LATTICES:  # the oldest goes
+            del inputs[next(iter(inputs))]
+        inputs[lat] = _Inputs(lat)
+    return inputs[lat]
+
+
+def _host_budget(memory_limit):
+    """``_plan.host_budget(memory_limit)``, read once per session."""
+    cache = _SESSION.get()
+    if cache is None:
+        return _plan.host_budget(memory_limit)
+    budgets = cache[1]
+    if memory_limit not in budgets:
+        budgets[memory_limit] = _plan.host_budget(memory_limit)
+    return budgets[memory_limit]
+
 
 # ------------------------------------------------------------------ fills
 
@@ -168,7 +227,8 @@ def fill(lat, lams, progress=None, *, edges=None, bits=True, bottom=False):
     last_row : ndarray of int64, shape (B, K, n_b + 1)
         Only with ``bottom=True``.
     """
-    inp = _Inputs(lat)
+    # a band (edges given) is not kept: a session would hold every band's inputs
+    inp = _Inputs(lat) if edges is not None else _inputs(lat)
     lam_values = inp.lams(lams)
     words, tops = _fill(inp, lam_values, edges, bits, progress)
     finals = np.stack([inp.obj.from_state(top[:, -1]) for top in tops])
@@ -188,18 +248,22 @@ def _fill(inp, lams, edges, bits, progress):
     """Decision words ``(B, n_words)`` (None without ``bits``) and the state of the last
     row of every lattice ``(B, rows, n_b + 1)``."""
     n_a, n_b, B = inp.n_a, inp.n_b, lams.size
-    col0, row0 = cr.edge_counters(inp.lat) if edges is None else edges
-    col0, row0 = np.asarray(col0), np.asarray(row0)
-    k = inp.lat.n_counters
-    # the kernels index without bounds checks
-    if col0.shape != (k, n_a + 1) or row0.shape not in ((k, n_b + 1), (B, k, n_b + 1)):
-        raise ValueError(MSG_EDGES.format(col0=col0.shape, row0=row0.shape, k=k,
-                                          n_a=n_a, n_b=n_b, B=B))
-    col0 = inp.to_state(col0)
-    if row0.ndim == 2:
-        tops = np.repeat(inp.to_state(row0)[None], B, axis=0)
+    if edges is None:
+        col0, top = inp.edges
+        tops = np.repeat(top[None], B, axis=0)
     else:
-        tops = np.ascontiguousarray(np.stack([inp.to_state(r) for r in row0]))
+        col0, row0 = np.asarray(edges[0]), np.asarray(edges[1])
+        k = inp.lat.n_counters
+        # the kernels index without bounds checks
+        if col0.shape != (k, n_a + 1) or row0.shape not in ((k, n_b + 1),
+                                                              (B, k, n_b + 1)):
+            raise ValueError(MSG_EDGES.format(col0=col0.shape, row0=row0.shape, k=k,
+                                              n_a=n_a, n_b=n_b, B=B))
+        col0 = inp.to_state(col0)
+        if row0.ndim == 2:
+            tops = np.repeat(inp.to_state(row0)[None], B, axis=0)
+        else:
+            tops = np.ascontiguousarray(np.stack([inp.to_state(r) for r in row0]))
     words = np.zeros((B, cr.n_words(n_a, n_b) if bits else 1), dtype=np.uint32)
     pipe = _Pipeline(inp, lams, col0, tops, words, bits)
     threads = min(n_threads(), pipe.n_strips * B)
@@ -350,7 +414,7 @@ def solve(lat, lams, progress=None, memory_limit=None, n_jobs=None):
     """
     lams = np.asarray(lams, dtype=np.float64).reshape(-1)
     n_a, n_b, B = lat.n_a, lat.n_b, lams.size
-    budget, source = _plan.host_budget(memory_limit)
+    budget, source = _host_budget(memory_limit)
     per_lattice = cr.n_words(n_a, n_b) * 4
     if budget is None or per_lattice <= budget:
         at_once = B if budget is None else max(1, min(B, budget // per_lattice))
