@@ -128,12 +128,21 @@ def candidate(lat, path, final, mu=None):
                      d, mu)
 
 
+#: Paths of at most this many items keep their states between relinks (``candidate_states``:
+#: 48 bytes an item, so at most about 19 MiB a candidate); longer ones recompute them.
+STATES_KEPT_ITEMS = 400_000
+
+
 def candidate_states(lat, cand):
-    """``cpu_reference.path_states`` of the candidate's path, computed once. (They do
-    not depend on the lattice's mode: a signed maximiser's serve the absolute lattice.)"""
-    if cand.states is None:
-        cand.states = cpu_reference.path_states(lat, cand.path)
-    return cand.states
+    """``cpu_reference.path_states`` of the candidate's path, computed once where the
+    path is short enough to keep them (``STATES_KEPT_ITEMS``). (They do not depend on
+    the lattice's mode: a signed maximiser's serve the absolute lattice.)"""
+    if cand.states is not None:
+        return cand.states
+    states = cpu_reference.path_states(lat, cand.path)
+    if cand.path.size <= STATES_KEPT_ITEMS:
+        cand.states = states
+    return states
 
 
 def absolute_objective(cand, lam):

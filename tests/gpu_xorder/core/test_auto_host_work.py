@@ -174,3 +174,19 @@ def test_session_builds_inputs_once_and_reads_the_budget_once(monkeypatch):
     assert fills["coarse_fills"] + fills["bit_fills"] + fills["final_fills"] > 8
     assert len(built) == len({id(lat) for lat in built}) <= 4
     assert len(reads) == 2  # the engine's, and the exact solver's budget (_api)
+
+
+def test_long_paths_do_not_keep_their_states(monkeypatch):
+    """States (48 bytes an item) are kept only for paths of at most
+    ``STATES_KEPT_ITEMS`` items: a longer one's are recomputed, the same values."""
+    rng = np.random.default_rng(3)
+    s, y, g = two_group_problem(rng, 30, 20, ties=False)
+    lat = cr.build_lattice(s, y, g, "xauc", "absolute")
+    path = rng.permutation(np.repeat(np.array([0, 1], dtype=np.int8), [30, 20]))
+    want = cr.path_states(lat, path)
+    for cap, kept in ((50, True), (49, False)):
+        monkeypatch.setattr(_solvers, "STATES_KEPT_ITEMS", cap)
+        cand = _solvers.Candidate(path, np.zeros(2), 0.0, 0.0)
+        got = _solvers.candidate_states(lat, cand)
+        assert all(np.array_equal(a, b) for a, b in zip(got, want))
+        assert (cand.states is not None) == kept
