@@ -15,7 +15,7 @@ import cpu_reference
 
 from ..utils import _parallel
 from ..engine import _plan
-from . import _solver_choice, _solvers
+from . import _constrained, _solver_choice, _solvers
 from ..utils import _params as params
 from ..utils import _validation as v
 from .. import metrics as metrics_mod
@@ -251,8 +251,8 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
     # an engine with a session (numba's) prepares each lattice once for all its fills
     with getattr(eng, "session", contextlib.nullcontext)():
         if max_disparity is not None:
-            results = [_constrained(lat, labels, max_disparity, fills, finals, engine_name,
-                                    bands)]
+            results = [_solve_constrained(lat, labels, max_disparity, fills, finals,
+                                          engine_name, bands)]
         else:
             results = _solve_two(lat, labels, lams, solver, fills, finals, progress,
                                  engine_name, memory_limit, bands)
@@ -321,8 +321,8 @@ def _solve_two(lat, labels, lams, solver, fills, finals, progress, engine_name,
             for lam, (best, bound, ran, extra) in zip(lams, solved)]
 
 
-def _constrained(lat, labels, eps, fills, finals, engine_name, bands):
-    best, bound, found_with = _solvers.constrained(lat, eps, fills, finals)
+def _solve_constrained(lat, labels, eps, fills, finals, engine_name, bands):
+    best, bound, found_with = _constrained.constrained(lat, eps, fills, finals)
     extra = {**bands, "found_with": found_with}
     solver = "exact" if found_with.get("exact") else "lagrangian"
     res = _candidate_result(lat, labels, 0.0, best, engine_name, extra, solver, bound)

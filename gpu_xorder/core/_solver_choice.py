@@ -4,7 +4,7 @@ time of a few fills, and the time estimate the command line prints before a long
 
 import numpy as np
 
-from . import _solvers
+from . import _constrained, _solvers
 
 
 def choose_solver(solver, mode, lams, n_cells, engine_name):
@@ -100,12 +100,12 @@ def estimate_solver_seconds(solver, n_a, n_b, lams, seconds_per_cell, *,
         bitless_seconds_per_cell)
     n = max(n_a, n_b)
     if max_disparity is not None:
-        if cells <= _solvers.CONSTRAINT_EXACT_CELLS:
-            fronts = min(EXACT_STATES_PER_CELL * cells, _solvers.CONSTRAINT_EXACT_STATES)
-            return (_solvers.CONSTRAINT_SEARCH_FILLS + _solvers.EXACT_MUS + 2) * cells * (
+        if cells <= _constrained.CONSTRAINT_EXACT_CELLS:
+            fronts = min(EXACT_STATES_PER_CELL * cells, _constrained.CONSTRAINT_EXACT_STATES)
+            return (_constrained.CONSTRAINT_SEARCH_FILLS + _solvers.EXACT_MUS + 2) * cells * (
                 seconds_per_cell) + fronts * seconds_per_state
-        return (_solvers.CONSTRAINT_SEARCH_FILLS * seconds_per_cell
-                + _solvers.CONSTRAINT_SOLVES * _solvers.EXPECTED_AUTO_FILLS * bitless) * cells
+        return (_constrained.CONSTRAINT_SEARCH_FILLS * seconds_per_cell
+                + _constrained.CONSTRAINT_SOLVES * _solvers.EXPECTED_AUTO_FILLS * bitless) * cells
     chosen = choose_solver(solver, "absolute", lams, cells, engine_name)
     seconds = 0.0
     for lam in lams:

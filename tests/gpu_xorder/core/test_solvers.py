@@ -9,7 +9,7 @@ import pytest
 
 import cpu_reference as cr
 from gpu_xorder import XOrder, fair_order
-from gpu_xorder.core import _solvers
+from gpu_xorder.core import _constrained, _solvers
 from support.oracles import brute_terms, interleaving_ranks, order_scores
 from support.problems import two_group_problem
 
@@ -260,7 +260,7 @@ def test_max_disparity_by_the_weight_search(monkeypatch, metric):
     """Without the exact constrained solver (as on large lattices): feasible, certified
     by a bound above the enumerated optimum; a refusal only where enumeration finds
     nothing feasible or, unproven, where the search missed it."""
-    monkeypatch.setattr(_solvers, "CONSTRAINT_EXACT_CELLS", 0)
+    monkeypatch.setattr(_constrained, "CONSTRAINT_EXACT_CELLS", 0)
     rng = np.random.default_rng(zlib.crc32(metric.encode()) + 1)
     hits = total = 0
     for _ in range(6):
