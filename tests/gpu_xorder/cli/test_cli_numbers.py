@@ -102,14 +102,14 @@ def demo_split(seed, test_size=0.3):
                   for X, y, a in ((X_tr, y_tr, a_tr), (X_te, y_te, a_te))]
 
 
-@pytest.mark.parametrize("metric,seed,lams", [("xauc", 0, ["0", "0.5"]),
-                                              ("urf", 4, ["2", "0.01"])])
-def test_demo_prints_the_definitions_of_its_split(capsys, metric, seed, lams):
+@pytest.mark.parametrize("metric,seed,lams,test_size", [("xauc", 0, ["0", "0.5"], 0.3),
+                                                        ("urf", 4, ["2", "0.01"], 0.25)])
+def test_demo_prints_the_definitions_of_its_split(capsys, metric, seed, lams, test_size):
     assert main(["demo", "--data", "german", "--lam", *lams, "--metric", metric,
                  "--backend", "numpy", "--solver", "paper", "--seed", str(seed),
-                 "--format", "tsv"]) == 0
+                 "--test-size", str(test_size), "--format", "tsv"]) == 0
     text = capsys.readouterr().out
-    data, ((s_tr, y_tr, a_tr), (s_te, y_te, a_te)) = demo_split(seed)
+    data, ((s_tr, y_tr, a_tr), (s_te, y_te, a_te)) = demo_split(seed, test_size)
 
     # what it says about the data and the run
     head = text.splitlines()
@@ -120,7 +120,7 @@ def test_demo_prints_the_definitions_of_its_split(capsys, metric, seed, lams):
     assert head[1] == (f"# split {y_tr.size} train / {y_te.size} test (seed {seed}); "
                        f"logistic regression on standardised features; xOrder metric "
                        f"{metric}, method auto (2d), solver paper, backend numpy")
-    assert (y_tr.size, y_te.size) == (700, 300)
+    assert y_te.size == round(1000 * test_size) and y_tr.size + y_te.size == 1000
 
     for title, (s, y, a), part in (("Test split", (s_te, y_te, a_te), 1),
                                    ("Training split", (s_tr, y_tr, a_tr), 0)):
@@ -287,3 +287,30 @@ def test_bootstrap_with_two_jobs_is_that_of_one(tmp_path, capsys):
         docs.append(capsys.readouterr().out)
     assert docs[0] == docs[1]
     assert json.loads(docs[0])
+
+
+def test_fit_reads_boolean_group_spellings_as_two_groups(tmp_path, capsys):
+    s, y, _, _ = intersection_data(4, n=24)
+    spellings = ["True", "false", " TRUE ", "0", "1", "False"]
+    flag = [spellings[(i // 2) % 6] for i in range(24)]
+    other = [["1", "0"][i % 2] for i in range(24)]
+    truth = {"true": True, "1": True, "false": False, "0": False}
+    groups = np.array([truth[f.strip().lower()] for f in flag])
+    data, model, out = tmp_path / "d.csv", tmp_path / "m.json", tmp_path / "o.csv"
+    write_csv(data, {"score": s, "label": y, "flag": flag, "other": other})
+    for columns, labels in ((["flag"], groups.astype(str)),
+                            (["flag", "other"],
+                             np.array([f"{g} & {truth[o]}" for g, o in zip(groups, other)]))):
+        assert main(["fit", str(data), "--score", "score", "--label", "label", "--group",
+                     *columns, "--group-type", "bool", "--model", str(model), "--output",
+                     str(out), "--lam", "0.5", "--backend", "numpy", "--solver", "paper",
+                     "--format", "tsv"]) == 0
+        captured = capsys.readouterr()
+        assert "spells one group two ways" in captured.err
+        names, sizes = np.unique(labels, return_counts=True)
+        assert (f"groups by {' & '.join(columns)}: "
+                + ", ".join(f"{g} {c}" for g, c in zip(names, sizes))) in captured.out
+        rows = tsv_table(captured.out, "Training data")
+        assert_row(rows["unadjusted"], definitions(s, y, labels))
+        assert_row(rows["0.5"], definitions(read_column(out, "score_fair"), y, labels))
+        out.unlink()
