@@ -143,11 +143,15 @@ def test_cross_validate_scores_each_fold_by_its_own_held_out_groups(metric, lam)
 
 
 def by_hand(pipe, params, train, test):
-    """The held-out scores of a clone of ``pipe`` set to ``params``, fitted here."""
+    """The held-out scores of a clone of ``pipe`` set to ``params``, fitted here (a
+    plain classifier: its decision function, else its probability of class 1)."""
     model = clone(pipe).set_params(**params)
     with sklearn.config_context(enable_metadata_routing=False):
         if not isinstance(model[-1], FairRanker):
-            return model.fit(X[train], Y[train]).decision_function(X[test])
+            model.fit(X[train], Y[train])
+            if hasattr(model, "decision_function"):
+                return model.decision_function(X[test])
+            return model.predict_proba(X[test])[:, 1]
         model.fit(X[train], Y[train], fair__sensitive_features=A[train])
         return model[-1].decision_function(model[:-1].transform(X[test]),
                                            sensitive_features=A[test])
@@ -179,8 +183,14 @@ def test_search_over_a_pipeline_records_the_definitions():
     np.testing.assert_allclose(res["mean_test_objective"], means, rtol=0, atol=1e-12)
 
 
-def test_plain_classifier_is_scored_on_its_own_scores_with_routed_groups():
-    pipe = Pipeline([("scale", StandardScaler()), ("lr", LogisticRegression())])
+@pytest.mark.parametrize("last", ["logistic", "tree"])
+def test_plain_classifier_is_scored_on_its_own_scores_with_routed_groups(last):
+    from sklearn.tree import DecisionTreeClassifier
+
+    # a shallow tree: predict_proba only, its probabilities tied in large blocks
+    model = (LogisticRegression() if last == "logistic"
+             else DecisionTreeClassifier(max_depth=2, random_state=0))
+    pipe = Pipeline([("scale", StandardScaler()), ("last", model)])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with sklearn.config_context(enable_metadata_routing=True):
