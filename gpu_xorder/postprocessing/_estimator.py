@@ -59,7 +59,7 @@ MSG_UNREALISED_CONSTRAINT = (
     "scores, which the adjusted scores keep equal; break the ties (scores with more "
     "decimals, a model's log-odds)")
 MSG_UNREALISED_WORSE = (
-    "the adjusted training scores reach {adjusted:.4g} in AUC - {lam:g} |D|, below the "
+    "the adjusted training scores reach {adjusted:.4g} in {objective}, below the "
     "scores given ({given:.4g}; the learned ordering: {ordering:.4g}): the ordering "
     "separates equal scores, which the adjusted scores keep equal; break the ties (scores "
     "with more decimals, a model's log-odds) or keep the scores given")
@@ -650,8 +650,8 @@ def xorder_path(scores: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLik
 
 def _warn_unrealised(model, fitting, stacklevel):
     """Warn where the adjusted training scores break what the fit promised: the
-    ``max_disparity`` constraint, or (``lam > 0``, absolute disparity) an objective no
-    lower than the scores given. Both happen only where the ordering separates equal
+    ``max_disparity`` constraint, or (absolute disparity) an objective no lower than
+    the scores given (at ``lam = 0``: their AUC). Both happen only where the ordering separates equal
     scores, which no scores that keep a group's ties can realise."""
     adjusted_d, result = model.train_disparity_, model.result_
     if model.max_disparity is not None:
@@ -661,14 +661,15 @@ def _warn_unrealised(model, fitting, stacklevel):
                 UserWarning, stacklevel=stacklevel + 1)
         return
     lam = model.lam_
-    if lam <= 0 or model.disparity != "absolute":
+    if model.disparity != "absolute":
         return
     s, y, _, index = fitting[:4]
     given = metrics.auc(s, y) - lam * metrics.disparity(s, y, index, model.metric)
     adjusted = model.train_auc_ - lam * adjusted_d
     if adjusted < given - OBJECTIVE_TOLERANCE:
+        objective = "AUC" if lam == 0 else f"AUC - {lam:g} |D|"
         warnings.warn(MSG_UNREALISED_WORSE.format(
-            adjusted=adjusted, lam=lam, given=given, ordering=result.objective),
+            adjusted=adjusted, objective=objective, given=given, ordering=result.objective),
             UserWarning, stacklevel=stacklevel + 1)
 
 

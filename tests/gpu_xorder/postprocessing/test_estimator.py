@@ -632,6 +632,18 @@ def test_fit_warns_where_its_adjusted_scores_break_its_promise(params, message):
         xorder_path(s, y, sensitive_features=g, lams=[0.0, 5.0], backend="numpy")
 
 
+def test_fit_warns_at_lam_zero_where_the_written_auc_falls_below_the_input():
+    # a's tied 0.1 negatives and b's tied 0.35 / 0.6 runs: the AUC-optimal ordering
+    # (0.9375) splits them; the written scores reach 0.6875, below the input's 0.75
+    s = np.array([0.1, 0.1, 0.35, 0.6, 0.35, 0.6])
+    y, g = np.array([0, 0, 1, 1, 0, 0]), np.array(list("aaabbb"))
+    with pytest.warns(UserWarning, match=re.escape(
+            "the adjusted training scores reach 0.6875 in AUC, below the scores given "
+            "(0.75; the learned ordering: 0.9375)")):
+        xo = fitted(s, y, g, lam=0.0)
+    assert xo.train_auc_ == metrics.auc(xo.train_scores_adjusted_, y) == 0.6875
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_no_such_warning_where_scores_are_distinct(seed):
     # distinct scores: every ordering is realised, so the written scores keep the
@@ -639,6 +651,7 @@ def test_no_such_warning_where_scores_are_distinct(seed):
     s, y, g = make_data(12, 10, seed=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
+        assert fitted(s, y, g, lam=0.0).train_auc_ >= metrics.auc(s, y)
         xo = fitted(s, y, g, lam=5.0)
         assert xo.train_auc_ - 5 * xo.train_disparity_ >= (
             metrics.auc(s, y) - 5 * metrics.disparity(s, y, g) - 1e-12)
