@@ -7,7 +7,7 @@ tested against, decision for decision.
 from ._banded import (HostWalker, band_lattice, banded_bytes, least_banded_bytes,
                       numpy_band_fill, plan_bands, solve_banded)
 from ._bits import bits_to_matrix, n_words
-from ._blocks import block_lattice, expand_path
+from ._blocks import block_lattice, expand_merged, expand_path, merged_lattice, tie_runs
 from ._counting import half_wins2
 from ._fill import fill
 from ._fronts import (EPS_TOLERANCE, PRUNE_TOLERANCE, FrontsTooLarge, NoneLeft, completion_values,
@@ -53,7 +53,10 @@ __all__ = [
     "cell_values",
     "completion_values",
     "edge_counters",
+    "expand_merged",
     "expand_path",
+    "merged_lattice",
+    "tie_runs",
     "fill",
     "group_dtype",
     "half_wins2",

@@ -28,13 +28,24 @@ def block_sizes(n, k):
 def block_lattice(lat, k):
     """The lattice of blocks of ``k`` items of each group of ``lat`` (a two-group
     lattice, ``build_lattice``, either mode)."""
-    size_a, size_b = block_sizes(lat.n_a, k), block_sizes(lat.n_b, k)
-    starts_a, starts_b = np.arange(0, lat.n_a, k), np.arange(0, lat.n_b, k)
+    return merged_lattice(lat, block_sizes(lat.n_a, k), block_sizes(lat.n_b, k))
+
+
+def merged_lattice(lat, size_a, size_b):
+    """The lattice of ``lat`` (two groups, either mode) with consecutive rows merged
+    into blocks of ``size_a`` rows and columns into blocks of ``size_b`` columns: a path
+    of it places whole blocks (:func:`expand_merged`). A block's positives and
+    negatives are its rows' (read from ``lat``, whose rows may be merged already), so
+    the xAUC and PRF counters of a path are exact; URF's ``U`` counts pairs of blocks
+    (module docstring)."""
+    size_a, size_b = np.asarray(size_a), np.asarray(size_b)
+    starts_a = np.concatenate(([0], np.cumsum(size_a)[:-1]))
+    starts_b = np.concatenate(([0], np.cumsum(size_b)[:-1]))
     pos_a = np.add.reduceat(lat.y_a, starts_a)
     pos_b = np.add.reduceat(lat.y_b_rev[:-1][::-1], starts_b)
-    neg_a0, neg_b0 = int(lat.negleft_a[0, 0]), int(lat.negleft_b_rev[-1])
-    negleft_a = neg_a0 - np.concatenate(([0], np.cumsum(size_a - pos_a)))
-    negleft_b = neg_b0 - np.concatenate(([0], np.cumsum(size_b - pos_b)))
+    # negatives not yet placed, at every block boundary
+    negleft_a = lat.negleft_a[0, np.concatenate((starts_a, [lat.n_a]))]
+    negleft_b = lat.negleft_b_rev[::-1][np.concatenate((starts_b, [lat.n_b]))]
     n_a, n_b = size_a.size, size_b.size
     return dataclasses.replace(
         lat, n_a=n_a, n_b=n_b, perm_a=None, perm_b=None, y_a=pos_a.astype(np.int64),
@@ -52,9 +63,23 @@ def block_lattice(lat, k):
 def expand_path(path, k, n_a, n_b):
     """The item path (int8, top first) of a path of the block lattice of ``k`` items
     per block of an ``n_a`` x ``n_b`` lattice."""
+    return expand_merged(path, block_sizes(n_a, k), block_sizes(n_b, k))
+
+
+def expand_merged(path, size_a, size_b):
+    """The path (int8, top first) of the lattice that :func:`merged_lattice` merged
+    into blocks of ``size_a`` rows and ``size_b`` columns, of a path of the merged one."""
     path = np.asarray(path)
     is_b = path == 1
-    size_a, size_b = block_sizes(n_a, k), block_sizes(n_b, k)
     nth_a, nth_b = np.cumsum(~is_b) - 1, np.cumsum(is_b) - 1
-    sizes = np.where(is_b, size_b[np.maximum(nth_b, 0)], size_a[np.maximum(nth_a, 0)])
+    sizes = np.where(is_b, np.asarray(size_b)[np.maximum(nth_b, 0)],
+                     np.asarray(size_a)[np.maximum(nth_a, 0)])
     return np.repeat(path, sizes).astype(np.int8)
+
+
+def tie_runs(scores, perm):
+    """Lengths of the runs of equal scores of one group in DP order (``perm``: its
+    items in DP order, by score descending, so equal scores are consecutive)."""
+    x = np.asarray(scores)[perm]
+    starts = np.flatnonzero(np.concatenate(([True], x[1:] != x[:-1])))
+    return np.diff(np.append(starts, x.size))

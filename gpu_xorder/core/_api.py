@@ -200,11 +200,16 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
 
 
 def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, method,
-                  solver, max_disparity, memory_limit, progress, n_jobs):
+                  solver, max_disparity, memory_limit, progress, n_jobs, keep_ties=False):
     """The work of :func:`fair_order` on validated, encoded inputs: a list of results,
     one per value of ``lams`` (a float64 array). ``XOrder`` and ``xorder_path`` call it
     with the data and parameters they validated themselves; ``labels`` are the sorted
-    group labels and ``index`` every item's position among them."""
+    group labels and ``index`` every item's position among them.
+
+    ``keep_ties``: two groups, xAUC or PRF, the 2-D lattice: every run of equal scores
+    of a group is placed whole (the lattice of runs, ``cpu_reference.merged_lattice``),
+    so that scores which keep each group's ties can realise the ordering (docs/design.md,
+    section 5); the solvers' optimum and bound are then over such orderings."""
     v.check_supports(labels, index, labels_y, metric)
     if labels.size > 2 and mode == "signed":
         raise ValueError(v.MSG_SIGNED_TWO.format(k=labels.size))
@@ -228,6 +233,8 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
     eng = engine(engine_name)
     perms = eng.dp_orders(s, index, 2) if engine_name == "cupy" else None
     lat = cpu_reference.build_lattice(s, labels_y, index, metric, mode, perms=perms)
+    items = _tie_runs(lat, s) if keep_ties and metric in TIE_METRICS else None
+    work = lat if items is None else cpu_reference.merged_lattice(lat, *items[1])
     bands = {}
 
     def fills(lattice, weights, progress=None):
@@ -239,7 +246,7 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
             solutions, band_rows = eng.solve(lattice, batch_weights, progress=progress,
                                              memory_limit=memory_limit, n_jobs=n_jobs)
             if band_rows is not None and not bands:  # the cell rule's fill comes first
-                bands.update(bands=-(-lat.n_a // band_rows), band_rows=band_rows)
+                bands.update(bands=-(-work.n_a // band_rows), band_rows=band_rows)
             out += solutions
         return out
 
@@ -251,14 +258,14 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
     # an engine with a session (numba's) prepares each lattice once for all its fills
     with getattr(eng, "session", contextlib.nullcontext)():
         if max_disparity is not None:
-            results = [_solve_constrained(lat, labels, max_disparity, fills, finals,
-                                          engine_name, bands)]
+            results = [_solve_constrained(work, labels, max_disparity, fills, finals,
+                                          engine_name, bands, items)]
         else:
-            results = _solve_two(lat, labels, lams, solver, fills, finals, progress,
-                                 engine_name, memory_limit, bands)
+            results = _solve_two(work, labels, lams, solver, fills, finals, progress,
+                                 engine_name, memory_limit, bands, items)
     if bands:
         logger.info("gpu_xorder: the %d x %d lattice was filled in %d bands of %d rows "
-                    "(decision bits over the memory limit)", lat.n_a, lat.n_b,
+                    "(decision bits over the memory limit)", work.n_a, work.n_b,
                     bands["bands"], bands["band_rows"])
     if mode == "signed":
         _warn_signed(results, s, labels_y, index, metric)
@@ -273,8 +280,22 @@ def _check_solver(solver, max_disparity, k, mode):
         raise ValueError(_solvers.MSG_SOLVER_GROUPS.format(solver=solver, k=k))
 
 
+#: Metrics whose counters a lattice of runs keeps exact (``keep_ties``; URF counts pairs
+#: of items, which the kernels' lattice of runs would count as pairs of runs).
+TIE_METRICS = ("xauc", "prf")
+
+
+def _tie_runs(lat, s):
+    """``(lat, (runs_a, runs_b))``: the lengths of the runs of equal scores of each
+    group in DP order, or None where every score of a group is distinct."""
+    runs = (cpu_reference.tie_runs(s, lat.perm_a), cpu_reference.tie_runs(s, lat.perm_b))
+    if runs[0].size == lat.n_a and runs[1].size == lat.n_b:
+        return None
+    return lat, runs
+
+
 def _solve_two(lat, labels, lams, solver, fills, finals, progress, engine_name,
-               memory_limit, bands):
+               memory_limit, bands, items=None):
     """Two groups: the cell rule, or the solver asked for (docs/design.md, section 3.5).
 
     ``progress`` counts the cells of every fill against ``expected_fills`` per lam; a
@@ -309,7 +330,7 @@ def _solve_two(lat, labels, lams, solver, fills, finals, progress, engine_name,
         extra = {} if uncertified is None else {"uncertified": uncertified}
         return [_candidate_result(lat, labels, lam, c, engine_name, {**bands, **extra},
                                   "paper", _solvers.absolute_objective(c, lam)
-                                  if lam == 0 or lat.mode == "signed" else None)
+                                  if lam == 0 or lat.mode == "signed" else None, items)
                 for lam, c in zip(lams, paper)]
     budget = _plan.host_budget(memory_limit)[0]
     solved = _solvers.solve_absolute(lat, lams, counted(fills), counted(finals), chosen,
@@ -317,19 +338,30 @@ def _solve_two(lat, labels, lams, solver, fills, finals, progress, engine_name,
     if progress is not None:
         progress(done[0], done[0])
     return [_candidate_result(lat, labels, lam, best, engine_name, {**bands, **extra}, ran,
-                              bound)
+                              bound, items)
             for lam, (best, bound, ran, extra) in zip(lams, solved)]
 
 
-def _solve_constrained(lat, labels, eps, fills, finals, engine_name, bands):
-    best, bound, found_with = _constrained.constrained(lat, eps, fills, finals)
+def _solve_constrained(lat, labels, eps, fills, finals, engine_name, bands, items=None):
+    among = _constrained.AMONG_ALL if items is None else _constrained.AMONG_RUNS
+    best, bound, found_with = _constrained.constrained(lat, eps, fills, finals, among)
     extra = {**bands, "found_with": found_with}
     solver = "exact" if found_with.get("exact") else "lagrangian"
-    res = _candidate_result(lat, labels, 0.0, best, engine_name, extra, solver, bound)
+    res = _candidate_result(lat, labels, 0.0, best, engine_name, extra, solver, bound,
+                            items)
     return dataclasses.replace(res, max_disparity=eps)
 
 
-def _candidate_result(lat, labels, lam, cand, engine_name, extra, solver, bound):
+def _candidate_result(lat, labels, lam, cand, engine_name, extra, solver, bound,
+                      items=None):
+    """The result of ``cand``, an ordering of ``lat``; ``items``: ``(item lattice,
+    runs)`` where ``lat`` is the lattice of runs (``keep_ties``): the path expanded and
+    its counters taken on the items (exact, the same for xAUC and PRF)."""
+    if items is not None:
+        lat, runs = items
+        path = cpu_reference.expand_merged(cand.path, *runs)
+        cand = _solvers.candidate(lat, path, cpu_reference.path_counters(lat, path))
+        extra = {**extra, "tie_runs": [int(r.size) for r in runs]}
     res = _make_result(lat, labels, lam, cand.path, cand.final, engine_name, extra)
     if bound is not None and bound - res.objective <= _solvers.TOLERANCE:
         bound = res.objective

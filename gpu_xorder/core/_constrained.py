@@ -19,8 +19,12 @@ MSG_INFEASIBLE = (
 )
 MSG_INFEASIBLE_PROVEN = (
     "no ordering has |D| <= {eps:g} ({metric}): the exact constrained solver found "
-    "none among all interleavings of the groups"
+    "none among {among}"
 )
+#: What the exact constrained solver searched: every interleaving, or (a lattice of
+#: runs, ``merged_lattice``) those that keep each group's equal scores together.
+AMONG_ALL = "all interleavings of the groups"
+AMONG_RUNS = "the interleavings that keep each group's equal scores together"
 
 
 #: The constrained search: weights ``lam`` of the absolute objective tried while no
@@ -49,7 +53,7 @@ class Infeasible(ValueError):
         self.proven = proven
 
 
-def constrained(lat, eps, fills, finals):
+def constrained(lat, eps, fills, finals, among=AMONG_ALL):
     """Maximise AUC subject to ``|D| <= eps``: ``(Candidate, auc_bound, found_with)``.
 
     Certificate: for every
@@ -86,7 +90,7 @@ def constrained(lat, eps, fills, finals):
     pool = [({"mu": m}, c) for m, c in search.points]
     if lat.n_cells <= CONSTRAINT_EXACT_CELLS:
         try:
-            best = _exact_constrained(lat, eps, search, pool)
+            best = _exact_constrained(lat, eps, search, pool, among)
         except cpu_reference.FrontsTooLarge:
             pass
         else:
@@ -125,7 +129,7 @@ def _meets(d, eps):
     return abs(d) <= eps + cpu_reference.EPS_TOLERANCE
 
 
-def _exact_constrained(lat, eps, search, pool):
+def _exact_constrained(lat, eps, search, pool, among):
     """The constrained optimum by fronts per value of ``d``, pruned by the feasibility
     of every completion and by ``S(mu) + |mu| eps`` against guessed lower bounds (as in
     ``exact``); ``Infeasible`` (proven) when no interleaving meets the constraint."""
@@ -143,7 +147,8 @@ def _exact_constrained(lat, eps, search, pool):
                 max_states=CONSTRAINT_EXACT_STATES - states)
         except cpu_reference.NoneLeft:
             if share >= 1:
-                raise Infeasible(MSG_INFEASIBLE_PROVEN.format(eps=eps, metric=lat.metric),
+                raise Infeasible(MSG_INFEASIBLE_PROVEN.format(eps=eps, metric=lat.metric,
+                                                              among=among),
                                  proven=True) from None
             share *= 2.0
             continue

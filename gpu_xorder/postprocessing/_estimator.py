@@ -186,6 +186,11 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     ``XOrder().set_fit_request(sensitive_features=True)
     .set_transform_request(sensitive_features=True)``.
 
+    The ordering keeps every run of equal scores of a group whole (xAUC and PRF of two
+    groups: no item of another group inside it), since scores that keep a group's ties
+    cannot realise anything else; ``result_`` and its certificate are over such
+    orderings, where :func:`gpu_xorder.fair_order` ranks items and may split a run.
+
     Training: the non-reference items ranked between two consecutive distinct
     reference scores (or a reference score and a bound) are placed strictly between
     them, each group's items spread by their original scores; tied scores of a group
@@ -575,7 +580,7 @@ class _Fitting(NamedTuple):
             metric=est.metric, mode=est.disparity, backend=est.backend, method=est.method,
             solver=est.solver, max_disparity=v.check_max_disparity(constraint),
             memory_limit=v.check_memory_limit(est.memory_limit), progress=progress,
-            n_jobs=_parallel.check_n_jobs(n_jobs))
+            n_jobs=_parallel.check_n_jobs(n_jobs), keep_ties=True)
         return results if np.ndim(lam) else results[0]
 
 

@@ -315,11 +315,6 @@ def test_a_model_fitted_on_integer_groups_transforms_a_csv_file(tmp_path):
                           bits(est.transform(new_s, sensitive_features=new_g)))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "fit --max-disparity 0.1 prints its row '|D|<=0.1' with Delta-xAUC 1.0000: the "
-    "constraint holds for the DP's ordering (which splits the reference group's tied "
-    "scores by input order) and not for the adjusted scores that are written and "
-    "measured (design section 5, 'Orders no scores realise')"))
 def test_fit_max_disparity_prints_a_disparity_within_the_constraint(tmp_path, capsys):
     data, model, out = tmp_path / "train.csv", tmp_path / "model.json", tmp_path / "out.csv"
     write_csv(data, {"score": [0.4, 0.4, 0.7, 0.6, 0.6, 0.6], "outcome": [1, 1, 0, 1, 0, 0],
@@ -334,17 +329,17 @@ def test_fit_max_disparity_prints_a_disparity_within_the_constraint(tmp_path, ca
 
 
 def test_fit_says_when_the_written_scores_break_the_constraint(tmp_path, capsys):
-    # the case above, until orderings keep a group's ties together: the row shows the
-    # written scores' |D| (1.0) and fit warns that it breaks the constraint
+    # URF, where orderings may still split a group's ties (design section 5): the row
+    # shows the written scores' |D| (0.5) and fit warns that it breaks the constraint
     data, model, out = tmp_path / "train.csv", tmp_path / "model.json", tmp_path / "out.csv"
-    write_csv(data, {"score": [0.4, 0.4, 0.7, 0.6, 0.6, 0.6], "outcome": [1, 1, 0, 1, 0, 0],
-                     "region": list("aaabbb")})
-    assert main(fit_args(data, model, "--output", str(out), "--max-disparity", "0.1")) == 0
+    scores, y = [0.6, 0.1, 0.1, 0.1, 0.35, 0.6, 0.35, 0.1], [0, 1, 1, 1, 1, 0, 1, 0]
+    write_csv(data, {"score": scores, "outcome": y, "region": list("aaaabbbb")})
+    assert main(fit_args(data, model, "--output", str(out), "--metric", "urf",
+                         "--max-disparity", "0")) == 0
     captured = capsys.readouterr()
     assert captured.err.startswith(
-        "warning: max_disparity=0.1 holds for the learned ordering (|D| 0) but not for the "
-        "adjusted training scores (|D| 1)")
+        "warning: max_disparity=0 holds for the learned ordering (|D| 0) but not for the "
+        "adjusted training scores (|D| 0.5)")
     rows = table_rows(captured.out, "Training data")
     written = read_column(out, "score_fair")
-    assert_printed(rows[1], pair_metrics(written.tolist(), [1, 1, 0, 1, 0, 0],
-                                         list("aaabbb")))
+    assert_printed(rows[1], pair_metrics(written.tolist(), y, list("aaaabbbb")))

@@ -607,41 +607,78 @@ def test_a_subsample_too_coarse_for_a_group_is_named():
 # ---------------------------------------------------------------------------------------
 # Orders no scores realise: fit says when its adjusted scores break what it promised.
 
-# b's tied 0.6 run: the ordering that reaches |D| = 0 puts b's positive above a and b's
-# negatives below it, which scores keeping b's tie cannot do (adjusted |D| = 1)
+# URF (whose lattice of runs the kernels would count as pairs of runs: orderings may split
+# a group's ties there, as with more than two groups): orderings no scores realise
+URF_TIED = {
+    "eps": (np.array([0.6, 0.1, 0.1, 0.1, 0.35, 0.6, 0.35, 0.1]),
+            np.array([0, 1, 1, 1, 1, 0, 1, 0]), np.array(list("aaaabbbb"))),
+    "lam": (np.array([0.6, 0.6, 0.1, 0.6, 0.1, 0.35]), np.array([1, 0, 1, 0, 0, 1]),
+            np.array(list("aaabbb"))),
+    "zero": (np.array([0.1, 0.6, 0.1, 0.6, 0.35, 0.6]), np.array([1, 1, 0, 1, 1, 0]),
+             np.array(list("aaabbb"))),
+}
+
+
+@pytest.mark.parametrize("case, params, message", [
+    ("eps", dict(max_disparity=0.0), "max_disparity=0 holds for the learned ordering "
+                                     "(|D| 0) but not for the adjusted training scores "
+                                     "(|D| 0.5)"),
+    ("lam", dict(lam=5.0), "the adjusted training scores reach -1.167 in AUC - 5 |D|, "
+                           "below the scores given (-0.7222; the learned ordering: "
+                           "0.05556)"),
+    ("zero", dict(lam=0.0), "the adjusted training scores reach 0.5 in AUC, below the "
+                            "scores given (0.5625; the learned ordering: 0.75)"),
+])
+def test_fit_warns_where_its_adjusted_scores_break_its_promise(case, params, message):
+    s, y, g = URF_TIED[case]
+    with pytest.warns(UserWarning, match=re.escape(message)) as record:
+        xo = fitted(s, y, g, metric="urf", **params)
+    assert record[0].filename == __file__  # points at the caller's fit
+    lam = params.get("lam", 0.0)
+    given = metrics.auc(s, y) - lam * metrics.disparity(s, y, g, "urf")
+    if "lam" in params:
+        assert xo.train_auc_ - lam * xo.train_disparity_ < given
+    else:
+        assert xo.train_disparity_ > 0.0 == xo.result_.disparity
+    if case == "lam":
+        with pytest.warns(UserWarning, match="the adjusted training scores reach -1.167"):
+            xorder_path(s, y, sensitive_features=g, lams=[0.0, 5.0], metric="urf",
+                        backend="numpy")
+
+
+# b's tied 0.6 run: the ordering of |D| = 0 over all interleavings puts b's positive
+# above a and its negatives below (written scores |D| = 1); XOrder's orderings keep
+# every run of equal scores whole for xAUC and PRF, so the scores realise them
 TIED = (np.array([0.4, 0.4, 0.7, 0.6, 0.6, 0.6]), np.array([1, 1, 0, 1, 0, 0]),
         np.array(list("aaabbb")))
 
 
-@pytest.mark.parametrize("params, message", [
-    (dict(max_disparity=0.1), "max_disparity=0.1 holds for the learned ordering (|D| 0) "
-                              "but not for the adjusted training scores (|D| 1)"),
-    (dict(lam=5.0), "the adjusted training scores reach -4.444 in AUC - 5 |D|, below the "
-                    "scores given (0.1111; the learned ordering: 0.6667)"),
-])
-def test_fit_warns_where_its_adjusted_scores_break_its_promise(params, message):
+@pytest.mark.parametrize("metric", ["xauc", "prf"])
+@pytest.mark.parametrize("params", [dict(max_disparity=0.4), dict(lam=5.0),
+                                    dict(lam=5.0, solver="paper"), dict(lam=0.0)])
+def test_xauc_and_prf_orderings_keep_ties_whole_so_scores_realise_them(metric, params):
     s, y, g = TIED
-    with pytest.warns(UserWarning, match=re.escape(message)) as record:
-        xo = fitted(s, y, g, **params)
-    assert record[0].filename == __file__  # points at the caller's fit
-    assert xo.train_disparity_ == 1.0 and xo.result_.disparity == 0.0
-    given = metrics.auc(s, y) - 5.0 * metrics.disparity(s, y, g)
-    if "lam" in params:
-        assert xo.train_auc_ - 5.0 * xo.train_disparity_ < given
-    with pytest.warns(UserWarning, match="the adjusted training scores reach -4.444"):
-        xorder_path(s, y, sensitive_features=g, lams=[0.0, 5.0], backend="numpy")
-
-
-def test_fit_warns_at_lam_zero_where_the_written_auc_falls_below_the_input():
-    # a's tied 0.1 negatives and b's tied 0.35 / 0.6 runs: the AUC-optimal ordering
-    # (0.9375) splits them; the written scores reach 0.6875, below the input's 0.75
-    s = np.array([0.1, 0.1, 0.35, 0.6, 0.35, 0.6])
-    y, g = np.array([0, 0, 1, 1, 0, 0]), np.array(list("aaabbb"))
-    with pytest.warns(UserWarning, match=re.escape(
-            "the adjusted training scores reach 0.6875 in AUC, below the scores given "
-            "(0.75; the learned ordering: 0.9375)")):
-        xo = fitted(s, y, g, lam=0.0)
-    assert xo.train_auc_ == metrics.auc(xo.train_scores_adjusted_, y) == 0.6875
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        xo = fitted(s, y, g, metric=metric, **params)
+    r = xo.result_
+    assert r.extra["tie_runs"] == [2, 1]  # a: {0.7}, {0.4, 0.4}; b: {0.6 x 3}
+    position = np.argsort(r.order)
+    for run in ([0, 1], [3, 4, 5]):  # no other group's item inside a run
+        inside = range(position[run].min(), position[run].max() + 1)
+        assert {int(r.order[k]) for k in inside} <= set(run)
+    assert xo.train_auc_ == pytest.approx(r.auc, abs=1e-12)
+    assert xo.train_disparity_ == pytest.approx(r.disparity, abs=1e-12)
+    if "max_disparity" in params:  # xAUC reaches |D| 0; PRF's fairest keeping the ties: 1/3
+        assert xo.train_disparity_ == (0.0 if metric == "xauc" else pytest.approx(1 / 3))
+        if metric == "prf":  # proven, and said to be among the orderings keeping ties
+            with pytest.raises(ValueError, match=re.escape(
+                    "the exact constrained solver found none among the interleavings "
+                    "that keep each group's equal scores together")):
+                fitted(s, y, g, metric=metric, max_disparity=0.3)
+    # fair_order orders items, not scores: its orderings may split a run
+    direct = fair_order(s, y, g, metric=metric, backend="numpy", **params)
+    assert "tie_runs" not in direct.extra
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -657,3 +694,30 @@ def test_no_such_warning_where_scores_are_distinct(seed):
             metrics.auc(s, y) - 5 * metrics.disparity(s, y, g) - 1e-12)
         xo = fitted(s, y, g, max_disparity=0.1)
         assert xo.train_disparity_ <= 0.1 + 1e-12
+
+
+@pytest.mark.parametrize("metric", ["xauc", "prf"])
+@pytest.mark.parametrize("solver", ["paper", "auto"])
+def test_runs_kept_whole_on_every_engine_and_realised(metric, solver):
+    """Scores on a grid of 12 values (long runs in both groups): the ordering keeps
+    every run whole, the adjusted training scores have the ordering's metrics, and the
+    numba engine's fit is the reference's, bit for bit."""
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(5)
+    g = np.repeat(["p", "q"], [160, 140])
+    y = (rng.random(300) < 0.4 + 0.2 * (g == "p")).astype(int)
+    s = np.round(np.clip(0.3 * y + rng.normal(0.4, 0.2, 300), 0, 1) * 11) / 11
+    fits = [fitted(s, y, g, metric=metric, lam=0.5, solver=solver, backend=b)
+            for b in ("numpy", "numba")]
+    for xo in fits:
+        r = xo.result_
+        assert r.extra["tie_runs"][0] < 160 and r.extra["tie_runs"][1] < 140
+        key = list(zip(g[r.order], s[r.order]))  # (group, score) along the ordering
+        for run in set(key):
+            at = [k for k, v in enumerate(key) if v == run]
+            assert at == list(range(at[0], at[-1] + 1))
+        assert xo.train_auc_ == pytest.approx(r.auc, abs=1e-12)
+        assert xo.train_disparity_ == pytest.approx(r.disparity, abs=1e-12)
+    assert np.array_equal(fits[0].result_.order, fits[1].result_.order)
+    assert np.array_equal(fits[0].train_scores_adjusted_, fits[1].train_scores_adjusted_)
+    assert fits[0].result_.upper_bound == fits[1].result_.upper_bound
