@@ -646,6 +646,32 @@ def test_fit_warns_where_its_adjusted_scores_break_its_promise(case, params, mes
                         backend="numpy")
 
 
+def test_fit_warns_where_the_learned_ordering_itself_falls_below_the_scores_given():
+    # distinct scores: every ordering is realised; the cell rule's at lam 0.5 scores
+    # 0.2 where the scores given score 0.3167, and the message says why (the default
+    # solver does better: no warning)
+    s = np.array([0.9, 0.7, 0.29, 0.32, 0.12, 0.24, 0.6, 0.73])
+    y, g = np.array([0, 0, 1, 0, 0, 1, 0, 1]), np.array(list("aaaabbbb"))
+    with pytest.warns(UserWarning, match=re.escape(
+            "the adjusted training scores reach 0.2 in AUC - 0.5 |D|, below the scores "
+            "given (0.3167), as the learned ordering does: the cell rule "
+            "(solver='paper') is a heuristic for |D|")):
+        xo = fitted(s, y, g, lam=0.5, solver="paper")
+    assert xo.train_auc_ - 0.5 * xo.train_disparity_ == pytest.approx(xo.result_.objective)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        fitted(s, y, g, lam=0.5)
+    # scores that tie across groups count half a pair each, which no ordering does: the
+    # certified default's answer falls below them, and the message says why
+    s2 = np.array([0.45, 0.45, 0.7, 0.7, 0.45, 0.2])
+    y2, g2 = np.array([0, 1, 1, 0, 1, 0]), np.array(list("aaabbb"))
+    with pytest.warns(UserWarning, match=re.escape(
+            "reach 0.4722 in AUC - 1 |D|, below the scores given (0.4861), as the learned "
+            "ordering does: the scores given tie items of different groups")):
+        xo = fitted(s2, y2, g2, lam=1.0)
+    assert xo.result_.gap == 0  # the best ordering, proven
+
+
 # b's tied 0.6 run: the ordering of |D| = 0 over all interleavings puts b's positive
 # above a and its negatives below (written scores |D| = 1); XOrder's orderings keep
 # every run of equal scores whole for xAUC and PRF, so the scores realise them
