@@ -11,7 +11,6 @@ features) with scikit-learn directly. What tests/gpu_xorder/cli/test_fit_transfo
 already checks (one group column, lams in increasing order) is not repeated.
 """
 
-import csv
 import itertools
 import json
 import re
@@ -22,6 +21,7 @@ import pytest
 
 from gpu_xorder import XOrder, metrics
 from gpu_xorder.cli import main
+from support.csvfiles import read_column, write_csv
 
 pytestmark = pytest.mark.usefixtures("plain_consoles")
 
@@ -138,20 +138,6 @@ def test_demo_prints_the_definitions_of_its_split(capsys, metric, seed, lams, te
 
 # ---------------------------------------------------------------------------------------
 # fit: several lams in any order, --choose, intersections
-
-
-def write_csv(path, columns):
-    with open(path, "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(list(columns))
-        for row in zip(*columns.values()):
-            writer.writerow([repr(float(v)) if isinstance(v, (float, np.floating)) else v
-                             for v in row])
-
-
-def read_column(path, name, kind=float):
-    with open(path, newline="") as f:
-        return np.array([kind(row[name]) for row in csv.DictReader(f)])
 
 
 def intersection_data(seed, n=48):

@@ -6,7 +6,6 @@ reader); the metrics are O(n^2) pair loops in exact fractions from their definit
 1/2 on a tie; with more than two groups the largest pair's disparity).
 """
 
-import csv
 import itertools
 import json
 import os
@@ -19,6 +18,7 @@ from gpu_xorder import XOrder
 from gpu_xorder.cli import main
 
 from support.console import table_rows
+from support.csvfiles import read_column, write_csv
 
 pytestmark = pytest.mark.usefixtures("plain_consoles")
 
@@ -77,21 +77,6 @@ def assert_printed(row, values):
 
 # ---------------------------------------------------------------------------------------
 # Files
-
-
-def write_csv(path, columns):
-    names = list(columns)
-    with open(path, "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(names)
-        for row in zip(*columns.values()):
-            writer.writerow([repr(float(v)) if isinstance(v, (float, np.floating)) else v
-                             for v in row])
-
-
-def read_column(path, name, kind=float):
-    with open(path, newline="") as f:
-        return np.array([kind(row[name]) for row in csv.DictReader(f)])
 
 
 def bits(a):
