@@ -385,3 +385,23 @@ def test_named_arguments():
     bound((1,), (32,), 5)
     bound((1,), (32,), 6)
     assert [c[2] for c in calls] == [5, 6] and type(calls[1][2]) is np.int32
+
+
+@pytest.mark.parametrize("metric", ["xauc", "prf"])
+def test_xorder_lattice_of_runs_on_the_emulated_device(emulated_cupy, metric):
+    """XOrder on tied scores solves on the lattice of runs (``merged_lattice``): the
+    CuPy engine fills it, and its fit (ordering, bound, adjusted scores) is the NumPy
+    reference's, bit for bit."""
+    from gpu_xorder import XOrder
+
+    rng = np.random.default_rng(41)
+    s, y, g = problem(rng, 60, 45, ties=True)
+    fits = [XOrder(metric=metric, lam=0.5, backend=b).fit(s, y, sensitive_features=g)
+            for b in ("numpy", "cupy")]
+    assert fits[1].result_.backend == "cupy"
+    assert fits[0].result_.extra["tie_runs"] == fits[1].result_.extra["tie_runs"]
+    assert sum(fits[0].result_.extra["tie_runs"]) < 105  # runs were merged
+    np.testing.assert_array_equal(fits[0].result_.order, fits[1].result_.order)
+    assert fits[0].result_.upper_bound == fits[1].result_.upper_bound
+    np.testing.assert_array_equal(fits[0].train_scores_adjusted_,
+                                  fits[1].train_scores_adjusted_)
