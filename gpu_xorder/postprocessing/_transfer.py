@@ -33,10 +33,18 @@ MSG_UNSEPARATED = (
     "{count} adjusted training scores share a value with a neighbour although their "
     "scores differ: the learned ordering puts more items between two reference scores "
     "(or a reference score and a bound) than float64 holds numbers between them (the "
-    "closest pair: {lo!r} and {hi!r}); scores on an unbounded scale keep them apart, "
-    "e.g. log-odds (a model's decision_function, "
-    "FairRanker(response_method='decision_function')) instead of probabilities near 0 or 1"
+    "closest pair: {lo!r} and {hi!r}); {advice}"
 )
+#: The advice of ``MSG_UNSEPARATED``: where the closest pair lies within ``NEAR_END`` of
+#: 0 or 1 (saturated probabilities), else (two scores a few ulps apart elsewhere).
+ADVICE_PROBABILITIES = (
+    "scores on an unbounded scale keep them apart, e.g. log-odds (a model's "
+    "decision_function, FairRanker(response_method='decision_function')) instead of "
+    "probabilities near 0 or 1")
+ADVICE_ROUNDING = (
+    "two scores that close are one value up to rounding (0.56 + 0.3 is "
+    "0.8600000000000001): round the scores (e.g. to 12 digits) so that they tie")
+NEAR_END = 1e-6
 
 _FLOAT_MAX = float(np.finfo(np.float64).max)
 _SIGN = np.int64(-2**63)
@@ -456,8 +464,12 @@ def _spread_over_floats(slots, cramped, bounds):
             closest = (float(slots.gap_lo[a]), float(slots.gap_hi[a]))
         values[k:k + m] = _from_ordinal(z.astype(np.int64))
         k += m
-    warnings.warn(MSG_UNSEPARATED.format(count=shared, lo=closest[0], hi=closest[1]),
-                  UserWarning, stacklevel=4)
+    lo, hi = closest
+    near_end = hi <= NEAR_END or lo >= 1.0 - NEAR_END
+    warnings.warn(MSG_UNSEPARATED.format(
+        count=shared, lo=lo, hi=hi,
+        advice=ADVICE_PROBABILITIES if near_end else ADVICE_ROUNDING),
+        UserWarning, stacklevel=4)
     return values
 
 

@@ -414,3 +414,17 @@ def test_maps_strictly_increasing_and_exact_on_the_training_scores(case, extra):
     inside = ~below & ~above
     assert np.all((on_grid[inside] >= lo) & (on_grid[inside] <= hi))
     assert equal_pairs(out[-grid.size:], np.zeros(grid.size)) == 0
+
+
+def test_crowded_gap_advice_names_the_cause():
+    """Saturated probabilities: log-odds; two reference scores one ulp apart elsewhere
+    (0.56 + 0.3 and 0.86): rounding, which makes them one tie."""
+    top = 1 - 2.0**-52
+    scores = np.array([top, 0.5, 0.999, 0.998, 0.997])
+    groups = np.array([0, 0, 1, 1, 1])
+    with pytest.warns(UserWarning, match="instead of probabilities near 0 or 1"):
+        transfer(scores, [1, 1, 1, 0, 0], groups)  # three items above 1 - 2**-52
+    assert 0.56 + 0.3 == float(np.nextafter(0.86, 1.0))
+    scores = np.array([0.56 + 0.3, 0.86, 0.7, 0.6, 0.5])
+    with pytest.warns(UserWarning, match=r"round the scores \(e\.g\. to 12 digits\)"):
+        transfer(scores, [0, 1, 1, 1, 0], groups)  # three items between them
