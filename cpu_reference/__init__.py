@@ -11,7 +11,7 @@ from ._blocks import block_lattice, expand_merged, expand_path, merged_lattice, 
 from ._counting import half_wins2
 from ._fill import fill
 from ._fronts import (EPS_TOLERANCE, PRUNE_TOLERANCE, FrontsTooLarge, NoneLeft, completion_values,
-                      solve_fronts)
+                      solve_fronts, within_eps)
 from ._iterative import (merge_order, solve_iterative, solve_lattice, step_counters,
                          step_lattice, step_shapes)
 from ._iterative import total_cells as iterative_cells
@@ -57,6 +57,7 @@ __all__ = [
     "expand_path",
     "merged_lattice",
     "tie_runs",
+    "within_eps",
     "fill",
     "group_dtype",
     "half_wins2",

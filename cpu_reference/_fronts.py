@@ -33,6 +33,12 @@ PRUNE_TOLERANCE = 1e-9
 #: ``D`` equal to ``eps`` (both written in decimal, say 0.1) must not decide.
 EPS_TOLERANCE = 1e-12
 
+
+def within_eps(d, eps):
+    """``|D| <= eps`` up to ``EPS_TOLERANCE`` (elementwise for arrays): the one test of
+    the constraint, in the solvers, the scorer and the checks of a fit."""
+    return np.abs(d) <= eps + EPS_TOLERANCE
+
 #: Bytes per stored state (parent index) and per cell (offsets) kept for the traceback.
 BYTES_PER_STATE = 4
 BYTES_PER_CELL = 4
@@ -210,7 +216,7 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
     if eps is None:
         value = auc - lam * np.abs(dis)
     else:
-        value = np.where(np.abs(dis) <= eps + EPS_TOLERANCE, auc, -np.inf)
+        value = np.where(within_eps(dis, eps), auc, -np.inf)
         if not np.isfinite(value).any():
             raise NoneLeft(MSG_NONE_LEFT)
     best = int(np.argmax(value))

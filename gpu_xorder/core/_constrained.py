@@ -125,8 +125,8 @@ def constrained(lat, eps, fills, finals, among=AMONG_ALL):
 
 
 def _meets(d, eps):
-    """``|D| <= eps`` up to ``cpu_reference.EPS_TOLERANCE``."""
-    return abs(d) <= eps + cpu_reference.EPS_TOLERANCE
+    """``|D| <= eps`` up to ``cpu_reference.EPS_TOLERANCE``, as a Python bool."""
+    return bool(cpu_reference.within_eps(d, eps))
 
 
 def _exact_constrained(lat, eps, search, pool, among):

@@ -98,6 +98,8 @@ MSG_EXACT_SIZE = (
 MSG_SOLVER_GROUPS = (
     "solver={solver!r} handles two groups ({k} given); use solver='auto' or 'paper'"
 )
+
+
 @dataclasses.dataclass
 class Candidate:
     """An ordering found by a fill, with its exact counters and objective terms (the

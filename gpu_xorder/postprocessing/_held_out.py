@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from cpu_reference import EPS_TOLERANCE
+from cpu_reference import within_eps
 
 from .. import metrics
 from ..utils import _validation as v
@@ -69,8 +69,7 @@ def validated_fit(est, scores, y, sensitive_features, progress, fit_path):
         auc.append(metrics.auc(adjusted, y_val))
         dis.append(metrics.disparity(adjusted, y_val, g_val, est.metric))
     auc, dis = np.array(auc), np.array(dis)
-    ok = (np.flatnonzero(dis <= eps + EPS_TOLERANCE) if eps is not None
-          else np.array([], dtype=int))
+    ok = np.flatnonzero(within_eps(dis, eps)) if eps is not None else np.array([], dtype=int)
     if eps is None:
         k = int(np.argmax(auc - float(est.lam) * dis))
     elif ok.size:

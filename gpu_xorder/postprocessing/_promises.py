@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from cpu_reference import EPS_TOLERANCE
+from cpu_reference import within_eps
 
 from .. import metrics
 
@@ -47,7 +47,7 @@ def warn_unrealised(model, fitting, stacklevel):
     message says which."""
     adjusted_d, result = model.train_disparity_, model.result_
     if model.max_disparity is not None:
-        if adjusted_d > model.max_disparity + EPS_TOLERANCE:
+        if not within_eps(adjusted_d, model.max_disparity):
             warnings.warn(MSG_UNREALISED_CONSTRAINT.format(
                 eps=model.max_disparity, ordering=result.disparity, adjusted=adjusted_d),
                 UserWarning, stacklevel=stacklevel + 1)

@@ -24,7 +24,7 @@ from sklearn.utils.metadata_routing import (
 )
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
-from cpu_reference import EPS_TOLERANCE
+from cpu_reference import within_eps
 
 from .. import metrics
 from ..utils import _frames
@@ -396,7 +396,7 @@ def criterion(y, scores, groups, *, metric, lam, max_disparity, sample_weight=No
         return -d
     if max_disparity is None:
         return value - lam * d
-    # the constraint's tolerance (as the solvers'): 0.8 - 0.7 is 0.1 + 1e-16
-    if d <= max_disparity + EPS_TOLERANCE:
+    # the constraint's test, the solvers' (0.8 - 0.7 is 0.1 + 1e-16)
+    if within_eps(d, max_disparity):
         return value
     return value - PENALTY - (d - max_disparity)
