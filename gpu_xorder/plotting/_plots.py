@@ -137,7 +137,7 @@ def plot_xroc(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike, *,
 def legend_below(ax, ncols=1):
     """The axes' legend under its x axis label, where it covers no data (constrained
     layout makes room for it)."""
-    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=ncols,
+    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=ncols,
                      fontsize="small", frameon=False)
 
 

@@ -58,7 +58,7 @@ def forest(sets):
         left.get_legend().remove()
         right.get_legend().remove()
         handles, labels = left.get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncols=len(sets))
+        fig.legend(handles, labels, loc="outside lower center", ncol=len(sets))
     return Picture(fig)
 
 
