@@ -369,13 +369,13 @@ def _errors(scores, y, groups, metric, level):
     return sides(ci.disparity[metric]), sides(ci.auc)
 
 
-def honest_limits(ax, disparities, aucs):
+def honest_limits(ax, disparities, aucs, min_span=MIN_AUC_SPAN):
     """Axis ranges that do not exaggerate: the disparity axis from 0, the AUC axis
-    spanning at least ``MIN_AUC_SPAN`` (within [0, 1]) around the values."""
+    spanning at least ``min_span`` (within [0, 1]) around the values."""
     top = max(max(disparities), 1e-3)
     ax.set_xlim(0.0, top * 1.12)
     low, high = min(aucs), max(aucs)
-    pad = max((MIN_AUC_SPAN - (high - low)) / 2, (high - low) * 0.08)
+    pad = max((min_span - (high - low)) / 2, (high - low) * 0.08)
     low, high = low - pad, high + pad
     if low < 0:
         low, high = 0.0, min(1.0, high - low)
