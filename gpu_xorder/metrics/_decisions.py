@@ -94,7 +94,7 @@ class DecisionRates:
     difference: dict
     ratio: dict
 
-    def to_dict(self):
+    def to_dict(self) -> dict:
         """The rates as JSON-ready values: intervals as ``[estimate, low, high]``, null
         where undefined."""
         def iv(interval):

@@ -31,7 +31,7 @@ from ..utils._validation import (
 import numpy as np
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     import pandas as pd
     from numpy.typing import ArrayLike
@@ -103,12 +103,15 @@ class RankingMetricFrame:
     [[0.0, 1.0, 1.0]]
     >>> float(frame.difference()["xauc"]) == disparity(s, y, race)
     True
-    >>> frame.group_min()["auc"], frame.group_max()["auc"], frame.ratio()["auc"]
-    (0.0, 1.0, 0.0)
+    >>> [float(v) for v in (frame.group_min()["auc"], frame.group_max()["auc"],
+    ...                     frame.ratio()["auc"])]
+    [0.5, 1.0, 0.5]
     """
 
     def __init__(self, y_true: ArrayLike, y_score: ArrayLike, *,
-                 sensitive_features: ArrayLike, metrics: Sequence[str] = FRAME_METRICS,
+                 sensitive_features: ArrayLike,
+                 metrics: Sequence[str | Callable] | Mapping[str, str | Callable]
+                 = FRAME_METRICS,
                  sample_weight: ArrayLike | None = None) -> None:
         pd = _frames.import_pandas("RankingMetricFrame")
         self._custom = _check_metrics(metrics)
