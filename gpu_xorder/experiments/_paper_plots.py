@@ -228,7 +228,7 @@ def write_figures(comparison, folder, names=None, positive=None):
     fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
     panels = [key for key in XROC_PANELS if key in comparison.curves]
     if len(panels) > 1 and len(comparison.group_labels) == 2:
-        fig = _figure(4.2 * len(panels), 4.9)
+        fig = _figure(4.2 * len(panels), 5.6)
         plot_xroc_panels(comparison, fig.subplots(1, len(panels)), panels, names=names,
                          positive=positive)
         written.append(files[1])
@@ -309,4 +309,5 @@ def plot_xroc_panels(comparison, axes, panels=XROC_PANELS, names=None, positive=
     for k, ax in enumerate(np.atleast_1d(axes)):
         ax.set_xlabel(textwrap.fill(ax.get_xlabel(), XROC_LABEL_WIDTH))
         ax.set_ylabel(textwrap.fill(ax.get_ylabel(), XROC_LABEL_WIDTH) if k == 0 else "")
+        legend_below(ax)  # under the wrapped label
     return axes

@@ -136,8 +136,20 @@ def plot_xroc(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike, *,
 
 def legend_below(ax, ncols=1):
     """The axes' legend under its x axis label, where it covers no data (constrained
-    layout makes room for it)."""
-    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=ncols,
+    layout makes room for it). Its distance below the axes, in points, is that of the
+    tick labels and of every line of the x axis label as set now: call it again after
+    changing the label."""
+    from matplotlib.transforms import offset_copy
+
+    tick = ax.xaxis.get_major_ticks()[0] if ax.xaxis.get_major_ticks() else None
+    below = 0.0 if tick is None else (tick.get_tick_padding() + tick.get_pad()
+                                      + tick.label1.get_fontsize())
+    label = ax.xaxis.label
+    lines = label.get_text().count("\n") + 1 if label.get_text() else 0
+    below += ax.xaxis.labelpad + 1.2 * lines * label.get_fontsize() + 4
+    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncols,
+                     bbox_transform=offset_copy(ax.transAxes, fig=ax.figure, y=-below,
+                                                units="points"),
                      fontsize="small", frameon=False)
 
 
