@@ -185,16 +185,17 @@ def _report_text(args, columns, y, groups, level, method, intervals):
 
 def _write_outputs(args, document, report):
     """--json and --report, both or neither."""
-    from ..io import json_text, write_files
+    from .. import io
 
-    files = []
+    if report is None:
+        if args.json is not None:
+            io.write_json(args.json, document, inputs=(args.data,))
+        return
+    files = [(args.report, lambda f: f.write(report), "\n")]
     if args.json is not None:
-        text = json_text(document)
+        text = io.json_text(document)
         files.append((args.json, lambda f: f.write(text), None))
-    if report is not None:
-        files.append((args.report, lambda f: f.write(report), "\n"))
-    if files:
-        write_files(files, inputs=(args.data,))
+    io.write_files(files, inputs=(args.data,))
 
 
 def _print_decisions(decisions, group):
