@@ -152,6 +152,10 @@ def _report_outputs(args):
             needed()
         except ImportError as exc:
             raise ValueError(f"--report: {exc}") from None
+    if args.model is not None:  # an unreadable model file is refused before the work
+        from ..postprocessing import XOrder
+
+        XOrder.load(args.model)
     return [("--report", args.report)]
 
 
