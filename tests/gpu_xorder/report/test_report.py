@@ -279,3 +279,14 @@ def test_chromium_renders_the_report(tmp_path):
     decoded = re.search(r'<pre id="decoded">([^<]*)</pre>', dom).group(1).split()
     assert len(decoded) == 3  # xROC, distribution, forest
     assert all(d.startswith("true:") and int(d.split(":")[1]) > 100 for d in decoded)
+
+
+def test_values_the_data_leave_undefined_read_n_a():
+    s, y, g = data(n=120)
+    y = np.where(g == "b", 0, y)  # b has no positives: no TPR, no xAUC(b, a), no PRF(b)
+    page = check_self_contained(audit_report(s, y, g, top_k=20))
+    words = page.words
+    assert "PRF(g)" in words and "b n/a" in words
+    d = metrics.decision_rates(s, y, g, top_k=20)
+    assert d.by_group["tpr"]["b"] is None and d.difference["tpr"] is None
+    assert len(page.images) == 3  # one xROC direction is defined: its picture is drawn
