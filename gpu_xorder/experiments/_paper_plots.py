@@ -293,8 +293,9 @@ def plot_xroc_panels(comparison, axes, panels=XROC_PANELS, names=None, positive=
             g, h = split_pair_key(pair)
             lines.append(f"xAUC({name(_label(g, comparison))}, {name(_label(h, comparison))}) "
                          f"{np.mean(values):.3f} ± {sd:.3f}")
-        ax.text(0.98, 0.30, "\n".join([f"mean ± sd over {_repetitions(comparison.repeats)}:"] + lines),
-                ha="right", va="bottom", fontsize="small", transform=ax.transAxes)
+        head = f"mean ± sd over {_repetitions(comparison.repeats)}:"
+        ax.text(0.98, 0.30, "\n".join([head] + lines), ha="right", va="bottom",
+                fontsize="small", transform=ax.transAxes)
         title = {"unadjusted": "unadjusted", "post-logit-public": "post-logit (public code)",
                  "xorder": f"xOrder, lam = {parameter:g}" if parameter is not None
                  else "xOrder"}[key]
