@@ -20,8 +20,9 @@ ALLOWED = {
     "postprocessing": {"utils", "io", "engine", "core", "metrics"},
     "experiments": {"utils", "io", "datasets", "engine", "core", "metrics", "plotting",
                     "postprocessing"},
+    "report": {"utils", "io", "metrics", "plotting", "postprocessing"},
     "cli": {"utils", "io", "datasets", "engine", "core", "metrics", "plotting",
-            "postprocessing", "experiments"},
+            "postprocessing", "experiments", "report"},
 }
 
 

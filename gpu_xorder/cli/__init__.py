@@ -11,6 +11,7 @@ engines can do on this machine.
 """
 
 import importlib
+import sys
 import warnings
 
 from . import _output as out
@@ -28,6 +29,7 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 2
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # provenance of a report
     out.output_format = "tsv" if getattr(args, "format", None) == "tsv" else "table"
     try:
         with warnings.catch_warnings():

@@ -3,7 +3,9 @@ confidence intervals, the disadvantaged group in words, as JSON and in pictures.
 
 import contextlib
 import json
+import math
 import re
+import shlex
 
 import numpy as np
 from rich.markup import escape
@@ -22,6 +24,7 @@ from ._common import group_title
 from ._common import read_groups
 from ._common import require_matplotlib
 
+MSG_MODEL_REPORT = "--model is read by --report; give --report FILE as well"
 MSG_NO_CI = "--no-ci leaves out the intervals that {options} would set up"
 MSG_DELONG = ("--ci-method delong draws no resamples, so {options} would be ignored; "
               "leave {them} out or choose --ci-method bootstrap")
@@ -31,11 +34,11 @@ def run(args):
     from .. import metrics
     from ..metrics._ranking import defined
     from ..io import Table as CsvTable
-    from ..io import check_all_outputs, staged_folder, write_json
+    from ..io import check_all_outputs, staged_folder
 
     try:
         level, method = _interval_settings(args)
-        outputs = [("--json", args.json)]
+        outputs = [("--json", args.json)] + _report_outputs(args)
         check_all_outputs(outputs, [("--plot", args.plot, None)], inputs=(args.data,))
         if args.plot is not None:
             require_matplotlib()
@@ -80,17 +83,20 @@ def run(args):
                                    None if intervals is None else intervals[c])
                   for m, _ in METRIC_COLUMNS}
                  for c, s in enumerate(columns.values())]
+        decisions = _decisions(args, columns, y, groups, level)
         document = None
         if args.json is not None or args.format == "json":
             document = _audit_document(args, groups, y, columns, rows, tables, values,
                                        intervals, found)
+            for name, d in (decisions or {}).items():
+                document["scores"][name]["decisions"] = d.to_dict()
+        report = _report_text(args, columns, y, groups, level, method, intervals)
         pictures = []
         with contextlib.ExitStack() as stack:  # pictures and JSON: all or nothing
             if args.plot is not None:
                 pictures = _audit_plots(stack.enter_context(staged_folder(args.plot)),
                                         plan, columns, y, groups, intervals, args.label)
-            if args.json is not None:
-                write_json(args.json, document, inputs=(args.data,))
+            _write_outputs(args, document, report)
     except LIBRARY_ERRORS + FILE_ERRORS as exc:
         return out.error(exc)
     if args.format == "json":
@@ -123,9 +129,116 @@ def run(args):
                 out.interval_cell(col[r], limits[c][r], intervals is not None)
                 for c, col in enumerate(per_column)])
         out.console.print(table)
+    _print_decisions(decisions, args.group)
     if args.plot is not None:
         out.console.print(f"{len(pictures)} pictures written to {escape(args.plot)}")
+    if args.report is not None:
+        out.console.print(f"report written to {escape(args.report)}")
     return 0
+
+
+def _report_outputs(args):
+    """The files --report adds to the outputs checked up front; refuses --model
+    without --report and a report without Jinja2 or matplotlib, before any work."""
+    if args.report is None:
+        if args.model is not None:
+            raise ValueError(MSG_MODEL_REPORT)
+        return []
+    from ..plotting._plots import _matplotlib
+    from ..report._audit import _import_jinja2
+
+    for needed in (_import_jinja2, _matplotlib):
+        try:
+            needed()
+        except ImportError as exc:
+            raise ValueError(f"--report: {exc}") from None
+    if args.model is not None:  # an unreadable model file is refused before the work
+        from ..postprocessing import XOrder
+
+        XOrder.load(args.model)
+    return [("--report", args.report)]
+
+
+def _decisions(args, columns, y, groups, level):
+    """``{column: DecisionRates}`` at the cut-off of --threshold, --top-k or
+    --top-share; None without one."""
+    from ..metrics import decision_rates
+
+    if args.threshold is None and args.top_k is None and args.top_share is None:
+        return None
+    return {name: decision_rates(s, y, groups, threshold=args.threshold, top_k=args.top_k,
+                                 top_share=args.top_share, level=level or AUDIT_LEVEL)
+            for name, s in columns.items()}
+
+
+def _report_text(args, columns, y, groups, level, method, intervals):
+    """The HTML text of --report (None without it), made before any file is written."""
+    if args.report is None:
+        return None
+    from ..report import audit_report
+
+    return audit_report(
+        columns, y, groups, positive=args.label, group=group_title(args.group),
+        high_score=args.high_score, level=level, method=method or "delong",
+        n_bootstrap=(args.bootstrap or AUDIT_BOOTSTRAP) if method == "bootstrap" else None,
+        random_state=args.seed or 0, threshold=args.threshold, top_k=args.top_k,
+        top_share=args.top_share, model=args.model, source=args.data,
+        command=shlex.join(["gpu-xorder"] + getattr(args, "argv", ["audit", "..."])),
+        intervals=None if intervals is None else dict(zip(columns, intervals)))
+
+
+def _write_outputs(args, document, report):
+    """--json and --report, both or neither."""
+    from .. import io
+
+    if report is None:
+        if args.json is not None:
+            io.write_json(args.json, document, inputs=(args.data,))
+        return
+    files = [(args.report, lambda f: f.write(report), "\n")]
+    if args.json is not None:
+        text = io.json_text(document)
+        files.append((args.json, lambda f: f.write(text), None))
+    io.write_files(files, inputs=(args.data,))
+
+
+def _print_decisions(decisions, group):
+    """Per score column a table of the decision's rates per group with intervals, and
+    their differences and ratios."""
+    from ..metrics._decisions import RATES
+
+    if decisions is None:
+        return
+    headers = ("selection rate", "TPR", "FPR", "precision")
+    for name, d in decisions.items():
+        out.console.print(f"[dim]Decisions of {escape(name)}: {escape(d.rule)} selected "
+                          f"(lowest score selected {d.cut:.4g}); {d.level:.0%} Wilson "
+                          "intervals, differences (largest - smallest rate, Newcombe) and "
+                          "ratios (smallest / largest, Katz); ties at a top-k cut share "
+                          "the places left[/dim]")
+        table = Table(title=f"Decisions: {name}", title_justify="left")
+        for header in (group_title(group), "n", "selected") + headers:
+            table.add_column(escape(header), justify="left" if header == group_title(
+                group) else "right")
+
+        def cells(part):
+            """A cell per rate; an interval with NaN limits (Katz's, where a count is
+            0) printed as not estimable."""
+            return [out.interval_cell(
+                None if part[r] is None else part[r].estimate,
+                None if part[r] is None or math.isnan(part[r].low) else part[r], True)
+                for r in RATES]
+
+        for g in d.groups:
+            c = d.counts[g]
+            table.add_row(escape(str(g)), str(c["n"]), f"{c['selected']:g}",
+                          *cells({r: d.by_group[r][g] for r in RATES}))
+        table.add_row("all", str(sum(c["n"] for c in d.counts.values())),
+                      f"{sum(c['selected'] for c in d.counts.values()):g}",
+                      *cells(d.overall))
+        table.add_row("difference", "", "", *cells(d.difference))
+        table.add_row("ratio", "", "", *cells(d.ratio))
+        out.console.print(table)
 
 
 def _interval_settings(args):

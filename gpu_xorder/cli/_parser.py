@@ -30,6 +30,44 @@ def _probability(text):
     return value
 
 
+def _finite(text):
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+    return value
+
+
+def _share(text):
+    value = float(text)
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must lie in (0, 1], got {text}")
+    return value
+
+
+def _report_arguments(audit):
+    """audit's decision at a cut-off, HTML report and model file."""
+    cut = audit.add_mutually_exclusive_group()
+    cut.add_argument("--threshold", type=_finite, metavar="T",
+                     help="the decision the scores feed: select every item scoring >= T; "
+                          "prints per group the selection rate, TPR, FPR and precision "
+                          "with intervals, their differences and ratios")
+    cut.add_argument("--top-k", type=_positive, metavar="K",
+                     help="the decision: select the K highest scores (items tied at the "
+                          "K-th share the places left)")
+    cut.add_argument("--top-share", type=_share, metavar="Q",
+                     help="the decision: select the share Q of the items, in (0, 1]")
+    audit.add_argument("--report", metavar="FILE",
+                       help="also write the audit as one self-contained HTML page "
+                            "(pictures inline, prints well; needs gpu-xorder[report]): "
+                            "data, every metric with its interval, the disadvantaged "
+                            "group, pictures, the decisions at the cut-off (default: as "
+                            "many selected as there are positives), provenance")
+    audit.add_argument("--model", metavar="FILE",
+                       help="with --report: a model file (gpu-xorder fit --model) whose "
+                            "scores before and after, trade-off along lam and "
+                            "certificate the report shows")
+
+
 def _probability_closed(text):
     value = float(text)
     if not 0.0 <= value <= 1.0:
@@ -193,6 +231,7 @@ def build_parser():
                             "interval (forest plot), xROC curves of every pair of groups "
                             "with pointwise bands and the score distributions per group "
                             "(needs gpu-xorder[plot])")
+    _report_arguments(audit)
     _format_argument(audit, json=True)
     audit.set_defaults(handler="audit")
 

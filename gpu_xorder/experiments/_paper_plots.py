@@ -3,8 +3,12 @@ paper's Figures 5-9), xROC curves before and after xOrder and post-logit (Figure
 the robustness studies (Figures 11-13) and the score histograms of the shift study
 (Figures 14-15). Every point is a mean over the repetitions with error bars of one
 standard deviation, the count on the figure; axes as :mod:`gpu_xorder.plotting._plots`
-draws them (disparity from 0, AUC spanning at least ``MIN_AUC_SPAN``). matplotlib is
-imported when called."""
+draws them (disparity from 0, AUC spanning at least ``MIN_AUC_SPAN``), but for the
+trade-off's small multiples: one panel per method, the others grey behind it, every
+point labelled with its parameter, axes fitted to the points and their error bars.
+Figures are written at ``DPI`` = 96, the CSS pixels of an inch, so that a page shows
+them at the size they are drawn, and no text is smaller than matplotlib's ``"small"``
+(8.3 points); legends lie outside the axes. matplotlib is imported when called."""
 
 import os
 import textwrap
@@ -12,12 +16,18 @@ import textwrap
 import numpy as np
 
 from ..plotting._plots import DISPARITY_NAMES, MIN_AUC_SPAN, _matplotlib, namer
-from ..plotting._plots import honest_limits, plot_xroc
+from ..plotting._plots import honest_limits, legend_below, place_labels, plot_xroc
 from ..utils._validation import split_pair_key
+from ._studies import PARAMETER_NAMES
 
 MARKERS = {"unadjusted": "*", "xorder": "o", "xorder-kd": "h", "post-logit": "s",
            "post-logit-public": "P", "corr-reg": "^", "constrained": "D"}
-DPI = 80
+DPI = 96
+#: The narrowest AUC span of a trade-off panel: fitted to the data, the error bars (one
+#: sd over repetitions) show the sampling error at the panel's scale.
+PANEL_AUC_SPAN = 0.01
+#: Inches of one trade-off panel.
+PANEL_SIZE = (3.9, 3.4)
 #: Level of the xROC curves' pointwise bands.
 XROC_BAND = 0.95
 #: Characters per line of an xROC panel's axis labels (a panel is 4.2 inches wide).
@@ -66,8 +76,69 @@ def plot_comparison(comparison, ax, metric=None, split="test", names=None, posit
                                       f"; positive: {positive}"),
            title=f"{comparison.data} ({comparison.model}): mean ± sd over "
                  f"{_repetitions(comparison.repeats)}")
-    ax.legend(fontsize="small")
+    legend_below(ax, ncols=3)
     return ax
+
+
+def plot_tradeoff_panels(comparison, fig, metric=None, split="test", names=None,
+                         positive=None):
+    """The trade-off as small multiples: one panel per method but the unadjusted
+    scores, the method in colour with error bars of one standard deviation and every
+    point labelled with its parameter (lam, weight or bound), the other methods in grey
+    behind it, the unadjusted scores a star in every panel. The panels share their axes,
+    fitted to every point and error bar (disparity from 0, AUC spanning at least
+    ``PANEL_AUC_SPAN``). Returns the panels."""
+    metric = metric or comparison.metric
+    rows = comparison.summary(split)
+    methods = [m for m in comparison.methods if m != "unadjusted"]
+    columns = min(3, len(methods))
+    n_rows = -(-len(methods) // columns)
+    axes = np.atleast_1d(fig.subplots(n_rows, columns, sharex=True, sharey=True,
+                                      squeeze=False)).ravel()
+    points = {}
+    for method in comparison.methods:
+        chosen = [r for r in rows if r["method"] == method]
+        x, x_sd = np.array([r[metric] for r in chosen]).T
+        y, y_sd = np.array([r["auc"] for r in chosen]).T
+        points[method] = (x, np.nan_to_num(x_sd), y, np.nan_to_num(y_sd),
+                          [r["parameter"] for r in chosen])
+    xs = [v for x, xsd, _, _, _ in points.values() for v in (*(x - xsd), *(x + xsd))]
+    ys = [v for _, _, y, ysd, _ in points.values() for v in (*(y - ysd), *(y + ysd))]
+    for k, (ax, method) in enumerate(zip(axes, methods)):
+        for other, (x, _, y, _, _) in points.items():
+            if other not in (method, "unadjusted"):
+                ax.plot(x, y, marker=MARKERS[other], color="0.75", markersize=4,
+                        linestyle="-" if len(x) > 1 else "none", linewidth=0.8)
+        if "unadjusted" in points:
+            x, xsd, y, ysd, _ = points["unadjusted"]
+            ax.errorbar(x, y, xerr=xsd, yerr=ysd, marker="*", color="0.3", markersize=11,
+                        linestyle="none", capsize=2, elinewidth=0.8, label="unadjusted")
+        x, xsd, y, ysd, parameters = points[method]
+        ax.errorbar(x, y, xerr=xsd, yerr=ysd, marker=MARKERS[method], color=f"C{k}",
+                    linestyle="-" if len(x) > 1 else "none", capsize=2, elinewidth=0.8,
+                    markersize=5)
+        name = PARAMETER_NAMES[method]
+        ax.set_title(method + (f" (labels: {name})" if name else ""), fontsize="medium",
+                     color=f"C{k}")
+        honest_limits(ax, xs, ys, min_span=PANEL_AUC_SPAN)
+        if k % columns == 0:
+            ax.set_ylabel(f"AUC ({split})")
+        if k >= len(methods) - columns:  # no panel below: its own tick labels
+            ax.set_xlabel(f"{DISPARITY_NAMES[metric]} ({split}; 0: parity)")
+            ax.tick_params(labelbottom=True)
+    for ax in axes[len(methods):]:
+        ax.set_visible(False)
+    fig.suptitle(textwrap.fill(
+        f"{comparison.data} ({comparison.model}): test AUC against "
+        f"{DISPARITY_NAMES[metric]} {_between(comparison, names)}, mean ± sd over "
+        f"{_repetitions(comparison.repeats)}; each panel one method (others grey, "
+        "star: unadjusted)" + ("" if positive is None else f"; positive: {positive}"),
+        int(TITLE_CHARS_PER_INCH * fig.get_figwidth())), fontsize="medium")
+    for ax, method in zip(axes, methods):  # labels once the layout is fixed
+        x, _, y, _, parameters = points[method]
+        place_labels(ax, list(zip(x, y)), ["" if p is None else f"{p:g}"
+                                           for p in parameters])
+    return axes[:len(methods)]
 
 
 def _repetitions(n):
@@ -107,7 +178,7 @@ def plot_study(comparison, axes, metric=None, names=None):
     low, high = min(drawn[1]), max(drawn[1])
     pad = max((MIN_AUC_SPAN - (high - low)) / 2, (high - low) * 0.08)
     axes[1].set_ylim(max(0.0, low - pad), min(1.0, high + pad))
-    axes[0].legend(fontsize="x-small")
+    legend_below(axes[0], ncols=2)
     what = {"samples": "adjustment learnt on a share of the training scores",
             "samples-retrain": "base model and adjustment on a share of the training split",
             "shift": "in-sample or held-out training scores"}[comparison.study]
@@ -145,13 +216,19 @@ def write_figures(comparison, folder, names=None, positive=None):
             written.append(files[1])
             fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
         return written
-    fig = _figure(6.5, 5)
-    plot_comparison(comparison, fig.add_subplot(), names=names, positive=positive)
+    methods = [m for m in comparison.methods if m != "unadjusted"] or ["unadjusted"]
+    columns = min(3, len(methods))
+    fig = _figure(PANEL_SIZE[0] * columns,
+                  PANEL_SIZE[1] * -(-len(methods) // columns) + 0.6)
+    if methods == ["unadjusted"]:
+        plot_comparison(comparison, fig.add_subplot(), names=names, positive=positive)
+    else:
+        plot_tradeoff_panels(comparison, fig, names=names, positive=positive)
     written.append(files[0])
     fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
     panels = [key for key in XROC_PANELS if key in comparison.curves]
     if len(panels) > 1 and len(comparison.group_labels) == 2:
-        fig = _figure(4.2 * len(panels), 4.9)
+        fig = _figure(4.2 * len(panels), 5.6)
         plot_xroc_panels(comparison, fig.subplots(1, len(panels)), panels, names=names,
                          positive=positive)
         written.append(files[1])
@@ -183,7 +260,7 @@ def plot_shift_histograms(comparison, fig, names=None):
                     label=f"{setting} ({int(np.sum(a == g))})")
         ax.set(title=f"group {namer(names)(g)}",
                xlabel="score margin (logit of the probability)")
-        ax.legend(fontsize="x-small")
+        legend_below(ax)
     np.atleast_1d(axes)[0].set_ylabel("density")
     fig.suptitle(f"{comparison.data} ({comparison.model}): scores of the model trained on "
                  "half the training split, repetition 0 of "
@@ -204,7 +281,6 @@ def plot_xroc_panels(comparison, axes, panels=XROC_PANELS, names=None, positive=
     name = namer(names)
     for ax, key in zip(np.atleast_1d(axes), panels):
         plot_xroc(*curves[key], band=XROC_BAND, names=names, positive=positive, ax=ax)
-        ax.legend(loc="lower right", fontsize="x-small")  # long group names fit a panel
         parameter = curves.get("xorder_lam") if key == "xorder" else None
         chosen = [r for r in comparison.records if r["split"] == "test"
                   and r["method"] == key and r["parameter"] == parameter
@@ -217,8 +293,9 @@ def plot_xroc_panels(comparison, axes, panels=XROC_PANELS, names=None, positive=
             g, h = split_pair_key(pair)
             lines.append(f"xAUC({name(_label(g, comparison))}, {name(_label(h, comparison))}) "
                          f"{np.mean(values):.3f} ± {sd:.3f}")
-        ax.text(0.98, 0.30, "\n".join([f"mean ± sd over {_repetitions(comparison.repeats)}:"] + lines),
-                ha="right", va="bottom", fontsize="x-small", transform=ax.transAxes)
+        head = f"mean ± sd over {_repetitions(comparison.repeats)}:"
+        ax.text(0.98, 0.30, "\n".join([head] + lines), ha="right", va="bottom",
+                fontsize="small", transform=ax.transAxes)
         title = {"unadjusted": "unadjusted", "post-logit-public": "post-logit (public code)",
                  "xorder": f"xOrder, lam = {parameter:g}" if parameter is not None
                  else "xOrder"}[key]
@@ -233,4 +310,5 @@ def plot_xroc_panels(comparison, axes, panels=XROC_PANELS, names=None, positive=
     for k, ax in enumerate(np.atleast_1d(axes)):
         ax.set_xlabel(textwrap.fill(ax.get_xlabel(), XROC_LABEL_WIDTH))
         ax.set_ylabel(textwrap.fill(ax.get_ylabel(), XROC_LABEL_WIDTH) if k == 0 else "")
+        legend_below(ax)  # under the wrapped label
     return axes

@@ -1,8 +1,8 @@
 """Ranking metrics across protected groups and their uncertainty.
 
 AUC, xAUC, PRF and URF with ties counted 1/2, the disparities Delta between groups,
-xROC curves, variances and confidence intervals, and the group a ranking disadvantages
-(docs/design.md, section 2).
+xROC curves, variances and confidence intervals, the group a ranking disadvantages
+(docs/design.md, section 2), and the rates of the decision a score makes at a cut-off.
 """
 
 from ._direction import Disadvantage
@@ -10,6 +10,8 @@ from ._direction import disadvantaged_group
 from ._confidence import auc_variance
 from ._confidence import confidence_intervals
 from ._confidence import xauc_variance
+from ._decisions import DecisionRates
+from ._decisions import decision_rates
 from ._curves import XrocBand
 from ._curves import xroc_band
 from ._curves import xroc_curve
@@ -26,7 +28,7 @@ __all__ = ["auc", "xauc", "prf", "urf", "disparity", "disparity_pairs", "xroc_cu
            "xroc_band", "XrocBand",
            "auc_variance", "xauc_variance", "confidence_intervals", "Interval",
            "MetricIntervals", "RankingMetricFrame",
-           "disadvantaged_group", "Disadvantage"]
+           "disadvantaged_group", "Disadvantage", "decision_rates", "DecisionRates"]
 
 
 def __getattr__(name):

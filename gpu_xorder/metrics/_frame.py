@@ -1,11 +1,13 @@
 """``RankingMetricFrame``: the ranking metrics of scores by group and pair, as DataFrames.
 
 In the manner of fairlearn's ``MetricFrame``: the data once, then ``overall``,
-``by_group``, ``by_pair`` and ``difference()``, whose values are those of
-:mod:`gpu_xorder.metrics` (``difference()`` is :func:`gpu_xorder.metrics.disparity`);
+``by_group``, ``by_pair``, ``difference()``, ``ratio()``, ``group_min()`` and
+``group_max()``, whose values are those of :mod:`gpu_xorder.metrics` (``difference()``
+is :func:`gpu_xorder.metrics.disparity`), and of any metric given as a callable;
 ``intervals()`` gives the same tables' confidence intervals from
-:func:`gpu_xorder.metrics.confidence_intervals`. pandas is needed, and imported here
-only when a frame is built.
+:func:`gpu_xorder.metrics.confidence_intervals`, ``decisions()`` the rates of the
+decision at a cut-off (:func:`gpu_xorder.metrics.decision_rates`). pandas is needed, and
+imported here only when a frame is built.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from typing import TYPE_CHECKING
 from ..utils import _frames
 from . import _ranking as _metrics
 from ._confidence import confidence_intervals
+from ._decisions import RATES, decision_rates
 from ..utils._validation import (
+    check_choice,
     check_labels,
     check_n_groups,
     check_sample_weight,
@@ -24,18 +28,29 @@ from ..utils._validation import (
     encode_groups,
 )
 
-if TYPE_CHECKING:
-    from collections.abc import Sequence
+import numpy as np
 
-    import numpy as np
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
     import pandas as pd
     from numpy.typing import ArrayLike
 
-#: Metrics a frame can hold.
+#: Metrics a frame can hold by name (besides callables).
 FRAME_METRICS = ("auc", "xauc", "prf", "urf")
+#: The built-in metrics measured between two groups only (no value per group).
+PAIR_METRICS = ("xauc", "urf")
 STATS = ("estimate", "low", "high")
+DIFFERENCE_METHODS = ("between_groups", "to_overall")
 
-MSG_METRICS = "metrics must be a non-empty sequence of {choices}, got {value!r}"
+MSG_METRICS = ("metrics must be a non-empty sequence of {choices} or callables "
+               "f(y_true, y_score), or a dict of names to them, got {value!r}")
+MSG_METRIC_NAME = ("metric name {name!r} is taken (by a built-in metric, a column of "
+                   "by_group or another callable); pass a dict {{name: callable}}")
+MSG_WEIGHTED_DECISIONS = (
+    "decision rates of weighted items are not supported; build the frame without "
+    "sample_weight for decisions()"
+)
 MSG_WEIGHTED_INTERVALS = (
     "confidence intervals of weighted metrics are not supported; build the frame "
     "without sample_weight for intervals"
@@ -53,8 +68,13 @@ class RankingMetricFrame:
         Finite scores, higher ranked first.
     sensitive_features : array-like of shape (n,) or (n, c)
         Group of every item (a DataFrame of several columns: their intersections).
-    metrics : sequence of {"auc", "xauc", "prf", "urf"}, default=all four
-        The metrics of ``by_group``, ``by_pair`` and ``difference()``.
+    metrics : sequence of {"auc", "xauc", "prf", "urf"} or callables, or dict
+        The metrics of ``by_group``, ``by_pair`` and ``difference()`` (default: the four
+        built-in ones). A callable ``f(y_true, y_score)`` returning a number (say
+        ``sklearn.metrics.average_precision_score``) is measured overall and within
+        every group, under its ``__name__`` or its key in a dict ``{name: metric}``;
+        with ``sample_weight`` it is called with ``sample_weight=`` the group's
+        weights. A ``ValueError`` it raises (one class only, say) makes its value NaN.
     sample_weight : array-like of shape (n,), optional
         Weights >= 0: every metric weighted (a pair weighs the product of its items'
         weights); no intervals then.
@@ -62,10 +82,11 @@ class RankingMetricFrame:
     Attributes
     ----------
     overall : pandas.Series
-        ``auc``: the AUC of all the items.
+        ``auc``: the AUC of all the items, and every callable metric of all of them.
     by_group : pandas.DataFrame
         One row per group (sorted labels): ``n``, ``positives``, ``auc`` (the AUC within
-        the group) and ``prf``; NaN where the group leaves a value undefined.
+        the group), ``prf`` and every callable metric; NaN where the group leaves a
+        value undefined.
     by_pair : pandas.DataFrame
         One row per pair of groups ``(group_a, group_b)``, ``a < b``: ``xauc_ab``
         (xAUC(a, b)), ``xauc_ba`` and the pair's Delta of each metric, ``xauc``
@@ -82,13 +103,20 @@ class RankingMetricFrame:
     [[0.0, 1.0, 1.0]]
     >>> float(frame.difference()["xauc"]) == disparity(s, y, race)
     True
+    >>> [float(v) for v in (frame.group_min()["auc"], frame.group_max()["auc"],
+    ...                     frame.ratio()["auc"])]
+    [0.5, 1.0, 0.5]
     """
 
     def __init__(self, y_true: ArrayLike, y_score: ArrayLike, *,
-                 sensitive_features: ArrayLike, metrics: Sequence[str] = FRAME_METRICS,
+                 sensitive_features: ArrayLike,
+                 metrics: Sequence[str | Callable] | Mapping[str, str | Callable]
+                 = FRAME_METRICS,
                  sample_weight: ArrayLike | None = None) -> None:
         pd = _frames.import_pandas("RankingMetricFrame")
-        self.metrics = _check_metrics(metrics)
+        self._custom = _check_metrics(metrics)
+        self.metrics = tuple(self._custom)
+        self._custom = {name: f for name, f in self._custom.items() if f is not None}
         self._scores = check_scores(y_score, name="y_score")
         n = self._scores.size
         self._y = check_labels(y_true, n)
@@ -97,22 +125,133 @@ class RankingMetricFrame:
         self._groups, self._labels = labels[index], labels.tolist()
         self._weight = check_sample_weight(sample_weight, n)
         self._name = _name(sensitive_features)
-        self.overall = pd.Series({"auc": self._value(_metrics.auc, grouped=False)},
+        self._index = index
+        self.overall = pd.Series({"auc": self._value(_metrics.auc, grouped=False),
+                                  **{name: self._custom_value(f, slice(None))
+                                     for name, f in self._custom.items()}},
                                  name="overall")
         self.by_group = self._by_group(pd, index)
         self.by_pair = self._by_pair(pd)
 
-    def difference(self) -> pd.Series:
-        """The Delta of every metric: the largest over the pairs of groups (NaN where
-        undefined). For ``xauc``, ``prf`` and ``urf`` it is
-        :func:`gpu_xorder.metrics.disparity`; for ``auc`` the largest gap between the
-        AUCs within groups.
+    def difference(self, method: str = "between_groups") -> pd.Series:
+        """The gap of every metric between groups (NaN where undefined).
+
+        Parameters
+        ----------
+        method : {"between_groups", "to_overall"}, default="between_groups"
+            ``"between_groups"``: the Delta, the largest over the pairs of groups: for
+            ``xauc``, ``prf`` and ``urf`` :func:`gpu_xorder.metrics.disparity`, for
+            ``auc`` and a callable the largest minus the smallest value of a group
+            (fairlearn's ``between_groups``). ``"to_overall"``: the largest
+            ``|value of a group - overall value|`` of ``auc``, ``prf`` (whose overall
+            value is the AUC: PRF over every positive) and callables; NaN for ``xauc``
+            and ``urf``, which have no value per group.
 
         Returns
         -------
         pandas.Series
         """
-        return self.by_pair[list(self.metrics)].max(skipna=False).rename("difference")
+        method = check_choice(method, "method", DIFFERENCE_METHODS)
+        values = {}
+        for m in self.metrics:
+            if method == "between_groups" and m in FRAME_METRICS:
+                values[m] = self.by_pair[m].max(skipna=False)
+            elif method == "between_groups":
+                values[m] = self.by_group[m].max(skipna=False) - self.by_group[m].min(
+                    skipna=False)
+            elif m in PAIR_METRICS:
+                values[m] = math.nan
+            else:
+                values[m] = (self.by_group[m] - self._overall_of(m)).abs().max(
+                    skipna=False)
+        return _series(values, "difference")
+
+    def ratio(self, method: str = "between_groups") -> pd.Series:
+        """The smallest ratio of every metric between groups (1: parity; NaN where
+        undefined), as fairlearn's ``MetricFrame.ratio``.
+
+        Parameters
+        ----------
+        method : {"between_groups", "to_overall"}, default="between_groups"
+            ``"between_groups"``: the smallest value of a group over the largest for
+            ``auc``, ``prf`` and callables; for ``xauc`` the smallest over pairs of
+            ``min(xauc_ab, xauc_ba) / max(xauc_ab, xauc_ba)``. ``"to_overall"``: the
+            smallest ``min(v / overall, overall / v)`` over the groups' values v (the
+            overall value of ``prf`` is the AUC). NaN for ``urf`` and, with
+            ``"to_overall"``, for ``xauc``.
+
+        Returns
+        -------
+        pandas.Series
+        """
+        method = check_choice(method, "method", DIFFERENCE_METHODS)
+        values = {}
+        for m in self.metrics:
+            if m == "urf" or (m == "xauc" and method == "to_overall"):
+                values[m] = math.nan
+            elif m == "xauc":
+                pair = self.by_pair[["xauc_ab", "xauc_ba"]]
+                values[m] = (pair.min(axis=1, skipna=False)
+                             / pair.max(axis=1, skipna=False)).min(skipna=False)
+            elif method == "between_groups":
+                values[m] = self.by_group[m].min(skipna=False) / self.by_group[m].max(
+                    skipna=False)
+            else:
+                overall, v = self._overall_of(m), self.by_group[m]
+                values[m] = np.minimum(v / overall, overall / v).min(skipna=False)
+        return _series(values, "ratio")
+
+    def group_min(self) -> pd.Series:
+        """The smallest value of a group of every metric that has one per group
+        (``auc``, ``prf``, callables); NaN where a group's value is undefined."""
+        return _series({m: self.by_group[m].min(skipna=False)
+                        for m in self._group_metrics()}, "group_min")
+
+    def group_max(self) -> pd.Series:
+        """The largest value of a group of every metric that has one per group
+        (``auc``, ``prf``, callables); NaN where a group's value is undefined."""
+        return _series({m: self.by_group[m].max(skipna=False)
+                        for m in self._group_metrics()}, "group_max")
+
+    def decisions(self, *, threshold: float | None = None, top_k: int | None = None,
+                  top_share: float | None = None,
+                  level: float = 0.95) -> dict[str, pd.DataFrame]:
+        """The rates of the decision the scores make at a cut-off, per group, by
+        :func:`gpu_xorder.metrics.decision_rates` (same parameters).
+
+        Returns
+        -------
+        dict of str to pandas.DataFrame
+            ``"by_group"``: one row per group, ``n``, ``positives``, ``selected``, and
+            per rate (``selection_rate``, ``tpr``, ``fpr``, ``precision``) its
+            ``estimate``, ``low`` and ``high`` (two column levels); ``"overall"``,
+            ``"difference"`` (largest gap between groups) and ``"ratio"`` (smallest
+            ratio): one row per rate. NaN where undefined.
+
+        Raises
+        ------
+        ValueError
+            For a frame with ``sample_weight``, or as :func:`decision_rates`.
+        """
+        if self._weight is not None:
+            raise ValueError(MSG_WEIGHTED_DECISIONS)
+        pd = _frames.import_pandas("RankingMetricFrame.decisions")
+        d = decision_rates(self._scores, self._y, self._groups, threshold=threshold,
+                           top_k=top_k, top_share=top_share, level=level)
+        index = self.by_group.index
+        counts = pd.DataFrame({key: [d.counts[g][key] for g in self._labels]
+                               for key in ("n", "positives", "selected")}, index=index)
+        rates = pd.concat({r: _rows(pd, [d.by_group[r][g] for g in self._labels],
+                                    pd.Series(math.nan, index=index)) for r in RATES},
+                          axis=1)
+        by_rate = pd.Index(RATES, name="rate")
+
+        def table(part):
+            return _rows(pd, [part[r] for r in RATES], pd.Series(math.nan, index=by_rate))
+
+        return {"by_group": pd.concat({"": counts}, axis=1).join(rates),
+                "overall": table(d.overall), "difference": table(d.difference),
+                "ratio": table(d.ratio)}
 
     def intervals(self, *, level: float = 0.95, method: str = "bootstrap",
                   n_bootstrap: int | None = None,
@@ -127,8 +266,7 @@ class RankingMetricFrame:
             ``"overall"`` (the AUC) and ``"difference"``, one row per metric, and
             ``"by_group"`` and ``"by_pair"`` with the rows of those tables, all with
             columns (metric and) ``estimate``, ``low``, ``high``; NaN where a value or
-            its interval is undefined (the gaps between within-group AUCs have no
-            interval).
+            its interval is undefined; callable metrics have estimates only.
 
         Raises
         ------
@@ -146,7 +284,7 @@ class RankingMetricFrame:
                     "prf": [ci.prf[g] for g in groups]}
         by_pair = {"xauc_ab": [ci.xauc[a, b] for a, b in pairs],
                    "xauc_ba": [ci.xauc[b, a] for a, b in pairs],
-                   "auc": [None] * len(pairs),  # no interval of the gap
+                   "auc": [ci.auc_gap_pairs[pair] for pair in pairs],
                    **{m: [ci.disparity_pairs[m][pair] for pair in pairs]
                       for m in ("xauc", "prf", "urf")}}
 
@@ -160,7 +298,8 @@ class RankingMetricFrame:
             "overall": _rows(pd, [ci.auc], self.overall.rename_axis("metric")),
             "by_group": table(self.by_group, by_group),
             "by_pair": table(self.by_pair, by_pair),
-            "difference": _rows(pd, [ci.disparity.get(m) for m in self.metrics],
+            "difference": _rows(pd, [ci.auc_gap if m == "auc" else ci.disparity.get(m)
+                                     for m in self.metrics],
                                 self.difference().rename_axis("metric")),
         }
 
@@ -176,7 +315,27 @@ class RankingMetricFrame:
             columns["auc"] = [self._value(_metrics.xauc, g=g, h=g) for g in self._labels]
         if "prf" in self.metrics:
             columns["prf"] = [self._value(_metrics.prf, g=g) for g in self._labels]
+        for name, f in self._custom.items():
+            columns[name] = [self._custom_value(f, index == k)
+                             for k in range(len(self._labels))]
         return pd.DataFrame(columns, index=pd.Index(self._labels, name=self._name))
+
+    def _custom_value(self, f, chosen):
+        """The callable metric ``f`` of the items ``chosen``, NaN where it raises a
+        ValueError (a group of one class, for a metric that needs both)."""
+        kwargs = {} if self._weight is None else {"sample_weight": self._weight[chosen]}
+        try:
+            return float(f(self._y[chosen], self._scores[chosen], **kwargs))
+        except ValueError:
+            return math.nan
+
+    def _group_metrics(self):
+        return [m for m in self.metrics if m not in PAIR_METRICS]
+
+    def _overall_of(self, metric):
+        """The overall value a group's value of ``metric`` is compared with: the AUC
+        for ``auc`` and ``prf``, the callable's own overall value."""
+        return self.overall["auc" if metric in FRAME_METRICS else metric]
 
     def _by_pair(self, pd):
         pairs = [(a, b) for i, a in enumerate(self._labels) for b in self._labels[i + 1:]]
@@ -184,7 +343,7 @@ class RankingMetricFrame:
         if "xauc" in self.metrics:
             columns["xauc_ab"] = [self._value(_metrics.xauc, g=a, h=b) for a, b in pairs]
             columns["xauc_ba"] = [self._value(_metrics.xauc, g=b, h=a) for a, b in pairs]
-        for m in self.metrics:
+        for m in (m for m in self.metrics if m in FRAME_METRICS):
             if m == "auc":
                 within = self.by_group["auc"]
                 columns[m] = [abs(within[a] - within[b]) for a, b in pairs]
@@ -230,15 +389,41 @@ def _rows(pd, intervals, values):
     return pd.DataFrame(rows, index=values.index, columns=list(STATS))
 
 
+def _series(values, name):
+    pd = _frames.import_pandas("RankingMetricFrame")
+    return pd.Series(values, name=name, dtype=np.float64)
+
+
 def _check_metrics(value):
-    names = (value,) if isinstance(value, str) else value
-    try:
-        names = tuple(dict.fromkeys(names))
-    except TypeError:
-        raise ValueError(MSG_METRICS.format(choices=FRAME_METRICS, value=value)) from None
-    if not names or not all(isinstance(m, str) and m in FRAME_METRICS for m in names):
-        raise ValueError(MSG_METRICS.format(choices=FRAME_METRICS, value=value))
-    return names
+    """``{name: None (built-in) or callable}`` in the order given."""
+    bad = ValueError(MSG_METRICS.format(choices=FRAME_METRICS, value=value))
+    if isinstance(value, str) or callable(value):
+        value = (value,)
+    if isinstance(value, dict):
+        items = list(value.items())
+        if not all(isinstance(k, str) for k, _ in items):
+            raise bad
+        items = [(k, None if f == k else f) for k, f in items]
+    else:
+        try:
+            items = [(m, None) if isinstance(m, str) else
+                     (getattr(m, "__name__", None), m) for m in value]
+        except TypeError:
+            raise bad from None
+    named = {}
+    for name, f in items:
+        if f is None and name not in FRAME_METRICS:
+            raise bad
+        if f is not None and not callable(f):
+            raise bad
+        if f is not None and (not isinstance(name, str) or name in FRAME_METRICS
+                              or name in ("n", "positives", "xauc_ab", "xauc_ba")
+                              or name in named):
+            raise ValueError(MSG_METRIC_NAME.format(name=name))
+        named.setdefault(name, f)  # a built-in named twice counts once
+    if not named:
+        raise bad
+    return named
 
 
 def _name(sensitive_features):

@@ -94,6 +94,10 @@ class MetricIntervals:
         ``{metric: {(g, h): Interval}}``, ``g < h``, as :func:`metrics.disparity_pairs`.
     disparity : dict
         ``{metric: Interval}``: the maximum over pairs, as :func:`metrics.disparity`.
+    auc_gap_pairs : dict
+        ``{(g, h): Interval}``, ``g < h``: the gap ``|auc_within[g] - auc_within[h]|``.
+    auc_gap : Interval or None
+        The largest such gap (``RankingMetricFrame.difference()["auc"]``).
     """
 
     method: str
@@ -107,6 +111,8 @@ class MetricIntervals:
     urf: dict
     disparity_pairs: dict
     disparity: dict
+    auc_gap_pairs: dict = None
+    auc_gap: Interval = None
 
 
 def check_level(level):
@@ -256,6 +262,12 @@ def signed_pairs(stats, k):
             "urf": stats["urf_signed"][:, a, b]}
 
 
+def signed_auc_gaps(stats, k):
+    """``(B, P)`` signed gaps ``auc_within[a] - auc_within[b]`` of the pairs ``a < b``."""
+    a, b = np.triu_indices(k, 1)
+    return stats["xauc"][:, a, a] - stats["xauc"][:, b, b]
+
+
 # ---------------------------------------------------------------- bootstrap
 
 def bootstrap_statistics(st, seeds, n_bootstrap, n_jobs=None):
@@ -298,10 +310,10 @@ def child_seed(parent, b):
 
 def bootstrap_bytes(n_bootstrap, k):
     """Bytes the resamples' statistics take at the peak: every resample's statistics
-    (``1 + k + 2 k**2`` values) and signed pair differences (3 per pair of groups),
+    (``1 + k + 2 k**2`` values) and signed pair differences (4 per pair of groups),
     and a copy of the largest while its percentiles are taken."""
     n_pairs = k * (k - 1) // 2
-    return 8 * n_bootstrap * (1 + k + 2 * k * k + 3 * n_pairs + max(k * k, n_pairs))
+    return 8 * n_bootstrap * (1 + k + 2 * k * k + 4 * n_pairs + max(k * k, n_pairs))
 
 
 def check_bootstrap_memory(n_bootstrap, k, budget):
@@ -435,6 +447,7 @@ def intervals(scores, y, labels, index, *, level, method, n_bootstrap, seeds, n_
     estimates = {key: value[0] for key, value in estimates.items()}
     signed = {m: d[0] for m, d in signed_pairs({key: v[None] for key, v in
                                                 estimates.items()}, k).items()}
+    signed_gap = signed_auc_gaps({key: v[None] for key, v in estimates.items()}, k)[0]
     n_pairs = len(signed["xauc"])
     # the pairs' level when the maximum over them is wanted (Bonferroni)
     joint_level = 1 - (1 - level) / max(n_pairs, 1)
@@ -445,6 +458,8 @@ def intervals(scores, y, labels, index, *, level, method, n_bootstrap, seeds, n_
         pairs = signed_pairs(boot, k)
         pair_limits = {m: percentile(d, level) for m, d in pairs.items()}
         joint_limits = {m: percentile(d, joint_level) for m, d in pairs.items()}
+        gaps = signed_auc_gaps(boot, k)
+        gap_limits = percentile(gaps, level), percentile(gaps, joint_level)
     else:
         var = delong_variances(scores, y, index, k)
         limits = {key: normal_limits(estimates[key], var[key], level)
@@ -453,6 +468,11 @@ def intervals(scores, y, labels, index, *, level, method, n_bootstrap, seeds, n_
                        for m in signed}
         joint_limits = {m: normal_limits(signed[m], var["pairs"][m], joint_level, -1.0)
                         for m in signed}
+        # the within-group AUCs of two groups share no item: their variances add
+        within = np.diagonal(var["xauc"])
+        gap_var = within[np.triu_indices(k, 1)[0]] + within[np.triu_indices(k, 1)[1]]
+        gap_limits = tuple(normal_limits(signed_gap, gap_var, lv, -1.0)
+                           for lv in (level, joint_level))
         n_bootstrap = None
     npos, nneg = st.sizes[1::2], st.sizes[0::2]
 
@@ -482,6 +502,14 @@ def intervals(scores, y, labels, index, *, level, method, n_bootstrap, seeds, n_
         low, high = absolute(*joint_limits[m])
         disparity[m] = (interval(np.abs(signed[m]).max(), low.max(), high.max())
                         if n_pairs and defined[m].all() else None)
+    gap_defined = x_defined[a, a] & x_defined[b, b]
+    low, high = absolute(*gap_limits[0])
+    auc_gap_pairs = {(name[i], name[j]): interval(abs(signed_gap[p]), low[p], high[p],
+                                                  gap_defined[p])
+                     for p, (i, j) in enumerate(zip(a, b))}
+    low, high = absolute(*gap_limits[1])
+    auc_gap = (interval(np.abs(signed_gap).max(), low.max(), high.max())
+               if n_pairs and gap_defined.all() else None)
     return MetricIntervals(
         method=method, level=level, n_bootstrap=n_bootstrap, groups=tuple(name),
         auc=cell("auc"),
@@ -491,4 +519,5 @@ def intervals(scores, y, labels, index, *, level, method, n_bootstrap, seeds, n_
               for g in range(k) for h in range(k) if g != h},
         prf={name[g]: cell("prf", g, defined=prf_defined[g]) for g in range(k)},
         urf=dict(disparity_pairs["urf"]),
-        disparity_pairs=disparity_pairs, disparity=disparity)
+        disparity_pairs=disparity_pairs, disparity=disparity,
+        auc_gap_pairs=auc_gap_pairs, auc_gap=auc_gap)

@@ -38,6 +38,7 @@ MSG_TRADEOFF_METRIC = ("the points' disparity {metric!r} is not the one they tra
 MSG_CHOSEN = "chosen={chosen!r} is neither one of the points nor the lam of one"
 MSG_INTERVAL_GROUPS = "plot_intervals: the sets of intervals are of different groups"
 PARTS = ("metrics", "disparities")
+SCALES = ("score", "rank")
 DISPARITY_NAMES = {"xauc": "Delta-xAUC", "prf": "Delta-PRF", "urf": "Delta-URF"}
 #: The narrowest span of an AUC axis: an AUC gap of a few thousandths, below the
 #: sampling error of any test split in the paper, must not fill a picture.
@@ -129,8 +130,27 @@ def plot_xroc(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike, *,
                                   f", {band:.0%} pointwise bands"),
            xlabel=f"share of the negatives{other} scoring >= t",
            ylabel=f"share of the positives{what} scoring >= t")
-    ax.legend(loc="lower right", fontsize="small")
+    legend_below(ax)
     return ax
+
+
+def legend_below(ax, ncols=1):
+    """The axes' legend under its x axis label, where it covers no data (constrained
+    layout makes room for it). Its distance below the axes, in points, is that of the
+    tick labels and of every line of the x axis label as set now: call it again after
+    changing the label."""
+    from matplotlib.transforms import offset_copy
+
+    tick = ax.xaxis.get_major_ticks()[0] if ax.xaxis.get_major_ticks() else None
+    below = 0.0 if tick is None else (tick.get_tick_padding() + tick.get_pad()
+                                      + tick.label1.get_fontsize())
+    label = ax.xaxis.label
+    lines = label.get_text().count("\n") + 1 if label.get_text() else 0
+    below += ax.xaxis.labelpad + 1.2 * lines * label.get_fontsize() + 4
+    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncols,
+                     bbox_transform=offset_copy(ax.transAxes, fig=ax.figure, y=-below,
+                                                units="points"),
+                     fontsize="small", frameon=False)
 
 
 def namer(names):
@@ -142,7 +162,7 @@ def namer(names):
 
 def plot_score_distributions(scores: ArrayLike, sensitive_features: ArrayLike,
                              y: ArrayLike | None = None, *, bins: int = 30,
-                             ax: Axes | None = None) -> Axes:
+                             scale: str = "score", ax: Axes | None = None) -> Axes:
     """Plot the score distribution of every group (with labels: of its positives and
     its negatives apart), as step histograms of density over common bins.
 
@@ -153,6 +173,14 @@ def plot_score_distributions(scores: ArrayLike, sensitive_features: ArrayLike,
     y : array-like, optional
         0/1 labels: positives drawn solid, negatives dashed, in the group's colour.
     bins : int, default=30
+    scale : {"score", "rank"}, default="score"
+        ``"score"``: the scores themselves. ``"rank"``: each item's rank share, the
+        share of all items scoring below it (ties counted 1/2), over ``bins`` equal
+        bins of [0, 1], each holding about ``1 / bins`` of all items: the view of
+        scores that matter only by their order. xOrder's adjusted scores are such:
+        its maps are linear along runs of the learned ordering, so a long run of one
+        group squeezed between two scores of another shows as a spike of density on
+        the score scale, which the rank scale does not have.
     ax : matplotlib Axes, optional
 
     Returns
@@ -166,9 +194,14 @@ def plot_score_distributions(scores: ArrayLike, sensitive_features: ArrayLike,
     ['a (n=2)', 'b (n=2)']
     """
     _matplotlib()
+    scale = check_choice(scale, "scale", SCALES)
     scores = np.asarray(scores, dtype=np.float64)
     labels, index = encode_groups(sensitive_features, scores.shape[0])
-    edges = np.histogram_bin_edges(scores, bins=bins)
+    if scale == "rank":
+        scores = rank_shares(scores)
+        edges = np.linspace(0.0, 1.0, bins + 1)
+    else:
+        edges = np.histogram_bin_edges(scores, bins=bins)
     ax = _axes(ax)
     for k, label in enumerate(labels):
         colour = f"C{k % 10}"
@@ -180,15 +213,27 @@ def plot_score_distributions(scores: ArrayLike, sensitive_features: ArrayLike,
                 ax.hist(scores[chosen], bins=edges, density=True, histtype="step",
                         color=colour, linestyle=style,
                         label=f"{label.item()}{what} (n={int(chosen.sum())})")
-    ax.set(title="Scores by group", xlabel="score", ylabel="density")
-    ax.legend(fontsize="small")
+    ax.set(title="Scores by group" if scale == "score" else "Ranks by group",
+           xlabel="score" if scale == "score" else
+           "rank share: share of all items scoring lower (0: last, 1: first)",
+           ylabel="density")
+    legend_below(ax, ncols=2)
     return ax
+
+
+def rank_shares(scores):
+    """Each score's share of the scores below it, ties counted 1/2."""
+    ranked = np.sort(scores)
+    below = np.searchsorted(ranked, scores, "left") + np.searchsorted(ranked, scores,
+                                                                      "right")
+    return below / (2.0 * scores.size)
 
 
 def plot_tradeoff(models_or_results: Sequence, chosen: object = None, *,
                   data: tuple | None = None, metric: str | None = None,
                   level: float | None = 0.95, names: Mapping | None = None,
-                  positive: str | None = None, ax: Axes | None = None) -> Axes:
+                  positive: str | None = None, marked: Mapping | None = None,
+                  ax: Axes | None = None) -> Axes:
     """Plot AUC against disparity along an xOrder path, the chosen point marked.
 
     Parameters
@@ -212,6 +257,9 @@ def plot_tradeoff(models_or_results: Sequence, chosen: object = None, *,
         Readable names of the group labels, for the axis label.
     positive : str, optional
         What a positive is, for the axis label.
+    marked : mapping of str to array-like, optional
+        With ``data``: more scores of the same items (a saved model's adjusted scores,
+        say), each measured and marked with its name.
     ax : matplotlib Axes, optional
 
     Returns
@@ -286,6 +334,12 @@ def plot_tradeoff(models_or_results: Sequence, chosen: object = None, *,
                         fmt="s", color="C3", capsize=3, label="unadjusted")
             extent += [(x - e[0][0], a - e[1][0]), (x + e[0][1], a + e[1][1])]
         extent.append((x, a))
+        for k, (text, other) in enumerate((marked or {}).items()):
+            point = _measured(np.asarray(other, dtype=np.float64), data[1], data[2],
+                              metric)
+            ax.plot(*point, "P", markersize=11, color=f"C{4 + k % 6}", zorder=4,
+                    label=text)
+            extent.append(point)
     if mark is not None:
         ax.plot(*points[mark], "*", markersize=16, color="C1",
                 label=f"chosen (lam {lams[mark]:g})")
@@ -298,7 +352,7 @@ def plot_tradeoff(models_or_results: Sequence, chosen: object = None, *,
            xlabel=f"{DISPARITY_NAMES[metric]} {between} (0: parity)",
            ylabel="AUC" + ("" if positive is None else f" (positive: {positive})"))
     honest_limits(ax, [p[0] for p in extent], [p[1] for p in extent])
-    ax.legend(fontsize="small")
+    legend_below(ax)
     place_labels(ax, *_lam_labels(points, lams))
     return ax
 
@@ -327,13 +381,13 @@ def _errors(scores, y, groups, metric, level):
     return sides(ci.disparity[metric]), sides(ci.auc)
 
 
-def honest_limits(ax, disparities, aucs):
+def honest_limits(ax, disparities, aucs, min_span=MIN_AUC_SPAN):
     """Axis ranges that do not exaggerate: the disparity axis from 0, the AUC axis
-    spanning at least ``MIN_AUC_SPAN`` (within [0, 1]) around the values."""
+    spanning at least ``min_span`` (within [0, 1]) around the values."""
     top = max(max(disparities), 1e-3)
     ax.set_xlim(0.0, top * 1.12)
     low, high = min(aucs), max(aucs)
-    pad = max((MIN_AUC_SPAN - (high - low)) / 2, (high - low) * 0.08)
+    pad = max((min_span - (high - low)) / 2, (high - low) * 0.08)
     low, high = low - pad, high + pad
     if low < 0:
         low, high = 0.0, min(1.0, high - low)
@@ -439,7 +493,7 @@ def plot_intervals(intervals: MetricIntervals | Mapping[str, MetricIntervals], *
             if iv is None:
                 ax.annotate("n/a", (0, at), xycoords=("axes fraction", "data"),
                             xytext=(3, 0), textcoords="offset points", va="center",
-                            fontsize="x-small", color=f"C{j % 10}")
+                            fontsize="small", color=f"C{j % 10}")
                 continue
             ax.errorbar([iv.estimate], [at], xerr=[[iv.estimate - iv.low],
                                                   [iv.high - iv.estimate]],
@@ -463,7 +517,7 @@ def plot_intervals(intervals: MetricIntervals | Mapping[str, MetricIntervals], *
         ax.axvline(0.5, color="0.6", linestyle=":", linewidth=1)
         ax.set(xlabel=f"value (0.5: chance); {how}", title="Metrics")
     if len(sets) > 1 or "" not in sets:
-        ax.legend(fontsize="small")
+        legend_below(ax, ncols=min(len(sets), 3))
     return ax
 
 

@@ -3,8 +3,10 @@ metrics.disparity, to the bit) and against O(n^2) pair definitions on small data
 weighted and not; its intervals against metrics.confidence_intervals."""
 
 import itertools
+import math
 import re
 import sys
+from statistics import NormalDist
 
 import numpy as np
 import pytest
@@ -101,7 +103,7 @@ def test_a_subset_of_metrics_and_named_groups():
     assert frame.by_group.index.tolist() == ["non-white & f", "non-white & m",
                                              "white & f", "white & m"]
     assert frame.difference()["prf"] == metrics.disparity(SCORES, Y, both, "prf")
-    for bad in ([], ["auc", "ndcg"], 3):
+    for bad in ([], ["auc", "ndcg"], 3, [3], {"f": 3}):
         with pytest.raises(ValueError, match=re.escape(MSG_METRICS.format(
                 choices=("auc", "xauc", "prf", "urf"), value=bad))):
             RankingMetricFrame(Y, SCORES, sensitive_features=GROUPS, metrics=bad)
@@ -146,14 +148,28 @@ def test_intervals_are_those_of_confidence_intervals():
         assert tuple(row["xauc_ba"]) == tuple(ci.xauc[b, a])
         for m in ("xauc", "prf", "urf"):
             assert tuple(row[m]) == tuple(ci.disparity_pairs[m][a, b])
-        # the gap between within-group AUCs: its value, no interval
-        assert row["auc"]["estimate"] == frame.by_pair.loc[(a, b), "auc"]
-        assert np.isnan(row["auc"][["low", "high"]]).all()
+        # the gap between within-group AUCs has an interval too
+        assert row["auc"]["estimate"] == pytest.approx(frame.by_pair.loc[(a, b), "auc"],
+                                                       abs=1e-12)
+        assert 0 <= row["auc"]["low"] <= row["auc"]["estimate"] <= row["auc"]["high"] <= 1
     for m in ("xauc", "prf", "urf"):
         assert tuple(got["difference"].loc[m]) == tuple(ci.disparity[m])
         assert got["difference"].loc[m, "estimate"] == pytest.approx(frame.difference()[m],
                                                                      abs=1e-12)
+    gap = got["difference"].loc["auc"]
+    assert gap["estimate"] == pytest.approx(frame.difference()["auc"], abs=1e-12)
+    assert 0 <= gap["low"] <= gap["estimate"] <= gap["high"] <= 1
     delong = frame.intervals(method="delong")
+    # DeLong: the within-group AUCs share no item, so the gap's variance is the sum
+    z = NormalDist().inv_cdf(0.975)
+    for a, b in PAIRS:
+        d = frame.by_group.loc[a, "auc"] - frame.by_group.loc[b, "auc"]
+        half = z * math.sqrt(metrics.xauc_variance(SCORES, Y, GROUPS, a, a)
+                             + metrics.xauc_variance(SCORES, Y, GROUPS, b, b))
+        lo, hi = max(d - half, -1.0), min(d + half, 1.0)
+        want = (0.0 if lo <= 0 <= hi else min(abs(lo), abs(hi)), max(abs(lo), abs(hi)))
+        assert tuple(delong["by_pair"].loc[(a, b), "auc"][["low", "high"]]) == \
+            pytest.approx(want, abs=1e-12)
     assert tuple(delong["difference"].loc["xauc"]) == tuple(
         metrics.confidence_intervals(SCORES, Y, GROUPS, method="delong").disparity["xauc"])
     weighted = RankingMetricFrame(Y, SCORES, sensitive_features=GROUPS, sample_weight=WEIGHTS)
@@ -165,3 +181,102 @@ def test_needs_pandas(monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now fails
     with pytest.raises(ImportError, match=r"RankingMetricFrame needs pandas: pip install"):
         RankingMetricFrame(Y, SCORES, sensitive_features=GROUPS)
+
+
+def average_precision(y, s, sample_weight=None):
+    """A metric of fairlearn's kind, f(y_true, y_score), written out: the mean over
+    positives of the share of positives among the items scoring at least as high."""
+    y, s = np.asarray(y), np.asarray(s)
+    w = np.ones(y.size) if sample_weight is None else np.asarray(sample_weight)
+    if y.sum() == 0:
+        raise ValueError("no positives")
+    total = 0.0
+    for i in np.flatnonzero(y == 1):
+        above = s >= s[i]
+        total += w[i] * (w[above] * y[above]).sum() / w[above].sum()
+    return total / w[y == 1].sum()
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_callable_metrics_ratio_and_group_extremes(weighted):
+    w = WEIGHTS if weighted else None
+    # a callable is named by its __name__ or its key in a dict
+    assert RankingMetricFrame(Y, SCORES, sensitive_features=GROUPS,
+                              metrics=["auc", average_precision]).metrics == (
+        "auc", "average_precision")
+    frame = RankingMetricFrame(Y, SCORES, sensitive_features=GROUPS, sample_weight=w,
+                               metrics={"auc": "auc", "xauc": "xauc", "prf": "prf",
+                                        "ap": average_precision,
+                                        "mean": lambda yy, ss, **kw: float(np.mean(ss))})
+    assert frame.metrics == ("auc", "xauc", "prf", "ap", "mean")
+    table = frame.by_group
+    assert table.columns.tolist() == ["n", "positives", "auc", "prf", "ap", "mean"]
+    ap = {g: average_precision(Y[GROUPS == g], SCORES[GROUPS == g],
+                               None if w is None else w[GROUPS == g]) for g in LABELS}
+    for g in LABELS:
+        assert table.loc[g, "ap"] == pytest.approx(ap[g], abs=1e-12)
+        assert table.loc[g, "mean"] == pytest.approx(SCORES[GROUPS == g].mean())
+    assert frame.overall["ap"] == pytest.approx(average_precision(Y, SCORES, w), abs=1e-12)
+    within = {g: table.loc[g, "auc"] for g in LABELS}
+    prf = {g: table.loc[g, "prf"] for g in LABELS}
+    # fairlearn's semantics: between_groups max - min and min / max, to_overall
+    # against the overall value; group_min and group_max over the groups
+    diff, ratio = frame.difference(), frame.ratio()
+    assert diff["ap"] == pytest.approx(max(ap.values()) - min(ap.values()))
+    assert ratio["ap"] == pytest.approx(min(ap.values()) / max(ap.values()))
+    assert ratio["auc"] == pytest.approx(min(within.values()) / max(within.values()))
+    assert ratio["prf"] == pytest.approx(min(prf.values()) / max(prf.values()))
+    xr = [min(frame.by_pair.loc[p, "xauc_ab"], frame.by_pair.loc[p, "xauc_ba"])
+          / max(frame.by_pair.loc[p, "xauc_ab"], frame.by_pair.loc[p, "xauc_ba"])
+          for p in PAIRS]
+    assert ratio["xauc"] == pytest.approx(min(xr))
+    assert frame.difference("between_groups").equals(diff)
+    to = frame.difference(method="to_overall")
+    assert to["ap"] == pytest.approx(max(abs(v - frame.overall["ap"]) for v in ap.values()))
+    assert to["prf"] == pytest.approx(max(abs(v - frame.overall["auc"])
+                                          for v in prf.values()))
+    assert np.isnan(to["xauc"])
+    rto = frame.ratio(method="to_overall")
+    assert rto["auc"] == pytest.approx(min(min(v / frame.overall["auc"],
+                                               frame.overall["auc"] / v)
+                                           for v in within.values()))
+    assert np.isnan(rto["xauc"])
+    assert frame.group_min().to_dict() == pytest.approx(
+        {"auc": min(within.values()), "prf": min(prf.values()), "ap": min(ap.values()),
+         "mean": min(SCORES[GROUPS == g].mean() for g in LABELS)})
+    assert frame.group_max()["ap"] == pytest.approx(max(ap.values()))
+    with pytest.raises(ValueError, match="unknown method 'largest'"):
+        frame.difference(method="largest")
+    with pytest.raises(ValueError, match="unknown method"):
+        frame.ratio(method="pairs")
+
+
+def test_callable_metric_undefined_in_a_group_and_bad_names():
+    y = Y.copy()
+    y[GROUPS == "z"] = 0
+    frame = RankingMetricFrame(y, SCORES, sensitive_features=GROUPS,
+                               metrics=[average_precision])
+    assert np.isnan(frame.by_group.loc["z", "average_precision"])
+    assert np.isnan(frame.difference()["average_precision"])
+    for bad in ([average_precision, average_precision], {"auc": average_precision},
+                {"n": average_precision}):
+        with pytest.raises(ValueError, match="metric name .* is taken"):
+            RankingMetricFrame(Y, SCORES, sensitive_features=GROUPS, metrics=bad)
+
+
+def test_decisions_are_decision_rates():
+    frame = RankingMetricFrame(Y, SCORES, sensitive_features=GROUPS)
+    got = frame.decisions(top_k=20, level=0.9)
+    d = metrics.decision_rates(SCORES, Y, GROUPS, top_k=20, level=0.9)
+    table = got["by_group"]
+    assert table.index.tolist() == LABELS
+    for g in LABELS:
+        assert table.loc[g, ("", "selected")] == d.counts[g]["selected"]
+        for rate in ("selection_rate", "tpr", "fpr", "precision"):
+            assert tuple(table.loc[g, rate]) == tuple(d.by_group[rate][g])
+    assert tuple(got["difference"].loc["tpr"]) == tuple(d.difference["tpr"])
+    assert tuple(got["ratio"].loc["fpr"]) == tuple(d.ratio["fpr"])
+    assert table[("", "selected")].sum() == pytest.approx(20)
+    weighted = RankingMetricFrame(Y, SCORES, sensitive_features=GROUPS, sample_weight=WEIGHTS)
+    with pytest.raises(ValueError, match="decision rates of weighted items"):
+        weighted.decisions(threshold=0.5)

@@ -1,0 +1,363 @@
+"""The audit report: one self-contained HTML page of the audit of one or more score
+columns, rendered from ``templates/audit.html.j2`` by Jinja2.
+
+Everything is in the file: the pictures are SVG data URIs, the style sheet is inline,
+nothing is loaded from the network and no script runs. The report holds the data
+summary, every metric with its interval, the disadvantaged group in words, the forest
+plot, xROC curves and score distributions with captions, the decisions at a cut-off,
+with a model file the scores before and after it, the trade-off along lam and its
+certificate, and where it came from (version, command, the input's SHA-256, seed, date).
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import itertools
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import metrics
+from ..metrics._decisions import RATE_MEANINGS, RATES
+from ..metrics._ranking import defined
+from ..utils import _params as params
+from ..utils._validation import check_labels, check_scores, encode_groups
+from ..utils._version import __version__
+from . import _figures
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ..metrics import MetricIntervals
+
+MSG_NO_JINJA = ('the HTML report needs Jinja2, which is not installed: '
+                'pip install "gpu-xorder[report]"')
+MSG_SCORES = "scores must be an array or a non-empty mapping of names to arrays"
+#: The disparities, their names and what each compares.
+DISPARITIES = (("xauc", "Delta-xAUC", "the largest |xAUC(g, h) - xAUC(h, g)| over pairs"),
+               ("prf", "Delta-PRF", "the largest |PRF(g) - PRF(h)| over pairs"),
+               ("urf", "Delta-URF", "the largest |P(an item of g above one of h) - "
+                                    "P(the reverse)| over pairs"))
+#: The lam of the trade-off path drawn with a model file (and the model's own lam).
+TRADEOFF_LAMS = (0.0, 0.01, 0.05, 0.1, 0.5, 1.0, 2.0)
+#: Most items the trade-off path is fitted on (it is left out beyond).
+TRADEOFF_MAX_ITEMS = 20000
+RATE_TITLES = {"selection_rate": "selection rate", "tpr": "TPR", "fpr": "FPR",
+               "precision": "precision"}
+
+
+def audit_report(scores: ArrayLike | Mapping[str, ArrayLike], y: ArrayLike,
+                 sensitive_features: ArrayLike, *, positive: str = "positive",
+                 group: str = "group", high_score: str = "favourable",
+                 level: float | None = 0.95, method: str = "delong",
+                 n_bootstrap: int | None = None, random_state: int = 0,
+                 threshold: float | None = None, top_k: int | None = None,
+                 top_share: float | None = None, model: str | os.PathLike | None = None,
+                 source: str | os.PathLike | None = None, command: str | None = None,
+                 title: str | None = None,
+                 intervals: Mapping[str, MetricIntervals] | None = None) -> str:
+    """The audit of one or more score columns as one self-contained HTML page.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n,) or mapping of str to array-like
+        The scores, or several score columns by name (``{"risk": s, "fair": t}``).
+    y, sensitive_features
+        0/1 labels and the group of every item.
+    positive : str, default="positive"
+        What a positive is (``"re-offended"``), in the text and the axes.
+    group : str, default="group"
+        What the groups are (``"race"``).
+    high_score : {"favourable", "harmful"}, default="favourable"
+        What a high score does to a person, which decides the disadvantaged group.
+    level : float or None, default=0.95
+        Level of the confidence intervals (None: none).
+    method : {"delong", "bootstrap"}, default="delong"
+        As :func:`gpu_xorder.metrics.confidence_intervals`, with ``n_bootstrap`` and
+        ``random_state`` (the seed, reported).
+    threshold, top_k, top_share : optional
+        The decision at a cut-off (:func:`gpu_xorder.metrics.decision_rates`); at most
+        one. Without any, the top share equal to the share of positives (as many
+        selected as there are positives), which the report says.
+    model : path, optional
+        A model file (``gpu-xorder fit --model``, ``XOrder.save``): the report adds the
+        scores before and after it, the trade-off along lam on these data with the
+        model's point, and its certificate. It adjusts the score column it names, or
+        the first one.
+    source : path, optional
+        The data file the arrays come from: its name and SHA-256 go into the report.
+    command : str, optional
+        The command that made the report (provenance).
+    title : str, optional
+    intervals : mapping of str to MetricIntervals, optional
+        The intervals of the score columns, already computed with these settings
+        (:func:`gpu_xorder.metrics.confidence_intervals`): not computed again.
+
+    Returns
+    -------
+    str
+        The HTML text.
+
+    Raises
+    ------
+    ImportError
+        Without Jinja2 or matplotlib.
+    ValueError
+        On invalid data or options, or an invalid model file.
+    """
+    jinja2 = _import_jinja2()
+    _figures._matplotlib()
+    columns = _columns(scores)
+    n = next(iter(columns.values())).size
+    y = check_labels(y, n)
+    labels, index = encode_groups(sensitive_features, n)
+    groups = labels[index]
+    keys = [g.item() for g in labels]
+    high_score = params.check("high_score", high_score)
+    default_rule = threshold is None and top_k is None and top_share is None
+    if default_rule:
+        top_share = float(y.mean())
+    if level is None:
+        intervals = None
+    elif intervals is None:
+        intervals = {name: metrics.confidence_intervals(
+            s, y, groups, level=level, method=method, random_state=random_state,
+            n_bootstrap=n_bootstrap) for name, s in columns.items()}
+    rule = dict(threshold=threshold, top_k=top_k, top_share=top_share)
+    decisions = {name: metrics.decision_rates(s, y, groups, level=level or 0.95, **rule)
+                 for name, s in columns.items()}
+    context = {
+        "title": title or f"Fairness audit of {', '.join(columns)}",
+        "positive": positive, "group": group, "high_score": high_score,
+        "reading": _reading(high_score),
+        "data": _data_summary(y, groups, keys, source),
+        "ci": _ci_summary(intervals, random_state),
+        "columns": [_column(name, s, y, groups, keys, high_score,
+                            None if intervals is None else intervals[name], positive)
+                    for name, s in columns.items()],
+        "forest": None if intervals is None else _figures.forest(intervals),
+        "decisions": _decision_context(decisions, keys, default_rule),
+        "rate_titles": RATE_TITLES, "rates": RATES, "rate_meanings": RATE_MEANINGS,
+        "model": None if model is None else _model(
+            model, columns, y, groups, keys, high_score, level, method, n_bootstrap,
+            random_state, positive),
+        "provenance": {"version": __version__, "command": command,
+                       "date": datetime.datetime.now(datetime.timezone.utc).strftime(
+                           "%Y-%m-%d %H:%M:%S UTC"),
+                       "seed": random_state if method == "bootstrap" and level else None},
+    }
+    env = jinja2.Environment(loader=jinja2.PackageLoader("gpu_xorder.report", "templates"),
+                             autoescape=True, trim_blocks=True, lstrip_blocks=True,
+                             undefined=jinja2.StrictUndefined)
+    env.filters["num"] = _num
+    env.filters["iv"] = _iv
+    return env.get_template("audit.html.j2").render(**context)
+
+
+def write_audit_report(path: str | os.PathLike, *args, **kwargs) -> None:
+    """Write :func:`audit_report` (same parameters) to ``path``, atomically: the file
+    is complete or not there."""
+    from ..io import write_files
+
+    text = audit_report(*args, **kwargs)
+    source = kwargs.get("source")
+    write_files([(path, lambda f: f.write(text), "\n")],
+                inputs=() if source is None else (source,))
+
+
+def _import_jinja2():
+    try:
+        import jinja2
+    except ImportError:
+        raise ImportError(MSG_NO_JINJA) from None
+    return jinja2
+
+
+def _columns(scores):
+    if isinstance(scores, Mapping):
+        if not scores:
+            raise ValueError(MSG_SCORES)
+        columns = {str(name): check_scores(s, name=f"scores[{name!r}]")
+                   for name, s in scores.items()}
+        if len({s.size for s in columns.values()}) > 1:
+            raise ValueError("the score columns have different lengths")
+        return columns
+    return {"scores": check_scores(scores)}
+
+
+def sha256(path):
+    """The SHA-256 of the file at ``path``, in hex."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _reading(high_score):
+    if high_score == "favourable":
+        return ("a high score is favourable to a person (a loan, an interview): the "
+                "group ranked lower is the disadvantaged one")
+    return ("a high score is harmful to a person (detention, an investigation): the "
+            "group ranked higher is the disadvantaged one")
+
+
+def _data_summary(y, groups, keys, source):
+    rows = [{"label": str(g), "n": int((groups == g).sum()),
+             "positives": int(y[groups == g].sum())} for g in keys]
+    for row in rows:
+        row["share"] = row["positives"] / row["n"]
+    summary = {"n": int(y.size), "positives": int(y.sum()), "groups": rows,
+               "file": None, "sha256": None, "bytes": None}
+    if source is not None:
+        summary.update(file=os.fspath(source), sha256=sha256(source),
+                       bytes=os.path.getsize(source))
+    return summary
+
+
+def _ci_summary(intervals, seed):
+    if intervals is None:
+        return None
+    ci = next(iter(intervals.values()))
+    how = ("DeLong variances, normal intervals" if ci.method == "delong" else
+           f"stratified bootstrap (group x label), {ci.n_bootstrap} resamples, seed "
+           f"{seed}, percentile intervals")
+    return {"level": ci.level, "method": ci.method, "text": how}
+
+
+def _column(name, s, y, groups, keys, high_score, ci, positive):
+    """One score column: its summary, disadvantaged groups, tables and pictures."""
+    def value(function, *args):
+        return defined(function, s, y, groups, *args)
+
+    summary = [{"name": "AUC", "meaning": f"P(a positive ({positive}) ranks above a "
+                "negative)", "value": defined(metrics.auc, s, y),
+                "interval": None if ci is None else ci.auc}]
+    for metric, title, meaning in DISPARITIES:
+        summary.append({"name": title, "meaning": meaning,
+                        "value": value(metrics.disparity, metric),
+                        "interval": None if ci is None else ci.disparity[metric]})
+    pairs = [(g, h) for g in keys for h in keys if g != h]
+    tables = [
+        ("AUC within g", "P(a positive of g ranks above a negative of g)",
+         [(str(g), value(metrics.xauc, g, g), ci and ci.auc_within[g]) for g in keys]),
+        ("xAUC(g, h)", "P(a positive of g ranks above a negative of h)",
+         [(f"{g}, {h}", value(metrics.xauc, g, h), ci and ci.xauc[g, h])
+          for g, h in pairs]),
+        ("PRF(g)", "P(a positive of g ranks above a negative of any group)",
+         [(str(g), value(metrics.prf, g), ci and ci.prf[g]) for g in keys]),
+        ("URF(g, h)", "|P(an item of g ranks above one of h) - P(the reverse)|",
+         [(f"{g} ~ {h}", defined(metrics.urf, s, groups, g, h), ci and ci.urf[g, h])
+          for g, h in pairs if g < h]),
+    ]
+    found = []
+    for metric, title, _ in DISPARITIES:
+        try:
+            d = metrics.disadvantaged_group(s, y, groups, metric=metric,
+                                            high_score=high_score, intervals=ci)
+        except ValueError:
+            continue
+        found.append({"metric": title, "text": d.text})
+    level = None if ci is None else ci.level
+    xrocs = []
+    for a, b in itertools.combinations(keys, 2):
+        picture = _figures.xroc(s, y, groups, (a, b), level, positive)
+        if picture is not None:
+            xrocs.append({"pair": f"{a} and {b}", "picture": picture})
+    return {"name": name, "summary": summary, "disadvantaged": found,
+            "tables": [{"title": t, "meaning": m, "rows": r} for t, m, r in tables],
+            "xrocs": xrocs, "band": level,
+            "distribution": _figures.distributions(s, groups, y)}
+
+
+def _decision_context(decisions, keys, default):
+    first = next(iter(decisions.values()))
+    return {"rule": first.rule, "level": first.level, "default": default,
+            "columns": [{"name": name, "rates": d, "cut": d.cut,
+                         "groups": [{"label": str(g), "counts": d.counts[g],
+                                     "rates": [d.by_group[r][g] for r in RATES]}
+                                    for g in keys]}
+                        for name, d in decisions.items()]}
+
+
+def _model(path, columns, y, groups, keys, high_score, level, method, n_bootstrap,
+           random_state, positive):
+    """A model file's section: before and after on these data, its certificate, the
+    trade-off along lam fitted on these data with the model's parameters."""
+    from ..postprocessing import XOrder, xorder_path
+    from ..postprocessing._model_file import read_json
+
+    est = XOrder.load(path)
+    summary = read_json(path).get("summary") or {}
+    named = (read_json(path).get("columns") or {}).get("score")
+    column = named if named in columns else next(iter(columns))
+    before = columns[column]
+    after = est.transform(before, sensitive_features=groups)
+    rows = []
+    ci = {}
+    if level is not None:
+        ci = {key: metrics.confidence_intervals(s, y, groups, level=level, method=method,
+                                                n_bootstrap=n_bootstrap,
+                                                random_state=random_state)
+              for key, s in (("before", before), ("after", after))}
+    rows.append({"name": "AUC", "values": [
+        (defined(metrics.auc, s, y), ci[key].auc if ci else None)
+        for key, s in (("before", before), ("after", after))]})
+    for metric, title, _ in DISPARITIES:
+        rows.append({"name": title, "values": [
+            (defined(metrics.disparity, s, y, groups, metric),
+             ci[key].disparity[metric] if ci else None)
+            for key, s in (("before", before), ("after", after))]})
+    found = []
+    for key, s in (("before", before), ("after", after)):
+        try:
+            found.append((key, metrics.disadvantaged_group(
+                s, y, groups, metric=est.metric, high_score=high_score,
+                intervals=ci.get(key)).text))
+        except ValueError:
+            pass
+    certificate = None
+    if summary.get("objective") is not None:
+        bound = summary.get("upper_bound")
+        certificate = {"objective": summary["objective"], "upper_bound": bound,
+                       "gap": None if bound is None else bound - summary["objective"],
+                       "lam": summary.get("lam", est.lam), "solver": summary.get("solver"),
+                       "n_items": summary.get("n_items"),
+                       "ordering_auc": summary.get("ordering_auc"),
+                       "ordering_disparity": summary.get("ordering_disparity")}
+    tradeoff, note = None, None
+    if y.size <= TRADEOFF_MAX_ITEMS:
+        lams = sorted(set(TRADEOFF_LAMS) | {float(est.lam)})
+        fit_params = {k: v for k, v in est.get_params().items()
+                      if k in ("metric", "disparity", "method", "solver")}
+        models = xorder_path(before, y, sensitive_features=groups, lams=lams,
+                             **fit_params)
+        tradeoff = _figures.tradeoff(models, before, y, groups, after, float(est.lam),
+                                      positive)
+    else:
+        note = (f"The trade-off along lam is left out: {y.size} items are more than "
+                f"{TRADEOFF_MAX_ITEMS} to fit a path on.")
+    return {"path": os.fspath(path), "column": column, "lam": est.lam,
+            "metric": dict((m, t) for m, t, _ in DISPARITIES)[est.metric],
+            "rows": rows, "disadvantaged": found, "certificate": certificate,
+            "tradeoff": tradeoff, "tradeoff_note": note,
+            "distribution": _figures.distributions(after, groups, y, scale="rank")}
+
+
+def _num(value, digits=3):
+    """A number for the page: ``digits`` decimals, ``n/a`` where undefined."""
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return "n/a"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    return f"{value:.{digits}f}"
+
+
+def _iv(interval):
+    """``[low, high]`` of an Interval, empty where there is none."""
+    if interval is None or not np.isfinite([interval.low, interval.high]).all():
+        return ""
+    return f"[{interval.low:.3f}, {interval.high:.3f}]"

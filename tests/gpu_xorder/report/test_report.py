@@ -1,0 +1,292 @@
+"""The HTML audit report: every section and value present and equal to the metric
+functions', self-contained (no URL, every picture a data URI that decodes as SVG),
+accessible markup, the input's SHA-256, a model file's section; ``audit --report`` on
+the command line (written all or nothing, options checked with exit 2); the page as
+headless Chromium renders it."""
+
+import base64
+import hashlib
+import html
+import json
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+pytest.importorskip("jinja2")
+pytest.importorskip("matplotlib")
+
+from gpu_xorder import XOrder, metrics  # noqa: E402
+from gpu_xorder.cli import main  # noqa: E402
+from gpu_xorder.report import audit_report, write_audit_report  # noqa: E402
+from gpu_xorder.report._audit import MSG_NO_JINJA  # noqa: E402
+from support.console import table_rows  # noqa: E402
+
+
+def data(n=240, seed=0, groups=("a", "b")):
+    rng = np.random.default_rng(seed)
+    g = np.asarray(groups)[rng.integers(0, len(groups), n)]
+    y = rng.integers(0, 2, n)
+    s = np.round(y + 0.8 * (g != groups[0]) + rng.normal(0, 1, n), 3)
+    return s, y, g
+
+
+class Page(HTMLParser):
+    """The parts of a page the tests look at: ids, images, table headers, text."""
+
+    def __init__(self, text):
+        super().__init__()
+        self.ids, self.images, self.headers, self.text = [], [], [], []
+        self._in_th = False
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.append(attrs["id"])
+        if tag == "img":
+            self.images.append(attrs)
+        if tag == "th":
+            self.headers.append(attrs)
+
+    def handle_data(self, d):
+        self.text.append(d)
+
+    @property
+    def words(self):
+        return re.sub(r"\s+", " ", " ".join(self.text))
+
+
+def check_self_contained(text):
+    page = Page(text)
+    assert "http" not in text.lower().replace("http-equiv", "")  # no URL of any kind
+    assert "<script" not in text.lower()
+    assert page.images
+    for img in page.images:
+        assert img["alt"].strip() and int(img["width"]) > 0 and int(img["height"]) > 0
+        prefix = "data:image/svg+xml;base64,"
+        assert img["src"].startswith(prefix)
+        root = ET.fromstring(base64.b64decode(img["src"][len(prefix):]))
+        assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    return page
+
+
+def test_every_section_and_value(tmp_path):
+    s, y, g = data(groups=("a", "b", "c"))
+    other = np.round(s + np.random.default_rng(1).normal(0, 0.5, s.size), 3)
+    text = audit_report({"risk": s, "other": other}, y, g, positive="re-offended",
+                        group="race", high_score="harmful", top_k=60)
+    page = check_self_contained(text)
+    for section in ("data", "reading", "scores-1", "scores-2", "forest", "decisions",
+                    "provenance"):
+        assert section in page.ids
+    assert "model" not in page.ids
+    words = page.words
+    # the data summary
+    for label in "abc":
+        assert f"{label} {(g == label).sum()} {y[g == label].sum()}" in words
+    # every metric with its interval, as the metric functions give them
+    ci = metrics.confidence_intervals(s, y, g, method="delong")
+    assert (f"AUC P(a positive (re-offended) ranks above a negative) "
+            f"{metrics.auc(s, y):.3f} [{ci.auc.low:.3f}, {ci.auc.high:.3f}]") in words
+    iv = ci.disparity["prf"]
+    assert f"{metrics.disparity(s, y, g, 'prf'):.3f} [{iv.low:.3f}, {iv.high:.3f}]" in words
+    iv = ci.xauc["c", "a"]
+    assert f"c, a {metrics.xauc(s, y, g, 'c', 'a'):.3f} [{iv.low:.3f}, {iv.high:.3f}]" in words
+    # the disadvantaged group in words, under the harmful reading
+    for metric in ("xauc", "prf", "urf"):
+        found = metrics.disadvantaged_group(s, y, g, metric=metric, high_score="harmful",
+                                            intervals=ci).text
+        assert re.sub(r"\s+", " ", found) in words
+    assert "a high score is harmful" in words
+    # the decisions at the cut-off, both columns
+    d = metrics.decision_rates(s, y, g, top_k=60)
+    assert words.count("top 60 of 240") >= 2
+    for label in "abc":
+        r = d.by_group["tpr"][label]
+        assert f"{r.estimate:.3f} [{r.low:.3f}, {r.high:.3f}]" in words
+    r = d.ratio["selection_rate"]
+    assert f"ratio {r.estimate:.3f} [{r.low:.3f}, {r.high:.3f}]" in words.replace(
+        "ratio   ", "ratio ")
+    # captions say how to read each picture: forest, xROC of every pair, distributions
+    assert words.count("xROC curves of") == 2 * 3
+    assert "Forest plot." in words and words.count("Scores by group.") == 2
+    # accessible tables: every header cell has a scope but the provenance's rows
+    assert all(h.get("scope") in ("col", "row") for h in page.headers)
+    # provenance
+    assert "arrays given in Python" in words and "gpu-xorder 0." in words
+
+
+def test_sha256_command_and_atomic_write(tmp_path):
+    s, y, g = data()
+    source = tmp_path / "data.csv"
+    source.write_text("score\n" + "\n".join(map(str, s)) + "\n")
+    out = tmp_path / "report.html"
+    write_audit_report(out, s, y, g, source=source, command="gpu-xorder audit x",
+                       level=None, threshold=0.5)
+    text = out.read_text()
+    assert hashlib.sha256(source.read_bytes()).hexdigest() in text
+    assert "gpu-xorder audit x" in text and "No confidence intervals" in text
+    assert "score &gt;= 0.5" in text
+    check_self_contained(text)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "report.html"]
+    # a failed report leaves the old file as it was, and no temporary file
+    with pytest.raises(ValueError, match="top_k must be an integer"):
+        write_audit_report(out, s, y, g, top_k=10**6)
+    assert out.read_text() == text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "report.html"]
+
+
+def test_group_names_are_escaped():
+    s, y, _ = data()
+    g = np.where(np.arange(s.size) % 2, "<b>x</b>", "y&z")
+    text = audit_report(s, y, g, level=None)
+    assert "<b>x</b>" not in text and "&lt;b&gt;x&lt;/b&gt;" in text
+
+
+def test_the_default_cut_off_selects_as_many_as_positives():
+    s, y, g = data()
+    text = audit_report(s, y, g, level=None)
+    d = metrics.decision_rates(s, y, g, top_share=y.mean())
+    assert "no cut-off was given" in text and html.escape(d.rule) in text
+
+
+def test_model_section_with_certificate(tmp_path):
+    s, y, g = data(n=100)
+    model = tmp_path / "m.json"
+    XOrder(lam=0.5, backend="numpy").fit(s, y, sensitive_features=g).save(model)
+    text = audit_report({"risk": s}, y, g, model=model, threshold=1.0)
+    page = check_self_contained(text)
+    assert "model" in page.ids
+    summary = json.loads(model.read_text())["summary"]
+    words = page.words
+    assert f"{summary['objective']:.6f}" in words
+    assert f"{summary['upper_bound']:.6f}" in words
+    after = XOrder.load(model).transform(s, sensitive_features=g)
+    assert f"Delta-xAUC {metrics.disparity(s, y, g):.3f}" in words
+    assert f"{metrics.disparity(after, y, g):.3f}" in words
+    assert "Trade-off." in words and "Adjusted scores by group, as ranks." in words
+    assert len(page.images) == 1 + 1 + 1 + 2  # xROC, distribution, forest; model's two
+
+
+def test_needs_jinja2(monkeypatch):
+    monkeypatch.setitem(sys.modules, "jinja2", None)
+    s, y, g = data()
+    with pytest.raises(ImportError, match=re.escape(MSG_NO_JINJA)):
+        audit_report(s, y, g)
+
+
+# ---------------------------------------------------------------- the command line
+
+@pytest.fixture
+def csv_file(tmp_path):
+    s, y, g = data()
+    path = tmp_path / "d.csv"
+    path.write_text("risk,outcome,race\n" + "".join(
+        f"{a!r},{b},{c}\n" for a, b, c in zip(s.tolist(), y.tolist(), g.tolist())))
+    return path, s, y, g
+
+
+def audit(path, *options):
+    return main(["audit", str(path), "--score", "risk", "--label", "outcome", "--group",
+                 "race", *options])
+
+
+@pytest.mark.usefixtures("plain_consoles")
+def test_cli_report_and_decisions(csv_file, tmp_path, capsys):
+    path, s, y, g = csv_file
+    report, doc = tmp_path / "r.html", tmp_path / "a.json"
+    assert audit(path, "--top-k", "40", "--report", str(report), "--json", str(doc)) == 0
+    out = capsys.readouterr().out
+    assert f"report written to {report}" in out
+    text = report.read_text()
+    check_self_contained(text)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() in text
+    assert f"gpu-xorder audit {path} --score risk" in text
+    d = metrics.decision_rates(s, y, g, top_k=40)
+    assert json.loads(doc.read_text())["scores"]["risk"]["decisions"] == json.loads(
+        json.dumps(d.to_dict()))
+    rows = {r[0]: r[1:] for r in table_rows(out, "Decisions: risk")}
+    r = d.by_group["selection_rate"]["a"]
+    assert rows["a"][:3] == [str((g == "a").sum()), f"{d.counts['a']['selected']:g}",
+                             f"{r.estimate:.4f} [{r.low:.4f}, {r.high:.4f}]"]
+    r = d.ratio["precision"]
+    assert rows["ratio"][-1] == f"{r.estimate:.4f} [{r.low:.4f}, {r.high:.4f}]"
+
+
+@pytest.mark.usefixtures("plain_consoles")
+@pytest.mark.parametrize("options, message", [
+    (["--top-k", "0"], "argument --top-k: must be an integer >= 1"),
+    (["--top-share", "1.5"], r"argument --top-share: must lie in \(0, 1\]"),
+    (["--threshold", "nan"], "argument --threshold: must be a finite number"),
+    (["--threshold", "0.5", "--top-k", "3"], "not allowed with argument"),
+    (["--top-k", "100000"], "top_k must be an integer from 1 to the number of items"),
+    (["--model", "m.json"], "--model is read by --report"),
+])
+def test_cli_refuses_bad_cut_offs(csv_file, tmp_path, capsys, options, message):
+    path = csv_file[0]
+    report = tmp_path / "r.html"
+    assert audit(path, *options, "--json", str(tmp_path / "a.json"),
+                 *(["--report", str(report)] if "--model" not in options else [])) == 2
+    err = capsys.readouterr().err
+    assert re.search(message, err) and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv"]  # nothing written
+
+
+@pytest.mark.usefixtures("plain_consoles")
+def test_cli_bad_model_file_writes_nothing(csv_file, tmp_path, capsys):
+    path = csv_file[0]
+    model = tmp_path / "m.json"
+    model.write_text("{}")
+    assert audit(path, "--report", str(tmp_path / "r.html"), "--json",
+                 str(tmp_path / "a.json"), "--model", str(model)) == 2
+    assert "not a gpu-xorder model file" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv", "m.json"]
+
+
+# ---------------------------------------------------------------- the page in a browser
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+#: Appended to a copy of the report (the report itself has no script): lists how wide
+#: every image decoded, once the page has loaded.
+PROBE = """<script>
+window.addEventListener("load", () => {
+  const out = document.createElement("pre");
+  out.id = "decoded";
+  out.textContent = Array.from(document.images, i => i.complete + ":" + i.naturalWidth)
+    .join(" ");
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium")
+def test_chromium_renders_the_report(tmp_path):
+    s, y, g = data()
+    text = audit_report({"risk": s}, y, g, positive="paid back", top_share=0.25)
+    probe = tmp_path / "probe.html"
+    probe.write_text(text.replace("</body>", PROBE + "</body>"))
+    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+               "--virtual-time-budget=5000", f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run(command + ["--dump-dom", probe.as_uri()], capture_output=True,
+                         text=True, timeout=120).stdout
+    assert "Decisions at a cut-off" in dom and "Provenance" in dom
+    decoded = re.search(r'<pre id="decoded">([^<]*)</pre>', dom).group(1).split()
+    assert len(decoded) == 3  # xROC, distribution, forest
+    assert all(d.startswith("true:") and int(d.split(":")[1]) > 100 for d in decoded)
+
+
+def test_values_the_data_leave_undefined_read_n_a():
+    s, y, g = data(n=120)
+    y = np.where(g == "b", 0, y)  # b has no positives: no TPR, no xAUC(b, a), no PRF(b)
+    page = check_self_contained(audit_report(s, y, g, top_k=20))
+    words = page.words
+    assert "PRF(g)" in words and "b n/a" in words
+    d = metrics.decision_rates(s, y, g, top_k=20)
+    assert d.by_group["tpr"]["b"] is None and d.difference["tpr"] is None
+    assert len(page.images) == 3  # one xROC direction is defined: its picture is drawn
