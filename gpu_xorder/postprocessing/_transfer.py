@@ -8,7 +8,10 @@ original scores, tied scores of a group kept tied and distinct ones kept distinc
 Test: each adjusted group gets a strictly increasing piecewise-linear map from its
 original training scores to its adjusted ones (as few knots as give back every adjusted
 training score bit for bit), applied to new scores by :func:`apply_group_maps`; beyond
-``bounds`` a map is the identity. Everything is vectorised and runs in O(n log n).
+``bounds`` a map is the identity. Every group keeps its strict order, in training and
+on new scores: where float64 rounding would give two distinct scores of a group one
+value, they are moved apart by the fewest ulps, or a ``ValueError`` says that float64
+has no room. Everything is vectorised and runs in O(n log n).
 
 Groups are given as indices ``0..K-1`` (positions in the sorted group labels, as
 :func:`gpu_xorder.utils._validation.encode_groups` returns them); the functions work for any
@@ -44,10 +47,10 @@ MSG_NO_ROOM_TRAINING = (
     "keeps the ranking)"
 )
 MSG_NO_ROOM_NEW = (
-    "{count} distinct scores of one group, from {first!r} to {last!r}, fall where the "
-    "group's map holds fewer float64 numbers (its adjusted scores there lie between "
-    "{lo!r} and {hi!r}): no adjusted scores keep them apart; transform fewer scores at "
-    "a time or round them (e.g. to 12 digits)"
+    "{count} distinct scores of one group, from {first!r} to {last!r}, need as many "
+    "distinct adjusted scores between {lo!r} and {hi!r} (where the group's map takes "
+    "them), and float64 holds fewer numbers there: no adjusted scores keep them apart; "
+    "transform fewer scores at a time or rescale them"
 )
 #: The advice of ``MSG_UNSEPARATED``, after the closest pair: within ``NEAR_END`` of 0 or
 #: 1 for probability-like scores (saturated probabilities); at the largest float; else
@@ -170,7 +173,10 @@ def fit_transfer(scores, order, group_index, reference, bounds) -> Transfer:
     a gap the items of one group that follow each other in ``order`` (a run) take a
     piece of the gap in proportion to their count and spread over it by their original
     scores, linearly; float64 rounding is repaired to the ulp so that values decrease
-    strictly along ``order`` inside each gap (docs/design.md, section 5).
+    strictly along ``order`` inside each gap (docs/design.md, section 5). Where a gap
+    holds fewer floats than its items, each group's values are then moved apart by the
+    fewest ulps (:func:`_keep_groups_apart`). Bounds whose span overflows float64: the
+    same on half of every score (:func:`_fit_halved`).
 
     Maps. A group's map is piecewise linear through knots: the ends of its runs (and
     the few points the repair moved), so that it gives every adjusted training score
@@ -198,13 +204,22 @@ def fit_transfer(scores, order, group_index, reference, bounds) -> Transfer:
         ``adjusted``: a new array; reference items hold their original scores bit for
         bit, the others lie strictly inside ``(lo, hi)`` and strictly between the
         reference scores around them; within a group equal scores get equal values and
-        distinct ones distinct values, in the same order. When the reference scores are
-        distinct and ``order`` splits no tie of a group, the values decrease strictly
-        along ``order``. Where two reference scores are so close that float64 holds
-        fewer numbers between them than the items ``order`` puts there, neighbours
-        share a value (never reversed) and a ``UserWarning`` says so.
-        ``maps``: for every other group index ``(x, y)``, ``x`` strictly increasing and
-        ``y`` increasing (strictly unless it warned).
+        distinct ones distinct values, in the same order, always. When the reference
+        scores are distinct and ``order`` splits no tie of a group, the values decrease
+        strictly along ``order``. Where two reference scores are so close that float64
+        holds fewer numbers between them than the items ``order`` puts there, items of
+        different groups share a value and those of one group are kept apart by the
+        fewest ulps, passing a reference score where needed, and a ``UserWarning``
+        says so.
+        ``maps``: for every other group index ``(x, y)``, ``x`` and ``y`` strictly
+        increasing.
+
+    Raises
+    ------
+    ValueError
+        Where ``hi - lo`` overflows and some score is subnormal (the work on halves
+        would merge it), or a group has more distinct scores than float64 holds
+        numbers strictly inside ``bounds``.
 
     Examples
     --------
@@ -456,8 +471,11 @@ def _cramped_gaps(slots):
     cramped = np.zeros(slots.gap.size, dtype=bool)
     gap_start, gap_stop = _gap_ends(slots)
     low, high = _ordinal(slots.gap_lo[gap_start]), _ordinal(slots.gap_hi[gap_start])
-    # A gap across zero holds about 2**63 floats (and the difference would overflow).
-    room = np.where((low < 0) & (high > 0), 2**62, high - low - 1)
+    # Across zero the ordinals are capped at 2**61 (more floats than any slots) so that
+    # no difference overflows int64; such a gap may hold few floats (subnormals).
+    across = (low < 0) & (high > 0)
+    room = np.where(across, np.minimum(high, 2**61) - np.maximum(low, -2**61),
+                    high - np.where(across, high, low)) - 1
     for a, b in zip(gap_start[room < gap_stop - gap_start],
                     gap_stop[room < gap_stop - gap_start]):
         cramped[a:b] = True
@@ -583,8 +601,9 @@ def _thin(x, y, knot):
 def _interpolate(v, x0, x1, y0, y1):
     """The straight line through ``(x0, y0)`` and ``(x1, y1)`` at ``v``, ``x0 <= v <=
     x1``, computed as ``np.interp`` does (exactly ``y0``, ``y1`` at the ends) and kept
-    within ``[y0, y1]`` (``np.interp`` can overshoot the right knot by an ulp)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
+    within ``[y0, y1]`` (``np.interp`` can overshoot the right knot by an ulp; a slope
+    that overflows, between neighbouring subnormal knots, gives ``y1``)."""
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         slope = (y1 - y0) / (x1 - x0)
         out = np.where(v >= x1, y1, np.where(v > x0, slope * (v - x0) + y0, y0))
     return np.clip(out, y0, y1)
@@ -657,16 +676,19 @@ def apply_group_maps(scores, group_index, maps, clip=None, *, rule=2):
         A new array. With ``rule=2`` and no ``clip``, strictly increasing in the original
         score within every group, equal scores equal: where float64 rounding puts two
         distinct scores of a group on one value (a map flatter than its scores' ulps),
-        the lower ones move down by the fewest ulps that keep them apart (never past a
-        knot's value: the scores of a fit's items keep theirs but for such moves), so
-        those values depend on the other scores transformed with them. Version-1 maps
-        (``rule=1``, ``clip``) transform as they did: non-decreasing.
+        the lower ones move down by the fewest ulps that keep them apart (or up, at the
+        bottom of the map's range), so those values depend on the other scores
+        transformed with them and may pass a reference score or a knot's value by those
+        ulps. Scores none of which collide (a fit's own training scores) get the map's
+        values bit for bit. Version-1 maps (``rule=1``, ``clip``) transform as they did:
+        non-decreasing.
 
     Raises
     ------
     ValueError
         Where a mapped score overflows float64, or (``rule=2``) more distinct scores of a
-        group fall between two knots than float64 holds numbers between their values.
+        group fall inside its knots' range than float64 holds numbers between the end
+        values of its map (or beyond them than up to the largest float).
 
     Examples
     --------
@@ -702,9 +724,9 @@ def apply_group_maps(scores, group_index, maps, clip=None, *, rule=2):
 
 def _keep_apart(values, mapped, x, y):
     """``mapped`` (the map through knots ``(x, y)`` of one group's ``values``) with
-    distinct values strictly increasing: where rounding put two on one float, moved by
-    the fewest ulps, each inside the values of the knots around it (a value on a knot
-    keeps the knot's), equal values kept equal."""
+    distinct values strictly increasing and equal ones equal: where rounding put two on
+    one float, moved by the fewest ulps, within ``[y[0], y[-1]]`` for values within
+    ``[x[0], x[-1]]`` (beyond them, up to the largest float)."""
     by = np.argsort(values, kind="stable")
     new = np.ones(by.size, dtype=bool)
     new[1:] = values[by][1:] != values[by][:-1]
@@ -713,15 +735,11 @@ def _keep_apart(values, mapped, x, y):
     if np.all(z[1:] > z[:-1]):
         return mapped
     u = values[first]
-    k = np.searchsorted(x, u, side="right") - 1  # the knot at or below, -1 for none
-    at = np.maximum(k, 0)
-    on_knot = (k >= 0) & (x[at] == u)
-    low = np.where(k >= 0, y[at], -_FLOAT_MAX)
-    high = np.where(on_knot, low, np.where(k + 1 < x.size, y[np.minimum(k + 1, x.size - 1)],
-                                           _FLOAT_MAX))
-    apart = _strictly_increasing(z, _ordinal(low), _ordinal(high))
+    low = _ordinal(np.where(u < x[0], -_FLOAT_MAX, y[0]))
+    high = _ordinal(np.where(u > x[-1], _FLOAT_MAX, y[-1]))
+    apart = _strictly_increasing(z, low, high)
     if apart is None:
-        _refuse_crowded(u, _ordinal(low), _ordinal(high))
+        _refuse_crowded(u, low, high)
     out = np.empty_like(mapped)
     out[by] = np.repeat(_from_ordinal(apart), np.diff(np.append(np.flatnonzero(new), by.size)))
     return out
@@ -730,7 +748,7 @@ def _keep_apart(values, mapped, x, y):
 def _refuse_crowded(u, low, high):
     """The ``ValueError`` of :func:`_keep_apart` where the ordinals cannot be kept apart
     inside ``[low, high]``: it names the first run of distinct scores ``u`` that holds
-    more of them than floats lie between the knot values around it."""
+    more of them than floats lie between their bounds."""
     tight_low, tight_high = _tightest(low, high)
     p = int(np.argmax(tight_low > tight_high))
     t = np.arange(u.size)
