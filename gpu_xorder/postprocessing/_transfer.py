@@ -176,7 +176,7 @@ def fit_transfer(scores, order, group_index, reference, bounds) -> Transfer:
     strictly along ``order`` inside each gap (docs/design.md, section 5). Where a gap
     holds fewer floats than its items, each group's values are then moved apart by the
     fewest ulps (:func:`_keep_groups_apart`). Bounds whose span overflows float64: the
-    same on half of every score (:func:`_fit_halved`).
+    same on half of every score, the values and knots then doubled (exact).
 
     Maps. A group's map is piecewise linear through knots: the ends of its runs (and
     the few points the repair moved), so that it gives every adjusted training score
@@ -233,9 +233,14 @@ def fit_transfer(scores, order, group_index, reference, bounds) -> Transfer:
     order = np.asarray(order, dtype=np.int64)
     group_index = np.asarray(group_index, dtype=np.int64)
     lo, hi = float(bounds[0]), float(bounds[1])
-    if hi - lo == np.inf:
-        return _fit_halved(scores, order, group_index, reference, (lo, hi))
-    adjusted = scores.copy()
+    probabilities = is_probability_like(scores)
+    scale = 1.0
+    if hi - lo == np.inf:  # work on halves, exact but for subnormal scores
+        half = scores / 2
+        if not np.array_equal(half * 2, scores):
+            raise ValueError(MSG_SPAN.format(lo=float(scores.min()), hi=float(scores.max())))
+        scores, lo, hi, scale = half, lo / 2, hi / 2, 2.0
+    adjusted = scores * scale
     is_ref = group_index[order] == reference
     ref_values = scores[order[is_ref]]
     other = np.flatnonzero(~is_ref)  # positions in order of the items to place
@@ -256,11 +261,11 @@ def fit_transfer(scores, order, group_index, reference, bounds) -> Transfer:
                    np.concatenate(([hi], ref_values))[gap[first]],
                    np.concatenate((ref_values, [lo]))[gap[first]])
     values, knot, cramped = _place(slots, (lo, hi))
-    values, moved = _keep_groups_apart(slots, values, (lo, hi))
+    values, moved = _keep_groups_apart(slots, values, (lo, hi), scale)
     knot |= moved
     if cramped.any():
-        _warn_crowded(slots, values, cramped, is_probability_like(scores))
-    adjusted[items] = values[slot_of]
+        _warn_crowded(slots, values, cramped, probabilities, scale)
+    adjusted[items] = values[slot_of] * scale
     maps = {}
     for g in np.unique(slots.group):
         mine = np.flatnonzero(slots.group == g)[::-1]  # ascending scores
@@ -271,19 +276,8 @@ def fit_transfer(scores, order, group_index, reference, bounds) -> Transfer:
             x, y = np.insert(x, 0, lo), np.insert(y, 0, lo)
         if hi > x[-1] and hi > y[-1]:
             x, y = np.append(x, hi), np.append(y, hi)
-        maps[int(g)] = (x, y)
+        maps[int(g)] = (x * scale, y * scale)
     return Transfer(adjusted, maps)
-
-
-def _fit_halved(scores, order, group_index, reference, bounds):
-    """:func:`fit_transfer` on half of every score and bound (where ``hi - lo``
-    overflows), its values and knots doubled: exact, as halving is for every score but
-    subnormals, which are refused."""
-    half = scores / 2
-    if not np.array_equal(half * 2, scores):
-        raise ValueError(MSG_SPAN.format(lo=float(scores.min()), hi=float(scores.max())))
-    t = fit_transfer(half, order, group_index, reference, (bounds[0] / 2, bounds[1] / 2))
-    return Transfer(t.adjusted * 2, {g: (x * 2, y * 2) for g, (x, y) in t.maps.items()})
 
 
 class _Slots(NamedTuple):
@@ -509,11 +503,12 @@ def _spread_over_floats(slots, cramped, bounds):
     return values
 
 
-def _keep_groups_apart(slots, values, bounds):
+def _keep_groups_apart(slots, values, bounds, scale):
     """``(values, moved)``: every group's values moved by the fewest ulps that make them
     strictly decreasing along its slots (a cramped gap gives neighbours of one group one
     value; they may then pass a reference score), inside ``bounds``; a ``ValueError``
-    where a group has more slots than float64 holds numbers inside ``bounds``."""
+    where a group has more slots than float64 holds numbers inside ``bounds`` (its
+    numbers times ``scale``, the factor of the scores given)."""
     fixed = values.copy()
     low, high = _ordinal(bounds[0]) + 1, _ordinal(bounds[1]) - 1
     for g in np.unique(slots.group):
@@ -523,21 +518,21 @@ def _keep_groups_apart(slots, values, bounds):
             continue
         apart = _strictly_increasing(z, np.full(z.size, low), np.full(z.size, high))
         if apart is None:
-            raise ValueError(MSG_NO_ROOM_TRAINING.format(count=mine.size, lo=bounds[0],
-                                                         hi=bounds[1]))
+            raise ValueError(MSG_NO_ROOM_TRAINING.format(
+                count=mine.size, lo=bounds[0] * scale, hi=bounds[1] * scale))
         fixed[mine] = _from_ordinal(apart)
     return fixed, fixed != values
 
 
-def _warn_crowded(slots, values, cramped, probabilities):
+def _warn_crowded(slots, values, cramped, probabilities, scale):
     """The ``UserWarning`` of cramped gaps: how many of their slots tie with a neighbour
-    or left the gap, the closest pair of reference scores (or bounds) and the advice
-    that pair calls for."""
+    or left the gap, the closest pair of reference scores (or bounds; times ``scale``,
+    the factor of the scores given) and the advice that pair calls for."""
     _, culprits = _out_of_order(slots, values)
     gap_start, _ = _gap_ends(slots)
     first = gap_start[cramped[gap_start]]
     closest = first[np.argmin(slots.gap_hi[first] - slots.gap_lo[first])]
-    lo, hi = float(slots.gap_lo[closest]), float(slots.gap_hi[closest])
+    lo, hi = float(slots.gap_lo[closest] * scale), float(slots.gap_hi[closest] * scale)
     if probabilities and (hi <= NEAR_END or lo >= 1.0 - NEAR_END):
         advice = ADVICE_PROBABILITIES
     elif max(abs(lo), abs(hi)) == _FLOAT_MAX:
@@ -612,8 +607,8 @@ def _interpolate(v, x0, x1, y0, y1):
 def _map_one(values, x, y):
     """Piecewise-linear map through knots ``(x, y)`` (:func:`_interpolate` between
     them); beyond either end a shift (slope 1), never past the end value. Knots whose
-    differences overflow (a map of :func:`_fit_halved`) are evaluated on halves, as
-    they were fitted."""
+    differences overflow (fitted on halves by :func:`fit_transfer`) are evaluated on
+    halves, as they were fitted."""
     with np.errstate(over="ignore"):
         wide = not np.isfinite([x[-1] - x[0], y[-1] - y[0], y[0] - x[0], y[-1] - x[-1]]).all()
     if wide:

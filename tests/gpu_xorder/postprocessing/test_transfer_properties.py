@@ -306,21 +306,25 @@ def crowded_warning(scores, groups, path):
     return str(record[0].message)
 
 
-@pytest.mark.parametrize("base,advice", [
-    (1 - 2**-52, ADVICE_PROBABILITIES),  # saturated probabilities near 1
-    (TINY, ADVICE_PROBABILITIES),  # near 0
-    (0.86, ADVICE_ROUNDING),  # probabilities one ulp apart elsewhere
-    (-1e-9, ADVICE_ROUNDING),  # log-odds (negative scores) near 0: already unbounded
-    (-40.0, ADVICE_ROUNDING),  # log-odds far out
-    (1 - 2**-40, ADVICE_ROUNDING),  # log-odds near 1: no saturation on that scale
+PROBABILITIES, LOG_ODDS = [0.3, 0.2, 0.1], [-50.0, -60.0, -70.0]
+
+
+@pytest.mark.parametrize("base,other,advice", [
+    (1 - 2**-52, PROBABILITIES, ADVICE_PROBABILITIES),  # saturated near 1
+    (TINY, PROBABILITIES, ADVICE_PROBABILITIES),  # near 0
+    (0.86, PROBABILITIES, ADVICE_ROUNDING),  # one ulp apart elsewhere
+    (-1e-9, LOG_ODDS, ADVICE_ROUNDING),  # log-odds near 0: already unbounded
+    (-40.0, LOG_ODDS, ADVICE_ROUNDING),  # log-odds far out
+    (1 - 2**-40, LOG_ODDS, ADVICE_ROUNDING),  # log-odds near 1: no saturation there
+    (1e308, [-1e308, -1.2e308, -1.4e308], ADVICE_ROUNDING),  # fitted on halves
 ])
-def test_crowded_gap_advice_follows_its_cause(base, advice):
+def test_crowded_gap_advice_follows_its_cause(base, other, advice):
     """Two reference scores one ulp apart with three items of group 1 ordered between
-    them. Log-odds are advised only where probability-like scores crowd near 0 or 1."""
+    them. Log-odds are advised only where probability-like scores crowd near 0 or 1;
+    the message names the pair in the scores given (also when fitted on halves)."""
     upper = ulps_from(base, 1)
-    unbounded = base < 0 or base == 1 - 2**-40  # with negative scores: log-odds
-    other = [-50.0, -60.0, -70.0] if unbounded else [0.3, 0.2, 0.1]
     message = crowded_warning([upper, base] + other, [0, 0, 1, 1, 1], [0, 1, 1, 1, 0])
+    assert f"(the closest pair: {base!r} and {upper!r})" in message
     assert message.endswith(advice)
 
 
