@@ -238,7 +238,8 @@ def fit_transfer(scores, order, group_index, reference, bounds) -> Transfer:
     if hi - lo == np.inf:  # work on halves, exact but for subnormal scores
         half = scores / 2
         if not np.array_equal(half * 2, scores):
-            raise ValueError(MSG_SPAN.format(lo=float(scores.min()), hi=float(scores.max())))
+            raise ValueError(MSG_SPAN.format(lo=float(scores.min()),
+                                             hi=float(scores.max())))
         scores, lo, hi, scale = half, lo / 2, hi / 2, 2.0
     adjusted = scores * scale
     is_ref = group_index[order] == reference
@@ -610,8 +611,8 @@ def _map_one(values, x, y):
     differences overflow (fitted on halves by :func:`fit_transfer`) are evaluated on
     halves, as they were fitted."""
     with np.errstate(over="ignore"):
-        wide = not np.isfinite([x[-1] - x[0], y[-1] - y[0], y[0] - x[0], y[-1] - x[-1]]).all()
-    if wide:
+        spans = [x[-1] - x[0], y[-1] - y[0], y[0] - x[0], y[-1] - x[-1]]
+    if not np.isfinite(spans).all():
         return 2 * _map_one(values / 2, x / 2, y / 2)
     if x.size == 1:
         return values + (y[0] - x[0])
@@ -736,7 +737,8 @@ def _keep_apart(values, mapped, x, y):
     if apart is None:
         _refuse_crowded(u, low, high)
     out = np.empty_like(mapped)
-    out[by] = np.repeat(_from_ordinal(apart), np.diff(np.append(np.flatnonzero(new), by.size)))
+    run = np.diff(np.append(np.flatnonzero(new), by.size))  # items per distinct value
+    out[by] = np.repeat(_from_ordinal(apart), run)
     return out
 
 

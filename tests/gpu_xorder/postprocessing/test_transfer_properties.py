@@ -5,7 +5,6 @@ subnormals, the largest floats, negative scores, ties); where float64 has no roo
 refusal is checked to be true by an independent count. The order oracle compares
 every pair of one group (signs of ``>``/``<``, no subtraction)."""
 
-import bisect
 import warnings
 
 import numpy as np
@@ -159,7 +158,8 @@ def test_fit_keeps_every_group_order_and_transform_too(case):
                 assert not np.array_equal(scores / 2 * 2, scores)
             else:
                 assert "need as many distinct adjusted scores" in str(err)
-                distinct = max(np.unique(scores[groups == g]).size for g in groups[groups > 0])
+                distinct = max(np.unique(scores[groups == g]).size
+                               for g in groups[groups > 0])
                 assert floats_inside(*bounds, distinct) < distinct
             return
     assert_group_orders_kept(scores, t.adjusted, groups)
@@ -301,7 +301,8 @@ def crowded_warning(scores, groups, path):
               for g in np.unique(groups)}
     order = np.array([queues[g].pop(0) for g in path])
     with pytest.warns(UserWarning, match="share a value with a neighbour") as record:
-        t = fit_transfer(scores, order, groups, 0, default_bounds(scores, scores[groups == 0]))
+        t = fit_transfer(scores, order, groups, 0,
+                         default_bounds(scores, scores[groups == 0]))
     assert_group_orders_kept(scores, t.adjusted, groups)
     return str(record[0].message)
 
