@@ -292,15 +292,20 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of float64, shape (n,) or (n, 1), or pandas Series or DataFrame
-            New scores, non-decreasing in the original score within every group, in the
-            form of ``scores``: its shape, and a pandas input's index and name.
+            New scores, strictly increasing in the original score within every group
+            (equal scores equal; a version-1 model file's: non-decreasing), in the form
+            of ``scores``: its shape, and a pandas input's index and name. Where float64
+            rounding would give two distinct scores of a group one value, they are moved
+            apart by the fewest ulps, so those values depend on the scores transformed
+            with them (:func:`gpu_xorder.postprocessing._transfer.apply_group_maps`).
 
         Raises
         ------
         sklearn.exceptions.NotFittedError
             Before ``fit``.
         ValueError
-            On a group not seen in fit, NaN or mismatched lengths.
+            On a group not seen in fit, NaN or mismatched lengths, or where float64
+            holds fewer numbers than distinct scores of a group need.
 
         Examples
         --------

@@ -8,7 +8,10 @@ original scores, tied scores of a group kept tied and distinct ones kept distinc
 Test: each adjusted group gets a strictly increasing piecewise-linear map from its
 original training scores to its adjusted ones (as few knots as give back every adjusted
 training score bit for bit), applied to new scores by :func:`apply_group_maps`; beyond
-``bounds`` a map is the identity. Everything is vectorised and runs in O(n log n).
+``bounds`` a map is the identity. Every group keeps its strict order, in training and
+on new scores: where float64 rounding would give two distinct scores of a group one
+value, they are moved apart by the fewest ulps, or a ``ValueError`` says that float64
+has no room. Everything is vectorised and runs in O(n log n).
 
 Groups are given as indices ``0..K-1`` (positions in the sorted group labels, as
 :func:`gpu_xorder.utils._validation.encode_groups` returns them); the functions work for any
@@ -21,26 +24,44 @@ from typing import NamedTuple
 import numpy as np
 
 MSG_SPAN = (
-    "scores from {lo!r} to {hi!r} span more than float64 can hold around them (the "
-    "adjusted scores need max - min plus a margin below 1.8e308); rescale them (dividing "
-    "every score by one positive number keeps the ranking)"
+    "scores from {lo!r} to {hi!r} span more than float64 holds (max - min overflows), "
+    "so the transfer works on half of every score, and some scores are too small to "
+    "halve exactly (subnormal): rescale them (dividing every score by one positive "
+    "number keeps the ranking)"
 )
 MSG_MAP_OVERFLOW = (
     "the adjusted score of {value!r} overflows float64: the score lies too far outside "
     "the training scores of its group"
 )
 MSG_UNSEPARATED = (
-    "{count} adjusted training scores share a value with a neighbour although their "
-    "scores differ: the learned ordering puts more items between two reference scores "
-    "(or a reference score and a bound) than float64 holds numbers between them (the "
-    "closest pair: {lo!r} and {hi!r}); {advice}"
+    "{count} adjusted training scores share a value with a neighbour or lie past a "
+    "reference score although the learned ordering puts them strictly between two: it "
+    "puts more items between two reference scores (or a reference score and a bound) "
+    "than float64 holds numbers between them (the closest pair: {lo!r} and {hi!r}); "
+    "every group keeps its own strict order; {advice}"
 )
-#: The advice of ``MSG_UNSEPARATED``: where the closest pair lies within ``NEAR_END`` of
-#: 0 or 1 (saturated probabilities), else (two scores a few ulps apart elsewhere).
+MSG_NO_ROOM_TRAINING = (
+    "the {count} distinct training scores of one group need as many distinct adjusted "
+    "scores strictly between the bounds {lo!r} and {hi!r}, and float64 holds fewer "
+    "numbers there: rescale the scores (dividing every score by one positive number "
+    "keeps the ranking)"
+)
+MSG_NO_ROOM_NEW = (
+    "{count} distinct scores of one group, from {first!r} to {last!r}, need as many "
+    "distinct adjusted scores between {lo!r} and {hi!r} (where the group's map takes "
+    "them), and float64 holds fewer numbers there: no adjusted scores keep them apart; "
+    "transform fewer scores at a time or rescale them"
+)
+#: The advice of ``MSG_UNSEPARATED``, after the closest pair: within ``NEAR_END`` of 0 or
+#: 1 for probability-like scores (saturated probabilities); at the largest float; else
+#: (two scores a few ulps apart elsewhere).
 ADVICE_PROBABILITIES = (
     "scores on an unbounded scale keep them apart, e.g. log-odds (a model's "
     "decision_function, FairRanker(response_method='decision_function')) instead of "
     "probabilities near 0 or 1")
+ADVICE_RESCALE = (
+    "no float64 lies beyond the largest float: rescale the scores (dividing every score "
+    "by one positive number keeps the ranking)")
 ADVICE_ROUNDING = (
     "two scores that close are one value up to rounding (0.56 + 0.3 is "
     "0.8600000000000001): round the scores (e.g. to 12 digits) so that they tie")
@@ -57,13 +78,16 @@ def is_probability_like(scores) -> bool:
 
 
 def _mean_gap(scores):
-    """Mean gap between consecutive distinct scores; ``max(1, |s|)`` for one distinct value."""
+    """Mean gap between consecutive distinct scores, at most the largest float;
+    ``max(1, |s|)`` for one distinct value."""
     lo, hi = float(scores.min()), float(scores.max())
     distinct = np.unique(scores).size
     if distinct < 2:
         return max(1.0, abs(lo))
-    with np.errstate(over="ignore"):
-        return (hi - lo) / (distinct - 1)
+    gap = (hi - lo) / (distinct - 1)
+    if gap == np.inf:  # max - min overflows (scores of both signs beyond 9e307): halves
+        gap = 2 * ((hi / 2 - lo / 2) / (distinct - 1))
+    return min(gap, _FLOAT_MAX)
 
 
 def default_bounds(scores, ref_scores):
@@ -87,8 +111,10 @@ def default_bounds(scores, ref_scores):
        the margin vanish in floating point next to a huge score, the next representable
        float is taken instead; should it overflow, the largest finite float.
 
-    So ``lo < min(ref_scores) <= max(ref_scores) < hi`` always holds, and
-    ``lo <= min(scores) <= max(scores) <= hi``.
+    So ``lo <= min(scores) <= max(scores) <= hi`` and ``lo < min(ref_scores) <=
+    max(ref_scores) < hi`` hold, but where a reference score is the largest (smallest)
+    float itself: then ``hi`` (``lo``) is that float. ``hi - lo`` may overflow (scores of
+    both signs beyond about 9e307): :func:`fit_transfer` then works on half the scores.
 
     Parameters
     ----------
@@ -100,12 +126,7 @@ def default_bounds(scores, ref_scores):
     Returns
     -------
     (float, float)
-        ``(lo, hi)``.
-
-    Raises
-    ------
-    ValueError
-        When ``hi - lo`` overflows float64 (scores spanning about 1.8e308 or more).
+        ``(lo, hi)``, finite.
 
     Examples
     --------
@@ -119,25 +140,17 @@ def default_bounds(scores, ref_scores):
     scores = np.asarray(scores, dtype=np.float64)
     ref_scores = np.asarray(ref_scores, dtype=np.float64)
     margin = _mean_gap(scores)
-    s_lo, s_hi = float(scores.min()), float(scores.max())
     with np.errstate(over="ignore"):
         if is_probability_like(scores):
             lo, hi = 0.0, 1.0
         else:
-            lo, hi = s_lo - margin, s_hi + margin
+            lo, hi = float(scores.min()) - margin, float(scores.max()) + margin
         ref_lo, ref_hi = float(ref_scores.min()), float(ref_scores.max())
         if hi <= ref_hi:
             hi = max(ref_hi + margin, float(np.nextafter(ref_hi, np.inf)))
         if lo >= ref_lo:
             lo = min(ref_lo - margin, float(np.nextafter(ref_lo, -np.inf)))
-        if hi > _FLOAT_MAX and s_hi < _FLOAT_MAX:
-            hi = _FLOAT_MAX
-        if lo < -_FLOAT_MAX and s_lo > -_FLOAT_MAX:
-            lo = -_FLOAT_MAX
-        span = hi - lo
-    if not np.isfinite(span):
-        raise ValueError(MSG_SPAN.format(lo=s_lo, hi=s_hi))
-    return lo, hi
+    return max(lo, -_FLOAT_MAX), min(hi, _FLOAT_MAX)
 
 
 class Transfer(NamedTuple):
@@ -160,7 +173,10 @@ def fit_transfer(scores, order, group_index, reference, bounds) -> Transfer:
     a gap the items of one group that follow each other in ``order`` (a run) take a
     piece of the gap in proportion to their count and spread over it by their original
     scores, linearly; float64 rounding is repaired to the ulp so that values decrease
-    strictly along ``order`` inside each gap (docs/design.md, section 5).
+    strictly along ``order`` inside each gap (docs/design.md, section 5). Where a gap
+    holds fewer floats than its items, each group's values are then moved apart by the
+    fewest ulps (:func:`_keep_groups_apart`). Bounds whose span overflows float64: the
+    same on half of every score, the values and knots then doubled (exact).
 
     Maps. A group's map is piecewise linear through knots: the ends of its runs (and
     the few points the repair moved), so that it gives every adjusted training score
@@ -188,13 +204,22 @@ def fit_transfer(scores, order, group_index, reference, bounds) -> Transfer:
         ``adjusted``: a new array; reference items hold their original scores bit for
         bit, the others lie strictly inside ``(lo, hi)`` and strictly between the
         reference scores around them; within a group equal scores get equal values and
-        distinct ones distinct values, in the same order. When the reference scores are
-        distinct and ``order`` splits no tie of a group, the values decrease strictly
-        along ``order``. Where two reference scores are so close that float64 holds
-        fewer numbers between them than the items ``order`` puts there, neighbours
-        share a value (never reversed) and a ``UserWarning`` says so.
-        ``maps``: for every other group index ``(x, y)``, ``x`` strictly increasing and
-        ``y`` increasing (strictly unless it warned).
+        distinct ones distinct values, in the same order, always. When the reference
+        scores are distinct and ``order`` splits no tie of a group, the values decrease
+        strictly along ``order``. Where two reference scores are so close that float64
+        holds fewer numbers between them than the items ``order`` puts there, items of
+        different groups share a value and those of one group are kept apart by the
+        fewest ulps, passing a reference score where needed, and a ``UserWarning``
+        says so.
+        ``maps``: for every other group index ``(x, y)``, ``x`` and ``y`` strictly
+        increasing.
+
+    Raises
+    ------
+    ValueError
+        Where ``hi - lo`` overflows and some score is subnormal (the work on halves
+        would merge it), or a group has more distinct scores than float64 holds
+        numbers strictly inside ``bounds``.
 
     Examples
     --------
@@ -208,7 +233,15 @@ def fit_transfer(scores, order, group_index, reference, bounds) -> Transfer:
     order = np.asarray(order, dtype=np.int64)
     group_index = np.asarray(group_index, dtype=np.int64)
     lo, hi = float(bounds[0]), float(bounds[1])
-    adjusted = scores.copy()
+    probabilities = is_probability_like(scores)
+    scale = 1.0
+    if hi - lo == np.inf:  # work on halves, exact but for subnormal scores
+        half = scores / 2
+        if not np.array_equal(half * 2, scores):
+            raise ValueError(MSG_SPAN.format(lo=float(scores.min()),
+                                             hi=float(scores.max())))
+        scores, lo, hi, scale = half, lo / 2, hi / 2, 2.0
+    adjusted = scores * scale
     is_ref = group_index[order] == reference
     ref_values = scores[order[is_ref]]
     other = np.flatnonzero(~is_ref)  # positions in order of the items to place
@@ -228,8 +261,12 @@ def fit_transfer(scores, order, group_index, reference, bounds) -> Transfer:
     slots = _Slots(gap[first], group_index[items[first]], scores[items[first]],
                    np.concatenate(([hi], ref_values))[gap[first]],
                    np.concatenate((ref_values, [lo]))[gap[first]])
-    values, knot = _place(slots, (lo, hi))
-    adjusted[items] = values[slot_of]
+    values, knot, cramped = _place(slots, (lo, hi))
+    values, moved = _keep_groups_apart(slots, values, (lo, hi), scale)
+    knot |= moved
+    if cramped.any():
+        _warn_crowded(slots, values, cramped, probabilities, scale)
+    adjusted[items] = values[slot_of] * scale
     maps = {}
     for g in np.unique(slots.group):
         mine = np.flatnonzero(slots.group == g)[::-1]  # ascending scores
@@ -240,7 +277,7 @@ def fit_transfer(scores, order, group_index, reference, bounds) -> Transfer:
             x, y = np.insert(x, 0, lo), np.insert(y, 0, lo)
         if hi > x[-1] and hi > y[-1]:
             x, y = np.append(x, hi), np.append(y, hi)
-        maps[int(g)] = (x, y)
+        maps[int(g)] = (x * scale, y * scale)
     return Transfer(adjusted, maps)
 
 
@@ -296,10 +333,10 @@ _REPAIR_ROUNDS = 4
 
 
 def _place(slots, bounds):
-    """``(values, knot)`` of the slots: the values, strictly decreasing inside every gap
-    that float64 can separate them in, and which slots are knots of their group's map
-    (every other slot lies on the straight line between its neighbouring knots, as
-    :func:`_map_one` evaluates it)."""
+    """``(values, knot, cramped)`` of the slots: the values, strictly decreasing inside
+    every gap that float64 can separate them in, which slots are knots of their group's
+    map (every other slot lies on the straight line between its neighbouring knots, as
+    :func:`_map_one` evaluates it) and which lie in a gap too narrow for them."""
     values, knot = _run_ends(slots)
     cramped = _cramped_gaps(slots)
     if cramped.any():
@@ -310,12 +347,12 @@ def _place(slots, bounds):
         bad, culprits = _out_of_order(slots, values)
         bad &= ~cramped
         if not bad.any():
-            return values, knot
+            return values, knot, cramped
         fixed = _repair(slots, values, bad)
         knot |= (fixed != values) | (culprits & bad)
         values = fixed
     knot |= bad  # the last repair holds for its whole gaps: all of them knots
-    return values, knot
+    return values, knot, cramped
 
 
 def _gap_ends(slots):
@@ -429,8 +466,11 @@ def _cramped_gaps(slots):
     cramped = np.zeros(slots.gap.size, dtype=bool)
     gap_start, gap_stop = _gap_ends(slots)
     low, high = _ordinal(slots.gap_lo[gap_start]), _ordinal(slots.gap_hi[gap_start])
-    # A gap across zero holds about 2**63 floats (and the difference would overflow).
-    room = np.where((low < 0) & (high > 0), 2**62, high - low - 1)
+    # Across zero the ordinals are capped at 2**61 (more floats than any slots) so that
+    # no difference overflows int64; such a gap may hold few floats (subnormals).
+    across = (low < 0) & (high > 0)
+    room = np.where(across, np.minimum(high, 2**61) - np.maximum(low, -2**61),
+                    high - np.where(across, high, low)) - 1
     for a, b in zip(gap_start[room < gap_stop - gap_start],
                     gap_stop[room < gap_stop - gap_start]):
         cramped[a:b] = True
@@ -439,12 +479,12 @@ def _cramped_gaps(slots):
 
 def _spread_over_floats(slots, cramped, bounds):
     """Values of the slots of cramped gaps: the floats inside the gap, top down, as
-    evenly as they go (neighbours share values), and a ``UserWarning``. With no float
-    inside, the gap's reference scores: the upper one for the upper half of its slots,
-    the lower one for the rest, never a bound of ``bounds``."""
+    evenly as they go (neighbours share values). With no float inside, the gap's
+    reference scores: the upper one for the upper half of its slots, the lower one for
+    the rest, never a bound of ``bounds``."""
     values = np.empty(int(cramped.sum()))
     gap_start, gap_stop = _gap_ends(slots)
-    shared, closest, k = 0, None, 0
+    k = 0
     for a, b in zip(gap_start, gap_stop):
         if not cramped[a]:
             continue
@@ -459,18 +499,49 @@ def _spread_over_floats(slots, cramped, bounds):
             z = np.full(m, high)
         else:
             z = np.where(2 * t < m, high, low)
-        shared += m - np.unique(z[(z > low) & (z < high)]).size
-        if closest is None or slots.gap_hi[a] - slots.gap_lo[a] < closest[1] - closest[0]:
-            closest = (float(slots.gap_lo[a]), float(slots.gap_hi[a]))
         values[k:k + m] = _from_ordinal(z.astype(np.int64))
         k += m
-    lo, hi = closest
-    near_end = hi <= NEAR_END or lo >= 1.0 - NEAR_END
-    warnings.warn(MSG_UNSEPARATED.format(
-        count=shared, lo=lo, hi=hi,
-        advice=ADVICE_PROBABILITIES if near_end else ADVICE_ROUNDING),
-        UserWarning, stacklevel=4)
     return values
+
+
+def _keep_groups_apart(slots, values, bounds, scale):
+    """``(values, moved)``: every group's values moved by the fewest ulps that make them
+    strictly decreasing along its slots (a cramped gap gives neighbours of one group one
+    value; they may then pass a reference score), inside ``bounds``; a ``ValueError``
+    where a group has more slots than float64 holds numbers inside ``bounds`` (its
+    numbers times ``scale``, the factor of the scores given)."""
+    fixed = values.copy()
+    low, high = _ordinal(bounds[0]) + 1, _ordinal(bounds[1]) - 1
+    for g in np.unique(slots.group):
+        mine = np.flatnonzero(slots.group == g)[::-1]  # ascending scores
+        z = _ordinal(values[mine])
+        if np.all(z[1:] > z[:-1]):
+            continue
+        apart = _strictly_increasing(z, np.full(z.size, low), np.full(z.size, high))
+        if apart is None:
+            raise ValueError(MSG_NO_ROOM_TRAINING.format(
+                count=mine.size, lo=bounds[0] * scale, hi=bounds[1] * scale))
+        fixed[mine] = _from_ordinal(apart)
+    return fixed, fixed != values
+
+
+def _warn_crowded(slots, values, cramped, probabilities, scale):
+    """The ``UserWarning`` of cramped gaps: how many of their slots tie with a neighbour
+    or left the gap, the closest pair of reference scores (or bounds; times ``scale``,
+    the factor of the scores given) and the advice that pair calls for."""
+    _, culprits = _out_of_order(slots, values)
+    gap_start, _ = _gap_ends(slots)
+    first = gap_start[cramped[gap_start]]
+    closest = first[np.argmin(slots.gap_hi[first] - slots.gap_lo[first])]
+    lo, hi = float(slots.gap_lo[closest] * scale), float(slots.gap_hi[closest] * scale)
+    if probabilities and (hi <= NEAR_END or lo >= 1.0 - NEAR_END):
+        advice = ADVICE_PROBABILITIES
+    elif max(abs(lo), abs(hi)) == _FLOAT_MAX:
+        advice = ADVICE_RESCALE
+    else:
+        advice = ADVICE_ROUNDING
+    warnings.warn(MSG_UNSEPARATED.format(count=int((culprits & cramped).sum()), lo=lo,
+                                         hi=hi, advice=advice), UserWarning, stacklevel=3)
 
 
 def _repair(slots, values, bad):
@@ -481,12 +552,34 @@ def _repair(slots, values, bad):
     for a, b in zip(gap_start, gap_stop):
         if not bad[a]:
             continue
-        m = b - a
         low, high, _ = _room(slots, a)
-        t = np.arange(m)
-        z = np.clip(_ordinal(values[a:b]), low + m - t, high - 1 - t)
-        values[a:b] = _from_ordinal(np.minimum.accumulate(z + t) - t)
+        m = b - a
+        z = _strictly_increasing(_ordinal(values[a:b])[::-1], np.full(m, low + 1),
+                                 np.full(m, high - 1))
+        values[a:b] = _from_ordinal(z[::-1])
     return values
+
+
+def _strictly_increasing(z, low, high):
+    """Integers ``z`` moved the fewest steps that make them strictly increasing with
+    ``low <= z <= high`` (both non-decreasing), lowering where they collide; None where
+    no such integers exist.
+
+    Clipped to the tightest bounds (:func:`_tightest`), a running minimum from the top
+    then takes each one down to one below the next where needed."""
+    low, high = _tightest(low, high)
+    if np.any(low > high):
+        return None
+    t = np.arange(z.size)
+    return np.minimum.accumulate((np.clip(z, low, high) - t)[::-1])[::-1] + t
+
+
+def _tightest(low, high):
+    """The bounds of strictly increasing integers within non-decreasing ``low`` and
+    ``high``: ``max(low[j] + i - j, j <= i)`` and ``min(high[j] - (j - i), j >= i)``."""
+    t = np.arange(low.size)
+    return (np.maximum.accumulate(low - t) + t,
+            np.minimum.accumulate((high - t)[::-1])[::-1] + t)
 
 
 def _thin(x, y, knot):
@@ -504,8 +597,9 @@ def _thin(x, y, knot):
 def _interpolate(v, x0, x1, y0, y1):
     """The straight line through ``(x0, y0)`` and ``(x1, y1)`` at ``v``, ``x0 <= v <=
     x1``, computed as ``np.interp`` does (exactly ``y0``, ``y1`` at the ends) and kept
-    within ``[y0, y1]`` (``np.interp`` can overshoot the right knot by an ulp)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
+    within ``[y0, y1]`` (``np.interp`` can overshoot the right knot by an ulp; a slope
+    that overflows, between neighbouring subnormal knots, gives ``y1``)."""
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         slope = (y1 - y0) / (x1 - x0)
         out = np.where(v >= x1, y1, np.where(v > x0, slope * (v - x0) + y0, y0))
     return np.clip(out, y0, y1)
@@ -513,7 +607,13 @@ def _interpolate(v, x0, x1, y0, y1):
 
 def _map_one(values, x, y):
     """Piecewise-linear map through knots ``(x, y)`` (:func:`_interpolate` between
-    them); beyond either end a shift (slope 1), never past the end value."""
+    them); beyond either end a shift (slope 1), never past the end value. Knots whose
+    differences overflow (fitted on halves by :func:`fit_transfer`) are evaluated on
+    halves, as they were fitted."""
+    with np.errstate(over="ignore"):
+        spans = [x[-1] - x[0], y[-1] - y[0], y[0] - x[0], y[-1] - x[-1]]
+    if not np.isfinite(spans).all():
+        return 2 * _map_one(values / 2, x / 2, y / 2)
     if x.size == 1:
         return values + (y[0] - x[0])
     segment = np.clip(np.searchsorted(x, values, side="right") - 1, 0, x.size - 2)
@@ -569,9 +669,22 @@ def apply_group_maps(scores, group_index, maps, clip=None, *, rule=2):
     Returns
     -------
     ndarray of float64, shape (n,)
-        A new array; non-decreasing in the original score within every group (strictly
-        increasing but for float64 rounding, with ``rule=2`` and strictly increasing
-        knots).
+        A new array. With ``rule=2`` and no ``clip``, strictly increasing in the original
+        score within every group, equal scores equal: where float64 rounding puts two
+        distinct scores of a group on one value (a map flatter than its scores' ulps),
+        the lower ones move down by the fewest ulps that keep them apart (or up, at the
+        bottom of the map's range), so those values depend on the other scores
+        transformed with them and may pass a reference score or a knot's value by those
+        ulps. Scores none of which collide (a fit's own training scores) get the map's
+        values bit for bit. Version-1 maps (``rule=1``, ``clip``) transform as they did:
+        non-decreasing.
+
+    Raises
+    ------
+    ValueError
+        Where a mapped score overflows float64, or (``rule=2``) more distinct scores of a
+        group fall inside its knots' range than float64 holds numbers between the end
+        values of its map (or beyond them than up to the largest float).
 
     Examples
     --------
@@ -599,5 +712,45 @@ def apply_group_maps(scores, group_index, maps, clip=None, *, rule=2):
         if not finite.all():
             bad = float(scores[idx][np.argmin(finite)])
             raise ValueError(MSG_MAP_OVERFLOW.format(value=bad))
+        if rule == 2 and clip is None:
+            mapped = _keep_apart(scores[idx], mapped, x, y)
         out[idx] = mapped
     return out
+
+
+def _keep_apart(values, mapped, x, y):
+    """``mapped`` (the map through knots ``(x, y)`` of one group's ``values``) with
+    distinct values strictly increasing and equal ones equal: where rounding put two on
+    one float, moved by the fewest ulps, within ``[y[0], y[-1]]`` for values within
+    ``[x[0], x[-1]]`` (beyond them, up to the largest float)."""
+    by = np.argsort(values, kind="stable")
+    new = np.ones(by.size, dtype=bool)
+    new[1:] = values[by][1:] != values[by][:-1]
+    first = by[new]
+    z = _ordinal(mapped[first])
+    if np.all(z[1:] > z[:-1]):
+        return mapped
+    u = values[first]
+    low = _ordinal(np.where(u < x[0], -_FLOAT_MAX, y[0]))
+    high = _ordinal(np.where(u > x[-1], _FLOAT_MAX, y[-1]))
+    apart = _strictly_increasing(z, low, high)
+    if apart is None:
+        _refuse_crowded(u, low, high)
+    out = np.empty_like(mapped)
+    run = np.diff(np.append(np.flatnonzero(new), by.size))  # items per distinct value
+    out[by] = np.repeat(_from_ordinal(apart), run)
+    return out
+
+
+def _refuse_crowded(u, low, high):
+    """The ``ValueError`` of :func:`_keep_apart` where the ordinals cannot be kept apart
+    inside ``[low, high]``: it names the first run of distinct scores ``u`` that holds
+    more of them than floats lie between their bounds."""
+    tight_low, tight_high = _tightest(low, high)
+    p = int(np.argmax(tight_low > tight_high))
+    t = np.arange(u.size)
+    i = int(np.argmax((low - t)[:p + 1]))
+    j = p + int(np.argmin((high - t)[p:]))
+    raise ValueError(MSG_NO_ROOM_NEW.format(
+        count=j - i + 1, first=float(u[i]), last=float(u[j]),
+        lo=float(_from_ordinal(low[i])), hi=float(_from_ordinal(high[j]))))

@@ -525,9 +525,10 @@ MALFORMED = {
                    "data.csv, line 9: malformed CSV"),
     "labels not 0/1": (_fit_case(lambda p: _edit_data(p, 9, "1,0.5,2,f")),
                        "data.csv, line 9: column 'outcome' holds '2', not a label 0 or 1"),
-    "span beyond float64": (_fit_case(lambda p: (_edit_data(p, 2, "0,1e308,1,m"),
-                                                 _edit_data(p, 3, "1,-1e308,0,f"))),
-                            "span more than float64 can hold"),
+    "span beyond float64 with a subnormal score": (
+        _fit_case(lambda p: (_edit_data(p, 2, "0,1e308,1,m"), _edit_data(p, 3, "1,-1e308,0,f"),
+                             _edit_data(p, 4, "1,5e-324,0,f"))),
+        "span more than float64 holds"),
     "missing file": (lambda p: ["audit", "nope.csv", "--score", "s", "--label", "y",
                                 "--group", "g"], "nope.csv: No such file or directory"),
     "a folder as data": (lambda p: ["audit", ".", "--score", "s", "--label", "y",

@@ -143,10 +143,12 @@ def test_version_1_maps_extend_their_end_segments_and_clip():
 
 
 def test_maps_monotone_at_the_ulp_level():
-    # Knots whose segment np.interp overshoots by an ulp at its right end.
+    # Knots whose segment np.interp overshoots by an ulp at its right end; the three
+    # scores' straight lines give one float, -0.57, and they are kept apart below it.
     maps = {1: (np.array([-3.0, 0.0]), np.array([-3.866, -0.57]))}
     out = apply_group_maps([-5e-324, 0.0, 1e-300], [1, 1, 1], maps)
-    assert out[0] <= out[1] == -0.57 <= out[2]
+    below = np.nextafter(-0.57, -1.0)
+    assert out.tolist() == [float(np.nextafter(below, -1.0)), float(below), -0.57]
 
 
 def test_apply_group_maps_returns_a_new_array():
@@ -195,13 +197,19 @@ def test_a_gap_with_just_enough_floats_gives_each_item_its_own():
 
 
 @pytest.mark.parametrize("ulps,shared", [(1, 3), (2, 2), (3, 1)])
-def test_a_gap_with_too_few_floats_shares_values_and_warns(ulps, shared):
+def test_a_gap_with_too_few_floats_keeps_the_group_apart_and_warns(ulps, shared):
+    """Three distinct scores of group 1 ranked between 0.5 and 0.5 + 1, 2 or 3 ulps
+    (0, 1 or 2 floats inside): they take three consecutive floats, from the top of the
+    gap down, the lowest ones on or past 0.5; the warning counts those not strictly
+    inside or tied."""
     with pytest.warns(UserWarning, match=f"^{shared} adjusted training scores share a "
-                                         "value with a neighbour"):
+                                         "value with a neighbour or lie past a reference "
+                                         ".* every group keeps its own strict order"):
         scores, groups, t = _in_narrow_gap(3, ulps)
     inside = t.adjusted[2:]
-    assert np.all(np.diff(inside) <= 0)  # never reversed
-    assert inside.min() >= 0.5 and inside.max() <= scores[0]
+    assert inside.max() == (scores[0] if ulps == 1 else np.nextafter(scores[0], 0.0))
+    np.testing.assert_array_equal(inside[1:], np.nextafter(inside[:-1], 0.0))
+    assert (inside <= 0.5).sum() + (inside >= scores[0]).sum() == shared
     np.testing.assert_array_equal(apply_group_maps(scores, groups, t.maps), t.adjusted)
 
 
@@ -218,23 +226,25 @@ def test_rounding_in_a_narrow_gap_is_repaired_to_the_ulp():
 def test_probabilities_at_the_ends_of_the_unit_interval():
     """Reference scores 1 - 2**-52, 0.5 and the smallest subnormal; other items above,
     between and below them. Between the top reference score and 1 lies one float, and
-    none between 0 and 5e-324: those items share values (with a warning), never leave
-    (0, 1) and never reverse; the others get distinct values strictly inside."""
+    none between 0 and 5e-324: the items the ordering puts there keep their group's
+    strict order by taking the reference score or passing it by an ulp (with a warning),
+    never leaving (0, 1); the others get distinct values strictly inside."""
     top, tiny = 1 - 2.0**-52, 5e-324
     scores = np.array([top, 0.5, tiny, 0.999, 0.998, 0.7, 0.6, 0.1, 0.0])
     groups = np.array([0, 0, 0, 1, 1, 1, 1, 1, 1])
     with pytest.warns(UserWarning, match="^3 adjusted training scores share a value"):
         t = transfer(scores, [1, 1, 0, 1, 1, 0, 0, 1, 1], groups)
     a = t.adjusted
-    assert a[3] == a[4] == 1 - 2.0**-53  # the one float above the top reference
+    assert a[3] == 1 - 2.0**-53 and a[4] == top  # the one float above the top reference
     assert 0.5 < a[6] < a[5] < top
-    # nothing lies between 0 and the smallest subnormal: the reference score, not 0
-    assert a[7] == a[8] == tiny
-    assert within_group_changes(scores, a, groups)[2] == 0  # none reversed
+    # nothing lies between 0 and the smallest subnormal: the reference score and the
+    # float above it, not 0
+    assert a[8] == tiny and a[7] == 2 * tiny
+    assert within_group_changes(scores, a, groups) == (0, 0, 0)
     np.testing.assert_array_equal(apply_group_maps(scores, groups, t.maps), a)
     new = np.array([0.0, 1e-300, 0.3, 0.9995, 1.0])
     out = apply_group_maps(new, np.ones(5, dtype=int), t.maps)
-    assert np.all((out >= 0) & (out <= 1)) and np.all(np.diff(out) >= 0)
+    assert np.all((out >= 0) & (out <= 1)) and np.all(np.diff(out) > 0)
 
 
 def test_huge_scores_give_finite_values_everywhere():
@@ -259,6 +269,10 @@ def test_huge_scores_give_finite_values_everywhere():
 def test_default_bounds_stop_at_the_largest_float():
     lo, hi = default_bounds([1e308, 1.6e308], [1.6e308])
     assert hi == np.finfo(np.float64).max and lo == pytest.approx(0.4e308)
+    # a reference score that is the largest float (issue #32): hi is that float
+    top = np.finfo(np.float64).max
+    lo, hi = default_bounds([1.79697e308, top], [top])
+    assert hi == top and lo == pytest.approx(1.79697e308 - (top - 1.79697e308))
 
 
 # ---------------------------------------------------------------------------------------
@@ -300,15 +314,35 @@ def test_default_bounds_enclose_the_reference(scores, ref):
     assert lo <= scores.min() and hi >= scores.max()
 
 
+# A reference score that is the largest float leaves no float above it: the warning.
+@pytest.mark.filterwarnings("ignore:.*no float64 lies beyond the largest float")
 @pytest.mark.parametrize("scores", [[1e308, -1e308, 0.5], [6e307, -6e307, 5e307, -5e307],
-                                    [np.finfo(np.float64).max, 0.0]])
-def test_scores_beyond_the_float64_span_are_refused(scores):
-    """Finite scores whose span (plus margin) overflows would give infinite bounds and
-    NaN adjusted scores; the fit says so instead."""
-    with pytest.raises(ValueError, match="span more than float64 can hold"):
-        default_bounds(scores, scores[:1])
-    lo, hi = default_bounds(np.divide(scores, 10), np.divide(scores[:1], 10))
-    assert np.isfinite(hi - lo)
+                                    [np.finfo(np.float64).max, 0.0],
+                                    [-np.finfo(np.float64).max, np.finfo(np.float64).max]])
+def test_scores_beyond_the_float64_span_are_transferred_on_halves(scores):
+    """Finite scores whose span overflows (issue #32): finite bounds, and the transfer
+    works on half of every score: finite adjusted scores and knots, every group's order
+    kept, the maps giving the adjusted scores back bit for bit."""
+    scores = np.array(scores)
+    lo, hi = default_bounds(scores, scores[:1])
+    assert np.isfinite([lo, hi]).all() and hi - lo == np.inf
+    assert lo <= scores.min() and hi >= scores.max()
+    groups = np.array([0] + [1] * (scores.size - 1))
+    for path in ([0] + [1] * (scores.size - 1), [1] * (scores.size - 1) + [0]):
+        t = transfer(scores, path, groups, bounds=(lo, hi))
+        assert np.isfinite(t.adjusted).all() and t.adjusted[0] == scores[0]
+        assert all(np.isfinite(knots).all() for knots in t.maps[1])
+        assert within_group_changes(scores, t.adjusted, groups) == (0, 0, 0)
+        np.testing.assert_array_equal(apply_group_maps(scores, groups, t.maps), t.adjusted)
+
+
+def test_a_span_beyond_float64_with_subnormal_scores_is_refused():
+    """Halving a subnormal score loses its last bit: such scores with a span that
+    overflows are refused, naming both causes."""
+    scores = np.array([1e308, -1e308, 5e-324, 1e-323])
+    bounds = default_bounds(scores, scores[:1])
+    with pytest.raises(ValueError, match=r"span more than float64 holds .*\(subnormal\)"):
+        transfer(scores, [0, 1, 1, 1], np.array([0, 1, 1, 1]), bounds=bounds)
 
 
 # ---------------------------------------------------------------------------------------
