@@ -154,3 +154,16 @@ def test_held_out_choice_keeps_the_single_fit_of_its_lam():
         single = XOrder(lam=chosen.lam_, backend="numpy").fit(s, y, sensitive_features=g)
     assert chosen.lam_ > 0
     assert_same_model(chosen, single, np.linspace(-3.0, 4.0, 8), np.arange(8) % 2)
+
+
+def test_path_progress_counts_the_rule_and_every_search():
+    """Lams solved alone: the cell rule's lams in one batch, then a search per positive
+    lam, all counted on one scale that ends at ``(done, done)``."""
+    s, y, g = _reproducer(3)
+    seen = []
+    xorder_path(s, y, sensitive_features=g, lams=[0.0, 0.5, 0.0, 2.0], backend="numpy",
+                progress=lambda done, total: seen.append((done, total)))
+    done = [d for d, _ in seen]
+    cells = (np.sum(g == 0) + 1) * (np.sum(g == 1) + 1)
+    assert done == sorted(done) and all(d <= t for d, t in seen)
+    assert seen[-1][0] == seen[-1][1] > 2 * cells  # the rule's two fills and the searches'
