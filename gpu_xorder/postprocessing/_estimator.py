@@ -596,7 +596,8 @@ def xorder_path(scores: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLik
         Passed on to :func:`gpu_xorder.fair_order`: on the NumPy backend, the lattices
         of that many values fill at once in worker processes (-1: one per CPU core;
         None: 1, or every worker of a Dask cluster under
-        ``joblib.parallel_backend("dask")``).
+        ``joblib.parallel_backend("dask")``); the search of each value that runs one
+        (two groups, ``lam > 0``) runs on its own, in this process.
     **params
         Any other parameter of :class:`XOrder` (``metric``, ``disparity``,
         ``reference_group``, ``backend``, ``method``, ``subsample``,
