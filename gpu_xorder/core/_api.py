@@ -79,7 +79,11 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
         one real number of any type (``Decimal``, ``Fraction``, NumPy scalars and 0-d
         arrays; not a bool) or a one-dimensional sequence of them.
         The public reference code's weight equals ``lam * n_1 * n_0``. A sequence
-        returns one result per value (filled in one batch on the GPU).
+        returns one result per value (filled in one batch on the GPU); with two groups
+        and the solvers ``"auto"``, ``"lagrangian"`` and ``"exact"`` the values share
+        one search, so each result is at least every other value's ordering at its lam
+        and may be another ordering than the value alone gives
+        (:func:`gpu_xorder.xorder_path` solves each value alone).
     disparity : {"absolute", "signed"}, default="absolute"
         ``"absolute"`` penalises ``|D|``; ``"signed"`` penalises ``D = m(a, b) - m(b, a)``
         (the paper's eq. 14), for which the DP is exactly optimal.
@@ -200,7 +204,8 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
 
 
 def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, method,
-                  solver, max_disparity, memory_limit, progress, n_jobs, keep_ties=False):
+                  solver, max_disparity, memory_limit, progress, n_jobs, keep_ties=False,
+                  alone=False):
     """The work of :func:`fair_order` on validated, encoded inputs: a list of results,
     one per value of ``lams`` (a float64 array). ``XOrder`` and ``xorder_path`` call it
     with the data and parameters they validated themselves; ``labels`` are the sorted
@@ -209,7 +214,13 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
     ``keep_ties``: two groups, xAUC or PRF, the 2-D lattice: every run of equal scores
     of a group is placed whole (the lattice of runs, ``cpu_reference.merged_lattice``),
     so that scores which keep each group's ties can realise the ordering (docs/design.md,
-    section 5); the solvers' optimum and bound are then over such orderings."""
+    section 5); the solvers' optimum and bound are then over such orderings.
+
+    ``alone``: every value of ``lams`` is solved as if it were given alone (its own
+    solver choice, search and candidates; the fills of the cell rule still share one
+    batch), so that each result is bit for bit that of the value alone, whatever the
+    other values (``xorder_path``); by default the values of a two-group search share
+    it (docs/design.md, section 3.5, "Ties, and the values of a sequence")."""
     v.check_supports(labels, index, labels_y, metric)
     if labels.size > 2 and mode == "signed":
         raise ValueError(v.MSG_SIGNED_TWO.format(k=labels.size))
@@ -262,7 +273,7 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
                                           engine_name, bands, items)]
         else:
             results = _solve_two(work, labels, lams, solver, fills, finals, progress,
-                                 engine_name, memory_limit, bands, items)
+                                 engine_name, memory_limit, bands, items, alone)
     if bands:
         logger.info("gpu_xorder: the %d x %d lattice was filled in %d bands of %d rows "
                     "(decision bits over the memory limit)", work.n_a, work.n_b,
@@ -295,15 +306,25 @@ def _tie_runs(lat, s):
 
 
 def _solve_two(lat, labels, lams, solver, fills, finals, progress, engine_name,
-               memory_limit, bands, items=None):
+               memory_limit, bands, items=None, alone=False):
     """Two groups: the cell rule, or the solver asked for (docs/design.md, section 3.5).
+
+    The values of ``lams`` share one solver choice and one search, or with ``alone``
+    each value has its own (as if given alone); the cell rule's values are filled in
+    one batch either way (its decisions at a weight do not depend on the others).
 
     ``progress`` counts the cells of every fill against ``expected_fills`` per lam; a
     search that needs more fills moves the total on, and the last report is
     ``(done, done)``."""
-    chosen = _solver_choice.choose_solver(solver, lat.mode, lams, lat.n_cells, engine_name)
+    def choose(values):
+        return _solver_choice.choose_solver(solver, lat.mode, values, lat.n_cells,
+                                            engine_name)
+
+    chosen = ([choose(lams[i:i + 1]) for i in range(lams.size)] if alone
+              else [choose(lams)] * lams.size)
     n = max(lat.n_a, lat.n_b)
-    expected = lat.n_cells * sum(_solvers.expected_fills(chosen, lam, n) for lam in lams)
+    expected = lat.n_cells * sum(_solvers.expected_fills(c, lam, n)
+                                 for c, lam in zip(chosen, lams))
     done = [0]
 
     def report(cells):
@@ -318,28 +339,40 @@ def _solve_two(lat, labels, lams, solver, fills, finals, progress, engine_name,
             return solutions
         return run
 
-    uncertified = _solver_choice.uncertified_reason(solver, chosen, lams, lat.n_a, lat.n_b,
-                                           engine_name)
+    def reason(chosen_here, values):
+        return _solver_choice.uncertified_reason(solver, chosen_here, values, lat.n_a,
+                                                 lat.n_b, engine_name)
+
+    rule = np.flatnonzero([c == "paper" for c in chosen])
+    searched = np.flatnonzero([c != "paper" for c in chosen])
+    uncertified = reason("paper" if searched.size == 0 else chosen[searched[0]], lams)
     if uncertified is not None:
         warnings.warn(uncertified, UserWarning, stacklevel=4)
-    if chosen == "paper":
+    results = [None] * lams.size
+    if rule.size:
         first = None if progress is None else (
-            lambda cells, total: report(cells * lams.size * lat.n_cells // max(total, 1)))
+            lambda cells, total: report(cells * rule.size * lat.n_cells // max(total, 1)))
         paper = [_solvers.candidate(lat, path, final)
-                 for path, final in fills(lat, lams, first)]
-        extra = {} if uncertified is None else {"uncertified": uncertified}
-        return [_candidate_result(lat, labels, lam, c, engine_name, {**bands, **extra},
-                                  "paper", _solvers.absolute_objective(c, lam)
-                                  if lam == 0 or lat.mode == "signed" else None, items)
-                for lam, c in zip(lams, paper)]
-    budget = _plan.host_budget(memory_limit)[0]
-    solved = _solvers.solve_absolute(lat, lams, counted(fills), counted(finals), chosen,
-                                     budget)
-    if progress is not None:
-        progress(done[0], done[0])
-    return [_candidate_result(lat, labels, lam, best, engine_name, {**bands, **extra}, ran,
-                              bound, items)
-            for lam, (best, bound, ran, extra) in zip(lams, solved)]
+                 for path, final in fills(lat, lams[rule], first)]
+        done[0] += rule.size * lat.n_cells
+        for i, c in zip(rule, paper):
+            why = reason("paper", lams[i:i + 1]) if alone else uncertified
+            extra = {} if why is None else {"uncertified": why}
+            exact = lams[i] == 0 or lat.mode == "signed"
+            results[i] = _candidate_result(
+                lat, labels, lams[i], c, engine_name, {**bands, **extra}, "paper",
+                _solvers.absolute_objective(c, lams[i]) if exact else None, items)
+    if searched.size:
+        budget = _plan.host_budget(memory_limit)[0]
+        for part in np.split(searched, searched.size) if alone else [searched]:
+            solved = _solvers.solve_absolute(lat, lams[part], counted(fills),
+                                             counted(finals), chosen[part[0]], budget)
+            for i, (best, bound, ran, extra) in zip(part, solved):
+                results[i] = _candidate_result(lat, labels, lams[i], best, engine_name,
+                                               {**bands, **extra}, ran, bound, items)
+        if progress is not None:
+            progress(done[0], done[0])
+    return results
 
 
 def _solve_constrained(lat, labels, eps, fills, finals, engine_name, bands, items=None):

@@ -559,7 +559,8 @@ class _Fitting(NamedTuple):
         """The ordering of the kept items with the parameters of ``est`` (validated by
         ``est._check_params``); ``lam`` a float (one result) or an array (a list of
         results, one batched DP). The data were validated and encoded once, in
-        ``XOrder._prepare``: this calls the encoded core of :func:`fair_order`."""
+        ``XOrder._prepare``: this calls the encoded core of :func:`fair_order`, every
+        value solved as if alone, so that a path's model is its single fit's."""
         if progress is not None and not callable(progress):
             raise TypeError("progress must be callable or None")
         k = self.keep
@@ -570,7 +571,7 @@ class _Fitting(NamedTuple):
             metric=est.metric, mode=est.disparity, backend=est.backend, method=est.method,
             solver=est.solver, max_disparity=v.check_max_disparity(constraint),
             memory_limit=v.check_memory_limit(est.memory_limit), progress=progress,
-            n_jobs=_parallel.check_n_jobs(n_jobs), keep_ties=True)
+            n_jobs=_parallel.check_n_jobs(n_jobs), keep_ties=True, alone=True)
         return results if np.ndim(lam) else results[0]
 
 
@@ -580,9 +581,13 @@ def xorder_path(scores: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLik
     """Fit :class:`XOrder` for every value of ``lam`` at once: the trade-off path.
 
     The data are validated and prepared once and the orderings of all values come from
-    one call of :func:`gpu_xorder.fair_order` with the sequence ``lams``, which the GPU
-    engine fills as one batch of lattices in the same launches. Each returned model is
-    the very model ``XOrder(lam=value, **params).fit(...)`` gives.
+    one call of the core of :func:`gpu_xorder.fair_order` with the sequence ``lams``,
+    whose cell-rule fills the GPU engine runs as one batch of lattices in the same
+    launches. Every value is solved as if given alone (its own solver choice, search
+    and rule among orderings of equal objective; docs/design.md, section 3.5, "Ties,
+    and the values of a sequence"), so each returned model is, bit for bit, the very
+    model ``XOrder(lam=value, **params).fit(...)`` gives (ordering, ``result_``,
+    adjusted scores), whatever the other values, their order or duplicates.
 
     Parameters
     ----------
@@ -596,7 +601,8 @@ def xorder_path(scores: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLik
         Passed on to :func:`gpu_xorder.fair_order`: on the NumPy backend, the lattices
         of that many values fill at once in worker processes (-1: one per CPU core;
         None: 1, or every worker of a Dask cluster under
-        ``joblib.parallel_backend("dask")``).
+        ``joblib.parallel_backend("dask")``); the search of each value that runs one
+        (two groups, ``lam > 0``) runs on its own, in this process.
     **params
         Any other parameter of :class:`XOrder` (``metric``, ``disparity``,
         ``reference_group``, ``backend``, ``method``, ``subsample``,
