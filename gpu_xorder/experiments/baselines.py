@@ -340,7 +340,7 @@ class CorrReg(_Linear):
         A small ridge term, so that separable data keep finite weights.
     init : (coef, intercept), optional
         The unpenalised optimum on the same data (``weight=0``), where the penalised
-        search starts (|corr| is undefined at zero weights); default: fitted first.
+        search starts (``|corr|`` is undefined at zero weights); default: fitted first.
 
     Attributes after ``fit``: ``coef_``, ``intercept_``, ``penalty_`` (``|corr|`` on
     the sampled pairs at the optimum) and ``loss_`` (the mean cross-entropy).
