@@ -89,3 +89,14 @@ html_theme_options = {
     "secondary_sidebar_items": ["page-toc"],
 }
 html_show_sourcelink = False
+
+
+def _drop_type_docstrings(app, what, name, obj, options, lines):
+    """A constant (``gpu_xorder.models.MODELS``) has no docstring of its own: autodoc
+    would show its type's (``tuple``'s); its page shows its value instead."""
+    if what == "data" and lines and obj.__doc__ == type(obj).__doc__:
+        lines.clear()
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _drop_type_docstrings)

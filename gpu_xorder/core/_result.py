@@ -46,6 +46,11 @@ class FairOrderResult:
     max_disparity : float or None
         The constraint ``|D| <= max_disparity`` the ordering satisfies, when it was
         asked for (``objective`` is then the AUC).
+    extra : dict
+        What a solve adds where it applies: ``bands`` and ``band_rows`` of a banded
+        solve, ``fills`` (the fills a search took), ``uncertified`` (why the cell rule
+        ran without a certificate), ``merge_order`` (iterative xOrder) and
+        ``objectives`` (``method="best"``).
     """
 
     order: np.ndarray

@@ -111,6 +111,7 @@ class RankingMetricFrame:
         Returns
         -------
         pandas.Series
+            The largest Delta over pairs of groups, one value per metric.
         """
         return self.by_pair[list(self.metrics)].max(skipna=False).rename("difference")
 
@@ -118,8 +119,14 @@ class RankingMetricFrame:
                   n_bootstrap: int | None = None,
                   random_state: int | np.random.Generator | None = None,
                   n_jobs: int | None = None) -> dict[str, pd.DataFrame]:
-        """Confidence intervals of the tables, by
-        :func:`gpu_xorder.metrics.confidence_intervals` (same parameters).
+        """Confidence intervals of the tables.
+
+        By :func:`gpu_xorder.metrics.confidence_intervals`, with its parameters.
+
+        Parameters
+        ----------
+        level, method, n_bootstrap, random_state, n_jobs : as in :func:`confidence_intervals`
+            Passed on to :func:`gpu_xorder.metrics.confidence_intervals`.
 
         Returns
         -------

@@ -77,7 +77,7 @@ def plot_xroc(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike, *,
 
     Parameters
     ----------
-    scores, y, sensitive_features
+    scores, y, sensitive_features : array-like of shape (n,)
         Scores, 0/1 labels and the group of every item.
     pairs : sequence of (g, h), optional
         Ordered pairs of group labels; default: every ordered pair of distinct groups
@@ -95,6 +95,7 @@ def plot_xroc(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike, *,
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on.
 
     Examples
     --------
@@ -148,16 +149,19 @@ def plot_score_distributions(scores: ArrayLike, sensitive_features: ArrayLike,
 
     Parameters
     ----------
-    scores, sensitive_features
+    scores, sensitive_features : array-like of shape (n,)
         Scores and the group of every item.
     y : array-like, optional
         0/1 labels: positives drawn solid, negatives dashed, in the group's colour.
     bins : int, default=30
+        Histogram bins.
     ax : matplotlib Axes, optional
+        Where to draw; default: a new figure.
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on.
 
     Examples
     --------
@@ -213,10 +217,12 @@ def plot_tradeoff(models_or_results: Sequence, chosen: object = None, *,
     positive : str, optional
         What a positive is, for the axis label.
     ax : matplotlib Axes, optional
+        Where to draw; default: a new figure.
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on.
 
     Raises
     ------
@@ -401,10 +407,12 @@ def plot_intervals(intervals: MetricIntervals | Mapping[str, MetricIntervals], *
     names : mapping, optional
         Readable names of the group labels.
     ax : matplotlib Axes, optional
+        Where to draw; default: a new figure.
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on.
 
     Raises
     ------

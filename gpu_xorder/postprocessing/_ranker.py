@@ -106,7 +106,7 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         function; ``"auto"`` tries ``decision_function`` first, as scikit-learn's
         ranking scorers do (a logistic regression's log-odds: its probabilities round
         to ties near 0 and 1, which loses ranking information), then ``predict_proba``.
-    metric, lam, disparity, reference_group, backend, method, subsample, memory_limit, solver, max_disparity, validation
+    metric, lam, disparity, reference_group, backend, method, subsample, memory_limit, solver, max_disparity, validation : as in :class:`XOrder`
         Parameters of :class:`XOrder`.
     n_jobs : int or None, default=None
         Folds fitted at once by ``cross_val_predict``.
@@ -220,6 +220,7 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         self : FairRanker
+            The fitted ranker itself.
         """
         v.check_choice(self.response_method, "response_method", RESPONSE_METHODS)
         v.check_labels(y, 0 if y is None else len(y))
@@ -263,12 +264,18 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
                           sensitive_features: ArrayLike | None = None) -> np.ndarray:
         """The fair scores of ``X``: the estimator's scores through ``xorder_``.
 
-        ``sensitive_features`` is required unless the parameter of that name names
-        columns of ``X``.
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+            Features, as the estimator takes them.
+        sensitive_features : array-like of shape (n,) or (n, c), optional
+            Protected group of every row; required unless the parameter
+            ``sensitive_features`` names columns of ``X``.
 
         Returns
         -------
         ndarray of float64, shape (n,)
+            The fair scores: higher ranked first (not calibrated probabilities).
         """
         check_is_fitted(self)
         return self._fair_scores(X, self._groups(X, sensitive_features,
@@ -285,9 +292,22 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         metrics are weighted by ``sample_weight`` (a pair weighs the product of its
         items' weights).
 
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+            Features, as the estimator takes them.
+        y : array-like of shape (n,)
+            0/1 labels.
+        sensitive_features : array-like of shape (n,) or (n, c), optional
+            Protected group of every row; required unless the parameter
+            ``sensitive_features`` names columns of ``X``.
+        sample_weight : array-like of shape (n,), optional
+            Weights >= 0 of the metrics.
+
         Returns
         -------
         float
+            The criterion of the fair scores of ``X``: higher is better.
         """
         check_is_fitted(self)
         groups = self._groups(X, sensitive_features, "score")
@@ -298,10 +318,25 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
 
     def summary(self, X: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLike,
                 high_score: str = "favourable") -> dict:
-        """AUC, disparity and disadvantaged group of the estimator's scores of ``X``
-        and of the fair scores: :meth:`XOrder.summary` of ``xorder_``.
+        """AUC, disparity and disadvantaged group of the estimator's and the fair scores.
 
-        ``high_score="harmful"`` for a risk score whose high ranks harm people.
+        :meth:`XOrder.summary` of ``xorder_`` on the estimator's scores of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+            Features, as the estimator takes them.
+        y : array-like of shape (n,)
+            0/1 labels.
+        sensitive_features : array-like of shape (n,) or (n, c)
+            Protected group of every row.
+        high_score : {"favourable", "harmful"}, default="favourable"
+            ``"harmful"`` for a risk score whose high ranks harm people.
+
+        Returns
+        -------
+        dict
+            As :meth:`XOrder.summary` returns it.
         """
         check_is_fitted(self)
         return self.xorder_.summary(_scores(self.estimator_, X, self.response_method_), y,
@@ -309,8 +344,16 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
                                     high_score=high_score)
 
     def get_metadata_routing(self) -> MetadataRouter:
-        """``sensitive_features`` for this estimator, other ``fit`` metadata for the
-        classifier's ``fit``."""
+        """The metadata routing of this estimator (scikit-learn's metadata routing).
+
+        ``sensitive_features`` for this estimator, other ``fit`` metadata for the
+        classifier's ``fit``.
+
+        Returns
+        -------
+        sklearn.utils.metadata_routing.MetadataRouter
+            The routing information.
+        """
         return (MetadataRouter(owner=self)
                 .add_self_request(self)
                 .add(estimator=self.estimator,
