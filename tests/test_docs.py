@@ -133,10 +133,11 @@ def doc_pages():
 
 
 #: The documents whose code blocks run as printed (tests/support/docblocks.py): the
-#: README and every page of the user guide.
+#: README and every page of the user guide that has code blocks.
 RUN_DOCS = ("README.md",) + tuple(
     path.relative_to(REPO).as_posix() for path in doc_pages()
-    if path.parent.name == "user_guide" or path.name == "guide.md")
+    if (path.parent.name == "user_guide" or path.name == "guide.md")
+    and re.search(r"^ *```(python|bash)$", path.read_text(encoding="utf-8"), re.MULTILINE))
 
 
 def markdown_docs():
