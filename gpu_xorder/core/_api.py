@@ -62,7 +62,7 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
     Parameters
     ----------
     scores : array-like of shape (n,)
-        Risk scores, higher ranked first. Finite.
+        Risk scores, higher ranked first. Finite; at most 2**26 items.
     y : array-like of shape (n,)
         Binary labels (0/1).
     sensitive_features : array-like of shape (n,) or (n, c)

@@ -90,6 +90,8 @@ def _wins2(upper_sorted, lower_sorted):
 class PostLogit:
     """Post-processing of some groups' scores by a sigmoid, chosen on training scores.
 
+    Kallus and Zhou 2019.
+
     Parameters
     ----------
     lam : float or None, default=None
@@ -379,6 +381,8 @@ class _Linear:
 
 class CorrReg(_Linear):
     """Linear model: cross-entropy + ``weight * |corr(A, r)|`` over sampled pairs.
+
+    Beutel et al. 2019; L-BFGS from the unpenalised optimum.
 
     Parameters
     ----------
