@@ -77,7 +77,8 @@ ax.axhline(eps, color="black", linestyle="--", linewidth=1, label="the ceiling")
 ax.set_xticks(x, [f"split {k}" for k in x])
 ax.set_ylabel("test Delta-xAUC")
 ax.set_title(f"COMPAS (race): unadjusted test Delta-xAUC {rows[:, 0].mean():.2f} on average")
-ax.legend()
+ax.set_ylim(0, 1.5 * max(rows[:, 1:].max(), eps))
+ax.legend(loc="upper left", fontsize=8)
 fig.tight_layout()
 
 # %%

@@ -61,7 +61,7 @@ def pair_matrix(pairs):
     return out
 
 
-fig, axes = plt.subplots(1, 2, figsize=(11, 4.8), sharey=True)
+fig, axes = plt.subplots(1, 2, figsize=(12, 5.6), sharey=True, layout="constrained")
 vmax = max(abs(v) for v in before.values())
 for ax, pairs, title in ((axes[0], before, "logistic regression"),
                          (axes[1], after, "after xOrder (lam = 1)")):
