@@ -113,7 +113,8 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ``AUC - lam |D|`` is kept; with a share the model is then refitted on all the
         data with that weight (``lam_``). ``validation_`` records the table. For xAUC
         the training gain of the default solver does not carry to new data on
-        average, and this choice does (docs/guide.md, "Solvers and the certificate").
+        average, and this choice does (docs/user_guide/solvers.md, "Solvers and the
+        certificate").
 
     Attributes
     ----------

@@ -4,7 +4,8 @@ A meta-estimator in the manner of fairlearn's ``ThresholdOptimizer``: ``fit`` le
 xOrder on scores the classifier gives to data it was not fitted on (out-of-fold scores
 by cross-fitting, or held-out data for a prefit classifier), because the in-sample
 scores of a flexible model are better separated, and differently disparate, than the
-scores it will give new data (docs/guide.md, "Why FairRanker learns from out-of-fold
+scores it will give new data (docs/user_guide/choosing_lam.md, "Why FairRanker learns
+from out-of-fold
 scores").
 """
 
