@@ -92,6 +92,10 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
     With ``prefit=True`` the given estimator, already fitted, scores the data passed to
     ``fit``, which should then be data it was not trained on.
 
+    It wraps a classifier in the manner of fairlearn's ``ThresholdOptimizer``, but
+    returns fair scores (a ranking) where that returns decisions; the site's page
+    "Coming from fairlearn" sets the two side by side.
+
     Parameters
     ----------
     estimator : classifier
