@@ -10,7 +10,8 @@ or the constraint |D| <= 0.05) is learned (a) from the model's own training-spli
 scores, as the paper's protocol does, and (b) from out-of-fold scores of 5-fold
 cross-fitting on the training split (``FairRanker``, whose final model is the same
 fit). Test AUC and Delta-xAUC, mean and sd over the repetitions, and the paired
-difference. Measurement only (docs/guide.md, "Why FairRanker learns from out-of-fold scores").
+difference. Measurement only (docs/user_guide/choosing_lam.md, "Why FairRanker learns
+from out-of-fold scores").
 """
 
 import argparse

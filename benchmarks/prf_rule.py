@@ -10,7 +10,8 @@ rule counts a within-group pair only once it is decided, i.e. once its upper ite
 placed: at cell ``(i, j)`` the a-term holds ``W_a(i)``, the pairs whose positive is among
 the first ``i`` items of a. Both keep one state per cell; both are compared with the
 exact optimum (``solver="exact"``) on random data with distinct scores. Measurement
-only: the library keeps its rule (docs/guide.md, "Solvers and the certificate").
+only: the library keeps its rule (docs/user_guide/solvers.md, "Solvers and the
+certificate").
 """
 
 import argparse

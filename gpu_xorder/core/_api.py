@@ -62,7 +62,7 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
     Parameters
     ----------
     scores : array-like of shape (n,)
-        Risk scores, higher ranked first. Finite.
+        Risk scores, higher ranked first. Finite; at most 2**26 items.
     y : array-like of shape (n,)
         Binary labels (0/1).
     sensitive_features : array-like of shape (n,) or (n, c)
@@ -104,7 +104,8 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
         groups one at a time, largest first (equal sizes: lower group index first), by
         2-D DPs; ``result.extra["merge_order"]`` lists the group labels in merge order.
         Both give the best interleaving at ``lam = 0``; with a disparity penalty the
-        cell rule is not guaranteed optimal for either (docs/guide.md, "More than two
+        cell rule is not guaranteed optimal for either (docs/user_guide/many_groups.md,
+        "More than two
         groups"), and either may score the higher objective: ``"best"`` runs both and
         keeps, for every lam, the higher ``objective`` (K-D on a tie; ``result.method``
         says which, ``result.extra["objectives"]`` holds both).

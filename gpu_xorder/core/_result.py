@@ -26,13 +26,15 @@ class FairOrderResult:
         ``disparity="signed"`` mode).
     counters : dict of str to int
         Exact counts of decided cross-group pairs at the last cell, e.g.
-        ``{"cab": ..., "cba": ...}`` (see ``cpu_reference.COUNTERS``).
+        ``{"cab": ..., "cba": ...}`` (see ``cpu_reference.COUNTERS``); with more than
+        two groups keyed ``"C[g][h]"`` (and ``"U[g][h]"`` for URF) by group label.
     groups : ndarray
         Sorted group labels; group index k in ``path`` is ``groups[k]``.
     path : ndarray of int8 (int16 beyond 128 groups)
         Group index of each rank, top first.
     metric, lam, mode, backend, method
-        The settings that produced the result.
+        The settings that produced the result; ``method`` is the one that ran:
+        ``"2d"``, ``"kd"`` or ``"iterative"``.
     solver : str
         The solver that produced the ordering: ``"paper"`` (the DP's cell rule),
         ``"lagrangian"`` or ``"exact"`` (see ``fair_order``).
@@ -46,6 +48,11 @@ class FairOrderResult:
     max_disparity : float or None
         The constraint ``|D| <= max_disparity`` the ordering satisfies, when it was
         asked for (``objective`` is then the AUC).
+    extra : dict
+        What a solve adds where it applies: ``bands`` and ``band_rows`` of a banded
+        solve, ``fills`` (the fills a search took), ``uncertified`` (why the cell rule
+        ran without a certificate), ``merge_order`` (iterative xOrder) and
+        ``objectives`` (``method="best"``).
     """
 
     order: np.ndarray

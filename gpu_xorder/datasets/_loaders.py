@@ -168,6 +168,17 @@ def load_adult(*, as_frame: bool = False) -> Dataset:
 
     30,162 rows and 98 features (``race-sex`` dropped).
 
+    Parameters
+    ----------
+    as_frame : bool, default=False
+        Return pandas objects (a DataFrame ``X``, Series ``y`` and a categorical
+        ``sensitive`` naming the groups) instead of NumPy arrays.
+
+    Returns
+    -------
+    Dataset
+        The features, labels, protected attribute and their names.
+
     Examples
     --------
     >>> from gpu_xorder.datasets import load_adult
@@ -182,6 +193,17 @@ def load_compas(*, as_frame: bool = False) -> Dataset:
     """ProPublica COMPAS: two-year recidivism, sensitive attribute race (1 = white).
 
     6,167 rows and 401 features (``sex-race`` dropped).
+
+    Parameters
+    ----------
+    as_frame : bool, default=False
+        Return pandas objects (a DataFrame ``X``, Series ``y`` and a categorical
+        ``sensitive`` naming the groups) instead of NumPy arrays.
+
+    Returns
+    -------
+    Dataset
+        The features, labels, protected attribute and their names.
 
     Examples
     --------
@@ -199,6 +221,17 @@ def load_german(*, as_frame: bool = False) -> Dataset:
     1,000 rows and 58 features (``sex-age`` dropped). The file stores age only
     binarised, so ``age`` is None.
 
+    Parameters
+    ----------
+    as_frame : bool, default=False
+        Return pandas objects (a DataFrame ``X``, Series ``y`` and a categorical
+        ``sensitive`` naming the groups) instead of NumPy arrays.
+
+    Returns
+    -------
+    Dataset
+        The features, labels, protected attribute and their names.
+
     Examples
     --------
     >>> from gpu_xorder.datasets import load_german
@@ -215,6 +248,17 @@ def load_framingham(*, as_frame: bool = False) -> Dataset:
     4,658 rows (the 41 rows with an empty cell dropped) and 8 features (``id``
     dropped). ``sensitive`` keeps the file's coding: 1 = male, 2 = female.
 
+    Parameters
+    ----------
+    as_frame : bool, default=False
+        Return pandas objects (a DataFrame ``X``, Series ``y`` and a categorical
+        ``sensitive`` naming the groups) instead of NumPy arrays.
+
+    Returns
+    -------
+    Dataset
+        The features, labels, protected attribute and their names.
+
     Examples
     --------
     >>> from gpu_xorder.datasets import load_framingham
@@ -226,8 +270,20 @@ def load_framingham(*, as_frame: bool = False) -> Dataset:
 
 
 def load_dataset(name: str, *, as_frame: bool = False) -> Dataset:
-    """Load a bundled data set by name: ``"adult"``, ``"compas"``, ``"german"`` or
-    ``"framingham"``; pandas objects with ``as_frame=True``.
+    """Load a bundled data set by name.
+
+    Parameters
+    ----------
+    name : {"adult", "compas", "german", "framingham"}
+        The data set (:func:`load_adult`, :func:`load_compas`, :func:`load_german`,
+        :func:`load_framingham`).
+    as_frame : bool, default=False
+        Return pandas objects instead of NumPy arrays.
+
+    Returns
+    -------
+    Dataset
+        The features, labels, protected attribute and their names.
 
     Examples
     --------

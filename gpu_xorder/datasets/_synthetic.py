@@ -38,9 +38,11 @@ def make_icu(n_samples: int = ICU_ROWS, *, prevalence: float = ICU_PREVALENCE,
     Parameters
     ----------
     n_samples : int, default=127564
+        Rows (the paper's eICU table has 127,564).
     prevalence : float, default=0.09
         Share of positive labels (deaths), met to within sampling noise.
     random_state : int, default=0
+        Seed of the generator.
 
     Returns
     -------
@@ -87,8 +89,21 @@ def _intercept(logit, prevalence):
 
 
 def icu_age_groups(age: ArrayLike, bands: int) -> np.ndarray:
-    """``bands`` age groups of about equal size (cut at quantiles of ``age``): 0 the
-    youngest. Two bands split at the median, as the paper's binary age attribute.
+    """Age groups of about equal size, cut at quantiles of ``age``.
+
+    Two bands split at the median, as the paper's binary age attribute.
+
+    Parameters
+    ----------
+    age : array-like of shape (n,)
+        Age in years.
+    bands : int
+        How many groups, at least 2.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        The group of every age: 0 the youngest, ``bands - 1`` the oldest.
 
     Examples
     --------

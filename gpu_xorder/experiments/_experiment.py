@@ -275,12 +275,14 @@ def paper_experiment(data: str = "compas", *, groups: str = "default",
         Held-out fraction (the paper: 0.3).
     seed : int
         Repetition ``r`` splits with ``random_state=seed + r``.
-    backend, method, subsample
+    backend, method : as in :class:`gpu_xorder.XOrder`
         Passed on to :class:`gpu_xorder.XOrder`.
     solver : {"paper", "auto", "lagrangian", "exact"}, default="paper"
         Passed on to :class:`gpu_xorder.XOrder`. The default is the paper's own cell
         rule, so that the protocol reproduces the paper's method; ``"auto"`` gives the
         certified orderings of the library's default (slower on large lattices).
+    subsample : as in :class:`gpu_xorder.XOrder`
+        Passed on to :class:`gpu_xorder.XOrder`.
     n_jobs : int or None
         Repetitions run at once in worker processes (joblib; -1: one per CPU core;
         None: 1, or as a ``joblib.parallel_backend`` context says, e.g. every worker of
@@ -293,6 +295,7 @@ def paper_experiment(data: str = "compas", *, groups: str = "default",
     Returns
     -------
     Experiment
+        Every repetition's measurements, with the tables and pictures drawn from them.
 
     Raises
     ------

@@ -90,12 +90,15 @@ def _wins2(upper_sorted, lower_sorted):
 class PostLogit:
     """Post-processing of some groups' scores by a sigmoid, chosen on training scores.
 
+    Kallus and Zhou 2019.
+
     Parameters
     ----------
     lam : float or None, default=None
         None: keep the candidate of the least training disparity (the public code's
         rule; the first in the table on ties); a number: the best ``AUC - lam * D``.
-    metric : {"xauc", "prf", "urf"}
+    metric : {"xauc", "prf", "urf"}, default="xauc"
+        The disparity ``D``.
     search : {"public", "joint", "logit-alpha"}, default="public"
         ``"public"``: every group but the last (sorted labels) through
         ``sigmoid(alpha * s + beta)`` of its probability ``s``, beta fixed at ``beta``
@@ -105,19 +108,30 @@ class PostLogit:
         through ``sigmoid(alpha * logit(s) + beta)``, alpha over ``alphas`` and beta over
         :data:`BETAS`; ``"logit-alpha"``: the same with beta fixed at ``beta``.
     beta : float, default=-2.0
+        The fixed beta of ``"public"`` and ``"logit-alpha"``.
     group : label, optional
         Two groups only: the group whose scores are transformed (default: ``"public"``
         the first label; the others: either, whichever scores higher).
     alphas : sequence of float, optional
         The alpha grid (default :data:`ALPHAS`, 0 to 9.9 by 0.1).
 
-    ``scores`` are probabilities in (0, 1). Attributes after ``fit``: ``shifts_``
-    (``{label: (alpha, beta)}`` of every transformed group), ``table_`` (every
-    candidate on the training scores, AUC and ``D`` its last two columns; before them
-    ``alpha, beta, group index`` for ``"joint"`` and ``"logit-alpha"``, one alpha per
-    shifted group for ``"public"``), ``shifted_`` (the labels a ``"public"`` candidate
-    shifts), and with two groups ``alpha_``, ``beta_``, ``group_``. :meth:`select`
-    picks again from ``table_`` without refitting.
+    Attributes
+    ----------
+    shifts_ : dict
+        ``{label: (alpha, beta)}`` of every transformed group.
+    table_ : ndarray
+        Every candidate on the training scores, AUC and ``D`` its last two columns;
+        before them ``alpha, beta, group index`` for ``"joint"`` and ``"logit-alpha"``,
+        one alpha per shifted group for ``"public"``.
+    shifted_ : list
+        The labels a ``"public"`` candidate shifts.
+    alpha_, beta_, group_ : float, float, label
+        With two groups: the one transformed group's parameters.
+
+    Notes
+    -----
+    ``scores`` are probabilities in (0, 1). :meth:`select` picks again from ``table_``
+    without refitting.
 
     Examples
     --------
@@ -140,6 +154,22 @@ class PostLogit:
         self.alphas = alphas
 
     def fit(self, scores, y, *, sensitive_features):
+        """Score every candidate on the training scores and keep the one ``lam`` picks.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n,)
+            Probabilities in (0, 1).
+        y : array-like of shape (n,)
+            0/1 labels.
+        sensitive_features : array-like of shape (n,)
+            The group of every item.
+
+        Returns
+        -------
+        PostLogit
+            The fitted baseline itself.
+        """
         if self.search == "alpha":
             raise ValueError(MSG_SEARCH_ALPHA)
         if self.search not in SEARCHES:
@@ -243,8 +273,19 @@ class PostLogit:
         self.table_ = np.column_stack((alphas[combos], auc, disparity))
 
     def select(self, lam):
-        """Keep the candidate of ``table_`` that ``lam`` picks (None: the least ``D``;
-        a number: the best ``AUC - lam * D``); returns self."""
+        """Keep the candidate of ``table_`` that ``lam`` picks, without refitting.
+
+        Parameters
+        ----------
+        lam : float or None
+            None: the candidate of the least ``D``; a number: the best
+            ``AUC - lam * D``.
+
+        Returns
+        -------
+        PostLogit
+            The baseline itself, its ``shifts_`` set to the candidate picked.
+        """
         auc, d = self.table_[:, -2], self.table_[:, -1]
         best = int(np.argmin(d) if lam is None else np.argmax(auc - lam * d))
         self.lam_ = lam
@@ -260,6 +301,20 @@ class PostLogit:
         return self
 
     def transform(self, scores, *, sensitive_features):
+        """Map the scores of the transformed groups through their fitted sigmoids.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n,)
+            Probabilities in (0, 1).
+        sensitive_features : array-like of shape (n,)
+            The group of every item.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The adjusted scores (a new array; the others' scores unchanged).
+        """
         scores = np.array(scores, dtype=np.float64)
         groups = np.asarray(sensitive_features)
         for group, (alpha, beta) in self.shifts_.items():
@@ -327,11 +382,13 @@ class _Linear:
 class CorrReg(_Linear):
     """Linear model: cross-entropy + ``weight * |corr(A, r)|`` over sampled pairs.
 
+    Beutel et al. 2019; L-BFGS from the unpenalised optimum.
+
     Parameters
     ----------
     weight : float, default=1.0
         Weight of the correlation penalty.
-    metric : {"xauc", "prf", "urf"}
+    metric : {"xauc", "prf", "urf"}, default="xauc"
         Whose pairs are sampled (:func:`metric_pairs`): ``A`` is 1 for the first side,
         0 for the second; ``r`` is the logit of the upper item minus that of the lower.
     n_pairs : int, default=5000
@@ -340,10 +397,18 @@ class CorrReg(_Linear):
         A small ridge term, so that separable data keep finite weights.
     init : (coef, intercept), optional
         The unpenalised optimum on the same data (``weight=0``), where the penalised
-        search starts (|corr| is undefined at zero weights); default: fitted first.
+        search starts (``|corr|`` is undefined at zero weights); default: fitted first.
+    random_state : int, default=0
+        Seed of the pair sampling.
 
-    Attributes after ``fit``: ``coef_``, ``intercept_``, ``penalty_`` (``|corr|`` on
-    the sampled pairs at the optimum) and ``loss_`` (the mean cross-entropy).
+    Attributes
+    ----------
+    coef_, intercept_ : ndarray, float
+        The linear score's weights (of the standardised features) and intercept.
+    penalty_ : float
+        ``|corr|`` on the sampled pairs at the optimum.
+    loss_ : float
+        The mean cross-entropy.
     """
 
     def __init__(self, *, weight=1.0, metric="xauc", n_pairs=5000, l2=1e-4, init=None,
@@ -356,6 +421,22 @@ class CorrReg(_Linear):
         self.random_state = random_state
 
     def fit(self, X, y, *, sensitive_features):
+        """Fit the weights on features, labels and groups.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+            Features (standardised inside).
+        y : array-like of shape (n,)
+            0/1 labels.
+        sensitive_features : array-like of shape (n,)
+            The group of every row.
+
+        Returns
+        -------
+        CorrReg
+            The fitted model itself.
+        """
         from scipy.optimize import minimize
 
         Z = self._standardise(X, fit=True)
@@ -414,20 +495,32 @@ class ConstrainedRanker(_Linear):
     ----------
     max_disparity : float, default=0.05
         The constraint on the training data's disparity.
-    metric : {"xauc", "prf", "urf"}
+    metric : {"xauc", "prf", "urf"}, default="xauc"
+        The disparity ``D``.
     n_steps : int, default=200
         Steps of gradient descent on the weights and ascent on the multiplier.
-    learning_rate, multiplier_rate : float
+    learning_rate, multiplier_rate : float, default=0.05, 2.0
         Step sizes of the weights (Adam) and of the multiplier.
     temperature : float, default=0.5
         Of the sigmoid surrogate ``P(s_u > s_l) ~ sigmoid((s_u - s_l) / temperature)``.
     n_pairs : int, default=2000
         Pairs sampled per side of the disparity and for the loss, afresh every step.
+    check_every : int, default=10
+        Steps between checkpoints (the training AUC and ``|D|`` measured exactly).
+    random_state : int, default=0
+        Seed of the pair sampling.
 
-    Attributes after ``fit``: ``coef_``, ``intercept_``, ``multiplier_``, ``history_``
-    (per checkpoint: step, training AUC, training ``|D|``) and ``feasible_`` (whether
-    the kept iterate meets the constraint on the training data; when none does, the
-    one of the smallest ``|D|`` is kept).
+    Attributes
+    ----------
+    coef_, intercept_ : ndarray, float
+        The linear score's weights (of the standardised features) and intercept.
+    multiplier_ : float
+        The Lagrange multiplier at the end.
+    history_ : ndarray of shape (checkpoints, 3)
+        Per checkpoint: step, training AUC, training ``|D|``.
+    feasible_ : bool
+        Whether the kept iterate meets the constraint on the training data; when none
+        does, the one of the smallest ``|D|`` is kept.
     """
 
     def __init__(self, *, max_disparity=0.05, metric="xauc", n_steps=200,
@@ -444,6 +537,22 @@ class ConstrainedRanker(_Linear):
         self.random_state = random_state
 
     def fit(self, X, y, *, sensitive_features):
+        """Fit the weights on features, labels and groups.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+            Features (standardised inside).
+        y : array-like of shape (n,)
+            0/1 labels.
+        sensitive_features : array-like of shape (n,)
+            The group of every row.
+
+        Returns
+        -------
+        ConstrainedRanker
+            The fitted model itself.
+        """
         Z = self._standardise(X, fit=True)
         y = np.asarray(y)
         groups = np.asarray(sensitive_features)

@@ -45,13 +45,35 @@ class _Scorer:
 
 
 class LogisticModel(_Scorer):
-    """A scikit-learn logistic regression on standardised features (``C=1``, lbfgs,
-    ``max_iter=1000``): the base model of ``gpu-xorder paper`` before this module."""
+    """A scikit-learn logistic regression on standardised features.
+
+    ``C=1``, lbfgs, ``max_iter=1000``: the base model of ``gpu-xorder paper`` before this
+    module.
+
+    Parameters
+    ----------
+    random_state : int, default=0
+        Passed to the logistic regression.
+    """
 
     def __init__(self, *, random_state=0):
         self.random_state = random_state
 
     def fit(self, X, y):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+            Features.
+        y : array-like of shape (n,)
+            0/1 labels, both present.
+
+        Returns
+        -------
+        LogisticModel
+            The fitted model itself.
+        """
         from sklearn.linear_model import LogisticRegression
         from sklearn.preprocessing import StandardScaler
 
@@ -62,10 +84,34 @@ class LogisticModel(_Scorer):
         return self
 
     def decision_function(self, X):
+        """The margin of every row: higher ranked first.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+            Features.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            One score per row.
+        """
         self._check_fitted()
         return self.model_.decision_function(self.scaler_.transform(X))
 
     def predict_proba(self, X):
+        """The probability of each label, the logistic regression's.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+            Features.
+
+        Returns
+        -------
+        ndarray of shape (n, 2)
+            The probabilities of labels 0 and 1.
+        """
         self._check_fitted()
         return self.model_.predict_proba(self.scaler_.transform(X))
 
@@ -87,8 +133,14 @@ class PaperLinear(_Scorer):
     patience : int or None, default=5
         Steps without a lower training loss before stopping (None: never stop early).
 
-    Attributes after ``fit``: ``coef_``, ``intercept_``, ``loss_`` (the training loss
-    after every step taken) and ``n_steps_`` (steps taken).
+    Attributes
+    ----------
+    coef_, intercept_ : ndarray, float
+        The weights (of the standardised features) and intercept of the kept iterate.
+    loss_ : ndarray
+        The training loss after every step taken.
+    n_steps_ : int
+        Steps taken.
     """
 
     def __init__(self, *, n_steps=99, learning_rate=0.1, patience=5):
@@ -97,6 +149,20 @@ class PaperLinear(_Scorer):
         self.patience = patience
 
     def fit(self, X, y):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+            Features.
+        y : array-like of shape (n,)
+            0/1 labels, both present.
+
+        Returns
+        -------
+        PaperLinear
+            The fitted model itself.
+        """
         X = np.asarray(X, dtype=np.float64)
         y = _labels(y).astype(np.float64)
         self.mean_ = X.mean(axis=0)
@@ -124,6 +190,18 @@ class PaperLinear(_Scorer):
         return self
 
     def decision_function(self, X):
+        """The margin of every row: higher ranked first.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+            Features.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            One score per row.
+        """
         self._check_fitted()
         Z = (np.asarray(X, dtype=np.float64) - self.mean_) / self.scale_
         return Z @ self.coef_ + self.intercept_
@@ -160,6 +238,15 @@ class RankBoost:
         Candidate thresholds per feature (quantiles; every midpoint between distinct
         values when a feature has fewer).
 
+    Attributes
+    ----------
+    stumps_ : list of tuple
+        ``(feature, threshold, direction, alpha)`` of every round.
+    loss_ : ndarray
+        The pairwise exponential loss after every round.
+
+    Notes
+    -----
     The distribution on (negative, positive) pairs is ``v0(x0) v1(x1)``; a stump
     ``h in {0, 1}`` scores ``r = sum_pos v1 h - sum_neg v0 h`` (both weights summing to
     1), the round takes the stump of the largest ``|r|`` (its complement when ``r < 0``),
@@ -182,6 +269,20 @@ class RankBoost:
         self.n_thresholds = n_thresholds
 
     def fit(self, X, y):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+            Features.
+        y : array-like of shape (n,)
+            0/1 labels, both present.
+
+        Returns
+        -------
+        RankBoost
+            The fitted model itself.
+        """
         y = _labels(y)
         thresholds, codes = stump_bins(X, self.n_thresholds)
         n, p = codes.shape
@@ -219,14 +320,49 @@ class RankBoost:
         return self
 
     def decision_function(self, X):
+        """The score of every row after the last round: higher ranked first.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+            Features.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            One score per row.
+        """
         staged = self._staged(X)
         return staged[-1] if len(staged) else np.zeros(len(X))
 
     def staged_decision_function(self, X):
-        """The scores after each round: an array of shape ``(rounds, n_samples)``."""
+        """The scores after each round.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+            Features.
+
+        Returns
+        -------
+        ndarray of shape (rounds, n)
+            Row ``t``: the scores after round ``t``.
+        """
         return self._staged(X)
 
     def predict_proba(self, X):
+        """The probability of each label, a sigmoid of the margin.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+            Features.
+
+        Returns
+        -------
+        ndarray of shape (n, 2)
+            The probabilities of labels 0 and 1.
+        """
         p = _sigmoid(self.decision_function(X))
         return np.column_stack((1.0 - p, p))
 
@@ -242,8 +378,23 @@ class RankBoost:
 
 
 def make_model(name, *, random_state=0, **params):
-    """A fresh base model by name: ``"lr"`` (:class:`LogisticModel`),
-    ``"paper-linear"`` (:class:`PaperLinear`) or ``"rankboost"`` (:class:`RankBoost`)."""
+    """A fresh base model by name.
+
+    Parameters
+    ----------
+    name : {"lr", "paper-linear", "rankboost"}
+        ``"lr"`` (:class:`LogisticModel`), ``"paper-linear"`` (:class:`PaperLinear`) or
+        ``"rankboost"`` (:class:`RankBoost`); :data:`MODELS` lists them.
+    random_state : int, default=0
+        Passed to :class:`LogisticModel` (the other two are deterministic).
+    **params
+        The model's other keyword arguments.
+
+    Returns
+    -------
+    LogisticModel, PaperLinear or RankBoost
+        An unfitted model.
+    """
     if name == "lr":
         return LogisticModel(random_state=random_state, **params)
     if name == "paper-linear":

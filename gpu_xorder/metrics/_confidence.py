@@ -63,8 +63,8 @@ def xauc_variance(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object,
 
     Parameters
     ----------
-    scores, y, groups, g, h
-        As :func:`xauc`.
+    scores, y, groups, g, h : as in :func:`xauc`
+        The scores, labels, groups and the ordered pair of groups.
 
     Returns
     -------
@@ -105,7 +105,7 @@ def confidence_intervals(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
 
     Parameters
     ----------
-    scores, y, groups
+    scores, y, groups : array-like of shape (n,)
         As :func:`disparity_pairs` (y is required).
     level : float, default=0.95
         Coverage, strictly between 0 and 1.

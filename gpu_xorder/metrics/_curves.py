@@ -65,9 +65,20 @@ def xroc_curve(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object,
 
 
 class XrocBand(NamedTuple):
-    """A pointwise band of an xROC curve: at every threshold (decreasing), the
-    intervals of its two shares. The band's edges are the curves through
-    ``(fpr_low, tpr_high)`` and through ``(fpr_high, tpr_low)``."""
+    """A pointwise band of an xROC curve: at every threshold, the intervals of its shares.
+
+    The band's edges are the curves through ``(fpr_low, tpr_high)`` and through
+    ``(fpr_high, tpr_low)``.
+
+    Attributes
+    ----------
+    thresholds : ndarray
+        The thresholds, decreasing.
+    fpr_low, fpr_high : ndarray
+        The interval of the share of negatives of h scoring ``>= t`` at each threshold.
+    tpr_low, tpr_high : ndarray
+        The interval of the share of positives of g scoring ``>= t`` at each threshold.
+    """
 
     thresholds: np.ndarray
     fpr_low: np.ndarray
@@ -88,8 +99,8 @@ def xroc_band(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object, h: 
 
     Parameters
     ----------
-    scores, y, groups, g, h
-        As :func:`xroc_curve`.
+    scores, y, groups, g, h : as in :func:`xroc_curve`
+        The scores, labels, groups and the ordered pair of groups.
     level : float, default=0.95
         Coverage of the point at each threshold, strictly between 0 and 1.
     max_points : int, default=400
@@ -100,6 +111,7 @@ def xroc_band(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object, h: 
     Returns
     -------
     XrocBand
+        The thresholds and the curve's pointwise lower and upper bounds.
 
     Raises
     ------

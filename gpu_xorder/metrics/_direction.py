@@ -65,7 +65,13 @@ class Disadvantage:
     text: str
 
     def to_dict(self) -> dict:
-        """The fields as JSON types: labels as text, the interval as ``[low, high]``."""
+        """The fields as JSON types: labels as text, the interval as ``[low, high]``.
+
+        Returns
+        -------
+        dict
+            One key per field.
+        """
         label = (lambda g: None if g is None else str(g))
         return {"metric": self.metric, "high_score": self.high_score,
                 "pair": [str(g) for g in self.pair], "group": label(self.group),
@@ -102,7 +108,7 @@ def disadvantaged_group(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
 
     Parameters
     ----------
-    scores, y, groups
+    scores, y, groups : array-like of shape (n,)
         As :func:`disparity_pairs` (``y`` may be None for ``"urf"``).
     metric : {"xauc", "prf", "urf"}, default="xauc"
     high_score : {"favourable", "harmful"}, default="favourable"
@@ -113,6 +119,8 @@ def disadvantaged_group(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
     Returns
     -------
     Disadvantage
+        The group disadvantaged, the pair and the values compared, and ``text``: a
+        sentence saying so.
 
     Raises
     ------

@@ -150,6 +150,7 @@ class RankingMetricFrame:
         Returns
         -------
         pandas.Series
+            The largest Delta over pairs of groups, one value per metric.
         """
         method = check_choice(method, "method", DIFFERENCE_METHODS)
         values = {}
@@ -257,8 +258,14 @@ class RankingMetricFrame:
                   n_bootstrap: int | None = None,
                   random_state: int | np.random.Generator | None = None,
                   n_jobs: int | None = None) -> dict[str, pd.DataFrame]:
-        """Confidence intervals of the tables, by
-        :func:`gpu_xorder.metrics.confidence_intervals` (same parameters).
+        """Confidence intervals of the tables.
+
+        By :func:`gpu_xorder.metrics.confidence_intervals`, with its parameters.
+
+        Parameters
+        ----------
+        level, method, n_bootstrap, random_state, n_jobs : as in :func:`confidence_intervals`
+            Passed on to :func:`gpu_xorder.metrics.confidence_intervals`.
 
         Returns
         -------

@@ -293,6 +293,8 @@ def xauc(scores: ArrayLike, y: ArrayLike, groups: ArrayLike | None = None, g: ob
     Returns
     -------
     float
+        xAUC(g, h) in [0, 1]: P(a positive of g ranks above a negative of h), ties
+        counting 1/2.
 
     Raises
     ------
@@ -341,6 +343,8 @@ def prf(scores: ArrayLike, y: ArrayLike, groups: ArrayLike | None = None, g: obj
     Returns
     -------
     float
+        PRF(g) in [0, 1]: P(a positive of g ranks above a negative of any group),
+        ties counting 1/2.
 
     Raises
     ------
@@ -501,6 +505,7 @@ def disparity(scores: ArrayLike, y: ArrayLike | None, groups: ArrayLike | None =
     Returns
     -------
     float
+        Delta in [0, 1] (the largest over pairs of groups); 0: parity.
 
     Raises
     ------

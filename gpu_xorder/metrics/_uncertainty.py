@@ -60,7 +60,15 @@ MSG_RANDOM_STATE = ("random_state must be None, an integer >= 0 or a numpy Gener
 
 
 class Interval(NamedTuple):
-    """A value and its confidence interval ``[low, high]``."""
+    """A value and its confidence interval ``[low, high]``.
+
+    Attributes
+    ----------
+    estimate : float
+        The value measured on the data.
+    low, high : float
+        The interval's bounds.
+    """
 
     estimate: float
     low: float

@@ -78,7 +78,7 @@ def plot_xroc(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike, *,
 
     Parameters
     ----------
-    scores, y, sensitive_features
+    scores, y, sensitive_features : array-like of shape (n,)
         Scores, 0/1 labels and the group of every item.
     pairs : sequence of (g, h), optional
         Ordered pairs of group labels; default: every ordered pair of distinct groups
@@ -96,6 +96,7 @@ def plot_xroc(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike, *,
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on.
 
     Examples
     --------
@@ -168,11 +169,12 @@ def plot_score_distributions(scores: ArrayLike, sensitive_features: ArrayLike,
 
     Parameters
     ----------
-    scores, sensitive_features
+    scores, sensitive_features : array-like of shape (n,)
         Scores and the group of every item.
     y : array-like, optional
         0/1 labels: positives drawn solid, negatives dashed, in the group's colour.
     bins : int, default=30
+        Histogram bins.
     scale : {"score", "rank"}, default="score"
         ``"score"``: the scores themselves. ``"rank"``: each item's rank share, the
         share of all items scoring below it (ties counted 1/2), over ``bins`` equal
@@ -182,10 +184,12 @@ def plot_score_distributions(scores: ArrayLike, sensitive_features: ArrayLike,
         group squeezed between two scores of another shows as a spike of density on
         the score scale, which the rank scale does not have.
     ax : matplotlib Axes, optional
+        Where to draw; default: a new figure.
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on.
 
     Examples
     --------
@@ -261,10 +265,12 @@ def plot_tradeoff(models_or_results: Sequence, chosen: object = None, *,
         With ``data``: more scores of the same items (a saved model's adjusted scores,
         say), each measured and marked with its name.
     ax : matplotlib Axes, optional
+        Where to draw; default: a new figure.
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on.
 
     Raises
     ------
@@ -455,10 +461,12 @@ def plot_intervals(intervals: MetricIntervals | Mapping[str, MetricIntervals], *
     names : mapping, optional
         Readable names of the group labels.
     ax : matplotlib Axes, optional
+        Where to draw; default: a new figure.
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on.
 
     Raises
     ------

@@ -113,7 +113,8 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ``AUC - lam |D|`` is kept; with a share the model is then refitted on all the
         data with that weight (``lam_``). ``validation_`` records the table. For xAUC
         the training gain of the default solver does not carry to new data on
-        average, and this choice does (docs/guide.md, "Solvers and the certificate").
+        average, and this choice does (docs/user_guide/solvers.md, "Solvers and the
+        certificate").
 
     Attributes
     ----------
@@ -244,6 +245,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Returns
         -------
         self : XOrder
+            The fitted transformer itself.
 
         Raises
         ------
@@ -340,8 +342,8 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        scores, y, sensitive_features, sample_weight, progress
-            As in :meth:`fit`.
+        scores, y, sensitive_features, sample_weight, progress : as in :meth:`fit`
+            The training data and options of :meth:`fit`.
 
         Returns
         -------
@@ -367,7 +369,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        scores, y, sensitive_features
+        scores, y, sensitive_features : array-like
             Data to measure, held-out data say (as :meth:`transform`, with labels).
         high_score : {"favourable", "harmful"}, default="favourable"
             What a high score does to a person: ``"harmful"`` for a risk score whose
@@ -417,6 +419,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Parameters
         ----------
         path : str or path-like
+            The file to write (a new file, or a regular file to replace).
 
         Examples
         --------
@@ -449,6 +452,16 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         It has the parameters, ``groups_``, ``reference_group_``, ``bounds_``,
         ``clip_`` and ``maps_`` of the saved model, and ``transform`` works as it did;
         the training-time attributes (``result_``, ``order_``, ...) are not saved.
+
+        Parameters
+        ----------
+        path : str or path-like
+            A file written by :meth:`save` (or ``gpu-xorder fit --model``).
+
+        Returns
+        -------
+        XOrder
+            The fitted model.
 
         Raises
         ------
@@ -591,7 +604,7 @@ def xorder_path(scores: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLik
 
     Parameters
     ----------
-    scores, y, sensitive_features
+    scores, y, sensitive_features : array-like
         Training data, as in :meth:`XOrder.fit`.
     lams : sequence of float
         Values of ``lam``, each >= 0.

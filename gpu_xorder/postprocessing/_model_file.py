@@ -31,7 +31,7 @@ MODEL_FIELDS = {
 }
 _OPTIONAL_FIELDS = ("summary", "fields")
 #: What each field of a version-2 model file holds: written into every file as
-#: ``fields``, and explained in docs/guide.md ("Files").
+#: ``fields``, and explained in docs/user_guide/files.md ("Files").
 MODEL_GLOSSARY = {
     "format": "always 'gpu-xorder-model'",
     "version": "version of this file layout (2); version-1 files still load",

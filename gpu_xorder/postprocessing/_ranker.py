@@ -4,7 +4,8 @@ A meta-estimator in the manner of fairlearn's ``ThresholdOptimizer``: ``fit`` le
 xOrder on scores the classifier gives to data it was not fitted on (out-of-fold scores
 by cross-fitting, or held-out data for a prefit classifier), because the in-sample
 scores of a flexible model are better separated, and differently disparate, than the
-scores it will give new data (docs/guide.md, "Why FairRanker learns from out-of-fold
+scores it will give new data (docs/user_guide/choosing_lam.md, "Why FairRanker learns
+from out-of-fold
 scores").
 """
 
@@ -91,6 +92,10 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
     With ``prefit=True`` the given estimator, already fitted, scores the data passed to
     ``fit``, which should then be data it was not trained on.
 
+    It wraps a classifier in the manner of fairlearn's ``ThresholdOptimizer``, but
+    returns fair scores (a ranking) where that returns decisions; the site's page
+    "Coming from fairlearn" sets the two side by side.
+
     Parameters
     ----------
     estimator : classifier
@@ -106,7 +111,7 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         function; ``"auto"`` tries ``decision_function`` first, as scikit-learn's
         ranking scorers do (a logistic regression's log-odds: its probabilities round
         to ties near 0 and 1, which loses ranking information), then ``predict_proba``.
-    metric, lam, disparity, reference_group, backend, method, subsample, memory_limit, solver, max_disparity, validation
+    metric, lam, disparity, reference_group, backend, method, subsample, memory_limit, solver, max_disparity, validation : as in :class:`XOrder`
         Parameters of :class:`XOrder`.
     n_jobs : int or None, default=None
         Folds fitted at once by ``cross_val_predict``.
@@ -220,6 +225,7 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         self : FairRanker
+            The fitted ranker itself.
         """
         v.check_choice(self.response_method, "response_method", RESPONSE_METHODS)
         v.check_labels(y, 0 if y is None else len(y))
@@ -263,12 +269,18 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
                           sensitive_features: ArrayLike | None = None) -> np.ndarray:
         """The fair scores of ``X``: the estimator's scores through ``xorder_``.
 
-        ``sensitive_features`` is required unless the parameter of that name names
-        columns of ``X``.
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+            Features, as the estimator takes them.
+        sensitive_features : array-like of shape (n,) or (n, c), optional
+            Protected group of every row; required unless the parameter
+            ``sensitive_features`` names columns of ``X``.
 
         Returns
         -------
         ndarray of float64, shape (n,)
+            The fair scores: higher ranked first (not calibrated probabilities).
         """
         check_is_fitted(self)
         return self._fair_scores(X, self._groups(X, sensitive_features,
@@ -285,9 +297,22 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         metrics are weighted by ``sample_weight`` (a pair weighs the product of its
         items' weights).
 
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+            Features, as the estimator takes them.
+        y : array-like of shape (n,)
+            0/1 labels.
+        sensitive_features : array-like of shape (n,) or (n, c), optional
+            Protected group of every row; required unless the parameter
+            ``sensitive_features`` names columns of ``X``.
+        sample_weight : array-like of shape (n,), optional
+            Weights >= 0 of the metrics.
+
         Returns
         -------
         float
+            The criterion of the fair scores of ``X``: higher is better.
         """
         check_is_fitted(self)
         groups = self._groups(X, sensitive_features, "score")
@@ -298,10 +323,25 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
 
     def summary(self, X: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLike,
                 high_score: str = "favourable") -> dict:
-        """AUC, disparity and disadvantaged group of the estimator's scores of ``X``
-        and of the fair scores: :meth:`XOrder.summary` of ``xorder_``.
+        """AUC, disparity and disadvantaged group of the estimator's and the fair scores.
 
-        ``high_score="harmful"`` for a risk score whose high ranks harm people.
+        :meth:`XOrder.summary` of ``xorder_`` on the estimator's scores of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+            Features, as the estimator takes them.
+        y : array-like of shape (n,)
+            0/1 labels.
+        sensitive_features : array-like of shape (n,) or (n, c)
+            Protected group of every row.
+        high_score : {"favourable", "harmful"}, default="favourable"
+            ``"harmful"`` for a risk score whose high ranks harm people.
+
+        Returns
+        -------
+        dict
+            As :meth:`XOrder.summary` returns it.
         """
         check_is_fitted(self)
         return self.xorder_.summary(_scores(self.estimator_, X, self.response_method_), y,
@@ -309,8 +349,16 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
                                     high_score=high_score)
 
     def get_metadata_routing(self) -> MetadataRouter:
-        """``sensitive_features`` for this estimator, other ``fit`` metadata for the
-        classifier's ``fit``."""
+        """The metadata routing of this estimator (scikit-learn's metadata routing).
+
+        ``sensitive_features`` for this estimator, other ``fit`` metadata for the
+        classifier's ``fit``.
+
+        Returns
+        -------
+        sklearn.utils.metadata_routing.MetadataRouter
+            The routing information.
+        """
         return (MetadataRouter(owner=self)
                 .add_self_request(self)
                 .add(estimator=self.estimator,

@@ -17,7 +17,8 @@ The rules, which the documents follow:
   sentence between them that ends with ``among its lines,`` (or ``among its
   tables,``), every one of its lines must be one of the lines printed, in that order.
 
-Run as a script (``python tests/support/docblocks.py docs/guide.md``) it prints what each
+Run as a script (``python tests/support/docblocks.py docs/user_guide/choosing_lam.md``)
+it prints what each
 block prints; ``--write`` rewrites the ``text`` blocks that differ (after a change that
 moves the numbers: review the diff).
 """

@@ -812,7 +812,8 @@ def test_version(capsys):
 
 
 def test_help_does_not_import_the_heavy_modules():
-    """`gpu-xorder --help` stays fast (docs/guide.md: about 0.2 s) because the parser needs
+    """`gpu-xorder --help` stays fast (docs/user_guide/guarantees.md: about 0.2 s)
+    because the parser needs
     neither scikit-learn (and SciPy) nor pandas, CuPy or matplotlib."""
     code = ("import sys\nfrom gpu_xorder.cli import main\n"
             "for argv in (['--help'], ['fit', '--help'], ['--version']):\n"

@@ -115,7 +115,8 @@ NO_ROOM_AT_ONE = pytest.mark.filterwarnings("ignore:.* adjusted training scores 
 def test_compas_and_adult_match_the_figures_the_paper_quotes():
     """The data, split and model reproduce the paper's unadjusted xAUC figures (mean of
     three repetitions) within 0.03, except Adult's smaller xAUC: 0.867 here against the
-    paper's 0.829 (docs/guide.md, "The paper's experiments"). The lattice is subsampled, as only
+    paper's 0.829 (docs/user_guide/paper.md, "The paper's experiments"). The lattice is
+    subsampled, as only
     the unadjusted scores are compared."""
     tolerance = {("compas", "larger xAUC"): 0.03, ("compas", "smaller xAUC"): 0.03,
                  ("adult", "larger xAUC"): 0.03, ("adult", "smaller xAUC"): 0.05}

@@ -2,7 +2,8 @@
 
 German, 3 repetitions, ``--methods xorder post-logit-public``, ``--lam 0 0.5``, NumPy
 (about 2 s). The records of the unadjusted and the xOrder scores are recomputed from the
-documented protocol (docs/guide.md, "The protocol of the paper": a stratified 70/30
+documented protocol (docs/user_guide/paper.md, "The protocol of the paper": a
+stratified 70/30
 split with seed ``seed + r``, features standardised on the training split, a logistic
 regression, xOrder fitted on the training scores and transferred to the test scores)
 and the metrics' pair definitions (exact integer counts over every pair); the printed

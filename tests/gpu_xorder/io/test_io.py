@@ -241,7 +241,7 @@ def test_version_1_files_load_and_transform_as_they_did(tmp_path):
 
 
 def test_the_guide_explains_every_field_of_a_model_file():
-    guide = (REPO / "docs" / "guide.md").read_text()
+    guide = (REPO / "docs" / "user_guide" / "files.md").read_text()
     part = guide.split("- **Model files**", 1)[1].split("\n\n", 1)[0]
     assert [f for f in _model_file.MODEL_GLOSSARY if f"`{f}`" not in part] == []
 

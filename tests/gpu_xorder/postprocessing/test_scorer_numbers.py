@@ -1,7 +1,8 @@
 """The numbers ``fairness_scorer`` gives inside scikit-learn's searches, against oracles.
 
 Every fold score is recomputed here from the definitions (docs/design.md, section 2;
-docs/guide.md, "Cross-validation"): the AUC and the disparities as O(n^2) pair loops in
+docs/user_guide/choosing_lam.md, "Cross-validation"): the AUC and the disparities as
+O(n^2) pair loops in
 exact fractions (a pair counts 1 where the upper score is strictly larger, 1/2 on a tie;
 more than two groups: the largest pair's |D|), of the scores that fold's fitted model
 gives that fold's held-out rows with that fold's own groups. The folds are the ones

@@ -228,7 +228,8 @@ class _XOrderForChecks(XOrder):
                                      sample_weight=sample_weight)
 
 
-#: Checks that fail, and why (docs/guide.md, "scikit-learn and pandas").
+#: Checks that fail, and why (docs/user_guide/sklearn_pandas.md, "scikit-learn and
+#: pandas").
 EXPECTED_FAILED_CHECKS = {
     "check_n_features_in": "the checks' several features reach XOrder as one column "
                            "(_XOrderForChecks), so n_features_in_ is 1",
