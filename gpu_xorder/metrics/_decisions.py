@@ -95,8 +95,13 @@ class DecisionRates:
     ratio: dict
 
     def to_dict(self) -> dict:
-        """The rates as JSON-ready values: intervals as ``[estimate, low, high]``, null
-        where undefined."""
+        """The rates as JSON-ready values.
+
+        Returns
+        -------
+        dict
+            Intervals as ``[estimate, low, high]``, None (JSON null) where undefined.
+        """
         def iv(interval):
             if interval is None:
                 return None
@@ -118,7 +123,7 @@ def decision_rates(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
 
     Parameters
     ----------
-    scores, y, groups
+    scores, y, groups : array-like of shape (n,)
         Finite scores (higher selected first), 0/1 labels and the group of every item.
     threshold : float, optional
         Select every item scoring ``>= threshold`` (ties at it included).
@@ -134,6 +139,8 @@ def decision_rates(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
     Returns
     -------
     DecisionRates
+        The rule, the lowest score selected, the counts and every rate with its
+        interval, per group, overall, and as differences and ratios between groups.
 
     Raises
     ------

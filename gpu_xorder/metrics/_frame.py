@@ -184,6 +184,7 @@ class RankingMetricFrame:
         Returns
         -------
         pandas.Series
+            The smallest ratio, one value per metric.
         """
         method = check_choice(method, "method", DIFFERENCE_METHODS)
         values = {}
@@ -203,14 +204,26 @@ class RankingMetricFrame:
         return _series(values, "ratio")
 
     def group_min(self) -> pd.Series:
-        """The smallest value of a group of every metric that has one per group
-        (``auc``, ``prf``, callables); NaN where a group's value is undefined."""
+        """The smallest value of a group of every metric that has one per group.
+
+        Returns
+        -------
+        pandas.Series
+            One value per metric of ``auc``, ``prf`` and callables; NaN where a
+            group's value is undefined.
+        """
         return _series({m: self.by_group[m].min(skipna=False)
                         for m in self._group_metrics()}, "group_min")
 
     def group_max(self) -> pd.Series:
-        """The largest value of a group of every metric that has one per group
-        (``auc``, ``prf``, callables); NaN where a group's value is undefined."""
+        """The largest value of a group of every metric that has one per group.
+
+        Returns
+        -------
+        pandas.Series
+            One value per metric of ``auc``, ``prf`` and callables; NaN where a
+            group's value is undefined.
+        """
         return _series({m: self.by_group[m].max(skipna=False)
                         for m in self._group_metrics()}, "group_max")
 
@@ -218,7 +231,19 @@ class RankingMetricFrame:
                   top_share: float | None = None,
                   level: float = 0.95) -> dict[str, pd.DataFrame]:
         """The rates of the decision the scores make at a cut-off, per group, by
-        :func:`gpu_xorder.metrics.decision_rates` (same parameters).
+        :func:`gpu_xorder.metrics.decision_rates`.
+
+        Parameters
+        ----------
+        threshold : float, optional
+            Select every item scoring ``>= threshold`` (ties at it included).
+        top_k : int, optional
+            Select the k highest-scoring items; items tied at the k-th score share the
+            places left.
+        top_share : float, optional
+            Select the share ``top_share`` of the items, ties as for ``top_k``.
+        level : float, default=0.95
+            Confidence level of the intervals.
 
         Returns
         -------

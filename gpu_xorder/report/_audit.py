@@ -65,7 +65,7 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike], y: ArrayLike,
     ----------
     scores : array-like of shape (n,) or mapping of str to array-like
         The scores, or several score columns by name (``{"risk": s, "fair": t}``).
-    y, sensitive_features
+    y, sensitive_features : array-like of shape (n,)
         0/1 labels and the group of every item.
     positive : str, default="positive"
         What a positive is (``"re-offended"``), in the text and the axes.
@@ -76,8 +76,12 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike], y: ArrayLike,
     level : float or None, default=0.95
         Level of the confidence intervals (None: none).
     method : {"delong", "bootstrap"}, default="delong"
-        As :func:`gpu_xorder.metrics.confidence_intervals`, with ``n_bootstrap`` and
-        ``random_state`` (the seed, reported).
+        How the intervals are computed, as in
+        :func:`gpu_xorder.metrics.confidence_intervals`.
+    n_bootstrap : int, optional
+        Bootstrap resamples with ``method="bootstrap"`` (default: that function's).
+    random_state : int, default=0
+        The seed of the bootstrap, reported in the provenance.
     threshold, top_k, top_share : optional
         The decision at a cut-off (:func:`gpu_xorder.metrics.decision_rates`); at most
         one. Without any, the top share equal to the share of positives (as many
@@ -92,6 +96,7 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike], y: ArrayLike,
     command : str, optional
         The command that made the report (provenance).
     title : str, optional
+        The page's title (default: "Fairness audit of" the score columns).
     intervals : mapping of str to MetricIntervals, optional
         The intervals of the score columns, already computed with these settings
         (:func:`gpu_xorder.metrics.confidence_intervals`): not computed again.
@@ -158,8 +163,16 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike], y: ArrayLike,
 
 
 def write_audit_report(path: str | os.PathLike, *args, **kwargs) -> None:
-    """Write :func:`audit_report` (same parameters) to ``path``, atomically: the file
-    is complete or not there."""
+    """Write :func:`audit_report` to ``path``, atomically: the file is complete or not
+    there.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The HTML file to write; never the data file ``source``.
+    *args, **kwargs
+        The parameters of :func:`audit_report`.
+    """
     from ..io import write_files
 
     text = audit_report(*args, **kwargs)

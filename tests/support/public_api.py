@@ -10,7 +10,8 @@ import importlib
 import inspect
 
 #: The modules of the API reference, in its order.
-MODULES = ("gpu_xorder", "gpu_xorder.metrics", "gpu_xorder.plotting", "gpu_xorder.datasets",
+MODULES = ("gpu_xorder", "gpu_xorder.metrics", "gpu_xorder.plotting", "gpu_xorder.report",
+           "gpu_xorder.datasets",
            "gpu_xorder.baselines", "gpu_xorder.models")
 
 
