@@ -28,6 +28,7 @@ from cpu_reference import within_eps
 
 from .. import metrics
 from ..utils import _frames
+from ..utils import _params
 from ..utils import _validation as v
 from ._estimator import XOrder
 from ._scores import check_equal_weights
@@ -291,9 +292,10 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         groups = self._groups(X, sensitive_features, "score")
-        lam = None if self.max_disparity is not None else SCORE_LAM
-        return criterion(y, self._fair_scores(X, groups), groups, metric=self.metric,
-                         lam=lam, max_disparity=self.max_disparity,
+        eps = _params.check("max_disparity", self.max_disparity)
+        return criterion(y, self._fair_scores(X, groups), groups,
+                         metric=_params.check("metric", self.metric),
+                         lam=None if eps is not None else SCORE_LAM, max_disparity=eps,
                          sample_weight=sample_weight)
 
     def summary(self, X: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLike,

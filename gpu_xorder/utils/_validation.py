@@ -67,6 +67,16 @@ MSG_GROUP_LACKS = "group {label!r} has no {what}, which metric {metric!r} needs"
 MSG_SIGNED_TWO = "disparity='signed' is defined for two groups only, got {k}"
 MSG_UNKNOWN_GROUP = "group {label!r} does not occur in the groups passed"
 MSG_COUNT = "{name} must be None or an integer >= 1, got {value!r}"
+MSG_VALIDATION = (
+    "validation must be None, a share in (0, 1) or (scores, y, sensitive_features), "
+    "got {value!r}"
+)
+MSG_N_SAMPLES = "n_samples must be an integer >= 1 (rows to draw), got {value!r}"
+MSG_PREVALENCE = "prevalence must be a number strictly between 0 and 1, got {value!r}"
+MSG_BANDS = "bands must be an integer >= 2, got {value!r}"
+MSG_LEVEL = "level must be a number strictly between 0 and 1, got {value!r}"
+MSG_RANDOM_STATE = ("random_state must be None, an integer >= 0 or a numpy Generator, "
+                    "got {value!r}")
 MSG_MAX_DISPARITY = "max_disparity must be None or a number in [0, 1], got {value!r}"
 MSG_LAM_AND_CONSTRAINT = (
     "give lam or max_disparity, not both: max_disparity chooses the weight itself "
@@ -218,13 +228,22 @@ def is_number(value):
         isinstance(value, np.ndarray) and value.ndim == 0)
 
 
+def _scalar(value):
+    """The element of a 0-d array; any other value as it is."""
+    return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
+
+
 def as_real(value, name, message):
     """``value`` as a float when it is one real number: an int, float, ``Fraction``,
     ``Decimal``, NumPy integer or floating scalar or 0-d array. A bool (Python or NumPy)
-    raises ``TypeError`` (``MSG_BOOL_NUMBER``, naming ``name``); anything else
-    ``TypeError(message.format(value=value))``. Range and finiteness are the caller's."""
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value[()]
+    raises ``TypeError`` (``MSG_BOOL_NUMBER``, naming ``name``); anything else (None,
+    text, a complex number, a sequence) ``TypeError(message.format(value=value))``.
+    Range and finiteness are the caller's: a NaN (a signalling ``Decimal`` one too)
+    comes back as NaN, a number beyond float64 as an infinity.
+
+    This is the one conversion of every real parameter of the parameter table
+    (``utils._params``): no raw ``Decimal`` or array reaches arithmetic."""
+    value = _scalar(value)
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(MSG_BOOL_NUMBER.format(name=name, value=value))
     if isinstance(value, (numbers.Real, decimal.Decimal)):
@@ -232,27 +251,58 @@ def as_real(value, name, message):
             return float(value)
         except OverflowError:  # an int or Fraction beyond float64: out of any range
             return math.inf if value > 0 else -math.inf
+        except ValueError:  # Decimal("sNaN") refuses float()
+            return math.nan
     raise TypeError(message.format(value=value))
+
+
+def check_fraction(value, name, message, closed):
+    """``value`` (any real number type, :func:`as_real`) as a float in [0, 1]
+    (``closed``) or (0, 1); ``ValueError(message)`` outside, NaN included."""
+    number = as_real(value, name, message)
+    inside = 0.0 <= number <= 1.0 if closed else 0.0 < number < 1.0
+    if not inside:
+        raise ValueError(message.format(value=value))
+    return number
 
 
 def check_max_disparity(value):
     """Return ``value`` as a float in [0, 1], or None."""
     if value is None:
         return None
-    number = as_real(value, "max_disparity", MSG_MAX_DISPARITY)
-    if not 0.0 <= number <= 1.0:
-        raise ValueError(MSG_MAX_DISPARITY.format(value=value))
-    return number
+    return check_fraction(value, "max_disparity", MSG_MAX_DISPARITY, closed=True)
 
 
-def check_count(value, name):
-    """Return ``value`` as an int >= 1 (a count such as ``subsample``); a bool or a
-    non-integer is a TypeError, a count below 1 a ValueError, each naming ``name``."""
+def check_validation_value(value):
+    """``XOrder``'s ``validation``: None, a share in (0, 1) of any real number type (a
+    float) or held-out data ``(scores, y, sensitive_features)`` (a tuple)."""
+    if value is None or is_number(value):
+        return None if value is None else check_fraction(value, "validation",
+                                                         MSG_VALIDATION, closed=False)
+    if not (isinstance(value, (tuple, list)) and len(value) == 3):
+        raise TypeError(MSG_VALIDATION.format(value=type(value).__name__))
+    return tuple(value)
+
+
+def check_count(value, name, minimum=1, message=MSG_COUNT):
+    """Return ``value`` as an int >= ``minimum`` (a count such as ``subsample``): any
+    integer type (Python, NumPy, a 0-d integer array); a bool or a non-integer is a
+    TypeError, a smaller count a ValueError, each ``message`` naming ``name``."""
+    value = _scalar(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(MSG_COUNT.format(name=name, value=value))
-    if value < 1:
-        raise ValueError(MSG_COUNT.format(name=name, value=value))
+        raise TypeError(message.format(name=name, value=value))
+    if value < minimum:
+        raise ValueError(message.format(name=name, value=value))
     return int(value)
+
+
+def check_random_state(value):
+    """``value`` as a seed ``random_state``: None, a ``numpy.random.Generator`` (both
+    returned as they are) or an integer >= 0 of any integer type (an int; a bool or
+    another type is a TypeError, a negative integer a ValueError)."""
+    if value is None or isinstance(value, np.random.Generator):
+        return value
+    return check_count(value, "random_state", 0, MSG_RANDOM_STATE)
 
 
 def check_memory_limit(value):
