@@ -308,6 +308,7 @@ def check_random_state(value):
 def check_memory_limit(value):
     """Return ``value`` as None or a positive int of bytes; a string is a size
     (``parse_memory_size``). Raise TypeError/ValueError."""
+    value = _scalar(value)
     if value is None:
         return None
     if isinstance(value, str):
