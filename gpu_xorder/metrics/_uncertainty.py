@@ -26,6 +26,7 @@ import numpy as np
 from ..utils import _parallel
 from ..utils import _params as params
 from ..utils._validation import MSG_LEVEL, MSG_RANDOM_STATE  # noqa: F401 (also read here)
+from ..utils._validation import check_count
 from ..utils._memory import host_memory_available
 
 METHODS = ("bootstrap", "delong")
@@ -116,15 +117,15 @@ def check_level(level):
 
 def check_n_bootstrap(n, method="bootstrap"):
     """``n`` as an int in ``[1, MAX_BOOTSTRAP]`` (default ``DEFAULT_BOOTSTRAP`` for
-    None); with ``method="delong"``, None (anything else is refused)."""
+    None; a bool or a non-integer is a TypeError); with ``method="delong"``, None
+    (anything else is refused)."""
     if method == "delong":
         if n is not None:
             raise ValueError(MSG_BOOTSTRAP_DELONG)
         return None
     if n is None:
         return DEFAULT_BOOTSTRAP
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(MSG_N_BOOTSTRAP.format(value=n))
+    n = check_count(n, "n_bootstrap", 1, MSG_N_BOOTSTRAP)  # every integer type
     if n > MAX_BOOTSTRAP:
         raise ValueError(MSG_N_BOOTSTRAP_MAX.format(value=n, limit=MAX_BOOTSTRAP))
     return int(n)

@@ -253,7 +253,6 @@ def test_undefined_values_are_none():
 @pytest.mark.parametrize("kwargs,message", [
     ({"level": 1.0}, MSG_LEVEL.format(value=1.0)),
     ({"n_bootstrap": 0}, MSG_N_BOOTSTRAP.format(value=0)),
-    ({"n_bootstrap": 2.0}, MSG_N_BOOTSTRAP.format(value=2.0)),
     ({"random_state": -1}, MSG_RANDOM_STATE.format(value=-1)),
     ({"method": "jackknife"}, "unknown method 'jackknife'"),
 ])
@@ -265,12 +264,15 @@ def test_bad_parameters(kwargs, message):
         metrics.confidence_intervals(s, np.zeros(s.size), g)
 
 
-def test_a_bool_or_text_level_is_a_type_error():
+def test_a_bool_or_text_level_or_a_float_n_bootstrap_is_a_type_error():
     s, y, g = tiny()
     for level, message in ((True, "level must be a number, not the bool True"),
                            ("0.9", re.escape(MSG_LEVEL.format(value="0.9")))):
         with pytest.raises(TypeError, match=message):
             metrics.confidence_intervals(s, y, g, level=level)
+    for n in (2.0, True):
+        with pytest.raises(TypeError, match=re.escape(MSG_N_BOOTSTRAP.format(value=n))):
+            metrics.confidence_intervals(s, y, g, n_bootstrap=n)
 
 
 # ---------------------------------------------------------------- bounded work (issue #25)
