@@ -512,11 +512,23 @@ def _check_group_column(arr, n):
 
 
 def check_sample_weight(sample_weight, n):
-    """Return None or ``sample_weight`` as a float64 vector of ``n`` finite values >= 0."""
+    """Return None or ``sample_weight`` as a float64 vector of ``n`` finite values >= 0.
+
+    Weights held as Python objects (``Decimal``, ``Fraction``, ints beyond int64) are
+    converted one by one as every real number is (:func:`as_real`); a bool among them
+    is a TypeError. Their scale is the metrics' business (``metrics._ranking._unit``)."""
     if sample_weight is None:
         return None
     arr = np.asarray(sample_weight)
-    if arr.dtype == object or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) \
+    what = MSG_SAMPLE_WEIGHT.format(n=n, what="{value!r} among them")
+    if isinstance(sample_weight, (list, tuple)) and arr.dtype.kind in "iuf":
+        for item in sample_weight:  # NumPy made numbers of them: no bool among them?
+            if isinstance(item, (bool, np.bool_)):
+                raise TypeError(what.format(value=item))
+    if arr.dtype == object and arr.ndim == 1:
+        arr = np.array([as_real(x, "sample_weight", what) for x in arr.tolist()],
+                       dtype=np.float64)
+    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) \
             or np.issubdtype(arr.dtype, np.complexfloating):
         raise TypeError(MSG_SAMPLE_WEIGHT.format(n=n, what=f"dtype {arr.dtype}"))
     if arr.shape != (n,):

@@ -389,12 +389,31 @@ def test_every_weighted_metric_ignores_the_scale_of_the_weights(name):
                                    err_msg=f"weights times {c!r}")
 
 
+@pytest.mark.parametrize("name", WEIGHTED)
+def test_weights_of_every_real_number_type_are_their_floats(name):
+    """Python ints beyond int64 (integer weights times 10**k), Decimals and Fractions:
+    converted one by one, as every real number is."""
+    call = WEIGHTED[name]
+    want = np.array(_plain(call(W)), dtype=np.float64)
+    ints = [int(x) for x in W]
+    for weights in ([x * 10**300 for x in ints], [x * 10**40 for x in ints],
+                    [decimal.Decimal(x) for x in ints],
+                    [fractions.Fraction(x, 7) for x in ints],
+                    np.array([decimal.Decimal(x) / 3 for x in ints], dtype=object)):
+        got = np.array(_plain(call(weights)), dtype=np.float64)
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+
+
 def test_weights_refused_only_where_they_are_unusable():
     for w, message in ((np.zeros(N), "zero for every item"),
                        (np.where(G == "a", 0.0, 1.0), "0 on all the positives of g"),
                        (-W, "finite numbers >= 0"), (W * np.inf, "finite numbers >= 0"),
-                       (np.where(np.arange(N) == 3, np.nan, 1.0), "finite numbers >= 0")):
+                       (np.where(np.arange(N) == 3, np.nan, 1.0), "finite numbers >= 0"),
+                       ([10**400] + [1] * (N - 1), "finite numbers >= 0")):
         with pytest.raises(ValueError, match=message):
+            metrics.xauc(S, Y, G, "a", "b", sample_weight=w)
+    for w in ([1] * (N - 1) + [None], [1.0] * (N - 1) + [np.True_], [1.0] * (N - 1) + ["1"]):
+        with pytest.raises(TypeError, match="sample_weight must be"):
             metrics.xauc(S, Y, G, "a", "b", sample_weight=w)
     # the extremes of float64 side by side: each sample's own scale counts
     mixed = np.where(Y == 1, 1e-300, 1e300)
