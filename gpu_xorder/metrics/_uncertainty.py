@@ -25,7 +25,6 @@ import numpy as np
 
 from ..utils import _parallel
 from ..utils import _params as params
-from ..utils._validation import MSG_LEVEL, MSG_RANDOM_STATE  # noqa: F401 (also read here)
 from ..utils._validation import check_count
 from ..utils._memory import host_memory_available
 

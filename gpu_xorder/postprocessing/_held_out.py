@@ -12,7 +12,6 @@ from cpu_reference import within_eps
 from .. import metrics
 from ..utils import _params
 from ..utils import _validation as v
-from ..utils._validation import MSG_VALIDATION  # noqa: F401 (also read here)
 from ._scores import score_column
 
 MSG_VALIDATION_ALONE = (

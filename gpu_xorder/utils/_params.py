@@ -49,9 +49,9 @@ def _optional(check):
     return lambda value, name: None if value is None else check(value, name)
 
 
-def _fraction(message, closed=False):
-    """A real number in (0, 1), or [0, 1] when ``closed``."""
-    return lambda value, name: v.check_fraction(value, name, message, closed)
+def _fraction(message):
+    """A real number strictly between 0 and 1."""
+    return lambda value, name: v.check_fraction(value, name, message, closed=False)
 
 
 def _count(minimum, message=v.MSG_COUNT):
@@ -68,7 +68,7 @@ PARAMETERS = {p.name: p for p in (
     Parameter("solver", _choice(v.SOLVERS), v.SOLVERS, _TEXT),
     Parameter("high_score", _choice(v.HIGH_SCORES), v.HIGH_SCORES, _TEXT),
     Parameter("lam", _lam, json=_NUMBER, text="a finite number >= 0"),
-    Parameter("max_disparity", _optional(_fraction(v.MSG_MAX_DISPARITY, closed=True)),
+    Parameter("max_disparity", lambda value, name: v.check_max_disparity(value),
               json=_NUMBER + _NONE, text="a finite number in [0, 1] or null"),
     Parameter("validation", lambda value, name: v.check_validation_value(value),
               json=_NUMBER + _NONE, text="a number in (0, 1) or null"),

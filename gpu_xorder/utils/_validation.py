@@ -276,9 +276,10 @@ def check_max_disparity(value):
 def check_validation_value(value):
     """``XOrder``'s ``validation``: None, a share in (0, 1) of any real number type (a
     float) or held-out data ``(scores, y, sensitive_features)`` (a tuple)."""
-    if value is None or is_number(value):
-        return None if value is None else check_fraction(value, "validation",
-                                                         MSG_VALIDATION, closed=False)
+    if value is None:
+        return None
+    if is_number(value):
+        return check_fraction(value, "validation", MSG_VALIDATION, closed=False)
     if not (isinstance(value, (tuple, list)) and len(value) == 3):
         raise TypeError(MSG_VALIDATION.format(value=type(value).__name__))
     return tuple(value)

@@ -19,11 +19,10 @@ from gpu_xorder.metrics import _uncertainty
 from gpu_xorder.metrics._uncertainty import (
     MAX_BOOTSTRAP,
     MSG_BOOTSTRAP_DELONG,
-    MSG_LEVEL,
     MSG_N_BOOTSTRAP,
     MSG_N_BOOTSTRAP_MAX,
-    MSG_RANDOM_STATE,
 )
+from gpu_xorder.utils._validation import MSG_LEVEL, MSG_RANDOM_STATE
 
 from support import REPO
 
