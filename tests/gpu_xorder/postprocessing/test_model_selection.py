@@ -306,6 +306,15 @@ def test_non_routing_metadata_style_fails_at_fit_with_the_two_ways_out(scoring):
             warnings.simplefilter("ignore")  # the default's FitFailedWarning
             with pytest.raises(ValueError, match=re.escape(MSG_UNROUTED)):
                 got.fit(X, Y, fair__sensitive_features=A)
+    # the ranker alone, and cross_validate with the groups as params: the same
+    with sklearn.config_context(enable_metadata_routing=False):
+        with pytest.raises(ValueError, match=re.escape(MSG_UNROUTED)):
+            GridSearchCV(FairRanker(LogisticRegression(), **FAST), {"lam": [0.0, 1.0]},
+                         cv=CV, scoring=scorer, error_score="raise").fit(
+                X, Y, sensitive_features=A)
+        with pytest.raises(ValueError, match=re.escape(MSG_UNROUTED)):
+            cross_validate(routed_pipeline(), X, Y, cv=CV, scoring=scorer,
+                           error_score="raise", params={"fair__sensitive_features": A})
     assert "enable_metadata_routing=True" in MSG_UNROUTED
     assert "sensitive_features='column'" in MSG_UNROUTED
     # outside cross-validation the same fit is fine: the caller passes the groups on
