@@ -272,7 +272,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         if checked["validation"] is not None:
             return validated_fit(self, checked, scores, y, sensitive_features, progress,
                                  xorder_path)
-        fitting = self._prepare(scores, y, sensitive_features)
+        fitting = self._prepare(scores, y, sensitive_features, checked)
         lam = float(lams[0])
         self.validation_ = None
         self._set_fitted(fitting, fitting.solve(checked, lam, progress), lam)
@@ -475,8 +475,9 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         tags.target_tags.required = True
         return tags
 
-    def _prepare(self, scores, y, sensitive_features):
-        """Validated training data, the reference group and the items to learn on."""
+    def _prepare(self, scores, y, sensitive_features, checked):
+        """Validated training data, the reference group and the items to learn on
+        (``checked``: the validated parameters, ``_check_params``)."""
         _frames.warn_misaligned(4, scores=scores, y=y, sensitive_features=sensitive_features)
         s = v.check_scores(score_column(scores)[0])
         v.check_size(s.size)
@@ -485,7 +486,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         v.check_n_groups(labels)
         reference = self._reference_index(s, labels, index)
         keep = subsample_with_supports(s, labels_y, labels, index,
-                                       self.subsample or 1, self.metric)
+                                       checked["subsample"] or 1, checked["metric"])
         return _Fitting(s, labels_y, labels, index, reference, keep,
                         _frames.column_names(scores))
 
@@ -635,7 +636,7 @@ def xorder_path(scores: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLik
     template = XOrder(**params)
     values, _ = _params.check("lam", lams)
     checked = template._check_params()
-    fitting = template._prepare(scores, y, sensitive_features)
+    fitting = template._prepare(scores, y, sensitive_features, checked)
     results = fitting.solve(checked, values, progress, n_jobs)
     models = [XOrder(**{**params, "lam": float(lam)})._set_fitted(fitting, result, float(lam))
               for lam, result in zip(values, results)]
