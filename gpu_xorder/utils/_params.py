@@ -77,6 +77,7 @@ PARAMETERS = {p.name: p for p in (
     Parameter("memory_limit", lambda value, name: v.check_memory_limit(value),
               json=(int,) + _NONE, text="null or an integer >= 1 (bytes)"),
     Parameter("level", _fraction(v.MSG_LEVEL)),
+    Parameter("test_size", _fraction(v.MSG_TEST_SIZE)),
     Parameter("random_state", lambda value, name: v.check_random_state(value)),
     Parameter("n_samples", _count(1, v.MSG_N_SAMPLES)),
     Parameter("prevalence", _fraction(v.MSG_PREVALENCE)),

@@ -258,6 +258,28 @@ def test_every_real_parameter_refuses_bools_text_and_out_of_range_values(real):
         _refused(ValueError, real.call, value, kind)
 
 
+def test_the_experiments_test_size_takes_every_real_number_type():
+    """``paper_experiment`` and ``compare_methods`` check ``test_size`` by the table
+    (a run costs a fit: a few types here; every type converts as above)."""
+    from gpu_xorder import paper_experiment
+    from gpu_xorder.experiments._studies import compare_methods
+
+    def run(test_size):
+        return paper_experiment("german", lams=[0.5], repeats=1, backend="numpy",
+                                solver="paper", test_size=test_size).summary()
+
+    want = _plain(run(0.25))
+    for value in (decimal.Decimal("0.25"), fractions.Fraction(1, 4), np.array(0.25)):
+        assert _plain(run(value)) == want, repr(value)
+    for call in (run, lambda value: compare_methods("german", methods=["xorder"],
+                                                    lams=[0.5], repeats=1,
+                                                    test_size=value)):
+        for kind, value in {**REFUSED, "None": None}.items():
+            _refused(TypeError, call, value, kind)
+        for kind, value in {**OUT_OF_RANGE, "one": 1, "zero": 0}.items():
+            _refused(ValueError, call, value, kind)
+
+
 def test_integer_valued_lams_of_every_type_equal_the_float():
     want = _plain(_fair_order(lam=1.0))
     for value in (1, np.int8(1), np.uint64(1), np.array(1), fractions.Fraction(2, 2),
