@@ -209,6 +209,19 @@ def _icu(prevalence):
     return data.y, data.X[:3]
 
 
+def _post_logit(lam):
+    from gpu_xorder.baselines import PostLogit
+
+    return PostLogit(lam=lam).fit(1 / (1 + np.exp(-S)), Y, sensitive_features=G).shifts_
+
+
+def _constrained(max_disparity):
+    from gpu_xorder.baselines import ConstrainedRanker
+
+    model = ConstrainedRanker(max_disparity=max_disparity, n_steps=10, n_pairs=50)
+    return model.fit(X, Y, sensitive_features=G).coef_
+
+
 REALS = (
     Real("fair_order lam", lambda v: _fair_order(lam=v), 0.5, high=None),
     Real("fair_order max_disparity", lambda v: _fair_order(max_disparity=v), 0.125,
@@ -231,6 +244,8 @@ REALS = (
     Real("xroc_band level", _xroc, 0.75),
     Real("plot_xroc band", _plot_xroc, 0.75, none="ok"),
     Real("make_icu prevalence", _icu, 0.125),
+    Real("PostLogit lam", _post_logit, 0.5, high=None, none="ok"),
+    Real("ConstrainedRanker max_disparity", _constrained, 0.125),
 )
 _IDS = [r.name for r in REALS]
 
