@@ -82,6 +82,7 @@ PARAMETERS = {p.name: p for p in (
     Parameter("n_samples", _count(1, v.MSG_N_SAMPLES)),
     Parameter("prevalence", _fraction(v.MSG_PREVALENCE)),
     Parameter("bands", _count(2, v.MSG_BANDS)),
+    Parameter("max_points", _count(2, v.MSG_MAX_POINTS)),
 )}
 
 

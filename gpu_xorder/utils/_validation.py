@@ -74,6 +74,7 @@ MSG_VALIDATION = (
 MSG_N_SAMPLES = "n_samples must be an integer >= 1 (rows to draw), got {value!r}"
 MSG_PREVALENCE = "prevalence must be a number strictly between 0 and 1, got {value!r}"
 MSG_BANDS = "bands must be an integer >= 2, got {value!r}"
+MSG_MAX_POINTS = "max_points must be an integer >= 2 (thresholds drawn), got {value!r}"
 MSG_TEST_SIZE = "test_size must lie strictly between 0 and 1, got {value!r}"
 MSG_LEVEL = "level must be a number strictly between 0 and 1, got {value!r}"
 MSG_RANDOM_STATE = ("random_state must be None, an integer >= 0 or a numpy Generator, "

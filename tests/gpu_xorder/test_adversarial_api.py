@@ -335,6 +335,8 @@ COUNTS = (
     Count("icu_age_groups bands", lambda k: icu_age_groups(np.arange(20.0), k), 3, low=2),
     Count("confidence_intervals random_state", lambda k: metrics.confidence_intervals(
         S, Y, G, n_bootstrap=20, random_state=k).auc, 5, low=0, none_ok=True),
+    Count("xroc_band max_points", lambda k: _plain(metrics.xroc_band(
+        S, Y, G, "a", "b", max_points=k).thresholds), 5, low=2),
     Count("confidence_intervals n_bootstrap", lambda k: metrics.confidence_intervals(
         S, Y, G, n_bootstrap=k, random_state=0).auc, 20, none_ok=True),
 )
