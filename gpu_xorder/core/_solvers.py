@@ -95,6 +95,12 @@ MSG_EXACT_SIZE = (
     "group); this one has {cells:.3g} ({n_a} x {n_b}); use solver='lagrangian' (the "
     "certified gap says how far from the optimum it can be) or subsample each group"
 )
+MSG_EXACT_TABLES = (
+    "the exact solver's completion values for the {n_a} x {n_b} lattice take {table:.3g} "
+    "GiB, more than half the memory budget ({limit:.3g} GiB; the other half holds its "
+    "Pareto fronts); use solver='lagrangian' (a certified bound), subsample, or a "
+    "larger memory_limit"
+)
 MSG_SOLVER_GROUPS = (
     "solver={solver!r} handles two groups ({k} given); use solver='auto' or 'paper'"
 )
@@ -469,7 +475,10 @@ def exact(lat, lam, best, search, max_bytes, max_states=None):
     mus = sorted({mu for mu, _ in inside} | set(np.linspace(-lam, lam, EXACT_MUS)))
     table = 8 * lat.n_cells
     if max_bytes is not None:  # at most half the budget in completion values
-        mus = _spread(mus, max(1, int(max_bytes // 2 // table)))
+        if table > max_bytes // 2:  # not one table: the fronts would get a negative rest
+            raise cpu_reference.FrontsTooLarge(MSG_EXACT_TABLES.format(
+                n_a=lat.n_a, n_b=lat.n_b, table=table / 2**30, limit=max_bytes / 2**30))
+        mus = _spread(mus, int(max_bytes // 2 // table))
         max_bytes -= len(mus) * table
     bounds = [(mu, cpu_reference.completion_values(lat, mu)) for mu in mus]
     share = EXACT_FIRST_SHARE

@@ -31,6 +31,7 @@ DATASETS = ("adult", "compas", "german", "framingham")
 MSG_UNKNOWN_DATASET = "unknown data set {name!r}; expected one of {choices}"
 MSG_AGE_NOT_1D = "age must be one-dimensional, got shape {shape}"
 MSG_AGE_NAN = "age contains NaN values"
+MSG_AGE_EMPTY = "age is empty: age groups cut at its quantiles need at least one age"
 
 # Per data set: label column, the paper's default sensitive column, the column holding
 # age in years (None when the file has none), and the columns that are not features.
@@ -296,6 +297,16 @@ def load_dataset(name: str, *, as_frame: bool = False) -> Dataset:
     return _load(name, as_frame)
 
 
+def check_age(age):
+    """Ages in years as a float64 vector without NaN (``ValueError`` otherwise)."""
+    arr = np.asarray(age, dtype=np.float64)
+    if arr.ndim != 1:
+        raise ValueError(MSG_AGE_NOT_1D.format(shape=arr.shape))
+    if np.isnan(arr).any():
+        raise ValueError(MSG_AGE_NAN)
+    return arr
+
+
 def age_bands(age: ArrayLike) -> np.ndarray | pd.Series:
     """The paper's three age bands: 0 for age <= 25, 1 for 25 < age <= 40, 2 above 40.
 
@@ -317,11 +328,7 @@ def age_bands(age: ArrayLike) -> np.ndarray | pd.Series:
     >>> age_bands([18, 25, 25.5, 40, 41]).tolist()
     [0, 0, 1, 1, 2]
     """
-    arr = np.asarray(age, dtype=np.float64)
-    if arr.ndim != 1:
-        raise ValueError(MSG_AGE_NOT_1D.format(shape=arr.shape))
-    if np.isnan(arr).any():
-        raise ValueError(MSG_AGE_NAN)
+    arr = check_age(age)
     bands = np.searchsorted(np.array([25.0, 40.0]), arr, side="left").astype(np.int64)
     if _frames.is_series(age):
         pd = _frames.import_pandas("age_bands")

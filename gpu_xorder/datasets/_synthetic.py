@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 from typing import TYPE_CHECKING
 
-from ._loaders import Dataset
+from ..utils import _params
+from ._loaders import MSG_AGE_EMPTY, Dataset, check_age
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -28,7 +29,6 @@ ICU_ROWS = 127_564
 ICU_FEATURES = 78
 ICU_PREVALENCE = 0.09
 N_CONTINUOUS = 59
-MSG_BANDS = "bands must be an integer >= 2, got {value!r}"
 
 
 def make_icu(n_samples: int = ICU_ROWS, *, prevalence: float = ICU_PREVALENCE,
@@ -38,16 +38,26 @@ def make_icu(n_samples: int = ICU_ROWS, *, prevalence: float = ICU_PREVALENCE,
     Parameters
     ----------
     n_samples : int, default=127564
-        Rows (the paper's eICU table has 127,564).
+        Rows, at least 1 (any integer type).
     prevalence : float, default=0.09
-        Share of positive labels (deaths), met to within sampling noise.
-    random_state : int, default=0
-        Seed of the generator.
+        Share of positive labels (deaths), met to within sampling noise; strictly
+        between 0 and 1, any real number type.
+    random_state : int, numpy.random.Generator or None, default=0
+        Seed (an integer >= 0).
 
     Returns
     -------
     Dataset
         ``sensitive`` is two age bands (:func:`icu_age_groups`); ``age`` in years.
+
+    Raises
+    ------
+    TypeError
+        On a bool, a non-integer ``n_samples`` or ``random_state``, or a non-number
+        ``prevalence``.
+    ValueError
+        On ``n_samples < 1``, a negative ``random_state`` or a ``prevalence`` outside
+        (0, 1).
 
     Examples
     --------
@@ -55,7 +65,9 @@ def make_icu(n_samples: int = ICU_ROWS, *, prevalence: float = ICU_PREVALENCE,
     >>> data.X.shape, round(float(data.y.mean()), 2)
     ((20000, 78), 0.09)
     """
-    rng = np.random.default_rng(random_state)
+    n_samples = _params.check("n_samples", n_samples)
+    prevalence = _params.check("prevalence", prevalence)
+    rng = np.random.default_rng(_params.check("random_state", random_state))
     age = np.clip(rng.normal(63.0, 17.0, n_samples), 18.0, 90.0).round()
     old = (age - 63.0) / 17.0
     loadings = rng.normal(scale=0.6, size=(8, N_CONTINUOUS))
@@ -110,8 +122,9 @@ def icu_age_groups(age: ArrayLike, bands: int) -> np.ndarray:
     >>> icu_age_groups([20, 30, 40, 50, 60, 70], 3).tolist()
     [0, 0, 1, 1, 2, 2]
     """
-    if isinstance(bands, bool) or not isinstance(bands, (int, np.integer)) or bands < 2:
-        raise ValueError(MSG_BANDS.format(value=bands))
-    age = np.asarray(age, dtype=np.float64)
+    bands = _params.check("bands", bands)
+    age = check_age(age)
+    if age.size == 0:
+        raise ValueError(MSG_AGE_EMPTY)
     cuts = np.quantile(age, np.arange(1, bands) / bands)
     return np.searchsorted(cuts, age, side="left").astype(np.int64)

@@ -13,13 +13,13 @@ can be compared with the figures the paper quotes (:data:`PAPER_FIGURES`).
 from __future__ import annotations
 
 import functools
-import math
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..utils import _params as params
 from ..utils import _validation as v
 from ..utils._frames import import_pandas
 from ..utils._parallel import check_n_jobs, map_in_rounds, workers
@@ -46,7 +46,6 @@ MSG_NO_RACE_SEX = (
     "the {name} data set has no race and sex columns to intersect; use adult or compas"
 )
 MSG_REPEATS = "repeats must be an integer >= 1, got {value!r}"
-MSG_TEST_SIZE = "test_size must lie strictly between 0 and 1, got {value!r}"
 
 
 @dataclass(frozen=True)
@@ -322,13 +321,7 @@ def paper_experiment(data: str = "compas", *, groups: str = "default",
     if isinstance(repeats, (bool, np.bool_)) or not isinstance(repeats, (int, np.integer)) \
             or repeats < 1:
         raise ValueError(MSG_REPEATS.format(value=repeats))
-    try:  # any real number type; a bool or anything else is a ValueError here
-        fraction = v.as_real(test_size, "test_size", MSG_TEST_SIZE)
-    except TypeError:
-        fraction = math.nan
-    if not 0.0 < fraction < 1.0:
-        raise ValueError(MSG_TEST_SIZE.format(value=test_size))
-    test_size = fraction
+    test_size = params.check("test_size", test_size)  # any real number type
     labels = grouping(dataset, groups)
 
     n_jobs = check_n_jobs(n_jobs)

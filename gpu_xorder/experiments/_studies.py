@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..utils import _params as params
 from ..utils import _validation as v
 from ._experiment import DEFAULT_LAMS, SPLITS, _mean_std, _record, grouping
 from ..utils._parallel import check_n_jobs, map_in_rounds, workers
@@ -279,6 +280,7 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
     if "xorder-kd" in methods and labels.size == 2:
         raise ValueError(MSG_KD_GROUPS.format(data=data, groups=groups))
     lam_values, _ = v.check_lam(lams)
+    test_size = params.check("test_size", test_size)  # any real number type
     lam_values = tuple(float(x) for x in lam_values)
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
         raise ValueError(f"repeats must be an integer >= 1, got {repeats!r}")

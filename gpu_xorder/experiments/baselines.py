@@ -29,6 +29,7 @@ import itertools
 import numpy as np
 
 from .. import metrics
+from ..utils import _params as params
 from ..utils._validation import group_position
 
 MSG_TWO_GROUPS = "the baselines handle two groups, got {n}"
@@ -45,6 +46,8 @@ MSG_PUBLIC_SIZE = (
 )
 MSG_GROUP_MANY = "group names the one shifted group of two; with {n} groups leave it None"
 MSG_METRIC = "unknown metric {value!r}; expected one of xauc, prf, urf"
+MSG_ONE_LAM = "PostLogit picks by one lam, got a sequence of {k}"
+MSG_NO_CEILING = "ConstrainedRanker needs max_disparity, a number in [0, 1], not None"
 ALPHAS = np.round(np.arange(0.0, 10.0, 0.1), 1)
 BETAS = np.arange(-4.0, 4.01, 1.0)
 #: The public search's beta (github.com/cuis15/xorder, experiment.py: ``beta = -2.0``).
@@ -287,6 +290,11 @@ class PostLogit:
             The baseline itself, its ``shifts_`` set to the candidate picked.
         """
         auc, d = self.table_[:, -2], self.table_[:, -1]
+        if lam is not None:  # any real number type, by the parameter table
+            values, batch = params.check("lam", lam)
+            if batch:
+                raise ValueError(MSG_ONE_LAM.format(k=values.size))
+            lam = float(values[0])
         best = int(np.argmin(d) if lam is None else np.argmax(auc - lam * d))
         self.lam_ = lam
         row = self.table_[best]
@@ -553,6 +561,9 @@ class ConstrainedRanker(_Linear):
         ConstrainedRanker
             The fitted model itself.
         """
+        eps = params.check("max_disparity", self.max_disparity)  # any real number type
+        if eps is None:
+            raise TypeError(MSG_NO_CEILING)
         Z = self._standardise(X, fit=True)
         y = np.asarray(y)
         groups = np.asarray(sensitive_features)
@@ -593,12 +604,12 @@ class ConstrainedRanker(_Linear):
             w -= self.learning_rate * (m1 / (1 - 0.9**step)) / (
                 np.sqrt(m2 / (1 - 0.999**step)) + 1e-8)
             hard = sides_hard[0] - sides_hard[1]  # the multiplier sees D itself
-            mu = max(0.0, mu + self.multiplier_rate * (abs(hard) - self.max_disparity))
+            mu = max(0.0, mu + self.multiplier_rate * (abs(hard) - eps))
             if step % self.check_every == 0 or step == self.n_steps:
                 s = Z @ w
                 auc, disp = _auc_and_disparity(s, y, groups, self.metric)
                 history.append((step, auc, disp))
-                feasible = disp <= self.max_disparity
+                feasible = disp <= eps
                 key = (feasible, auc if feasible else -disp)
                 if best is None or key > best[0]:
                     best = (key, w.copy())

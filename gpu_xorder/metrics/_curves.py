@@ -12,6 +12,7 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
+from ..utils import _params as params
 from . import _uncertainty
 from ._ranking import _cross_sample
 
@@ -104,7 +105,7 @@ def xroc_band(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object, h: 
     level : float, default=0.95
         Coverage of the point at each threshold, strictly between 0 and 1.
     max_points : int, default=400
-        At most this many thresholds, evenly spread over the distinct scores from the
+        At most this many thresholds (an integer >= 2, of any integer type), evenly spread over the distinct scores from the
         highest to the lowest (where the point is (1, 1), its box the proportions'
         intervals at n of n), besides the threshold ``inf``, whose point (0, 0) is exact.
 
@@ -129,6 +130,7 @@ def xroc_band(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object, h: 
     from scipy.stats import beta
 
     level = _uncertainty.check_level(level)
+    max_points = params.check("max_points", max_points)
     positives, negatives, _, _ = _cross_sample(scores, y, groups, g, h)
     distinct = np.unique(np.concatenate((positives, negatives)))[::-1]
     if distinct.size > max_points:

@@ -13,6 +13,11 @@ fairlearn's ``f(y_true, y_score, *, sensitive_features=groups, ...)``, taken whe
 ``sensitive_features`` is given by keyword (so ``make_scorer`` can wrap them). With
 ``sample_weight`` a pair (i, j) weighs ``w_i * w_j`` and every ratio is a weighted sum
 over a sum of pair weights (floats, no longer exact integers); ``None`` keeps the counts.
+Every such ratio is unchanged when the weights of either of its two samples are all
+multiplied by one ``c > 0``, so each sample's weights are first scaled by the power of
+two that brings their largest into [0.5, 1) (:func:`_unit`, exact): weights of 1e-300
+or 1e300 neither underflow nor overflow in the products and sums, and a metric does not
+change, to rounding, when every weight is multiplied by ``c``.
 
 Group arguments ``g`` and ``h`` are group *labels* (ints, strings, ...) as they occur in
 ``groups``; pairs of groups are reported in sorted label order. ``groups`` of shape
@@ -83,11 +88,33 @@ def _weights(weight, mask):
     return None if weight is None else weight[mask]
 
 
+def _unit(weight, block=None):
+    """``weight`` (validated: finite, >= 0) scaled, block by block (``block``: every
+    item's block, ints >= 0; None: one block), by the power of two that brings the
+    block's largest weight into [0.5, 1); a block of zeros stays zeros.
+
+    The one normalisation of the weighted metrics, applied before any product: every
+    ratio they compute is a sum over the pairs of two samples over the product of the
+    samples' total weights, unchanged when either sample's weights are multiplied by one
+    ``c > 0``. A power of two changes only the exponent, so the scaling is exact (but for
+    weights below 2**-1022 times their block's largest, whose share of its sums is below
+    float64's resolution anyway), and no product or sum then overflows or underflows."""
+    if weight is None:
+        return None
+    if block is None:
+        block = np.zeros(weight.size, dtype=np.int64)
+    top = np.zeros(int(block.max(initial=-1)) + 1)
+    np.maximum.at(top, block, weight)
+    return np.ldexp(weight, -np.frexp(top)[1][block])
+
+
 def _ratio(upper, lower, upper_weight, lower_weight, what, metric):
     """P(U > L), ties 1/2: doubled wins over twice the pairs; with weights, every pair
-    weighs the product of its items' weights."""
+    weighs the product of its items' weights (each sample's weights scaled by
+    :func:`_unit` first)."""
     if upper_weight is None:
         return half_wins2(upper, lower) / (2 * upper.size * lower.size)
+    upper_weight, lower_weight = _unit(upper_weight), _unit(lower_weight)
     pairs = float(upper_weight.sum()) * float(lower_weight.sum())
     if pairs == 0:
         raise ValueError(MSG_ZERO_WEIGHT.format(what=what, metric=metric))
@@ -175,6 +202,12 @@ def _pair_values(scores, y, labels, index, metric, weight=None):
     k = labels.size
     # exact integers without weights (Python ints divide correctly rounded)
     num = int if weight is None else float
+    if weight is not None:  # each sample a ratio sums over is one block (see _unit):
+        # a group's items (urf), a group's positives or negatives (xauc), a group's
+        # positives or all the negatives (prf)
+        block = (index if metric == "urf" else 2 * index + y if metric == "xauc"
+                 else np.where(y == 1, index, k))
+        weight = _unit(weight, block)
 
     def mass(mask, what):
         """Items (their total weight) of every group among ``mask``, each non-zero."""

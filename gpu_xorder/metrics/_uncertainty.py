@@ -23,7 +23,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..utils import _parallel, _validation
+from ..utils import _parallel
+from ..utils import _params as params
+from ..utils._validation import check_count
 from ..utils._memory import host_memory_available
 
 METHODS = ("bootstrap", "delong")
@@ -41,7 +43,6 @@ MAX_BOOTSTRAP = 10**6
 #: Share of the available host memory the resamples' statistics may take.
 BOOTSTRAP_MEMORY_SHARE = 0.5
 
-MSG_LEVEL = "level must be a number strictly between 0 and 1, got {value!r}"
 MSG_N_BOOTSTRAP = "n_bootstrap must be an integer >= 1, got {value!r}"
 MSG_N_BOOTSTRAP_MAX = (
     "n_bootstrap={value} is more than {limit:,} resamples; percentile intervals need a "
@@ -55,8 +56,6 @@ MSG_BOOTSTRAP_DELONG = (
     "n_bootstrap applies to method='bootstrap'; method='delong' draws no resamples "
     "(leave n_bootstrap at None)"
 )
-MSG_RANDOM_STATE = ("random_state must be None, an integer >= 0 or a numpy Generator, "
-                    "got {value!r}")
 
 
 class Interval(NamedTuple):
@@ -124,28 +123,22 @@ class MetricIntervals:
 
 
 def check_level(level):
-    """``level`` (any real number type) as a float strictly between 0 and 1; a bool or
-    anything else is a ValueError."""
-    try:
-        number = _validation.as_real(level, "level", MSG_LEVEL)
-    except TypeError:
-        number = math.nan
-    if not 0.0 < number < 1.0:
-        raise ValueError(MSG_LEVEL.format(value=level))
-    return number
+    """``level`` (any real number type) as a float strictly between 0 and 1: the
+    parameter table's check (a bool, None or text is a TypeError)."""
+    return params.check("level", level)
 
 
 def check_n_bootstrap(n, method="bootstrap"):
     """``n`` as an int in ``[1, MAX_BOOTSTRAP]`` (default ``DEFAULT_BOOTSTRAP`` for
-    None); with ``method="delong"``, None (anything else is refused)."""
+    None; a bool or a non-integer is a TypeError); with ``method="delong"``, None
+    (anything else is refused)."""
     if method == "delong":
         if n is not None:
             raise ValueError(MSG_BOOTSTRAP_DELONG)
         return None
     if n is None:
         return DEFAULT_BOOTSTRAP
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(MSG_N_BOOTSTRAP.format(value=n))
+    n = check_count(n, "n_bootstrap", 1, MSG_N_BOOTSTRAP)  # every integer type
     if n > MAX_BOOTSTRAP:
         raise ValueError(MSG_N_BOOTSTRAP_MAX.format(value=n, limit=MAX_BOOTSTRAP))
     return int(n)
@@ -153,14 +146,12 @@ def check_n_bootstrap(n, method="bootstrap"):
 
 def seed_sequence(random_state):
     """The ``SeedSequence`` the resamples' streams are spawned from."""
+    random_state = params.check("random_state", random_state)
     if random_state is None:
         return np.random.SeedSequence()
     if isinstance(random_state, np.random.Generator):
         return np.random.SeedSequence(int(random_state.integers(0, 2**63)))
-    if isinstance(random_state, (int, np.integer)) and not isinstance(
-            random_state, (bool, np.bool_)) and random_state >= 0:
-        return np.random.SeedSequence(int(random_state))
-    raise ValueError(MSG_RANDOM_STATE.format(value=random_state))
+    return np.random.SeedSequence(random_state)
 
 
 # ---------------------------------------------------------------- strata and counts

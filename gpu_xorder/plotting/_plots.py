@@ -105,6 +105,7 @@ def plot_xroc(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike, *,
     ['a positives vs b negatives: xAUC 1.000', 'b positives vs a negatives: xAUC 0.000']
     """
     _matplotlib()
+    band = None if band is None else params.check("level", band)  # a float for labels
     labels, _ = encode_groups(sensitive_features, np.shape(scores)[0])
     labels = [g.item() for g in labels]
     if pairs is None:
@@ -298,6 +299,7 @@ def plot_tradeoff(models_or_results: Sequence, chosen: object = None, *,
     items = list(models_or_results)
     results = [_result_of(item) for item in items]
     metric = params.check("metric", metric or results[0].metric)
+    level = None if level is None else params.check("level", level)  # a float for labels
     lams = [r.lam for r in results]
     errors = None
     if data is None:

@@ -26,7 +26,7 @@ from ._subsample import subsample_with_supports
 from ..utils import _parallel
 from .. import metrics
 from . import _transfer
-from ..utils import _params as params
+from ..utils import _params
 from ..utils import _validation as v
 from ..core._api import solve_encoded
 
@@ -265,18 +265,20 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         >>> xo.order_.tolist()
         [0, 2, 1, 3]
         """
-        lams, batch = self._check_params()
+        checked = self._check_params()
+        lams, batch = checked["lam"]
         if batch:
             raise ValueError(MSG_LAM_SEQUENCE.format(k=lams.size))
         if sample_weight is not None:
             check_equal_weights(sample_weight, np.size(score_column(scores)[0]))
-        if self.validation is not None:
-            return validated_fit(self, scores, y, sensitive_features, progress, xorder_path)
-        fitting = self._prepare(scores, y, sensitive_features)
+        if checked["validation"] is not None:
+            return validated_fit(self, checked, scores, y, sensitive_features, progress,
+                                 xorder_path)
+        fitting = self._prepare(scores, y, sensitive_features, checked)
         lam = float(lams[0])
         self.validation_ = None
-        self._set_fitted(fitting, fitting.solve(self, lam, progress), lam)
-        warn_unrealised(self, fitting, stacklevel=3)
+        self._set_fitted(fitting, fitting.solve(checked, lam, progress), lam)
+        warn_unrealised(self, fitting, checked["max_disparity"], stacklevel=3)
         return self
 
     def transform(self, scores: ArrayLike, *,
@@ -394,7 +396,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         [('a', 0.75), ('b', 0.25)]
         """
         check_is_fitted(self)
-        params.check("high_score", high_score)
+        _params.check("high_score", high_score)
         adjusted = self.transform(score_column(scores)[0],
                                   sensitive_features=sensitive_features)
         measured = {"metric": self.metric, "high_score": high_score}
@@ -474,22 +476,26 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return _model_file.load_model(cls, path)
 
     def _check_params(self):
-        """Validate the parameters; return ``check_lam(self.lam)``."""
-        for name in PARAMS:
-            params.check(name, getattr(self, name))
-        lams = params.check("lam", self.lam)
-        if self.max_disparity is not None and (lams[1] or lams[0][0] != 0):
+        """The parameters validated by the table (``utils._params``): ``{name:
+        value}`` for the names of ``PARAMS``, ``"lam"`` (``(values, is_batch)``, as
+        ``check_lam``) and ``"validation"``. Only these values reach arithmetic: the
+        attributes keep what the user gave (a ``Decimal``, a 0-d array)."""
+        checked = {name: _params.check(name, getattr(self, name)) for name in PARAMS}
+        lams = checked["lam"] = _params.check("lam", self.lam)
+        if checked["max_disparity"] is not None and (lams[1] or lams[0][0] != 0):
             raise ValueError(v.MSG_LAM_AND_CONSTRAINT)
-        check_validation(self.validation, self.max_disparity, lams[0])
-        return lams
+        checked["validation"] = check_validation(self.validation, checked["max_disparity"],
+                                                 lams[0])
+        return checked
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         return tags
 
-    def _prepare(self, scores, y, sensitive_features):
-        """Validated training data, the reference group and the items to learn on."""
+    def _prepare(self, scores, y, sensitive_features, checked):
+        """Validated training data, the reference group and the items to learn on
+        (``checked``: the validated parameters, ``_check_params``)."""
         _frames.warn_misaligned(4, scores=scores, y=y, sensitive_features=sensitive_features)
         s = v.check_scores(score_column(scores)[0])
         v.check_size(s.size)
@@ -498,7 +504,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         v.check_n_groups(labels)
         reference = self._reference_index(s, labels, index)
         keep = subsample_with_supports(s, labels_y, labels, index,
-                                       self.subsample or 1, self.metric)
+                                       checked["subsample"] or 1, checked["metric"])
         return _Fitting(s, labels_y, labels, index, reference, keep,
                         _frames.column_names(scores))
 
@@ -568,9 +574,9 @@ class _Fitting(NamedTuple):
     keep: np.ndarray        # items the ordering is learned on (increasing)
     names: "np.ndarray | None"  # feature_names_in_ (a DataFrame's column name)
 
-    def solve(self, est, lam, progress, n_jobs=None):
-        """The ordering of the kept items with the parameters of ``est`` (validated by
-        ``est._check_params``); ``lam`` a float (one result) or an array (a list of
+    def solve(self, checked, lam, progress, n_jobs=None):
+        """The ordering of the kept items with the validated parameters ``checked``
+        (``XOrder._check_params``); ``lam`` a float (one result) or an array (a list of
         results, one batched DP). The data were validated and encoded once, in
         ``XOrder._prepare``: this calls the encoded core of :func:`fair_order`, every
         value solved as if alone, so that a path's model is its single fit's."""
@@ -578,12 +584,13 @@ class _Fitting(NamedTuple):
             raise TypeError("progress must be callable or None")
         k = self.keep
         lams = np.atleast_1d(np.asarray(lam, dtype=np.float64))
-        constraint = est.max_disparity if est.validation is None else None
+        constraint = checked["max_disparity"] if checked["validation"] is None else None
         results = solve_encoded(
             self.scores[k], self.y[k], self.labels, self.index[k], lams,
-            metric=est.metric, mode=est.disparity, backend=est.backend, method=est.method,
-            solver=est.solver, max_disparity=v.check_max_disparity(constraint),
-            memory_limit=v.check_memory_limit(est.memory_limit), progress=progress,
+            metric=checked["metric"], mode=checked["disparity"],
+            backend=checked["backend"], method=checked["method"],
+            solver=checked["solver"], max_disparity=constraint,
+            memory_limit=checked["memory_limit"], progress=progress,
             n_jobs=_parallel.check_n_jobs(n_jobs), keep_ties=True, alone=True)
         return results if np.ndim(lam) else results[0]
 
@@ -651,12 +658,12 @@ def xorder_path(scores: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLik
     if params.get("max_disparity") is not None:
         raise TypeError(MSG_PATH_CONSTRAINT)
     template = XOrder(**params)
-    values, _ = v.check_lam(lams)
-    template._check_params()
-    fitting = template._prepare(scores, y, sensitive_features)
-    results = fitting.solve(template, values, progress, n_jobs)
+    values, _ = _params.check("lam", lams)
+    checked = template._check_params()
+    fitting = template._prepare(scores, y, sensitive_features, checked)
+    results = fitting.solve(checked, values, progress, n_jobs)
     models = [XOrder(**{**params, "lam": float(lam)})._set_fitted(fitting, result, float(lam))
               for lam, result in zip(values, results)]
     for model in models:
-        warn_unrealised(model, fitting, stacklevel=3)
+        warn_unrealised(model, fitting, None, stacklevel=3)
     return models

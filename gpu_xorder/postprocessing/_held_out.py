@@ -10,13 +10,10 @@ from sklearn.model_selection import train_test_split
 from cpu_reference import within_eps
 
 from .. import metrics
+from ..utils import _params
 from ..utils import _validation as v
 from ._scores import score_column
 
-MSG_VALIDATION = (
-    "validation must be None, a share in (0, 1) or (scores, y, sensitive_features), "
-    "got {value!r}"
-)
 MSG_VALIDATION_ALONE = (
     "validation chooses the weight for max_disparity or for lam > 0: give one of them"
 )
@@ -29,36 +26,35 @@ VALIDATION_LAMS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 
 
 def check_validation(value, max_disparity, lams):
-    if value is None:
-        return
-    if max_disparity is None and not np.any(np.asarray(lams) > 0):
+    """``validation`` by the parameter table (None, a share as a float, or held-out
+    data as a tuple), refused unless it has a weight to choose: ``max_disparity``
+    (validated) or a ``lam`` > 0 (the validated values)."""
+    value = _params.check("validation", value)
+    if value is not None and max_disparity is None and not np.any(lams > 0):
         raise ValueError(MSG_VALIDATION_ALONE)
-    if v.is_number(value):  # a fraction to hold out, of any real number type
-        if not 0.0 < v.as_real(value, "validation", MSG_VALIDATION) < 1.0:
-            raise ValueError(MSG_VALIDATION.format(value=value))
-    elif not (isinstance(value, (tuple, list)) and len(value) == 3):
-        raise TypeError(MSG_VALIDATION.format(value=type(value).__name__))
+    return value
 
 
-def validated_fit(est, scores, y, sensitive_features, progress, fit_path):
+def validated_fit(est, checked, scores, y, sensitive_features, progress, fit_path):
     """``XOrder(max_disparity=eps, validation=...)``: fit every lam of
     ``VALIDATION_LAMS``, keep the one whose held-out scores have the best AUC with
-    ``|D| <= eps``; ``XOrder(lam=lam, validation=...)``: the best ``AUC - lam |D|``."""
+    ``|D| <= eps``; ``XOrder(lam=lam, validation=...)``: the best ``AUC - lam |D|``.
+    ``checked``: the validated parameters of ``est`` (``XOrder._check_params``)."""
     params = {k: val for k, val in est.get_params().items()
               if k not in ("lam", "max_disparity", "validation")}
-    eps = None if est.max_disparity is None else float(est.max_disparity)
-    if v.is_number(est.validation):
+    eps, share = checked["max_disparity"], checked["validation"]
+    if isinstance(share, float):
         s = v.check_scores(score_column(scores)[0])
         labels_y = v.check_labels(y, s.size)
         labels, index = v.encode_groups(sensitive_features, s.size)
         strata = index * 2 + labels_y
-        train, held = train_test_split(np.arange(s.size), test_size=float(est.validation),
+        train, held = train_test_split(np.arange(s.size), test_size=share,
                                        stratify=strata, random_state=0)
         fit_data = (s[train], labels_y[train], labels[index[train]])
         val_data = (s[held], labels_y[held], labels[index[held]])
     else:
         fit_data = (scores, y, sensitive_features)
-        val_data = est.validation
+        val_data = share
     s_val, y_val, g_val = val_data
     s_val = score_column(s_val)[0]
     models = fit_path(fit_data[0], fit_data[1], sensitive_features=fit_data[2],
@@ -71,7 +67,7 @@ def validated_fit(est, scores, y, sensitive_features, progress, fit_path):
     auc, dis = np.array(auc), np.array(dis)
     ok = np.flatnonzero(within_eps(dis, eps)) if eps is not None else np.array([], dtype=int)
     if eps is None:
-        k = int(np.argmax(auc - float(est.lam) * dis))
+        k = int(np.argmax(auc - checked["lam"][0][0] * dis))
     elif ok.size:
         k = int(ok[np.argmax(auc[ok])])
     else:
@@ -80,7 +76,7 @@ def validated_fit(est, scores, y, sensitive_features, progress, fit_path):
                                                    lam=VALIDATION_LAMS[k]),
                       UserWarning, stacklevel=3)
     chosen = models[k]
-    if v.is_number(est.validation):
+    if isinstance(share, float):
         chosen = type(est)(**params, lam=VALIDATION_LAMS[k]).fit(
             scores, y, sensitive_features=sensitive_features, progress=progress)
     for name, value in vars(chosen).items():

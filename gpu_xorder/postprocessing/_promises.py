@@ -38,18 +38,19 @@ WHY_GAP = "the ordering is certified within {gap:.2g} of the best, no closer"
 OBJECTIVE_TOLERANCE = 1e-12
 
 
-def warn_unrealised(model, fitting, stacklevel):
+def warn_unrealised(model, fitting, max_disparity, stacklevel):
     """Warn where the adjusted training scores break what the fit promised: the
-    ``max_disparity`` constraint, or (absolute disparity) an objective no lower than
+    constraint ``max_disparity`` (the validated float, or None; never the raw
+    parameter, which may be a ``Decimal``), or (absolute disparity) an objective no lower than
     the scores given (at ``lam = 0``: their AUC). The first happens only where the
     ordering separates equal scores, which no scores that keep a group's ties realise;
     the second also where the ordering itself falls below the scores given, and the
     message says which."""
     adjusted_d, result = model.train_disparity_, model.result_
-    if model.max_disparity is not None:
-        if not within_eps(adjusted_d, model.max_disparity):
+    if max_disparity is not None:
+        if not within_eps(adjusted_d, max_disparity):
             warnings.warn(MSG_UNREALISED_CONSTRAINT.format(
-                eps=model.max_disparity, ordering=result.disparity, adjusted=adjusted_d),
+                eps=max_disparity, ordering=result.disparity, adjusted=adjusted_d),
                 UserWarning, stacklevel=stacklevel + 1)
         return
     lam = model.lam_

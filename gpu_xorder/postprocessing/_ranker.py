@@ -11,6 +11,7 @@ scores").
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -29,6 +30,7 @@ from cpu_reference import within_eps
 
 from .. import metrics
 from ..utils import _frames
+from ..utils import _params
 from ..utils import _validation as v
 from ._estimator import XOrder
 from ._scores import check_equal_weights
@@ -77,6 +79,20 @@ MSG_WEIGHTED = (
     "'classifier_weight'), then fit(..., classifier_weight=w)), or fit it yourself and "
     "pass prefit=True"
 )
+
+MSG_UNROUTED = (
+    "FairRanker.fit got the groups as the fit parameter sensitive_features inside "
+    "scikit-learn's cross-validation (GridSearchCV, cross_validate, ...) without "
+    "metadata routing: the folds' scoring and predictions cannot get them, so every "
+    "fold would score NaN. Either enable routing, "
+    "sklearn.set_config(enable_metadata_routing=True), and pass "
+    "sensitive_features=... to the search's fit (FairRanker and fairness_scorer "
+    "request it), or give X as a DataFrame holding the groups in a column and name it: "
+    "FairRanker(..., sensitive_features='column')"
+)
+#: scikit-learn's functions that fit an estimator for cross-validation and then score
+#: or predict it (``sklearn.model_selection._validation``).
+CROSS_VALIDATION_FITS = ("_fit_and_score", "_fit_and_predict")
 
 #: Weight of the disparity in ``score``: AUC - SCORE_LAM * |D| (without max_disparity).
 SCORE_LAM = 1.0
@@ -153,7 +169,9 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
     ``sklearn.set_config(enable_metadata_routing=True)``, ``Pipeline``, ``GridSearchCV``
     and ``cross_validate`` pass it on without ``set_*_request`` calls. Any other keyword
     of ``fit`` goes to the estimator's ``fit`` (routed by its own requests under
-    metadata routing).
+    metadata routing). Groups passed to ``fit`` as a fit parameter inside
+    scikit-learn's cross-validation without routing are a ``ValueError`` at fit (the
+    folds' scoring could not get them), naming these two ways.
 
     Examples
     --------
@@ -230,15 +248,17 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         v.check_choice(self.response_method, "response_method", RESPONSE_METHODS)
         v.check_labels(y, 0 if y is None else len(y))
         groups = self._groups(X, sensitive_features, "fit")
+        routed = sklearn.get_config()["enable_metadata_routing"]
+        if sensitive_features is not None and not routed and _in_cross_validation():
+            raise ValueError(MSG_UNROUTED)
         check_equal_weights(sample_weight, len(y), MSG_WEIGHTED)
         xorder = XOrder(**self._xorder_params())
         xorder._check_params()  # before the estimator's fits
-        if sample_weight is not None and (sklearn.get_config()["enable_metadata_routing"]
-                                          or has_fit_parameter(self.estimator,
-                                                               "sample_weight")):
+        if sample_weight is not None and (
+                routed or has_fit_parameter(self.estimator, "sample_weight")):
             fit_params = {**fit_params, "sample_weight": sample_weight}
         cv_params = fit_params
-        if sklearn.get_config()["enable_metadata_routing"]:
+        if routed:
             # the estimator's fit gets its own names (an alias resolved); cross_val_predict
             # routes again, so it gets the names the estimator asked for
             cv_params = {name: fit_params[name] for name in get_routing_for_object(
@@ -316,9 +336,10 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         groups = self._groups(X, sensitive_features, "score")
-        lam = None if self.max_disparity is not None else SCORE_LAM
-        return criterion(y, self._fair_scores(X, groups), groups, metric=self.metric,
-                         lam=lam, max_disparity=self.max_disparity,
+        eps = _params.check("max_disparity", self.max_disparity)
+        return criterion(y, self._fair_scores(X, groups), groups,
+                         metric=_params.check("metric", self.metric),
+                         lam=None if eps is not None else SCORE_LAM, max_disparity=eps,
                          sample_weight=sample_weight)
 
     def summary(self, X: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLike,
@@ -398,6 +419,19 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         names = XOrder().get_params()
         return {name: value for name, value in self.get_params(deep=False).items()
                 if name in names}
+
+
+def _in_cross_validation():
+    """Whether scikit-learn's cross-validation (``CROSS_VALIDATION_FITS``) is fitting
+    the caller: without metadata routing it then passes the scorer, and
+    ``decision_function``, no groups."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if (frame.f_code.co_name in CROSS_VALIDATION_FITS
+                and frame.f_globals.get("__name__", "").startswith("sklearn.")):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _response(estimator, response_method):

@@ -16,7 +16,6 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from ..utils import _params as params
-from ..utils import _validation as v
 from ._ranker import FairRanker, _response, _scores, criterion
 
 #: What a scorer returns: the criterion, the AUC alone, or minus ``|D|`` (greater is
@@ -81,9 +80,9 @@ def fairness_scorer(metric: str = "xauc", lam: float | None = None, *,
     if max_disparity is not None:
         if lam is not None:
             raise ValueError(MSG_LAM_AND_CEILING)
-        max_disparity = v.check_max_disparity(max_disparity)
+        max_disparity = params.check("max_disparity", max_disparity)
     else:
-        values, batch = v.check_lam(1.0 if lam is None else lam)
+        values, batch = params.check("lam", 1.0 if lam is None else lam)
         if batch:
             raise ValueError(MSG_ONE_LAM.format(k=values.size))
         lam = float(values[0])

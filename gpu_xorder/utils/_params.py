@@ -1,10 +1,16 @@
 """The parameters of the front doors, in one table.
 
 ``fair_order``, ``XOrder``/``xorder_path``, ``FairRanker``, the scorer, the metrics, the
-model file and the command line all validate a parameter through :func:`check` (the
-command line takes its ``choices`` from :func:`choices`): what a parameter may be and
-the message when it is not are written once, here, as scikit-learn's
-``_parameter_constraints`` are. Private helpers trust validated values.
+intervals, the data generators, the model file and the command line all validate a
+parameter through :func:`check` (the command line takes its ``choices`` from
+:func:`choices`): what a parameter may be and the message when it is not are written
+once, here, as scikit-learn's ``_parameter_constraints`` are. Every real parameter
+takes every real number type (``int``, ``float``, ``Decimal``, ``Fraction``, NumPy
+scalars and 0-d arrays; a bool or None is a ``TypeError``) and comes back a float by
+the one conversion ``_validation.as_real``; every count takes every integer type and
+comes back an int. Callers use the value :func:`check` returns, never the raw one (an
+estimator keeps its raw parameters, as scikit-learn wants, and checks them in ``fit``).
+Private helpers trust validated values.
 """
 
 from dataclasses import dataclass
@@ -43,6 +49,15 @@ def _optional(check):
     return lambda value, name: None if value is None else check(value, name)
 
 
+def _fraction(message):
+    """A real number strictly between 0 and 1."""
+    return lambda value, name: v.check_fraction(value, name, message, closed=False)
+
+
+def _count(minimum, message=v.MSG_COUNT):
+    return lambda value, name: v.check_count(value, name, minimum, message)
+
+
 _TEXT, _NUMBER, _NONE = (str,), (int, float), (type(None),)
 
 PARAMETERS = {p.name: p for p in (
@@ -55,10 +70,19 @@ PARAMETERS = {p.name: p for p in (
     Parameter("lam", _lam, json=_NUMBER, text="a finite number >= 0"),
     Parameter("max_disparity", lambda value, name: v.check_max_disparity(value),
               json=_NUMBER + _NONE, text="a finite number in [0, 1] or null"),
-    Parameter("subsample", _optional(lambda value, name: v.check_count(value, name)),
+    Parameter("validation", lambda value, name: v.check_validation_value(value),
+              json=_NUMBER + _NONE, text="a number in (0, 1) or null"),
+    Parameter("subsample", _optional(_count(1)),
               json=(int,) + _NONE, text="null or an integer >= 1"),
     Parameter("memory_limit", lambda value, name: v.check_memory_limit(value),
               json=(int,) + _NONE, text="null or an integer >= 1 (bytes)"),
+    Parameter("level", _fraction(v.MSG_LEVEL)),
+    Parameter("test_size", _fraction(v.MSG_TEST_SIZE)),
+    Parameter("random_state", lambda value, name: v.check_random_state(value)),
+    Parameter("n_samples", _count(1, v.MSG_N_SAMPLES)),
+    Parameter("prevalence", _fraction(v.MSG_PREVALENCE)),
+    Parameter("bands", _count(2, v.MSG_BANDS)),
+    Parameter("max_points", _count(2, v.MSG_MAX_POINTS)),
 )}
 
 

@@ -67,6 +67,18 @@ MSG_GROUP_LACKS = "group {label!r} has no {what}, which metric {metric!r} needs"
 MSG_SIGNED_TWO = "disparity='signed' is defined for two groups only, got {k}"
 MSG_UNKNOWN_GROUP = "group {label!r} does not occur in the groups passed"
 MSG_COUNT = "{name} must be None or an integer >= 1, got {value!r}"
+MSG_VALIDATION = (
+    "validation must be None, a share in (0, 1) or (scores, y, sensitive_features), "
+    "got {value!r}"
+)
+MSG_N_SAMPLES = "n_samples must be an integer >= 1 (rows to draw), got {value!r}"
+MSG_PREVALENCE = "prevalence must be a number strictly between 0 and 1, got {value!r}"
+MSG_BANDS = "bands must be an integer >= 2, got {value!r}"
+MSG_MAX_POINTS = "max_points must be an integer >= 2 (thresholds drawn), got {value!r}"
+MSG_TEST_SIZE = "test_size must lie strictly between 0 and 1, got {value!r}"
+MSG_LEVEL = "level must be a number strictly between 0 and 1, got {value!r}"
+MSG_RANDOM_STATE = ("random_state must be None, an integer >= 0 or a numpy Generator, "
+                    "got {value!r}")
 MSG_MAX_DISPARITY = "max_disparity must be None or a number in [0, 1], got {value!r}"
 MSG_LAM_AND_CONSTRAINT = (
     "give lam or max_disparity, not both: max_disparity chooses the weight itself "
@@ -218,13 +230,22 @@ def is_number(value):
         isinstance(value, np.ndarray) and value.ndim == 0)
 
 
+def _scalar(value):
+    """The element of a 0-d array; any other value as it is."""
+    return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
+
+
 def as_real(value, name, message):
     """``value`` as a float when it is one real number: an int, float, ``Fraction``,
     ``Decimal``, NumPy integer or floating scalar or 0-d array. A bool (Python or NumPy)
-    raises ``TypeError`` (``MSG_BOOL_NUMBER``, naming ``name``); anything else
-    ``TypeError(message.format(value=value))``. Range and finiteness are the caller's."""
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value[()]
+    raises ``TypeError`` (``MSG_BOOL_NUMBER``, naming ``name``); anything else (None,
+    text, a complex number, a sequence) ``TypeError(message.format(value=value))``.
+    Range and finiteness are the caller's: a NaN (a signalling ``Decimal`` one too)
+    comes back as NaN, a number beyond float64 as an infinity.
+
+    This is the one conversion of every real parameter of the parameter table
+    (``utils._params``): no raw ``Decimal`` or array reaches arithmetic."""
+    value = _scalar(value)
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(MSG_BOOL_NUMBER.format(name=name, value=value))
     if isinstance(value, (numbers.Real, decimal.Decimal)):
@@ -232,32 +253,65 @@ def as_real(value, name, message):
             return float(value)
         except OverflowError:  # an int or Fraction beyond float64: out of any range
             return math.inf if value > 0 else -math.inf
+        except ValueError:  # Decimal("sNaN") refuses float()
+            return math.nan
     raise TypeError(message.format(value=value))
+
+
+def check_fraction(value, name, message, closed):
+    """``value`` (any real number type, :func:`as_real`) as a float in [0, 1]
+    (``closed``) or (0, 1); ``ValueError(message)`` outside, NaN included."""
+    number = as_real(value, name, message)
+    inside = 0.0 <= number <= 1.0 if closed else 0.0 < number < 1.0
+    if not inside:
+        raise ValueError(message.format(value=value))
+    return number
 
 
 def check_max_disparity(value):
     """Return ``value`` as a float in [0, 1], or None."""
     if value is None:
         return None
-    number = as_real(value, "max_disparity", MSG_MAX_DISPARITY)
-    if not 0.0 <= number <= 1.0:
-        raise ValueError(MSG_MAX_DISPARITY.format(value=value))
-    return number
+    return check_fraction(value, "max_disparity", MSG_MAX_DISPARITY, closed=True)
 
 
-def check_count(value, name):
-    """Return ``value`` as an int >= 1 (a count such as ``subsample``); a bool or a
-    non-integer is a TypeError, a count below 1 a ValueError, each naming ``name``."""
+def check_validation_value(value):
+    """``XOrder``'s ``validation``: None, a share in (0, 1) of any real number type (a
+    float) or held-out data ``(scores, y, sensitive_features)`` (a tuple)."""
+    if value is None:
+        return None
+    if is_number(value):
+        return check_fraction(value, "validation", MSG_VALIDATION, closed=False)
+    if not (isinstance(value, (tuple, list)) and len(value) == 3):
+        raise TypeError(MSG_VALIDATION.format(value=type(value).__name__))
+    return tuple(value)
+
+
+def check_count(value, name, minimum=1, message=MSG_COUNT):
+    """Return ``value`` as an int >= ``minimum`` (a count such as ``subsample``): any
+    integer type (Python, NumPy, a 0-d integer array); a bool or a non-integer is a
+    TypeError, a smaller count a ValueError, each ``message`` naming ``name``."""
+    value = _scalar(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(MSG_COUNT.format(name=name, value=value))
-    if value < 1:
-        raise ValueError(MSG_COUNT.format(name=name, value=value))
+        raise TypeError(message.format(name=name, value=value))
+    if value < minimum:
+        raise ValueError(message.format(name=name, value=value))
     return int(value)
+
+
+def check_random_state(value):
+    """``value`` as a seed ``random_state``: None, a ``numpy.random.Generator`` (both
+    returned as they are) or an integer >= 0 of any integer type (an int; a bool or
+    another type is a TypeError, a negative integer a ValueError)."""
+    if value is None or isinstance(value, np.random.Generator):
+        return value
+    return check_count(value, "random_state", 0, MSG_RANDOM_STATE)
 
 
 def check_memory_limit(value):
     """Return ``value`` as None or a positive int of bytes; a string is a size
     (``parse_memory_size``). Raise TypeError/ValueError."""
+    value = _scalar(value)
     if value is None:
         return None
     if isinstance(value, str):
@@ -461,11 +515,23 @@ def _check_group_column(arr, n):
 
 
 def check_sample_weight(sample_weight, n):
-    """Return None or ``sample_weight`` as a float64 vector of ``n`` finite values >= 0."""
+    """Return None or ``sample_weight`` as a float64 vector of ``n`` finite values >= 0.
+
+    Weights held as Python objects (``Decimal``, ``Fraction``, ints beyond int64) are
+    converted one by one as every real number is (:func:`as_real`); a bool among them
+    is a TypeError. Their scale is the metrics' business (``metrics._ranking._unit``)."""
     if sample_weight is None:
         return None
     arr = np.asarray(sample_weight)
-    if arr.dtype == object or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) \
+    what = MSG_SAMPLE_WEIGHT.format(n=n, what="{value!r} among them")
+    if isinstance(sample_weight, (list, tuple)) and arr.dtype.kind in "iuf":
+        for item in sample_weight:  # NumPy made numbers of them: no bool among them?
+            if isinstance(item, (bool, np.bool_)):
+                raise TypeError(what.format(value=item))
+    if arr.dtype == object and arr.ndim == 1:
+        arr = np.array([as_real(x, "sample_weight", what) for x in arr.tolist()],
+                       dtype=np.float64)
+    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) \
             or np.issubdtype(arr.dtype, np.complexfloating):
         raise TypeError(MSG_SAMPLE_WEIGHT.format(n=n, what=f"dtype {arr.dtype}"))
     if arr.shape != (n,):

@@ -12,8 +12,9 @@ from sklearn.preprocessing import StandardScaler
 
 from gpu_xorder import XOrder, paper_experiment
 from gpu_xorder import metrics
-from gpu_xorder.experiments._experiment import (MSG_NO_AGE, MSG_NO_RACE_SEX, MSG_REPEATS, MSG_TEST_SIZE,
+from gpu_xorder.experiments._experiment import (MSG_NO_AGE, MSG_NO_RACE_SEX, MSG_REPEATS,
                                     PAPER_FIGURES, grouping)
+from gpu_xorder.utils._validation import MSG_TEST_SIZE
 from gpu_xorder.utils._parallel import MSG_N_JOBS
 from gpu_xorder.datasets import age_bands, load_dataset
 
@@ -185,7 +186,7 @@ def test_large_lam_reduces_test_disparity_on_compas():
     (dict(repeats=0), ValueError, re.escape(MSG_REPEATS.format(value=0))),
     (dict(repeats=1.5), ValueError, re.escape(MSG_REPEATS.format(value=1.5))),
     (dict(test_size=1.0), ValueError, re.escape(MSG_TEST_SIZE.format(value=1.0))),
-    (dict(test_size=True), ValueError, re.escape(MSG_TEST_SIZE.format(value=True))),
+    (dict(test_size=True), TypeError, "test_size must be a number, not the bool True"),
     (dict(backend="tpu"), ValueError, "backend"),
     (dict(n_jobs=0), ValueError, re.escape(MSG_N_JOBS.format(value=0))),
     (dict(n_jobs=True), ValueError, re.escape(MSG_N_JOBS.format(value=True))),

@@ -19,11 +19,10 @@ from gpu_xorder.metrics import _uncertainty
 from gpu_xorder.metrics._uncertainty import (
     MAX_BOOTSTRAP,
     MSG_BOOTSTRAP_DELONG,
-    MSG_LEVEL,
     MSG_N_BOOTSTRAP,
     MSG_N_BOOTSTRAP_MAX,
-    MSG_RANDOM_STATE,
 )
+from gpu_xorder.utils._validation import MSG_LEVEL, MSG_RANDOM_STATE
 
 from support import REPO
 
@@ -252,9 +251,7 @@ def test_undefined_values_are_none():
 
 @pytest.mark.parametrize("kwargs,message", [
     ({"level": 1.0}, MSG_LEVEL.format(value=1.0)),
-    ({"level": True}, MSG_LEVEL.format(value=True)),
     ({"n_bootstrap": 0}, MSG_N_BOOTSTRAP.format(value=0)),
-    ({"n_bootstrap": 2.0}, MSG_N_BOOTSTRAP.format(value=2.0)),
     ({"random_state": -1}, MSG_RANDOM_STATE.format(value=-1)),
     ({"method": "jackknife"}, "unknown method 'jackknife'"),
 ])
@@ -264,6 +261,17 @@ def test_bad_parameters(kwargs, message):
         metrics.confidence_intervals(s, y, g, **kwargs)
     with pytest.raises(ValueError, match="y has no positives"):
         metrics.confidence_intervals(s, np.zeros(s.size), g)
+
+
+def test_a_bool_or_text_level_or_a_float_n_bootstrap_is_a_type_error():
+    s, y, g = tiny()
+    for level, message in ((True, "level must be a number, not the bool True"),
+                           ("0.9", re.escape(MSG_LEVEL.format(value="0.9")))):
+        with pytest.raises(TypeError, match=message):
+            metrics.confidence_intervals(s, y, g, level=level)
+    for n in (2.0, True):
+        with pytest.raises(TypeError, match=re.escape(MSG_N_BOOTSTRAP.format(value=n))):
+            metrics.confidence_intervals(s, y, g, n_bootstrap=n)
 
 
 # ---------------------------------------------------------------- bounded work (issue #25)

@@ -289,9 +289,37 @@ def test_scorer_of_a_plain_classifier_and_its_errors():
         "fairness_scorer(metric='xauc', max_disparity=0.05)['auc']"
 
 
-def test_non_routing_metadata_style_fails_with_a_message():
-    """Without routing a Pipeline cannot give its score the groups: the search says how
-    to fix it instead of a TypeError (here raised; by default a NaN and a warning)."""
-    got = GridSearchCV(routed_pipeline(), {"fair__lam": [0.0]}, cv=CV, error_score="raise")
-    with pytest.raises(ValueError, match="FairRanker.score needs the protected group"):
-        got.fit(X, Y, fair__sensitive_features=A)
+@pytest.mark.parametrize("scoring", [None, "fairness_scorer"])
+def test_non_routing_metadata_style_fails_at_fit_with_the_two_ways_out(scoring):
+    """Without routing a search cannot give its scorer the groups, which would score
+    every fold NaN (and pick lam = 0): FairRanker.fit says so, naming routing and the
+    DataFrame column, raised at once (error_score="raise") or, by default, as the
+    reason of scikit-learn's "all the fits failed"."""
+    from gpu_xorder.postprocessing._ranker import MSG_UNROUTED
+
+    scorer = fairness_scorer() if scoring else None
+    for error_score in ("raise", np.nan):
+        got = GridSearchCV(routed_pipeline(), {"fair__lam": [0.0, 1.0]}, cv=CV,
+                           scoring=scorer, error_score=error_score)
+        with sklearn.config_context(enable_metadata_routing=False), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the default's FitFailedWarning
+            with pytest.raises(ValueError, match=re.escape(MSG_UNROUTED)):
+                got.fit(X, Y, fair__sensitive_features=A)
+    # the ranker alone, and cross_validate with the groups as params: the same
+    with sklearn.config_context(enable_metadata_routing=False):
+        with pytest.raises(ValueError, match=re.escape(MSG_UNROUTED)):
+            GridSearchCV(FairRanker(LogisticRegression(), **FAST), {"lam": [0.0, 1.0]},
+                         cv=CV, scoring=scorer, error_score="raise").fit(
+                X, Y, sensitive_features=A)
+        with pytest.raises(ValueError, match=re.escape(MSG_UNROUTED)):
+            cross_validate(routed_pipeline(), X, Y, cv=CV, scoring=scorer,
+                           error_score="raise", params={"fair__sensitive_features": A})
+    assert "enable_metadata_routing=True" in MSG_UNROUTED
+    assert "sensitive_features='column'" in MSG_UNROUTED
+    # outside cross-validation the same fit is fine: the caller passes the groups on
+    with sklearn.config_context(enable_metadata_routing=False), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = clone(routed_pipeline()).fit(X, Y, fair__sensitive_features=A)
+        assert np.isfinite(model[-1].score(model[:-1].transform(X), Y,
+                                           sensitive_features=A))

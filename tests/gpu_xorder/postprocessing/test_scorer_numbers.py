@@ -276,6 +276,6 @@ def test_held_out_choice_keeps_a_weight_whose_disparity_sits_on_the_ceiling():
         return [Model(X2[:, 0])] + [Model(fair) for _ in lams[1:]]
 
     est = XOrder(max_disparity=0.1, validation=(X2[:, 0], y2, g2))
-    _held_out.validated_fit(est, X2[:, 0], y2, g2, None, fit_path)
+    _held_out.validated_fit(est, est._check_params(), X2[:, 0], y2, g2, None, fit_path)
     assert est.validation_["chosen"] == _held_out.VALIDATION_LAMS[0]
     assert est.validation_["disparity"][0] == pytest.approx(0.1, abs=1e-15)

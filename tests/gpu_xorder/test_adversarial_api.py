@@ -1,0 +1,485 @@
+"""Adversarial inputs of the Python API, generated from tables of classes of cases.
+
+The command line's cases are in ``cli/test_adversarial.py``; these are the API's, one
+class per table, each crossed with every member of another table:
+
+- every real parameter of every public function, estimator and scorer (``REALS``) x
+  every real number type (``NUMBER_TYPES``): the same result, and the same warnings, as
+  the float of the same value; every refused type (``REFUSED``) a ``TypeError``, every
+  value out of range (NaN and infinities included) a ``ValueError``;
+- every count (``COUNTS``) x every integer type (``INTEGER_TYPES``), and the sizes 0
+  and below of every generator (``SIZES``);
+- every weighted metric, scorer and table (``WEIGHTED``) x weights scaled by ``10**k``
+  for k from -300 to 300 (``SCALES``): the same value;
+- the exact solver's refusals over a range of memory budgets: never a negative budget.
+
+The next round of hardening adds its classes here.
+"""
+
+import decimal
+import fractions
+import functools
+import math
+import re
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from gpu_xorder import FairRanker, XOrder, fair_order, fairness_scorer, metrics, xorder_path
+from gpu_xorder.datasets import icu_age_groups, make_icu
+
+# ---------------------------------------------------------------------- the base data
+
+N = 32
+
+
+def _base():
+    rng = np.random.default_rng(3)
+    g = np.array(["a", "b"])[np.arange(N) % 2]
+    y = ((np.arange(N) // 2) % 2).astype(np.int64)  # both labels in both groups
+    s = np.round(y + 0.8 * (g == "a") + rng.normal(0, 0.7, N), 3)
+    return s, y, g
+
+
+S, Y, G = _base()
+X = np.column_stack([S, G == "a"])
+
+
+@functools.cache
+def _prefit():
+    """A classifier fitted once (``FairRanker(prefit=True)`` leaves it as it is)."""
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression().fit(X, Y)
+
+
+def _quiet(call, *args, **kwargs):
+    """``(call's result, the messages of the warnings it gave)``."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = call(*args, **kwargs)
+    return out, [str(w.message) for w in caught]
+
+
+def _refused(error, call, value, kind):
+    """Fail, naming the case ``kind``, unless ``call(value)`` raises ``error``."""
+    try:
+        _quiet(call, value)
+    except error:
+        return
+    pytest.fail(f"{kind} ({value!r}): no {error.__name__}")
+
+
+def _plain(value):
+    """A result as nested plain values that ``==`` compares (arrays as lists)."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and math.isnan(value):
+        return "nan"  # equal to itself
+    return value
+
+
+# ---------------------------------------------------------------------- number types
+
+#: Every real number type, made from a float (the values of ``REALS`` are exact in
+#: each, float16 included).
+NUMBER_TYPES = {
+    "float": float,
+    "Decimal": lambda x: decimal.Decimal(repr(x)),
+    "Fraction": fractions.Fraction,
+    "np.float64": np.float64,
+    "np.float32": np.float32,
+    "np.float16": np.float16,
+    "np.longdouble": np.longdouble,
+    "0-d array": np.array,
+    "0-d float32 array": lambda x: np.array(x, dtype=np.float32),
+    "0-d object array of a Decimal": lambda x: np.array(decimal.Decimal(repr(x)),
+                                                        dtype=object),
+}
+
+#: Values no real parameter takes: a TypeError each.
+REFUSED = {
+    "True": True,
+    "np.True_": np.True_,
+    "0-d bool array": np.array(False),
+    "text": "0.5",
+    "complex": 0.5 + 0j,
+    "bytes": b"0.5",
+}
+
+#: Values outside every range of a real parameter (a ValueError each).
+OUT_OF_RANGE = {
+    "nan": float("nan"),
+    "Decimal nan": decimal.Decimal("NaN"),
+    "Decimal snan": decimal.Decimal("sNaN"),
+    "inf": float("inf"),
+    "-inf": -np.inf,
+    "huge int": 10**400,
+    "huge Fraction": fractions.Fraction(10**400, 3),
+    "negative": -0.25,
+}
+
+
+@dataclass(frozen=True)
+class Real:
+    """A real parameter of a public call: ``call(value)`` returns the result to compare;
+    ``value`` is valid (exact in every type of ``NUMBER_TYPES``); ``none`` what None
+    does (``"ok"``: allowed, off; ``"type"``: a TypeError); ``high`` a value above the
+    range (None: no upper limit)."""
+
+    name: str
+    call: Callable
+    value: float
+    high: "float | None" = 1.0
+    none: str = "type"
+
+
+def _fair_order(**kw):
+    # the cell rule where a weight is given: the conversion is tested, not the solver
+    kw.setdefault("solver", "auto" if "max_disparity" in kw else "paper")
+    r = fair_order(S, Y, G, backend="numpy", **kw)
+    return r.order, r.objective, r.auc, r.disparity
+
+
+def _xorder(**kw):
+    kw.setdefault("solver", "auto" if "max_disparity" in kw else "paper")
+    xo = XOrder(backend="numpy", **kw).fit(S, Y, sensitive_features=G)
+    return xo.train_scores_adjusted_, xo.lam_, xo.validation_
+
+
+def _ranker(**kw):
+    kw.setdefault("solver", "auto" if "max_disparity" in kw else "paper")
+    ranker = FairRanker(_prefit(), prefit=True, backend="numpy", **kw)
+    ranker.fit(X, Y, sensitive_features=G)
+    return ranker.score(X, Y, sensitive_features=G), ranker.decision_function(
+        X, sensitive_features=G)
+
+
+@functools.cache
+def _fitted_ranker():
+    """A FairRanker fitted once, for the scorers (its fit's warnings are not theirs)."""
+    ranker = FairRanker(_prefit(), prefit=True, backend="numpy", lam=0.5, solver="paper")
+    return _quiet(ranker.fit, X, Y, sensitive_features=G)[0]
+
+
+def _scorer(**kw):
+    scorer = fairness_scorer(**kw)
+    return scorer(_fitted_ranker(), X, Y, sensitive_features=G), repr(scorer)
+
+
+def _intervals(level):
+    ci = metrics.confidence_intervals(S, Y, G, level=level, method="delong")
+    return ci.level, ci.auc, ci.disparity
+
+
+def _frame_intervals(level):
+    frame = metrics.RankingMetricFrame(Y, S, sensitive_features=G)
+    return {key: table.to_dict() for key, table in
+            frame.intervals(level=level, method="delong").items()}
+
+
+def _xroc(level):
+    band = metrics.xroc_band(S, Y, G, "a", "b", level=level)
+    return band.tpr_low, band.tpr_high, band.fpr_low, band.fpr_high
+
+
+def _plot_xroc(band):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from gpu_xorder.plotting import plot_xroc
+
+    ax = plot_xroc(S, Y, G, band=band)
+    title = ax.get_title()
+    plt.close(ax.figure)
+    return title
+
+
+def _icu(prevalence):
+    data = make_icu(50, prevalence=prevalence)
+    return data.y, data.X[:3]
+
+
+def _post_logit(lam):
+    from gpu_xorder.baselines import PostLogit
+
+    return PostLogit(lam=lam).fit(1 / (1 + np.exp(-S)), Y, sensitive_features=G).shifts_
+
+
+def _constrained(max_disparity):
+    from gpu_xorder.baselines import ConstrainedRanker
+
+    model = ConstrainedRanker(max_disparity=max_disparity, n_steps=10, n_pairs=50)
+    return model.fit(X, Y, sensitive_features=G).coef_
+
+
+REALS = (
+    Real("fair_order lam", lambda v: _fair_order(lam=v), 0.5, high=None),
+    Real("fair_order max_disparity", lambda v: _fair_order(max_disparity=v), 0.125,
+         none="ok"),
+    Real("XOrder lam", lambda v: _xorder(lam=v), 0.5, high=None),
+    Real("XOrder max_disparity", lambda v: _xorder(max_disparity=v), 0.125, none="ok"),
+    Real("XOrder validation", lambda v: _xorder(lam=0.5, validation=v), 0.25, none="ok"),
+    Real("xorder_path lams", lambda v: [_plain(m.train_scores_adjusted_) for m in
+                                        xorder_path(S, Y, sensitive_features=G, lams=[v],
+                                                    backend="numpy", solver="paper")],
+         0.5, high=None),
+    Real("FairRanker lam", lambda v: _ranker(lam=v), 0.5, high=None),
+    Real("FairRanker max_disparity", lambda v: _ranker(max_disparity=v), 0.125,
+         none="ok"),
+    Real("fairness_scorer lam", lambda v: _scorer(lam=v), 0.5, high=None, none="ok"),
+    Real("fairness_scorer max_disparity", lambda v: _scorer(max_disparity=v), 0.125,
+         none="ok"),
+    Real("confidence_intervals level", _intervals, 0.75),
+    Real("RankingMetricFrame.intervals level", _frame_intervals, 0.75),
+    Real("xroc_band level", _xroc, 0.75),
+    Real("plot_xroc band", _plot_xroc, 0.75, none="ok"),
+    Real("make_icu prevalence", _icu, 0.125),
+    Real("PostLogit lam", _post_logit, 0.5, high=None, none="ok"),
+    Real("ConstrainedRanker max_disparity", _constrained, 0.125),
+)
+_IDS = [r.name for r in REALS]
+
+
+@pytest.mark.parametrize("real", REALS, ids=_IDS)
+def test_every_real_parameter_takes_every_real_number_type(real):
+    want = _plain(_quiet(real.call, real.value))
+    for kind, make in NUMBER_TYPES.items():
+        value = make(real.value)
+        assert _plain(_quiet(real.call, value)) == want, kind
+
+
+@pytest.mark.parametrize("real", REALS, ids=_IDS)
+def test_every_real_parameter_refuses_bools_text_and_out_of_range_values(real):
+    for kind, value in REFUSED.items():
+        _refused(TypeError, real.call, value, kind)
+    if real.none == "type":
+        _refused(TypeError, real.call, None, "None")
+    else:
+        _quiet(real.call, None)  # None is the parameter's "off"
+    bad = dict(OUT_OF_RANGE)  # huge ones: beyond float64, infinite
+    if real.high is not None:
+        bad["above"] = real.high + 0.5
+    for kind, value in bad.items():
+        _refused(ValueError, real.call, value, kind)
+
+
+def test_the_experiments_test_size_takes_every_real_number_type():
+    """``paper_experiment`` and ``compare_methods`` check ``test_size`` by the table
+    (a run costs a fit: a few types here; every type converts as above)."""
+    from gpu_xorder import paper_experiment
+    from gpu_xorder.experiments._studies import compare_methods
+
+    def run(test_size):
+        return paper_experiment("german", lams=[0.5], repeats=1, backend="numpy",
+                                solver="paper", test_size=test_size).summary()
+
+    want = _plain(run(0.25))
+    for value in (decimal.Decimal("0.25"), fractions.Fraction(1, 4), np.array(0.25)):
+        assert _plain(run(value)) == want, repr(value)
+    for call in (run, lambda value: compare_methods("german", methods=["xorder"],
+                                                    lams=[0.5], repeats=1,
+                                                    test_size=value)):
+        for kind, value in {**REFUSED, "None": None}.items():
+            _refused(TypeError, call, value, kind)
+        for kind, value in {**OUT_OF_RANGE, "one": 1, "zero": 0}.items():
+            _refused(ValueError, call, value, kind)
+
+
+def test_integer_valued_lams_of_every_type_equal_the_float():
+    want = _plain(_fair_order(lam=1.0))
+    for value in (1, np.int8(1), np.uint64(1), np.array(1), fractions.Fraction(2, 2),
+                  decimal.Decimal(1), decimal.Decimal("1.000")):
+        assert _plain(_fair_order(lam=value)) == want, repr(value)
+
+
+# ---------------------------------------------------------------------- integer types
+
+INTEGER_TYPES = {
+    "int": int, "np.int8": np.int8, "np.int16": np.int16, "np.int32": np.int32,
+    "np.int64": np.int64, "np.uint8": np.uint8, "np.uint16": np.uint16,
+    "np.uint32": np.uint32, "np.uint64": np.uint64, "0-d array": np.array,
+    "0-d uint8 array": lambda k: np.array(k, dtype=np.uint8),
+}
+
+
+@dataclass(frozen=True)
+class Count:
+    """An integer parameter: ``call(value)``, a valid ``value``, the smallest valid
+    value ``low``; ``none_ok``: None is valid (a default: every item, no limit, a
+    fresh seed), else a TypeError."""
+
+    name: str
+    call: Callable
+    value: int
+    low: int = 1
+    none_ok: bool = False
+
+
+COUNTS = (
+    Count("XOrder subsample", lambda k: _xorder(subsample=k), 2, none_ok=True),
+    Count("fair_order memory_limit", lambda k: _fair_order(lam=0.5, memory_limit=k),
+          10**6, none_ok=True),
+    Count("make_icu n_samples", lambda k: _plain(make_icu(k).X), 20),
+    Count("make_icu random_state", lambda k: _plain(make_icu(20, random_state=k).y), 3,
+          low=0, none_ok=True),
+    Count("icu_age_groups bands", lambda k: icu_age_groups(np.arange(20.0), k), 3, low=2),
+    Count("confidence_intervals random_state", lambda k: metrics.confidence_intervals(
+        S, Y, G, n_bootstrap=20, random_state=k).auc, 5, low=0, none_ok=True),
+    Count("xroc_band max_points", lambda k: _plain(metrics.xroc_band(
+        S, Y, G, "a", "b", max_points=k).thresholds), 5, low=2),
+    Count("confidence_intervals n_bootstrap", lambda k: metrics.confidence_intervals(
+        S, Y, G, n_bootstrap=k, random_state=0).auc, 20, none_ok=True),
+)
+
+
+@pytest.mark.parametrize("count", COUNTS, ids=[c.name for c in COUNTS])
+def test_every_count_takes_every_integer_type_and_refuses_the_rest(count):
+    want = _plain(_quiet(count.call, count.value))
+    for kind, make in INTEGER_TYPES.items():
+        dtype = np.dtype(getattr(make(0), "dtype", np.int64))
+        if count.value <= np.iinfo(dtype).max:  # the types that hold the value
+            assert _plain(_quiet(count.call, make(count.value))) == want, kind
+    for value in (True, np.True_, float(count.value), decimal.Decimal(count.value),
+                  fractions.Fraction(count.value), np.array(float(count.value)), None):
+        if value is None and count.none_ok:
+            _quiet(count.call, value)
+            continue
+        with pytest.raises(TypeError):
+            _quiet(count.call, value)
+    for value in (count.low - 1, -1, -10**30):
+        with pytest.raises(ValueError):
+            _quiet(count.call, value)
+
+
+#: Every generator and loader of ``gpu_xorder.datasets`` with a size or a seed.
+SIZES = {
+    "make_icu n_samples": lambda k: make_icu(k),
+    "make_icu random_state": lambda k: make_icu(10, random_state=k),
+    "icu_age_groups bands": lambda k: icu_age_groups([20.0, 30.0, 40.0], k),
+}
+
+
+@pytest.mark.parametrize("name", SIZES)
+@pytest.mark.parametrize("size", [0, -1, -10**6])
+def test_sizes_zero_and_below_of_every_generator_are_clear_value_errors(name, size):
+    if name.endswith("random_state") and size == 0:
+        assert SIZES[name](0) is not None  # seed 0 is a seed
+        return
+    with pytest.raises(ValueError, match=re.escape(f"got {size}")):
+        SIZES[name](size)
+
+
+def test_an_empty_age_column_is_a_clear_value_error():
+    with pytest.raises(ValueError, match="age is empty"):
+        icu_age_groups([], 2)
+    with pytest.raises(ValueError, match="one-dimensional"):
+        icu_age_groups([[20.0, 30.0]], 2)
+
+
+# ---------------------------------------------------------------------- weight scales
+
+#: Uniform factors of the weights: 10**k, k from -300 to 300, and the extremes of
+#: float64 (a power of two at the subnormal end, where the weights stay exact).
+SCALES = [10.0**k for k in range(-300, 301, 20)] + [2.0**-1070, 2.0**1000]
+#: Integer weights, so that ``W * c`` for a power of two ``c`` is exact.
+W = (np.arange(N) % 5 + 1).astype(np.float64)
+
+
+def _frame_tables(w):
+    frame = metrics.RankingMetricFrame(Y, S, sensitive_features=G, sample_weight=w)
+    return np.concatenate([table.to_numpy(dtype=float).ravel() for table in
+                           (frame.overall, frame.by_group, frame.by_pair)])
+
+
+def _score_with_weights(w):
+    ranker = _fitted_ranker()
+    return (ranker.score(X, Y, sensitive_features=G, sample_weight=w),
+            fairness_scorer(lam=0.5)(ranker, X, Y, sensitive_features=G, sample_weight=w),
+            fairness_scorer(max_disparity=0.05)(ranker, X, Y, sensitive_features=G,
+                                                sample_weight=w))
+
+
+WEIGHTED = {
+    "auc": lambda w: metrics.auc(S, Y, sample_weight=w),
+    "xauc": lambda w: metrics.xauc(S, Y, G, "a", "b", sample_weight=w),
+    "prf": lambda w: metrics.prf(S, Y, G, "b", sample_weight=w),
+    "urf": lambda w: metrics.urf(S, G, "a", "b", sample_weight=w),
+    "disparity_pairs": lambda w: [metrics.disparity_pairs(S, Y, G, m, sample_weight=w)[
+        ("a", "b")] for m in ("xauc", "prf", "urf")],
+    "disparity (sklearn order)": lambda w: metrics.disparity(
+        Y, S, sensitive_features=G, metric="prf", sample_weight=w),
+    "RankingMetricFrame": _frame_tables,
+    "FairRanker.score and fairness_scorer": _score_with_weights,
+}
+
+
+@pytest.mark.parametrize("name", WEIGHTED)
+def test_every_weighted_metric_ignores_the_scale_of_the_weights(name):
+    call = WEIGHTED[name]
+    want = np.array(_plain(call(W)), dtype=np.float64)
+    for c in SCALES:
+        got = np.array(_plain(call(W * c)), dtype=np.float64)
+        exact = np.frexp(c)[0] == 0.5  # a power of two: the same weights, bit for bit
+        np.testing.assert_allclose(got, want, rtol=0 if exact else 1e-13, atol=0,
+                                   err_msg=f"weights times {c!r}")
+
+
+@pytest.mark.parametrize("name", WEIGHTED)
+def test_weights_of_every_real_number_type_are_their_floats(name):
+    """Python ints beyond int64 (integer weights times 10**k), Decimals and Fractions:
+    converted one by one, as every real number is."""
+    call = WEIGHTED[name]
+    want = np.array(_plain(call(W)), dtype=np.float64)
+    ints = [int(x) for x in W]
+    for weights in ([x * 10**300 for x in ints], [x * 10**40 for x in ints],
+                    [decimal.Decimal(x) for x in ints],
+                    [fractions.Fraction(x, 7) for x in ints],
+                    np.array([decimal.Decimal(x) / 3 for x in ints], dtype=object)):
+        got = np.array(_plain(call(weights)), dtype=np.float64)
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+
+
+def test_weights_refused_only_where_they_are_unusable():
+    for w, message in ((np.zeros(N), "zero for every item"),
+                       (np.where(G == "a", 0.0, 1.0), "0 on all the positives of g"),
+                       (-W, "finite numbers >= 0"), (W * np.inf, "finite numbers >= 0"),
+                       (np.where(np.arange(N) == 3, np.nan, 1.0), "finite numbers >= 0"),
+                       ([10**400] + [1] * (N - 1), "finite numbers >= 0")):
+        with pytest.raises(ValueError, match=message):
+            metrics.xauc(S, Y, G, "a", "b", sample_weight=w)
+    for w in ([1] * (N - 1) + [None], [1.0] * (N - 1) + [np.True_], [1.0] * (N - 1) + ["1"]):
+        with pytest.raises(TypeError, match="sample_weight must be"):
+            metrics.xauc(S, Y, G, "a", "b", sample_weight=w)
+    # the extremes of float64 side by side: each sample's own scale counts
+    mixed = np.where(Y == 1, 1e-300, 1e300)
+    assert metrics.auc(S, Y, sample_weight=mixed) == pytest.approx(metrics.auc(S, Y),
+                                                                   rel=1e-14)
+    tiny = np.full(N, 5e-324)  # the smallest subnormal: equal weights
+    assert metrics.disparity(S, Y, G, "xauc", sample_weight=tiny) == metrics.disparity(
+        S, Y, G, "xauc")
+
+
+# ---------------------------------------------------------------------- memory budgets
+
+@pytest.mark.parametrize("memory_limit", [4000, 20000, 40000, 100000])
+def test_the_exact_solvers_refusal_states_a_budget_it_was_given(memory_limit):
+    """Never a negative budget: the completion tables that do not fit half the budget
+    are refused naming it; fronts that outgrow the rest name the rest."""
+    s, y, g = (np.tile(a, 4) for a in (S, Y, G))
+    s = s + np.arange(s.size) * 1e-6  # no ties: 64 x 64 items
+    with pytest.raises(MemoryError) as error:
+        fair_order(s, y, g, lam=0.5, solver="exact", backend="numpy",
+                   memory_limit=memory_limit)
+    budgets = [float(x) for x in re.findall(r"budget \(([-0-9.e+]+) GiB", str(error.value))]
+    # stated to 3 digits: up to 0.5% above the limit by rounding
+    assert budgets and all(0 < b <= 1.005 * memory_limit / 2**30 for b in budgets), error
