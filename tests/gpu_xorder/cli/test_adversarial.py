@@ -435,7 +435,7 @@ add("demo test-size 0.001", Case(["demo", "--data", "german", "--test-size", "0.
 add("paper test-size 0.9999", Case(["paper", "--data", "german", "--repeats", "1",
                                     "--test-size", "0.9999"], q("--test-size 0.9999")))
 add("demo test-size 1", Case(["demo", "--test-size", "1"], q(
-    "argument --test-size: must lie strictly between 0 and 1"), usage=True))
+    "argument --test-size: must be a number strictly between 0 and 1"), usage=True))
 for option in ("--bootstrap", "--seed", "--jobs"):
     add(f"delong with {option}", Case(audit("--ci-method", "delong", option, "2"), q(
         f"--ci-method delong draws no resamples, so {option} would be ignored; leave it "

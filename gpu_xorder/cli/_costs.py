@@ -1,0 +1,61 @@
+"""What the command line's long work costs, for the estimates it prints before the work
+(``_output.estimate``): CPU seconds on the 2-core development machine of the audit's
+tables, intervals and pictures and of ``paper``'s repetitions (``fit``'s model is
+``_fit.estimate_seconds``). Each rate is a least-squares fit of measured times;
+``tests/gpu_xorder/cli/test_estimates.py`` (slow) checks them against measured
+times within a factor of two; a machine twice as fast takes half.
+"""
+
+import os
+
+#: A bootstrap resample of ``n`` items in ``k`` groups (2k strata): a fixed part (its
+#: seed, its draws' calls), the cumulative counts over items x strata and the product
+#: of the strata's counts (items x strata**2).
+BOOTSTRAP_SECONDS = {"resample": 4e-5, "item_stratum": 6e-9, "item_stratum2": 3e-9}
+#: DeLong's intervals: per pair of groups, a fixed part and one per item.
+DELONG_SECONDS = {"pair": 2e-5, "pair_item": 1e-7}
+#: The audit's tables: a value of a pair of groups (xAUC, URF) computed on the two
+#: groups' items, a per-group value (PRF) on every item.
+TABLE_SECONDS = {"value": 6e-5, "value_item": 1e-7, "group_item": 1e-7}
+#: A picture of ``--plot``: drawing and saving the PNG, and per item of the data (the
+#: xROC curves and their pointwise bands).
+PICTURE_SECONDS = {"picture": 0.25, "item": 2e-5}
+
+
+def bootstrap_seconds(n, k, n_bootstrap, n_workers=1):
+    """Seconds of ``n_bootstrap`` stratified resamples of ``n`` items in ``k`` groups,
+    shared among ``n_workers`` processes."""
+    strata = 2 * k
+    per = (BOOTSTRAP_SECONDS["resample"] + BOOTSTRAP_SECONDS["item_stratum"] * n * strata
+           + BOOTSTRAP_SECONDS["item_stratum2"] * n * strata**2)
+    return n_bootstrap * per / max(1, n_workers)
+
+
+def delong_seconds(n, k):
+    """Seconds of DeLong's intervals of one score column: every pair of groups."""
+    return k * k * (DELONG_SECONDS["pair"] + DELONG_SECONDS["pair_item"] * n)
+
+
+def pair_tables_seconds(n, k):
+    """Seconds of the audit's tables of one score column: ``k * (k - 1)`` xAUC values
+    and ``k * (k - 1) / 2`` URF values, each on two groups' items (``2n / k`` on
+    average), and ``2k`` per-group values."""
+    values = 1.5 * k * (k - 1)
+    return (values * (TABLE_SECONDS["value"] + TABLE_SECONDS["value_item"] * 2 * n / k)
+            + 2 * k * TABLE_SECONDS["group_item"] * n)
+
+
+def pictures_seconds(n_pictures, n, bands=True):
+    """Seconds of ``n_pictures`` pictures of ``n`` items (``bands``: with pointwise
+    bands, which take about as long again per item)."""
+    return n_pictures * (PICTURE_SECONDS["picture"]
+                         + PICTURE_SECONDS["item"] * n * (2 if bands else 1))
+
+
+def workers(jobs, scheduler=None):
+    """Processes ``--jobs`` gives on this machine (a Dask cluster's: unknown, taken
+    as one)."""
+    if jobs is None or scheduler is not None:
+        return 1
+    cores = os.cpu_count() or 1
+    return cores if jobs < 0 else min(jobs, cores)
