@@ -183,14 +183,16 @@ def spell(seconds):
     return f"{hours} h" + (f" {minutes} min" if minutes else "")
 
 
-def estimate(seconds, what, at_least=None):
+def estimate(seconds, what, at_least=None, bound=False):
     """Before work expected to take ``seconds`` (None: unknown): the line ``estimate:
-    about 2 min 10 s (what)`` on stderr, where ``seconds`` reaches ``at_least``
-    (default ``ESTIMATE_SECONDS``). Returns ``seconds``, for the progress's time left."""
+    about 2 min 10 s (what)`` on stderr (``bound``: ``up to about``, where the data
+    decide), where ``seconds`` reaches ``at_least`` (default ``ESTIMATE_SECONDS``).
+    Returns ``seconds``, for the progress's time left."""
     limit = ESTIMATE_SECONDS if at_least is None else at_least
     if seconds is not None and seconds >= limit:
-        err_console.print(f"[dim]estimate:[/dim] about {spell(seconds)} "
-                          f"({escape(what)})", soft_wrap=True, emoji=False)
+        err_console.print(f"[dim]estimate:[/dim] {'up to ' if bound else ''}about "
+                          f"{spell(seconds)} ({escape(what)})", soft_wrap=True,
+                          emoji=False)
     return seconds
 
 

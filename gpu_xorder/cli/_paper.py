@@ -37,6 +37,7 @@ def run(args):
     try:
         check_all_outputs([("--json", args.json)])  # before the work
         _check_splits(names, args)
+        _announce(names, args, ["xorder"])
         with dask_backend(args.scheduler):
             experiments = [_paper_experiment(name, args) for name in names]
         if args.json is not None:
@@ -80,6 +81,7 @@ def _paper_comparison(names, args):
     try:
         check_all_outputs([("--json", args.json)], [("--out", args.out, held)])
         _check_splits(names, args)
+        _announce(names, args, methods)
         if args.out is not None:
             try:
                 require_matplotlib()
@@ -130,6 +132,36 @@ def _earlier_figures(folder):
                 e["data"], e["groups"], e["model"], e.get("study"))}
     except (OSError, ValueError, KeyError, TypeError):
         return set()
+
+
+def _announce(names, args, methods):
+    """Before the work: the estimate of xOrder's fits in every repetition (the CPU
+    engines' cost model of ``fit``, on the training split's groups); the base models
+    and other methods are not counted, so it is a lower bound where they run."""
+    import argparse
+
+    from ..engine._backend import resolve_backend
+    from ..experiments._experiment import grouping
+    from ..experiments._studies import load_data
+    from ._fit import estimate_seconds
+
+    engine = resolve_backend(args.backend)
+    if engine == "cupy" or (methods is not None and not {"xorder", "xorder-kd"} & set(
+            methods)):
+        return
+    fits = argparse.Namespace(subsample=args.subsample, method=args.method,
+                              solver=args.solver, lam=list(args.lam), max_disparity=None,
+                              disparity="absolute", metric=args.metric)
+    seconds = 0.0
+    for name in names:
+        groups = grouping(load_data(name), args.groups)
+        labels, counts = np.unique(groups, return_counts=True)
+        train = np.repeat(labels, np.ceil(counts * (1 - args.test_size)).astype(int))
+        seconds += args.repeats * estimate_seconds(train, fits, engine)
+    others = "" if methods == ["xorder"] else " and the other methods"
+    out.estimate(seconds, f"{out.repetitions(args.repeats)} of {', '.join(names)}: "
+                 f"xOrder's fits for {len(args.lam)} lams on the {engine} engine; the "
+                 f"base models{others} not counted")
 
 
 def _check_splits(names, args):
