@@ -510,8 +510,6 @@ OUTPUT_CLASHES = {
     "fit --model a folder": (fit()[:-1] + ["sub"],
                              "refusing to write sub: it is a folder, not a regular file",
                              _folder("sub")),
-    "fit --model a device": (fit()[:-1] + ["/dev/null"], "refusing to write /dev/null: "
-                             "it is a device, a pipe or a socket", None),
     "fit --model in no folder": (fit()[:-1] + ["no/m.json"],
                                  "cannot write no/m.json: no folder", None),
     "transform --output is the model": (transform()[:-1] + ["model.json"],
@@ -573,6 +571,46 @@ add("transform succeeds", Case(transform(), None, code=0, outputs=("out.csv",),
 add("group None is a group", Case(audit("--no-ci"), None, code=0, files={
     "data.csv": csv_text([r[:3] + [{"a": "None"}.get(r[3], r[3])] + r[4:]
                           for r in BASE]).encode()}))
+
+
+# --- output names: too long for the file system (NAME_MAX in bytes, also of UTF-8
+# text), standard output, a device: for every output of every command, before any work
+LONG_NAMES = {"ASCII": "x" * 300 + ".json", "UTF-8": "\u00e9" * 130}
+OUTPUT_OPTIONS = {
+    "fit --model": lambda name: fit()[:-1] + [name],
+    "fit --output": lambda name: fit("--output", name),
+    "transform --output": lambda name: transform()[:-1] + [name],
+    "audit --json": lambda name: audit("--no-ci", "--json", name),
+    "audit --plot": lambda name: audit("--no-ci", "--plot", name),
+    "paper --json": lambda name: ["paper", "--data", "german", "--json", name],
+    "paper --out": lambda name: ["paper", "--data", "german", "--out", name],
+}
+for option, argv in OUTPUT_OPTIONS.items():
+    for key, name in LONG_NAMES.items():
+        add(f"{option} name of 300 {key} bytes", Case(argv(name), (
+            r"cannot write \S+: its name is \d+ bytes long, more than the 255 the file "
+            "system allows"), files={"model.json": model()}))
+    if option not in ("audit --plot", "paper --out"):
+        add(f"{option} -", Case(argv("-"), q(
+            "refusing to write -: it is this command's standard output, where its tables "
+            "and messages go"), files={"model.json": model()}))
+add("fit --model /dev/null", Case(fit()[:-1] + ["/dev/null"], None, code=0))
+add("audit --json /dev/null", Case(audit("--no-ci", "--json", "/dev/null"), None, code=0))
+
+# --- the parser's own errors in the user's words, never a converter's name
+TYPED_OPTIONS = {
+    "--bootstrap": (audit, "an integer >= 1"), "--seed": (audit, "an integer >= 0"),
+    "--ci": (audit, "a number strictly between 0 and 1"),
+    "--jobs": (audit, "a nonzero integer (-1: one per CPU core)"), "--plot-pairs": (audit, "an integer >= 1"),
+    "--max-groups": (audit, "an integer >= 1"), "--subsample": (fit, "an integer >= 1"),
+    "--max-disparity": (fit, "a number from 0 to 1"),
+}
+for option, (command, what) in TYPED_OPTIONS.items():
+    outside = {"an integer >= 0": "-1", "a number from 0 to 1": "2",
+               "a number strictly between 0 and 1": "1"}.get(what, "0")
+    for value in ("x", outside, "1e999"):
+        add(f"{option} {value}", Case(command(option, value), q(
+            f"argument {option}: must be {what}, got {value}"), usage=True))
 
 
 # ---------------------------------------------------------------------- the runner
