@@ -801,3 +801,112 @@ def test_signals_leave_nothing_behind(tmp_path):
         assert proc.returncode in codes, (name, proc.returncode, err)
         assert "Traceback" not in err, (name, err)
         assert sorted(os.listdir(folder)) == ["data.csv"], name
+
+
+# ---------------------------------------------------------------------- long work
+
+def _labelled(labels, n=N):
+    """The base table with its groups relabelled ``labels[k % len(labels)]``."""
+    return csv_text([r[:3] + [labels[k % len(labels)]] + r[4:]
+                     for k, r in enumerate(BASE[:n])]).encode()
+
+
+@pytest.mark.parametrize("labels", [("a" * 130, "\u00e9" * 130),
+                                    ("x/../y", "\U0001F642" * 70 + "z" * 60)])
+def test_pictures_of_long_and_odd_labels(tmp_path, monkeypatch, capsys, labels):
+    """Labels of 130 characters (two bytes each in UTF-8), slashes, emoji: every
+    picture written under a safe name of at most 120 bytes, distinct, in the folder."""
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    Path("data.csv").write_bytes(_labelled(labels))
+    assert main(audit("--plot", "P")) == 0
+    capsys.readouterr()
+    names = os.listdir("P")
+    assert len(names) == 3  # intervals, score distributions, one xROC picture
+    assert all(len(name.encode()) <= 120 and re.fullmatch(r"[A-Za-z0-9._-]+", name)
+               for name in names), names
+    assert sorted(os.listdir(".")) == ["P", "data.csv"]
+
+
+def test_many_groups_are_shown_by_their_worst_pairs(tmp_path, monkeypatch, capsys):
+    """45 groups: 1980 ordered pairs; the printed pair tables hold the 40 of the largest
+    disparities with a note, TSV every row, --plot the pictures of --plot-pairs pairs,
+    named in the output."""
+    pytest.importorskip("matplotlib")
+    from gpu_xorder.cli._audit import MAX_PAIR_ROWS
+
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(3)
+    k, per = 45, 6
+    rows = [[str(i), repr(float(rng.normal() + (i % 2) + 0.05 * (i // per))), str(i % 2),
+             f"g{i // per:02d}", "x"] for i in range(k * per)]
+    Path("data.csv").write_text(csv_text(rows))
+    argv = audit("--no-ci", "--max-groups", "50")
+    assert main(argv + ["--plot", "P", "--plot-pairs", "3"]) == 0
+    out, err = capsys.readouterr()
+    assert f"xAUC(g, h): {MAX_PAIR_ROWS} of {k * (k - 1)} rows shown, the pairs of the " \
+           "largest disparities" in out
+    assert f"URF(g, h): {MAX_PAIR_ROWS} of {k * (k - 1) // 2} rows shown" in out
+    drawn = re.search(r"score: xROC pictures of 3 of the 990 pairs of groups, those of "
+                      r"the largest disparities \(--plot-pairs 3\): (.*); --plot-pairs "
+                      r"990 draws them all", out)
+    assert drawn, out
+    pictures = sorted(name for name in os.listdir("P") if name.startswith("xroc_"))
+    assert pictures == sorted(f"xroc_score_{p.replace(' ~ ', '_')}.png"
+                              for p in drawn.group(1).split(", "))
+    assert main(argv + ["--format", "tsv"]) == 0
+    out = capsys.readouterr().out
+    at = out.splitlines().index("# xAUC(g, h)")
+    assert len(out.splitlines()[at + 2:at + 2 + k * (k - 1)]) == k * (k - 1)
+    assert "rows shown" not in out
+
+
+#: Commands whose work is long, each with the data it reads: the estimate comes on
+#: stderr before the work (then Ctrl-C: exit 130, nothing more printed).
+def _groups_file(k, per, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = [[str(i), repr(float(rng.normal() + (i % 2))), str(i % 2), f"g{i // per}", "x"]
+            for i in range(k * per)]
+    return csv_text(rows).encode()
+
+
+LONG_WORK = {
+    "audit --bootstrap 1000000": (audit("--bootstrap", "1000000"), None,
+                                  r"estimate: about \d+ (s|min)"),
+    "audit of 1000 groups": (audit("--max-groups", "1000"), _groups_file(1000, 4),
+                             r"estimate: about \d+ (min|h)"),
+    "audit --plot of 200 groups, all pairs": (
+        audit("--no-ci", "--max-groups", "200", "--plot", "P", "--plot-pairs", "20000"),
+        _groups_file(200, 4), r"estimate: about .*\d+ pictures\)"),
+    "fit of 1000 groups": (fit("--max-groups", "1000"), _groups_file(1000, 4),
+                           r"(estimate: about|note: this fit fills about)"),
+    "fit --max-disparity 0": (fit("--max-disparity", "0"), _groups_file(2, 60),
+                              r"estimate: up to about \d+ s \(at most; a constrained fit"),
+    "paper of adult": (["paper", "--data", "adult", "--groups", "race-sex", "--repeats",
+                        "30", "--backend", "numpy"], None, r"estimate: about \d+ (min|h)"),
+}
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT"), reason="POSIX signals")
+def test_long_work_is_estimated_first_and_ctrl_c_ends_it_quietly(tmp_path):
+    """Every long command prints its estimate before the work; Ctrl-C then ends it with
+    exit status 130 and prints nothing more (no "done", no traceback). In parallel."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    runs = {}
+    for k, (name, (argv, data, pattern)) in enumerate(LONG_WORK.items()):
+        folder = tmp_path / f"run{k}"
+        folder.mkdir()
+        (folder / "data.csv").write_bytes(DATA if data is None else data)
+        runs[name] = (subprocess.Popen([sys.executable, "-m", "gpu_xorder", *argv],
+                                       cwd=folder, env=env, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True), folder, pattern)
+    for name, (proc, folder, pattern) in runs.items():
+        line = proc.stderr.readline()
+        assert re.match(pattern, line), (name, line)
+        proc.send_signal(signal.SIGINT)
+    for name, (proc, folder, pattern) in runs.items():
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130, (name, proc.returncode, err)
+        assert err == "", (name, err)
+        assert sorted(os.listdir(folder)) == ["data.csv"], name
