@@ -21,7 +21,7 @@ DELONG_SECONDS = {"pair": 1.6e-4, "item_group": 1.6e-6}
 TABLE_SECONDS = {"value": 6e-5, "value_item": 6e-8, "group_item": 6e-8}
 #: A picture of ``--plot``: drawing and saving the PNG, and per item of the data (the
 #: xROC curves and their pointwise bands).
-PICTURE_SECONDS = {"picture": 0.25, "item": 1e-5}
+PICTURE_SECONDS = {"picture": 0.2, "item": 1e-5}
 
 
 def bootstrap_seconds(n, k, n_bootstrap, n_workers=1):

@@ -251,8 +251,9 @@ def bounded(groups, args):
 
 
 def _note_long_fit(groups, args, engine):
-    """Before a fit that takes long on the CPU: an estimate, and a ``--subsample`` that
-    would take about ten seconds."""
+    """Before a fit that takes long on the CPU: an estimate (``out.estimate``: 30 s or
+    more; a constrained fit's bound), and from ``LONG_FIT_SECONDS`` a ``--subsample``
+    that would take about ten seconds."""
     seconds = estimate_seconds(groups, args, engine)
     if bounded(groups, args):
         out.estimate(seconds, f"at most; a constrained fit (--max-disparity "
@@ -260,8 +261,8 @@ def _note_long_fit(groups, args, engine):
                      "fronts, whose size the data decide, may take most of it",
                      bound=True)
         return
+    out.estimate(seconds, f"the fit on the {engine} engine")
     if seconds < LONG_FIT_SECONDS:
-        out.estimate(seconds, f"the fit on the {engine} engine")
         return
     k = (args.subsample or 1) * max(2, math.ceil(math.sqrt(seconds / 10.0)))
     n_lams = len(args.lam) if isinstance(args.lam, (list, tuple)) else 1

@@ -166,8 +166,8 @@ def check_all_outputs(files=(), folders=(), inputs=()):
                for what, path, names in folders if path is not None]
     claimed = {}
 
-    def claim(path, what):
-        key = _identity(path)
+    def claim(path, what, key=None):
+        key = _identity(path) if key is None else key
         if key in claimed:
             raise ValueError(MSG_TWICE.format(path=path, first=claimed[key], second=what))
         claimed[key] = what
@@ -176,15 +176,19 @@ def check_all_outputs(files=(), folders=(), inputs=()):
         claim(path, what)
     for what, path, names in folders:
         claim(path, what)
-        for name in names:
-            claim(os.path.join(path, name), f"the file {name} of {what}")
+        real = os.path.realpath(path)
+        missing = not os.path.isdir(real)
+        for name in names:  # in a folder yet to be made: a name is its path, at once
+            claim(os.path.join(path, name), f"the file {name} of {what}",
+                  ("path", os.path.join(real, name)) if missing else None)
     for _, path in files:
         check_output(path, inputs)
     for _, path, names in folders:
         target = check_folder(path)
         exists = os.path.isdir(target)
+        limits = _name_limits(target if exists else os.path.dirname(target))
         for name in names:
-            _check_name(os.path.join(path, name), os.path.join(target, name))
+            _check_name(os.path.join(path, name), os.path.join(target, name), limits)
             if exists:
                 _check_replaced(os.path.join(path, name), os.path.join(target, name),
                                 inputs)
@@ -274,20 +278,28 @@ def _refuse_standard(path):
                                                  hint=hint if fd == 1 else ""))
 
 
-def _check_name(path, target):
-    """Refuse an output whose file name, or whole path, is longer than the file
-    system of its folder takes (NAME_MAX, PATH_MAX; 255 and 4096 where it does not
-    say), before any work rather than at the end."""
-    folder, name = os.path.split(target)
-    for key, size, default, message in (
-            ("PC_NAME_MAX", len(os.fsencode(name)), 255, MSG_NAME_LONG),
-            ("PC_PATH_MAX", len(os.fsencode(target)), 4096, MSG_PATH_LONG)):
+def _name_limits(folder):
+    """The longest name and path in bytes the file system of ``folder`` takes
+    (NAME_MAX, PATH_MAX; 255 and 4096 where it does not say, or the folder is yet to
+    be made)."""
+    limits = []
+    for key, default in (("PC_NAME_MAX", 255), ("PC_PATH_MAX", 4096)):
         try:
             limit = os.pathconf(folder, key)
         except (OSError, ValueError, AttributeError):
-            limit = default
-        if limit is None or limit < 0:
-            limit = default
+            limit = None
+        limits.append(default if limit is None or limit < 0 else limit)
+    return tuple(limits)
+
+
+def _check_name(path, target, limits=None):
+    """Refuse an output whose file name, or whole path, is longer than the file
+    system of its folder takes (``limits``: :func:`_name_limits`, of the folder
+    unless given), before any work rather than at the end."""
+    folder, name = os.path.split(target)
+    name_max, path_max = _name_limits(folder) if limits is None else limits
+    for size, limit, message in ((len(os.fsencode(name)), name_max, MSG_NAME_LONG),
+                                 (len(os.fsencode(target)), path_max, MSG_PATH_LONG)):
         if size > limit:
             raise OSError(errno.ENAMETOOLONG, message.format(
                 path=path, size=size, limit=limit))

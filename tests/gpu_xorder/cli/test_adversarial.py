@@ -879,7 +879,7 @@ LONG_WORK = {
         audit("--no-ci", "--max-groups", "200", "--plot", "P", "--plot-pairs", "20000"),
         _groups_file(200, 4), r"estimate: about .*\d+ pictures\)"),
     "fit of 1000 groups": (fit("--max-groups", "1000"), _groups_file(1000, 4),
-                           r"(estimate: about|note: this fit fills about)"),
+                           r"estimate: about \d+ min"),
     "fit --max-disparity 0": (fit("--max-disparity", "0"), _groups_file(2, 60),
                               r"estimate: up to about \d+ s \(at most; a constrained fit"),
     "paper of adult": (["paper", "--data", "adult", "--groups", "race-sex", "--repeats",
@@ -908,5 +908,6 @@ def test_long_work_is_estimated_first_and_ctrl_c_ends_it_quietly(tmp_path):
     for name, (proc, folder, pattern) in runs.items():
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 130, (name, proc.returncode, err)
-        assert err == "", (name, err)
+        # nothing after Ctrl-C: no "done", no traceback (fit's advice may precede it)
+        assert all(line.startswith("note:") for line in err.splitlines()), (name, err)
         assert sorted(os.listdir(folder)) == ["data.csv"], name

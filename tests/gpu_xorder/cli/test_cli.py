@@ -739,7 +739,10 @@ def test_long_cpu_fits_get_an_estimate_and_a_progress_bar(tmp_path, capsys, monk
     monkeypatch.setattr(_solver_choice, "FILL_SECONDS_PER_CELL", dict.fromkeys(rates, 1e-3))
     assert main(["fit", str(tmp_path / "data.csv"), *FIT, "--model",
                  str(tmp_path / "m.json")]) == 0
-    err = " ".join(capsys.readouterr().err.split())
+    err = capsys.readouterr().err
+    assert re.match(r"estimate: about \d+ min \d* ?s? ?\(the fit on the (numpy|numba) "
+                    r"engine\)\n", err), err
+    err = " ".join(err.split("\n", 1)[1].split())
     assert re.match(r"note: this fit fills about \d\.\de\+05 lattice cells: roughly "
                     r"\d+ min on the (numpy|numba) engine of a 2-core CPU\. --subsample \d+ would learn the order on 1 in "
                     r"\d+ items of each group in about \d+ s; a GPU \(--backend cupy\)",
