@@ -37,9 +37,7 @@ def run(args):
     group_label, names = group_names(data, args.groups)
 
     try:
-        with out.working(f"demo: {data.name}: splitting, training the logistic "
-                         "regression"):
-            rows, split = _run_demo(data, groups, args)
+        rows, split = _run_demo(data, groups, args)
     except LIBRARY_ERRORS as exc:
         return out.error(exc)
 
@@ -67,8 +65,10 @@ def _run_demo(data, groups, args):
     from ..postprocessing import XOrder
     from ..experiments._experiment import split_scores
 
-    (s_tr, y_tr, a_tr), (s_te, y_te, a_te) = split_scores(
-        data, groups, test_size=args.test_size, seed=args.seed)
+    with out.working(f"demo: {data.name}: splitting, training the logistic "
+                     "regression"):  # something at once, not seconds of nothing
+        (s_tr, y_tr, a_tr), (s_te, y_te, a_te) = split_scores(
+            data, groups, test_size=args.test_size, seed=args.seed)
     splits = {"train": (y_tr, a_tr), "test": (y_te, a_te)}
     warm_up(args.backend, s_tr, y_tr, a_tr, metric=args.metric, method=args.method,
             solver=args.solver)

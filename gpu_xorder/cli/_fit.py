@@ -200,8 +200,8 @@ def estimate_seconds(groups, args, engine):
     """Seconds the fit is expected to take on a CPU engine: the two-group solver's
     fills at the engine's rate per cell (``core._solver_choice``), the constrained
     solver's search and, on lattices it solves exactly, its fronts at their bound
-    (``_constrained.CONSTRAINT_EXACT_STATES``: the data decide, 0.1 to 16 s measured
-    on 60 per group; ``bounded`` says so); the K-group methods by the NumPy
+    (``front_states_bound``: the data decide, 0.1 to 16 s measured on 60 per group;
+    ``bounded`` says so); the K-group methods by the NumPy
     reference's calibrated model (``engine._plan.estimate_seconds``), iterative steps
     on numba at ``NUMBA_ITERATIVE_SECONDS``."""
     from ..core._solver_choice import EXACT_SECONDS_PER_STATE
@@ -219,9 +219,7 @@ def estimate_seconds(groups, args, engine):
                                           max_disparity=args.max_disparity,
                                           engine_name=engine)
         if bounded(groups, args):  # the fronts at their bound, not a typical size
-            from ..core._constrained import CONSTRAINT_EXACT_STATES
-
-            seconds += CONSTRAINT_EXACT_STATES * EXACT_SECONDS_PER_STATE
+            seconds += front_states_bound(*sizes) * EXACT_SECONDS_PER_STATE
         return seconds
     if len(sizes) == 2:
         return lattice_cells(groups, args) * FILL_SECONDS_PER_CELL[engine]
@@ -236,6 +234,17 @@ def estimate_seconds(groups, args, engine):
         else:
             total += numpy_seconds(name, sizes, "numpy", args.metric, n_fills=n_lams)
     return total
+
+
+def front_states_bound(n_a, n_b):
+    """The most states the exact fronts of an ``n_a`` x ``n_b`` lattice can hold: at
+    most one per path into a cell, ``sum C(i + j, i) = C(n_a + n_b + 2, n_a + 1) - 1``
+    over its cells, and never more than the solver's cap
+    (``_constrained.CONSTRAINT_EXACT_STATES``)."""
+    from ..core._constrained import CONSTRAINT_EXACT_STATES
+
+    paths = math.comb(n_a + n_b + 2, n_a + 1) - 1 if n_a + n_b < 200 else math.inf
+    return min(CONSTRAINT_EXACT_STATES, paths)
 
 
 def bounded(groups, args):

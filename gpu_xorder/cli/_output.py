@@ -245,7 +245,8 @@ class Heartbeat:
             left = None if self.expected is None else max(0.0, self.expected - elapsed)
             return f"{self.label}: running, {times(elapsed, left)}"
         remaining = (elapsed * (self.total - self.done) / self.done if self.done
-                     else None)
+                     else None if self.expected is None
+                     else max(0.0, self.expected - elapsed))
         share = self.done / self.total if self.total else 0.0
         count = (f"{self.done} of {self.total}" if self.unit != "cells"
                  else f"{self.done:.3g} of {self.total:.3g}")
@@ -308,12 +309,13 @@ def fit_progress():
 
 
 @contextlib.contextmanager
-def counted_progress(label, total, unit):
-    """A progress bar of ``total`` steps of work (``unit``: "repetitions", "pairs",
-    "pictures"; on a terminal, otherwise a line on stderr every ``LOG_INTERVAL``
-    seconds); yields the ``progress(done, total)`` callback."""
+def counted_progress(label, total, unit, expected=None):
+    """A progress bar of ``total`` steps of work (``unit``: "repetitions", "values";
+    on a terminal, otherwise a line on stderr every ``LOG_INTERVAL`` seconds); yields
+    the ``progress(done, total)`` callback. The time left extrapolates the steps done,
+    before the first the ``expected`` seconds of an estimate."""
     if not console.is_terminal:
-        with _logged(label, unit) as update:
+        with _logged(label, unit, expected) as update:
             update(0, total)
             yield update
         return
@@ -321,14 +323,14 @@ def counted_progress(label, total, unit):
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
         TextColumn(unit), _Times(), console=console, transient=True,
     ) as progress:
-        task = progress.add_task(escape(label), total=total)
+        task = progress.add_task(escape(label), total=total, expected=expected)
         yield lambda done, total: progress.update(task, completed=done)
 
 
-def repetitions_progress(name, repeats):
+def repetitions_progress(name, repeats, expected=None):
     """:func:`counted_progress` of one data set's repetitions; yields the
     ``progress(done, total)`` callback the experiments take."""
-    return counted_progress(name, repeats, "repetitions")
+    return counted_progress(name, repeats, "repetitions", expected)
 
 
 @contextlib.contextmanager

@@ -37,9 +37,10 @@ def run(args):
     try:
         check_all_outputs([("--json", args.json)])  # before the work
         _check_splits(names, args)
-        _announce(names, args, ["xorder"])
+        expected = _announce(names, args, ["xorder"])
         with dask_backend(args.scheduler):
-            experiments = [_paper_experiment(name, args) for name in names]
+            experiments = [_paper_experiment(name, args, expected.get(name))
+                           for name in names]
         if args.json is not None:
             write_json(args.json, {"experiments": [e.to_dict() for e in experiments]})
     except LIBRARY_ERRORS + FILE_ERRORS as exc:
@@ -50,13 +51,13 @@ def run(args):
     return 0
 
 
-def _paper_experiment(name, args):
+def _paper_experiment(name, args, expected=None):
     """One data set's experiment, printed; its repetitions run in ``--jobs`` workers
     of joblib's active backend (no --jobs: one, or every worker of --scheduler's
     cluster)."""
     from ..experiments._experiment import paper_experiment
 
-    with out.repetitions_progress(name, args.repeats) as report:
+    with out.repetitions_progress(name, args.repeats, expected) as report:
         exp = paper_experiment(
             name, groups=args.groups, metric=args.metric, lams=args.lam,
             repeats=args.repeats, test_size=args.test_size, seed=args.seed,
@@ -81,7 +82,7 @@ def _paper_comparison(names, args):
     try:
         check_all_outputs([("--json", args.json)], [("--out", args.out, held)])
         _check_splits(names, args)
-        _announce(names, args, methods)
+        expected = _announce(names, args, methods)
         if args.out is not None:
             try:
                 require_matplotlib()
@@ -91,7 +92,8 @@ def _paper_comparison(names, args):
         comparisons = []
         with dask_backend(args.scheduler):
             for name in names:
-                with out.repetitions_progress(name, args.repeats) as report:
+                with out.repetitions_progress(name, args.repeats,
+                                              expected.get(name)) as report:
                     comparison = compare_methods(
                         name, methods=methods, model=args.model, groups=args.groups,
                         metric=args.metric, lams=args.lam, study=args.study,
@@ -137,7 +139,8 @@ def _earlier_figures(folder):
 def _announce(names, args, methods):
     """Before the work: the estimate of xOrder's fits in every repetition (the CPU
     engines' cost model of ``fit``, on the training split's groups); the base models
-    and other methods are not counted, so it is a lower bound where they run."""
+    and other methods are not counted, so it is a lower bound where they run. Returns
+    the seconds per data set (none where there is no estimate)."""
     import argparse
 
     from ..engine._backend import resolve_backend
@@ -148,20 +151,22 @@ def _announce(names, args, methods):
     engine = resolve_backend(args.backend)
     if engine == "cupy" or (methods is not None and not {"xorder", "xorder-kd"} & set(
             methods)):
-        return
+        return {}
     fits = argparse.Namespace(subsample=args.subsample, method=args.method,
                               solver=args.solver, lam=list(args.lam), max_disparity=None,
                               disparity="absolute", metric=args.metric)
-    seconds = 0.0
+    seconds = {}
     for name in names:
         groups = grouping(load_data(name), args.groups)
         labels, counts = np.unique(groups, return_counts=True)
         train = np.repeat(labels, np.ceil(counts * (1 - args.test_size)).astype(int))
-        seconds += args.repeats * estimate_seconds(train, fits, engine)
+        seconds[name] = args.repeats * estimate_seconds(train, fits, engine)
     others = "" if methods == ["xorder"] else " and the other methods"
-    out.estimate(seconds, f"{out.repetitions(args.repeats)} of {', '.join(names)}: "
-                 f"xOrder's fits for {len(args.lam)} lams on the {engine} engine; the "
-                 f"base models{others} not counted")
+    out.estimate(sum(seconds.values()),
+                 f"{out.repetitions(args.repeats)} of {', '.join(names)}: xOrder's fits "
+                 f"for {len(args.lam)} lams on the {engine} engine; the base models"
+                 f"{others} not counted")
+    return seconds
 
 
 def _check_splits(names, args):

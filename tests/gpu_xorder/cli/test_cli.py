@@ -550,10 +550,10 @@ MALFORMED = {
                           "'groups' must be a list of group labels"),
     "model not JSON": (_transform_case(lambda d: d.clear()), "'format' field"),
     # outputs
-    "output a device": (lambda p: (_model(p), ["transform", "data.csv", "--model",
-                                               "model.json", "--score", "score", "--group",
-                                               "sex", "--output", "/dev/null"])[1],
-                        "refusing to write /dev/null: it is a device"),
+    "output standard output": (lambda p: (_model(p), [
+        "transform", "data.csv", "--model", "model.json", "--score", "score", "--group",
+        "sex", "--output", "-"])[1], "refusing to write -: it is this command's standard "
+                                     "output"),
     "output a folder": (lambda p: (_model(p), (p / "sub").mkdir(), [
         "transform", "data.csv", "--model", "model.json", "--score", "score", "--group",
         "sex", "--output", "sub"])[2], "refusing to write sub: it is a folder"),

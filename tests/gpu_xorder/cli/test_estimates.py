@@ -3,6 +3,7 @@ models grow with, and (slow) that they are within a factor of two of measured CP
 times on this machine."""
 
 import argparse
+import math
 import re
 import time
 
@@ -67,6 +68,10 @@ def test_a_constrained_fit_estimates_its_bound():
     assert _fit.bounded(groups, args)
     assert _fit.estimate_seconds(groups, args, "numpy") >= (
         CONSTRAINT_EXACT_STATES * EXACT_SECONDS_PER_STATE)
+    # a small lattice has fewer paths into its cells than the cap: C(6, 3) - 1 of 3 x 3
+    assert _fit.front_states_bound(2, 2) == 19 == sum(
+        math.comb(i + j, i) for i in range(3) for j in range(3))
+    assert _fit.estimate_seconds(np.repeat([0, 1], 4), args, "numpy") < 0.1
     assert not _fit.bounded(groups, _fit_args())
     assert not _fit.bounded(np.repeat([0, 1], 3000), args)  # no exact fronts there
 
