@@ -2,6 +2,7 @@
 confidence intervals, the disadvantaged group in words, as JSON and in pictures."""
 
 import contextlib
+import itertools
 import json
 import math
 import re
@@ -25,6 +26,22 @@ from ._common import read_groups
 from ._common import require_matplotlib
 
 MSG_MODEL_REPORT = "--model is read by --report; give --report FILE as well"
+#: Rows of a table of pairs of groups printed at most (the pairs of the largest
+#: disparities); every row is in --format tsv and json, and in --json.
+MAX_PAIR_ROWS = 40
+#: Groups beyond which the forest plot of every interval is not drawn: its rows grow
+#: with the square of the groups (12 groups: some 300 rows).
+MAX_FOREST_GROUPS = 12
+#: The longest picture name in bytes: far below the 255 of common file systems
+#: (NAME_MAX; 143 on eCryptfs), so that a folder's path and a suffix fit as well.
+PICTURE_NAME_BYTES = 120
+MSG_ROWS_SHOWN = ("{title}: {shown} of {n} rows shown, the pairs of the largest "
+                  "disparities; --format tsv or json, or --json FILE, give every row")
+MSG_PAIRS_DRAWN = ("{column}: xROC pictures of {drawn} of the {n} pairs of groups, those "
+                   "of the largest disparities (--plot-pairs {limit}): {pairs}; "
+                   "--plot-pairs {n} draws them all")
+MSG_NO_FOREST = ("intervals.png not drawn: {k} groups give {rows} intervals, more than "
+                 "a picture shows (at most {most} groups); they are in --json")
 MSG_NO_CI = "--no-ci leaves out the intervals that {options} would set up"
 MSG_DELONG = ("--ci-method delong draws no resamples, so {options} would be ignored; "
               "leave {them} out or choose --ci-method bootstrap")
@@ -52,17 +69,31 @@ def run(args):
             plan = _picture_plan(columns, keys, level is not None)
             check_all_outputs(outputs, [("--plot", args.plot, [p[0] for p in plan])],
                               inputs=(args.data,))
+        costs = _announce(args, y.size, len(keys), len(columns), method)
         rows = [file_row(name, s, y, groups, None) for name, s in columns.items()]
         pairs = [(g, h) for g in keys for h in keys if g != h]
+        items = _items_of(groups, labels)
+
+        def within(g, h):  # the items of groups g and h: a pair's values need no more
+            index = items[g] if g == h else np.sort(np.concatenate((items[g], items[h])))
+            return index
+
+        def xauc(s, g, h):
+            index = within(g, h)
+            return defined(metrics.xauc, s[index], y[index], groups[index], g, h)
+
+        def urf(s, g, h):
+            index = within(g, h)
+            return defined(metrics.urf, s[index], groups[index], g, h)
+
         # (title, meaning, row names, values of a score column, JSON key, its intervals)
         tables = [
             ("AUC within g", "P(a positive of g ranks above a negative of g)",
-             [str(g) for g in keys],
-             lambda s: [defined(metrics.xauc, s, y, groups, g, g) for g in keys],
+             [str(g) for g in keys], lambda s: [xauc(s, g, g) for g in keys],
              "auc_within", lambda ci: [ci.auc_within[g] for g in keys]),
             ("xAUC(g, h)", "P(a positive of g ranks above a negative of h)",
              [pair_key(g, h) for g, h in pairs],
-             lambda s: [defined(metrics.xauc, s, y, groups, g, h) for g, h in pairs],
+             lambda s: [xauc(s, g, h) for g, h in pairs],
              "xauc", lambda ci: [ci.xauc[g, h] for g, h in pairs]),
             ("PRF(g)", "P(a positive of g ranks above a negative of any group)",
              [str(g) for g in keys],
@@ -70,14 +101,15 @@ def run(args):
              lambda ci: [ci.prf[g] for g in keys]),
             ("URF(g, h)", "|P(an item of g ranks above one of h) - P(the reverse)|",
              [pair_key(g, h, " ~ ") for g, h in pairs if g < h],
-             lambda s: [defined(metrics.urf, s, groups, g, h) for g, h in pairs if g < h],
+             lambda s: [urf(s, g, h) for g, h in pairs if g < h],
              "urf", lambda ci: [ci.urf[g, h] for g, h in pairs if g < h]),
         ]
-        values = [[table[3](s) for s in columns.values()] for table in tables]
+        values = _table_values(tables, columns, len(keys), costs["tables"])
         intervals = None
         if level is not None:
             with dask_backend(args.scheduler):
-                intervals = [_intervals(name, s, y, groups, level, method, args)
+                intervals = [_intervals(name, s, y, groups, level, method, args,
+                                        costs["intervals"] / len(columns))
                              for name, s in columns.items()]
         found = [{m: _disadvantage(s, y, groups, m, args.high_score,
                                    None if intervals is None else intervals[c])
@@ -91,7 +123,9 @@ def run(args):
             for name, d in (decisions or {}).items():
                 document["scores"][name]["decisions"] = d.to_dict()
         report = _report_text(args, columns, y, groups, level, method, intervals)
-        pictures = []
+        pictures, drawn = [], []
+        if args.plot is not None:
+            plan, drawn = _drawn_plan(plan, columns, keys, values, args.plot_pairs)
         with contextlib.ExitStack() as stack:  # pictures and JSON: all or nothing
             if args.plot is not None:
                 pictures = _audit_plots(stack.enter_context(staged_folder(args.plot)),
@@ -116,6 +150,9 @@ def run(args):
             if per_metric[metric] is not None:
                 out.console.print(f"[bold]{escape(name)}[/bold], {header}: "
                                   f"{escape(per_metric[metric].text)}")
+    at = {pair: r for r, pair in enumerate(pairs)}
+    # a pair table's row and the row of the reverse pair (URF's rows are unordered)
+    partners = {"xAUC(g, h)": [at[h, g] for g, h in pairs], "URF(g, h)": None}
     for (title, meaning, names, _, _, interval_of), per_column in zip(tables, values):
         out.console.print(f"[dim]{escape(title)}: {escape(meaning)}[/dim]")
         table = Table(title=title, title_justify="left")
@@ -124,14 +161,20 @@ def run(args):
             table.add_column(escape(name), justify="right")
         limits = ([[None] * len(names)] * len(columns) if intervals is None
                   else [interval_of(ci) for ci in intervals])
-        for r, name in enumerate(names):
-            table.add_row(escape(name), *[
+        shown = _shown_rows(per_column, partners.get(title, False))
+        for r in shown:
+            table.add_row(escape(names[r]), *[
                 out.interval_cell(col[r], limits[c][r], intervals is not None)
                 for c, col in enumerate(per_column)])
         out.console.print(table)
-    _print_decisions(decisions, args.group)
+        if len(shown) < len(names):
+            note = MSG_ROWS_SHOWN.format(shown=len(shown), n=len(names), title=title)
+            out.console.print(f"[dim]{escape(note)}[/dim]")
     if args.plot is not None:
         out.console.print(f"{len(pictures)} pictures written to {escape(args.plot)}")
+        for note in drawn:
+            out.console.print(f"[dim]{escape(note)}[/dim]")
+    _print_decisions(decisions, args.group)
     if args.report is not None:
         out.console.print(f"report written to {escape(args.report)}")
     return 0
@@ -265,18 +308,126 @@ def _interval_settings(args):
     return level, args.ci_method or ("bootstrap" if implied else "delong")
 
 
-def _intervals(name, scores, y, groups, level, method, args):
-    """The intervals of one score column; a long bootstrap shows that it runs."""
+def _intervals(name, scores, y, groups, level, method, args, expected=None):
+    """The intervals of one score column; a long bootstrap shows that it runs, and the
+    time left by its estimate (``expected`` seconds)."""
     from .. import metrics
 
     n_bootstrap = args.bootstrap or AUDIT_BOOTSTRAP
-    with (out.working(f"audit {name}: bootstrap of {n_bootstrap} resamples of "
-                      f"{scores.size} rows") if method == "bootstrap"
-          else contextlib.nullcontext()):
+    what = (f"audit {name}: bootstrap of {n_bootstrap} resamples of {scores.size} rows"
+            if method == "bootstrap" else f"audit {name}: DeLong intervals")
+    with out.working(what, expected):
         return metrics.confidence_intervals(
             scores, y, groups, level=level, method=method,
             n_bootstrap=n_bootstrap if method == "bootstrap" else None,
             random_state=args.seed or 0, n_jobs=args.jobs)
+
+
+def _announce(args, n, k, n_columns, method):
+    """The estimated seconds of the audit's parts (``tables``, ``intervals``,
+    ``pictures``), printed as one estimate line where they come to
+    ``out.ESTIMATE_SECONDS`` or more."""
+    from . import _costs
+
+    n_bootstrap = args.bootstrap or AUDIT_BOOTSTRAP
+    costs = {"tables": n_columns * _costs.pair_tables_seconds(n, k),
+             "intervals": 0.0, "pictures": 0.0}
+    parts = [f"{n} rows, {k} groups, {n_columns} score column"
+             + ("s" if n_columns > 1 else "")]
+    if method == "bootstrap":
+        costs["intervals"] = n_columns * _costs.bootstrap_seconds(
+            n, k, n_bootstrap, _costs.workers(args.jobs, args.scheduler))
+        parts.append(f"a bootstrap of {n_bootstrap} resamples")
+    elif method == "delong":
+        costs["intervals"] = n_columns * _costs.delong_seconds(n, k)
+        parts.append("DeLong intervals")
+    if args.plot is not None:
+        n_pairs = k * (k - 1) // 2
+        drawn = min(n_pairs, args.plot_pairs)
+        pictures = n_columns * (1 + drawn) + (method is not None and k <= MAX_FOREST_GROUPS)
+        costs["pictures"] = _costs.pictures_seconds(pictures, n, method is not None)
+        parts.append(f"{pictures} pictures")
+    out.estimate(sum(costs.values()), ", ".join(parts))
+    return costs
+
+
+def _items_of(groups, labels):
+    """``{label: the positions of its items}``, in one sort."""
+    _, index = np.unique(groups, return_inverse=True)
+    order = np.argsort(index, kind="stable")
+    bounds = np.cumsum(np.bincount(index, minlength=labels.size))[:-1]
+    return {g.item(): part for g, part in zip(labels, np.split(order, bounds))}
+
+
+def _table_values(tables, columns, k, expected):
+    """Every table's values per score column (``[table][column][row]``), with a
+    progress bar of the values where there are many groups."""
+    per_column = [2 * k + k * (k - 1) + k * (k - 1) // 2 for _ in columns]
+    total = sum(per_column)
+    if expected < 1.0:
+        return [[table[3](s) for s in columns.values()] for table in tables]
+    values = [[] for _ in tables]
+    with out.counted_progress("audit: per-pair values", total, "values") as report:
+        done = 0
+        for s in columns.values():
+            for t, table in enumerate(tables):
+                values[t].append(table[3](s))
+                done += len(values[t][-1])
+                report(done, total)
+    return values
+
+
+def _shown_rows(per_column, partner):
+    """The rows of a table to print: every row, but of a table of pairs (``partner``:
+    the row of every row's reverse pair, None where a row's value is its disparity;
+    False: not a table of pairs) with more than ``MAX_PAIR_ROWS`` rows, printed as a
+    table, those of the largest disparities in any score column, in order."""
+    n = len(per_column[0])
+    if partner is False or n <= MAX_PAIR_ROWS or out.output_format == "tsv":
+        return range(n)
+    severity = np.full(n, -1.0)
+    for column in per_column:
+        for r, value in enumerate(column):
+            other = value if partner is None else column[partner[r]]
+            if value is not None and other is not None:
+                gap = value if partner is None else abs(value - other)
+                severity[r] = max(severity[r], gap)
+    return sorted(np.argsort(-severity, kind="stable")[:MAX_PAIR_ROWS].tolist())
+
+
+def _drawn_plan(plan, columns, keys, values, limit):
+    """The pictures of ``plan`` to draw: every one but the xROC pictures of each score
+    column beyond the ``limit`` pairs of its largest disparity (any metric; pairs
+    without one last), and the notes that say which were drawn where some were left
+    out; ``(plan, notes)``."""
+    pairs = list(itertools.combinations(keys, 2))
+    at = {pair: r for r, pair in enumerate((g, h) for g in keys for h in keys if g != h)}
+    urf_at = {pair: r for r, pair in enumerate(pairs)}
+    position = {g: r for r, g in enumerate(keys)}
+    chosen, notes = {}, []
+    for c, column in enumerate(columns):
+        xauc, prf, urf = values[1][c], values[2][c], values[3][c]
+
+        def gap(a, b):
+            found = [abs(x - z) for x, z in (
+                (xauc[at[a, b]], xauc[at[b, a]]),
+                (prf[position[a]], prf[position[b]])) if x is not None and z is not None]
+            if urf[urf_at[a, b]] is not None:
+                found.append(urf[urf_at[a, b]])
+            return max(found, default=-1.0)
+
+        ranked = sorted(pairs, key=lambda pair: -gap(*pair))  # stable: ties in order
+        chosen[column] = set(ranked[:limit])
+        if len(pairs) > limit:
+            notes.append(MSG_PAIRS_DRAWN.format(
+                column=column, drawn=limit, n=len(pairs), limit=limit,
+                pairs=", ".join(pair_key(a, b, " ~ ") for a, b in ranked[:limit])))
+    if len(keys) > MAX_FOREST_GROUPS and plan and plan[0][1] is None:
+        k = len(keys)
+        notes.append(MSG_NO_FOREST.format(k=k, rows=2 * k + k * (k - 1) + 1,
+                                          most=MAX_FOREST_GROUPS))
+        plan = plan[1:]
+    return [p for p in plan if p[2] is None or p[2] in chosen[p[1]]], notes
 
 
 def _disadvantage(scores, y, groups, metric, high_score, intervals):
@@ -320,15 +471,27 @@ def _picture_plan(columns, keys, with_intervals):
     """The pictures ``--plot`` may write, in order, as ``(file name, column, pair)``:
     the intervals of every column (column and pair None), then per score column the
     score distributions per group (pair None) and the xROC curves of every pair of
-    groups (drawn where a direction is defined). A name is made of its parts' letters,
-    digits, dots and dashes, numbered where two would be alike, in any case."""
-    import itertools
+    groups (drawn where a direction is defined; ``_drawn_plan`` chooses among many).
+    A name is made of its parts' ASCII letters, digits, dots and dashes (a part with
+    none, all of another script say, is named by a hash of it), shortened to
+    ``PICTURE_NAME_BYTES`` with a hash of the whole where longer, numbered where two
+    would be alike, in any case."""
+    import hashlib
 
     plan, taken = [], set()
 
+    def digest(text):
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+
+    def safe(part):
+        text = str(part)
+        return re.sub(r"[^A-Za-z0-9.-]+", "-", text).strip("-.") or f"u{digest(text)}"
+
     def add(column, pair, *parts):
-        stem = "_".join(re.sub(r"[^A-Za-z0-9.-]+", "-", str(p)).strip("-") or "x"
-                        for p in parts)
+        stem = "_".join(safe(p) for p in parts)
+        if len(stem) + len(".png") > PICTURE_NAME_BYTES:  # ASCII: a byte a character
+            whole = "\x00".join(str(p) for p in parts)
+            stem = f"{stem[:PICTURE_NAME_BYTES - 20]}-{digest(whole)}"
         name, n = f"{stem}.png", 1
         while name.casefold() in taken:  # labels that differ only in other characters
             n += 1

@@ -1,6 +1,7 @@
 """``gpu-xorder demo``: a logistic regression on a bundled data set, its scores adjusted
 with xOrder for a few values of lam, utility and disparities before and after."""
 
+import contextlib
 import time
 
 from rich.markup import escape
@@ -64,9 +65,13 @@ def _run_demo(data, groups, args):
     from ..postprocessing import XOrder
     from ..experiments._experiment import split_scores
 
-    (s_tr, y_tr, a_tr), (s_te, y_te, a_te) = split_scores(
-        data, groups, test_size=args.test_size, seed=args.seed)
+    with out.working(f"demo: {data.name}: splitting, training the logistic "
+                     "regression"):  # something at once, not seconds of nothing
+        (s_tr, y_tr, a_tr), (s_te, y_te, a_te) = split_scores(
+            data, groups, test_size=args.test_size, seed=args.seed)
     splits = {"train": (y_tr, a_tr), "test": (y_te, a_te)}
+    warm_up(args.backend, s_tr, y_tr, a_tr, metric=args.metric, method=args.method,
+            solver=args.solver)
     used, methods, solvers = set(), [], []
     rows = [row("unadjusted", {"train": s_tr, "test": s_te}, splits, None)]
     with Progress(
@@ -101,3 +106,43 @@ def _run_demo(data, groups, args):
     return rows, {"n_train": y_tr.size, "n_test": y_te.size, "backends": sorted(used),
                   "methods": list(dict.fromkeys(methods)),  # in order of first use
                   "solvers": list(dict.fromkeys(solvers))}
+
+
+#: Items per group of the warm-up fit: enough for every kernel the fit will use.
+WARM_UP_ITEMS = 12
+MSG_COMPILING = "compiling the numba engine (first use, about 15 s)"
+
+
+def warm_up(backend, scores, y, groups, **params):
+    """Compile (or load from numba's cache) the kernels a fit with ``params`` will use
+    by a fit on a few items of every group, so that no fit's time counts the
+    compilation; on first use, saying so."""
+    import numpy as np
+
+    from ..engine._backend import resolve_backend
+    from ..postprocessing import XOrder
+
+    first = not _numba_cached()
+    if first and backend in ("auto", "numba"):
+        out.err_console.print(f"[dim]{MSG_COMPILING}[/dim]", soft_wrap=True)
+    with out.working(MSG_COMPILING if first else "preparing the xOrder engine"):
+        if resolve_backend(backend) == "cupy":
+            return
+        keep = np.concatenate([
+            np.flatnonzero((groups == g) & (y == label))[:WARM_UP_ITEMS // 2]
+            for g in np.unique(groups) for label in (0, 1)])
+        with contextlib.suppress(*LIBRARY_ERRORS):  # the fit itself says what fails
+            XOrder(lam=0.5, backend=backend, **params).fit(
+                scores[keep], y[keep], sensitive_features=groups[keep])
+
+
+def _numba_cached():
+    """Whether numba's cache holds compiled kernels of the engine (a guess from its
+    index files; numba recompiles silently where they are stale)."""
+    import glob
+    import os
+
+    from ..engine import _numba_kernels
+
+    folder = os.path.join(os.path.dirname(_numba_kernels.__file__), "__pycache__")
+    return bool(glob.glob(os.path.join(folder, "_numba_*.nbi")))

@@ -17,9 +17,13 @@ from ._common import group_title
 from ._common import print_disadvantaged
 from ._common import read_groups
 
-#: The numba engine's iterative steps against NumPy's (benchmarks/RESULTS.md: 5.6 to
-#: 11.6 times as fast on three groups of 1500; K-D runs the NumPy reference).
-NUMBA_ITERATIVE_SPEEDUP = 5.0
+#: CPU seconds of the numba engine's iterative steps per unit of the work
+#: ``engine._plan.numpy_work`` counts (K-D runs the NumPy reference), fitted on ten
+#: shapes from 3 groups of 1500 to 300 groups of 4 on the 2-core development machine
+#: (each within 1.5 times of the measured time): an old group's rows of a step cost
+#: numba more than NumPy (``row``), so that many small groups take numba as long as
+#: NumPy, or longer, while large groups take it a fraction.
+NUMBA_ITERATIVE_SECONDS = {"cell": 1.5e-9, "lane": 1.5e-9, "row": 3.5e-7}
 LONG_FIT_SECONDS = 60.0
 
 MSG_LONG_FIT = ("this fit fills about {cells:.2g} lattice cells: roughly {time} on the "
@@ -194,31 +198,79 @@ def lattice_cells(groups, args):
 
 def estimate_seconds(groups, args, engine):
     """Seconds the fit is expected to take on a CPU engine: the two-group solver's
-    fills at the engine's rate per cell (``core._solver_choice``), the K-group methods
-    by the NumPy reference's calibrated model (``engine._plan.estimate_seconds``;
-    iterative steps on numba ``NUMBA_ITERATIVE_SPEEDUP`` times as fast)."""
+    fills at the engine's rate per cell (``core._solver_choice``), the constrained
+    solver's search and, on lattices it solves exactly, its fronts at their bound
+    (``front_states_bound``: the data decide, 0.1 to 16 s measured on 60 per group;
+    ``bounded`` says so); the K-group methods by the NumPy
+    reference's calibrated model (``engine._plan.estimate_seconds``), iterative steps
+    on numba at ``NUMBA_ITERATIVE_SECONDS``."""
+    from ..core._solver_choice import EXACT_SECONDS_PER_STATE
     from ..core._solver_choice import FILL_SECONDS_PER_CELL
+    from ..core._solver_choice import estimate_solver_seconds
     from ..engine._plan import choose_method
     from ..engine._plan import estimate_seconds as numpy_seconds
+    from ..engine._plan import numpy_work
 
     step = args.subsample or 1
     sizes = [-(-int(c) // step) for c in np.unique(groups, return_counts=True)[1]]
+    if len(sizes) == 2 and getattr(args, "max_disparity", None) is not None:
+        rate = FILL_SECONDS_PER_CELL[engine]
+        seconds = estimate_solver_seconds(args.solver, *sizes, [1.0], rate,
+                                          max_disparity=args.max_disparity,
+                                          engine_name=engine)
+        if bounded(groups, args):  # the fronts at their bound, not a typical size
+            seconds += front_states_bound(*sizes) * EXACT_SECONDS_PER_STATE
+        return seconds
     if len(sizes) == 2:
         return lattice_cells(groups, args) * FILL_SECONDS_PER_CELL[engine]
     n_lams = len(args.lam) if isinstance(args.lam, (list, tuple)) else 1
     total = 0.0
     for name in (("kd", "iterative") if args.method == "best"
                  else (choose_method(args.method, sizes),)):
-        seconds = numpy_seconds(name, sizes, "numpy", args.metric, n_fills=n_lams)
-        total += seconds / (NUMBA_ITERATIVE_SPEEDUP
-                            if engine == "numba" and name == "iterative" else 1.0)
+        if engine == "numba" and name == "iterative":
+            work = numpy_work(name, sizes, args.metric)
+            total += n_lams * sum(NUMBA_ITERATIVE_SECONDS.get(key, 0.0) * amount
+                                  for key, amount in work.items())
+        else:
+            total += numpy_seconds(name, sizes, "numpy", args.metric, n_fills=n_lams)
     return total
 
 
+def front_states_bound(n_a, n_b):
+    """The most states the exact fronts of an ``n_a`` x ``n_b`` lattice can hold: at
+    most one per path into a cell, ``sum C(i + j, i) = C(n_a + n_b + 2, n_a + 1) - 1``
+    over its cells, and never more than the solver's cap
+    (``_constrained.CONSTRAINT_EXACT_STATES``)."""
+    from ..core._constrained import CONSTRAINT_EXACT_STATES
+
+    paths = math.comb(n_a + n_b + 2, n_a + 1) - 1 if n_a + n_b < 200 else math.inf
+    return min(CONSTRAINT_EXACT_STATES, paths)
+
+
+def bounded(groups, args):
+    """Whether the estimate is a bound rather than a typical time: a constrained fit
+    (--max-disparity) on a lattice its exact fronts solve, whose size the data decide."""
+    from ..core._constrained import CONSTRAINT_EXACT_CELLS
+
+    if getattr(args, "max_disparity", None) is None:
+        return False
+    step = args.subsample or 1
+    sizes = [-(-int(c) // step) for c in np.unique(groups, return_counts=True)[1]]
+    return len(sizes) == 2 and (sizes[0] + 1) * (sizes[1] + 1) <= CONSTRAINT_EXACT_CELLS
+
+
 def _note_long_fit(groups, args, engine):
-    """Before a fit that takes long on the CPU: an estimate, and a ``--subsample`` that
-    would take about ten seconds."""
+    """Before a fit that takes long on the CPU: an estimate (``out.estimate``: 30 s or
+    more; a constrained fit's bound), and from ``LONG_FIT_SECONDS`` a ``--subsample``
+    that would take about ten seconds."""
     seconds = estimate_seconds(groups, args, engine)
+    if bounded(groups, args):
+        out.estimate(seconds, f"at most; a constrained fit (--max-disparity "
+                     f"{args.max_disparity:g}) on the {engine} engine: the exact solver's "
+                     "fronts, whose size the data decide, may take most of it",
+                     bound=True)
+        return
+    out.estimate(seconds, f"the fit on the {engine} engine")
     if seconds < LONG_FIT_SECONDS:
         return
     k = (args.subsample or 1) * max(2, math.ceil(math.sqrt(seconds / 10.0)))

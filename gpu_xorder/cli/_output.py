@@ -33,6 +33,8 @@ LOG_WIDTH = 10_000
 #: the line's thread looks at the clock.
 LOG_INTERVAL = 30.0
 LOG_TICK = 1.0
+#: Work expected to last this many seconds or more is announced by :func:`estimate`.
+ESTIMATE_SECONDS = 30.0
 #: The clock of those lines (tests replace it).
 NOW = time.monotonic
 #: How tables are printed: rich's boxes, or tab-separated values (``--format tsv``:
@@ -161,11 +163,37 @@ def mean_sd(pair):
 
 
 def duration(seconds):
+    """A time to the unit that matters: ``35 s``, ``4 min``, ``1.7 h``."""
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+def spell(seconds):
+    """A time as an estimate says it: ``20 s``, ``2 min 10 s``, ``1 h 40 min``."""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, secs = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min" + (f" {secs} s" if secs and minutes < 10 else "")
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h" + (f" {minutes} min" if minutes else "")
+
+
+def estimate(seconds, what, at_least=None, bound=False):
+    """Before work expected to take ``seconds`` (None: unknown): the line ``estimate:
+    about 2 min 10 s (what)`` on stderr (``bound``: ``up to about``, where the data
+    decide), where ``seconds`` reaches ``at_least`` (default ``ESTIMATE_SECONDS``).
+    Returns ``seconds``, for the progress's time left."""
+    limit = ESTIMATE_SECONDS if at_least is None else at_least
+    if seconds is not None and seconds >= limit:
+        err_console.print(f"[dim]estimate:[/dim] {'up to ' if bound else ''}about "
+                          f"{spell(seconds)} ({escape(what)})", soft_wrap=True,
+                          emoji=False)
+    return seconds
 
 
 def clock(seconds):
@@ -186,16 +214,23 @@ class _Times(ProgressColumn):
     """Elapsed and remaining time in words, so that neither reads as the other."""
 
     def render(self, task):
-        return Text(times(task.elapsed or 0.0, task.time_remaining))
+        elapsed, left = task.elapsed or 0.0, task.time_remaining
+        expected = task.fields.get("expected")
+        if left is None and expected is not None:
+            left = max(0.0, expected - elapsed)
+        return Text(times(elapsed, left))
 
 
 class Heartbeat:
     """Lines of progress for a log: ``label: 3 of 10 repetitions (30%), elapsed
     0:01:10, about 0:02:43 left``, at most one per ``interval`` seconds of ``now``;
-    the remaining time extrapolates the rate so far."""
+    the remaining time extrapolates the rate so far, or without a measure of progress
+    counts down the ``expected`` seconds of an estimate."""
 
-    def __init__(self, label, unit, write, now=time.monotonic, interval=None):
+    def __init__(self, label, unit, write, now=time.monotonic, interval=None,
+                 expected=None):
         self.label, self.unit, self.write, self.now = label, unit, write, now
+        self.expected = expected
         self.interval = LOG_INTERVAL if interval is None else interval
         self.start = self.last = now()
         self.done = self.total = None
@@ -207,11 +242,13 @@ class Heartbeat:
 
     def line(self, elapsed):
         if self.total is None or self.done is None:
-            return f"{self.label}: running, {times(elapsed, None)}"
+            left = None if self.expected is None else max(0.0, self.expected - elapsed)
+            return f"{self.label}: running, {times(elapsed, left)}"
         remaining = (elapsed * (self.total - self.done) / self.done if self.done
-                     else None)
+                     else None if self.expected is None
+                     else max(0.0, self.expected - elapsed))
         share = self.done / self.total if self.total else 0.0
-        count = (f"{self.done} of {self.total}" if self.unit == "repetitions"
+        count = (f"{self.done} of {self.total}" if self.unit != "cells"
                  else f"{self.done:.3g} of {self.total:.3g}")
         return (f"{self.label}: {count} {self.unit} ({share:.0%}), "
                 f"{times(elapsed, remaining)}")
@@ -235,10 +272,12 @@ def _log_line(text):
 
 
 @contextlib.contextmanager
-def _logged(label, unit):
+def _logged(label, unit, expected=None):
     """Without a terminal: a ``Heartbeat`` on stderr, ticked by the callbacks and by a
-    thread (so that a line comes even while no callback does)."""
-    beat = Heartbeat(label, unit, lambda text: _log_line(text), now=lambda: NOW())
+    thread (so that a line comes even while no callback does); its last line only
+    after work that ended (never "done" after Ctrl-C or an error)."""
+    beat = Heartbeat(label, unit, lambda text: _log_line(text), now=lambda: NOW(),
+                     expected=expected)
     stop = threading.Event()
 
     def beating():
@@ -252,7 +291,7 @@ def _logged(label, unit):
     finally:
         stop.set()
         thread.join()
-        beat.finish()
+    beat.finish()
 
 
 @contextlib.contextmanager
@@ -270,32 +309,40 @@ def fit_progress():
 
 
 @contextlib.contextmanager
-def repetitions_progress(name, repeats):
-    """A progress bar of one data set's repetitions (on a terminal; otherwise a line
-    on stderr every ``LOG_INTERVAL`` seconds); yields the ``progress(done, total)``
-    callback the experiments take."""
+def counted_progress(label, total, unit, expected=None):
+    """A progress bar of ``total`` steps of work (``unit``: "repetitions", "values";
+    on a terminal, otherwise a line on stderr every ``LOG_INTERVAL`` seconds); yields
+    the ``progress(done, total)`` callback. The time left extrapolates the steps done,
+    before the first the ``expected`` seconds of an estimate."""
     if not console.is_terminal:
-        with _logged(name, "repetitions") as update:
-            update(0, repeats)
+        with _logged(label, unit, expected) as update:
+            update(0, total)
             yield update
         return
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TextColumn("repetitions"), _Times(), console=console, transient=True,
+        TextColumn(unit), _Times(), console=console, transient=True,
     ) as progress:
-        task = progress.add_task(name, total=repeats)
+        task = progress.add_task(escape(label), total=total, expected=expected)
         yield lambda done, total: progress.update(task, completed=done)
 
 
+def repetitions_progress(name, repeats, expected=None):
+    """:func:`counted_progress` of one data set's repetitions; yields the
+    ``progress(done, total)`` callback the experiments take."""
+    return counted_progress(name, repeats, "repetitions", expected)
+
+
 @contextlib.contextmanager
-def working(label):
+def working(label, expected=None):
     """Work without a measure of progress (a bootstrap): a spinner with the elapsed
-    time on a terminal, otherwise a line on stderr every ``LOG_INTERVAL`` seconds."""
+    time on a terminal, otherwise a line on stderr every ``LOG_INTERVAL`` seconds; the
+    time left counts down the ``expected`` seconds of an estimate where there is one."""
     if not console.is_terminal:
-        with _logged(label, ""):
+        with _logged(label, "", expected):
             yield
         return
     with Progress(SpinnerColumn(), TextColumn(escape(label)), _Times(), console=console,
                   transient=True) as progress:
-        progress.add_task(label, total=None)
+        progress.add_task(label, total=None, expected=expected)
         yield

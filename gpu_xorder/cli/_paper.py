@@ -37,8 +37,10 @@ def run(args):
     try:
         check_all_outputs([("--json", args.json)])  # before the work
         _check_splits(names, args)
+        expected = _announce(names, args, ["xorder"])
         with dask_backend(args.scheduler):
-            experiments = [_paper_experiment(name, args) for name in names]
+            experiments = [_paper_experiment(name, args, expected.get(name))
+                           for name in names]
         if args.json is not None:
             write_json(args.json, {"experiments": [e.to_dict() for e in experiments]})
     except LIBRARY_ERRORS + FILE_ERRORS as exc:
@@ -49,13 +51,13 @@ def run(args):
     return 0
 
 
-def _paper_experiment(name, args):
+def _paper_experiment(name, args, expected=None):
     """One data set's experiment, printed; its repetitions run in ``--jobs`` workers
     of joblib's active backend (no --jobs: one, or every worker of --scheduler's
     cluster)."""
     from ..experiments._experiment import paper_experiment
 
-    with out.repetitions_progress(name, args.repeats) as report:
+    with out.repetitions_progress(name, args.repeats, expected) as report:
         exp = paper_experiment(
             name, groups=args.groups, metric=args.metric, lams=args.lam,
             repeats=args.repeats, test_size=args.test_size, seed=args.seed,
@@ -80,6 +82,7 @@ def _paper_comparison(names, args):
     try:
         check_all_outputs([("--json", args.json)], [("--out", args.out, held)])
         _check_splits(names, args)
+        expected = _announce(names, args, methods)
         if args.out is not None:
             try:
                 require_matplotlib()
@@ -89,7 +92,8 @@ def _paper_comparison(names, args):
         comparisons = []
         with dask_backend(args.scheduler):
             for name in names:
-                with out.repetitions_progress(name, args.repeats) as report:
+                with out.repetitions_progress(name, args.repeats,
+                                              expected.get(name)) as report:
                     comparison = compare_methods(
                         name, methods=methods, model=args.model, groups=args.groups,
                         metric=args.metric, lams=args.lam, study=args.study,
@@ -130,6 +134,39 @@ def _earlier_figures(folder):
                 e["data"], e["groups"], e["model"], e.get("study"))}
     except (OSError, ValueError, KeyError, TypeError):
         return set()
+
+
+def _announce(names, args, methods):
+    """Before the work: the estimate of xOrder's fits in every repetition (the CPU
+    engines' cost model of ``fit``, on the training split's groups); the base models
+    and other methods are not counted, so it is a lower bound where they run. Returns
+    the seconds per data set (none where there is no estimate)."""
+    import argparse
+
+    from ..engine._backend import resolve_backend
+    from ..experiments._experiment import grouping
+    from ..experiments._studies import load_data
+    from ._fit import estimate_seconds
+
+    engine = resolve_backend(args.backend)
+    if engine == "cupy" or (methods is not None and not {"xorder", "xorder-kd"} & set(
+            methods)):
+        return {}
+    fits = argparse.Namespace(subsample=args.subsample, method=args.method,
+                              solver=args.solver, lam=list(args.lam), max_disparity=None,
+                              disparity="absolute", metric=args.metric)
+    seconds = {}
+    for name in names:
+        groups = grouping(load_data(name), args.groups)
+        labels, counts = np.unique(groups, return_counts=True)
+        train = np.repeat(labels, np.ceil(counts * (1 - args.test_size)).astype(int))
+        seconds[name] = args.repeats * estimate_seconds(train, fits, engine)
+    others = "" if methods == ["xorder"] else " and the other methods"
+    out.estimate(sum(seconds.values()),
+                 f"{out.repetitions(args.repeats)} of {', '.join(names)}: xOrder's fits "
+                 f"for {len(args.lam)} lams on the {engine} engine; the base models"
+                 f"{others} not counted")
+    return seconds
 
 
 def _check_splits(names, args):

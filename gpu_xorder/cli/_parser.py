@@ -1,6 +1,7 @@
 """The command line's parser: its commands, their options and the option types."""
 
 import argparse
+import math
 
 from ..experiments._experiment import DEFAULT_LAMS as PAPER_LAMS
 from ..experiments._experiment import GROUPINGS
@@ -18,30 +19,35 @@ from ._common import DEFAULT_COLUMN
 from ._common import LAM_NOTE
 from ._common import MAX_GROUPS
 from ._common import MAX_SEED
+from ._common import PLOT_PAIRS
 from ._info import own_version
 
 DEFAULT_LAMS = (0.0, 0.01, 0.05, 0.5)
 
 
-def _probability(text):
-    value = float(text)
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {text}")
+def _number(text, convert, condition, what):
+    """``convert(text)`` where it meets ``condition``; otherwise argparse's error in
+    the user's words (``must be what, got text``), never the converter's name."""
+    try:
+        value = convert(text)
+    except ValueError:
+        value = None
+    if value is None or not condition(value):
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
     return value
+
+
+def _probability(text):
+    return _number(text, float, lambda x: 0.0 < x < 1.0,
+                   "a number strictly between 0 and 1")
 
 
 def _finite(text):
-    value = float(text)
-    if value != value or value in (float("inf"), float("-inf")):
-        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
-    return value
+    return _number(text, float, math.isfinite, "a finite number")
 
 
 def _share(text):
-    value = float(text)
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must lie in (0, 1], got {text}")
-    return value
+    return _number(text, float, lambda x: 0.0 < x <= 1.0, "a number in (0, 1]")
 
 
 def _report_arguments(audit):
@@ -69,36 +75,26 @@ def _report_arguments(audit):
 
 
 def _probability_closed(text):
-    value = float(text)
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must lie between 0 and 1, got {text}")
-    return value
+    return _number(text, float, lambda x: 0.0 <= x <= 1.0, "a number from 0 to 1")
 
 
 def _nonnegative(text):
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text}")
-    return value
+    return _number(text, int, lambda x: x >= 0, "an integer >= 0")
 
 
 def _positive(text):
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text}")
-    return value
+    return _number(text, int, lambda x: x >= 1, "an integer >= 1")
 
 
 def _seed(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = None
-    if value is None or not 0 <= value <= MAX_SEED:
-        raise argparse.ArgumentTypeError(
-            f"must be an integer from 0 to {MAX_SEED} (the seeds scikit-learn's split "
-            f"takes), got {text}")
-    return value
+    return _number(text, int, lambda x: 0 <= x <= MAX_SEED,
+                   f"an integer from 0 to {MAX_SEED} (the seeds scikit-learn's split "
+                   "takes)")
+
+
+def _jobs(text):
+    return _number(text, int, lambda x: x != 0,
+                   "a nonzero integer (-1: one per CPU core)")
 
 
 def _memory_size(text):
@@ -170,7 +166,7 @@ def build_parser():
     _engine_arguments(fit, method=True)
     fit.add_argument("--reference-group", help="group whose scores stay unchanged "
                      "(default: the highest mean score)")
-    fit.add_argument("--subsample", type=int, help="learn on every k-th item of each group")
+    fit.add_argument("--subsample", type=_positive, help="learn on every k-th item of each group")
     fit.add_argument("--memory-limit", type=_memory_size, metavar="SIZE",
                      help="most memory the decision bits may take: bytes (1e9) or a size "
                           "with a unit (2GB, 512MiB); beyond, banded (same result)")
@@ -220,7 +216,7 @@ def build_parser():
                        help=f"bootstrap resamples (default: {AUDIT_BOOTSTRAP})")
     audit.add_argument("--seed", type=_nonnegative,
                        help="seed of the bootstrap (default: 0)")
-    audit.add_argument("--jobs", type=int, metavar="N",
+    audit.add_argument("--jobs", type=_jobs, metavar="N",
                        help="the resamples split among N worker processes (-1: one "
                             "per CPU core; default: 1, or every worker of --scheduler)")
     audit.add_argument("--scheduler", metavar="ADDRESS",
@@ -231,6 +227,10 @@ def build_parser():
                             "interval (forest plot), xROC curves of every pair of groups "
                             "with pointwise bands and the score distributions per group "
                             "(needs gpu-xorder[plot])")
+    audit.add_argument("--plot-pairs", type=_positive, default=PLOT_PAIRS, metavar="N",
+                       help="xROC pictures of the N pairs of groups with the largest "
+                            f"disparities per score column (default: {PLOT_PAIRS}); "
+                            "the output names those drawn")
     _report_arguments(audit)
     _format_argument(audit, json=True)
     audit.set_defaults(handler="audit")
@@ -256,7 +256,7 @@ def build_parser():
                        help="random splits (default: 10, as in the paper)")
     paper.add_argument("--subsample", type=_positive,
                        help="learn on every k-th item of each group (faster)")
-    paper.add_argument("--jobs", type=int, metavar="N",
+    paper.add_argument("--jobs", type=_jobs, metavar="N",
                        help="repetitions run at once in worker processes (-1: one per "
                             "CPU core; default: 1, or every worker of --scheduler; keep "
                             "1 with a GPU)")

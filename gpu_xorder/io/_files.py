@@ -7,9 +7,12 @@ UTF-16 or UTF-32 text and binary data are refused saying what the file is.
 Writing. :func:`check_all_outputs` takes every output of a command, files and folders
 with the files they will hold, before the command does any work: it refuses two
 outputs that are one file by any path, and through :func:`check_output` an output that
-is one of the command's inputs, a folder, a device, a pipe, a file it may not write, or
-a path in a folder that is missing or that it cannot write; a symbolic link is written
-through (its target is replaced, the link kept). :func:`write_files` writes several files
+is one of the command's inputs, a folder, a file it may not write, a name or path longer
+than the file system takes, the command's own standard output or error (``-``,
+``/dev/stdout`` sent to a file: its printed tables would be lost), or a path in a folder
+that is missing or that it cannot write; a symbolic link is written through (its target
+is replaced, the link kept). A character device or a pipe (``/dev/null``, ``>(jq .)``)
+is written directly, after the files. :func:`write_files` writes several files
 or none: each goes to a temporary file beside its target, all of them are written and
 flushed before the first is moved into place by ``os.replace``, and the temporary files
 are removed on any error, on Ctrl-C and on SIGTERM or SIGHUP (held while a temporary
@@ -22,6 +25,7 @@ strictly (:func:`json_text`: no NaN), floats by ``repr`` (shortest round trip).
 import bz2
 import codecs
 import contextlib
+import errno
 import gzip
 import io
 import json
@@ -46,6 +50,15 @@ MSG_NOT_FOLDER = "refusing to write {path}: it is a file, not a folder"
 MSG_NOT_REGULAR = "refusing to write {path}: it is {what}, not a regular file"
 MSG_READ_ONLY = "cannot write {path}: the file is read-only"
 MSG_WRITE = "cannot write {path}: {why}"
+MSG_NAME_LONG = ("cannot write {path}: its name is {size} bytes long, more than the "
+                 "{limit} the file system allows")
+MSG_PATH_LONG = ("cannot write {path}: the path is {size} bytes long, more than the "
+                 "{limit} the file system allows")
+MSG_STANDARD = ("refusing to write {path}: it is this command's standard {stream}, "
+                "where its tables and messages go (they would be lost or mixed with the "
+                "file); give a file name{hint}")
+#: The name of standard output as an output path.
+STDOUT = "-"
 MSG_COMPRESSED = "{path}: cannot read the {kind} data ({why}); is the file truncated?"
 MSG_UTF16 = "{path}: the file is UTF-16 text; save it as UTF-8 (Excel: CSV UTF-8)"
 MSG_WIDE = ("{path}: the file is {encoding} text{bom}; save it as UTF-8 (Excel: CSV "
@@ -153,8 +166,8 @@ def check_all_outputs(files=(), folders=(), inputs=()):
                for what, path, names in folders if path is not None]
     claimed = {}
 
-    def claim(path, what):
-        key = _identity(path)
+    def claim(path, what, key=None):
+        key = _identity(path) if key is None else key
         if key in claimed:
             raise ValueError(MSG_TWICE.format(path=path, first=claimed[key], second=what))
         claimed[key] = what
@@ -163,27 +176,43 @@ def check_all_outputs(files=(), folders=(), inputs=()):
         claim(path, what)
     for what, path, names in folders:
         claim(path, what)
-        for name in names:
-            claim(os.path.join(path, name), f"the file {name} of {what}")
+        real = os.path.realpath(path)
+        missing = not os.path.isdir(real)
+        for name in names:  # in a folder yet to be made: a name is its path, at once
+            claim(os.path.join(path, name), f"the file {name} of {what}",
+                  ("path", os.path.join(real, name)) if missing else None)
     for _, path in files:
         check_output(path, inputs)
     for _, path, names in folders:
         target = check_folder(path)
-        for name in names if os.path.isdir(target) else ():
-            _check_replaced(os.path.join(path, name), os.path.join(target, name), inputs)
+        exists = os.path.isdir(target)
+        limits = _name_limits(target if exists else os.path.dirname(target))
+        for name in names:
+            _check_name(os.path.join(path, name), os.path.join(target, name), limits)
+            if exists:
+                _check_replaced(os.path.join(path, name), os.path.join(target, name),
+                                inputs)
 
 
 def check_output(path, inputs=()):
     """The file that writing output ``path`` replaces: ``path``, or the target of the
-    link ``path`` is. Refuse (ValueError, or OSError for the file system) a path that is
-    one of ``inputs``, a folder, a device, a pipe or a socket, an existing file this
-    process may not write, or a path in a folder that is missing or where no file can be
-    created. Commands call it on every output before their work."""
+    link ``path`` is, or ``path`` itself where it is a character device, a pipe or a
+    socket (written directly). Refuse (ValueError, or OSError for the file system) a
+    path that is one of ``inputs``, a folder, the command's standard output or error
+    (``_refuse_standard``), an existing file this process may not write, a name or path
+    longer than the file system takes, or a path in a folder that is missing or where
+    no file can be created. Commands call it on every output before their work."""
     path = os.fspath(path)
+    _refuse_standard(path)
+    if _stream(path):  # written directly, as it is: nothing to stage beside it
+        if not os.access(path, os.W_OK):
+            raise PermissionError(MSG_READ_ONLY.format(path=path))
+        return path
     target = os.path.realpath(path)
     folder = os.path.dirname(target)
     if not os.path.isdir(folder):
         raise FileNotFoundError(MSG_NO_FOLDER.format(path=path, folder=folder))
+    _check_name(path, target)
     mode = _check_replaced(path, target, inputs)
     if mode is not None and not os.access(target, os.W_OK):
         raise PermissionError(MSG_READ_ONLY.format(path=path))
@@ -212,6 +241,68 @@ def _check_replaced(path, target, inputs):
         if _same_file(target, os.fspath(other)):
             raise ValueError(MSG_SAME_FILE.format(path=path))
     return mode
+
+
+def _stream(path):
+    """Whether output ``path`` is written as a stream, in place and never replaced: a
+    character device (/dev/null, a terminal), a pipe (``>(command)``, a FIFO) or a
+    socket, followed through links (``/dev/fd/63``)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def _refuse_standard(path):
+    """Refuse ``-`` and any path to the file or pipe of this process's standard output
+    or error (``/dev/stdout`` with stdout sent to a file, say): replacing it would
+    lose the command's printed tables, writing into it would mix them with the file.
+    A terminal is left alone (nothing there is lost)."""
+    hint = " (audit: --format json prints the JSON on standard output)"
+    if path == STDOUT:
+        raise ValueError(MSG_STANDARD.format(path=path, stream="output", hint=hint))
+    try:
+        info = os.stat(path)
+    except OSError:
+        return
+    for fd, stream in ((1, "output"), (2, "error")):
+        try:
+            if os.isatty(fd):
+                continue
+            other = os.fstat(fd)
+        except OSError:
+            continue
+        if (info.st_dev, info.st_ino) == (other.st_dev, other.st_ino):
+            raise ValueError(MSG_STANDARD.format(path=path, stream=stream,
+                                                 hint=hint if fd == 1 else ""))
+
+
+def _name_limits(folder):
+    """The longest name and path in bytes the file system of ``folder`` takes
+    (NAME_MAX, PATH_MAX; 255 and 4096 where it does not say, or the folder is yet to
+    be made)."""
+    limits = []
+    for key, default in (("PC_NAME_MAX", 255), ("PC_PATH_MAX", 4096)):
+        try:
+            limit = os.pathconf(folder, key)
+        except (OSError, ValueError, AttributeError):
+            limit = None
+        limits.append(default if limit is None or limit < 0 else limit)
+    return tuple(limits)
+
+
+def _check_name(path, target, limits=None):
+    """Refuse an output whose file name, or whole path, is longer than the file
+    system of its folder takes (``limits``: :func:`_name_limits`, of the folder
+    unless given), before any work rather than at the end."""
+    folder, name = os.path.split(target)
+    name_max, path_max = _name_limits(folder) if limits is None else limits
+    for size, limit, message in ((len(os.fsencode(name)), name_max, MSG_NAME_LONG),
+                                 (len(os.fsencode(target)), path_max, MSG_PATH_LONG)):
+        if size > limit:
+            raise OSError(errno.ENAMETOOLONG, message.format(
+                path=path, size=size, limit=limit))
 
 
 def check_outputs(paths, inputs=()):
@@ -262,9 +353,39 @@ def _ignores_case(folder):
 def write_files(files, inputs=()):
     """Write every file of ``files`` or none: ``(path, write, newline)`` triples, with
     ``write(f)`` writing the text of ``path`` to the text file ``f`` (``newline`` as for
-    ``open``). Outputs are checked as :func:`check_outputs` does; all are staged in
-    temporary files beside their targets before the first is moved into place."""
-    targets = check_outputs([path for path, _, _ in files], inputs)
+    ``open``). Outputs are checked as :func:`check_outputs` does; all regular files
+    are staged in temporary files beside their targets before the first is moved into
+    place, then a device or pipe is written directly."""
+    check_outputs([path for path, _, _ in files], inputs)
+    streams = [(path, write, newline) for path, write, newline in files
+               if _stream(path)]
+    files = [file for file in files if not _stream(file[0])]
+    targets = [os.path.realpath(path) for path, _, _ in files]
+    _write_staged(files, targets)
+    for path, write, newline in streams:  # after the files: a reader may be slow
+        _write_stream(path, write, newline)
+
+
+def _write_stream(path, write, newline):
+    """Write the text of ``write`` into the stream ``path`` (a device or a pipe), as
+    it comes (compressed as its name says)."""
+    try:
+        with open(path, "wb") as raw:
+            stream = _compressor(path, raw)
+            text = io.TextIOWrapper(stream, encoding="utf-8", newline=newline)
+            write(text)
+            text.flush()
+            text.detach()
+            if stream is not raw:
+                stream.close()
+    except OSError as exc:
+        raise OSError(exc.errno, MSG_WRITE.format(path=path, why=exc.strerror or exc)) \
+            from None
+
+
+def _write_staged(files, targets):
+    """:func:`write_files` of regular files: staged beside their ``targets``, then
+    moved into place."""
     staged = []
     with _signals_raise():
         try:
@@ -305,6 +426,7 @@ def check_folder(path):
     target = os.path.realpath(path)
     if os.path.exists(target) and not os.path.isdir(target):
         raise ValueError(MSG_NOT_FOLDER.format(path=path))
+    _check_name(path, target)
     where = target if os.path.isdir(target) else os.path.dirname(target)
     if not os.path.isdir(where):
         raise FileNotFoundError(MSG_NO_FOLDER.format(path=path, folder=where))

@@ -435,7 +435,7 @@ add("demo test-size 0.001", Case(["demo", "--data", "german", "--test-size", "0.
 add("paper test-size 0.9999", Case(["paper", "--data", "german", "--repeats", "1",
                                     "--test-size", "0.9999"], q("--test-size 0.9999")))
 add("demo test-size 1", Case(["demo", "--test-size", "1"], q(
-    "argument --test-size: must lie strictly between 0 and 1"), usage=True))
+    "argument --test-size: must be a number strictly between 0 and 1"), usage=True))
 for option in ("--bootstrap", "--seed", "--jobs"):
     add(f"delong with {option}", Case(audit("--ci-method", "delong", option, "2"), q(
         f"--ci-method delong draws no resamples, so {option} would be ignored; leave it "
@@ -510,8 +510,6 @@ OUTPUT_CLASHES = {
     "fit --model a folder": (fit()[:-1] + ["sub"],
                              "refusing to write sub: it is a folder, not a regular file",
                              _folder("sub")),
-    "fit --model a device": (fit()[:-1] + ["/dev/null"], "refusing to write /dev/null: "
-                             "it is a device, a pipe or a socket", None),
     "fit --model in no folder": (fit()[:-1] + ["no/m.json"],
                                  "cannot write no/m.json: no folder", None),
     "transform --output is the model": (transform()[:-1] + ["model.json"],
@@ -573,6 +571,46 @@ add("transform succeeds", Case(transform(), None, code=0, outputs=("out.csv",),
 add("group None is a group", Case(audit("--no-ci"), None, code=0, files={
     "data.csv": csv_text([r[:3] + [{"a": "None"}.get(r[3], r[3])] + r[4:]
                           for r in BASE]).encode()}))
+
+
+# --- output names: too long for the file system (NAME_MAX in bytes, also of UTF-8
+# text), standard output, a device: for every output of every command, before any work
+LONG_NAMES = {"ASCII": "x" * 300 + ".json", "UTF-8": "\u00e9" * 130}
+OUTPUT_OPTIONS = {
+    "fit --model": lambda name: fit()[:-1] + [name],
+    "fit --output": lambda name: fit("--output", name),
+    "transform --output": lambda name: transform()[:-1] + [name],
+    "audit --json": lambda name: audit("--no-ci", "--json", name),
+    "audit --plot": lambda name: audit("--no-ci", "--plot", name),
+    "paper --json": lambda name: ["paper", "--data", "german", "--json", name],
+    "paper --out": lambda name: ["paper", "--data", "german", "--out", name],
+}
+for option, argv in OUTPUT_OPTIONS.items():
+    for key, name in LONG_NAMES.items():
+        add(f"{option} name of 300 {key} bytes", Case(argv(name), (
+            r"cannot write \S+: its name is \d+ bytes long, more than the 255 the file "
+            "system allows"), files={"model.json": model()}))
+    if option not in ("audit --plot", "paper --out"):
+        add(f"{option} -", Case(argv("-"), q(
+            "refusing to write -: it is this command's standard output, where its tables "
+            "and messages go"), files={"model.json": model()}))
+add("fit --model /dev/null", Case(fit()[:-1] + ["/dev/null"], None, code=0))
+add("audit --json /dev/null", Case(audit("--no-ci", "--json", "/dev/null"), None, code=0))
+
+# --- the parser's own errors in the user's words, never a converter's name
+TYPED_OPTIONS = {
+    "--bootstrap": (audit, "an integer >= 1"), "--seed": (audit, "an integer >= 0"),
+    "--ci": (audit, "a number strictly between 0 and 1"),
+    "--jobs": (audit, "a nonzero integer (-1: one per CPU core)"), "--plot-pairs": (audit, "an integer >= 1"),
+    "--max-groups": (audit, "an integer >= 1"), "--subsample": (fit, "an integer >= 1"),
+    "--max-disparity": (fit, "a number from 0 to 1"),
+}
+for option, (command, what) in TYPED_OPTIONS.items():
+    outside = {"an integer >= 0": "-1", "a number from 0 to 1": "2",
+               "a number strictly between 0 and 1": "1"}.get(what, "0")
+    for value in ("x", outside, "1e999"):
+        add(f"{option} {value}", Case(command(option, value), q(
+            f"argument {option}: must be {what}, got {value}"), usage=True))
 
 
 # ---------------------------------------------------------------------- the runner
@@ -762,4 +800,114 @@ def test_signals_leave_nothing_behind(tmp_path):
         out, err = proc.communicate(timeout=120)
         assert proc.returncode in codes, (name, proc.returncode, err)
         assert "Traceback" not in err, (name, err)
+        assert sorted(os.listdir(folder)) == ["data.csv"], name
+
+
+# ---------------------------------------------------------------------- long work
+
+def _labelled(labels, n=N):
+    """The base table with its groups relabelled ``labels[k % len(labels)]``."""
+    return csv_text([r[:3] + [labels[k % len(labels)]] + r[4:]
+                     for k, r in enumerate(BASE[:n])]).encode()
+
+
+@pytest.mark.parametrize("labels", [("a" * 130, "\u00e9" * 130),
+                                    ("x/../y", "\U0001F642" * 70 + "z" * 60)])
+def test_pictures_of_long_and_odd_labels(tmp_path, monkeypatch, capsys, labels):
+    """Labels of 130 characters (two bytes each in UTF-8), slashes, emoji: every
+    picture written under a safe name of at most 120 bytes, distinct, in the folder."""
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    Path("data.csv").write_bytes(_labelled(labels))
+    assert main(audit("--plot", "P")) == 0
+    capsys.readouterr()
+    names = os.listdir("P")
+    assert len(names) == 3  # intervals, score distributions, one xROC picture
+    assert all(len(name.encode()) <= 120 and re.fullmatch(r"[A-Za-z0-9._-]+", name)
+               for name in names), names
+    assert sorted(os.listdir(".")) == ["P", "data.csv"]
+
+
+def test_many_groups_are_shown_by_their_worst_pairs(tmp_path, monkeypatch, capsys):
+    """45 groups: 1980 ordered pairs; the printed pair tables hold the 40 of the largest
+    disparities with a note, TSV every row, --plot the pictures of --plot-pairs pairs,
+    named in the output."""
+    pytest.importorskip("matplotlib")
+    from gpu_xorder.cli._audit import MAX_PAIR_ROWS
+
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(3)
+    k, per = 45, 6
+    rows = [[str(i), repr(float(rng.normal() + (i % 2) + 0.05 * (i // per))), str(i % 2),
+             f"g{i // per:02d}", "x"] for i in range(k * per)]
+    Path("data.csv").write_text(csv_text(rows))
+    argv = audit("--no-ci", "--max-groups", "50")
+    assert main(argv + ["--plot", "P", "--plot-pairs", "3"]) == 0
+    out, err = capsys.readouterr()
+    assert f"xAUC(g, h): {MAX_PAIR_ROWS} of {k * (k - 1)} rows shown, the pairs of the " \
+           "largest disparities" in out
+    assert f"URF(g, h): {MAX_PAIR_ROWS} of {k * (k - 1) // 2} rows shown" in out
+    drawn = re.search(r"score: xROC pictures of 3 of the 990 pairs of groups, those of "
+                      r"the largest disparities \(--plot-pairs 3\): (.*); --plot-pairs "
+                      r"990 draws them all", out)
+    assert drawn, out
+    pictures = sorted(name for name in os.listdir("P") if name.startswith("xroc_"))
+    assert pictures == sorted(f"xroc_score_{p.replace(' ~ ', '_')}.png"
+                              for p in drawn.group(1).split(", "))
+    assert main(argv + ["--format", "tsv"]) == 0
+    out = capsys.readouterr().out
+    at = out.splitlines().index("# xAUC(g, h)")
+    assert len(out.splitlines()[at + 2:at + 2 + k * (k - 1)]) == k * (k - 1)
+    assert "rows shown" not in out
+
+
+#: Commands whose work is long, each with the data it reads: the estimate comes on
+#: stderr before the work (then Ctrl-C: exit 130, nothing more printed).
+def _groups_file(k, per, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = [[str(i), repr(float(rng.normal() + (i % 2))), str(i % 2), f"g{i // per}", "x"]
+            for i in range(k * per)]
+    return csv_text(rows).encode()
+
+
+LONG_WORK = {
+    "audit --bootstrap 1000000": (audit("--bootstrap", "1000000"), None,
+                                  r"estimate: about \d+ (s|min)"),
+    "audit of 1000 groups": (audit("--max-groups", "1000"), _groups_file(1000, 4),
+                             r"estimate: about \d+ (min|h)"),
+    "audit --plot of 200 groups, all pairs": (
+        audit("--no-ci", "--max-groups", "200", "--plot", "P", "--plot-pairs", "20000"),
+        _groups_file(200, 4), r"estimate: about .*\d+ pictures\)"),
+    "fit of 1000 groups": (fit("--max-groups", "1000"), _groups_file(1000, 4),
+                           r"estimate: about \d+ min"),
+    "fit --max-disparity 0": (fit("--max-disparity", "0"), _groups_file(2, 60),
+                              r"estimate: up to about \d+ s \(at most; a constrained fit"),
+    "paper of adult": (["paper", "--data", "adult", "--groups", "race-sex", "--repeats",
+                        "30", "--backend", "numpy"], None, r"estimate: about \d+ (min|h)"),
+}
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT"), reason="POSIX signals")
+def test_long_work_is_estimated_first_and_ctrl_c_ends_it_quietly(tmp_path):
+    """Every long command prints its estimate before the work; Ctrl-C then ends it with
+    exit status 130 and prints nothing more (no "done", no traceback). In parallel."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    runs = {}
+    for k, (name, (argv, data, pattern)) in enumerate(LONG_WORK.items()):
+        folder = tmp_path / f"run{k}"
+        folder.mkdir()
+        (folder / "data.csv").write_bytes(DATA if data is None else data)
+        runs[name] = (subprocess.Popen([sys.executable, "-m", "gpu_xorder", *argv],
+                                       cwd=folder, env=env, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True), folder, pattern)
+    for name, (proc, folder, pattern) in runs.items():
+        line = proc.stderr.readline()
+        assert re.match(pattern, line), (name, line)
+        proc.send_signal(signal.SIGINT)
+    for name, (proc, folder, pattern) in runs.items():
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130, (name, proc.returncode, err)
+        # nothing after Ctrl-C: no "done", no traceback (fit's advice may precede it)
+        assert all(line.startswith("note:") for line in err.splitlines()), (name, err)
         assert sorted(os.listdir(folder)) == ["data.csv"], name

@@ -84,7 +84,7 @@ def test_delong_and_implied_level(tmp_path, capsys):
     assert "95% confidence intervals, stratified bootstrap (group x label), 50 " in (
         capsys.readouterr().out)
     assert audit(path, "--ci", "1.5") == 2
-    assert "must lie strictly between 0 and 1" in capsys.readouterr().err
+    assert "must be a number strictly between 0 and 1" in capsys.readouterr().err
 
 
 def test_the_disadvantaged_group_in_words(tmp_path, capsys):

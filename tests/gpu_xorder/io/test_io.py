@@ -484,8 +484,7 @@ def test_outputs_are_checked_before_any_work(tmp_path):
     link.symlink_to(source)
     for path, error, message in [
             (tmp_path / "folder", ValueError, "it is a folder, not a regular file"),
-            (fifo, ValueError, "it is a device, a pipe or a socket, not a regular file"),
-            ("/dev/null", ValueError, "it is a device, a pipe or a socket"),
+            ("-", ValueError, "it is this command's standard output"),
             (source, ValueError, "it is also an input"),
             (hard, ValueError, "it is also an input"),
             (link, ValueError, "it is also an input")]:
@@ -495,6 +494,64 @@ def test_outputs_are_checked_before_any_work(tmp_path):
     with pytest.raises(ValueError, match="refusing to write .* twice"):
         _files.check_outputs([out, tmp_path / "." / "out.csv"])
     assert source.read_text() == "a\n1\n"
+    # a device or a pipe is written as it is, directly: nothing staged beside it
+    assert _files.check_output("/dev/null") == "/dev/null"
+    assert _files.check_output(fifo) == os.fspath(fifo)
+
+
+def test_devices_and_pipes_are_written_directly(tmp_path):
+    """A FIFO (as ``>(command)`` gives) gets the text, after the regular files."""
+    import threading
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    _files.write_files([(tmp_path / "a.txt", lambda f: f.write("file"), None),
+                        (fifo, lambda f: f.write("piped"), None)])
+    reader.join(10)
+    assert got == ["piped"] and (tmp_path / "a.txt").read_text() == "file"
+    _files.write_json("/dev/null", {"a": 1})
+    assert sorted(os.listdir(tmp_path)) == ["a.txt", "fifo"]
+
+
+def test_the_standard_output_is_refused_where_it_is_a_file(tmp_path):
+    """``--json /dev/stdout > file``: replacing the file would lose the printed tables;
+    the same file by any path is refused, a terminal or other file is not."""
+    import subprocess
+    import sys
+
+    script = ("import sys; from gpu_xorder.io import _files\n"
+              "try:\n    _files.check_output(sys.argv[1])\n"
+              "except ValueError as exc:\n    print(exc, file=sys.stderr)\n")
+    env = dict(os.environ, PYTHONPATH=os.getcwd())
+    for path in ("/dev/stdout", str(tmp_path / "printed.txt")):
+        with open(tmp_path / "printed.txt", "w") as stdout:
+            run = subprocess.run([sys.executable, "-c", script, path], stdout=stdout,
+                                 stderr=subprocess.PIPE, text=True, env=env, timeout=60)
+        assert f"refusing to write {path}: it is this command's standard output" in (
+            run.stderr), run.stderr
+    with open(tmp_path / "printed.txt", "w") as stdout:
+        run = subprocess.run([sys.executable, "-c", script, str(tmp_path / "other.txt")],
+                             stdout=stdout, stderr=subprocess.PIPE, text=True, env=env,
+                             timeout=60)
+    assert run.stderr == ""
+
+
+def test_names_too_long_for_the_file_system_are_refused_up_front(tmp_path):
+    """NAME_MAX in bytes (UTF-8: 130 characters of two bytes are 260), for a file, a
+    folder and a folder's file, before any work."""
+    for name in ("x" * 256 + ".json", "\u00e9" * 130):
+        with pytest.raises(OSError, match=r"its name is \d+ bytes long, more than the "
+                                          r"255 the file system allows"):
+            _files.check_output(tmp_path / name)
+        with pytest.raises(OSError, match="bytes long"):
+            _files.check_all_outputs(folders=[("--plot", tmp_path / name, None)])
+        with pytest.raises(OSError, match="bytes long"):
+            _files.check_all_outputs(folders=[("--plot", tmp_path / "P", ["a", name])])
+    _files.check_output(tmp_path / ("x" * 250 + ".json"))  # 255 bytes: fine
+    assert os.listdir(tmp_path) == []
 
 
 def test_unwritable_outputs_are_refused_up_front(tmp_path, monkeypatch):

@@ -1,0 +1,177 @@
+"""The command line's estimates before long work: how they are said, what the cost
+models grow with, and (slow) that they are within a factor of two of measured CPU
+times on this machine."""
+
+import argparse
+import math
+import re
+import time
+
+import numpy as np
+import pytest
+
+from gpu_xorder.cli import _costs
+from gpu_xorder.cli import _fit
+from gpu_xorder.cli import _output
+
+pytestmark = pytest.mark.usefixtures("plain_consoles")
+
+
+def test_an_estimate_is_said_in_words_above_its_threshold(capsys):
+    assert [_output.spell(s) for s in (0.4, 20, 60, 130, 599, 700, 3600, 6000)] == [
+        "0 s", "20 s", "1 min", "2 min 10 s", "9 min 59 s", "11 min", "1 h", "1 h 40 min"]
+    assert _output.estimate(29.0, "short") == 29.0
+    assert capsys.readouterr().err == ""
+    _output.estimate(130.0, "a bootstrap of 10^6 resamples")
+    _output.estimate(40.0, "at most", bound=True)
+    _output.estimate(None, "unknown")
+    assert capsys.readouterr().err.splitlines() == [
+        "estimate: about 2 min 10 s (a bootstrap of 10^6 resamples)",
+        "estimate: up to about 40 s (at most)"]
+
+
+def test_a_countdown_without_a_measure_of_progress():
+    beat = _output.Heartbeat("bootstrap", "", lambda text: None, now=lambda: 10.0,
+                             expected=100.0)
+    assert beat.line(35.0) == "bootstrap: running, elapsed 0:00:35, about 0:01:05 left"
+    assert beat.line(135.0).endswith("about 0:00:00 left")  # late: never negative
+
+
+def test_the_cost_models_grow_as_the_work_does():
+    base = _costs.bootstrap_seconds(400, 2, 1000)
+    assert 1.9 * base < _costs.bootstrap_seconds(400, 2, 2000) < 2 * base
+    assert _costs.bootstrap_seconds(400, 2, 2000, n_workers=2) == pytest.approx(base)
+    assert _costs.bootstrap_seconds(4000, 2, 1000) > 5 * base  # items x strata
+    # the tables: pairs of groups, each on its two groups' items
+    assert _costs.pair_tables_seconds(4000, 1000) > 50 * _costs.pair_tables_seconds(
+        4000, 100)
+    assert _costs.delong_seconds(4000, 200) > 3 * _costs.delong_seconds(4000, 100)
+    assert _costs.pictures_seconds(200, 400) == pytest.approx(
+        100 * _costs.pictures_seconds(2, 400))
+    assert _costs.workers(None) == 1 and _costs.workers(-1, "tcp://x:1") == 1
+
+
+def _fit_args(**kw):
+    args = dict(subsample=None, method="auto", solver="auto", lam=[0.5],
+                disparity="absolute", max_disparity=None, metric="xauc")
+    return argparse.Namespace(**{**args, **kw})
+
+
+def test_a_constrained_fit_estimates_its_bound():
+    """--max-disparity on a lattice of exact fronts: their size is the data's, so the
+    estimate is the bound (the fronts' cap), and says so."""
+    from gpu_xorder.core._constrained import CONSTRAINT_EXACT_STATES
+    from gpu_xorder.core._solver_choice import EXACT_SECONDS_PER_STATE
+
+    groups = np.repeat([0, 1], 60)
+    args = _fit_args(lam=None, max_disparity=0.0)
+    assert _fit.bounded(groups, args)
+    assert _fit.estimate_seconds(groups, args, "numpy") >= (
+        CONSTRAINT_EXACT_STATES * EXACT_SECONDS_PER_STATE)
+    # a small lattice has fewer paths into its cells than the cap: C(6, 3) - 1 of 3 x 3
+    assert _fit.front_states_bound(2, 2) == 19 == sum(
+        math.comb(i + j, i) for i in range(3) for j in range(3))
+    assert _fit.estimate_seconds(np.repeat([0, 1], 4), args, "numpy") < 0.1
+    assert not _fit.bounded(groups, _fit_args())
+    assert not _fit.bounded(np.repeat([0, 1], 3000), args)  # no exact fronts there
+
+
+# ------------------------------------------------------------- calibration (slow)
+
+def _cpu(function):
+    start = time.process_time()
+    function()
+    return time.process_time() - start
+
+
+def _data(n, k, seed=0):
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, k, n)  # in no order, as data are
+    y = (rng.random(n) < 0.4).astype(int)
+    groups[:2 * k], y[:2 * k] = np.repeat(np.arange(k), 2), np.tile([0, 1], k)
+    return rng.normal(size=n) + y, y, groups
+
+
+def _within_two(measured, estimated, what):
+    ratio = measured / estimated
+    print(f"{what}: measured {measured:.3g} s, estimated {estimated:.3g} s, ratio "
+          f"{ratio:.2f}")  # the figures, with -s
+    assert 0.5 <= ratio <= 2.0, f"{what}: measured {measured:.3g} s, estimated " \
+                                f"{estimated:.3g} s (ratio {ratio:.2f})"
+    return ratio
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n,k,resamples", [(400, 2, 20000), (2000, 5, 2000),
+                                           (20000, 2, 300), (2000, 20, 300),
+                                           (200000, 2, 10)])
+def test_the_bootstrap_estimate_is_within_two(n, k, resamples):
+    from gpu_xorder import metrics
+
+    s, y, g = _data(n, k)
+    measured = _cpu(lambda: metrics.confidence_intervals(
+        s, y, g, method="bootstrap", n_bootstrap=resamples, random_state=0))
+    _within_two(measured, _costs.bootstrap_seconds(n, k, resamples), "bootstrap")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n,k", [(2000, 100), (20000, 10), (4000, 60)])
+def test_the_audit_tables_and_delong_estimates_are_within_two(n, k):
+    from gpu_xorder import metrics
+    from gpu_xorder.cli import _audit
+
+    s, y, g = _data(n, k)
+    measured = _cpu(lambda: metrics.confidence_intervals(s, y, g, method="delong"))
+    _within_two(measured, _costs.delong_seconds(n, k), "DeLong")
+    labels = np.unique(g)
+    items = _audit._items_of(g, labels)
+
+    def tables():
+        from gpu_xorder.metrics._ranking import defined
+
+        for a in labels.tolist():
+            for b in labels.tolist():
+                index = items[a] if a == b else np.sort(np.concatenate((items[a],
+                                                                        items[b])))
+                defined(metrics.xauc, s[index], y[index], g[index], a, b)
+                if a < b:
+                    defined(metrics.urf, s[index], g[index], a, b)
+            defined(metrics.prf, s, y, g, a)
+
+    _within_two(_cpu(tables), _costs.pair_tables_seconds(n, k), "tables")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k,per", [(100, 4), (200, 4), (3, 1500), (10, 100), (30, 30)])
+def test_the_numba_fit_estimate_is_within_two(k, per):
+    pytest.importorskip("numba")
+    from gpu_xorder import XOrder
+
+    s, y, g = _data(k * per, k)
+    warm = np.concatenate([np.flatnonzero(g == h)[:8] for h in range(3)])
+    XOrder(lam=0.5, backend="numba").fit(s[warm], y[warm], sensitive_features=g[warm])
+    measured = _cpu(lambda: XOrder(lam=0.5, backend="numba", method="iterative").fit(
+        s, y, sensitive_features=g))
+    _within_two(measured, _fit.estimate_seconds(g, _fit_args(method="iterative"), "numba"),
+                "numba iterative fit")
+
+
+@pytest.mark.slow
+def test_the_pictures_estimate_is_within_two(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from gpu_xorder.cli import main
+
+    s, y, g = _data(2000, 21)
+    path = tmp_path / "d.csv"
+    path.write_text("s,y,g\n" + "".join(f"{float(a)!r},{b},g{c}\n"
+                                        for a, b, c in zip(s, y, g)))
+    argv = ["audit", str(path), "--score", "s", "--label", "y", "--group", "g",
+            "--max-groups", "30", "--no-ci"]
+    main(argv)  # imports and caches warm
+    without = _cpu(lambda: main(argv))
+    with_pictures = _cpu(lambda: main(argv + ["--plot", str(tmp_path / "P"),
+                                              "--plot-pairs", "20"]))
+    capsys.readouterr()
+    _within_two(with_pictures - without, _costs.pictures_seconds(21, 2000, False),
+                "pictures")
+    assert re.fullmatch(r"\d+", str(len(list((tmp_path / "P").iterdir()))))
