@@ -222,7 +222,7 @@ def test_cli_report_and_decisions(csv_file, tmp_path, capsys):
 @pytest.mark.usefixtures("plain_consoles")
 @pytest.mark.parametrize("options, message", [
     (["--top-k", "0"], "argument --top-k: must be an integer >= 1"),
-    (["--top-share", "1.5"], r"argument --top-share: must lie in \(0, 1\]"),
+    (["--top-share", "1.5"], r"argument --top-share: must be a number in \(0, 1\]"),
     (["--threshold", "nan"], "argument --threshold: must be a finite number"),
     (["--threshold", "0.5", "--top-k", "3"], "not allowed with argument"),
     (["--top-k", "100000"], "top_k must be an integer from 1 to the number of items"),
