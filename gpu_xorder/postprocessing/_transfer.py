@@ -504,8 +504,9 @@ def _thin(x, y, knot):
 def _interpolate(v, x0, x1, y0, y1):
     """The straight line through ``(x0, y0)`` and ``(x1, y1)`` at ``v``, ``x0 <= v <=
     x1``, computed as ``np.interp`` does (exactly ``y0``, ``y1`` at the ends) and kept
-    within ``[y0, y1]`` (``np.interp`` can overshoot the right knot by an ulp)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
+    within ``[y0, y1]`` (``np.interp`` can overshoot the right knot by an ulp; a slope
+    that overflows, over knots a few subnormals apart, is clipped there too)."""
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         slope = (y1 - y0) / (x1 - x0)
         out = np.where(v >= x1, y1, np.where(v > x0, slope * (v - x0) + y0, y0))
     return np.clip(out, y0, y1)
