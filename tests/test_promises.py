@@ -145,7 +145,8 @@ def test_certificate_bounds_every_interleaving(problem, lam, solver):
     metric, s, y, g = problem
     res = fair_order(s, y, g, metric=metric, lam=lam, solver=solver)
     best = oracles.best_objective(s, y, g, metric, lam, "absolute")
-    assert res.solver == (solver if solver != "auto" else res.solver)
+    # at lam 0 the cell rule is exact, and it is what runs whatever the solver asked
+    assert res.solver in ((solver, "paper") if lam == 0 else (solver,)) or solver == "auto"
     assert res.solver in ("paper", "lagrangian", "exact")
     auc, _, d = oracles.brute_terms(oracles.order_scores(res.order), y, g, metric)
     assert (res.auc, res.disparity) == (pytest.approx(auc, abs=1e-12),
@@ -255,8 +256,9 @@ def bad_inputs(draw):
         pattern = prefix(v.MSG_LABELS)
     elif kind == "length":
         y = y[:draw(st.integers(0, n - 1))] if draw(st.booleans()) else np.append(y, 1)
-        pattern = (re.escape(v.MSG_LENGTH.format(name="y", got=y.size, expected=n))
-                   if y.size else prefix(v.MSG_EMPTY.format(name="y", shape=0)))
+        pattern = re.escape(v.MSG_LENGTH.format(name="y", got=y.size, expected=n))
+        if not y.size:  # "y is empty" or the length: either names it
+            pattern += "|" + re.escape(v.MSG_EMPTY.format(name="y"))
     elif kind == "one group":
         grp = np.full(n, grp[0])
         pattern = prefix(v.MSG_ONE_GROUP)
@@ -353,6 +355,25 @@ def test_saved_model_is_json_and_transforms_as_before(case, lam, new):
         loaded = XOrder.load(path)
     np.testing.assert_array_equal(loaded.transform(fresh, sensitive_features=where),
                                   xo.transform(fresh, sensitive_features=where))
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a bug of the transfer, found by the deep profile: over scores a few subnormals "
+    "apart the map of a group decreases (score 0.0 -> -1e-323, below -5e-324 -> "
+    "-5e-324), and loading refuses the file save wrote; the transfer's strict order is "
+    "tests/gpu_xorder/postprocessing/test_transfer_properties.py's"))
+@EXPECTED_WARNINGS
+def test_maps_over_subnormal_scores_keep_the_order_and_load():
+    s = np.array([-5e-324] * 7 + [0.0] + [-5e-324] * 5 + [0.0])
+    y = np.array([1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0])
+    grp = np.array([2, 3, 4, 13])[[2, 2, 1, 1, 2, 0, 0, 2, 2, 3, 3, 3, 3, 3]]
+    xo = XOrder(lam=0.0).fit(s, y, sensitive_features=grp)
+    for g in np.unique(grp):
+        low_high = np.array([-5e-324, 0.0])
+        assert np.all(np.diff(xo.transform(low_high, sensitive_features=[g, g])) > 0), g
+    with tempfile.TemporaryDirectory() as folder:
+        xo.save(os.path.join(folder, "model.json"))
+        XOrder.load(os.path.join(folder, "model.json"))
 
 
 # ------------------------------------------------------------------ command line
