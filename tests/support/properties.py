@@ -33,9 +33,9 @@ _CI_EXAMPLES = 50  # a test without its own examples(n)
 def register():
     """Register ``ci`` and ``deep``, and load the one ``HYPOTHESIS_PROFILE`` names
     (``ci`` where it is unset); ``--hypothesis-profile`` loads its own later."""
-    common = dict(deadline=None, print_blob=True,
-                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                         HealthCheck.function_scoped_fixture])
+    common = {"deadline": None, "print_blob": True,
+              "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large,
+                                        HealthCheck.function_scoped_fixture]}
     settings.register_profile("ci", max_examples=_CI_EXAMPLES, derandomize=True,
                               database=None, **common)
     settings.register_profile("deep", max_examples=DEEP_FACTOR * _CI_EXAMPLES,

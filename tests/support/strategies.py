@@ -7,8 +7,8 @@ numbers. Group labels are short, long, odd (separators, quotes, non-ASCII, space
 numbers of several types; problems have one-item groups and many groups.
 """
 
-import fractions
 import decimal
+import fractions
 
 import numpy as np
 from hypothesis import strategies as st
@@ -29,11 +29,13 @@ def edge_floats(limit=MAX):
 
 
 @st.composite
-def score_pools(draw, size=st.integers(1, 5), limit=MAX):
+def score_pools(draw, size=None, limit=MAX):
     """Distinct floats of magnitude at most ``limit`` around one base: the base, its
-    neighbours one and two ulps away (``nextafter``) and a few values anywhere.
+    neighbours one and two ulps away (``nextafter``) and ``size`` (a strategy; 1-5)
+    values anywhere.
     ``XOrder`` needs ``limit`` below about 9e307: its adjusted scores need the span of
     the scores plus a margin below the largest float (a ``ValueError`` says so)."""
+    size = st.integers(1, 5) if size is None else size
     base = draw(edge_floats(limit))
     pool = {base}
     for direction in (np.inf, -np.inf):
@@ -64,20 +66,22 @@ def label_sets(k):
     strings = st.lists(st.sampled_from(ODD_LABELS) | st.text(min_size=1, max_size=30),
                        min_size=k, max_size=k, unique=True)
     ints = st.lists(st.integers(-2**40, 2**40), min_size=k, max_size=k, unique=True)
-    floats = st.lists(st.floats(-1e6, 1e6).filter(lambda v: v == v), min_size=k,
-                      max_size=k, unique=True)
+    floats = st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=k, max_size=k,
+                      unique=True)
     return strings | ints | floats
 
 
 @st.composite
-def problems(draw, groups=st.integers(2, 3), size=st.integers(1, 8), metric="xauc",
-             labelled=True, limit=MAX):
+def problems(draw, groups=None, size=None, metric="xauc", labelled=True, limit=MAX):
     """``(scores, y, groups, labels)``: scores from a ``score_pools`` pool, 0/1 labels
     such that ``metric`` is defined in every group (a positive in each for xAUC and PRF,
     a negative too for xAUC; URF needs neither), scores of magnitude at most ``limit``,
-    group labels of ``label_sets``
-    (``labels[g]`` for group index g; with ``labelled=False`` the indices 0..k-1).
+    group labels of ``label_sets`` (``labels[g]`` for group index g; with
+    ``labelled=False`` the indices 0..k-1). ``groups`` and ``size`` are strategies of
+    the number of groups (2-3) and of the items of each (1-8).
     Groups of one item occur (URF; an xAUC group needs two)."""
+    groups = st.integers(2, 3) if groups is None else groups
+    size = st.integers(1, 8) if size is None else size
     k = draw(groups)
     low = {"xauc": 2, "prf": 1, "urf": 1}[metric]
     sizes = [draw(size.filter(lambda n: n >= low)) for _ in range(k)]
