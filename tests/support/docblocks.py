@@ -20,10 +20,10 @@ The rules, which the documents follow:
   ``prints`` or the ``among`` sentence) lets every number of two or more decimals in
   the shown lines differ from the printed one by one unit of its last digit (0.730
   against 0.729 or 0.731); the rest of the line, integers and numbers of one decimal
-  (parameters such as ``lam 0.5``) exactly as shown. It is for numbers that the rounding of a model
-  trained in the block can move (BLAS kernels differ from CPU to CPU), never for exact
-  ones, and the REASON says which model; a choice the data settle (the ``lam`` a search
-  keeps) is shown exactly, with a margin far above rounding.
+  (parameters such as ``lam 0.5``) exactly as shown. It is for numbers that the
+  rounding of a model trained in the block can move (BLAS kernels differ from CPU to
+  CPU), never for exact ones, and the REASON says which model; a choice the data settle
+  (the ``lam`` a search keeps) is shown exactly, with a margin far above rounding.
 
 Run as a script (``python tests/support/docblocks.py docs/guide.md``) it prints what each
 block prints; ``--write`` rewrites the ``text`` blocks that differ (after a change that
