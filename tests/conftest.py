@@ -10,6 +10,9 @@
 - ``engine`` runs a test on every engine, ``compiled_engine`` on every engine but the
   NumPy one, ``emulated_cupy`` on the CuPy engine over the emulated device
   (``support.engines``).
+- Hypothesis runs the profile ``ci`` (derandomised) unless ``HYPOTHESIS_PROFILE`` or
+  ``--hypothesis-profile`` names another, such as ``deep`` (20 times the examples);
+  property tests size themselves by ``support.properties.examples``.
 - BLAS runs on one thread, in this process and in the processes it starts, unless the
   caller set a thread count: on a busy 2-core machine OpenBLAS's own threads made one
   logistic regression of the README's former quick start take 22 s instead of 1 s.
@@ -26,8 +29,10 @@ if not any(name in os.environ for name in _BLAS_THREADS):
     os.environ.update(dict.fromkeys(_BLAS_THREADS, "1"))
     threadpool_limits(1)
 
-from support import engines  # noqa: E402 (NumPy loaded after the thread counts are set)
+from support import engines, properties  # noqa: E402 (NumPy after the thread counts)
 from support.device_timeout import terminal_fd  # noqa: E402, F401 (the device's time limit)
+
+properties.register()
 
 
 def pytest_addoption(parser):

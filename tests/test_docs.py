@@ -202,6 +202,23 @@ def test_code_blocks_run_as_printed(doc, tmp_path, monkeypatch):
     assert not [name for name in named if not (tmp_path / name).is_file()]
 
 
+def test_rounding_marker_allows_one_unit_of_the_last_digit_only():
+    """``<!-- rounding: ... -->`` (support/docblocks.py): a number of two or more
+    decimals may be one unit of its last digit off, nothing else; without the marker
+    every character counts."""
+    text = ("```python\nprint('AUC 0.730, n 12, lam 0.5')\n```\n\nprints\n\n"
+            "<!-- rounding: a model trained here -->\n\n```text\nAUC 0.730, n 12, lam 0.5\n```\n")
+    block, = docblocks.blocks(text)
+    assert block.rounding and block.exact
+    for printed, ok in [("AUC 0.729, n 12, lam 0.5", True), ("AUC 0.731, n 12, lam 0.5", True),
+                        ("AUC 0.728, n 12, lam 0.5", False), ("AUC 0.73, n 12, lam 0.5", False),
+                        ("AUC 0.730, n 13, lam 0.5", False), ("AUC 0.730, n 12, lam 0.6", False),
+                        ("AUC 0.7301, n 12, lam 0.5", False), ("AUC 0.730; n 12, lam 0.5", False)]:
+        assert docblocks.matches(block, printed + "\n") is ok, printed
+    plain, = docblocks.blocks(text.replace("<!-- rounding: a model trained here -->\n\n", ""))
+    assert not plain.rounding and not docblocks.matches(plain, "AUC 0.729, n 12, lam 0.5\n")
+
+
 def test_blocks_that_do_not_run_still_parse():
     """Blocks marked not run, and every block of the documents that are not run, still
     compile (python) or parse with the command line's own parser (each gpu-xorder

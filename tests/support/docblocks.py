@@ -16,6 +16,14 @@ The rules, which the documents follow:
   everything the block prints to stdout (line by line, trailing spaces ignored); with a
   sentence between them that ends with ``among its lines,`` (or ``among its
   tables,``), every one of its lines must be one of the lines printed, in that order.
+- ``<!-- rounding: REASON -->`` between a block and its ``text`` block (before or after
+  ``prints`` or the ``among`` sentence) lets every number of two or more decimals in
+  the shown lines differ from the printed one by one unit of its last digit (0.730
+  against 0.729 or 0.731); the rest of the line, integers and numbers of one decimal
+  (parameters such as ``lam 0.5``) exactly as shown. It is for numbers that the
+  rounding of a model trained in the block can move (BLAS kernels differ from CPU to
+  CPU), never for exact ones, and the REASON says which model; a choice the data settle
+  (the ``lam`` a search keeps) is shown exactly, with a margin far above rounding.
 
 Run as a script (``python tests/support/docblocks.py docs/user_guide/choosing_lam.md``)
 it prints what each
@@ -36,6 +44,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^\1```[ \t]*$", re.MULTILINE | re.DOTALL)
 NOT_RUN = re.compile(r"<!-- not run: (.+?) -->\s*$", re.DOTALL)
+ROUNDING = re.compile(r"\s*<!-- rounding: .+? -->\s*", re.DOTALL)
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 AMONG = re.compile(r"among\s+its\s+(?:lines|tables),\s*$")
 
 
@@ -50,6 +60,7 @@ class Block:
     not_run: str = None
     shown: str = None
     exact: bool = True
+    rounding: bool = False  # numbers within one unit of their last digit (ROUNDING)
     shown_at: tuple = None  # (start, end, indent) of the shown text's body in the document
 
     def where(self, path):
@@ -65,16 +76,18 @@ def blocks(text):
         code = "\n".join(line[len(indent):] if line.startswith(indent) else line
                          for line in body.split("\n"))
         between = text[end:match.start()].strip()
+        rounding = bool(ROUNDING.search(between))
+        between = ROUNDING.sub(" ", between).strip()
         end = match.end()
         line = text.count("\n", 0, match.start()) + 1
         if lang == "text" and out and out[-1].lang in ("python", "bash") \
                 and out[-1].not_run is None:
             if between == "prints":
-                out[-1].shown, out[-1].exact = code, True
+                out[-1].shown, out[-1].exact, out[-1].rounding = code, True, rounding
                 out[-1].shown_at = (match.start(3), match.end(3), indent)
                 continue
             if AMONG.search(between):
-                out[-1].shown, out[-1].exact = code, False
+                out[-1].shown, out[-1].exact, out[-1].rounding = code, False, rounding
                 out[-1].shown_at = (match.start(3), match.end(3), indent)
                 continue
         reason = NOT_RUN.search(between)
@@ -111,18 +124,39 @@ def run_bash(block, path):
     return buffer.getvalue(), statuses
 
 
+def same_line(got, want, rounding=False):
+    """Whether a printed line is the shown one: equal, or with ``rounding`` equal but
+    for numbers of two or more decimals that differ by at most one unit of the shown
+    number's last digit (and have as many decimals)."""
+    if not rounding or got == want:
+        return got == want
+    if NUMBER.split(got) != NUMBER.split(want):
+        return False
+    for g, w in zip(NUMBER.findall(got), NUMBER.findall(want)):
+        decimals = len(w.partition(".")[2])
+        if g == w:
+            continue
+        if decimals < 2 or len(g.partition(".")[2]) != decimals or \
+                abs(int(g.replace(".", "")) - int(w.replace(".", ""))) > 1:
+            return False
+    return True
+
+
 def matches(block, printed):
-    """Whether what a block printed is what the document shows."""
+    """Whether what a block printed is what the document shows (``same_line``: line by
+    line, or in order among the printed lines)."""
     got = [line.rstrip() for line in printed.splitlines()]
     want = [line.rstrip() for line in block.shown.splitlines()]
     if block.exact:
-        return got == want
+        return len(got) == len(want) and all(
+            same_line(g, w, block.rounding) for g, w in zip(got, want))
     position = 0
     for line in want:
-        try:
-            position = got.index(line, position) + 1
-        except ValueError:
+        found = next((k for k in range(position, len(got))
+                      if same_line(got[k], line, block.rounding)), None)
+        if found is None:
             return False
+        position = found + 1
     return True
 
 
