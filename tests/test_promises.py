@@ -356,11 +356,6 @@ def test_saved_model_is_json_and_transforms_as_before(case, lam, new):
                                   xo.transform(fresh, sensitive_features=where))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a bug of the transfer, found by the deep profile: over scores a few subnormals "
-    "apart the map of a group decreases (score 0.0 -> -1e-323, below -5e-324 -> "
-    "-5e-324), and loading refuses the file save wrote; the transfer's strict order is "
-    "tests/gpu_xorder/postprocessing/test_transfer_properties.py's"))
 @EXPECTED_WARNINGS
 def test_maps_over_subnormal_scores_keep_the_order_and_load():
     s = np.array([-5e-324] * 7 + [0.0] + [-5e-324] * 5 + [0.0])

@@ -10,6 +10,7 @@ from gpu_xorder import BackendUnavailableError, fair_order
 from gpu_xorder import metrics
 from gpu_xorder.engine._backend import cupy_status
 from support.backends import auto_backend
+from support.properties import examples
 
 SCORES = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2])
 Y = np.array([1, 0, 1, 0, 1, 0, 1, 0])
@@ -429,7 +430,7 @@ def problems(draw):
     return np.array(scores, dtype=float), np.array(y), np.array(g)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(problems(), st.sampled_from(["xauc", "prf", "urf"]),
        st.sampled_from([0.0, 0.1, 0.5, 2.0]))
 def test_property_valid_merge_and_objective(problem, metric, lam):

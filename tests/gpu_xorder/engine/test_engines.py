@@ -22,6 +22,7 @@ from gpu_xorder import fair_order
 from support import golden
 from support.problems import lattices, ragged_lattices, random_problem, step_lattices
 from support.problems import two_group_problem
+from support.properties import examples
 
 METRICS = ("xauc", "prf", "urf")
 MODES = ("absolute", "signed")
@@ -96,7 +97,7 @@ def test_fill_equals_reference(compiled_engine, metric, mode):
         assert_fills(want, compiled_engine.fill_words(lat, LAMS))
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=examples(25), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(n_a=st.integers(1, 80), n_b=st.integers(1, 80), ties=st.booleans(),
        metric=st.sampled_from(METRICS), mode=st.sampled_from(MODES),

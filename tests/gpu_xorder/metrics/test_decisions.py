@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from support.properties import examples
+
 from gpu_xorder.metrics import decision_rates
 from gpu_xorder.metrics._decisions import RATES, katz, newcombe, wilson
 
@@ -71,7 +73,7 @@ data = st.integers(4, 7).flatmap(lambda n: st.tuples(
         lambda t: set(t[2]) == {"a", "b"}))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data, st.integers(0, 4))
 def test_threshold_counts_equal_a_loop(case, t):
     s, y, grp = (np.array(v) for v in case)
@@ -81,7 +83,7 @@ def test_threshold_counts_equal_a_loop(case, t):
     check_against(d, [1.0 if v >= t else 0.0 for v in s.tolist()], y, grp.tolist())
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(data, st.integers(1, 7))
 def test_top_k_is_the_average_over_random_tie_breaks(case, k):
     s, y, grp = (np.array(v) for v in case)

@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from support.properties import examples
 from sklearn.metrics import roc_auc_score
 
 from gpu_xorder.utils import _validation as v
@@ -184,7 +186,7 @@ def test_xroc_curve_hand():
 # Random inputs against the oracles.
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=ranking_data())
 def test_auc_matches_oracle_and_sklearn(data):
     s, y, _ = data
@@ -192,7 +194,7 @@ def test_auc_matches_oracle_and_sklearn(data):
     assert auc(s, y) == pytest.approx(roc_auc_score(y, s), **TOL)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=ranking_data(), choice=st.data())
 def test_pair_metrics_match_oracles(data, choice):
     s, y, grp = data
@@ -207,7 +209,7 @@ def test_pair_metrics_match_oracles(data, choice):
     assert urf(s, grp, g, h) == urf(s, grp, h, g)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=ranking_data(), metric=st.sampled_from(v.METRICS))
 def test_disparity_matches_oracle(data, metric):
     s, y, grp = data
@@ -219,7 +221,7 @@ def test_disparity_matches_oracle(data, metric):
     assert disparity(s, y, grp, metric=metric) == pytest.approx(max(expected.values()), **TOL)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(data=ranking_data(), metric=st.sampled_from(v.METRICS))
 def test_disparity_pairs_agree_with_single_pair_functions(data, metric):
     # Two code paths (one sort for all groups, one half_wins2 per pair) give equal floats.
@@ -234,7 +236,7 @@ def test_disparity_pairs_agree_with_single_pair_functions(data, metric):
         assert value == single
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(data=ranking_data(), choice=st.data())
 def test_xroc_curve(data, choice):
     s, y, grp = data

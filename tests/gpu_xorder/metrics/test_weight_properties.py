@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from gpu_xorder import XOrder, fair_order, fairness_scorer, metrics
 
 from support.oracles import pair_frac, pair_term
+from support.properties import examples
 
 ATOL = 1e-12
 #: Exponents of the uniform factor 10**k of the weights.
@@ -85,7 +86,7 @@ def oracle(s, y, g):
     return np.array(out)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=weighted_data(), k=EXPONENTS)
 def test_integer_weights_are_repetitions_at_every_scale(data, k):
     s, y, g, w = data
@@ -94,7 +95,7 @@ def test_integer_weights_are_repetitions_at_every_scale(data, k):
     np.testing.assert_allclose(library(s, y, g, w * 10.0**k), want, rtol=0, atol=ATOL)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(data=weighted_data(), j=st.integers(-1070, 1020))
 def test_a_power_of_two_on_every_weight_changes_no_metric_at_all(data, j):
     """2**j multiplies every weight exactly (subnormal ones too, for integer weights),
@@ -110,7 +111,7 @@ class _Scores:
         return X[:, 0]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data=weighted_data(), k=EXPONENTS, lam=st.sampled_from([0.0, 0.5, 2.0]),
        eps=st.sampled_from([0.05, 0.2]))
 def test_the_scorer_weighs_as_repetitions_at_every_scale(data, k, lam, eps):
@@ -131,7 +132,7 @@ def test_the_scorer_weighs_as_repetitions_at_every_scale(data, k, lam, eps):
     assert got == pytest.approx(auc if d <= eps else auc - 1 - (d - eps), abs=ATOL)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(data=weighted_data(), k=EXPONENTS)
 def test_the_metric_frame_weighs_as_repetitions_at_every_scale(data, k):
     """The metrics of the tables; their columns ``n`` and ``positives`` count items."""
@@ -180,7 +181,7 @@ def _same_as_float(call, make, x):
     assert call(value) == call(as_float)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(x=st.floats(0, 1), kind=st.sampled_from(sorted(TYPES)))
 def test_every_real_number_type_gives_the_result_of_its_float(x, kind):
     make = TYPES[kind]

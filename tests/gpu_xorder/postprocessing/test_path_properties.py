@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from gpu_xorder import XOrder, xorder_path
 
 from support.problems import metric_defined
+from support.properties import examples
 
 #: The reproducer of the defect, and lists with duplicates and values in any order.
 LAM_LISTS = ([0.0, 0.1, 0.5, 3.0], [3.0, 0.0, 0.5, 0.1], [0.5, 0.5, 0.0],
@@ -90,7 +91,7 @@ def path_problem(draw):
     return scores, y, groups, list(lams), params
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(path_problem())
 def test_every_path_model_is_its_single_fit(problem):
     scores, y, groups, lams, params = problem

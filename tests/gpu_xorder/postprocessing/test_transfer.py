@@ -16,6 +16,7 @@ from gpu_xorder.postprocessing._transfer import (
     is_probability_like,
 )
 from support.oracles import equal_pairs, within_group_changes
+from support.properties import examples
 
 
 def merged_order(scores, groups, path):
@@ -304,7 +305,7 @@ def test_default_bounds_huge_scores_stay_strict():
     assert hi > 1e300 * (1 + 1e-15) and lo < 1e300
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=20),
        st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=5))
 def test_default_bounds_enclose_the_reference(scores, ref):
@@ -387,7 +388,7 @@ def _splits_no_tie(scores, groups, reference, order):
     return True
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(transfer_case())
 def test_adjusted_scores_keep_every_group_order_and_realise_the_interleaving(case):
     scores, groups, reference, order = case
@@ -408,7 +409,7 @@ def test_adjusted_scores_keep_every_group_order_and_realise_the_interleaving(cas
         assert np.all(np.where(same, np.diff(a) == 0, np.diff(a) < 0))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(transfer_case(), st.lists(st.floats(-10, 10), min_size=1, max_size=30))
 def test_maps_strictly_increasing_and_exact_on_the_training_scores(case, extra):
     scores, groups, reference, order = case

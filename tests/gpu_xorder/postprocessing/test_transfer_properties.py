@@ -12,6 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from support.properties import examples
+
 from gpu_xorder import XOrder
 from gpu_xorder.postprocessing._transfer import (
     ADVICE_PROBABILITIES,
@@ -141,7 +143,7 @@ def transform_or_refuse(new, group, maps):
 # fit_transfer and apply_group_maps on edge scores.
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(transfer_cases())
 def test_fit_keeps_every_group_order_and_transform_too(case):
     scores, groups, order = case
@@ -170,7 +172,7 @@ def test_fit_keeps_every_group_order_and_transform_too(case):
         transform_or_refuse(neighbours(scores[groups == g]), g, t.maps)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(transfer_cases(), st.lists(st.integers(-40, 40), min_size=1, max_size=20))
 def test_transform_keeps_neighbouring_floats_apart(case, steps):
     """New scores a few ulps around one training score, ties among them: strictly
@@ -236,7 +238,7 @@ def test_too_many_scores_for_the_range_of_a_map_are_refused():
 LABELS = [("a", "b"), ("", "é", "z z"), (-5, 10**12), (-0.25, 0.5)]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.data())
 def test_xorder_keeps_every_group_order_on_fit_and_transform(data):
     labels = data.draw(st.sampled_from(LABELS))

@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from support.properties import examples
+
 from gpu_xorder import XOrder, fair_order
 from gpu_xorder.utils import _validation as v
 
@@ -229,7 +231,7 @@ def test_misaligned_pandas_indexes_warn():
 # ---------------------------------------------------------------- report keys
 
 @given(st.lists(st.text(alphabet="ab >~[]\\", max_size=6), min_size=2, max_size=5, unique=True))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_pair_keys_are_unambiguous(labels):
     """Distinct pairs get distinct keys, and a key reads back to its pair, for labels
     made of the separators' characters and backslashes."""
