@@ -20,6 +20,7 @@ from gpu_xorder.experiments._studies import (
     default_methods,
     kd_subsample,
 )
+from gpu_xorder.experiments._tables import matched_table, paired_table
 from gpu_xorder.experiments.baselines import PostLogit
 from gpu_xorder.experiments.models import make_model
 
@@ -276,3 +277,27 @@ def test_paired_differences_script(tmp_path):
         (row,) = [r for r in rows if r[1] == name]
         assert row[2] == f"{d.mean():+.4f} ± {d.std(ddof=1):.4f}"
         assert row[3].startswith(f"{int((d > 0).sum())} of 3")
+        # the corrected resampled t interval: t_2 (4.3027) * sqrt((1/3 + 3/7) * var)
+        half = 4.30265 * np.sqrt((1 / 3 + 0.3 / 0.7) * d.var(ddof=1))
+        assert row[4] == f"[{d.mean() - half:+.4f}, {d.mean() + half:+.4f}]"
+        assert row[5].rstrip(" |") == ("yes" if abs(d.mean()) > half else "no")
+        # tables.md pairs xOrder at its largest lam with every other method the same way
+        (line,) = [x for x in paired_table(c).splitlines() if "post-logit-public" in x]
+        cell = line.split(" | ")[2 if key == "auc" else 4]
+        assert cell == (f"{d.mean():+.4f} [{d.mean() - half:+.4f}, "
+                        f"{d.mean() + half:+.4f}]")
+    # AUC at matched disparity: xOrder's curve runs from the unadjusted point (lam 0) to
+    # lam 0.5; the public post-logit's single point is compared where the curve reaches
+    mean = {m: (np.mean([r["xauc"] for r in c.records if r["method"] == m
+                         and r["split"] == "test"]),
+                np.mean([r["auc"] for r in c.records if r["method"] == m
+                         and r["split"] == "test"]))
+            for m in ("unadjusted", "xorder", "post-logit-public")}
+    (line,) = [x for x in matched_table(c).splitlines() if "post-logit-public" in x]
+    (dx, ax), (du, au), (dp, ap) = (mean[m] for m in ("xorder", "unadjusted",
+                                                      "post-logit-public"))
+    if min(dx, du) <= dp <= max(dx, du):
+        diff = ax + (au - ax) * (dp - dx) / (du - dx) - ap
+        assert line.endswith(f"| 1 | {diff:+.4f} ({diff:+.4f} - {diff:+.4f}) |")
+    else:
+        assert line.endswith("| none | 0 | n/a |")
