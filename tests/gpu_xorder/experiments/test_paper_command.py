@@ -188,7 +188,7 @@ def test_multi_group_post_logit_against_kd_and_iterative_xorder(tmp_path, monkey
         "xorder": XOrder(lam=0.5, backend="numpy", solver="paper"),
         "xorder-kd": XOrder(lam=0.5, backend="numpy", solver="paper", method="kd",
                             subsample=k),
-        "post-logit-public": PostLogit()}
+        "post-logit-public": PostLogit(widen=_studies.PUBLIC_WIDEN)}
     for method, est in fitted.items():
         est.fit(s_tr, train[1], sensitive_features=train[2])
         (rec,) = [r for r in doc["records"] if (r["method"], r["split"])
@@ -196,6 +196,10 @@ def test_multi_group_post_logit_against_kd_and_iterative_xorder(tmp_path, monkey
         assert rec["xauc"] == metrics.disparity(
             est.transform(s_te, sensitive_features=test[2]), test[1], test[2])
     assert set(fitted["post-logit-public"].shifts_) == {0, 1}  # every band but the last
+    public = fitted["post-logit-public"]
+    assert doc["notes"]["post-logit-public alpha grid"] == [[{
+        "low": 0.0, "high": public.alphas_[-1], "interior": public.interior_}]]
+    assert public.alphas_[-1] == pytest.approx(9.9 * 3 ** public.widenings_)
     tables = (tmp_path / "age" / "tables.md").read_text()
     assert "| compas | xorder-kd |" in tables
     assert main(["paper", "--data", "compas", "--methods", "xorder-kd"]) == 2
