@@ -110,7 +110,9 @@ def matched_auc(curve_a, curve_b):
     Each curve is a sequence of ``(disparity, auc)`` points (a method's mean test
     values per parameter); AUC is interpolated linearly in disparity between a curve's
     points (points of equal disparity averaged). The differences are taken at every
-    point of either curve inside the common range of disparity.
+    point of either curve inside the common range of disparity. Points are taken in
+    order of disparity, dominated ones included (the curve as drawn, not its Pareto
+    front).
 
     Returns
     -------
