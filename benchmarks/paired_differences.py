@@ -3,7 +3,10 @@
 Every method of a run sees the same splits, so the difference of two methods' test
 values within each repetition removes the split-to-split spread that the means' standard
 deviations carry. Prints, per data set, the mean ± sd over repetitions of (A - B) for
-AUC and the run's disparity, and in how many repetitions A is the larger.
+AUC and the run's disparity, in how many repetitions A is the larger, and the corrected
+resampled t interval (Nadeau and Bengio 2003) of the mean difference: the splits'
+training sets overlap, so the repetitions are not independent and a plain t interval, or
+"A larger in k of 10", overstates the evidence.
 
     python benchmarks/paired_differences.py DIR/records.json xorder:0.5 post-logit-public
 
@@ -15,6 +18,8 @@ import argparse
 import json
 
 import numpy as np
+
+from gpu_xorder.experiments._tables import LEVEL, corrected_interval
 
 
 def _method(text):
@@ -39,8 +44,9 @@ def main():
     with open(args.records, encoding="utf-8") as f:
         experiments = json.load(f)["experiments"]
     label = [f"{n}" + ("" if p is None else f":{p:g}") for n, p in (args.a, args.b)]
-    print(f"| data | quantity | {label[0]} - {label[1]} (mean ± sd) | repetitions A > B |")
-    print("|---|---|---|---|")
+    print(f"| data | quantity | {label[0]} - {label[1]} (mean ± sd) | repetitions A > B | "
+          f"corrected {LEVEL:.0%} interval | excludes 0 |")
+    print("|---|---|---|---|---|---|")
     for e in experiments:
         for key in ("auc", e["metric"]):
             a, b = _values(e, args.a, key), _values(e, args.b, key)
@@ -49,8 +55,10 @@ def main():
                 continue
             d = np.array([a[r] - b[r] for r in common])
             name = {"auc": "AUC", "xauc": "Δ-xAUC", "prf": "Δ-PRF", "urf": "Δ-URF"}[key]
+            _, lo, hi = corrected_interval(d, e["test_size"])
             print(f"| {e['data']} | {name} | {d.mean():+.4f} ± {d.std(ddof=1):.4f} | "
-                  f"{int((d > 0).sum())} of {d.size} |")
+                  f"{int((d > 0).sum())} of {d.size} | [{lo:+.4f}, {hi:+.4f}] | "
+                  f"{'yes' if lo > 0 or hi < 0 else 'no'} |")
 
 
 if __name__ == "__main__":

@@ -61,6 +61,9 @@ PARAMETER_NAMES = {"unadjusted": "", "xorder": "lam", "xorder-kd": "lam",
 STUDIES = ("samples", "samples-retrain", "shift")
 FRACTIONS = (0.05, 0.1, 0.2, 0.5, 1.0)
 SHIFT_SETTINGS = ("in-sample", "held-out")
+#: Most widenings (by :data:`gpu_xorder.experiments.baselines.WIDEN_FACTOR`) of the
+#: public post-logit's alpha grid with more than two groups: up to 0-267.3.
+PUBLIC_WIDEN = 3
 POST_PROCESSING = ("unadjusted", "xorder", "xorder-kd", "post-logit", "post-logit-public")
 #: The methods that take more than two groups (the public post-logit shifts every
 #: group but the last, one alpha each).
@@ -484,14 +487,21 @@ def _post_processing(methods, lams, metric, engine, post_logit_search, notes, ad
                 add("post-logit", lam, setting, split,
                     fitted.transform(s, sensitive_features=a), y, a)
     if "post-logit-public" in methods:
+        # more than two groups: the grid widened until the chosen alphas are interior
+        # (two groups: the public code's grid as it is)
+        widen = PUBLIC_WIDEN if np.unique(train[2]).size > 2 else 0
         with clock("post-logit-public"):
-            fitted = PostLogit(metric=metric, search="public").fit(
+            fitted = PostLogit(metric=metric, search="public", widen=widen).fit(
                 *train[:2], sensitive_features=train[2])
         for split, (s, y, a) in zip(SPLITS, (train, test)):
             add("post-logit-public", None, setting, split,
                 fitted.transform(s, sensitive_features=a), y, a)
         notes.setdefault("post-logit-public alphas", []).append(
             {str(g): alpha for g, (alpha, _) in fitted.shifts_.items()})
+        if widen:
+            notes.setdefault("post-logit-public alpha grid", []).append(
+                {"low": float(fitted.alphas_[0]), "high": float(fitted.alphas_[-1]),
+                 "interior": bool(fitted.interior_)})
         curves["post-logit-public"] = (fitted.transform(test[0], sensitive_features=test[2]),
                                        test[1], test[2])
     return curves

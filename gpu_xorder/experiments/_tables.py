@@ -3,15 +3,142 @@ unadjusted point, the lowest mean test disparity along its grid with its spread,
 range of the single repetitions there and the training disparity, and the best mean
 test AUC at a mean test disparity of at most :data:`TARGET`; per study, AUC and
 disparity per setting; the figures the paper quotes beside the unadjusted scores'; the
-seconds per repetition. docs/RESULTS.md quotes these tables."""
+seconds per repetition; xOrder at its largest weight paired with every other method
+(mean difference over the repetitions with the corrected resampled t interval of Nadeau
+and Bengio 2003, :func:`corrected_interval`), and the AUC of two methods' trade-off
+curves at matched disparities (:func:`matched_auc`). docs/RESULTS.md quotes these
+tables."""
+
+import math
 
 import numpy as np
 
 from ._experiment import PAPER_FIGURES, _mean_std, figure_values
-from ._studies import PARAMETER_NAMES
+from ._studies import PARAMETER_NAMES, POST_PROCESSING
 
 #: The disparity the "best AUC" column asks for (mean test disparity at most this).
 TARGET = 0.05
+#: The level of the paired comparisons' intervals.
+LEVEL = 0.95
+
+
+def t_cdf(t, df):
+    """``P(T <= t)`` for Student's t with an integer number ``df >= 1`` of degrees of
+    freedom, in closed form (Abramowitz and Stegun 26.7.3-4: finite sums in
+    ``cos(theta)``, ``theta = arctan(t / sqrt(df))``), so that no SciPy is needed."""
+    if isinstance(df, bool) or int(df) != df or df < 1:
+        raise ValueError(f"df must be an integer >= 1, got {df!r}")
+    df = int(df)
+    theta = math.atan(abs(t) / math.sqrt(df))
+    c2, term, total = math.cos(theta) ** 2, 1.0, 1.0
+    if df % 2:  # odd: 2/pi (theta + sin cos (1 + 2/3 cos^2 + 2*4/(3*5) cos^4 + ...))
+        for j in range(1, (df - 1) // 2):
+            term *= c2 * (2 * j) / (2 * j + 1)
+            total += term
+        inside = 2 / math.pi * (theta + (math.sin(theta) * math.cos(theta) * total
+                                         if df > 1 else 0.0))
+    else:  # even: sin (1 + 1/2 cos^2 + 1*3/(2*4) cos^4 + ...)
+        for j in range(1, df // 2):
+            term *= c2 * (2 * j - 1) / (2 * j)
+            total += term
+        inside = math.sin(theta) * total
+    return 0.5 + math.copysign(inside / 2, t)
+
+
+def t_quantile(p, df):
+    """The ``p`` quantile of Student's t with ``df`` degrees of freedom (bisection on
+    :func:`t_cdf` to about 1e-12)."""
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"p must lie in (0, 1), got {p!r}")
+    if p < 0.5:
+        return -t_quantile(1.0 - p, df)
+    lo, hi = 0.0, 1.0
+    while t_cdf(hi, df) < p:
+        lo, hi = hi, 2 * hi
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if t_cdf(mid, df) < p else (lo, mid)
+        if hi - lo < 1e-12 * max(1.0, hi):
+            break
+    return (lo + hi) / 2
+
+
+def corrected_interval(differences, test_share, level=LEVEL):
+    """Mean and the corrected resampled t interval (Nadeau and Bengio 2003) of paired
+    differences over ``J`` random splits.
+
+    The splits' training sets overlap, so the differences are correlated and the plain
+    ``sd / sqrt(J)`` understates the mean's spread; the correction scales the sample
+    variance by ``1 / J + n_test / n_train`` instead of ``1 / J`` and keeps ``J - 1``
+    degrees of freedom.
+
+    Parameters
+    ----------
+    differences : sequence of float
+        One paired difference per split (at least two).
+    test_share : float
+        The share of the data each split tests on (``n_test / n`` in (0, 1)).
+    level : float, default=0.95
+
+    Returns
+    -------
+    (mean, low, high) : tuple of float
+
+    Examples
+    --------
+    >>> mean, low, high = corrected_interval([1.0, 2.0, 3.0], test_share=0.5)
+    >>> mean, round(high - mean, 4)  # t_2 (4.3027) * sqrt((1/3 + 1) * 1)
+    (2.0, 4.9683)
+    """
+    d = np.asarray(differences, dtype=np.float64)
+    if d.ndim != 1 or d.size < 2 or not np.all(np.isfinite(d)):
+        raise ValueError("differences must be at least two finite numbers")
+    if not 0.0 < test_share < 1.0:
+        raise ValueError(f"test_share must lie in (0, 1), got {test_share!r}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    j = d.size
+    half = (t_quantile(0.5 + level / 2, j - 1)
+            * math.sqrt((1 / j + test_share / (1 - test_share)) * d.var(ddof=1)))
+    mean = float(d.mean())
+    return mean, mean - half, mean + half
+
+
+def matched_auc(curve_a, curve_b):
+    """AUC of trade-off curve ``a`` minus that of ``b`` at the disparities both reach.
+
+    Each curve is a sequence of ``(disparity, auc)`` points (a method's mean test
+    values per parameter); AUC is interpolated linearly in disparity between a curve's
+    points (points of equal disparity averaged). The differences are taken at every
+    point of either curve inside the common range of disparity. Points are taken in
+    order of disparity, dominated ones included (the curve as drawn, not its Pareto
+    front).
+
+    Returns
+    -------
+    (disparities, differences) : tuple of ndarray
+        Both empty where the curves share no range of disparity.
+
+    Examples
+    --------
+    >>> d, diff = matched_auc([(0.0, 0.8), (0.1, 0.9)], [(0.05, 0.8), (0.2, 0.9)])
+    >>> d.tolist(), np.round(diff, 3).tolist()
+    ([0.05, 0.1], [0.05, 0.067])
+    """
+    def prepared(curve):
+        points = np.asarray(curve, dtype=np.float64).reshape(-1, 2)
+        points = points[np.all(np.isfinite(points), axis=1)]
+        x, inverse = np.unique(points[:, 0], return_inverse=True)
+        y = np.bincount(inverse, points[:, 1], x.size) / np.bincount(inverse, None, x.size)
+        return x, y
+
+    (xa, ya), (xb, yb) = prepared(curve_a), prepared(curve_b)
+    if not xa.size or not xb.size:
+        return np.empty(0), np.empty(0)
+    lo, hi = max(xa[0], xb[0]), min(xa[-1], xb[-1])
+    at = np.unique(np.concatenate((xa, xb)))
+    at = at[(at >= lo) & (at <= hi)]
+    return at, np.interp(at, xa, ya) - np.interp(at, xb, yb)
 
 
 def _pm(pair, digits=3):
@@ -120,6 +247,85 @@ def timing_line(c):
     return "Seconds per repetition (wall / CPU): " + ", ".join(parts) + "."
 
 
+def _lowest(c, method):
+    """The parameter of ``method``'s lowest mean test disparity (None if it has none)."""
+    at = [r for r in c.summary("test") if r["method"] == method
+          and not np.isnan(r[c.metric][0])]
+    return min(at, key=lambda r: r[c.metric][0])["parameter"] if at else None
+
+
+def _per_repeat(c, method, parameter, key):
+    return {r["repeat"]: r[key] for r in c.records
+            if (r["method"], r["parameter"], r["split"], r["setting"])
+            == (method, parameter, "test", None) and r[key] is not None}
+
+
+def paired_table(c, level=LEVEL):
+    """xOrder at its largest weight minus every other method (unadjusted, the public
+    post-logit at its rule, the others at their lowest mean test disparity), per
+    repetition: mean, the corrected resampled t interval and whether it excludes 0."""
+    lam = max((r["parameter"] for r in c.records if r["method"] == "xorder"), default=None)
+    if lam is None or c.repeats < 2:
+        return ""
+    lines = [f"Paired with xorder lam {lam:g} (xorder minus the other, per repetition; "
+             f"mean [corrected {level:.0%} interval], Nadeau and Bengio 2003):\n",
+             "| data | other method (parameter) | AUC | excludes 0 | Δ | excludes 0 |",
+             "|---|---|---|---|---|---|"]
+    for method in c.methods:
+        if method == "xorder":
+            continue
+        parameter = (None if method in ("unadjusted", "post-logit-public")
+                     else _lowest(c, method))
+        cells = []
+        for key in ("auc", c.metric):
+            a, b = _per_repeat(c, "xorder", lam, key), _per_repeat(c, method, parameter, key)
+            common = sorted(set(a) & set(b))
+            if len(common) < 2:
+                cells += ["n/a", ""]
+                continue
+            mean, lo, hi = corrected_interval([a[r] - b[r] for r in common], c.test_size,
+                                              level)
+            cells += [f"{mean:+.4f} [{lo:+.4f}, {hi:+.4f}]",
+                      "yes" if lo > 0 or hi < 0 else "no"]
+        label = method + ("" if method in ("unadjusted", "post-logit-public")
+                          else f" ({_parameter(method, parameter)})")
+        lines.append(f"| {c.data} | {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def matched_table(c):
+    """Mean test AUC of xOrder's trade-off curve minus every other method's at the
+    disparities both curves reach (:func:`matched_auc` on the means per parameter; the
+    curve of a post-processing method with a weight starts at the unadjusted scores,
+    its weight 0)."""
+    rows = c.summary("test")
+    base = next(r for r in rows if r["method"] == "unadjusted")
+    curve = {}
+    for r in rows:
+        if r["method"] != "unadjusted":
+            curve.setdefault(r["method"], []).append((r[c.metric][0], r["auc"][0]))
+    for method in curve:
+        if method in POST_PROCESSING and method != "post-logit-public":
+            curve[method].append((base[c.metric][0], base["auc"][0]))
+    if "xorder" not in curve:
+        return ""
+    lines = ["AUC at matched mean test disparity, xorder minus the other (the curves of "
+             "means per parameter, interpolated; xorder's and post-logit's from the "
+             "unadjusted point, weight 0):\n",
+             "| data | other method | common Δ range | points | AUC difference: mean "
+             "(min - max) |", "|---|---|---|---|---|"]
+    for method in c.methods:
+        if method in ("unadjusted", "xorder") or method not in curve:
+            continue
+        at, diff = matched_auc(curve["xorder"], curve[method])
+        if not at.size:
+            lines.append(f"| {c.data} | {method} | none | 0 | n/a |")
+            continue
+        lines.append(f"| {c.data} | {method} | {at[0]:.3f} - {at[-1]:.3f} | {at.size} | "
+                     f"{diff.mean():+.4f} ({diff.min():+.4f} - {diff.max():+.4f}) |")
+    return "\n".join(lines)
+
+
 def markdown(comparisons):
     """Every comparison's table (``tables.md``)."""
     parts = []
@@ -127,6 +333,8 @@ def markdown(comparisons):
         parts.append(f"### {_title(c)}\n")
         parts.append(study_table(c) if c.study is not None else comparison_table([c]))
         parts.append("")
+        if c.study is None:
+            parts += [t + "\n" for t in (paired_table(c), matched_table(c)) if t]
         figures = paper_figure_lines(c)
         if figures:
             parts += figures + [""]

@@ -54,6 +54,9 @@ BETAS = np.arange(-4.0, 4.01, 1.0)
 PUBLIC_BETA = -2.0
 #: Most alpha combinations the public search evaluates (100 ** 2 with three groups).
 MAX_COMBINATIONS = 200_000
+#: How much wider each widening of the alpha grid is (same number of points).
+WIDEN_FACTOR = 3.0
+MSG_WIDEN = "widen must be an integer >= 0, got {value!r}"
 
 
 def _logit(p):
@@ -117,6 +120,11 @@ class PostLogit:
         the first label; the others: either, whichever scores higher).
     alphas : sequence of float, optional
         The alpha grid (default :data:`ALPHAS`, 0 to 9.9 by 0.1).
+    widen : int, default=0
+        Most times the alpha grid is widened: while a chosen alpha (of the candidate
+        ``lam`` picks) is the grid's largest, the search runs again on the grid times
+        :data:`WIDEN_FACTOR` (the same number of points, so the same cost, spaced that
+        much wider). 0: the grid as given (the public code).
 
     Attributes
     ----------
@@ -128,6 +136,13 @@ class PostLogit:
         one alpha per shifted group for ``"public"``.
     shifted_ : list
         The labels a ``"public"`` candidate shifts.
+    alphas_ : ndarray
+        The grid of the last search; its edges are ``alphas_[0]`` and ``alphas_[-1]``.
+    widenings_ : int
+        How often the grid was widened.
+    interior_ : bool
+        Whether every chosen alpha lies below the grid's largest (alpha below 0 would
+        reverse a group's order, so 0 is the method's own edge, not the grid's).
     alpha_, beta_, group_ : float, float, label
         With two groups: the one transformed group's parameters.
 
@@ -148,13 +163,14 @@ class PostLogit:
     """
 
     def __init__(self, *, lam=None, metric="xauc", search="public", beta=PUBLIC_BETA,
-                 group=None, alphas=None):
+                 group=None, alphas=None, widen=0):
         self.lam = lam
         self.metric = metric
         self.search = search
         self.beta = beta
         self.group = group
         self.alphas = alphas
+        self.widen = widen
 
     def fit(self, scores, y, *, sensitive_features):
         """Score every candidate on the training scores and keep the one ``lam`` picks.
@@ -179,8 +195,23 @@ class PostLogit:
             raise ValueError(MSG_SEARCH.format(value=self.search))
         if self.metric not in ("xauc", "prf", "urf"):
             raise ValueError(MSG_METRIC.format(value=self.metric))
-        scores = np.asarray(scores, dtype=np.float64)
+        if (isinstance(self.widen, bool) or not isinstance(self.widen, (int, np.integer))
+                or self.widen < 0):
+            raise ValueError(MSG_WIDEN.format(value=self.widen))
         alphas = ALPHAS if self.alphas is None else np.asarray(self.alphas, np.float64)
+        for widenings in range(int(self.widen) + 1):
+            self._fit_grid(scores, y, sensitive_features, alphas)
+            top = alphas.max()
+            self.interior_ = all(a < top for a, _ in self.shifts_.values())
+            if self.interior_ or top <= 0 or widenings == self.widen:
+                break
+            alphas = np.round(alphas * WIDEN_FACTOR, 12)  # 3 * 9.9 reads 29.7
+        self.alphas_, self.widenings_ = alphas, widenings
+        return self
+
+    def _fit_grid(self, scores, y, sensitive_features, alphas):
+        """One search over the grid ``alphas``: ``table_`` and the choice of ``lam``."""
+        scores = np.asarray(scores, dtype=np.float64)
         if self.search == "public":
             self._fit_public(scores, np.asarray(y), np.asarray(sensitive_features), alphas)
             return self.select(self.lam)

@@ -160,3 +160,41 @@ def test_metric_pairs_sides():
     assert set(y[l1]) == set(y[l2]) == {0} and set(a[l1]) == {0, 1}
     with pytest.raises(ValueError, match="two groups"):
         metric_pairs(y, np.arange(6) % 3, "xauc", 5, rng)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_widened_public_grid_until_the_choice_is_interior(k):
+    """``widen``: the grid times 3 while a chosen alpha is the grid's top, at most
+    ``widen`` times; each search the brute-force optimum of its own grid (the first of
+    the least D, the public rule), and the grid edges and interiority reported."""
+    rng = np.random.default_rng(10 + k)
+    n = 80
+    a = rng.integers(0, k, n)
+    y = (rng.random(n) < 0.45).astype(int)
+    # the shifted groups score far lower: small alphas leave them below the last group
+    s = np.round(1 / (1 + np.exp(-(1.5 * y + (a == k - 1) - 2
+                                   + rng.normal(size=n)))), 2)
+    grid = np.array([0.0, 0.2, 0.4])
+    expected = []  # (grid, choice, interior) of each search the oracle makes
+    for _ in range(6):
+        slow = _slow_public(s, y, a, grid, "xauc")
+        choice = min(slow, key=lambda row: row[2])[0]  # min keeps the first of ties
+        expected.append((grid, choice, max(choice) < grid[-1]))
+        if expected[-1][2]:
+            break
+        grid = np.round(grid * 3, 12)
+    # the data push the choice to the grid's top at least three times, then within it
+    assert len(expected) >= 4 and [e[2] for e in expected] == [False] * (
+        len(expected) - 1) + [True]
+    for widen in range(len(expected) + 1):
+        fitted = PostLogit(alphas=[0.0, 0.2, 0.4], widen=widen).fit(
+            s, y, sensitive_features=a)
+        grid, choice, interior = expected[min(widen, len(expected) - 1)]
+        np.testing.assert_allclose(fitted.alphas_, grid)
+        assert fitted.widenings_ == min(widen, len(expected) - 1)
+        assert fitted.interior_ == interior
+        assert tuple(fitted.shifts_[g][0] for g in range(k - 1)) == pytest.approx(choice)
+    assert PostLogit().fit(s, y, sensitive_features=a).widenings_ == 0
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="widen must be an integer"):
+            PostLogit(widen=bad).fit(s, y, sensitive_features=a)

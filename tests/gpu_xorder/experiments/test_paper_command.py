@@ -20,6 +20,7 @@ from gpu_xorder.experiments._studies import (
     default_methods,
     kd_subsample,
 )
+from gpu_xorder.experiments._tables import matched_table, paired_table
 from gpu_xorder.experiments.baselines import PostLogit
 from gpu_xorder.experiments.models import make_model
 
@@ -187,7 +188,7 @@ def test_multi_group_post_logit_against_kd_and_iterative_xorder(tmp_path, monkey
         "xorder": XOrder(lam=0.5, backend="numpy", solver="paper"),
         "xorder-kd": XOrder(lam=0.5, backend="numpy", solver="paper", method="kd",
                             subsample=k),
-        "post-logit-public": PostLogit()}
+        "post-logit-public": PostLogit(widen=_studies.PUBLIC_WIDEN)}
     for method, est in fitted.items():
         est.fit(s_tr, train[1], sensitive_features=train[2])
         (rec,) = [r for r in doc["records"] if (r["method"], r["split"])
@@ -195,6 +196,10 @@ def test_multi_group_post_logit_against_kd_and_iterative_xorder(tmp_path, monkey
         assert rec["xauc"] == metrics.disparity(
             est.transform(s_te, sensitive_features=test[2]), test[1], test[2])
     assert set(fitted["post-logit-public"].shifts_) == {0, 1}  # every band but the last
+    public = fitted["post-logit-public"]
+    assert doc["notes"]["post-logit-public alpha grid"] == [[{
+        "low": 0.0, "high": public.alphas_[-1], "interior": public.interior_}]]
+    assert public.alphas_[-1] == pytest.approx(9.9 * 3 ** public.widenings_)
     tables = (tmp_path / "age" / "tables.md").read_text()
     assert "| compas | xorder-kd |" in tables
     assert main(["paper", "--data", "compas", "--methods", "xorder-kd"]) == 2
@@ -276,3 +281,27 @@ def test_paired_differences_script(tmp_path):
         (row,) = [r for r in rows if r[1] == name]
         assert row[2] == f"{d.mean():+.4f} ± {d.std(ddof=1):.4f}"
         assert row[3].startswith(f"{int((d > 0).sum())} of 3")
+        # the corrected resampled t interval: t_2 (4.3027) * sqrt((1/3 + 3/7) * var)
+        half = 4.30265 * np.sqrt((1 / 3 + 0.3 / 0.7) * d.var(ddof=1))
+        assert row[4] == f"[{d.mean() - half:+.4f}, {d.mean() + half:+.4f}]"
+        assert row[5].rstrip(" |") == ("yes" if abs(d.mean()) > half else "no")
+        # tables.md pairs xOrder at its largest lam with every other method the same way
+        (line,) = [x for x in paired_table(c).splitlines() if "post-logit-public" in x]
+        cell = line.split(" | ")[2 if key == "auc" else 4]
+        assert cell == (f"{d.mean():+.4f} [{d.mean() - half:+.4f}, "
+                        f"{d.mean() + half:+.4f}]")
+    # AUC at matched disparity: xOrder's curve runs from the unadjusted point (lam 0) to
+    # lam 0.5; the public post-logit's single point is compared where the curve reaches
+    mean = {m: (np.mean([r["xauc"] for r in c.records if r["method"] == m
+                         and r["split"] == "test"]),
+                np.mean([r["auc"] for r in c.records if r["method"] == m
+                         and r["split"] == "test"]))
+            for m in ("unadjusted", "xorder", "post-logit-public")}
+    (line,) = [x for x in matched_table(c).splitlines() if "post-logit-public" in x]
+    (dx, ax), (du, au), (dp, ap) = (mean[m] for m in ("xorder", "unadjusted",
+                                                      "post-logit-public"))
+    if min(dx, du) <= dp <= max(dx, du):
+        diff = ax + (au - ax) * (dp - dx) / (du - dx) - ap
+        assert line.endswith(f"| 1 | {diff:+.4f} ({diff:+.4f} - {diff:+.4f}) |")
+    else:
+        assert line.endswith("| none | 0 | n/a |")

@@ -189,8 +189,9 @@ def test_tables_md_follows_its_header_from_the_records(run):
     lines = (out / "tables.md").read_text().splitlines()
     assert lines[0] == ("### german, groups default, base model lr, Δ-XAUC: 3 repetitions, "
                         "test split unless said, mean ± sd")
+    table = lines[:lines.index("", 2)]  # the comparison table; paired tables follow
     rows = {line.split(" | ")[1]: [c.strip() for c in line.strip("|").split("|")]
-            for line in lines if line.startswith("| german |")}
+            for line in table if line.startswith("| german |")}
     assert set(rows) == {"xorder", "post-logit-public"}
 
     def ms(split, method, parameter, k):
