@@ -217,7 +217,7 @@ def best_over_runs(s, y, g, metric, lam, signed=False):
     for scores in run_interleavings(s, g):
         auc, d = pair_values(scores, y, g, metric)
         if signed:  # the pair (0, 1)'s signed term
-            auc, d = auc, signed_term(scores, y, g, metric)
+            d = signed_term(scores, y, g, metric)
         best = max(best, auc - lam * d)
     return best
 
