@@ -140,6 +140,22 @@ def test_the_defect_of_issue_31_urf_lam_2():
     assert xo.result_.objective == pytest.approx(auc - 2.0 * d, abs=1e-12)
 
 
+def test_a_broken_constraint_on_a_subsample_names_it():
+    """Learned on every third item, the ordering keeps |D| 0 there but not on all the
+    training scores: the warning says so (result_ describes the subsample)."""
+    rng = np.random.default_rng(0)
+    n = int(rng.integers(20, 60))
+    g, y = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    s = rng.random(n) + 0.5 * y * (g == 0)
+    with pytest.warns(UserWarning, match=r"max_disparity=0 holds for the learned ordering "
+                      r"\(\|D\| 0\) but not for the adjusted training scores \(\|D\| "
+                      r"0\.01527\): the ordering was learned on a subsample"):
+        xo = XOrder(max_disparity=0.0, subsample=3, backend="numpy").fit(
+            s, y, sensitive_features=g)
+    assert pair_values(xo.train_scores_adjusted_, y, g, "xauc")[1] == pytest.approx(
+        xo.train_disparity_, abs=1e-12)
+
+
 # ---------------------------------------------------------------------------------------
 # (b) weight 1 on U (a lattice of items): the unweighted DP, bit for bit
 
