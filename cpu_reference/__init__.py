@@ -7,7 +7,7 @@ tested against, decision for decision.
 from ._banded import (HostWalker, band_lattice, banded_bytes, least_banded_bytes,
                       numpy_band_fill, plan_bands, solve_banded)
 from ._bits import bits_to_matrix, n_words
-from ._blocks import block_lattice, expand_merged, expand_path, merged_lattice, tie_runs
+from ._blocks import block_lattice, expand_merged, expand_path, merged_lattice
 from ._counting import half_wins2
 from ._fill import fill
 from ._fronts import (EPS_TOLERANCE, PRUNE_TOLERANCE, FrontsTooLarge, NoneLeft, completion_values,
@@ -19,10 +19,11 @@ from ._kd import CHUNK_BYTES as KD_CHUNK_BYTES
 from ._kd import KdLayout
 from ._kd import n_cells as kd_cells
 from ._kd import solve_kd
-from ._kgroups import KProblem, build_problem, group_dtype, ordered_pairs
+from ._kgroups import (KProblem, build_problem, expand_runs, group_dtype, ordered_pairs,
+                       runs_problem, tie_runs)
 from ._kgroups import build_constants as kgroup_constants
 from ._lattice import (COUNTER_KINDS, COUNTERS, CounterKinds, StepConstants, StepLattice,
-                       build_lattice, edge_counters)
+                       build_lattice, edge_counters, problem_lattice)
 from ._objective import PAD, KdObjective, StepObjective, cell_values, kgroup_values
 from ._relink import path_counters, path_states, relink
 from ._traceback import path_to_order, traceback
@@ -55,7 +56,10 @@ __all__ = [
     "edge_counters",
     "expand_merged",
     "expand_path",
+    "expand_runs",
     "merged_lattice",
+    "problem_lattice",
+    "runs_problem",
     "tie_runs",
     "within_eps",
     "fill",

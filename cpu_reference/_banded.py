@@ -46,6 +46,7 @@ def band_lattice(lat, i0, i1):
     rows, edges = slice(i0, i1), slice(i0, i1 + 1)
     return dataclasses.replace(
         lat, n_a=i1 - i0, row_offset=lat.row_offset + i0, y_a=lat.y_a[rows],
+        u_a=lat.u_a[rows],
         negleft_a=lat.negleft_a[:, edges], left_a=lat.left_a[:, edges],
         seq_q=lat.seq_q[rows], a_wins_ties=lat.a_wins_ties[rows],
         perm_a=None if lat.perm_a is None else lat.perm_a[rows])

@@ -9,10 +9,10 @@ its items add one by one. The block lattice is a two-group ``StepLattice`` (the
 positives of a block play the label), so every fill runs on it unchanged, at ``1 / k**2``
 of the cells.
 
-URF counts item pairs regardless of labels, which a block lattice cannot weight by block
-size; there ``U`` counts pairs of blocks and ``inv_u = 1 / (N_a N_b)`` blocks, close to
-the item disparity when the blocks are of equal size (all but the last). Callers that
-need exact counters recount the expanded path (``_relink.path_states``).
+URF counts item pairs regardless of labels: a block carries its items as its weight on
+U (``u_a``, ``u_b_rev`` of ``_lattice.StepLattice``; ``left_a`` and ``left_b_rev`` count
+items), so that placing block I of a adds its size times the items of b not yet placed,
+and URF's counters are exact as well.
 """
 
 import dataclasses
@@ -36,16 +36,19 @@ def merged_lattice(lat, size_a, size_b):
     into blocks of ``size_a`` rows and columns into blocks of ``size_b`` columns: a path
     of it places whole blocks (:func:`expand_merged`). A block's positives and
     negatives are its rows' (read from ``lat``, whose rows may be merged already), so
-    the xAUC and PRF counters of a path are exact; URF's ``U`` counts pairs of blocks
-    (module docstring)."""
+    the counters of a path are exact for every metric (a block's items are its weight
+    on U, module docstring)."""
     size_a, size_b = np.asarray(size_a), np.asarray(size_b)
     starts_a = np.concatenate(([0], np.cumsum(size_a)[:-1]))
     starts_b = np.concatenate(([0], np.cumsum(size_b)[:-1]))
     pos_a = np.add.reduceat(lat.y_a, starts_a)
     pos_b = np.add.reduceat(lat.y_b_rev[:-1][::-1], starts_b)
-    # negatives not yet placed, at every block boundary
-    negleft_a = lat.negleft_a[0, np.concatenate((starts_a, [lat.n_a]))]
-    negleft_b = lat.negleft_b_rev[::-1][np.concatenate((starts_b, [lat.n_b]))]
+    # negatives and items not yet placed, at every block boundary
+    bounds_a = np.concatenate((starts_a, [lat.n_a]))
+    bounds_b = np.concatenate((starts_b, [lat.n_b]))
+    negleft_a = lat.negleft_a[0, bounds_a]
+    negleft_b = lat.negleft_b_rev[::-1][bounds_b]
+    u_b = np.add.reduceat(lat.u_b_rev[:-1][::-1], starts_b)
     n_a, n_b = size_a.size, size_b.size
     return dataclasses.replace(
         lat, n_a=n_a, n_b=n_b, perm_a=None, perm_b=None, y_a=pos_a.astype(np.int64),
@@ -53,11 +56,10 @@ def merged_lattice(lat, size_a, size_b):
         y_b_rev=np.concatenate((pos_b[::-1], [0])).astype(np.int64),
         negleft_a=negleft_a.astype(np.int64)[None],
         negleft_b_rev=negleft_b[::-1].astype(np.int64).copy(),
-        left_a=np.arange(n_a, -1, -1, dtype=np.int64)[None],
-        size_a=np.array([n_a], dtype=np.int64),
-        left_b_rev=np.arange(n_b + 1, dtype=np.int64),
-        consts=dataclasses.replace(lat.consts, inv_u=np.array([1.0 / (n_a * n_b)])),
-        row_offset=0)
+        left_a=lat.left_a[:, bounds_a].astype(np.int64),
+        left_b_rev=lat.left_b_rev[::-1][bounds_b][::-1].astype(np.int64).copy(),
+        u_a=np.add.reduceat(lat.u_a, starts_a).astype(np.int64),
+        u_b_rev=np.concatenate((u_b[::-1], [0])).astype(np.int64), row_offset=0)
 
 
 def expand_path(path, k, n_a, n_b):
@@ -77,9 +79,3 @@ def expand_merged(path, size_a, size_b):
     return np.repeat(path, sizes).astype(np.int8)
 
 
-def tie_runs(scores, perm):
-    """Lengths of the runs of equal scores of one group in DP order (``perm``: its
-    items in DP order, by score descending, so equal scores are consecutive)."""
-    x = np.asarray(scores)[perm]
-    starts = np.flatnonzero(np.concatenate(([True], x[1:] != x[:-1])))
-    return np.diff(np.append(starts, x.size))

@@ -269,10 +269,11 @@ def _walk(parents, starts, s, n_a, n_b):
 
 
 def final_counters(lat, state):
-    """The ``COUNTERS`` of a last-cell state (URF: ``uab + uba = n_a n_b`` there)."""
+    """The ``COUNTERS`` of a last-cell state (URF: ``uab + uba = n_a n_b`` there, in
+    items)."""
     c = [int(state[0]), int(state[1])]
     if COUNTER_KINDS[lat.metric].has_u:
-        pairs = lat.n_a * lat.n_b
+        pairs = int(lat.size_a[0]) * lat.items_b
         uab = (pairs + int(state[2])) // 2
         c += [uab, pairs - uab]
     return np.array(c, dtype=np.int64)

@@ -77,17 +77,18 @@ class MergedSums:
                 fc, fu, cs, self.metric, "absolute", pairs)))
 
 
-def step_lattice(prob, cs, seq_g, seq_y, b, const_c, const_u, sums=None):
+def step_lattice(prob, cs, seq_g, seq_y, b, const_c, const_u, sums=None, seq_w=None):
     """The :class:`~._lattice.StepLattice` of the step merging group ``b`` into the
     sequence ``(seq_g, seq_y)`` (``cs``: constants of the groups merged so far plus b;
     ``const_c``/``const_u``: final counters of the pairs among the old groups, or
-    ``sums``, their :class:`MergedSums`; docs/design.md, section 4)."""
+    ``sums``, their :class:`MergedSums`; ``seq_w``: the items of every entry of the
+    sequence, a problem of runs; docs/design.md, section 4)."""
     if sums is None:
         sums = MergedSums(prob, cs, [g for g in cs.members if g != b], const_c, const_u)
     # xAUC and URF terms of pairs without b are the same in every cell: their maximum
     # (sums.floor) is computed once. A PRF term reads R_g, which includes C[g][b], so
     # every pair moves.
-    return step_of(prob, cs, seq_g, seq_y, b, sums.total, sums.row, sums.floor)
+    return step_of(prob, cs, seq_g, seq_y, b, sums.total, sums.row, sums.floor, seq_w)
 
 
 def step_counters(lat, final):
@@ -108,13 +109,19 @@ def solve_lattice(lat, lam, progress=None):
     return traceback(words, lat.n_a, lat.n_b), final
 
 
-def merge_step(seq_g, seq_y, steps, b, y_b):
-    """The merged sequence after a step: ``steps`` True takes the next merged item."""
+def merge_step(seq_g, seq_y, steps, b, y_b, seq_w=None, w_b=None):
+    """The merged sequence after a step: ``steps`` True takes the next merged item;
+    with ``seq_w`` and ``w_b`` (the items of every row, a problem of runs) also the
+    merged weights, as a third array."""
     new_g = np.empty(steps.size, dtype=np.int64)
     new_y = np.empty(steps.size, dtype=np.int64)
     new_g[steps], new_y[steps] = seq_g, seq_y
     new_g[~steps], new_y[~steps] = b, y_b
-    return new_g, new_y
+    if seq_w is None:
+        return new_g, new_y
+    new_w = np.empty(steps.size, dtype=np.int64)
+    new_w[steps], new_w[~steps] = seq_w, w_b
+    return new_g, new_y, new_w
 
 
 def solve_iterative(prob, lam, progress=None, solve=None):
@@ -131,7 +138,7 @@ def solve_iterative(prob, lam, progress=None, solve=None):
     total = total_cells(sizes)
     first = order[0]
     seq_g = np.full(sizes[first], first, dtype=np.int64)
-    seq_y = prob.ys[first]
+    seq_y, seq_w = prob.ys[first], prob.weight(first)
     const_c, const_u = {}, {}
     merged = [first]
     sums = MergedSums(prob, None, [first], {}, {})
@@ -139,7 +146,7 @@ def solve_iterative(prob, lam, progress=None, solve=None):
     for b in order[1:]:
         merged.append(b)
         cs = kg.build_constants(prob, merged)
-        lat = step_lattice(prob, cs, seq_g, seq_y, b, const_c, const_u, sums)
+        lat = step_lattice(prob, cs, seq_g, seq_y, b, const_c, const_u, sums, seq_w)
         report = None if progress is None else functools.partial(_report, progress,
                                                                    offset, total)
         path, final = solve(lat, lam, report)
@@ -148,7 +155,8 @@ def solve_iterative(prob, lam, progress=None, solve=None):
         const_c.update(fc)
         const_u.update(fu)
         sums.add(cs, lat.old, b, fc, fu)
-        seq_g, seq_y = merge_step(seq_g, seq_y, np.asarray(path) == 0, b, prob.ys[b])
+        seq_g, seq_y, seq_w = merge_step(seq_g, seq_y, np.asarray(path) == 0, b,
+                                         prob.ys[b], seq_w, prob.weight(b))
     return (seq_g.astype(kg.group_dtype(prob.k)), const_c, const_u,
             kg.build_constants(prob, range(prob.k)), order)
 

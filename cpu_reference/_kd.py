@@ -154,7 +154,8 @@ def fill_kd(prob, lam, progress=None):
     final_u = {}
     if urf:
         for p, (g, h) in enumerate(obj.pairs):
-            both = sizes[g] * sizes[h]  # every pair of g and h is decided at the end
+            # every pair of items of g and h is decided at the end
+            both = prob.n_items(g) * prob.n_items(h)
             final_u[(g, h)] = (both + int(end[2 * n_p + p])) // 2
             final_u[(h, g)] = both - final_u[(g, h)]
     return planes, dict(sorted(final_c.items())), dict(sorted(final_u.items())), lay

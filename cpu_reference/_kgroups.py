@@ -32,14 +32,23 @@ def _inv(den):
 
 @dataclass(frozen=True, eq=False)
 class KProblem:
-    """Per-group data of a K-group problem, each group in DP (descending score) order."""
+    """Per-group data of a K-group problem, each group in DP (descending score) order.
+
+    A *problem of runs* (:func:`runs_problem`) has one row per run of equal scores of a
+    group: ``ys[g][x]`` counts the positives of run x, ``weights[g][x]`` its items (the
+    weight on U, ``_lattice``), ``negleft`` counts negatives of items at every run
+    boundary; ``sizes`` are the runs, ``n_items`` the items, ``perms`` the items' input
+    indices (:func:`expand_runs` turns a path of runs into one of items). ``weights``
+    None: a problem of items, every weight 1.
+    """
 
     metric: str
     mode: str
     perms: tuple       # input indices of every group, DP order
-    ys: tuple          # int64 labels of every group, DP order
-    negleft: tuple     # negleft[g][x] = n_g0 - Q_g(x), length n_g + 1
+    ys: tuple          # int64 labels (positives per row) of every group, DP order
+    negleft: tuple     # negleft[g][x] = n_g0 - Q_g(x), length sizes[g] + 1
     w2: tuple          # twice the within-group positive-above-negative pairs (ties 1/2)
+    weights: tuple = None  # items per row of every group (a problem of runs)
 
     @property
     def k(self):
@@ -47,13 +56,23 @@ class KProblem:
 
     @property
     def sizes(self):
-        return tuple(p.size for p in self.perms)
+        """Rows of every group's axis: items, or runs in a problem of runs."""
+        return tuple(y.size for y in self.ys)
+
+    def weight(self, g):
+        """The items of every row of group g (int64; ones for a problem of items)."""
+        if self.weights is None:
+            return np.ones(self.ys[g].size, dtype=np.int64)
+        return self.weights[g]
+
+    def n_items(self, g):
+        return int(self.perms[g].size)
 
     def n1(self, g):
         return int(self.ys[g].sum())
 
     def n0(self, g):
-        return self.ys[g].size - self.n1(g)
+        return self.n_items(g) - self.n1(g)
 
 
 def build_problem(scores, y, group_index, k, metric, mode, perms=None):
@@ -78,6 +97,45 @@ def build_problem(scores, y, group_index, k, metric, mode, perms=None):
         w2.append(half_wins2_within(s, yg))  # s: descending
     return KProblem(metric=metric, mode=mode, perms=tuple(perms), ys=tuple(ys),
                     negleft=tuple(negleft), w2=tuple(w2))
+
+
+def runs_problem(prob, scores):
+    """The problem of runs of ``prob`` (a problem of items; ``scores`` its input scores):
+    every run of equal scores of a group is one row (:class:`KProblem`), so that a path
+    of it keeps each group's equal scores together; ``prob`` itself where every group's
+    scores are distinct. The counters of a path are those of its items (exact)."""
+    runs = [tie_runs(scores, perm) for perm in prob.perms]
+    if all(r.size == p.size for r, p in zip(runs, prob.perms)):
+        return prob
+    ys, negleft = [], []
+    for g, r in enumerate(runs):
+        starts = np.concatenate(([0], np.cumsum(r)[:-1])).astype(np.int64)
+        ys.append(np.add.reduceat(prob.ys[g], starts).astype(np.int64))
+        negleft.append(prob.negleft[g][np.append(starts, prob.perms[g].size)])
+    return KProblem(metric=prob.metric, mode=prob.mode, perms=prob.perms, ys=tuple(ys),
+                    negleft=tuple(negleft), w2=prob.w2,
+                    weights=tuple(r.astype(np.int64) for r in runs))
+
+
+def tie_runs(scores, perm):
+    """Lengths of the runs of equal scores of one group in DP order (``perm``: its
+    items in DP order, by score descending, so equal scores are consecutive)."""
+    x = np.asarray(scores)[perm]
+    starts = np.flatnonzero(np.concatenate(([True], x[1:] != x[:-1])))
+    return np.diff(np.append(starts, x.size))
+
+
+def expand_runs(path, prob):
+    """The path of items (group of every rank, top first) of a path of ``prob``'s rows:
+    each row repeated by its items (the path itself for a problem of items)."""
+    path = np.asarray(path)
+    if prob.weights is None:
+        return path
+    counts = np.empty(path.size, dtype=np.int64)
+    for g in range(prob.k):
+        at = path == g
+        counts[at] = prob.weights[g][:int(at.sum())]
+    return np.repeat(path, counts)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,11 @@ Counters of decided cross-group pairs, kept as int64, per metric
   ``y_a[i-1] * (n_b0 - Q_b(j))``, ``Q_b(j)`` the negatives among the first ``j`` of b.
 - ``cba``: positive of b above negative of a; a b-step adds ``y_b[j-1] * (n_a0 - Q_a(i))``.
 - ``uab`` / ``uba`` (URF only): any a above any b; an a-step adds ``n_b - j``, a b-step
-  adds ``n_a - i``.
+  adds ``n_a - i``. On a lattice of runs (a row or column is a run of ``r`` items,
+  ``_blocks.merged_lattice``) a step carries its run's *weight on U*: an a-step adds
+  ``r_a[i-1]`` times the items of b not yet placed, a b-step ``r_b[j-1]`` times those of
+  a (``u_a``, ``u_b_rev``; weight 1 on a lattice of items, where the products are the
+  same integers as before).
 
 Everything a cell needs is a prefix count computed once (the public reference code
 summed a label suffix in every cell, which is O(N^3)).
@@ -115,6 +119,12 @@ class StepLattice:
     indices of a and b in DP (descending score) order (None for a step or a block
     lattice).
 
+    Weight on U (URF; module docstring): ``u_a[i - 1]``, the items of row ``i`` (a run
+    of equal scores, or one item), and ``u_b_rev[k]`` those of item ``n_b - 1 - k`` of
+    b (last entry 0). ``left_a``, ``left_b_rev`` and ``size_a`` count *items*, so that
+    on a lattice of runs ``left_b_rev[k]`` is the items of the last ``k`` runs of b and
+    ``items_b`` all of b's. On a lattice of items every weight is 1.
+
     Counters (``n_counters`` rows): ``C[q][b]`` for q = 0..m-1, then ``C[b][q]``, then for
     URF ``U[q][b]`` and ``U[b][q]``; for ``m = 1`` the ``(cab, cba[, uab, uba])`` of the
     two-group lattice.
@@ -136,9 +146,20 @@ class StepLattice:
     negleft_b_rev: np.ndarray
     left_b_rev: np.ndarray
     consts: StepConstants
+    u_a: np.ndarray = None
+    u_b_rev: np.ndarray = None
     row_offset: int = 0      # rows above this lattice: > 0 for a band (``_banded``)
     perm_a: np.ndarray = None
     perm_b: np.ndarray = None
+
+    def __post_init__(self):
+        # weight 1 on U where none is given: a lattice of items
+        if self.u_a is None:
+            object.__setattr__(self, "u_a", np.ones(self.n_a, dtype=np.int64))
+        if self.u_b_rev is None:
+            u_b = np.ones(self.n_b + 1, dtype=np.int64)
+            u_b[-1] = 0
+            object.__setattr__(self, "u_b_rev", u_b)
 
     @property
     def m(self):
@@ -152,6 +173,11 @@ class StepLattice:
     def n_cells(self):
         return (self.n_a + 1) * (self.n_b + 1)
 
+    @property
+    def items_b(self):
+        """The items of group b (its rows' weights on U together)."""
+        return int(self.left_b_rev[-1])
+
 
 def build_lattice(scores, y, group_index, metric, mode, perms=None):
     """The two-group lattice (groups 0 and 1 of ``group_index``): the
@@ -163,13 +189,24 @@ def build_lattice(scores, y, group_index, metric, mode, perms=None):
     prefix counts and constants are the K-group code's (``_kgroups.build_problem``,
     ``build_constants``), the lattice :func:`step_of`'s, as for every iterative step.
     """
-    prob = build_problem(scores, y, group_index, 2, metric, mode, perms=perms)
+    return problem_lattice(build_problem(scores, y, group_index, 2, metric, mode,
+                                         perms=perms))
+
+
+def problem_lattice(prob):
+    """The two-group lattice of ``prob`` (a ``_kgroups.KProblem`` of two groups); of a
+    problem of runs, the lattice of runs (rows weighted by their items), whose paths
+    are not of items (``perm_a``, ``perm_b`` None)."""
     lat = step_of(prob, build_constants(prob, (0, 1)),
-                  np.zeros(prob.sizes[0], dtype=np.int64), prob.ys[0], 1)
+                  np.zeros(prob.sizes[0], dtype=np.int64), prob.ys[0], 1,
+                  seq_w=prob.weight(0))
+    if prob.weights is not None:
+        return lat
     return replace(lat, perm_a=prob.perms[0], perm_b=prob.perms[1])
 
 
-def step_of(prob, cs, seq_g, seq_y, b, s_const=0.0, row_const=None, floor=0.0):
+def step_of(prob, cs, seq_g, seq_y, b, s_const=0.0, row_const=None, floor=0.0,
+            seq_w=None):
     """The :class:`StepLattice` of merging group ``b`` of ``prob`` (a
     ``_kgroups.KProblem``) into the sequence ``(seq_g, seq_y)`` of the other groups of
     ``cs.members`` (``cs``: their constants, ``_kgroups.build_constants``).
@@ -177,19 +214,23 @@ def step_of(prob, cs, seq_g, seq_y, b, s_const=0.0, row_const=None, floor=0.0):
     ``s_const``, ``row_const`` (``{g: R_g}`` over the pairs without b; default 0) and
     ``floor``: what the pairs among the old groups contribute (:class:`StepConstants`;
     ``_iterative.MergedSums`` keeps them). One old group: the two-group lattice.
+    ``seq_w``: the items of every entry of the sequence (a problem of runs,
+    ``_kgroups.runs_problem``; default 1 each), b's are ``prob.weight(b)``.
     """
     old = [g for g in cs.members if g != b]
     sizes = prob.sizes
     compact = np.full(prob.k, -1, dtype=np.int64)
     compact[old] = np.arange(len(old))
     seq_g, seq_y = np.asarray(seq_g), np.asarray(seq_y, dtype=np.int64)
-    # prefix counts over the merged sequence, one row per old group
+    seq_w = (np.ones(seq_g.size, dtype=np.int64) if seq_w is None
+             else np.asarray(seq_w, dtype=np.int64))
+    # prefix counts (of items) over the merged sequence, one row per old group
     is_q = (seq_g[None, :] == np.array(old)[:, None]).astype(np.int64)
     placed = np.concatenate((np.zeros((len(old), 1), dtype=np.int64),
-                             np.cumsum(is_q, axis=1)), axis=1)
+                             np.cumsum(is_q * seq_w, axis=1)), axis=1)
     negatives = np.concatenate((np.zeros((len(old), 1), dtype=np.int64),
-                                np.cumsum(is_q * (1 - seq_y), axis=1)), axis=1)
-    size_a = np.array([sizes[h] for h in old], dtype=np.int64)
+                                np.cumsum(is_q * (seq_w - seq_y), axis=1)), axis=1)
+    size_a = np.array([prob.n_items(h) for h in old], dtype=np.int64)
     n0_a = np.array([prob.n0(h) for h in old], dtype=np.int64)
     arr = np.array
     consts = StepConstants(
@@ -203,14 +244,15 @@ def step_of(prob, cs, seq_g, seq_y, b, s_const=0.0, row_const=None, floor=0.0):
                       dtype=np.float64),
         w_q=arr([cs.w_g[g] for g in old]), inv_p=arr([cs.inv_p[g] for g in old]),
         w_b=cs.w_g[b], inv_p_b=cs.inv_p[b], floor=floor)
-    n_b = sizes[b]
+    n_b, w_b = sizes[b], prob.weight(b)
     return StepLattice(
         metric=prob.metric, mode=prob.mode, n_a=seq_g.size, n_b=n_b, old=tuple(old), b=b,
         seq_q=compact[seq_g], y_a=seq_y, a_wins_ties=seq_g > b,
         negleft_a=n0_a[:, None] - negatives, left_a=size_a[:, None] - placed,
         size_a=size_a, y_b_rev=np.concatenate((prob.ys[b][::-1], [0])).astype(np.int64),
         negleft_b_rev=prob.negleft[b][::-1].astype(np.int64),
-        left_b_rev=np.arange(n_b + 1, dtype=np.int64), consts=consts)
+        left_b_rev=np.concatenate(([0], np.cumsum(w_b[::-1]))).astype(np.int64),
+        consts=consts, u_a=seq_w, u_b_rev=np.concatenate((w_b[::-1], [0])).astype(np.int64))
 
 
 def edge_counters(lat):
@@ -229,7 +271,8 @@ def edge_counters(lat):
     # (0, j): the first j items of b above every merged item
     y_b = lat.y_b_rev[:-1][::-1]
     row0[m:2 * m, 1:] = np.cumsum(y_b)[None, :] * lat.negleft_a[:, :1]
-    if COUNTER_KINDS[lat.metric].has_u:
-        col0[2 * m:3 * m, 1:] = np.cumsum(is_q, axis=1) * lat.n_b
-        row0[3 * m:, 1:] = np.arange(1, lat.n_b + 1)[None, :] * lat.left_a[:, :1]
+    if COUNTER_KINDS[lat.metric].has_u:  # items above every item of the other axis
+        col0[2 * m:3 * m, 1:] = np.cumsum(is_q * lat.u_a, axis=1) * lat.items_b
+        u_b = lat.u_b_rev[:-1][::-1]
+        row0[3 * m:, 1:] = np.cumsum(u_b)[None, :] * lat.left_a[:, :1]
     return col0, row0

@@ -191,17 +191,18 @@ def pair_increments(lat):
     negleft_b = lat.negleft_b_rev[::-1]
     negleft_a = lat.negleft_a[0]
     urf = COUNTER_KINDS[lat.metric].has_u
+    u_b, left_b, left_a = lat.u_b_rev[:-1][::-1], lat.left_b_rev[::-1], lat.left_a[0]
 
-    def a_step(i, j):  # cab += y_a[i] * (n_b0 - Q_b(j)); uab - uba += n_b - j
+    def a_step(i, j):  # cab += y_a[i] * (n_b0 - Q_b(j)); uab - uba += r_a[i] (n_b - j)
         rows = [lat.y_a[i] * negleft_b[j], np.zeros_like(i)]
         if urf:
-            rows.append(lat.n_b - j)
+            rows.append(lat.u_a[i] * left_b[j])
         return np.stack(rows)
 
-    def b_step(i, j):  # cba += y_b[j] * (n_a0 - Q_a(i)); uab - uba -= n_a - i
+    def b_step(i, j):  # cba += y_b[j] * (n_a0 - Q_a(i)); uab - uba -= r_b[j] (n_a - i)
         rows = [np.zeros_like(i), y_b[j] * negleft_a[i]]
         if urf:
-            rows.append(-(lat.n_a - i))
+            rows.append(-(u_b[j] * left_a[i]))
         return np.stack(rows)
 
     return a_step, b_step
@@ -281,17 +282,20 @@ class StepObjective:
         ``j = n_b``, the last cell); inverse of :meth:`to_state`.
 
         ``U[q][b] + U[b][q]`` is the number of pairs of q and b with an item placed:
-        ``count_q n_b + j left_q`` at the last row, ``count_q`` the items of q placed,
-        ``left_q`` those not yet placed.
+        ``count_q n_b + placed_b left_q`` at the last row, ``count_q`` the items of q
+        placed, ``left_q`` those not yet placed, ``placed_b`` the items of b among the
+        first ``j`` rows of its axis (``j`` on a lattice of items).
         """
         s = np.asarray(state, dtype=np.float64)
         lat, m = self.lat, self.m
         if self.has_u:
-            j = lat.n_b if j is None else np.asarray(j, dtype=np.float64)
+            items_b = lat.items_b
+            placed_b = items_b if j is None else (
+                items_b - lat.left_b_rev[lat.n_b - np.asarray(j)]).astype(np.float64)
             left = lat.left_a[:, -1].astype(np.float64)
             count = lat.size_a.astype(np.float64) - left
             shape = (m,) + (1,) * (s.ndim - 1)
-            pairs = count.reshape(shape) * lat.n_b + j * left.reshape(shape)
+            pairs = count.reshape(shape) * items_b + placed_b * left.reshape(shape)
             u_qb = (pairs + s[2 * m:]) / 2.0
             out = np.concatenate([s[:2 * m], u_qb, pairs - u_qb])
         elif self.metric == "prf" and m == 1:
@@ -353,11 +357,12 @@ class StepObjective:
             return out
 
         is_q = (lat.seq_q[None, :] == np.arange(self.m)[:, None]).astype(np.float64)
+        # is_q: the row's weight on U in its old group's row, 0 in the others
         return dict(
-            ypos=padded(is_q * lat.y_a, 1), is_q=padded(is_q, 1),  # column i: item i - 1
-            negleft_a=padded(lat.negleft_a), left_a=padded(lat.left_a),
+            ypos=padded(is_q * lat.y_a, 1), is_q=padded(is_q * lat.u_a, 1),  # column i:
+            negleft_a=padded(lat.negleft_a), left_a=padded(lat.left_a),  # item i - 1
             y_b_rev=padded(lat.y_b_rev)[0], negleft_b_rev=padded(lat.negleft_b_rev)[0],
-            left_b_rev=padded(lat.left_b_rev)[0],
+            left_b_rev=padded(lat.left_b_rev)[0], u_b_rev=padded(lat.u_b_rev)[0],
             a_wins=np.concatenate(([False], lat.a_wins_ties, np.zeros(size, dtype=bool))))
 
     def _lean(self, size):
@@ -368,6 +373,7 @@ class StepObjective:
         y_a, negleft_b_rev = inp["ypos"][0], inp["negleft_b_rev"]
         y_b_rev, negleft_a = inp["y_b_rev"], inp["negleft_a"][0]
         left_b_rev, left_a = inp["left_b_rev"], inp["left_a"][0]
+        u_a, u_b_rev = inp["is_q"][0], inp["u_b_rev"]
         # gains[k, cand] = buf[2k + cand]: a-step gains in even rows, b-step in odd ones
         buf = np.zeros((2 * r, size))
         row = buf.strides[0]
@@ -402,13 +408,16 @@ class StepObjective:
             (gain_a, gain_b, gain_ua, gain_ub, gains, auc, auc_a, auc_b, term0,
              term1) = cache.get(length) or views(length)
             rows, cand_a, cand_b = cviews
-            # a-step into (i, j): C[a][b] += y_a[i-1] * (n_b0 - Q_b(j)); U[a][b] += n_b - j
+            # a-step into (i, j): C[a][b] += y_a[i-1] * (n_b0 - Q_b(j)); U[a][b] +=
+            # r_a[i-1] (n_b - j) (weight on U: 1 on a lattice of items, the same integer)
             mul(y_a[i_lo:i_lo + length], negleft_b_rev[k_lo:k_lo + length], gain_a)
-            # b-step into (i, j): C[b][a] += y_b[j-1] * (n_a0 - Q_a(i)); U[b][a] += n_a - i
+            # b-step into (i, j): C[b][a] += y_b[j-1] * (n_a0 - Q_a(i)); U[b][a] +=
+            # r_b[j-1] (n_a - i)
             mul(y_b_rev[k_lo:k_lo + length], negleft_a[i_lo:i_lo + length], gain_b)
             if urf:
-                copyto(gain_ua, left_b_rev[k_lo:k_lo + length])
-                negative(left_a[i_lo:i_lo + length], gain_ub)
+                mul(u_a[i_lo:i_lo + length], left_b_rev[k_lo:k_lo + length], gain_ua)
+                mul(u_b_rev[k_lo:k_lo + length], left_a[i_lo:i_lo + length], gain_ub)
+                negative(gain_ub, gain_ub)
             for p, g, cnd in zip(pred, gains, rows):
                 add(p, g, cnd)
             # auc = ((double)(cab + cba) + w) * inv_auc  (prf rows already hold w_a, w_b)
@@ -434,7 +443,7 @@ class StepObjective:
         ypos, is_q = inp["ypos"], inp["is_q"]
         negleft_a, left_a = inp["negleft_a"], inp["left_a"]
         y_b_rev, negleft_b_rev = inp["y_b_rev"], inp["negleft_b_rev"]
-        left_b_rev, a_wins = inp["left_b_rev"], inp["a_wins"]
+        left_b_rev, a_wins, u_b_rev = inp["left_b_rev"], inp["a_wins"], inp["u_b_rev"]
         any_a_wins = bool(a_wins.any())
         col = lambda v: np.asarray(v, dtype=np.float64)[:, None, None]  # noqa: E731
         inv_qb, inv_bq, inv_u = col(c.inv_qb), col(c.inv_bq), col(c.inv_u)
@@ -451,19 +460,20 @@ class StepObjective:
             cells, ks = slice(i_lo, i_lo + length), slice(k_lo, k_lo + length)
             g = gain[:, :length]
             # a-step into (i, j): item i - 1 (old group q) gains y (n_b0 - Q_b(j)) on
-            # C[q][b] and n_b - j on U[q][b]
+            # C[q][b] and r_a[i-1] (n_b - j) on U[q][b]
             mul(ypos[:, cells], negleft_b_rev[ks], g)
             add(pred[0, :, 0], g, cand[0, :, 0])
             copyto(cand[1, :, 0], pred[1, :, 0])
             # b-step into (i, j): item j - 1 of b gains y (n_q0 - Q_q(i)) on C[b][q] and
-            # n_q - count_q(i) on U[b][q]
+            # r_b[j-1] (n_q - count_q(i)) on U[b][q] (is_q holds the a-row's weight r_a)
             copyto(cand[0, :, 1], pred[0, :, 1])
             mul(negleft_a[:, cells], y_b_rev[ks], g)
             add(pred[1, :, 1], g, cand[1, :, 1])
             if urf:
                 mul(is_q[:, cells], left_b_rev[ks], g)
                 add(pred[2, :, 0], g, cand[2, :, 0])
-                sub(pred[2, :, 1], left_a[:, cells], cand[2, :, 1])
+                mul(left_a[:, cells], u_b_rev[ks], g)
+                sub(pred[2, :, 1], g, cand[2, :, 1])
             c_qb, c_bq = cand[0], cand[1]
             # exact integer: the C of all pairs of the groups merged so far plus b
             total = cand[:2].sum(axis=(0, 1))
@@ -602,11 +612,16 @@ class KdObjective:
         self.inv_p = [cs.inv_p[g] for g in range(k)]
         self.w, self.inv_auc = cs.w, cs.inv_auc
         # the gains of a step along g: C[g][h] += y * (n_h0 - Q_h(x_h)); U[g][h] +=
-        # n_h - x_h, which moves U[g][h] - U[h][g] up (g < h) or down (g > h)
+        # r_g (n_h - x_h) (r_g: the row's items, its weight on U; n_h - x_h: the items
+        # of h not yet placed), which moves U[g][h] - U[h][g] up (g < h) or down (g > h)
         self.gain_rows = [[(h, self.row[(g, h)], 2 * n_p + self.row[(min(g, h), max(g, h))],
                             1.0 if g < h else -1.0) for h in range(k) if h != g]
                           for g in range(k)]
-        self.sizes = prob.sizes
+        # weight[g][x]: the items of row x - 1 of g; items_left[g][x]: those of g below
+        # its first x rows (a problem of items: 1 and n_g - x)
+        self.weight = [np.concatenate(([0.0], prob.weight(g))) for g in range(k)]
+        self.items_left = [prob.n_items(g) - np.concatenate(([0], np.cumsum(prob.weight(g))))
+                           .astype(np.float64) for g in range(k)]
 
     def add_gains(self, cand, x, ys, negleft):
         """Add to the candidates ``cand`` (rows, K, L) the gains of the step along each
@@ -615,12 +630,16 @@ class KdObjective:
         left = [negleft[h][x[h]] for h in range(k)]
         gain = np.empty(length)
         urf = self.has_u
+        if urf:
+            items_left = [self.items_left[h][x[h]] for h in range(k)]
         for g in range(k):
             y_item = ys[g][x[g]]
+            if urf:
+                r_item = self.weight[g][x[g]]
             for h, row, u_row, sign in self.gain_rows[g]:
                 np.add(cand[row, g], np.multiply(y_item, left[h], gain), cand[row, g])
                 if urf:
-                    cand[u_row, g] += (self.sizes[h] - x[h]) * sign
+                    cand[u_row, g] += np.multiply(r_item, items_left[h], gain) * sign
 
     def values(self, cand):
         """G-hat of ``cand`` (rows, K candidates, L cells); returns ``(K, L)``."""

@@ -212,10 +212,12 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
     with the data and parameters they validated themselves; ``labels`` are the sorted
     group labels and ``index`` every item's position among them.
 
-    ``keep_ties``: two groups, xAUC or PRF, the 2-D lattice: every run of equal scores
-    of a group is placed whole (the lattice of runs, ``cpu_reference.merged_lattice``),
-    so that scores which keep each group's ties can realise the ordering (docs/design.md,
-    section 5); the solvers' optimum and bound are then over such orderings.
+    ``keep_ties``: every run of equal scores of a group is placed whole (two groups: the
+    lattice of runs, ``cpu_reference.merged_lattice``; more: the problem of runs,
+    ``cpu_reference.runs_problem``), so that scores which keep each group's ties can
+    realise the ordering (docs/design.md, section 5); the solvers' optimum and bound
+    are then over such orderings. Every metric: a run carries its items as its weight
+    on URF's U.
 
     ``alone``: every value of ``lams`` is solved as if it were given alone (its own
     solver choice, search and candidates; the fills of the cell rule still share one
@@ -233,7 +235,7 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
     if labels.size > 2 or (method != "auto" and not two_group_solver):
         solve = functools.partial(_solve_multi, s, labels_y, index, labels, metric, mode,
                                   lams, backend=backend, memory_limit=memory_limit,
-                                  n_jobs=n_jobs)
+                                  n_jobs=n_jobs, keep_ties=keep_ties)
         if method == "best" and labels.size > 2:
             sizes = np.bincount(index, minlength=labels.size).tolist()
             results = _best_of(solve, lams.size, progress, cpu_reference.kd_cells(sizes),
@@ -245,7 +247,7 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
     eng = engine(engine_name)
     perms = eng.dp_orders(s, index, 2) if engine_name == "cupy" else None
     lat = cpu_reference.build_lattice(s, labels_y, index, metric, mode, perms=perms)
-    items = _tie_runs(lat, s) if keep_ties and metric in TIE_METRICS else None
+    items = _tie_runs(lat, s) if keep_ties else None
     work = lat if items is None else cpu_reference.merged_lattice(lat, *items[1])
     bands = {}
 
@@ -290,11 +292,6 @@ def _check_solver(solver, max_disparity, k, mode):
         raise ValueError(MSG_CONSTRAINT_SCOPE.format(k=k, mode=mode))
     if k > 2 and solver in ("lagrangian", "exact"):
         raise ValueError(_solvers.MSG_SOLVER_GROUPS.format(solver=solver, k=k))
-
-
-#: Metrics whose counters a lattice of runs keeps exact (``keep_ties``; URF counts pairs
-#: of items, which the kernels' lattice of runs would count as pairs of runs).
-TIE_METRICS = ("xauc", "prf")
 
 
 def _tie_runs(lat, s):
@@ -390,7 +387,7 @@ def _candidate_result(lat, labels, lam, cand, engine_name, extra, solver, bound,
                       items=None):
     """The result of ``cand``, an ordering of ``lat``; ``items``: ``(item lattice,
     runs)`` where ``lat`` is the lattice of runs (``keep_ties``): the path expanded and
-    its counters taken on the items (exact, the same for xAUC and PRF)."""
+    its counters taken on the items (exact, the same as the runs' counters)."""
     if items is not None:
         lat, runs = items
         path = cpu_reference.expand_merged(cand.path, *runs)
@@ -457,15 +454,19 @@ def _best_of(solve, n_lams, progress, kd_cells, iterative_cells):
 
 
 def _solve_multi(s, y, index, labels, metric, mode, lams, method, *, backend, progress,
-                 memory_limit, n_jobs):
+                 memory_limit, n_jobs, keep_ties=False):
     """K-D or iterative xOrder (any K >= 2) on the NumPy reference or the GPU.
 
     On the GPU, two groups run the 2-D solve (the K-D and iterative DPs are the 2-D DP for
     two groups, decision for decision); more groups: K-D on ``kd_plane_kernel``
-    (``cuda/xorder_kd.cu``), iterative steps on the 2-D tile kernel.
+    (``cuda/xorder_kd.cu``), iterative steps on the 2-D tile kernel. ``keep_ties``: on
+    the problem of runs (``cpu_reference.runs_problem``), whose paths are expanded to
+    items; its counters are the items' (exact).
     """
     engine_name = resolve_backend(backend)
     prob = cpu_reference.build_problem(s, y, index, labels.size, metric, mode)
+    if keep_ties:
+        prob = cpu_reference.runs_problem(prob, s)
     # The GPU checks its free memory itself (_cupy_engine.solve_multi).
     budget, source = (memory_limit, "memory_limit") if engine_name == "cupy" else (
         _plan.host_budget(memory_limit))
@@ -501,6 +502,9 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, *, backend, pr
     results = []
     for lam, (path, c, u, cs) in zip(lams, solutions):
         extra = {}
+        if prob.weights is not None:
+            path = cpu_reference.expand_runs(path, prob)
+            extra["tie_runs"] = [int(w.size) for w in prob.weights]
         if chosen == "iterative":
             order = cpu_reference.merge_order(prob.sizes)
             extra["merge_order"] = [labels[g].item() for g in order]
@@ -532,8 +536,7 @@ def _solve_two_as_multi(eng, prob, s, y, index, lams, progress):
     """Two groups on an engine's 2-D fill (all lam values in one call), in the K-group
     result format: ``[(path, C, U, constants), ...]`` (the K-D and iterative DPs are the
     2-D DP for two groups, decision for decision)."""
-    lat = cpu_reference.build_lattice(s, y, index, prob.metric, prob.mode,
-                                      perms=prob.perms)
+    lat = cpu_reference.problem_lattice(prob)
     cs = cpu_reference.kgroup_constants(prob, range(2))
     out = []
     for path, final in eng.solve(lat, lams, progress=progress)[0]:

@@ -62,6 +62,8 @@ def lattice_args(dev, lat):
         "left_a": dev.asarray(np.ascontiguousarray(lat.left_a, dtype=np.int64)),
         "y_b_rev": dev.asarray(np.ascontiguousarray(lat.y_b_rev, dtype=np.int64)),
         "negleft_b_rev": dev.asarray(np.ascontiguousarray(lat.negleft_b_rev, dtype=np.int64)),
+        **{name: dev.asarray(np.ascontiguousarray(getattr(lat, name), dtype=np.int64))
+           for name in ("u_a", "left_b_rev", "u_b_rev")},  # URF's weights on U
         "s_const": c.s_const, "w": c.w, "inv_auc": c.inv_auc, "w_b": c.w_b,
         "inv_p_b": c.inv_p_b, "floor": c.floor,
         "old_first": dev.asarray(np.asarray(c.old_first, dtype=bool)),
@@ -271,6 +273,11 @@ def kd_arrays(prob, lam):
         "ys_off": np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64),
         "negleft": np.concatenate(prob.negleft).astype(np.float64),
         "nl_off": np.concatenate(([0], np.cumsum(np.array(sizes) + 1)[:-1])).astype(np.int64),
+        # URF's weights on U: the items of every row, and of every group below x rows
+        "wts": np.concatenate([prob.weight(g) for g in range(k)]).astype(np.float64),
+        "items_left": np.concatenate([
+            prob.n_items(g) - np.concatenate(([0], np.cumsum(prob.weight(g))))
+            for g in range(k)]).astype(np.float64),
         "inv_x": inv_x, "inv_u": inv_u,
         "inv_p": np.array([cs.inv_p[g] for g in range(k)]),
         "w_g": np.array([cs.w_g[g] for g in range(k)]),

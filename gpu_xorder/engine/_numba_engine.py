@@ -101,8 +101,8 @@ class _Inputs:
         self.rows = self.obj.rows
         f = np.float64
         is_q = (lat.seq_q[None, :] == np.arange(m)[:, None]).astype(f)
-        self.isq = np.zeros((m, n_a + 1))
-        self.isq[:, 1:] = is_q
+        self.isq = np.zeros((m, n_a + 1))  # the row's weight on U in its group's row
+        self.isq[:, 1:] = is_q * lat.u_a
         self.ypos = np.zeros((m, n_a + 1))  # column i: item i - 1
         self.ypos[:, 1:] = is_q * lat.y_a
         self.nla = np.ascontiguousarray(lat.negleft_a, dtype=f)
@@ -111,6 +111,7 @@ class _Inputs:
         self.ybr = np.ascontiguousarray(lat.y_b_rev, dtype=f)
         self.nlb = np.ascontiguousarray(lat.negleft_b_rev, dtype=f)
         self.lbr = np.ascontiguousarray(lat.left_b_rev, dtype=f)
+        self.ubr = np.ascontiguousarray(lat.u_b_rev, dtype=f)
         c, k = lat.consts, _kernels()
         self.metric = k.METRICS[lat.metric]
         self.absolute = lat.mode == "absolute"
@@ -139,7 +140,7 @@ class _Inputs:
         """The lattice arguments of the kernels, after the schedule's."""
         return (self.n_a, self.n_b, self.m, self.metric, self.absolute, self.ge,
                 self.ypos, self.isq, self.nla, self.la, self.a_wins, self.ybr, self.nlb,
-                self.lbr, self.scalars, self.per_q)
+                self.lbr, self.ubr, self.scalars, self.per_q)
 
     def to_state(self, counters):
         return np.ascontiguousarray(self.obj.to_state(counters))

@@ -83,7 +83,7 @@ def _lean_lanes(urf):
     not vectorise."""
 
     @njit(nogil=True, boundscheck=False, inline="always")
-    def lean_lanes(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, row, kb, lo, hi,
+    def lean_lanes(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, ubr, row, kb, lo, hi,
                    m, absolute, ge, scalars, per_q, lam, dec, acc):
         """Decide lanes ``lo..hi`` of one step, ``m = 1`` (twin of
         ``StepObjective._lean``).
@@ -100,18 +100,20 @@ def _lean_lanes(urf):
             t = uint64(lo + u)
             k = uint64(kb + lo + u)
             i = uint64(row + lo + u)
-            # a-step into (i, j): C[a][b] += y_a[i-1] (n_b0 - Q_b(j)); U[a][b] += n_b - j
+            # a-step into (i, j): C[a][b] += y_a[i-1] (n_b0 - Q_b(j)); U[a][b] += r_a[i-1]
+            # (n_b - j) (isq: the weight on U, 1 on a lattice of items)
             a0 = lane[p, 0, t] + ypos[0, i] * nlb[k]
             a1 = lane[p, 1, t]
-            # b-step into (i, j): C[b][a] += y_b[j-1] (n_a0 - Q_a(i)); U[b][a] += n_a - i
+            # b-step into (i, j): C[b][a] += y_b[j-1] (n_a0 - Q_a(i)); U[b][a] += r_b[j-1]
+            # (n_a - i)
             b0 = lane[p, 0, t + _ONE]
             b1 = lane[p, 1, t + _ONE] + ybr[k] * nla[0, i]
             # the term's first operands: C[a][b] (PRF rows hold C + w), for URF the
             # U difference; the second: C[b][a]
             fa, fb = a0, b0
             if urf:
-                a2 = lane[p, 2, t] + lbr[k]
-                b2 = lane[p, 2, t + _ONE] - la[0, i]
+                a2 = lane[p, 2, t] + isq[0, i] * lbr[k]
+                b2 = lane[p, 2, t + _ONE] - la[0, i] * ubr[k]
                 fa, fb = a2, b2
             da = pair_term(urf, fa, a1, i_0, i_1)
             db = pair_term(urf, fb, b1, i_0, i_1)
@@ -141,7 +143,7 @@ def _block_lanes(metric):
     prf, urf = metric == 1, metric == 2
 
     @njit(nogil=True, boundscheck=False, inline="always")
-    def block_lanes(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, row, kb, lo, hi,
+    def block_lanes(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, ubr, row, kb, lo, hi,
                     m, absolute, ge, scalars, per_q, lam, dec, acc):
         """Decide lanes ``lo..hi`` of one step, ``m > 1`` old groups (twin of
         ``StepObjective._block``); ``acc`` ``(8, lanes)`` is scratch.
@@ -174,8 +176,8 @@ def _block_lanes(metric):
             inv_bq, inv_p = per_q[Q_INV_BQ, g], per_q[Q_INV_P, g]
             row_w, w_q = per_q[Q_ROW_CONST, g], per_q[Q_W_Q, g]
             # the a-candidate: item i - 1 (old group q*) gains y (n_b0 - Q_b(j)) on
-            # C[q*][b] and (URF) n_b - j on U[q*][b]; ypos and isq are 0 for the other
-            # groups (+ 0.0 changes no exact integer)
+            # C[q*][b] and (URF) r_a[i-1] (n_b - j) on U[q*][b]; ypos and isq (the weight
+            # on U) are 0 for the other groups (+ 0.0 changes no exact integer)
             for u in range(n):
                 t = uint64(lo + u)
                 k = uint64(kb + lo + u)
@@ -194,7 +196,7 @@ def _block_lanes(metric):
                     v = pair_term(urf, first, c_bq, s_first, inv_bq)
                     acc[2, t] = max(acc[2, t], abs(v))
             # the b-candidate: item j - 1 of b gains y (n_q0 - Q_q(i)) on every C[b][q]
-            # and (URF) n_q - count_q(i) on every U[b][q]
+            # and (URF) r_b[j-1] (n_q - count_q(i)) on every U[b][q]
             for u in range(n):
                 t = uint64(lo + u)
                 k = uint64(kb + lo + u)
@@ -208,7 +210,7 @@ def _block_lanes(metric):
                     acc[5, t] = min(acc[5, t], v)
                     acc[7, t] += c_bq
                 else:
-                    first = (lane[p, uq, t + _ONE] - la[g, i]) if urf else c_qb
+                    first = (lane[p, uq, t + _ONE] - la[g, i] * ubr[k]) if urf else c_qb
                     v = pair_term(urf, first, c_bq, s_first, inv_bq)
                     acc[3, t] = max(acc[3, t], abs(v))
         s_const, w, inv_auc = scalars[S_CONST], scalars[W], scalars[INV_AUC]
@@ -247,7 +249,7 @@ def _block_lanes(metric):
                     k = uint64(kb + lo + u)
                     i = uint64(row + lo + u)
                     a = lane[p, uq, t] + isq[g, i] * lbr[k]
-                    b = lane[p, uq, t + _ONE] - la[g, i]
+                    b = lane[p, uq, t + _ONE] - la[g, i] * ubr[k]
                     lane[q, uq, t + _ONE] = a if dec[t] else b
 
     return block_lanes
@@ -267,7 +269,7 @@ def _strip_steps(lanes_of_step):
 
     @njit(nogil=True, boundscheck=False, inline="always")
     def segment(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla, la,
-                a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits, lane):
+                a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words, bits, lane):
         """Steps ``c_lo .. c_hi - 1`` of strip ``s`` (rows ``s lanes + 1 ..``) of one
         lattice, each step's lanes by ``lanes_of_step``.
 
@@ -299,7 +301,7 @@ def _strip_steps(lanes_of_step):
                 for r in range(rows):
                     lane[p, r, 0] = top[r, c]
             kb = n_b - c
-            lanes_of_step(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, i0 + 1, kb,
+            lanes_of_step(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, ubr, i0 + 1, kb,
                           t_lo, t_hi, m, absolute, ge, scalars, per_q, lam, dec, acc)
             if t_lo > 0 or t_hi < n_rows - 1:  # ramps: idle lanes keep their cell
                 for t in range(t_lo):
@@ -343,46 +345,46 @@ def _strip_steps(lanes_of_step):
 
 @njit(nogil=True, boundscheck=False, cache=True)
 def _segment_lean_2(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
-                    nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
+                    nla, la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words,
                     bits, lane):
     _steps_lean_2(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
-                  la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits,
+                  la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words, bits,
                   lane)
 
 
 @njit(nogil=True, boundscheck=False, cache=True)
 def _segment_lean_3(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
-                    nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
+                    nla, la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words,
                     bits, lane):
     _steps_lean_3(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
-                  la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits,
+                  la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words, bits,
                   lane)
 
 
 @njit(nogil=True, boundscheck=False, cache=True)
 def _segment_xauc(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
-                  nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
+                  nla, la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words,
                   bits, lane):
     _steps_xauc(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
-                la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits,
+                la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words, bits,
                 lane)
 
 
 @njit(nogil=True, boundscheck=False, cache=True)
 def _segment_prf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
-                 nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
+                 nla, la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words,
                  bits, lane):
     _steps_prf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
-               la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits,
+               la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words, bits,
                lane)
 
 
 @njit(nogil=True, boundscheck=False, cache=True)
 def _segment_urf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
-                 nla, la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words,
+                 nla, la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words,
                  bits, lane):
     _steps_urf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
-               la, a_wins, ybr, nlb, lbr, scalars, per_q, lam, col0, top, words, bits,
+               la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words, bits,
                lane)
 
 #: ``SEGMENTS[kind](s, c_lo, c_hi, lanes, ...)``: steps of one strip (``_strip_steps``).

@@ -172,8 +172,8 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     ``XOrder().set_fit_request(sensitive_features=True)
     .set_transform_request(sensitive_features=True)``.
 
-    The ordering keeps every run of equal scores of a group whole (xAUC and PRF of two
-    groups: no item of another group inside it), since scores that keep a group's ties
+    The ordering keeps every run of equal scores of a group whole (every metric, any
+    number of groups: no item of another group inside it), since scores that keep a group's ties
     cannot realise anything else; ``result_`` and its certificate are over such
     orderings, where :func:`gpu_xorder.fair_order` ranks items and may split a run.
 

@@ -1,6 +1,7 @@
-"""What a fit promised and whether its adjusted training scores keep it (docs/design.md,
-section 5, "Orders no scores realise"): the ``max_disparity`` constraint, and an
-objective no lower than the scores given; a warning names the cause where they do not."""
+"""What a fit claimed and promised and whether its adjusted training scores keep it
+(docs/design.md, section 5, "Orders no scores realise"): ``result_``'s AUC and ``|D|``,
+the ``max_disparity`` constraint, and an objective no lower than the scores given; a
+warning names the cause where they do not."""
 
 import warnings
 
@@ -10,18 +11,11 @@ from cpu_reference import within_eps
 
 from .. import metrics
 
-#: A fit whose adjusted training scores cannot give what its ordering gives (docs/design.md,
-#: section 5, "Orders no scores realise": the ordering separates equal scores).
+#: A fit on a subsample whose adjusted training scores break ``max_disparity``.
 MSG_UNREALISED_CONSTRAINT = (
     "max_disparity={eps:g} holds for the learned ordering (|D| {ordering:.4g}) but not for "
-    "the adjusted training scores (|D| {adjusted:.4g}): the ordering separates equal "
-    "scores, which the adjusted scores keep equal; break the ties (scores with more "
-    "decimals, a model's log-odds)")
-MSG_UNREALISED_WORSE = (
-    "the adjusted training scores reach {adjusted:.4g} in {objective}, below the "
-    "scores given ({given:.4g}; the learned ordering: {ordering:.4g}): the ordering "
-    "separates equal scores, which the adjusted scores keep equal; break the ties (scores "
-    "with more decimals, a model's log-odds) or keep the scores given")
+    "the adjusted training scores (|D| {adjusted:.4g}): the ordering was learned on a "
+    "subsample")
 MSG_ORDERING_WORSE = (
     "the adjusted training scores reach {adjusted:.4g} in {objective}, below the "
     "scores given ({given:.4g}), as the learned ordering does: {why}; keep the scores "
@@ -34,19 +28,37 @@ WHY_PAPER = ("the cell rule (solver='paper') is a heuristic for |D|: solver='aut
 WHY_SUBSAMPLE = "the ordering was learned on a subsample"
 WHY_METHOD = "method {method!r} is a heuristic for |D| with more than two groups"
 WHY_GAP = "the ordering is certified within {gap:.2g} of the best, no closer"
+#: A fit whose ``result_`` claims what its adjusted training scores do not give (the
+#: orderings keep each group's runs of equal scores whole, so this needs a cause below).
+MSG_CLAIM_UNREALISED = (
+    "result_ claims AUC {auc:.4g} and |D| {d:.4g} ({metric}), but the adjusted training "
+    "scores give AUC {adjusted_auc:.4g} and |D| {adjusted_d:.4g}: {why}")
+#: Why the adjusted training scores can miss what the ordering gives
+#: (``MSG_CLAIM_UNREALISED``).
+WHY_CROWDED = ("the adjusted scores tie items of different groups that the ordering "
+               "separates (no float64 value lies between the scores around them); round "
+               "the scores or use log-odds")
+WHY_UNKNOWN = "the adjusted scores do not follow the ordering"
 #: Tolerance of the comparison of objectives in ``warn_unrealised``.
 OBJECTIVE_TOLERANCE = 1e-12
+#: Tolerance of the comparison of a claimed AUC or |D| with the adjusted scores' (the
+#: two are computed by different sums of the same pair counts).
+CLAIM_TOLERANCE = 1e-9
 
 
 def warn_unrealised(model, fitting, max_disparity, stacklevel):
-    """Warn where the adjusted training scores break what the fit promised: the
-    constraint ``max_disparity`` (the validated float, or None; never the raw
-    parameter, which may be a ``Decimal``), or (absolute disparity) an objective no lower than
-    the scores given (at ``lam = 0``: their AUC). The first happens only where the
-    ordering separates equal scores, which no scores that keep a group's ties realise;
-    the second also where the ordering itself falls below the scores given, and the
-    message says which."""
+    """Warn where the adjusted training scores break what the fit claimed or promised:
+    ``result_``'s AUC and ``|D|`` (a fit on the whole training set), the
+    ``max_disparity`` constraint (on a subsample; the validated float, or None, never
+    the raw parameter, which may be a ``Decimal``), or (absolute disparity) an objective
+    no lower than the scores given (at ``lam = 0``: their AUC), naming the cause. The
+    orderings keep each group's runs of equal scores whole, so the adjusted scores
+    realise them but where a gap between reference scores has no room (floating
+    point); an ordering can itself fall below the scores given, and the message says
+    why."""
     adjusted_d, result = model.train_disparity_, model.result_
+    if _warn_claim(model, fitting, stacklevel + 1):
+        return
     if max_disparity is not None:
         if not within_eps(adjusted_d, max_disparity):
             warnings.warn(MSG_UNREALISED_CONSTRAINT.format(
@@ -62,22 +74,38 @@ def warn_unrealised(model, fitting, max_disparity, stacklevel):
     if adjusted >= given - OBJECTIVE_TOLERANCE:
         return
     objective = "AUC" if lam == 0 else f"AUC - {lam:g} |D|"
-    whole = keep.size == s.size
-    if whole and adjusted < result.objective - OBJECTIVE_TOLERANCE:  # not realised
-        message = MSG_UNREALISED_WORSE.format(adjusted=adjusted, objective=objective,
-                                              given=given, ordering=result.objective)
-    else:
-        why = [WHY_SUBSAMPLE] if not whole else []
-        if _ties_across_groups(s, index):
-            why.append(WHY_CROSS_TIES)
-        if lam > 0 and result.solver == "paper":
-            why.append(WHY_PAPER if result.method == "2d" else
-                       WHY_METHOD.format(method=result.method))
-        elif not why and result.gap:
-            why.append(WHY_GAP.format(gap=result.gap))
-        message = MSG_ORDERING_WORSE.format(adjusted=adjusted, objective=objective,
-                                            given=given, why=" or ".join(why))
+    why = [WHY_SUBSAMPLE] if keep.size != s.size else []
+    if _ties_across_groups(s, index):
+        why.append(WHY_CROSS_TIES)
+    if lam > 0 and result.solver == "paper":
+        why.append(WHY_PAPER if result.method == "2d" else
+                   WHY_METHOD.format(method=result.method))
+    elif not why and result.gap:
+        why.append(WHY_GAP.format(gap=result.gap))
+    message = MSG_ORDERING_WORSE.format(adjusted=adjusted, objective=objective,
+                                        given=given, why=" or ".join(why))
     warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
+
+
+def _warn_claim(model, fitting, stacklevel):
+    """Warn, naming the cause, where ``result_``'s AUC or ``|D|`` is not what the
+    adjusted training scores give (a fit on the whole training set); whether it
+    warned."""
+    s, _, _, index, _, keep = fitting[:6]
+    result = model.result_
+    if keep.size != s.size or (
+            abs(model.train_auc_ - result.auc) <= CLAIM_TOLERANCE
+            and abs(model.train_disparity_ - result.disparity) <= CLAIM_TOLERANCE):
+        return False
+    # XOrder's orderings keep each group's runs of equal scores whole, so the scores
+    # can realise them but for a gap too narrow for the items placed in it
+    crowded = _ties_across_groups(np.asarray(model.train_scores_adjusted_), index)
+    why = WHY_CROWDED if crowded else WHY_UNKNOWN
+    warnings.warn(MSG_CLAIM_UNREALISED.format(
+        auc=result.auc, d=result.disparity, metric=model.metric,
+        adjusted_auc=model.train_auc_, adjusted_d=model.train_disparity_, why=why),
+        UserWarning, stacklevel=stacklevel + 1)
+    return True
 
 
 def _ties_across_groups(s, index):

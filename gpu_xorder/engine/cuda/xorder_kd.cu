@@ -25,6 +25,8 @@ struct KdLattice {
     const long long* ys_off;  // (k) offset of group g in ys
     const double* negleft;    // n_g0 - Q_g(x), length n_g + 1 per group, concatenated
     const long long* nl_off;  // (k) offset of group g in negleft
+    const double* wts;        // items of every row (its weight on U), laid out as ys
+    const double* items_left; // items of g below its first x rows, laid out as negleft
 };
 
 // Kernel parameters, by name (gpu_xorder/_kernel_source.py launches by these names).
@@ -33,14 +35,16 @@ struct KdLattice {
     const int* __restrict__ sums, const long long* __restrict__ pred,                    \
     const int* __restrict__ sizes, const double* __restrict__ ys,                        \
     const long long* __restrict__ ys_off, const double* __restrict__ negleft,            \
-    const long long* __restrict__ nl_off, const double* __restrict__ inv_x,              \
+    const long long* __restrict__ nl_off, const double* __restrict__ wts,                \
+    const double* __restrict__ items_left, const double* __restrict__ inv_x,             \
     const double* __restrict__ inv_p, const double* __restrict__ w_g,                    \
     const double* __restrict__ inv_u, double w, double inv_auc, double lam, int k,       \
     int last, int box, const double* __restrict__ prev, double* __restrict__ cur,        \
     unsigned int* __restrict__ words, long long plane_words, int nbits, int d,           \
     long long lo, long long hi, long long base_d
-#define KD_LATTICE \
-    KdLattice{k, last, box, axis, coords, sums, pred, sizes, ys, ys_off, negleft, nl_off}
+#define KD_LATTICE                                                                      \
+    KdLattice{k,      last,    box,    axis, coords,    sums, pred, sizes, ys,              \
+              ys_off, negleft, nl_off, wts,  items_left}
 #define KD_OBJECTIVE(METRIC_) KdObjective<METRIC_>{k, w, inv_auc, inv_x, inv_p, w_g, inv_u}
 
 // Counter (u: 0 = C, 1 = U) of pair (g, h) after a step along axis s from the cell at
@@ -51,7 +55,7 @@ XO_HD double kd_counter(const KdLattice& L, const double* from, long long src, i
     double v = from[(long long)(u * npairs + pair_index(g, h, L.k)) * L.box + src];
     if (g == s)
         v += kd_step_gain(u, L.ys[L.ys_off[s] + x[s] - 1], L.negleft[L.nl_off[h] + x[h]],
-                          (double)(L.sizes[h] - x[h]));
+                          L.wts[L.ys_off[s] + x[s] - 1], L.items_left[L.nl_off[h] + x[h]]);
     return v;
 }
 

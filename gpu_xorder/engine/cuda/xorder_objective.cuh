@@ -81,19 +81,23 @@ struct StepRow {
     bool wins_ties;    // a_wins_ties[i - 1]: on equal G-hat the a-step wins
     double negleft[M]; // negleft_a[q][i], negatives of q not among the first i items
     double left[M];    // left_a[q][i], items of q not among the first i (URF)
+    double u;          // u_a[i - 1], the row's items: its weight on U (URF; 1 for an item)
 };
 
 // Axis-b inputs of column j, at k = n_b - j.
+// left_b_rev[k]: the items of b not among its first j columns (n_b - j on a lattice of
+// items); u_b_rev[k]: the items of column j, its weight on U (URF; 1 for an item).
 struct StepColumn {
-    double y, negleft, left;  // y_b_rev[k], negleft_b_rev[k], left_b_rev[k] = n_b - j
+    double y, negleft, left, u;  // y_b_rev[k], negleft_b_rev[k], left_b_rev[k], u_b_rev[k]
 };
 
 // The candidates of cell (i, j): ca from the a-predecessor (i - 1, j) plus the a-step's
 // gains, cb from the b-predecessor (i, j - 1) plus the b-step's. Twin of
 // _objective.step_gains: along a, item i - 1 (old group qs) adds y (n_b0 - Q_b(j)) to
-// C[qs][b] and n_b - j to U[qs][b]; along b, item j - 1 adds y (n_q0 - Q_q(i)) to every
-// C[b][q] and n_q - count_q(i) to every U[b][q]. A gain of 0.0 leaves an exact integer
-// unchanged, so the a-step's gain is added to every q, masked.
+// C[qs][b] and r_a (n_b - j) to U[qs][b]; along b, item j - 1 adds y (n_q0 - Q_q(i)) to
+// every C[b][q] and r_b (n_q - count_q(i)) to every U[b][q] (r: a run's items, its weight
+// on U; 1 on a lattice of items, where the products are the same integers). A gain of
+// 0.0 leaves an exact integer unchanged, so the a-step's gain is added to every q, masked.
 template <class Obj>
 XO_HD void step_gains(const StepRow<Obj::m>& row, const StepColumn& col,
                       const double* from_a, const double* from_b, double* ca, double* cb) {
@@ -107,8 +111,8 @@ XO_HD void step_gains(const StepRow<Obj::m>& row, const StepColumn& col,
         ca[q] += mine ? gain_c : 0.0;
         cb[M + q] += col.y * row.negleft[q];
         if (Obj::metric == URF) {
-            ca[2 * M + q] += mine ? col.left : 0.0;
-            cb[3 * M + q] += row.left[q];
+            ca[2 * M + q] += mine ? row.u * col.left : 0.0;
+            cb[3 * M + q] += col.u * row.left[q];
         }
     }
 }
@@ -179,10 +183,11 @@ struct KdObjective {
     const double* inv_u;  // (k, k) 1 / (n_g n_h), g < h
 };
 
-// Gain of counter (u: 0 = C, 1 = U) of pair (s, h) when an item of group s (label y) is
-// placed at a cell with x_h items of h placed: y (n_h0 - Q_h(x_h)), or n_h - x_h.
-XO_HD double kd_step_gain(int u, double y, double negleft_h, double left_h) {
-    return u == 0 ? y * negleft_h : left_h;
+// Gain of counter (u: 0 = C, 1 = U) of pair (s, h) when a row of group s (y positives,
+// r items) is placed at a cell with x_h rows of h placed: y (n_h0 - Q_h(x_h)), or r times
+// the items of h not yet placed (r = 1 and n_h - x_h on a lattice of items).
+XO_HD double kd_step_gain(int u, double y, double negleft_h, double r, double left_h) {
+    return u == 0 ? y * negleft_h : r * left_h;
 }
 
 // G-hat over all K groups, absolute disparity: twin of _objective.ghat for a

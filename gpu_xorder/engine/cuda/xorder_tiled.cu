@@ -45,7 +45,9 @@
     const long long* __restrict__ seq_q, const long long* __restrict__ y_a,              \
     const bool* __restrict__ a_wins_ties, const long long* __restrict__ negleft_a,       \
     const long long* __restrict__ left_a, const long long* __restrict__ y_b_rev,         \
-    const long long* __restrict__ negleft_b_rev, double s_const, double w,               \
+    const long long* __restrict__ negleft_b_rev, const long long* __restrict__ u_a,      \
+    const long long* __restrict__ left_b_rev, const long long* __restrict__ u_b_rev,     \
+    double s_const, double w,                                                            \
     double inv_auc, const double* __restrict__ inv_qb, const double* __restrict__ inv_bq, \
     const double* __restrict__ inv_u, const bool* __restrict__ old_first,                \
     const double* __restrict__ row_const, const double* __restrict__ w_q,                \
@@ -60,12 +62,13 @@
 #define STRIP_PARAMS LATTICE_PARAMS, int* progress, unsigned int* ticket, int batch
 #define TILE_INPUTS                                                                     \
     TileInputs{seq_q, y_a, a_wins_ties, negleft_a, left_a, y_b_rev, negleft_b_rev,       \
-               rowbuf, colbuf, words, n_words, n_a, n_b}
+               u_a, left_b_rev, u_b_rev, rowbuf, colbuf, words, n_words, n_a, n_b}
 
 struct TileInputs {
     const long long *seq_q, *y_a;
     const bool* a_wins_ties;
     const long long *negleft_a, *left_a, *y_b_rev, *negleft_b_rev;
+    const long long *u_a, *left_b_rev, *u_b_rev;  // the weights on U (URF)
     long long *rowbuf, *colbuf;
     unsigned int* words;
     long long n_words;
@@ -153,6 +156,7 @@ XO_HD Lane<Obj> lane_load(const TileInputs& in, const Tile& t, int lane) {
     L.row.y = L.ok ? (double)in.y_a[i - 1] : 0.0;
     L.row.q = Obj::m == 1 || !L.ok ? 0 : (int)in.seq_q[i - 1];
     L.row.wins_ties = L.ok && in.a_wins_ties[i - 1];
+    L.row.u = Obj::metric == URF && L.ok ? (double)in.u_a[i - 1] : 0.0;
 #pragma unroll
     for (int q = 0; q < Obj::m; ++q) {
         L.row.negleft[q] = (double)in.negleft_a[q * t.cs + i];
@@ -183,7 +187,11 @@ XO_HD bool lane_step(const Obj& o, double lam, const TileInputs& in, const Tile&
         from_a[x] = lane == 0 ? st.top[x * st.stride + k] : up[x];
         from_b[x] = c == 0 ? L.left[x] : L.mine[x];
     }
-    const StepColumn col = {st.yb[k], st.negb[k], (double)(in.n_b - j)};
+    // URF's column inputs, read where they are (a lattice of items: n_b - j and 1)
+    const bool urf = Obj::metric == URF;
+    const StepColumn col = {st.yb[k], st.negb[k],
+                            urf ? (double)in.left_b_rev[in.n_b - j] : 0.0,
+                            urf ? (double)in.u_b_rev[in.n_b - j] : 0.0};
     step_gains<Obj>(L.row, col, from_a, from_b, ca, cb);
     const bool take_a = decide(ghat(o, ca, lam), ghat(o, cb, lam), L.row.wins_ties);
 #pragma unroll

@@ -313,18 +313,22 @@ def test_fit_max_disparity_prints_a_disparity_within_the_constraint(tmp_path, ca
     assert exact["xauc"] <= Fraction(1, 10)
 
 
-def test_fit_says_when_the_written_scores_break_the_constraint(tmp_path, capsys):
-    # URF, where orderings may still split a group's ties (design section 5): the row
-    # shows the written scores' |D| (0.5) and fit warns that it breaks the constraint
+def test_fit_keeps_urf_ties_whole_so_the_written_scores_keep_the_constraint(tmp_path, capsys):
+    # URF on a coarse grid (design section 5): |D| 0 needs an ordering that splits a
+    # group's equal scores, which no scores write; fit says so (exit 2) and, at the
+    # loosest constraint its orderings meet, writes scores whose |D| is the row's
     data, model, out = tmp_path / "train.csv", tmp_path / "model.json", tmp_path / "out.csv"
     scores, y = [0.6, 0.1, 0.1, 0.1, 0.35, 0.6, 0.35, 0.1], [0, 1, 1, 1, 1, 0, 1, 0]
     write_csv(data, {"score": scores, "outcome": y, "region": list("aaaabbbb")})
     assert main(fit_args(data, model, "--output", str(out), "--metric", "urf",
-                         "--max-disparity", "0")) == 0
+                         "--max-disparity", "0")) == 2
+    assert "keep each group's equal scores together" in capsys.readouterr().err
+    assert main(fit_args(data, model, "--output", str(out), "--metric", "urf",
+                         "--max-disparity", "0.5")) == 0
     captured = capsys.readouterr()
-    assert captured.err.startswith(
-        "warning: max_disparity=0 holds for the learned ordering (|D| 0) but not for the "
-        "adjusted training scores (|D| 0.5)")
+    assert captured.err == ""
     rows = table_rows(captured.out, "Training data")
     written = read_column(out, "score_fair")
-    assert_printed(rows[1], pair_metrics(written.tolist(), y, list("aaaabbbb")))
+    exact = pair_metrics(written.tolist(), y, list("aaaabbbb"))
+    assert_printed(rows[1], exact)
+    assert exact["urf"] <= Fraction(1, 2)

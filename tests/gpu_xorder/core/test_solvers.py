@@ -538,17 +538,17 @@ def test_block_paths_are_paths_with_exact_counters(metric):
         np.testing.assert_array_equal(cr.path_counters(lat, path), final)
 
 
-def test_block_lattice_of_urf_counts_pairs_of_blocks():
-    """URF on blocks: the C counters are exact, U counts pairs of blocks (uab + uba =
-    N_a N_b), the expanded path is an interleaving."""
+def test_block_lattice_of_urf_counts_pairs_of_items():
+    """URF on blocks: a block's items are its weight on U, so every counter is exact
+    (uab + uba = n_a n_b items), the expanded path an interleaving."""
     rng = np.random.default_rng(12)
     s, y, g = two_group_problem(rng, 20, 13)
     lat = cr.build_lattice(s, y, g, "urf", "signed")
     blocks = cr.block_lattice(lat, 4)
     words, final = cr.fill(blocks, 0.3)
     path = cr.expand_path(cr.traceback(words, blocks.n_a, blocks.n_b), 4, 20, 13)
-    np.testing.assert_array_equal(cr.path_counters(lat, path)[:2], final[:2])
-    assert final[2] + final[3] == blocks.n_a * blocks.n_b == 5 * 4
+    np.testing.assert_array_equal(cr.path_counters(lat, path), final)
+    assert final[2] + final[3] == 20 * 13 and (blocks.n_a, blocks.n_b) == (5, 4)
 
 
 @pytest.mark.parametrize("metric", METRICS)

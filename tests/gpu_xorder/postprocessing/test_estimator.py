@@ -618,8 +618,10 @@ def test_a_subsample_too_coarse_for_a_group_is_named():
 # ---------------------------------------------------------------------------------------
 # Orders no scores realise: fit says when its adjusted scores break what it promised.
 
-# URF (whose lattice of runs the kernels would count as pairs of runs: orderings may split
-# a group's ties there, as with more than two groups): orderings no scores realise
+# URF on a coarse grid of scores: orderings over all interleavings would split a group's
+# ties (fair_order's, |D| 0 where the written scores have |D| 0.5); XOrder's keep every
+# run of equal scores whole (URF's lattice of runs weighs a run's U by its items), so its
+# adjusted scores give what result_ claims and nothing warns
 URF_TIED = {
     "eps": (np.array([0.6, 0.1, 0.1, 0.1, 0.35, 0.6, 0.35, 0.1]),
             np.array([0, 1, 1, 1, 1, 0, 1, 0]), np.array(list("aaaabbbb"))),
@@ -630,31 +632,43 @@ URF_TIED = {
 }
 
 
-@pytest.mark.parametrize("case, params, message", [
-    ("eps", dict(max_disparity=0.0), "max_disparity=0 holds for the learned ordering "
-                                     "(|D| 0) but not for the adjusted training scores "
-                                     "(|D| 0.5)"),
-    ("lam", dict(lam=5.0), "the adjusted training scores reach -1.167 in AUC - 5 |D|, "
-                           "below the scores given (-0.7222; the learned ordering: "
-                           "0.05556)"),
-    ("zero", dict(lam=0.0), "the adjusted training scores reach 0.5 in AUC, below the "
-                            "scores given (0.5625; the learned ordering: 0.75)"),
-])
-def test_fit_warns_where_its_adjusted_scores_break_its_promise(case, params, message):
+@pytest.mark.parametrize("case, params", [("eps", dict(max_disparity=0.5)),
+                                          ("lam", dict(lam=5.0)), ("zero", dict(lam=0.0))])
+def test_urf_orderings_keep_ties_whole_so_scores_realise_them(case, params):
     s, y, g = URF_TIED[case]
-    with pytest.warns(UserWarning, match=re.escape(message)) as record:
+    if case == "eps":  # |D| 0 only by splitting a run: proven out of reach, and said so
+        assert fair_order(s, y, g, metric="urf", max_disparity=0.0,
+                          backend="numpy").disparity == 0.0
+        with pytest.raises(ValueError, match="no ordering has .D. <= 0 .urf.: the exact "
+                           "constrained solver found none among the interleavings that "
+                           "keep each group's equal scores together"):
+            fitted(s, y, g, metric="urf", max_disparity=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
         xo = fitted(s, y, g, metric="urf", **params)
-    assert record[0].filename == __file__  # points at the caller's fit
-    lam = params.get("lam", 0.0)
-    given = metrics.auc(s, y) - lam * metrics.disparity(s, y, g, "urf")
-    if "lam" in params:
-        assert xo.train_auc_ - lam * xo.train_disparity_ < given
-    else:
-        assert xo.train_disparity_ > 0.0 == xo.result_.disparity
-    if case == "lam":
-        with pytest.warns(UserWarning, match="the adjusted training scores reach -1.167"):
-            xorder_path(s, y, sensitive_features=g, lams=[0.0, 5.0], metric="urf",
-                        backend="numpy")
+        xorder_path(s, y, sensitive_features=g, lams=[0.0, 5.0], metric="urf",
+                    backend="numpy")
+    r = xo.result_
+    assert "tie_runs" in r.extra
+    assert xo.train_auc_ == pytest.approx(r.auc, abs=1e-12)
+    assert xo.train_disparity_ == pytest.approx(r.disparity, abs=1e-12)
+
+
+def test_fit_warns_where_its_adjusted_scores_miss_what_result_claims():
+    # a's 0.5 and the double just below it leave no room for b's positive, which the
+    # ordering of |D| 0 puts between them: the adjusted scores tie it with an a negative
+    # (half a pair), and the warning names the cause after the transfer's own
+    x = 0.5
+    s = np.array([0.9, x, np.nextafter(x, 0), 0.1, 0.7, 0.45, 0.3, 0.2])
+    y, g = np.array([1, 0, 0, 1, 0, 1, 0, 0]), np.array(list("aaaabbbb"))
+    with pytest.warns(UserWarning, match=re.escape(
+            "result_ claims AUC 0.5333 and |D| 0 (xauc), but the adjusted training scores "
+            "give AUC 0.5667 and |D| 0.25: the adjusted scores tie items of different "
+            "groups that the ordering separates")) as record:
+        xo = fitted(s, y, g, lam=2.0, reference_group="a")
+    assert record[-1].filename == __file__  # points at the caller's fit
+    assert xo.train_disparity_ == metrics.disparity(xo.train_scores_adjusted_, y, g, "xauc")
+    assert xo.train_disparity_ != pytest.approx(xo.result_.disparity, abs=1e-9)
 
 
 def test_fit_warns_where_the_learned_ordering_itself_falls_below_the_scores_given():

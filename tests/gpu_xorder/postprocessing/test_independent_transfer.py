@@ -141,12 +141,6 @@ def best_objective(scores, y, groups, metric, lam, signed=False, keep_ties=False
                if not keep_ties or keeps_ties(o, scores, groups))
 
 
-def xorder_keeps_ties(metric, groups):
-    """XOrder keeps every run of equal scores whole for xAUC and PRF of two groups
-    (docs/design.md, section 5); elsewhere its orderings are fair_order's."""
-    return metric in ("xauc", "prf") and len(set(groups.tolist())) == 2
-
-
 def expected_levels(scores, groups, order, reference):
     """The ranking the adjusted training scores must realise, as levels top down (the
     items of a level share one value, every level lies strictly above the next),
@@ -299,28 +293,25 @@ def test_exact_solver_is_the_brute_force_optimum_and_scores_realise_it(metric, l
     xo = fit(scores, y, groups, metric=metric, lam=lam, solver="exact")
     r = xo.result_
     assert r.solver == "exact"
-    keep = xorder_keeps_ties(metric, groups)
     # fair_order orders items: the optimum over every interleaving
     direct = fair_order(scores, y, groups, metric=metric, lam=lam, solver="exact",
                         backend="numpy")
     assert ordering_objective(direct.order, scores, y, groups, metric, lam) == \
         best_objective(scores, y, groups, metric, lam)
-    if not keep:  # XOrder's ordering is fair_order's
-        assert np.array_equal(direct.order, r.order)
     # every group keeps its descending stable order
     assert sorted(r.order.tolist()) == list(range(scores.size))
     seqs = group_sequences(scores, groups)
     for g, items in seqs.items():
         assert [i for i in r.order.tolist() if groups[i] == g] == items
-    # XOrder: the optimum over the orderings its scores can realise
-    best = best_objective(scores, y, groups, metric, lam, keep_ties=keep)
+    # XOrder (every metric, any number of groups, docs/design.md section 5): the optimum
+    # over the orderings its scores can realise, which keep every run of equal scores
+    best = best_objective(scores, y, groups, metric, lam, keep_ties=True)
     mine = ordering_objective(r.order, scores, y, groups, metric, lam)
-    assert mine == best and (not keep or keeps_ties(r.order, scores, groups))
+    assert mine == best and keeps_ties(r.order, scores, groups)
     assert r.objective == pytest.approx(float(best), abs=1e-12)
     check_contract(xo, scores, y, groups)
-    if keep:  # realised: the adjusted scores' objective is the ordering's
-        assert xo.train_auc_ - lam * xo.train_disparity_ == pytest.approx(
-            float(best), abs=1e-12)
+    # realised: the adjusted scores' objective is the ordering's
+    assert xo.train_auc_ - lam * xo.train_disparity_ == pytest.approx(float(best), abs=1e-12)
 
 
 @pytest.mark.parametrize("metric", ["xauc", "prf", "urf"])
@@ -341,8 +332,7 @@ def test_signed_mode_is_the_brute_force_optimum(metric, lam):
 def test_lam_zero_is_the_brute_force_optimum(metric, seed, n):
     scores, y, groups = tie_problem(seed, n=n, labels=("p", "q", "r")[:len(n)])
     xo = fit(scores, y, groups, metric=metric, lam=0.0, method="kd" if len(n) > 2 else "auto")
-    best = best_objective(scores, y, groups, None, 0,
-                          keep_ties=xorder_keeps_ties(metric, groups))
+    best = best_objective(scores, y, groups, None, 0, keep_ties=True)
     assert ordering_objective(xo.result_.order, scores, y, groups, None, 0) == best
     check_contract(xo, scores, y, groups)
 
@@ -395,17 +385,26 @@ def test_item_between_equal_reference_scores_goes_to_the_nearer_end():
 
 def test_urf_parity_splits_a_reference_run_and_a_group_tie():
     """URF at a large lam wants the groups evenly interleaved: with a run of equal
-    reference scores and a tie in the other group, the ordering splits both, and the
-    adjusted scores follow the documented rules (checked by the oracle levels)."""
+    reference scores and a tie in the other group, fair_order's ordering splits both,
+    and the transfer follows the documented rules (checked by the oracle levels);
+    XOrder's ordering keeps both runs whole, and its scores realise it."""
+    from gpu_xorder.postprocessing import _transfer
+
     scores = np.array([0.7, 0.7, 0.7, 0.7, 0.3, 0.7, 0.7, 0.7, 0.2])
     y = np.array([1, 0, 1, 0, 1, 1, 0, 1, 0])
     groups = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1])
-    xo = fit(scores, y, groups, metric="urf", lam=10.0, reference_group=0, solver="exact")
-    order = xo.result_.order.tolist()
+    order = fair_order(scores, y, groups, metric="urf", lam=10.0, solver="exact",
+                       backend="numpy").order.tolist()
     path = [int(groups[i]) for i in order]
     # the ordering does split the reference run (an item of group 1 inside it)
     ref_pos = [k for k, i in enumerate(order) if groups[i] == 0 and scores[i] == 0.7]
     assert any(path[k] == 1 for k in range(ref_pos[0], ref_pos[-1])), path
+    index = groups.astype(np.int64)
+    bounds = _transfer.default_bounds(scores, scores[index == 0])
+    learned, _ = _transfer.fit_transfer(scores, np.array(order), index, 0, bounds)
+    assert_realises(learned, expected_levels(scores, groups, order, 0))
+    xo = fit(scores, y, groups, metric="urf", lam=10.0, reference_group=0, solver="exact")
+    assert keeps_ties(xo.result_.order, scores, groups)
     check_contract(xo, scores, y, groups)
 
 
@@ -414,7 +413,8 @@ def test_urf_parity_splits_a_reference_run_and_a_group_tie():
 # puts b's tied positive above a's items and b's tied negatives below them; no scores
 # keeping b's tie do that (b is the reference: its scores stay), and the transfer's rule
 # moves a above the whole run (the fewest pairs): D = 1. XOrder's orderings keep every
-# run of equal scores whole (xAUC and PRF, two groups), so its scores realise them.
+# run of equal scores whole (every metric, any number of groups), so its scores realise
+# them.
 TIED = (np.array([0.4, 0.4, 0.7, 0.6, 0.6, 0.6]), np.array([1, 1, 0, 1, 0, 0]),
         np.array(["a", "a", "a", "b", "b", "b"]))
 

@@ -28,7 +28,8 @@ extern "C" int kd_plane_launch_host(int metric, long long grid, int block_dim, K
 #define XO_KD_CASE(METRIC_)                                                             \
     if (metric == METRIC_)                                                               \
         return kd_plane_launch<METRIC_>(grid, block_dim, axis, coords, sums, pred, sizes,  \
-                                        ys, ys_off, negleft, nl_off, inv_x, inv_p, w_g,    \
+                                        ys, ys_off, negleft, nl_off, wts, items_left,      \
+                                        inv_x, inv_p, w_g,                                 \
                                         inv_u, w, inv_auc, lam, k, last, box, prev, cur,   \
                                         words, plane_words, nbits, d, lo, hi, base_d), 0;
     XO_KD_CASE(0) XO_KD_CASE(1) XO_KD_CASE(2)

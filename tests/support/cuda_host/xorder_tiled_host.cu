@@ -48,7 +48,8 @@ void tile_launch(int grid_x, int grid_y, int block, int tile_j, TILE_PARAMS) {
     if (metric == METRIC_ && is_signed == SIGNED_ && m == M_)                            \
         return tile_launch<StepObjective<METRIC_, SIGNED_, M_>>(                         \
             grid_x, grid_y, block, tile_j, seq_q, y_a, a_wins_ties, negleft_a, left_a,   \
-            y_b_rev, negleft_b_rev, s_const, w, inv_auc, inv_qb, inv_bq, inv_u,          \
+            y_b_rev, negleft_b_rev, u_a, left_b_rev, u_b_rev, s_const, w, inv_auc,       \
+            inv_qb, inv_bq, inv_u,                                                       \
             old_first, row_const, w_q, inv_p, w_b, inv_p_b, floor, lams, rowbuf, colbuf, \
             words, n_words, n_a, n_b, tile_diag, r_first, n_tiles), 0;
 // Every number of old groups the kernels support, M = 1 .. 19
@@ -137,7 +138,8 @@ int strip_launch(int n_warps, int chunk, unsigned int seed, STRIP_PARAMS) {
     if (metric == METRIC_ && is_signed == SIGNED_ && m == M_)                            \
         return strip_launch<StepObjective<METRIC_, SIGNED_, M_>>(                        \
             n_warps, chunk, seed, seq_q, y_a, a_wins_ties, negleft_a, left_a, y_b_rev,   \
-            negleft_b_rev, s_const, w, inv_auc, inv_qb, inv_bq, inv_u, old_first,         \
+            negleft_b_rev, u_a, left_b_rev, u_b_rev, s_const, w, inv_auc, inv_qb,        \
+            inv_bq, inv_u, old_first,                                                    \
             row_const, w_q, inv_p, w_b, inv_p_b, floor, lams, rowbuf, colbuf, words,      \
             n_words, n_a, n_b, progress, ticket, batch);
 #define XO_STRIP_METRIC(METRIC_) XO_STRIP_CASE(METRIC_, 1, 1) XO_EACH_M(XO_STRIP_CASE, METRIC_)
