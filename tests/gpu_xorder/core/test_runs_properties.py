@@ -23,6 +23,7 @@ from gpu_xorder import XOrder
 from support import golden
 from support.oracles import cellwise_fill, pair_frac
 from support.problems import metric_defined
+from support.properties import examples
 
 METRICS = ("xauc", "prf", "urf")
 
@@ -32,6 +33,8 @@ def tied_problem(rng, sizes, metric, values=4):
     drawn until ``metric`` is defined, shuffled groups ``0 .. len(sizes) - 1``."""
     if metric == "xauc":  # a positive and a negative in every group
         sizes = [max(n, 2) for n in sizes]
+    elif metric == "prf":  # a positive in every group and a negative somewhere
+        sizes = list(sizes[:-1]) + [max(sizes[-1], 2)]
     groups = rng.permutation(np.repeat(np.arange(len(sizes)), sizes))
     while True:
         y = rng.integers(0, 2, groups.size)
@@ -99,7 +102,7 @@ def assert_runs_whole(order, s, g):
 # (a) what result_ claims, the adjusted training scores give, or a warning says why
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(k=st.sampled_from([2, 3, 4]), metric=st.sampled_from(METRICS),
        lam=st.sampled_from([0.0, 0.5, 2.0, 8.0]), n=st.integers(3, 9),
        values=st.integers(2, 6), seed=st.integers(0, 2**16))
@@ -160,7 +163,7 @@ def test_a_broken_constraint_on_a_subsample_names_it():
 # (b) weight 1 on U (a lattice of items): the unweighted DP, bit for bit
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(n_a=st.integers(1, 9), n_b=st.integers(1, 9), metric=st.sampled_from(METRICS),
        mode=st.sampled_from(["absolute", "signed"]), lam=st.sampled_from([0.0, 0.4, 5.0]),
        seed=st.integers(0, 2**16))
@@ -189,7 +192,7 @@ def runs_lattice(s, y, g, metric, mode):
     return cr.problem_lattice(prob)
 
 
-@settings(max_examples=12, deadline=None,
+@settings(max_examples=examples(12), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(n_a=st.integers(2, 60), n_b=st.integers(2, 60), metric=st.sampled_from(METRICS),
        mode=st.sampled_from(["absolute", "signed"]), values=st.integers(2, 8),
@@ -248,7 +251,7 @@ def signed_term(s, y, g, metric):
     return pair_frac(s[a], s[b]) - pair_frac(s[b], s[a])
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(n_a=st.integers(1, 5), n_b=st.integers(1, 5), metric=st.sampled_from(METRICS),
        lam=st.sampled_from([0.0, 0.5, 3.0]), signed=st.booleans(), seed=st.integers(0, 2**16))
 def test_two_groups_optimum_over_run_interleavings(n_a, n_b, metric, lam, signed, seed):
@@ -263,7 +266,7 @@ def test_two_groups_optimum_over_run_interleavings(n_a, n_b, metric, lam, signed
                                         abs=1e-12)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(k=st.sampled_from([3, 4]), metric=st.sampled_from(METRICS),
        method=st.sampled_from(["kd", "iterative"]), seed=st.integers(0, 2**16))
 def test_k_groups_best_auc_over_run_interleavings(k, metric, method, seed):

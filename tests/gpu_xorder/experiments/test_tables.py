@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.properties import examples
 
 from gpu_xorder.experiments._tables import (
     corrected_interval,
@@ -36,7 +37,7 @@ def _t_cdf_by_integration(t, df, n=20001):
     return 0.5 + h / 3 * (f[0] + f[-1] + 4 * f[1:-1:2].sum() + 2 * f[2:-1:2].sum())
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(t=st.floats(-8, 8), df=st.integers(1, 40))
 def test_t_cdf_equals_the_integral_of_the_density(t, df):
     assert t_cdf(t, df) == pytest.approx(_t_cdf_by_integration(t, df), abs=1e-9)
