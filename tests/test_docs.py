@@ -278,7 +278,7 @@ def test_ci_runs_the_readmes_commands():
     bash = [b.code.strip() for b in readme if b.lang == "bash"]
     assert bash[0] == ('python3 -m venv .venv && . .venv/bin/activate && '
                        'pip install ".[test]" && gpu-xorder demo')
-    assert bash[1] == "python -m pytest -q"
+    assert bash[1] == "python -m pytest -q -n auto"
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert 'python -m pip install --quiet ".[test]"' in ci and bash[1] in ci
 
