@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from gpu_xorder import XOrder, fair_order, metrics
 from gpu_xorder.cli import main
 from gpu_xorder.utils import _validation as v
+from gpu_xorder.postprocessing import _transfer
 
 from support import oracles
 from support import strategies as S
@@ -205,6 +206,11 @@ def containers(draw, s, y, grp):
     return out
 
 
+#: What the transfer's refusals for want of float64 room say (both messages).
+NO_ROOM = "float64 holds fewer numbers there"
+assert NO_ROOM in _transfer.MSG_NO_ROOM_TRAINING and NO_ROOM in _transfer.MSG_NO_ROOM_NEW
+
+
 @EXPECTED_WARNINGS
 @settings(max_examples=examples(12))
 @given(case=by_metric(groups=(2, 3), size=(2, 8), limit=XORDER_LIMIT),
@@ -218,11 +224,17 @@ def test_inputs_are_never_modified(case, data):
     lams, validation = [0.0, 0.5], copy.deepcopy((s, y, grp))  # held-out: the same
     before = [snapshot(a) for a in (s, y, grp, lams, validation)]
     fair_order(s, y, grp, metric=metric, lam=lams)
-    xo = XOrder(metric=metric, lam=0.5).fit(s, y, sensitive_features=grp)
-    xo.transform(s, sensitive_features=grp)
     metrics.disparity(s, y, grp, metric)
     metrics.confidence_intervals(s, y, grp, method="delong")
-    XOrder(metric=metric, lam=0.5, validation=validation).fit(s, y, sensitive_features=grp)
+    try:
+        xo = XOrder(metric=metric, lam=0.5).fit(s, y, sensitive_features=grp)
+        xo.transform(s, sensitive_features=grp)
+        XOrder(metric=metric, lam=0.5, validation=validation).fit(
+            s, y, sensitive_features=grp)
+    except ValueError as error:
+        # scores a few ulps apart near 2**53 leave float64 no room for a group's
+        # adjusted scores: the transfer refuses, saying so (the promise of #31.3)
+        assert NO_ROOM in str(error), error
     after = (s, y, grp, lams, validation)
     assert all(unchanged(b, a) for b, a in zip(before, after))
 
