@@ -35,6 +35,26 @@ def run(args):
     for key, value in backend_info().items():
         backend.add_row(escape(str(key)), escape(format_value(key, value)))
     out.console.print(backend)
+    return warm() if getattr(args, "warm", False) else 0
+
+
+def warm():
+    """``info --warm``: every kernel variant compiled at once and checked."""
+    import time
+
+    from ..engine import _backend
+    from ..engine import _plan
+
+    usable, reason, engine = _backend.cupy_status()
+    if not usable:
+        out.error(f"--warm needs a usable GPU engine: {reason}")
+        return 2
+    start = time.perf_counter()
+    variants = _plan.every_variant()
+    compiled = engine.prepare(variants)
+    out.console.print(f"warm: {len(variants)} kernel variants ready ({compiled} compiled or "
+                      f"loaded from CuPy's cache, each checked against NumPy) in "
+                      f"{time.perf_counter() - start:.1f} s")
     return 0
 
 

@@ -297,6 +297,11 @@ def build_parser():
     paper.set_defaults(handler="paper")
 
     info = sub.add_parser("info", help="versions and GPU backend status")
+    info.add_argument(
+        "--warm", action="store_true",
+        help="compile every GPU kernel variant a fit can use, at once on every CPU, into "
+             "CuPy's kernel cache, and check each against NumPy (later fits then start "
+             "without compiling)")
     info.set_defaults(handler="info")
     return parser
 

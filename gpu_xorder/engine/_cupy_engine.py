@@ -7,6 +7,10 @@ parameter names (``_kernel_source.BoundKernel``). The schedules are ``_launch``'
 memory plans ``_plan``'s.
 """
 
+import concurrent.futures
+import os
+import sys
+
 import cupy as cp
 import numpy as np
 
@@ -18,12 +22,82 @@ from ._kernel_source import KERNEL_FILES, NVRTC_OPTIONS, kernel_parameters, kern
 from ._plan import MSG_DEVICE_MEMORY, DeviceMemoryError, required_bytes  # noqa: F401
 
 
-@cp.memoize(for_each_device=True)
-def get_module(name, defines):
-    """Compiled RawModule of ``cuda/<name>`` for the ``(constant, value)`` pairs
-    ``defines``, and its kernels' parameters; memoized per device."""
-    code = kernel_source(name, dict(defines))
-    return cp.RawModule(code=code, options=NVRTC_OPTIONS), kernel_parameters(code)
+#: Compiled kernels: ``{(device id, file, defines): {kernel name: function}}`` and the
+#: variants checked against NumPy in this process (``check_variant``).
+_MODULES = {}
+_CHECKED = set()
+
+MSG_VARIANT = ("the GPU kernel {case} differs from the NumPy reference on a small lattice "
+               "at its first use: {what}; use backend='numpy' or 'numba'")
+
+
+class KernelCheckError(RuntimeError):
+    """A compiled kernel variant gave other decisions than NumPy at its first use;
+    ``mismatch`` (a ``_selfcheck.Mismatch``) says where."""
+
+    def __init__(self, mismatch):
+        super().__init__(MSG_VARIANT.format(case=mismatch.case, what=mismatch.what))
+        self.mismatch = mismatch
+
+
+def get_function(name, defines):
+    """``(function, parameters)`` of kernel ``name`` compiled for the ``(constant,
+    value)`` pairs ``defines`` on the current device: NVRTC, or CuPy's disk cache of
+    kernels compiled before; memoized per device. Thread-safe (``prepare`` compiles in
+    threads: NVRTC runs without the GIL)."""
+    file = KERNEL_FILES[name]
+    key = (cp.cuda.Device().id, file, defines)
+    entry = _MODULES.get(key)
+    if entry is None:
+        code = kernel_source(file, dict(defines))
+        entry = _MODULES.setdefault(key, (cp.RawModule(code=code, options=NVRTC_OPTIONS),
+                                          kernel_parameters(code), {}))
+    module, parameters, functions = entry
+    function = functions.get(name)
+    if function is None:  # the first get_function compiles the module
+        function = functions.setdefault(name, module.get_function(name))
+    return function, parameters[name]
+
+
+def prepare(variants, jobs=None):
+    """Compile the kernels of ``variants`` (``[(kernel name, constants), ...]``, e.g.
+    ``_plan.fill_variants``) not yet compiled in this process, in ``jobs`` threads at
+    once (default: one per CPU), and check each against NumPy (``check_variant``).
+    Returns the number compiled or loaded from CuPy's cache."""
+    device = cp.cuda.Device().id
+    todo = {}
+    for name, const in variants:
+        defines = tuple(sorted(const.items()))
+        entry = _MODULES.get((device, KERNEL_FILES[name], defines))
+        if entry is None or name not in entry[2]:
+            todo.setdefault((name, defines), const)
+    workers = min(len(todo), jobs or os.cpu_count() or 1)
+    if workers > 1:
+        def compile_one(key):
+            with cp.cuda.Device(device):
+                get_function(*key)
+
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            list(pool.map(compile_one, todo))
+    for (name, _), const in todo.items():
+        DEVICE.kernel(name, const)  # compiles where not done above, checks once
+    return len(todo)
+
+
+def check_variant(name, constants):
+    """Solve a small lattice with the variant ``(name, constants)`` and compare it with
+    NumPy (``_selfcheck.check_variant``), once per variant and process; a difference
+    raises ``KernelCheckError``: no kernel runs a user's fill unchecked."""
+    key = (cp.cuda.Device().id, name, tuple(sorted(constants.items())))
+    if key in _CHECKED:
+        return
+    from . import _selfcheck
+
+    _CHECKED.add(key)  # first: the check's own launches of this variant run unchecked
+    mismatch = _selfcheck.check_variant(sys.modules[__name__], name, constants)
+    if mismatch is not None:
+        _CHECKED.discard(key)
+        raise KernelCheckError(mismatch)
 
 
 class CupyDevice:
@@ -41,8 +115,9 @@ class CupyDevice:
 
     @staticmethod
     def kernel(name, constants):
-        module, parameters = get_module(KERNEL_FILES[name], tuple(sorted(constants.items())))
-        return module.get_function(name), parameters[name]
+        found = get_function(name, tuple(sorted(constants.items())))
+        check_variant(name, constants)
+        return found
 
     @staticmethod
     def resident_blocks(function, threads):
@@ -150,6 +225,8 @@ def solve(lat, lams, progress=None, memory_limit=None, n_jobs=None, tile_j=None,
     ``tile_j``, ``chunk``: as in ``fill``."""
     band_rows = _plan.band_plan(lat, len(lams), free_bytes(), memory_limit)
     kernel, width = _width(lat, kernel, tile_j, chunk)
+    prepare([_launch.fill_variant(lat, kernel, width), ("traceback_kernel", {}),
+             ("band_traceback_kernel", {})])
     if progress is not None and len(lams) > 1:
         one, n = progress, len(lams)
         progress = lambda done, total: one(done * n, total * n)  # noqa: E731
@@ -175,5 +252,9 @@ def solve_multi(prob, lam, method, progress=None):
     ``(path, C, U, constants[, merge_order])`` as the NumPy solvers return them."""
     if method == "kd":
         _plan.check_kd(prob, free_bytes())
+        prepare(_plan.kd_variants(prob.metric))
         return _launch.kd(DEVICE, prob, lam, progress)
+    # every step's kernel compiled at once (M = 1 .. k - 1 old groups, their widths)
+    prepare(_plan.fill_variants(prob.metric, prob.mode, prob.k, sizes=prob.sizes,
+                                kernel=default_kernel()))
     return cpu_reference.solve_iterative(prob, lam, progress, solve=solve_step)

@@ -87,10 +87,10 @@ def fill_tiled(dev, lat, lams, tile_j, progress=None, *, edges=None, bottom=Fals
     """
     lat, args, col0 = _fill_args(dev, lat, lams, edges)
     batch, n_a, n_b = len(lams), lat.n_a, lat.n_b
-    const = constants("tile_kernel", lat.metric, lat.mode == "signed", lat.m, tile_j)
+    name, const = fill_variant(lat, "tiles", tile_j)
     wpb = const["WARPS_PER_BLOCK"]
     schedule = tile_schedule(n_a, n_b, tile_j)
-    function, parameters = dev.kernel("tile_kernel", const)
+    function, parameters = dev.kernel(name, const)
     # lattice blockIdx.y of a launch: at most MAX_GRID_Y per launch, the rest through
     # views of the per-lattice arrays
     kernels = [(BoundKernel(function, parameters, {
@@ -119,9 +119,9 @@ def fill_strips(dev, lat, lams, chunk, progress=None, *, edges=None, bottom=Fals
     lat, args, col0 = _fill_args(dev, lat, lams, edges)
     batch, n_a = len(lams), lat.n_a
     n_strips = -(-n_a // BLOCK)
-    const = constants("strip_kernel", lat.metric, lat.mode == "signed", lat.m, chunk=chunk)
+    name, const = fill_variant(lat, "strips", chunk)
     threads = 32 * const["STRIP_WARPS"]
-    function, parameters = dev.kernel("strip_kernel", const)
+    function, parameters = dev.kernel(name, const)
     if blocks is None:
         blocks = dev.resident_blocks(function, threads)
     # never more warps than strips: the others would only take an empty ticket
@@ -132,6 +132,16 @@ def fill_strips(dev, lat, lams, chunk, progress=None, *, edges=None, bottom=Fals
     if progress is not None:
         progress(lat.n_cells, lat.n_cells)
     return _fill_result(dev, args, col0, n_a, bottom)
+
+
+def fill_variant(lat, kernel, width):
+    """``(kernel name, constants)`` of a fill of ``lat`` by ``kernel`` (``"tiles"``,
+    ``width`` its tile width, or ``"strips"``, ``width`` its chunk)."""
+    signed = lat.mode == "signed"
+    if kernel == "strips":
+        return "strip_kernel", constants("strip_kernel", lat.metric, signed, lat.m,
+                                         chunk=width)
+    return "tile_kernel", constants("tile_kernel", lat.metric, signed, lat.m, width)
 
 
 def _fill_args(dev, lat, lams, edges):

@@ -9,7 +9,8 @@ import cpu_reference as cr
 
 from ..utils import _parallel
 from ..utils._memory import host_memory_available
-from ._kernel_source import KD_MAX_GROUPS, MAX_OLD_GROUPS, SHARED_BYTES, strip_warps
+from ._kernel_source import (KD_MAX_GROUPS, MAX_OLD_GROUPS, SHARED_BYTES, constants,
+                             strip_warps)
 from ._launch import MSG_KD_GROUPS, MSG_OLD_GROUPS
 
 #: ``method="auto"`` with more than two groups runs the K-D DP (the whole lattice) up to
@@ -124,13 +125,72 @@ def tile_width(lat):
     tiles at once: 64 or 32 where 128 would leave the device idle (a guess until
     ``benchmarks/multi_table.py`` measures the widths). Fewer where one warp's staged
     columns (``(2 + n_counters) * 8`` bytes each) would not fit the shared memory."""
+    return _tile_width(lat.m, lat.n_b, lat.n_counters)
+
+
+def _tile_width(m, n_b, n_counters):
     tile_j = DEFAULT_TILE_J
-    if lat.m > 1:
-        while tile_j > 32 and lat.n_b < tile_j * BUSY_TILES:
+    if m > 1:
+        while tile_j > 32 and n_b < tile_j * BUSY_TILES:
             tile_j //= 2
-    while tile_j > 1 and (2 + lat.n_counters) * 8 * tile_j > SHARED_BYTES:
+    while tile_j > 1 and (2 + n_counters) * 8 * tile_j > SHARED_BYTES:
         tile_j //= 2
     return tile_j
+
+
+def fill_variants(metric, mode="absolute", k=2, sizes=None, kernel="tiles", chunk=None):
+    """``[(kernel name, constants), ...]``: every compiled variant the fills of a fit of
+    ``k`` groups can launch (``_kernel_source.constants``), for ``kernel`` ``"tiles"``
+    or ``"strips"``: two groups, one fill variant; iterative steps, one per number of
+    old groups M = 1 .. k - 1 and tile width (``tile_width``; over ``sizes``, the groups'
+    sizes, or every width where None), and the tracebacks. What a fit compiles at once
+    and ``gpu-xorder info --warm`` compiles for every metric."""
+    per_pair = cr.COUNTER_KINDS[metric].per_pair
+    signed = mode == "signed"
+    out = [("traceback_kernel", {}), ("band_traceback_kernel", {})]
+    for m in range(1, k):
+        n_counters = per_pair * m
+        if kernel == "strips":
+            c = DEFAULT_CHUNK if chunk is None else chunk
+            while c > 1 and not strip_warps(c, n_counters):
+                c //= 2
+            out.append(("strip_kernel", constants("strip_kernel", metric, signed, m,
+                                                  chunk=c)))
+            continue
+        # n_b in each width's range (32, 64, 128 columns) where the sizes are not known
+        spans = sizes if sizes is not None else [32 * BUSY_TILES * f for f in (1, 2, 4)]
+        for width in sorted({_tile_width(m, n_b, n_counters) for n_b in spans}):
+            out.append(("tile_kernel", constants("tile_kernel", metric, signed, m, width)))
+    return _unique(out)
+
+
+def kd_variants(metric):
+    """The K-D DP's two kernels for ``metric``."""
+    return [(name, constants(name, metric)) for name in ("kd_plane_kernel",
+                                                          "kd_traceback_kernel")]
+
+
+def every_variant(metrics=("xauc", "prf", "urf"), kernels=("tiles", "strips")):
+    """Every variant a fit can reach with the engine's own choices (no ``tile_j`` or
+    ``chunk`` of the caller's): both modes of two groups, iterative steps of 1 ..
+    ``MAX_OLD_GROUPS`` old groups at every width, K-D, tracebacks."""
+    out = []
+    for metric in metrics:
+        for kernel in kernels:
+            out += fill_variants(metric, "signed", 2, kernel=kernel)
+            out += fill_variants(metric, "absolute", MAX_OLD_GROUPS + 1, kernel=kernel)
+        out += kd_variants(metric)
+    return _unique(out)
+
+
+def _unique(variants):
+    seen, out = set(), []
+    for name, const in variants:
+        key = (name, tuple(sorted(const.items())))
+        if key not in seen:
+            seen.add(key)
+            out.append((name, const))
+    return out
 
 
 #: Least compute capability (major * 10 + minor) of ``strip_kernel``: acquire/release

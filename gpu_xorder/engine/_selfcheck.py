@@ -1,16 +1,26 @@
-"""The self-check of the GPU engine at first use (docs/design.md, section 7).
+"""The self-checks of the GPU engine (docs/design.md, section 7).
 
-Before the CuPy backend is used in a process, ``run`` solves a few small lattices on
-the device, chosen to reach every compiled variant a solve may take (every metric and
-mode, ties and lam 0, ragged shapes, an iterative step, a banded solve, a K-D lattice,
-the strip kernel where it is the default) through the engine's own entry points, and
-compares them with the NumPy reference decision for decision: decision words, final
-counters and paths. The first difference makes the backend unusable
-(``_backend.cupy_status``). Device-neutral: ``engine`` is ``_cupy_engine``, or in the
-tests the same module over an emulated device.
+Two layers, both comparing the device with the NumPy reference decision for decision
+(decision words, final counters, paths):
+
+- ``check_variant``: every compiled kernel variant (kernel, metric, mode, old groups,
+  tile width or chunk) solves a small lattice of its own kind before its first use in
+  a process (``_cupy_engine.check_variant``), so that no variant a user can reach runs
+  unchecked; a difference raises.
+- ``run``, before the CuPy backend is first used in a process: the launch geometry
+  and the paths between kernels, through the engine's own entry points: every metric
+  and mode (ties, lam 0, ragged shapes), a launch of several blocks per tile diagonal,
+  a batch of lam values past the grid's 65535 lattices, iterative steps of one to three
+  old groups for every metric, a banded solve, K-D for every metric, the device sort,
+  the strip kernel where it is the default. The first difference makes the backend
+  unusable (``_backend.cupy_status``).
+
+Device-neutral: ``engine`` is ``_cupy_engine``, or in the tests the same module over an
+emulated device.
 """
 
 import dataclasses
+import functools
 import time
 
 import numpy as np
@@ -19,6 +29,7 @@ import cpu_reference as cr
 
 from . import _launch
 from . import _plan
+from ._kernel_source import METRIC_CODE
 
 #: The whole-lattice cases, one per metric and mode: ragged shapes (last row block and
 #: column tile partial, a lattice narrower than a warp, two rows), scores from four
@@ -74,7 +85,7 @@ class _Found(Exception):
 def run(engine):
     """Solve the self-check's lattices with ``engine`` and compare them with
     ``cpu_reference``; returns a ``Report``. Errors of the device (a compile, a launch)
-    propagate."""
+    propagate. The kernels it launches are compiled at once first (``engine.prepare``)."""
     start = time.perf_counter()
     kernel = engine.default_kernel()
     rng = np.random.default_rng(SEED)
@@ -83,16 +94,41 @@ def run(engine):
     if kernel == "strips":
         checks.append(("strips, one block for 15 strips", "xauc", "absolute", _one_block,
                        (150, 70)))
-    checks += [("banded urf 100x60, 32-row bands", "urf", "absolute", _banded, (100, 60)),
-               ("iterative steps xauc 40+30+20", "xauc", "absolute", _steps, (40, 30, 20)),
-               ("K-D xauc 6x5x7", "xauc", "absolute", _kd, (6, 5, 7))]
+    checks += [("xauc 200x700, several blocks per tile diagonal", "xauc", "absolute",
+                _whole, (200, 700)),
+               (f"{BIG_BATCH} lam values of a 5x6 lattice", "xauc", "absolute", _big_batch,
+                (5, 6)),
+               ("banded urf 100x60, 32-row bands", "urf", "absolute", _banded, (100, 60)),
+               ("device sort of 3000 scores, 3 groups", "xauc", "absolute", _sort, (3000, 3))]
+    checks += [(f"iterative steps {metric} 40+30+20+10", metric, "absolute", _steps,
+                (40, 30, 20, 10)) for metric in METRICS]
+    checks += [(f"K-D {metric} 6x5x7", metric, "absolute", _kd, (6, 5, 7))
+               for metric in METRICS]
     lattices = 0
     try:
+        engine.prepare(_run_variants(kernel))
         for name, metric, mode, check, shape in checks:
             lattices += check(engine, rng, name, metric, mode, shape)
-    except _Found as found:
+    except (_Found, engine.KernelCheckError) as found:  # a case, or a variant's check
         return Report(kernel, lattices, time.perf_counter() - start, found.mismatch)
     return Report(kernel, lattices, time.perf_counter() - start)
+
+
+METRICS = ("xauc", "prf", "urf")
+
+#: Lam values of the batch check: past the grid's 65535 lattices of one launch.
+BIG_BATCH = _launch.MAX_GRID_Y + 3
+
+
+def _run_variants(kernel):
+    """The kernel variants ``run`` launches (compiled at once before it starts)."""
+    out = []
+    for metric in METRICS:
+        out += _plan.fill_variants(metric, "signed", 2, kernel=kernel)
+        out += _plan.fill_variants(metric, "absolute", 4, sizes=(10, 20, 30, 40),
+                                   kernel=kernel)
+        out += _plan.kd_variants(metric)
+    return out
 
 
 # ------------------------------------------------------------------ inputs
@@ -212,3 +248,134 @@ def _kd(engine, rng, case, metric, mode, sizes):
         pairs = sorted(want)
         _same(case, prob, lam, what, [got.get(p) for p in pairs], [want[p] for p in pairs])
     return 1
+
+
+def _big_batch(engine, rng, case, metric, mode, shape):
+    """One fill of ``BIG_BATCH`` lattices (three lam values over and over): the tile
+    kernel's launches split the batch at the grid's 65535; every lattice's words, final
+    counters and device path equal NumPy's of its lam."""
+    s, y, g = problem(rng, shape)
+    lat = cr.build_lattice(s, y, g, metric, mode)
+    which = np.arange(BIG_BATCH) % len(LAMS)
+    words, final = engine.fill(lat, np.asarray(LAMS)[which])
+    paths = engine.DEVICE.get(engine.traceback(lat, words))
+    words, final = engine.DEVICE.get(words), engine.DEVICE.get(final)
+    for k, lam in enumerate(LAMS):
+        ref_words, ref_final = cr.fill(lat, lam)
+        ref_path = cr.traceback(ref_words, lat.n_a, lat.n_b)
+        for what, got, want in (("decision words", words, ref_words),
+                                ("final counters", final, ref_final),
+                                ("path", paths, ref_path)):
+            bad = np.flatnonzero((got[which == k] != want).any(axis=1))
+            if bad.size:
+                raise _Found(Mismatch(case, metric, mode, lam, (
+                    f"{what} of lattice {int(np.flatnonzero(which == k)[bad[0]])} differ "
+                    f"({bad.size} lattices)")))
+    return BIG_BATCH
+
+
+def _sort(engine, rng, case, metric, mode, shape):
+    """The device's sort into DP order (``engine.dp_orders``) against NumPy's stable
+    sort: ties, ``-0.0`` beside ``0.0``, groups interleaved."""
+    n, k = shape
+    s = rng.integers(-3, 4, n) / 2.0
+    s[rng.random(n) < 0.1] = -0.0
+    g = rng.integers(0, k, n)
+    got = engine.dp_orders(s, g, k)
+    for group in range(k):
+        idx = np.flatnonzero(g == group)
+        want = idx[np.argsort(-s[idx], kind="stable")]  # cpu_reference's DP order
+        if not np.array_equal(got[group], want):
+            raise _Found(Mismatch(case, metric, mode, 0.0,
+                                  f"group {group}'s order differs from NumPy's"))
+    return 0
+
+
+# ------------------------------------------------------------------ every variant
+
+def describe(name, const):
+    """The variant's constants in words, e.g. ``"urf, absolute, 3 old groups, tiles of
+    64 columns"``."""
+    codes = {code: metric for metric, code in METRIC_CODE.items()}
+    words = []
+    if "METRIC" in const:
+        words.append(codes[const["METRIC"]])
+    if "SIGNED" in const:
+        words.append("signed" if const["SIGNED"] else "absolute")
+    if "OLD_GROUPS" in const:
+        words.append(f"{const['OLD_GROUPS']} old group(s)")
+    if "TILE_J" in const:
+        words.append(f"tiles of {const['TILE_J']} columns")
+    if "CHUNK" in const:
+        words.append(f"chunks of {const['CHUNK']} steps")
+    return ", ".join(words) or "no constants"
+
+
+def check_variant(engine, name, const):
+    """The first difference from NumPy (a ``Mismatch``) when the variant ``(name,
+    const)`` solves a small lattice of its own kind (its metric, mode and old groups;
+    ties, lam 0, URF weights on U), or None. Fill variants: decision words and final
+    counters of three lam values; the traceback kernels: paths of NumPy's words and of
+    a banded solve; K-D: path and counters."""
+    codes = {code: metric for metric, code in METRIC_CODE.items()}
+    metric = codes.get(const.get("METRIC", 0))
+    case = f"{name} ({describe(name, const)})"
+    try:
+        if name in ("tile_kernel", "strip_kernel"):
+            _variant_fill(engine, case, name, const, metric)
+        elif name == "traceback_kernel":
+            lat, refs = _variant_lattice("xauc", "absolute", 1)
+            words = engine.DEVICE.asarray(np.stack([w for w, _ in refs]))
+            paths = engine.DEVICE.get(_launch.traceback(engine.DEVICE, words, lat.n_a,
+                                                        lat.n_b))
+            for b, (lam, (ref_words, _)) in enumerate(zip(LAMS, refs)):
+                _same(case, lat, lam, "path", paths[b],
+                      cr.traceback(ref_words, lat.n_a, lat.n_b))
+        elif name == "band_traceback_kernel":
+            _banded(engine, np.random.default_rng(SEED), case, "prf", "absolute", (70, 40))
+        else:  # the K-D pair
+            _kd(engine, np.random.default_rng(SEED), case, metric, "absolute", (4, 3, 5))
+    except _Found as found:
+        return found.mismatch
+    return None
+
+
+def _variant_fill(engine, case, name, const, metric):
+    mode = "signed" if const["SIGNED"] else "absolute"
+    m = const["OLD_GROUPS"]
+    lat, refs = _variant_lattice(metric, mode, m)
+    kernel, width = (("tiles", const["TILE_J"]) if name == "tile_kernel" else
+                     ("strips", const["CHUNK"]))
+    assert _launch.fill_variant(lat, kernel, width) == (name, const), const
+    words, final = _launch.fill(engine.DEVICE, lat, LAMS, kernel, width)
+    words, final = engine.DEVICE.get(words), engine.DEVICE.get(final)
+    for b, (lam, (ref_words, ref_final)) in enumerate(zip(LAMS, refs)):
+        _words(case, lat, lam, words[b], ref_words)
+        _same(case, lat, lam, "final counters", final[b], ref_final)
+
+
+@functools.lru_cache(maxsize=None)
+def _variant_lattices(metric, mode, k):
+    """``{M: lattice}``: the steps of iterative xOrder of ``k`` small groups (problem
+    of runs: scores with ties, so URF's weights on U are not all 1), M old groups each;
+    for two groups the lattice of runs of ``k = 2``."""
+    rng = np.random.default_rng(SEED + k)
+    sizes = tuple(int(v) for v in rng.integers(5, 12, k))
+    s, y, g = problem(rng, sizes)
+    prob = cr.runs_problem(cr.build_problem(s, y, g, k, metric, mode), s)
+    lattices = {}
+
+    def solve(lat, lam, progress=None):
+        lattices[lat.m] = lat
+        return cr.solve_lattice(lat, lam)
+
+    cr.solve_iterative(prob, LAMS[1], solve=solve)
+    return lattices
+
+
+@functools.lru_cache(maxsize=None)
+def _variant_lattice(metric, mode, m):
+    """A step lattice of ``m`` old groups and NumPy's ``(words, final)`` at ``LAMS``."""
+    k = 2 if m == 1 else _launch.MAX_OLD_GROUPS + 1
+    lat = _variant_lattices(metric, mode, k)[m]
+    return lat, [cr.fill(lat, lam) for lam in LAMS]

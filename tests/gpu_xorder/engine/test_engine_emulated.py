@@ -58,6 +58,7 @@ def test_strip_kernel_end_to_end_on_the_emulated_device(emulated_cupy, monkeypat
         ref_words, ref_final, _ = whole(lat, lam)
         np.testing.assert_array_equal(words.get()[b], ref_words)
         np.testing.assert_array_equal(final.get()[b], ref_final)
+    emulated_cupy.solve(lat, [0.0], kernel="strips")  # first use: the variants' checks
     for limit in (None, 2 * cr.n_words(32, 50) * 4):
         before = fake_cupy.LAUNCHES.get("strip_kernel", 0)
         solutions, band_rows = emulated_cupy.solve(lat, [0.0, 2.0], memory_limit=limit,
@@ -276,6 +277,8 @@ def test_multi_table_tile_sweep_runs(emulated_cupy, monkeypatch):
     monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
     import multi_table
 
+    multi_table.run_tiles(3, 40, 32)  # first use of each variant: its own check
+    multi_table.run_tiles(3, 40, None, "strips")
     before = fake_cupy.LAUNCHES.get("tile_kernel", 0)
     assert multi_table.run_tiles(3, 40, 32) > 0
     # 40 + 80 rows, 40 columns each: 2 + 3 row tiles, 2 column tiles per step

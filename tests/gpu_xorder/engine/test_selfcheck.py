@@ -15,6 +15,8 @@ import warnings
 import numpy as np
 import pytest
 
+import cpu_reference as cr
+
 from support import cuda_host
 from support import fake_cupy
 import gpu_xorder
@@ -68,20 +70,22 @@ CORRUPTIONS = {
     "decision bit, prf signed": (
         "tile_kernel",
         lambda d, a: (d["METRIC"], d["SIGNED"], int(a["tile_diag"])) == (1, 1, 0),
-        _flip_first_word, "prf signed", "decision of cell (1, 1) differs"),
+        _flip_first_word, "tile_kernel (prf, signed, 1 old group(s), tiles of 128 columns)",
+        "decision of cell (1, 1) differs"),
     "final counter, urf": (
         "tile_kernel", lambda d, a: d["METRIC"] == 2 and _last_tile(d, a),
         lambda a: a["colbuf"].__setitem__((0, 0, int(a["n_a"])),
                                           a["colbuf"][0, 0, int(a["n_a"])] + 1),
-        "urf absolute", "final counters differs"),
+        "tile_kernel (urf, ", "final counters differs"),
     "iterative step": (
         "tile_kernel", lambda d, a: (d["OLD_GROUPS"], int(a["tile_diag"])) == (2, 0),
         _flip_first_word,
-        "iterative steps xauc 40+30+20, step of 2 old group(s)", "decision of cell"),
+        "tile_kernel (xauc, absolute, 2 old group(s), tiles of 32 columns)",
+        "decision of cell"),
     "device traceback": (
         "traceback_kernel", lambda d, a: True,
         lambda a: a["path"].reshape(-1).__setitem__(-1, 1 - a["path"].reshape(-1)[-1]),
-        "xauc absolute", "path differs: rank"),
+        "traceback_kernel (no constants)", "path differs: rank"),
     "band walk": (  # the bottom band, walked first: its ranks are never written again
         "band_traceback_kernel", lambda d, a: int(a["row_offset"]) == 96,
         lambda a: a["path"].reshape(-1).__setitem__(-1, 1 - a["path"].reshape(-1)[-1]),
@@ -90,6 +94,13 @@ CORRUPTIONS = {
         "kd_plane_kernel", lambda d, a: int(a["d"]) == 18, lambda a: a["cur"].__iadd__(1.0),
         "K-D xauc", "C counters differs"),
 }
+
+
+#: The lattices of the self-check (tile kernel): 6 whole cases x 3 lams, several blocks
+#: per diagonal x 3, the big batch, a band solve of 2, 3 iterative steps per metric, a
+#: K-D lattice per metric.
+LATTICES = 6 * 3 + 3 + _selfcheck.BIG_BATCH + 2 + 3 * 3 + 3
+VARIANT = "tile_kernel (prf, signed, 1 old group(s), tiles of 128 columns)"
 
 
 def _broken_device(monkeypatch, which):
@@ -105,14 +116,15 @@ def test_a_correct_emulated_device_passes(emulated_cupy):
     assert (usable, reason, module) == (True, "ok", emulated_cupy)
     report = _backend._probe().selfcheck
     assert report.ok and report.kernel == "tiles" and report.mismatch is None
-    # 6 whole cases x 3 lams, a band solve of 2, 2 iterative steps, 1 K-D lattice
-    assert report.lattices == 6 * 3 + 2 + 2 + 1
+    # 6 whole cases x 3 lams, several blocks x 3, the big batch, a band solve of 2, 3
+    # iterative steps per metric, 1 K-D lattice per metric
+    assert report.lattices == LATTICES
     for kernel in ("tile_kernel", "traceback_kernel", "band_traceback_kernel",
                    "kd_plane_kernel", "kd_traceback_kernel"):
         assert fake_cupy.LAUNCHES.get(kernel, 0) > before.get(kernel, 0), kernel
     assert _backend.resolve_backend("auto") == "cupy"
     info = _backend.backend_info()
-    assert info["self_check"].startswith("passed: 23 lattices (tiles kernel)")
+    assert info["self_check"].startswith(f"passed: {LATTICES} lattices (tiles kernel)")
     assert 0 < info["self_check_seconds"] < 30
 
 
@@ -134,10 +146,11 @@ def test_the_strip_kernel_is_checked_where_it_is_the_default(emulated_cupy, monk
     monkeypatch.setattr(emulated_cupy, "DEFAULT_KERNEL", "strips")
     tiles = fake_cupy.LAUNCHES.get("tile_kernel", 0)
     report = _selfcheck.run(emulated_cupy)
-    assert report.ok and report.kernel == "strips" and report.lattices == 26
+    assert report.ok and report.kernel == "strips" and report.lattices == LATTICES + 3
     assert fake_cupy.LAUNCHES.get("tile_kernel", 0) == tiles  # every 2-D fill on strips
     corrupting(monkeypatch, "strip_kernel", lambda d, a: d["METRIC"] == 1, _flip_first_word)
     report = _selfcheck.run(emulated_cupy)
+    # the variants were checked in the run above: the whole case finds it
     assert not report.ok and report.mismatch.case == "prf absolute 150x70"
     assert "decision of cell (1, 1)" in report.mismatch.what
 
@@ -166,7 +179,7 @@ def test_auto_falls_back_with_one_warning_and_cupy_raises(emulated_cupy, monkeyp
         res = fair_order(s, y, g, lam=0.5, backend="auto")
     assert len(caught) == 1
     message = str(caught[0].message)
-    assert "self-check" in message and "prf signed 33x200" in message
+    assert "self-check" in message and VARIANT in message
     assert "decision of cell (1, 1)" in message
     assert res.backend == cpu_backend()
     np.testing.assert_array_equal(res.order,
@@ -177,12 +190,12 @@ def test_auto_falls_back_with_one_warning_and_cupy_raises(emulated_cupy, monkeyp
         assert gpu_xorder.XOrder(lam=0.5).fit(s, y, sensitive_features=g).result_.backend \
             == cpu_backend()
     assert not [w for w in again if issubclass(w.category, BackendFallbackWarning)]
-    with pytest.raises(BackendUnavailableError, match="self-check.*prf signed 33x200"):
+    with pytest.raises(BackendUnavailableError, match=r"self-check.*tile_kernel \(prf, sig"):
         fair_order(s, y, g, lam=0.5, backend="cupy")
     capsys.readouterr()
     assert main(["info"]) == 0
     out = capsys.readouterr().out
-    assert "self_check" in out and "FAILED: prf signed 33x200" in out
+    assert "self_check" in out and "FAILED: " + VARIANT in out
     assert "fake device (NumPy emulation)" in out and "unavailable" in out
     assert _backend.device_found()  # the gpu tests run, to show where it differs
 
@@ -206,7 +219,7 @@ def test_a_check_that_cannot_run_is_a_failure(emulated_cupy, monkeypatch):
 def test_the_cli_reports_a_passing_check(emulated_cupy, capsys):
     assert main(["info"]) == 0
     out = capsys.readouterr().out
-    assert "passed: 23 lattices (tiles kernel) equal to NumPy" in out
+    assert f"passed: {LATTICES} lattices (tiles kernel) equal to NumPy" in out
     assert "self_check_seconds" in out and "usable" in out
 
 
@@ -248,3 +261,71 @@ def test_a_cupy_that_raises_on_import(broken_cupy, capsys):
     out = capsys.readouterr().out
     assert "CuPy fails on import (RuntimeError: CUDA driver version" in out
     assert "not run (no usable CUDA device)" in out
+
+
+# ------------------------------------------------------------------ every variant
+
+def test_every_variant_a_fit_can_reach_passes_its_check(emulated_cupy):
+    """``prepare(every_variant())`` (``gpu-xorder info --warm``): the 228 variants of
+    the engine's own choices (two groups in both modes, iterative steps of 1 to 19 old
+    groups at every tile width, strips, K-D, tracebacks) compile and each solves its
+    small lattice as NumPy does; a second call has nothing left to do."""
+    from gpu_xorder.engine import _plan
+
+    variants = _plan.every_variant()
+    assert len(variants) == 228
+    names = {name for name, _ in variants}
+    assert names == {"tile_kernel", "strip_kernel", "traceback_kernel",
+                     "band_traceback_kernel", "kd_plane_kernel", "kd_traceback_kernel"}
+    assert {c["TILE_J"] for n, c in variants if n == "tile_kernel"} == {32, 64, 128}
+    assert emulated_cupy.prepare(variants) > 0
+    assert len(emulated_cupy._CHECKED) >= len(variants)
+    assert emulated_cupy.prepare(variants) == 0
+
+
+def test_a_variant_the_self_check_never_runs_is_checked_at_its_first_use(
+        emulated_cupy, monkeypatch):
+    """A fit that reaches a variant outside the self-check (URF, 5 old groups, tiles of
+    64 columns) with a wrong decision bit: the variant's own check stops it before it
+    fills the user's lattice, naming the variant; NumPy gives the answer meanwhile."""
+    from gpu_xorder.engine import _launch
+
+    usable, _, _ = _backend.cupy_status()
+    assert usable
+    corrupting(monkeypatch, "tile_kernel",
+               lambda d, a: (d["METRIC"], d["OLD_GROUPS"], d["TILE_J"],
+                             int(a["tile_diag"])) == (2, 5, 64, 0), _flip_first_word)
+    rng = np.random.default_rng(5)
+    s = rng.integers(0, 6, 120) / 5.0
+    y = rng.integers(0, 2, 120)
+    g = np.arange(120) % 6
+    prob = cr.build_problem(s, y, g, 6, "urf", "absolute")
+    steps = []
+
+    def solve(lat, lam, progress=None):
+        steps.append(lat.m)
+        _launch.fill_tiled(emulated_cupy.DEVICE, lat, [lam], 64 if lat.m == 5 else 32)
+        return cr.solve_lattice(lat, lam)
+
+    with pytest.raises(emulated_cupy.KernelCheckError,
+                       match=r"tile_kernel \(urf, absolute, 5 old group\(s\), tiles of 64 "
+                             r"columns\).*decision of cell \(1, 1\)"):
+        cr.solve_iterative(prob, 0.5, solve=solve)
+    assert steps == [1, 2, 3, 4, 5]
+
+
+def test_info_warm_compiles_every_variant(emulated_cupy, capsys):
+    """``gpu-xorder info --warm``: every variant compiled and checked, the count and the
+    seconds said; a second run finds them all compiled in this process."""
+    assert main(["info", "--warm"]) == 0
+    out = capsys.readouterr().out
+    assert "warm: 228 kernel variants ready (" in out and "checked against NumPy" in out
+    assert main(["info", "--warm"]) == 0
+    assert "ready (0 compiled" in capsys.readouterr().out
+
+
+def test_info_warm_without_a_device_is_a_usage_error(broken_cupy, capsys):
+    assert main(["info", "--warm"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --warm needs a usable GPU engine: CuPy fails on import")
+    assert len(err.strip().splitlines()) == 1
