@@ -1,6 +1,9 @@
-"""Shared output of the benchmark tables: a rich table on the console and a Markdown file."""
+"""Shared output of the benchmark tables: a rich table on the console, a Markdown file and
+its rows as JSON."""
 
 import datetime
+import json
+import os
 import platform
 
 from rich.table import Table
@@ -25,4 +28,9 @@ def emit(console, rows, cols, title, device, script, out):
               f"`PYTHONPATH=. python benchmarks/{script}`\n\n")
     with open(out, "w") as fh:
         fh.write(header + "\n".join(md) + "\n")
-    console.print(f"written to {out}")
+    # the rows as JSON beside the Markdown (numbers unformatted)
+    with open(os.path.splitext(out)[0] + ".json", "w") as fh:
+        json.dump({"title": title, "device": device, "script": script,
+                   "date": datetime.date.today().isoformat(), "rows": rows}, fh, indent=1,
+                  default=str)
+    console.print(f"written to {out} and its .json")

@@ -51,7 +51,7 @@ def warm():
         return 2
     start = time.perf_counter()
     variants = _plan.every_variant()
-    compiled = engine.prepare(variants)
+    compiled = engine.prepare(variants, processes=True)  # a process per CPU: no GIL shared
     out.console.print(f"warm: {len(variants)} kernel variants ready ({compiled} compiled or "
                       f"loaded from CuPy's cache, each checked against NumPy) in "
                       f"{time.perf_counter() - start:.1f} s")

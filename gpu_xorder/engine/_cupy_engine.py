@@ -8,6 +8,7 @@ memory plans ``_plan``'s.
 """
 
 import concurrent.futures
+import multiprocessing
 import os
 import sys
 
@@ -59,11 +60,13 @@ def get_function(name, defines):
     return function, parameters[name]
 
 
-def prepare(variants, jobs=None):
+def prepare(variants, jobs=None, processes=False):
     """Compile the kernels of ``variants`` (``[(kernel name, constants), ...]``, e.g.
-    ``_plan.fill_variants``) not yet compiled in this process, in ``jobs`` threads at
-    once (default: one per CPU), and check each against NumPy (``check_variant``).
-    Returns the number compiled or loaded from CuPy's cache."""
+    ``_plan.fill_variants``) not yet compiled in this process, ``jobs`` at once (default:
+    one per CPU), and check each against NumPy (``check_variant``). Threads by default
+    (NVRTC runs without the GIL); with ``processes``, worker processes compile into
+    CuPy's kernel cache and this process loads the results. Returns the number compiled
+    or loaded from CuPy's cache."""
     device = cp.cuda.Device().id
     todo = {}
     for name, const in variants:
@@ -72,16 +75,22 @@ def prepare(variants, jobs=None):
         if entry is None or name not in entry[2]:
             todo.setdefault((name, defines), const)
     workers = min(len(todo), jobs or os.cpu_count() or 1)
-    if workers > 1:
-        def compile_one(key):
-            with cp.cuda.Device(device):
-                get_function(*key)
-
+    if workers > 1 and processes:
+        context = multiprocessing.get_context("spawn")  # CUDA does not survive a fork
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+            list(pool.map(_compile_one, [(device, *key) for key in todo]))
+    elif workers > 1:
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            list(pool.map(compile_one, todo))
+            list(pool.map(_compile_one, [(device, *key) for key in todo]))
     for (name, _), const in todo.items():
-        DEVICE.kernel(name, const)  # compiles where not done above, checks once
+        DEVICE.kernel(name, const)  # compiles (or loads) where not done above, checks once
     return len(todo)
+
+
+def _compile_one(job):
+    device, name, defines = job
+    with cp.cuda.Device(device):
+        get_function(name, defines)
 
 
 def check_variant(name, constants):

@@ -174,7 +174,7 @@ def test_strip_kernel_warps_take_several_strips(metric, n_a, n_b):
     assert_strips_same(lat, lams, chunks=(16, 128), blocks=2)
 
 
-@pytest.mark.timeout(180)
+@pytest.mark.timeout(120)
 def test_lattice_above_2_31_decision_words():
     """3 x 10^5 items per group: 2.8 x 10^9 decision words (over 2^31; 9,375 strips,
     more than the device's resident warps). Both kernels fill the whole lattice; their
@@ -236,7 +236,7 @@ MANY_OLD_GROUPS = {"urf": (range(9, 20), (9, 19)), "xauc": ((9, 13, 14, 19), (19
                    "prf": ((9, 13, 14, 19), (19,))}
 
 
-@pytest.mark.timeout(150)
+@pytest.mark.timeout(120)
 @pytest.mark.parametrize("metric", METRICS)
 def test_iterative_steps_with_9_to_19_old_groups(metric):
     """Twenty groups (the CLI's default --max-groups, MAX_OLD_GROUPS + 1): steps of 9 to

@@ -314,10 +314,19 @@ def test_a_variant_the_self_check_never_runs_is_checked_at_its_first_use(
     assert steps == [1, 2, 3, 4, 5]
 
 
-def test_info_warm_compiles_every_variant(emulated_cupy, capsys):
-    """``gpu-xorder info --warm``: every variant compiled and checked, the count and the
-    seconds said; a second run finds them all compiled in this process."""
+def test_info_warm_compiles_every_variant(emulated_cupy, capsys, monkeypatch):
+    """``gpu-xorder info --warm``: every variant compiled (in worker processes on a
+    device; the emulated device's launches live in this process, so threads here) and
+    checked, the count and the seconds said; a second run finds them all compiled."""
+    real, asked = emulated_cupy.prepare, []
+
+    def prepare(variants, jobs=None, processes=False):
+        asked.append((len(variants), processes))
+        return real(variants, jobs)
+
+    monkeypatch.setattr(emulated_cupy, "prepare", prepare)
     assert main(["info", "--warm"]) == 0
+    assert (228, True) in asked
     out = capsys.readouterr().out
     assert "warm: 228 kernel variants ready (" in out and "checked against NumPy" in out
     assert main(["info", "--warm"]) == 0
