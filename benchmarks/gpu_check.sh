@@ -39,7 +39,7 @@ stage() {  # stage NAME SECONDS COMMAND...
 stage "device" 10 bash -c 'nvidia-smi --query-gpu=name,driver_version,memory.total \
     --format=csv; python3 -c "import cupy, numpy; print(\"CuPy\", cupy.__version__, \
     \"NumPy\", numpy.__version__)"; git log -1 --format="commit %H" 2>/dev/null || true'
-stage "compile times" 60 python3 benchmarks/compile_times.py --count 8 \
+stage "compile times" 50 python3 benchmarks/compile_times.py --count 8 \
     --out "$out/compile_times.json"
 stage "warm" 75 python3 -m gpu_xorder info --warm
 stage "gpu tests" 140 python3 -m pytest -m gpu -n 8 -q -p no:cacheprovider -ra \
@@ -48,8 +48,8 @@ stage "speed table" 60 python3 benchmarks/speed_table.py --max-n 100000 \
     --chunk-sweep-n 100000 --out "$out/speed_table.md"
 stage "multi-group table" 35 python3 benchmarks/multi_table.py --numpy-max-cells 3e7 \
     --out "$out/multi_table.md"
-stage "default solver" 30 python3 benchmarks/auto_vs_rule.py --backend cupy --sizes \
-    10000 30000 --metrics xauc --lams 0.5 --repeat 1 --out "$out/auto_vs_rule.md"
+stage "default solver" 40 python3 benchmarks/auto_vs_rule.py --backend cupy --sizes \
+    10000 30000 100000 --metrics xauc --lams 0.5 --repeat 2 --out "$out/auto_vs_rule.md"
 
 if [ ${#failed[@]} -gt 0 ]; then
     printf 'FAILED: %s\n' "${failed[@]}"

@@ -26,7 +26,7 @@ from rich.console import Console
 import cpu_reference as cr
 from table_output import emit
 
-TILES = (None, 64)
+TILES = (None, 32, 128)  # the engine's width (64) and either side
 CHUNKS = (16, 32, 64, 128)
 SIZES = (10000, 30000, 100000, 200000, 300000)
 BATCH = 8

@@ -185,10 +185,12 @@ def free_bytes():
     return cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()
 
 
-#: The 2-D fill of ``kernel=None``: ``"tiles"`` (``tile_kernel``, one launch per tile
-#: diagonal) or ``"strips"`` (``strip_kernel``, persistent); benchmarks switch it to time
-#: ``fair_order`` end to end on either.
-DEFAULT_KERNEL = "tiles"
+#: The 2-D fill of ``kernel=None``: ``"strips"`` (``strip_kernel``, persistent; on
+#: compute capability 7.0 or newer, else ``"tiles"``), faster than the tile kernel at
+#: every size of the H200 speed table (benchmarks/RESULTS.md, 2026-11-28: 87 against 71
+#: GCUPS at 10^5 per group, 197 against 143 for 8 lams, iterative 8 x 2 x 10^4 0.97
+#: against 1.06-1.58 s); benchmarks switch it to time ``fair_order`` on either.
+DEFAULT_KERNEL = "strips"
 
 
 def compute_capability():

@@ -27,7 +27,9 @@ MSG_HOST_MEMORY = (
     "subsample each group (XOrder(subsample=k), docs/design.md, section 6)"
 )
 
-DEFAULT_TILE_J = 128
+#: Columns of a tile of ``tile_kernel`` (two groups): 64 was faster than 128 at 10^4,
+#: 3 x 10^4 and 10^5 per group on an H200 (benchmarks/RESULTS.md, 2026-11-28).
+DEFAULT_TILE_J = 64
 
 MSG_DEVICE_MEMORY = (
     "the xOrder lattice needs {need:.2f} GiB of device memory but {free:.2f} GiB is free "
@@ -120,10 +122,10 @@ BUSY_TILES = 2 * 132
 
 
 def tile_width(lat):
-    """Columns of a tile. Two groups: 128 (the speed table's best). An iterative step,
-    whose axis b (one group) is short beside its axis a, runs at most ``n_b / tile_j``
-    tiles at once: 64 or 32 where 128 would leave the device idle (a guess until
-    ``benchmarks/multi_table.py`` measures the widths). Fewer where one warp's staged
+    """Columns of a tile. Two groups: ``DEFAULT_TILE_J`` (the speed table's best). An
+    iterative step, whose axis b (one group) is short beside its axis a, runs at most
+    ``n_b / tile_j`` tiles at once: 32 where 64 would leave the device idle
+    (``benchmarks/multi_table.py``: 32 and 64 within 6% at 8 x 2 x 10^4, 128 slower). Fewer where one warp's staged
     columns (``(2 + n_counters) * 8`` bytes each) would not fit the shared memory."""
     return _tile_width(lat.m, lat.n_b, lat.n_counters)
 
@@ -157,7 +159,7 @@ def fill_variants(metric, mode="absolute", k=2, sizes=None, kernel="tiles", chun
             out.append(("strip_kernel", constants("strip_kernel", metric, signed, m,
                                                   chunk=c)))
             continue
-        # n_b in each width's range (32, 64, 128 columns) where the sizes are not known
+        # n_b in each width's range where the sizes are not known
         spans = sizes if sizes is not None else [32 * BUSY_TILES * f for f in (1, 2, 4)]
         for width in sorted({_tile_width(m, n_b, n_counters) for n_b in spans}):
             out.append(("tile_kernel", constants("tile_kernel", metric, signed, m, width)))

@@ -183,13 +183,14 @@ def test_smoke_test_and_device_info(emulated_cupy):
 
 def test_more_groups_run_their_own_kernels(emulated_cupy):
     """K > 2 through ``fair_order(backend="cupy")``: K-D on its hyperplane kernel,
-    every iterative step on the tile kernel (test_engines.py: the results are NumPy's);
-    a K-D lattice over the free device memory is refused."""
+    every iterative step on the strip kernel, the default (test_engines.py: the results
+    are NumPy's); a K-D lattice over the free device memory is refused."""
     s, y, g = random_problem(np.random.default_rng(4), (12, 9, 15, 7), "urf", True)
-    for method, runs, idle in (("kd", "kd_plane_kernel", "tile_kernel"),
-                               ("iterative", "tile_kernel", "kd_plane_kernel")):
+    for method, runs, idle in (("kd", "kd_plane_kernel", "strip_kernel"),
+                               ("iterative", "strip_kernel", "kd_plane_kernel")):
         _backend.cupy_status()  # the self-check before counting
-        before = dict(fake_cupy.LAUNCHES)
+        fair_order(s, y, g, metric="urf", lam=0.5, backend="cupy", method=method)
+        before = dict(fake_cupy.LAUNCHES)  # the variants' first-use checks done
         assert fair_order(s, y, g, metric="urf", lam=0.5, backend="cupy",
                           method=method).method == method
         assert fake_cupy.LAUNCHES.get(runs, 0) > before.get(runs, 0)
@@ -203,7 +204,7 @@ def test_more_groups_run_their_own_kernels(emulated_cupy):
 def test_twenty_groups_iterative_on_the_emulated_device(emulated_cupy, metric,
                                                         monkeypatch):
     """Iterative xOrder of 20 groups (the CLI's default --max-groups): steps of 1 .. 19
-    old groups (MAX_OLD_GROUPS) on the tile kernel, equal to NumPy. 21 groups: refused
+    old groups (MAX_OLD_GROUPS) on the strip kernel (the default), equal to NumPy. 21 groups: refused
     with backend='cupy', NumPy under 'auto'; a step of 20 old groups is refused by the
     launcher itself."""
     from gpu_xorder.engine import _kernel_source
@@ -213,7 +214,7 @@ def test_twenty_groups_iterative_on_the_emulated_device(emulated_cupy, metric,
     seen, real = set(), cuda_host.replay
 
     def replay(name, defines, grid, block, parameters, args):
-        if name == "tile_kernel":
+        if name == "strip_kernel":
             seen.add(defines["OLD_GROUPS"])
         real(name, defines, grid, block, parameters, args)
 
@@ -224,6 +225,7 @@ def test_twenty_groups_iterative_on_the_emulated_device(emulated_cupy, metric,
     kw = dict(metric=metric, lam=0.5, method="iterative")
     cpu = fair_order(s, y, g, backend="numpy", **kw)
     _backend.cupy_status()  # the self-check before counting
+    fair_order(s, y, g, backend="cupy", **kw)  # the variants' first-use checks
     seen.clear()
     gpu = fair_order(s, y, g, backend="cupy", **kw)
     assert seen == set(range(1, 20))
@@ -289,18 +291,18 @@ def test_multi_table_tile_sweep_runs(emulated_cupy, monkeypatch):
 
 
 def test_tile_width():
-    """128 columns for two groups; iterative steps narrower where a tile diagonal would
+    """64 columns for two groups; iterative steps narrower where a tile diagonal would
     hold too few tiles, and wherever the staged columns outgrow the shared memory."""
     from gpu_xorder.engine import _plan
     s, y, g = problem(np.random.default_rng(0), 40, 30)
-    assert _plan.tile_width(cr.build_lattice(s, y, g, "urf", "absolute")) == 128
+    assert _plan.tile_width(cr.build_lattice(s, y, g, "urf", "absolute")) == 64
     steps = step_lattices("urf", (40, 33, 7), False, 0.5)
-    assert [_plan.tile_width(lat) for lat in steps] == [128, 32]
+    assert [_plan.tile_width(lat) for lat in steps] == [64, 32]
     wide = steps[1].__class__(**{**steps[1].__dict__, "n_b": 10**6})
-    assert _plan.tile_width(wide) == 128
-    many = steps[1].__class__(**{**steps[1].__dict__, "n_b": 10**6, "old": tuple(range(12))})
-    assert (2 + many.n_counters) * 8 * 64 <= 48 * 1024 < (2 + many.n_counters) * 8 * 128
-    assert _plan.tile_width(many) == 64
+    assert _plan.tile_width(wide) == 64
+    many = steps[1].__class__(**{**steps[1].__dict__, "n_b": 10**6, "old": tuple(range(30))})
+    assert (2 + many.n_counters) * 8 * 32 <= 48 * 1024 < (2 + many.n_counters) * 8 * 64
+    assert _plan.tile_width(many) == 32
 
 
 # ------------------------------------------------------------------ kernel signatures

@@ -70,7 +70,7 @@ CORRUPTIONS = {
     "decision bit, prf signed": (
         "tile_kernel",
         lambda d, a: (d["METRIC"], d["SIGNED"], int(a["tile_diag"])) == (1, 1, 0),
-        _flip_first_word, "tile_kernel (prf, signed, 1 old group(s), tiles of 128 columns)",
+        _flip_first_word, "tile_kernel (prf, signed, 1 old group(s), tiles of 64 columns)",
         "decision of cell (1, 1) differs"),
     "final counter, urf": (
         "tile_kernel", lambda d, a: d["METRIC"] == 2 and _last_tile(d, a),
@@ -100,7 +100,17 @@ CORRUPTIONS = {
 #: per diagonal x 3, the big batch, a band solve of 2, 3 iterative steps per metric, a
 #: K-D lattice per metric.
 LATTICES = 6 * 3 + 3 + _selfcheck.BIG_BATCH + 2 + 3 * 3 + 3
-VARIANT = "tile_kernel (prf, signed, 1 old group(s), tiles of 128 columns)"
+VARIANT = "tile_kernel (prf, signed, 1 old group(s), tiles of 64 columns)"
+
+
+@pytest.fixture
+def emulated_tiles(emulated_cupy, monkeypatch):
+    """The emulated engine with the tile kernel as its 2-D fill (the corruptions below
+    are of tile launches; the strip kernel, the default on compute capability 7.0 and
+    newer, has its own test)."""
+    assert emulated_cupy.default_kernel() == "strips"
+    monkeypatch.setattr(emulated_cupy, "DEFAULT_KERNEL", "tiles")
+    return emulated_cupy
 
 
 def _broken_device(monkeypatch, which):
@@ -108,12 +118,12 @@ def _broken_device(monkeypatch, which):
     return corrupting(monkeypatch, kernel, when, corrupt), case, what
 
 
-def test_a_correct_emulated_device_passes(emulated_cupy):
+def test_a_correct_emulated_device_passes(emulated_tiles):
     """Every case runs (each kernel the engine uses is launched) and agrees: the CuPy
     backend is chosen, ``info`` says so with the time."""
     before = dict(fake_cupy.LAUNCHES)
     usable, reason, module = _backend.cupy_status()
-    assert (usable, reason, module) == (True, "ok", emulated_cupy)
+    assert (usable, reason, module) == (True, "ok", emulated_tiles)
     report = _backend._probe().selfcheck
     assert report.ok and report.kernel == "tiles" and report.mismatch is None
     # 6 whole cases x 3 lams, several blocks x 3, the big batch, a band solve of 2, 3
@@ -128,7 +138,7 @@ def test_a_correct_emulated_device_passes(emulated_cupy):
     assert 0 < info["self_check_seconds"] < 30
 
 
-def test_the_check_runs_once_per_process(emulated_cupy, monkeypatch):
+def test_the_check_runs_once_per_process(emulated_tiles, monkeypatch):
     calls = []
     real = _selfcheck.run
     monkeypatch.setattr(_selfcheck, "run", lambda e: calls.append(e) or real(e))
@@ -137,30 +147,30 @@ def test_the_check_runs_once_per_process(emulated_cupy, monkeypatch):
         assert fair_order(s, y, g, lam=0.5, backend="auto").backend == "cupy"
         assert _backend.resolve_backend("cupy") == "cupy"
     assert main(["info"]) == 0
-    assert calls == [emulated_cupy]
+    assert calls == [emulated_tiles]
 
 
-def test_the_strip_kernel_is_checked_where_it_is_the_default(emulated_cupy, monkeypatch):
+def test_the_strip_kernel_is_checked_where_it_is_the_default(emulated_tiles, monkeypatch):
     """With ``DEFAULT_KERNEL = "strips"`` the whole cases run on the strip kernel, plus
     a grid of one block for 15 strips; a flipped bit of a strip launch is found."""
-    monkeypatch.setattr(emulated_cupy, "DEFAULT_KERNEL", "strips")
+    monkeypatch.setattr(emulated_tiles, "DEFAULT_KERNEL", "strips")
     tiles = fake_cupy.LAUNCHES.get("tile_kernel", 0)
-    report = _selfcheck.run(emulated_cupy)
+    report = _selfcheck.run(emulated_tiles)
     assert report.ok and report.kernel == "strips" and report.lattices == LATTICES + 3
     assert fake_cupy.LAUNCHES.get("tile_kernel", 0) == tiles  # every 2-D fill on strips
     corrupting(monkeypatch, "strip_kernel", lambda d, a: d["METRIC"] == 1, _flip_first_word)
-    report = _selfcheck.run(emulated_cupy)
+    report = _selfcheck.run(emulated_tiles)
     # the variants were checked in the run above: the whole case finds it
     assert not report.ok and report.mismatch.case == "prf absolute 150x70"
     assert "decision of cell (1, 1)" in report.mismatch.what
 
 
 @pytest.mark.parametrize("which", sorted(CORRUPTIONS))
-def test_a_corrupted_device_is_found(emulated_cupy, monkeypatch, which):
+def test_a_corrupted_device_is_found(emulated_tiles, monkeypatch, which):
     """One wrong decision bit, counter or path step in one launch: the report names the
     case and what differed."""
     hits, case, what = _broken_device(monkeypatch, which)
-    report = _selfcheck.run(emulated_cupy)
+    report = _selfcheck.run(emulated_tiles)
     assert hits, "the corruption never happened"
     assert not report.ok
     assert report.mismatch.case.startswith(case), report.mismatch
@@ -168,7 +178,7 @@ def test_a_corrupted_device_is_found(emulated_cupy, monkeypatch, which):
     assert report.summary().startswith("FAILED: " + case)
 
 
-def test_auto_falls_back_with_one_warning_and_cupy_raises(emulated_cupy, monkeypatch,
+def test_auto_falls_back_with_one_warning_and_cupy_raises(emulated_tiles, monkeypatch,
                                                           capsys):
     """A flipped decision bit: ``auto`` runs NumPy (same result as ``"numpy"``) after
     one warning naming the mismatch, the next calls stay silent; ``"cupy"`` raises
@@ -200,7 +210,7 @@ def test_auto_falls_back_with_one_warning_and_cupy_raises(emulated_cupy, monkeyp
     assert _backend.device_found()  # the gpu tests run, to show where it differs
 
 
-def test_a_check_that_cannot_run_is_a_failure(emulated_cupy, monkeypatch):
+def test_a_check_that_cannot_run_is_a_failure(emulated_tiles, monkeypatch):
     """A launch that raises (a compile or launch error on a device) during the check:
     unusable, with a warning under ``auto``."""
     def fail(args):
@@ -216,7 +226,7 @@ def test_a_check_that_cannot_run_is_a_failure(emulated_cupy, monkeypatch):
     assert _backend.backend_info()["self_check"] == "FAILED: " + reason
 
 
-def test_the_cli_reports_a_passing_check(emulated_cupy, capsys):
+def test_the_cli_reports_a_passing_check(emulated_tiles, capsys):
     assert main(["info"]) == 0
     out = capsys.readouterr().out
     assert f"passed: {LATTICES} lattices (tiles kernel) equal to NumPy" in out
@@ -265,26 +275,26 @@ def test_a_cupy_that_raises_on_import(broken_cupy, capsys):
 
 # ------------------------------------------------------------------ every variant
 
-def test_every_variant_a_fit_can_reach_passes_its_check(emulated_cupy):
-    """``prepare(every_variant())`` (``gpu-xorder info --warm``): the 228 variants of
+def test_every_variant_a_fit_can_reach_passes_its_check(emulated_tiles):
+    """``prepare(every_variant())`` (``gpu-xorder info --warm``): the 182 variants of
     the engine's own choices (two groups in both modes, iterative steps of 1 to 19 old
     groups at every tile width, strips, K-D, tracebacks) compile and each solves its
     small lattice as NumPy does; a second call has nothing left to do."""
     from gpu_xorder.engine import _plan
 
     variants = _plan.every_variant()
-    assert len(variants) == 228
+    assert len(variants) == 182
     names = {name for name, _ in variants}
     assert names == {"tile_kernel", "strip_kernel", "traceback_kernel",
                      "band_traceback_kernel", "kd_plane_kernel", "kd_traceback_kernel"}
-    assert {c["TILE_J"] for n, c in variants if n == "tile_kernel"} == {32, 64, 128}
-    assert emulated_cupy.prepare(variants) > 0
-    assert len(emulated_cupy._CHECKED) >= len(variants)
-    assert emulated_cupy.prepare(variants) == 0
+    assert {c["TILE_J"] for n, c in variants if n == "tile_kernel"} == {32, 64}
+    assert emulated_tiles.prepare(variants) > 0
+    assert len(emulated_tiles._CHECKED) >= len(variants)
+    assert emulated_tiles.prepare(variants) == 0
 
 
 def test_a_variant_the_self_check_never_runs_is_checked_at_its_first_use(
-        emulated_cupy, monkeypatch):
+        emulated_tiles, monkeypatch):
     """A fit that reaches a variant outside the self-check (URF, 5 old groups, tiles of
     64 columns) with a wrong decision bit: the variant's own check stops it before it
     fills the user's lattice, naming the variant; NumPy gives the answer meanwhile."""
@@ -304,31 +314,31 @@ def test_a_variant_the_self_check_never_runs_is_checked_at_its_first_use(
 
     def solve(lat, lam, progress=None):
         steps.append(lat.m)
-        _launch.fill_tiled(emulated_cupy.DEVICE, lat, [lam], 64 if lat.m == 5 else 32)
+        _launch.fill_tiled(emulated_tiles.DEVICE, lat, [lam], 64 if lat.m == 5 else 32)
         return cr.solve_lattice(lat, lam)
 
-    with pytest.raises(emulated_cupy.KernelCheckError,
+    with pytest.raises(emulated_tiles.KernelCheckError,
                        match=r"tile_kernel \(urf, absolute, 5 old group\(s\), tiles of 64 "
                              r"columns\).*decision of cell \(1, 1\)"):
         cr.solve_iterative(prob, 0.5, solve=solve)
     assert steps == [1, 2, 3, 4, 5]
 
 
-def test_info_warm_compiles_every_variant(emulated_cupy, capsys, monkeypatch):
+def test_info_warm_compiles_every_variant(emulated_tiles, capsys, monkeypatch):
     """``gpu-xorder info --warm``: every variant compiled (in worker processes on a
     device; the emulated device's launches live in this process, so threads here) and
     checked, the count and the seconds said; a second run finds them all compiled."""
-    real, asked = emulated_cupy.prepare, []
+    real, asked = emulated_tiles.prepare, []
 
     def prepare(variants, jobs=None, processes=False):
         asked.append((len(variants), processes))
         return real(variants, jobs)
 
-    monkeypatch.setattr(emulated_cupy, "prepare", prepare)
+    monkeypatch.setattr(emulated_tiles, "prepare", prepare)
     assert main(["info", "--warm"]) == 0
-    assert (228, True) in asked
+    assert (182, True) in asked
     out = capsys.readouterr().out
-    assert "warm: 228 kernel variants ready (" in out and "checked against NumPy" in out
+    assert "warm: 182 kernel variants ready (" in out and "checked against NumPy" in out
     assert main(["info", "--warm"]) == 0
     assert "ready (0 compiled" in capsys.readouterr().out
 
