@@ -5,7 +5,8 @@ Run from the source tree::
     PYTHONPATH=. python benchmarks/profile_fit.py [--n 30000] [--solver auto]
         [--backend cupy] [--metric xauc] [--lam 0.5] [--top 30]
 
-Two groups of ``--n`` items (the synthetic problem of ``speed_table.py``); prints the
+Two groups of ``--n`` items (the synthetic problem of ``solver_table.py``, whose groups
+differ, so that the solvers' searches do their work); prints the
 seconds of the warm-up and of the profiled call, then the functions with the most
 cumulative time.
 """
@@ -15,10 +16,8 @@ import cProfile
 import pstats
 import time
 
-import numpy as np
-
 from gpu_xorder import fair_order
-from speed_table import problem
+from solver_table import problem
 
 
 def main(argv=None):
@@ -30,7 +29,7 @@ def main(argv=None):
     parser.add_argument("--lam", type=float, default=0.5)
     parser.add_argument("--top", type=int, default=30)
     args = parser.parse_args(argv)
-    s, y, g = problem(args.n, args.n, np.random.default_rng(0))
+    s, y, g = problem(args.n)
     kw = dict(metric=args.metric, lam=args.lam, solver=args.solver, backend=args.backend)
     for what in ("warm-up", "profiled"):
         profiler = cProfile.Profile() if what == "profiled" else None

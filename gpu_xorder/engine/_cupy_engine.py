@@ -132,14 +132,26 @@ class CupyDevice:
     def resident_blocks(function, threads):
         """Multiprocessors x blocks of ``function`` each holds (the occupancy API; where
         CuPy lacks it, a full multiprocessor's 2048 threads: extra blocks only find no
-        strip left)."""
-        props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
-        try:
-            per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
-                function.ptr, threads, 0)
-        except Exception:  # only a grid size: the decisions do not depend on it
-            per_sm = 2048 // threads
-        return int(props["multiProcessorCount"]) * max(1, int(per_sm))
+        strip left); asked once per kernel and block size (the device's properties take
+        a millisecond)."""
+        key = (cp.cuda.Device().id, function.ptr, threads)
+        if key not in _RESIDENT:
+            _RESIDENT[key] = _resident_blocks(function, threads)
+        return _RESIDENT[key]
+
+
+#: ``resident_blocks`` by (device, kernel, threads per block).
+_RESIDENT = {}
+
+
+def _resident_blocks(function, threads):
+    props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+    try:
+        per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
+            function.ptr, threads, 0)
+    except Exception:  # only a grid size: the decisions do not depend on it
+        per_sm = 2048 // threads
+    return int(props["multiProcessorCount"]) * max(1, int(per_sm))
 
 
 DEVICE = CupyDevice()
