@@ -134,7 +134,7 @@ class CupyDevice:
         CuPy lacks it, a full multiprocessor's 2048 threads: extra blocks only find no
         strip left); asked once per kernel and block size (the device's properties take
         a millisecond)."""
-        key = (cp.cuda.Device().id, function.ptr, threads)
+        key = (cp.cuda.Device().id, id(function), threads)  # functions live in _MODULES
         if key not in _RESIDENT:
             _RESIDENT[key] = _resident_blocks(function, threads)
         return _RESIDENT[key]
@@ -146,9 +146,9 @@ _RESIDENT = {}
 
 def _resident_blocks(function, threads):
     props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
-    try:
-        per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
-            function.ptr, threads, 0)
+    try:  # a RawKernel's driver function is its ``kernel`` (CuPy 14 has no ``ptr`` on it)
+        handle = function.kernel.ptr if hasattr(function, "kernel") else function.ptr
+        per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(handle, threads, 0)
     except Exception:  # only a grid size: the decisions do not depend on it
         per_sm = 2048 // threads
     return int(props["multiProcessorCount"]) * max(1, int(per_sm))
