@@ -507,7 +507,10 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, *, backend, pr
             extra["tie_runs"] = [int(w.size) for w in prob.weights]
         if chosen == "iterative":
             order = cpu_reference.merge_order(prob.sizes)
-            extra["merge_order"] = [labels[g].item() for g in order]
+            # tolist, not item(): labels held as Python objects (an object array of
+            # ints, say) have no item()
+            names = labels.tolist()
+            extra["merge_order"] = [names[g] for g in order]
         objective, auc, delta = cpu_reference.kgroup_values(c, u, cs, lam, metric, mode)
         results.append(FairOrderResult(
             order=cpu_reference.path_to_order(path, prob.perms),
