@@ -22,6 +22,7 @@ import numpy as np
 import cpu_reference as cr
 
 from . import _plan
+from ._kernel_source import METRIC_CODE
 
 MSG_NO_NUMBA = "numba is not installed (pip install 'gpu-xorder[numba]'): {error}"
 MSG_EDGES = ("edges of shapes {col0} and {row0}: expected ({k}, {n_a} + 1) and ({k}, {n_b} "
@@ -113,7 +114,7 @@ class _Inputs:
         self.lbr = np.ascontiguousarray(lat.left_b_rev, dtype=f)
         self.ubr = np.ascontiguousarray(lat.u_b_rev, dtype=f)
         c, k = lat.consts, _kernels()
-        self.metric = k.METRICS[lat.metric]
+        self.metric = METRIC_CODE[lat.metric]
         self.absolute = lat.mode == "absolute"
         self.ge = bool(lat.a_wins_ties.any())
         scalars = np.zeros(8)
@@ -130,7 +131,8 @@ class _Inputs:
         if m == 1:
             self.kind = k.LEAN_3 if cr.COUNTER_KINDS[lat.metric].has_u else k.LEAN_2
         else:
-            self.kind = (k.BLOCK_XAUC, k.BLOCK_PRF, k.BLOCK_URF)[self.metric]
+            self.kind = {"xauc": k.BLOCK_XAUC, "prf": k.BLOCK_PRF,
+                         "urf": k.BLOCK_URF}[lat.metric]
 
     def lams(self, lams):
         lams = np.asarray(lams, dtype=np.float64).reshape(-1)
