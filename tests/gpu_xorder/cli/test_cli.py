@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from gpu_xorder.cli import _audit, _fit, _info, _output
-from gpu_xorder.core import _solver_choice
+from gpu_xorder.engine import _numba_engine, _numpy_engine
 from gpu_xorder.cli._common import LAM_NOTE
 from gpu_xorder.experiments._experiment import MSG_NO_AGE
 from gpu_xorder.io._files import MSG_NO_FOLDER
@@ -729,15 +729,17 @@ def test_unexpected_errors_are_one_line_too(tmp_path, capsys, monkeypatch):
 def test_long_cpu_fits_get_an_estimate_and_a_progress_bar(tmp_path, capsys, monkeypatch):
     _write_csv(tmp_path / "data.csv", n=300)
     # as if the data were huge; default solver: the cell rule and about 11 more fills
-    rates = _solver_choice.FILL_SECONDS_PER_CELL
-    monkeypatch.setattr(_solver_choice, "FILL_SECONDS_PER_CELL", dict.fromkeys(rates, 5e-5))
+    cpu_engines = (_numpy_engine, _numba_engine)
+    for eng in cpu_engines:
+        monkeypatch.setattr(eng, "FILL_SECONDS_PER_CELL", 5e-5)
     buffer = io.StringIO()
     monkeypatch.setattr(_output, "console", Console(file=buffer, width=120,
                                                  force_terminal=True, color_system=None))
     assert main(["fit", str(tmp_path / "data.csv"), *FIT, "--model",
                  str(tmp_path / "m.json")]) == 0
     assert capsys.readouterr().err == ""  # about 20 s: below LONG_FIT_SECONDS, no note
-    monkeypatch.setattr(_solver_choice, "FILL_SECONDS_PER_CELL", dict.fromkeys(rates, 1e-3))
+    for eng in cpu_engines:
+        monkeypatch.setattr(eng, "FILL_SECONDS_PER_CELL", 1e-3)
     assert main(["fit", str(tmp_path / "data.csv"), *FIT, "--model",
                  str(tmp_path / "m.json")]) == 0
     err = capsys.readouterr().err
