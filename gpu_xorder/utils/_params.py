@@ -20,8 +20,6 @@ message, as scikit-learn's constraints are.
 from dataclasses import dataclass
 from typing import Callable
 
-import cpu_reference
-
 from . import _parallel
 from . import _validation as v
 
@@ -114,11 +112,23 @@ PARAMETERS = {p.name: p for p in (
 class Rule:
     """A rule between parameters: ``broken(values)`` says whether the validated values
     (a dict by name; ``n_groups``: the number of groups of the data) break it, and
-    ``message``, formatted with them, says how."""
+    ``message``, formatted with them, says how (a function that returns it where it is
+    another layer's, read only when the rule is broken)."""
 
     names: tuple
     broken: Callable
-    message: str
+    message: str | Callable
+
+    def text(self):
+        return self.message() if callable(self.message) else self.message
+
+
+def _signed_two():
+    """``cpu_reference.MSG_SIGNED_TWO``, the rule's one message (the fills check it too),
+    imported when needed: the command line's ``--help`` loads no reference."""
+    import cpu_reference
+
+    return cpu_reference.MSG_SIGNED_TWO
 
 
 def _lam_given(lam):
@@ -133,7 +143,7 @@ RULES = (
          v.MSG_LAM_AND_CONSTRAINT),
     Rule(("n_groups", "disparity"),
          lambda p: p["n_groups"] > 2 and p["disparity"] == "signed",
-         cpu_reference.MSG_SIGNED_TWO),
+         _signed_two),
     Rule(("n_groups", "disparity", "max_disparity"),
          lambda p: p["max_disparity"] is not None and (
              p["n_groups"] > 2 or p["disparity"] == "signed"),
@@ -155,7 +165,7 @@ def check_together(**values):
     a float, or a sequence of them)."""
     for rule in RULES:
         if all(name in values for name in rule.names) and rule.broken(values):
-            raise ValueError(rule.message.format(**values))
+            raise ValueError(rule.text().format(**values))
 
 
 def choices(name):
