@@ -23,7 +23,7 @@ dropped. The optimum is never dropped, so the result stays exact.
 import numpy as np
 
 from ._lattice import COUNTER_KINDS
-from ._objective import PAIR_TERM, auc_into, disparity_into, pair_scales, term_operands
+from ._objective import PAIR_TERM, pair_scales, state_rows, state_values, term_operands
 
 
 # ------------------------------------------------------------------ the terms of states
@@ -66,12 +66,11 @@ def pair_increments(lat):
 def pair_terms_of_states(lat, state):
     """``(auc, d)``: the AUC and the signed disparity of integer states (rows ``cab,
     cba[, uab - uba]``), by the operation sequences of ``_objective``."""
-    c = state.astype(np.float64)
-    if COUNTER_KINDS[lat.metric].has_u:  # disparity_into reads uab - uba as rows 2 and 3
+    c = state
+    if COUNTER_KINDS[lat.metric].has_u:  # state_rows takes uab - uba as uab and uba = 0
         c = np.vstack((c, np.zeros_like(c[:1])))
-    auc, d, f = np.empty(c.shape[1]), np.empty(c.shape[1]), np.empty(c.shape[1])
-    auc_into(c, lat.consts, auc)
-    disparity_into(c, lat.consts, lat.metric, "signed", d, f)
+    rows = state_rows(c, lat.consts, lat.metric)
+    _, auc, d = state_values(rows, lat.consts, 0.0, lat.metric, "signed")
     return auc, d
 
 

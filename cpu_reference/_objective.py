@@ -4,18 +4,18 @@ docs/design.md, sections 3.2 and 4. **The disparity term is written once**:
 ``PAIR_TERM`` (the signed term of one pair of groups, per metric, :func:`_pair_term`) and
 :func:`prf_share` (PRF's per-group share ``P_g``), with the two-group pair's reciprocals
 picked by :func:`pair_scales`; which counters a metric keeps is ``_lattice.COUNTER_KINDS``.
-Every form of G-hat forms its terms through them:
+Every form of G-hat forms its terms through them, and there are two, as in CUDA:
 
-- **two groups**, on int64 counters ``cab, cba[, uab, uba]`` of the two-group lattice
-  (``_lattice.build_lattice``, a step lattice with ``m = 1``): :func:`cell_values`
-  (:func:`auc_into`, :func:`disparity_into`), the contract every fill, solver and kernel
-  is checked against (the exact solvers' forms of the same
-  terms, ``_fronts.pair_terms_of_states`` and ``signed_increment``, are built on them);
 - **a step lattice** (``_lattice.StepLattice``: m groups on axis a, one on axis b; the
-  two-group lattice is ``m = 1``): :class:`StepObjective` decides the anti-diagonals of
-  the fill (``_fill``) and of the tiled kernel's NumPy twin;
-- **K groups**, on dicts of pair counters: ``_kobjective.kgroup_ghat`` and
-  ``kgroup_values``; over the K-D hyperplanes: ``_kobjective.KdObjective``.
+  two-group lattice is ``m = 1``): :class:`StepObjective`, whose state rows
+  (:func:`state_rows`) the fill (``_fill``) decides anti-diagonal by anti-diagonal, as
+  the numba kernels do, with one decider for ``m = 1`` (:func:`lean_auc`,
+  :func:`lean_disparity`) and one for more old groups. One cell's counters of a
+  two-group lattice go through the same ``m = 1`` functions: :func:`cell_values` (and
+  :func:`state_values` of states, which the exact solvers ``_fronts`` and ``_relink``
+  read), the contract every fill, solver and kernel is checked against;
+- **K groups**: ``_kobjective.KTerms``, of one cell's pair counters
+  (``kgroup_values``) and of the candidates of a K-D hyperplane (``KdObjective``).
 
 The CUDA twin is ``gpu_xorder/engine/cuda/xorder_objective.cuh``, the numba twin
 ``gpu_xorder/engine/_numba_kernels.py``; both name the term ``pair_term`` and the share
@@ -109,43 +109,59 @@ def flipped(consts, mode):
 # ------------------------------------------------------------------ two groups, counters
 
 
-def auc_into(counters, consts, out):
-    """auc = ((double)(cab + cba) + w) * inv_auc."""
-    np.add(counters[0], counters[1], out=out)
-    np.add(out, consts.w, out=out)
-    np.multiply(out, consts.inv_auc, out=out)
+def state_rows(counters, consts, metric, m=1):
+    """The state rows (float64, ``(rows, ...)``) of int counters ``(n_counters, ...)``
+    of a step lattice with ``m`` old groups and constants ``consts``
+    (:class:`StepObjective`'s: for ``m = 1``, ``cab, cba[, uab - uba]``, PRF's with
+    ``w_a``, ``w_b`` added)."""
+    c = np.asarray(counters, dtype=np.float64)
+    if COUNTER_KINDS[metric].has_u:
+        return np.concatenate([c[:2 * m], c[2 * m:3 * m] - c[3 * m:]])
+    if metric == "prf" and m == 1:
+        return np.stack([c[0] + consts.w_q[0], c[1] + consts.w_b])
+    return c.copy()
+
+
+def lean_auc(rows, w, inv_auc, add_w, out):
+    """auc of ``m = 1`` state rows, into ``out``: ``((double)(cab + cba) + w) *
+    inv_auc`` (``add_w`` False: PRF's rows already hold ``w_a``, ``w_b``)."""
+    np.add(rows[0], rows[1], out)
+    if add_w:
+        np.add(out, w, out)
+    return np.multiply(out, inv_auc, out)
+
+
+def lean_disparity(rows, term, first, scale, scale_b, absolute, out, tmp):
+    """The disparity term of ``m = 1`` state rows, into ``out``: ``term``
+    (``PAIR_TERM[metric]``) of rows ``first`` (0, URF: 2) and 1 with the scales of
+    :func:`pair_scales`, ``|.|`` where ``absolute`` (signed: the pair's orientation is
+    the caller's, :func:`flipped`)."""
+    term(rows[first], rows[1], scale, scale_b, out, tmp)
+    if absolute:
+        np.abs(out, out)
     return out
 
 
-def disparity_into(counters, consts, metric, mode, d, f):
-    """The disparity term D of G-hat, absolute or signed, written into ``d``: the
-    ``PAIR_TERM`` of (a, b)."""
-    c = consts
-    if COUNTER_KINDS[metric].has_u:
-        first, second = np.subtract(counters[2], counters[3], out=d), None  # uab - uba
-    elif metric == "prf":
-        first = np.add(counters[0], c.w_q[0], out=d)   # cab + w_a
-        second = np.add(counters[1], c.w_b, out=f)     # cba + w_b
-    else:
-        first, second = counters[0], counters[1]
-    PAIR_TERM[metric](first, second, *pair_scales(c, metric), d, f)
-    if mode == "absolute":
-        np.abs(d, out=d)
-    elif flipped(c, mode):
-        np.negative(d, out=d)
-    return d
-
-
 def cell_values(counters, consts, lam, metric, mode):
-    """``(objective, auc, disparity)`` of one cell's int64 counters ``cab, cba[, uab,
-    uba]`` (``_lattice.COUNTERS``): G-hat ``auc - d * lam`` by the operation sequences
+    """``(objective, auc, disparity)`` of one cell's int counters ``cab, cba[, uab,
+    uba]`` of a two-group lattice with constants ``consts`` (``_lattice.COUNTERS``):
+    G-hat ``auc - d * lam`` by the lean form of :class:`StepObjective`, the operations
     of every fill."""
-    counters = np.asarray(counters, dtype=np.int64).reshape(-1, 1).astype(np.float64)
-    auc, d, f = np.empty(1), np.empty(1), np.empty(1)
-    auc_into(counters, consts, auc)
-    disparity_into(counters, consts, metric, mode, d, f)
-    g = np.subtract(auc, np.multiply(d, lam))
-    return float(g[0]), float(auc[0]), float(d[0])
+    counters = np.asarray(counters, dtype=np.int64).reshape(-1, 1)
+    values = state_values(state_rows(counters, consts, metric), consts, lam, metric, mode)
+    return tuple(float(v[0]) for v in values)
+
+
+def state_values(rows, consts, lam, metric, mode):
+    """``(objective, auc, disparity)`` of ``m = 1`` state rows ``(rows, cells)``, one
+    array of the cells each."""
+    auc, d, f = (np.empty(np.shape(rows[0])) for _ in range(3))
+    lean_auc(rows, consts.w, consts.inv_auc, metric != "prf", auc)
+    lean_disparity(rows, PAIR_TERM[metric], 2 if COUNTER_KINDS[metric].has_u else 0,
+                   *pair_scales(consts, metric), mode == "absolute", d, f)
+    if flipped(consts, mode):
+        np.negative(d, d)
+    return np.subtract(auc, np.multiply(d, lam)), auc, d
 
 
 # ------------------------------------------------------------------ step lattices
@@ -197,13 +213,7 @@ class StepObjective:
 
     def to_state(self, counters):
         """State rows (float64, ``(rows, ...)``) of int64 counters ``(n_counters, ...)``."""
-        c = np.asarray(counters, dtype=np.float64)
-        m, k = self.m, self.lat.consts
-        if self.has_u:
-            return np.concatenate([c[:2 * m], c[2 * m:3 * m] - c[3 * m:]])
-        if self.metric == "prf" and m == 1:
-            return np.stack([c[0] + k.w_q[0], c[1] + k.w_b])
-        return c.copy()
+        return state_rows(counters, self.lat.consts, self.metric, self.m)
 
     def from_state(self, state, j=None):
         """int64 counters of the state rows of last-row cells ``(n_a, j)`` (default
@@ -329,7 +339,7 @@ class StepObjective:
             return v
 
         mul, add, sub, copyto = np.multiply, np.add, np.subtract, np.copyto
-        absolute_value, negative = np.abs, np.negative
+        negative = np.negative
         term = PAIR_TERM[self.metric]
 
         def decide(pred, cviews, i_lo, k_lo, length, dec_out):
@@ -348,15 +358,9 @@ class StepObjective:
                 negative(gain_ub, gain_ub)
             for p, g, cnd in zip(pred, gains, rows):
                 add(p, g, cnd)
-            # auc = ((double)(cab + cba) + w) * inv_auc  (prf rows already hold w_a, w_b)
-            add(rows[0], rows[1], auc)
-            if add_w:
-                add(auc, w, auc)
-            mul(auc, inv_auc, auc)
+            lean_auc(rows, w, inv_auc, add_w, auc)
             if use_lam:  # else g = auc - 0 * d = auc, exactly (d is finite)
-                term(rows[first], rows[1], scale, scale_b, term0, term1)
-                if absolute:
-                    absolute_value(term0, term0)
+                lean_disparity(rows, term, first, scale, scale_b, absolute, term0, term1)
                 mul(term0, lam, term0)
                 sub(auc, term0, auc)
             compare(auc_a, auc_b, dec_out)
