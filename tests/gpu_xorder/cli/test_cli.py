@@ -754,7 +754,7 @@ def test_long_cpu_fits_get_an_estimate_and_a_progress_bar(tmp_path, capsys, monk
 
 
 @pytest.mark.parametrize("labels,method,subsample", [
-    (("f", "m"), "auto", None), (("a", "b", "c"), "auto", None),
+    (("f", "m"), "auto", None), (("f", "m"), "kd", None), (("a", "b", "c"), "auto", None),
     (("a", "b", "c"), "iterative", 2), (("a", "b", "c"), "best", None)])
 def test_the_estimate_counts_the_cells_the_fit_fills(tmp_path, labels, method, subsample):
     import argparse
@@ -767,7 +767,8 @@ def test_the_estimate_counts_the_cells_the_fit_fills(tmp_path, labels, method, s
         s, y, sensitive_features=g, progress=lambda done, total: totals.append(total))
     args = argparse.Namespace(subsample=subsample, method=method, solver="auto", lam=1.0,
                               disparity="absolute", max_disparity=None)
-    # two groups: the fills the search is expected to take (the total reported first)
+    # two groups: the fills the search is expected to take (the total reported first);
+    # with a method named, the cell rule's one fill (both ask core._choice)
     assert _fit.lattice_cells(g, args) == totals[0]
 
 
