@@ -2,7 +2,6 @@
 problem, run what ``_choice`` decides on the engine it names, build the results
 (``_result.build_result``)."""
 
-import contextlib
 import dataclasses
 import functools
 import logging
