@@ -20,7 +20,7 @@ their sum over the rule's one fill, the unit that carries to another engine.
 ``--baseline REF`` solves the same cases with the code of git revision REF (extracted
 with ``git archive`` to a temporary directory, run in a subprocess, alternately with
 this tree's code: the same machine, the same run). ``--force`` lifts the NumPy size
-limit of ``solver="auto"`` (``AUTO_LAGRANGIAN_CELLS_NUMPY``) in both, so that the search
+limit of ``solver="auto"`` (``_numpy_engine.CERTIFIED_CELLS``) in both, so that the search
 runs at 10^4 per group. Prints a rich table and writes it as Markdown.
 """
 
@@ -73,8 +73,10 @@ def solve(problem, metric, lam, solver, backend):
 
 def force_search():
     from gpu_xorder.core import _solvers
+    from gpu_xorder.engine import _numpy_engine
 
-    _solvers.AUTO_LAGRANGIAN_CELLS_NUMPY = float("inf")
+    _numpy_engine.CERTIFIED_CELLS = float("inf")
+    _solvers.AUTO_LAGRANGIAN_CELLS_NUMPY = float("inf")  # a --baseline before #34
 
 
 def worker(args):

@@ -16,12 +16,13 @@ device run times them and the whole call, ``--gpu``)::
 """
 
 import argparse
+import contextlib
 import time
 
 import numpy as np
 
 import cpu_reference as cr
-from gpu_xorder.core import _api
+from gpu_xorder.core import _api, _choice
 from gpu_xorder.engine import _launch
 from gpu_xorder.utils import _validation as v
 from gpu_xorder.engine._kernel_source import constants, kernel_parameters, kernel_source, launch_args
@@ -109,6 +110,9 @@ def main(argv=None):
     final = final if final is not None else np.zeros(lat.n_counters, dtype=np.int64)
 
     class Instant:
+        NAME, CERTIFIED_CELLS = "cupy", float("inf")  # the CuPy engine's
+        session = staticmethod(contextlib.nullcontext)
+
         @staticmethod
         def dp_orders(scores, group_index, k):
             return perms
@@ -117,13 +121,13 @@ def main(argv=None):
         def solve(lattice, lams, progress=None, memory_limit=None, n_jobs=None):
             return [(path, final)] * len(lams), None
 
-    saved = _api.resolve_backend, _api.engine
-    _api.resolve_backend, _api.engine = (lambda name: "cupy"), (lambda name: Instant)
+    saved = _choice.engine_for
+    _choice.engine_for = lambda backend: Instant
     try:
         call = lambda: _api.fair_order(s, y, g, lam=lam, backend="cupy", solver="paper")  # noqa: E731
         rows.append(("fair_order without the GPU call (all host work)", best(call)[0]))
     finally:
-        _api.resolve_backend, _api.engine = saved
+        _choice.engine_for = saved
 
     if args.gpu:
         from gpu_xorder.engine import _cupy_engine as ce

@@ -24,7 +24,8 @@ from ._kgroups import (KProblem, build_problem, expand_runs, group_dtype, ordere
 from ._kgroups import build_constants as kgroup_constants
 from ._lattice import (COUNTER_KINDS, COUNTERS, CounterKinds, StepConstants, StepLattice,
                        build_lattice, edge_counters, problem_lattice)
-from ._objective import PAD, KdObjective, StepObjective, cell_values, kgroup_values
+from ._kobjective import KdObjective, kgroup_values
+from ._objective import MSG_SIGNED_TWO, PAD, StepObjective, cell_values
 from ._relink import path_counters, path_states, relink
 from ._traceback import path_to_order, traceback
 
@@ -40,6 +41,7 @@ __all__ = [
     "KProblem",
     "NoneLeft",
     "KdLayout",
+    "MSG_SIGNED_TWO",
     "PAD",
     "KdObjective",
     "StepConstants",

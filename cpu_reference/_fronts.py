@@ -23,7 +23,58 @@ dropped. The optimum is never dropped, so the result stays exact.
 import numpy as np
 
 from ._lattice import COUNTER_KINDS
-from ._objective import pair_increments, pair_terms_of_states, signed_increment
+from ._objective import PAIR_TERM, pair_scales, state_rows, state_values, term_operands
+
+
+# ------------------------------------------------------------------ the terms of states
+
+
+def signed_increment(consts, metric, gains, mu, auc_weight=1.0):
+    """``auc_weight * auc - mu * d`` of integer counter increments ``gains`` (rows
+    ``cab, cba[, uab - uba]``): both terms are linear in the counters (the exact
+    solvers' bounds)."""
+    g = gains.astype(np.float64)
+    d = PAIR_TERM[metric](*term_operands(g, metric), *pair_scales(consts, metric))
+    return auc_weight * ((g[0] + g[1]) * consts.inv_auc) - mu * d
+
+
+def pair_increments(lat):
+    """Integer step gains: ``(ga, gb)`` with ``ga[i, j]`` the gains of the a-step from
+    ``(i, j)`` to ``(i + 1, j)`` and ``gb[i, j]`` those of the b-step to ``(i, j + 1)``,
+    as callables on index arrays (the lattice is never materialised)."""
+    y_b = lat.y_b_rev[:-1][::-1]
+    negleft_b = lat.negleft_b_rev[::-1]
+    negleft_a = lat.negleft_a[0]
+    urf = COUNTER_KINDS[lat.metric].has_u
+    u_b, left_b, left_a = lat.u_b_rev[:-1][::-1], lat.left_b_rev[::-1], lat.left_a[0]
+
+    def a_step(i, j):  # cab += y_a[i] * (n_b0 - Q_b(j)); uab - uba += r_a[i] (n_b - j)
+        rows = [lat.y_a[i] * negleft_b[j], np.zeros_like(i)]
+        if urf:
+            rows.append(lat.u_a[i] * left_b[j])
+        return np.stack(rows)
+
+    def b_step(i, j):  # cba += y_b[j] * (n_a0 - Q_a(i)); uab - uba -= r_b[j] (n_a - i)
+        rows = [np.zeros_like(i), y_b[j] * negleft_a[i]]
+        if urf:
+            rows.append(-(u_b[j] * left_a[i]))
+        return np.stack(rows)
+
+    return a_step, b_step
+
+
+def pair_terms_of_states(lat, state):
+    """``(auc, d)``: the AUC and the signed disparity of integer states (rows ``cab,
+    cba[, uab - uba]``), by the operation sequences of ``_objective``."""
+    c = state
+    if COUNTER_KINDS[lat.metric].has_u:  # state_rows takes uab - uba as uab and uba = 0
+        c = np.vstack((c, np.zeros_like(c[:1])))
+    rows = state_rows(c, lat.consts, lat.metric)
+    _, auc, d = state_values(rows, lat.consts, 0.0, lat.metric, "signed")
+    return auc, d
+
+
+# ------------------------------------------------------------------ the fronts
 
 #: States whose bound lies this far below the feasible objective are still kept: the
 #: bound is a float64 sum over the path, exact only up to rounding.

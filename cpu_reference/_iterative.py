@@ -22,7 +22,7 @@ import numpy as np
 from . import _kgroups as kg
 from ._fill import fill
 from ._lattice import COUNTER_KINDS, step_of
-from ._objective import kgroup_disparity
+from ._kobjective import kgroup_disparity
 from ._traceback import traceback
 
 

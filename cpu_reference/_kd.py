@@ -26,7 +26,7 @@ import numpy as np
 
 from . import _kgroups as kg
 from ._lattice import COUNTER_KINDS
-from ._objective import KdObjective
+from ._kobjective import KdObjective
 
 #: Bytes of the candidates of the cells decided together on a hyperplane: small enough
 #: for the CPU's cache (one pass over a whole hyperplane's candidates was slower).

@@ -4,20 +4,18 @@ docs/design.md, sections 3.2 and 4. **The disparity term is written once**:
 ``PAIR_TERM`` (the signed term of one pair of groups, per metric, :func:`_pair_term`) and
 :func:`prf_share` (PRF's per-group share ``P_g``), with the two-group pair's reciprocals
 picked by :func:`pair_scales`; which counters a metric keeps is ``_lattice.COUNTER_KINDS``.
-Every form of G-hat forms its terms through them:
+Every form of G-hat forms its terms through them, and there are two, as in CUDA:
 
-- **two groups**, on int64 counters ``cab, cba[, uab, uba]`` of the two-group lattice
-  (``_lattice.build_lattice``, a step lattice with ``m = 1``): :func:`ghat`
-  (:func:`auc_into`, :func:`disparity_into`) and :func:`cell_values`, the contract every
-  fill, solver and kernel is checked against; for the exact solvers (``_fronts``,
-  ``_relink``) the integer step gains at any cell (:func:`pair_increments`), the terms of
-  their states (:func:`pair_terms_of_states`) and the linear form of an increment
-  (:func:`signed_increment`);
 - **a step lattice** (``_lattice.StepLattice``: m groups on axis a, one on axis b; the
-  two-group lattice is ``m = 1``): :class:`StepObjective` decides the anti-diagonals of
-  the fill (``_fill``) and of the tiled kernel's NumPy twin;
-- **K groups**, on dicts of pair counters: :func:`kgroup_ghat` and
-  :func:`kgroup_values`; over the K-D hyperplanes: :class:`KdObjective`.
+  two-group lattice is ``m = 1``): :class:`StepObjective`, whose state rows
+  (:func:`state_rows`) the fill (``_fill``) decides anti-diagonal by anti-diagonal, as
+  the numba kernels do, with one decider for ``m = 1`` (:func:`lean_auc`,
+  :func:`lean_disparity`) and one for more old groups. One cell's counters of a
+  two-group lattice go through the same ``m = 1`` functions: :func:`cell_values` (and
+  :func:`state_values` of states, which the exact solvers ``_fronts`` and ``_relink``
+  read), the contract every fill, solver and kernel is checked against;
+- **K groups**: ``_kobjective.KTerms``, of one cell's pair counters
+  (``kgroup_values``) and of the candidates of a K-D hyperplane (``KdObjective``).
 
 The CUDA twin is ``gpu_xorder/engine/cuda/xorder_objective.cuh``, the numba twin
 ``gpu_xorder/engine/_numba_kernels.py``; both name the term ``pair_term`` and the share
@@ -35,8 +33,11 @@ the other order is ``-t``, carried as ``t * (-lam)``, the same double as ``(-t) 
 
 import numpy as np
 
-from ._kgroups import ordered_pairs
 from ._lattice import COUNTER_KINDS
+
+#: The signed disparity ``D`` is the term of one pair of groups: the one message of the
+#: rule, wherever it is checked (``gpu_xorder.utils._params.RULES``, the fills).
+MSG_SIGNED_TWO = "disparity='signed' is defined for two groups only, got {n_groups}"
 
 # ------------------------------------------------------------------ the disparity term
 
@@ -108,116 +109,59 @@ def flipped(consts, mode):
 # ------------------------------------------------------------------ two groups, counters
 
 
-def ghat(counters, consts, lam, metric, mode, out, tmp, ftmp):
-    """Write G-hat of every cell of ``counters`` into ``out``.
-
-    Parameters
-    ----------
-    counters : ndarray of float64, shape (K, ...)
-        ``cab, cba[, uab, uba]`` of each cell (``_lattice.COUNTERS``), converted exactly
-        from the int64 counters.
-    consts : StepConstants
-        The constants of a lattice with one old group (``lat.consts`` of a two-group
-        lattice).
-    lam : float
-    metric : {"xauc", "prf", "urf"}
-    mode : {"absolute", "signed"}
-    out, tmp, ftmp : ndarray of float64, shape (...)
-        Output and scratch.
-
-    Returns
-    -------
-    out
-    """
-    auc_into(counters, consts, out)
-    disparity_into(counters, consts, metric, mode, tmp, ftmp)
-    # g = auc - lam * d
-    np.multiply(tmp, lam, out=tmp)
-    np.subtract(out, tmp, out=out)
-    return out
-
-
-def auc_into(counters, consts, out):
-    """auc = ((double)(cab + cba) + w) * inv_auc."""
-    np.add(counters[0], counters[1], out=out)
-    np.add(out, consts.w, out=out)
-    np.multiply(out, consts.inv_auc, out=out)
-    return out
-
-
-def disparity_into(counters, consts, metric, mode, d, f):
-    """The disparity term D of G-hat, absolute or signed, written into ``d``: the
-    ``PAIR_TERM`` of (a, b)."""
-    c = consts
+def state_rows(counters, consts, metric, m=1):
+    """The state rows (float64, ``(rows, ...)``) of int counters ``(n_counters, ...)``
+    of a step lattice with ``m`` old groups and constants ``consts``
+    (:class:`StepObjective`'s: for ``m = 1``, ``cab, cba[, uab - uba]``, PRF's with
+    ``w_a``, ``w_b`` added)."""
+    c = np.asarray(counters, dtype=np.float64)
     if COUNTER_KINDS[metric].has_u:
-        first, second = np.subtract(counters[2], counters[3], out=d), None  # uab - uba
-    elif metric == "prf":
-        first = np.add(counters[0], c.w_q[0], out=d)   # cab + w_a
-        second = np.add(counters[1], c.w_b, out=f)     # cba + w_b
-    else:
-        first, second = counters[0], counters[1]
-    PAIR_TERM[metric](first, second, *pair_scales(c, metric), d, f)
-    if mode == "absolute":
-        np.abs(d, out=d)
-    elif flipped(c, mode):
-        np.negative(d, out=d)
-    return d
+        return np.concatenate([c[:2 * m], c[2 * m:3 * m] - c[3 * m:]])
+    if metric == "prf" and m == 1:
+        return np.stack([c[0] + consts.w_q[0], c[1] + consts.w_b])
+    return c.copy()
+
+
+def lean_auc(rows, w, inv_auc, add_w, out):
+    """auc of ``m = 1`` state rows, into ``out``: ``((double)(cab + cba) + w) *
+    inv_auc`` (``add_w`` False: PRF's rows already hold ``w_a``, ``w_b``)."""
+    np.add(rows[0], rows[1], out)
+    if add_w:
+        np.add(out, w, out)
+    return np.multiply(out, inv_auc, out)
+
+
+def lean_disparity(rows, term, first, scale, scale_b, absolute, out, tmp):
+    """The disparity term of ``m = 1`` state rows, into ``out``: ``term``
+    (``PAIR_TERM[metric]``) of rows ``first`` (0, URF: 2) and 1 with the scales of
+    :func:`pair_scales`, ``|.|`` where ``absolute`` (signed: the pair's orientation is
+    the caller's, :func:`flipped`)."""
+    term(rows[first], rows[1], scale, scale_b, out, tmp)
+    if absolute:
+        np.abs(out, out)
+    return out
 
 
 def cell_values(counters, consts, lam, metric, mode):
-    """``(objective, auc, disparity)`` of one cell, by the same operation sequences."""
-    counters = np.asarray(counters, dtype=np.int64).reshape(-1, 1).astype(np.float64)
-    g, auc, d, f = np.empty(1), np.empty(1), np.empty(1), np.empty(1)
-    ghat(counters, consts, lam, metric, mode, g, d, f)
-    auc_into(counters, consts, auc)
-    disparity_into(counters, consts, metric, mode, d, f)
-    return float(g[0]), float(auc[0]), float(d[0])
+    """``(objective, auc, disparity)`` of one cell's int counters ``cab, cba[, uab,
+    uba]`` of a two-group lattice with constants ``consts`` (``_lattice.COUNTERS``):
+    G-hat ``auc - d * lam`` by the lean form of :class:`StepObjective`, the operations
+    of every fill."""
+    counters = np.asarray(counters, dtype=np.int64).reshape(-1, 1)
+    values = state_values(state_rows(counters, consts, metric), consts, lam, metric, mode)
+    return tuple(float(v[0]) for v in values)
 
 
-def signed_increment(consts, metric, gains, mu, auc_weight=1.0):
-    """``auc_weight * auc - mu * d`` of integer counter increments ``gains`` (rows
-    ``cab, cba[, uab - uba]``): both terms are linear in the counters (the exact
-    solvers' bounds)."""
-    g = gains.astype(np.float64)
-    d = PAIR_TERM[metric](*term_operands(g, metric), *pair_scales(consts, metric))
-    return auc_weight * ((g[0] + g[1]) * consts.inv_auc) - mu * d
-
-
-def pair_increments(lat):
-    """Integer step gains: ``(ga, gb)`` with ``ga[i, j]`` the gains of the a-step from
-    ``(i, j)`` to ``(i + 1, j)`` and ``gb[i, j]`` those of the b-step to ``(i, j + 1)``,
-    as callables on index arrays (the lattice is never materialised)."""
-    y_b = lat.y_b_rev[:-1][::-1]
-    negleft_b = lat.negleft_b_rev[::-1]
-    negleft_a = lat.negleft_a[0]
-    urf = COUNTER_KINDS[lat.metric].has_u
-    u_b, left_b, left_a = lat.u_b_rev[:-1][::-1], lat.left_b_rev[::-1], lat.left_a[0]
-
-    def a_step(i, j):  # cab += y_a[i] * (n_b0 - Q_b(j)); uab - uba += r_a[i] (n_b - j)
-        rows = [lat.y_a[i] * negleft_b[j], np.zeros_like(i)]
-        if urf:
-            rows.append(lat.u_a[i] * left_b[j])
-        return np.stack(rows)
-
-    def b_step(i, j):  # cba += y_b[j] * (n_a0 - Q_a(i)); uab - uba -= r_b[j] (n_a - i)
-        rows = [np.zeros_like(i), y_b[j] * negleft_a[i]]
-        if urf:
-            rows.append(-(u_b[j] * left_a[i]))
-        return np.stack(rows)
-
-    return a_step, b_step
-
-
-def pair_terms_of_states(lat, state):
-    """``(auc, d)``: the AUC and the signed disparity of integer states (rows ``cab,
-    cba[, uab - uba]``), by the operation sequences of ``_objective``."""
-    c = state.astype(np.float64)
-    if COUNTER_KINDS[lat.metric].has_u:  # disparity_into reads uab - uba as rows 2 and 3
-        c = np.vstack((c, np.zeros_like(c[:1])))
-    auc, d, f = np.empty(c.shape[1]), np.empty(c.shape[1]), np.empty(c.shape[1])
-    auc_into(c, lat.consts, auc)
-    disparity_into(c, lat.consts, lat.metric, "signed", d, f)
-    return auc, d
+def state_values(rows, consts, lam, metric, mode):
+    """``(objective, auc, disparity)`` of ``m = 1`` state rows ``(rows, cells)``, one
+    array of the cells each."""
+    auc, d, f = (np.empty(np.shape(rows[0])) for _ in range(3))
+    lean_auc(rows, consts.w, consts.inv_auc, metric != "prf", auc)
+    lean_disparity(rows, PAIR_TERM[metric], 2 if COUNTER_KINDS[metric].has_u else 0,
+                   *pair_scales(consts, metric), mode == "absolute", d, f)
+    if flipped(consts, mode):
+        np.negative(d, d)
+    return np.subtract(auc, np.multiply(d, lam)), auc, d
 
 
 # ------------------------------------------------------------------ step lattices
@@ -259,7 +203,7 @@ class StepObjective:
             assert c.s_const == 0 and c.floor == 0 and c.row_const[0] == 0
             assert lat.a_wins_ties.all() or not lat.a_wins_ties.any()
         elif self.signed:
-            raise ValueError("the signed objective has one pair of groups")
+            raise ValueError(MSG_SIGNED_TWO.format(n_groups=self.m + 1))
         #: ``m = 1``: the scales of the pair term (``pair_scales``), and whether the
         #: signed term's orientation is carried by lam's sign (``flipped``)
         self.scales = pair_scales(c, self.metric) if self.m == 1 else None
@@ -269,13 +213,7 @@ class StepObjective:
 
     def to_state(self, counters):
         """State rows (float64, ``(rows, ...)``) of int64 counters ``(n_counters, ...)``."""
-        c = np.asarray(counters, dtype=np.float64)
-        m, k = self.m, self.lat.consts
-        if self.has_u:
-            return np.concatenate([c[:2 * m], c[2 * m:3 * m] - c[3 * m:]])
-        if self.metric == "prf" and m == 1:
-            return np.stack([c[0] + k.w_q[0], c[1] + k.w_b])
-        return c.copy()
+        return state_rows(counters, self.lat.consts, self.metric, self.m)
 
     def from_state(self, state, j=None):
         """int64 counters of the state rows of last-row cells ``(n_a, j)`` (default
@@ -401,7 +339,7 @@ class StepObjective:
             return v
 
         mul, add, sub, copyto = np.multiply, np.add, np.subtract, np.copyto
-        absolute_value, negative = np.abs, np.negative
+        negative = np.negative
         term = PAIR_TERM[self.metric]
 
         def decide(pred, cviews, i_lo, k_lo, length, dec_out):
@@ -420,15 +358,9 @@ class StepObjective:
                 negative(gain_ub, gain_ub)
             for p, g, cnd in zip(pred, gains, rows):
                 add(p, g, cnd)
-            # auc = ((double)(cab + cba) + w) * inv_auc  (prf rows already hold w_a, w_b)
-            add(rows[0], rows[1], auc)
-            if add_w:
-                add(auc, w, auc)
-            mul(auc, inv_auc, auc)
+            lean_auc(rows, w, inv_auc, add_w, auc)
             if use_lam:  # else g = auc - 0 * d = auc, exactly (d is finite)
-                term(rows[first], rows[1], scale, scale_b, term0, term1)
-                if absolute:
-                    absolute_value(term0, term0)
+                lean_disparity(rows, term, first, scale, scale_b, absolute, term0, term1)
                 mul(term0, lam, term0)
                 sub(auc, term0, auc)
             compare(auc_a, auc_b, dec_out)
@@ -512,173 +444,3 @@ class StepObjective:
                 copyto(cand[kind, :, 1], cand[kind, :, 0], where=dec_out)
 
         return decide
-
-
-# ------------------------------------------------------------------ K groups, counters
-
-
-def pair_terms(C, U, cs, metric, pairs):
-    """The signed disparity term of every unordered pair ``g < h`` in ``pairs``
-    (``PAIR_TERM``)."""
-    term, out = PAIR_TERM[metric], []
-    for g, h in pairs:
-        if metric == "xauc":
-            t = term(C[(g, h)], C[(h, g)], cs.inv_x[(g, h)], cs.inv_x[(h, g)])
-        elif metric == "prf":  # P_g - P_h
-            t = term(np.add(_row_sum(C, g, cs.members), cs.w_g[g]),
-                     np.add(_row_sum(C, h, cs.members), cs.w_g[h]),
-                     cs.inv_p[g], cs.inv_p[h])
-        else:
-            t = term(np.subtract(U[(g, h)], U[(h, g)]), None, cs.inv_u[(g, h)], None)
-        out.append(t)
-    return out
-
-
-def _row_sum(C, g, members):
-    """R_g = sum over h != g of C[g][h], an exact integer."""
-    total = 0
-    for h in members:
-        if h != g:
-            total = np.add(total, C[(g, h)])
-    return total
-
-
-def kgroup_disparity(C, U, cs, metric, mode, pairs=None):
-    """D: the maximum over the pairs of ``|term|`` (``signed``: the one pair's term);
-    ``pairs`` defaults to every pair ``g < h`` of ``cs.members``."""
-    if pairs is None:
-        pairs = [(g, h) for g, h in ordered_pairs(cs.members) if g < h]
-    terms = pair_terms(C, U, cs, metric, pairs)
-    if mode == "signed":
-        return terms[0]
-    d = None
-    for t in terms:
-        d = np.abs(t) if d is None else np.maximum(d, np.abs(t))
-    return d
-
-
-def kgroup_auc(C, cs):
-    """auc = ((double)(sum of all C) + w) * inv_auc."""
-    total = 0
-    for pair in ordered_pairs(cs.members):
-        total = np.add(total, C[pair])
-    return np.add(total, cs.w) * cs.inv_auc
-
-
-def kgroup_ghat(C, U, cs, lam, metric, mode):
-    """g = auc - lam * D, elementwise over the cells."""
-    d = kgroup_disparity(C, U, cs, metric, mode)
-    return kgroup_auc(C, cs) - np.multiply(d, lam)
-
-
-def kgroup_values(C, U, cs, lam, metric, mode):
-    """``(objective, auc, |D|)`` of one cell's (int) counters."""
-    a = float(kgroup_auc(C, cs))
-    g = float(kgroup_ghat(C, U, cs, lam, metric, mode))
-    return g, a, float(kgroup_disparity(C, U, cs, metric, "absolute"))
-
-
-class KdObjective:
-    """State, step gains and G-hat of the K candidates of every cell of a K-D
-    hyperplane, all at once (``_kd``).
-
-    State rows (float64 holding exact integers): ``C[g][h]`` for the pairs ``g < h``
-    (rows ``0..P-1``, in ``ordered_pairs`` order), then ``C[h][g]`` in the same pair
-    order (rows ``P..2P-1``), and for URF ``U[g][h] - U[h][g]`` (rows ``2P..3P-1``; the
-    final ``U`` follow from ``U[g][h] + U[h][g] = n_g n_h``). The operation sequence is
-    :func:`kgroup_ghat`'s.
-    """
-
-    def __init__(self, prob, cs, lam):
-        k = prob.k
-        self.metric, self.signed, self.lam = prob.metric, prob.mode == "signed", lam
-        self.pairs = [(g, h) for g, h in ordered_pairs(range(k)) if g < h]
-        n_p = len(self.pairs)
-        self.row = {}
-        for p, (g, h) in enumerate(self.pairs):
-            self.row[(g, h)], self.row[(h, g)] = p, n_p + p
-        kinds = COUNTER_KINDS[self.metric]
-        self.has_u = kinds.has_u
-        self.n_rows = kinds.state_rows * n_p
-
-        def col(values):  # one value per pair, against (pairs, K, L) candidate rows
-            return np.array(values, dtype=np.float64)[:, None, None]
-
-        self.inv_lo = col([cs.inv_x[(g, h)] for g, h in self.pairs])
-        self.inv_hi = col([cs.inv_x[(h, g)] for g, h in self.pairs])
-        self.inv_u = col([cs.inv_u[(g, h)] for g, h in self.pairs])
-        self.own_rows = [[self.row[(g, h)] for h in range(k) if h != g] for g in range(k)]
-        self.w_g = [cs.w_g[g] for g in range(k)]
-        self.inv_p = [cs.inv_p[g] for g in range(k)]
-        self.w, self.inv_auc = cs.w, cs.inv_auc
-        # the gains of a step along g: C[g][h] += y * (n_h0 - Q_h(x_h)); U[g][h] +=
-        # r_g (n_h - x_h) (r_g: the row's items, its weight on U; n_h - x_h: the items
-        # of h not yet placed), which moves U[g][h] - U[h][g] up (g < h) or down (g > h)
-        self.gain_rows = [[(h, self.row[(g, h)], 2 * n_p + self.row[(min(g, h), max(g, h))],
-                            1.0 if g < h else -1.0) for h in range(k) if h != g]
-                          for g in range(k)]
-        # weight[g][x]: the items of row x - 1 of g; items_left[g][x]: those of g below
-        # its first x rows (a problem of items: 1 and n_g - x)
-        self.weight = [np.concatenate(([0.0], prob.weight(g))) for g in range(k)]
-        self.items_left = [prob.n_items(g) - np.concatenate(([0], np.cumsum(prob.weight(g))))
-                           .astype(np.float64) for g in range(k)]
-
-    def add_gains(self, cand, x, ys, negleft):
-        """Add to the candidates ``cand`` (rows, K, L) the gains of the step along each
-        axis into cells with coordinates ``x`` (``ys[g][x]``: label of item x - 1)."""
-        k, length = len(x), cand.shape[2]
-        left = [negleft[h][x[h]] for h in range(k)]
-        gain = np.empty(length)
-        urf = self.has_u
-        if urf:
-            items_left = [self.items_left[h][x[h]] for h in range(k)]
-        for g in range(k):
-            y_item = ys[g][x[g]]
-            if urf:
-                r_item = self.weight[g][x[g]]
-            for h, row, u_row, sign in self.gain_rows[g]:
-                np.add(cand[row, g], np.multiply(y_item, left[h], gain), cand[row, g])
-                if urf:
-                    cand[u_row, g] += np.multiply(r_item, items_left[h], gain) * sign
-
-    def values(self, cand):
-        """G-hat of ``cand`` (rows, K candidates, L cells); returns ``(K, L)``."""
-        n_p = len(self.pairs)
-        auc = np.add(cand[0], cand[1])  # exact integer: every C (row by row: NumPy's
-        for row in cand[2:2 * n_p]:      # reductions over an outer axis are slow here)
-            np.add(auc, row, auc)
-        np.add(auc, self.w, auc)
-        np.multiply(auc, self.inv_auc, auc)
-        metric = self.metric
-        if metric == "prf":
-            # P_g of every group (R_g: the sum of its rows C[g][h])
-            p = []
-            for g, rows in enumerate(self.own_rows):
-                r = np.add(cand[rows[0]], cand[rows[1]]) if len(rows) > 1 else (
-                    cand[rows[0]].copy())
-                for row in rows[2:]:
-                    np.add(r, cand[row], r)
-                p.append(prf_share(r, self.w_g[g], self.inv_p[g], r))
-            if self.signed:  # P_0 - P_1
-                d = np.subtract(p[0], p[1])
-            else:
-                high, low = p[0].copy(), p[0].copy()
-                for q in p[1:]:
-                    np.maximum(high, q, out=high)
-                    np.minimum(low, q, out=low)
-                d = np.subtract(high, low, high)
-        else:
-            # the term of every pair g < h: rows by kind, (kinds, pairs, K, L)
-            first, second = term_operands(cand.reshape((-1, n_p) + cand.shape[1:]), metric)
-            scale_first = self.inv_u if self.has_u else self.inv_lo
-            terms = PAIR_TERM[metric](first, second, scale_first, self.inv_hi)
-            if self.signed:
-                d = terms[0]
-            else:
-                np.abs(terms, terms)
-                d = terms[0]
-                for term in terms[1:]:
-                    np.maximum(d, term, out=d)
-        if self.lam:  # else auc - 0 * d = auc exactly (d is finite)
-            np.subtract(auc, np.multiply(d, self.lam), auc)
-        return auc

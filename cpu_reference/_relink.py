@@ -13,8 +13,7 @@ good as both paths.
 
 import numpy as np
 
-from ._fronts import final_counters
-from ._objective import pair_increments, pair_terms_of_states
+from ._fronts import final_counters, pair_increments, pair_terms_of_states
 
 
 def path_states(lat, path):

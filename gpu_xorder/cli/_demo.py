@@ -25,11 +25,11 @@ def run(args):
     from ..experiments._experiment import grouping
     from ..datasets import load_dataset
 
-    from ..utils._validation import check_lam
+    from ..utils import _params
 
     data = load_dataset(args.data)
     try:
-        check_lam(args.lam)  # every value before the first fit
+        _params.check("lam", args.lam)  # every value before the first fit
         check_split(data, args.test_size, args.seed)
         groups = grouping(data, args.groups)
     except LIBRARY_ERRORS as exc:

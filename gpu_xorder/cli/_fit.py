@@ -171,62 +171,59 @@ def _check_subsample(scores, y, groups, args):
                             option="--subsample ", items="rows")
 
 
-def lattice_cells(groups, args):
-    """Lattice cells the fit will fill (the method ``auto`` picks, as ``fair_order``)."""
-    import cpu_reference
-    from ..engine._plan import KD_MAX_CELLS
-
+def _sizes(groups, args):
+    """Items per group that the fit learns on (after --subsample)."""
     step = args.subsample or 1
-    sizes = [-(-int(c) // step) for c in np.unique(groups, return_counts=True)[1]]
-    kd = cpu_reference.kd_cells(sizes)
-    if len(sizes) == 2:  # the cell rule, and the fills of the solver's search
-        from ..core import _solvers
-        from ..core._solver_choice import choose_solver
+    return [-(-int(c) // step) for c in np.unique(groups, return_counts=True)[1]]
 
-        lams = args.lam if isinstance(args.lam, (list, tuple)) else [args.lam]
-        lams = [x for x in lams if x is not None] or [0.5]
-        if getattr(args, "max_disparity", None) is not None:
-            lams = [1.0]
-        solver = choose_solver(args.solver, args.disparity, lams, kd, "numpy")
-        return kd * sum(_solvers.expected_fills(solver, lam, max(sizes)) for lam in lams)
-    iterative = cpu_reference.iterative_cells(sizes)
-    method = args.method
-    if method == "auto":
-        method = "kd" if kd <= KD_MAX_CELLS else "iterative"
-    return {"kd": kd, "iterative": iterative, "best": kd + iterative}[method]
+
+def lattice_cells(groups, args, engine="numpy"):
+    """Lattice cells the fit will fill on ``engine``, every --lam value together: what
+    ``fair_order`` chooses (``core._choice.expected_cells``)."""
+    from ..core import _choice
+    from ..engine._backend import engine as engine_module
+    from ..utils import _params
+
+    lams = args.lam if isinstance(args.lam, (list, tuple)) else [args.lam]
+    return _choice.expected_cells(
+        _sizes(groups, args), [x for x in lams if x is not None] or [DEFAULT_FIT_LAM],
+        method=args.method, solver=args.solver, mode=args.disparity,
+        max_disparity=getattr(args, "max_disparity", None), eng=engine_module(engine),
+        memory_limit=_params.check("memory_limit", getattr(args, "memory_limit", None)))
 
 
 def estimate_seconds(groups, args, engine):
     """Seconds the fit is expected to take on a CPU engine: the two-group solver's
-    fills at the engine's rate per cell (``core._solver_choice``), the constrained
+    fills at the engine's rate per cell (its ``FILL_SECONDS_PER_CELL``), the constrained
     solver's search and, on lattices it solves exactly, its fronts at their bound
     (``front_states_bound``: the data decide, 0.1 to 16 s measured on 60 per group;
-    ``bounded`` says so); the K-group methods by the NumPy
+    ``bounded`` says so); the K-group methods ``core._choice`` picks by the NumPy
     reference's calibrated model (``engine._plan.estimate_seconds``), iterative steps
     on numba at ``NUMBA_ITERATIVE_SECONDS``."""
-    from ..core._solver_choice import EXACT_SECONDS_PER_STATE
-    from ..core._solver_choice import FILL_SECONDS_PER_CELL
-    from ..core._solver_choice import estimate_solver_seconds
-    from ..engine._plan import choose_method
+    from ..core import _choice
+    from ..core._estimates import EXACT_SECONDS_PER_STATE, estimate_solver_seconds
+    from ..engine._backend import engine as engine_module
     from ..engine._plan import estimate_seconds as numpy_seconds
     from ..engine._plan import numpy_work
+    from ..utils import _params
 
-    step = args.subsample or 1
-    sizes = [-(-int(c) // step) for c in np.unique(groups, return_counts=True)[1]]
+    eng = engine_module(engine)
+    sizes = _sizes(groups, args)
     if len(sizes) == 2 and getattr(args, "max_disparity", None) is not None:
-        rate = FILL_SECONDS_PER_CELL[engine]
-        seconds = estimate_solver_seconds(args.solver, *sizes, [1.0], rate,
+        seconds = estimate_solver_seconds(args.solver, *sizes, [1.0],
+                                          eng.FILL_SECONDS_PER_CELL,
                                           max_disparity=args.max_disparity,
-                                          engine_name=engine)
+                                          certified_cells=eng.CERTIFIED_CELLS)
         if bounded(groups, args):  # the fronts at their bound, not a typical size
             seconds += front_states_bound(*sizes) * EXACT_SECONDS_PER_STATE
         return seconds
     if len(sizes) == 2:
-        return lattice_cells(groups, args) * FILL_SECONDS_PER_CELL[engine]
+        return lattice_cells(groups, args, engine) * eng.FILL_SECONDS_PER_CELL
     n_lams = len(args.lam) if isinstance(args.lam, (list, tuple)) else 1
+    memory_limit = _params.check("memory_limit", getattr(args, "memory_limit", None))
     total = 0.0
     for name in (("kd", "iterative") if args.method == "best"
-                 else (choose_method(args.method, sizes),)):
+                 else (_choice.k_group_method(eng, args.method, sizes, memory_limit),)):
         if engine == "numba" and name == "iterative":
             work = numpy_work(name, sizes, args.metric)
             total += n_lams * sum(NUMBA_ITERATIVE_SECONDS.get(key, 0.0) * amount
@@ -254,8 +251,7 @@ def bounded(groups, args):
 
     if getattr(args, "max_disparity", None) is None:
         return False
-    step = args.subsample or 1
-    sizes = [-(-int(c) // step) for c in np.unique(groups, return_counts=True)[1]]
+    sizes = _sizes(groups, args)
     return len(sizes) == 2 and (sizes[0] + 1) * (sizes[1] + 1) <= CONSTRAINT_EXACT_CELLS
 
 
@@ -274,11 +270,9 @@ def _note_long_fit(groups, args, engine):
     if seconds < LONG_FIT_SECONDS:
         return
     k = (args.subsample or 1) * max(2, math.ceil(math.sqrt(seconds / 10.0)))
-    n_lams = len(args.lam) if isinstance(args.lam, (list, tuple)) else 1
     out.err_console.print(
         "[yellow]note:[/yellow] " + escape(MSG_LONG_FIT.format(
-            cells=float(lattice_cells(groups, args) * (
-                1 if len(np.unique(groups)) == 2 else n_lams)),
+            cells=float(lattice_cells(groups, args, engine)),
             time=out.duration(seconds), engine=engine,
             k=k, time_k=out.duration(seconds * ((args.subsample or 1) / k) ** 2))),
         soft_wrap=True, emoji=False)

@@ -10,8 +10,8 @@ import numpy as np
 
 import cpu_reference
 
-from ._solvers import (EXACT_FIRST_SHARE, EXACT_MUS, _proven, _run, _Search, candidate,
-                       lagrangian)
+from ._candidates import candidate
+from ._solvers import EXACT_FIRST_SHARE, EXACT_MUS, _proven, _run, _Search, lagrangian
 
 MSG_INFEASIBLE = (
     "no ordering found with |D| <= {eps:g} ({metric}): the fairest one found has "

@@ -1,10 +1,12 @@
-"""The result of ``fair_order``."""
+"""The result of ``fair_order`` and its one builder."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import numpy as np
+
+import cpu_reference
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,3 +88,28 @@ class FairOrderResult:
             + ("" if self.upper_bound is None else f", gap={self.gap:.3g}")
             + ")"
         )
+
+
+def build_result(*, labels, metric, mode, lam, backend, path, perms, values, counters,
+                 method="2d", extra=None, **fields):
+    """The :class:`FairOrderResult` of a solved ``path`` (group indices, top first) of
+    groups ``labels`` whose items in DP order are ``perms``: ``values`` is
+    ``(objective, auc, disparity)``, ``counters`` the named final counters; ``fields``:
+    ``solver``, ``upper_bound``, ``max_disparity`` where they apply."""
+    objective, auc, disparity = values
+    return FairOrderResult(
+        order=cpu_reference.path_to_order(path, perms),
+        auc=auc,
+        disparity=disparity,
+        objective=objective,
+        counters=counters,
+        groups=labels,
+        path=np.asarray(path, dtype=cpu_reference.group_dtype(labels.size)),
+        metric=metric,
+        lam=float(lam),
+        mode=mode,
+        backend=backend,
+        method=method,
+        extra={} if extra is None else dict(extra),
+        **fields,
+    )

@@ -29,15 +29,14 @@ import numpy as np
 
 import cpu_reference
 
+from ._candidates import (TOLERANCE, absolute_objective, candidate, candidate_states,
+                          signed_value)
+
 #: The exact solver: completion values of this many weights spread over [-lam, lam]
 #: (besides the search's) bound the fronts' states; the first guess of the lower bound
 #: lies this share of the Lagrangian gap below the bound (docs/design.md, section 3.5).
 EXACT_MUS = 17
 EXACT_FIRST_SHARE = 1.0 / 1024
-
-#: Two values closer than this count as equal: the bound is certified up to float64
-#: rounding of sums over at most 2**27 steps.
-TOLERANCE = 1e-12
 
 #: Rounds of a cutting-plane search on ``mu`` run to the end (each round one fill).
 MAX_ROUNDS = 30
@@ -53,14 +52,6 @@ AUTO_EXACT_STATES = 8 * 10**6
 #: ``solver="exact"`` refuses lattices of more cells than this (about 2048 x 2048: at
 #: 2000 per group 9-72 s measured, and the time grows quickly beyond).
 EXACT_MAX_CELLS = 2**22
-
-#: ``solver="auto"`` on the NumPy backend runs the Lagrangian search up to this many
-#: cells (about 15,800 per group; 10^4 per group: some 1.5 s per fill on a 2-core
-#: machine, and the search takes about 5); beyond, it runs the cell rule and says so
-#: (``UserWarning``, ``result.extra["uncertified"]``). The GPU has no such limit.
-AUTO_LAGRANGIAN_CELLS_NUMPY = 2.5e8
-#: The same on the numba engine (about ten times the NumPy fill's pace).
-AUTO_LAGRANGIAN_CELLS_NUMBA = 2.5e9
 
 #: The coarse start: block lattices of ``n / COARSE_BLOCKS`` items per block (the larger
 #: group's n), then ``COARSE_FACTOR`` times finer, down to blocks of ``COARSE_FINEST``
@@ -101,54 +92,6 @@ MSG_EXACT_TABLES = (
     "Pareto fronts); use solver='lagrangian' (a certified bound), subsample, or a "
     "larger memory_limit"
 )
-MSG_SOLVER_GROUPS = (
-    "solver={solver!r} handles two groups ({k} given); use solver='auto' or 'paper'"
-)
-
-
-@dataclasses.dataclass
-class Candidate:
-    """An ordering found by a fill, with its exact counters and objective terms (the
-    path is None for a bitless fill's maximiser, known by its counters only)."""
-
-    path: np.ndarray | None
-    final: np.ndarray
-    auc: float
-    d: float            # signed disparity
-    mu: float | None = None  # the signed weight that produced it (None: the cell rule)
-    #: ``cpu_reference.path_states`` of the path, kept once a relink has needed them
-    states: tuple | None = dataclasses.field(default=None, repr=False, compare=False)
-
-
-def candidate(lat, path, final, mu=None):
-    _, auc, d = cpu_reference.cell_values(final, lat.consts, 0.0, lat.metric, "signed")
-    return Candidate(None if path is None else np.asarray(path), np.asarray(final), auc,
-                     d, mu)
-
-
-#: Paths of at most this many items keep their states between relinks (``candidate_states``:
-#: 48 bytes an item, so at most about 19 MiB a candidate); longer ones recompute them.
-STATES_KEPT_ITEMS = 400_000
-
-
-def candidate_states(lat, cand):
-    """``cpu_reference.path_states`` of the candidate's path, computed once where the
-    path is short enough to keep them (``STATES_KEPT_ITEMS``). (They do not depend on
-    the lattice's mode: a signed maximiser's serve the absolute lattice.)"""
-    if cand.states is not None:
-        return cand.states
-    states = cpu_reference.path_states(lat, cand.path)
-    if cand.path.size <= STATES_KEPT_ITEMS:
-        cand.states = states
-    return states
-
-
-def absolute_objective(cand, lam):
-    return cand.auc - lam * abs(cand.d)
-
-
-def signed_value(cand, mu):
-    return cand.auc - mu * cand.d
 
 
 class _Search:
@@ -265,9 +208,10 @@ def _coarse(lat_signed, hi, fills, search, tally):
                 break
             for mu, (path, final) in zip(pending, fills(blocks, np.array(pending))):
                 level.add(mu, candidate(blocks, None, final, mu))
-                item_path = cpu_reference.expand_path(path, k, n_a, n_b)
-                c = candidate(lat_signed, item_path,
-                              _item_counters(lat_signed, item_path, final))
+                # the block fill's counters are the item path's, every metric
+                # (cpu_reference.block_lattice)
+                c = candidate(lat_signed, cpu_reference.expand_path(path, k, n_a, n_b),
+                              final)
                 search.lines.append((c.auc, c.d))
                 found.append(c)
             tally.coarse_fills += len(pending)
@@ -278,15 +222,6 @@ def _coarse(lat_signed, hi, fills, search, tally):
     if mu0 is None:
         return None, found
     return search.model_minimum()[0], found
-
-
-def _item_counters(lat, item_path, block_final):
-    """The counters of an expanded block path: the block fill's own for xAUC and PRF
-    (exact there, ``cpu_reference.block_lattice``), recounted item by item for URF
-    (whose blocks count pairs of blocks)."""
-    if cpu_reference.COUNTER_KINDS[lat.metric].has_u:
-        return cpu_reference.path_counters(lat, item_path)
-    return np.asarray(block_final)
 
 
 def lagrangian(lat, lams, fills, finals, converge=True, batch=1):

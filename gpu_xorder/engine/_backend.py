@@ -25,9 +25,12 @@ MSG_SELFCHECK = "the GPU kernels failed their self-check against NumPy: {mismatc
 MSG_SELFCHECK_ERROR = "the GPU self-check could not run ({kind}: {error})"
 MSG_FALLBACK = "gpu_xorder: using the {engine} backend, not CuPy: {reason}"
 
-#: The engine module of every backend (each offers ``solve``, ``final_counters``,
-#: ``solve_step`` and ``solve_multi``; docs/design.md, section 7).
+#: The engine module of every backend (each satisfies ``_interface.Engine``;
+#: docs/design.md, section 7).
 ENGINES = {"numpy": "._numpy_engine", "numba": "._numba_engine", "cupy": "._cupy_engine"}
+#: The backend of the reference, where the work goes that another engine's kernels do
+#: not take.
+REFERENCE = "numpy"
 
 
 class BackendUnavailableError(RuntimeError):

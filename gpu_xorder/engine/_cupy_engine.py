@@ -8,6 +8,7 @@ memory plans ``_plan``'s.
 """
 
 import concurrent.futures
+import contextlib
 import multiprocessing
 import os
 import sys
@@ -19,8 +20,24 @@ import cpu_reference
 
 from . import _launch
 from . import _plan
+from . import _kernel_source
 from ._kernel_source import KERNEL_FILES, NVRTC_OPTIONS, kernel_parameters, kernel_source
 from ._plan import MSG_DEVICE_MEMORY, DeviceMemoryError, required_bytes  # noqa: F401
+
+# The capabilities of ``_interface.Engine``: the kernels' limits, the device's memory.
+NAME = "cupy"
+BATCHED_FILLS = True
+WORKER_PROCESSES = False
+OWN_MEMORY = True
+MAX_OLD_GROUPS = _kernel_source.MAX_OLD_GROUPS
+MAX_KD_GROUPS = _kernel_source.KD_MAX_GROUPS
+CERTIFIED_CELLS = float("inf")
+FILL_SECONDS_PER_CELL = None
+
+
+def session():
+    """Nothing to share between the fills of a solve."""
+    return contextlib.nullcontext()
 
 
 #: Compiled kernels: ``{(device id, file, defines): {kernel name: function}}`` and the

@@ -28,6 +28,11 @@ KERNEL_FILES = {
     "kd_traceback_kernel": "xorder_kd.cu",
 }
 HEADER = "xorder_objective.cuh"
+
+#: The code of every metric, the one table of them: the numba kernels read it, and the
+#: CUDA sources name the codes ``METRIC_XAUC``, ... that ``metric_defines`` generates
+#: from it and ``kernel_source`` prepends (the kernels' ``METRIC`` constant is one of
+#: them).
 METRIC_CODE = {"xauc": 0, "prf": 1, "urf": 2}
 
 #: NumPy type of each C type of a kernel parameter (CuPy passes a NumPy scalar by its
@@ -87,12 +92,21 @@ def constants(kernel, metric="xauc", signed=False, old_groups=1, tile_j=128, chu
     return c
 
 
+def metric_defines():
+    """``{"METRIC_XAUC": 0, ...}``: the metric codes of ``METRIC_CODE`` as the CUDA
+    sources name them (``kernel_source`` prepends them; the tests' host build passes
+    them to nvcc)."""
+    return {f"METRIC_{name.upper()}": code for name, code in METRIC_CODE.items()}
+
+
 def kernel_source(name, defines):
-    """The text NVRTC compiles for ``cuda/<name>``: the constants' ``#define`` lines, then
-    the file with the objective header pasted in (NVRTC has no include path here)."""
+    """The text NVRTC compiles for ``cuda/<name>``: the metric codes' and the constants'
+    ``#define`` lines, then the file with the objective header pasted in (NVRTC has no
+    include path here)."""
     folder = resources.files("gpu_xorder.engine") / "cuda"
     header = (folder / HEADER).read_text()
-    lines = "".join(f"#define {k} {v}\n" for k, v in sorted(defines.items()))
+    lines = "".join(f"#define {k} {v}\n" for k, v in metric_defines().items())
+    lines += "".join(f"#define {k} {v}\n" for k, v in sorted(defines.items()))
     return lines + (folder / name).read_text().replace(f'#include "{HEADER}"', header)
 
 

@@ -173,7 +173,7 @@ def _fill_args(dev, lat, lams, edges):
     lams = np.asarray(lams, dtype=np.float64)
     batch, n_a, n_b, k = lams.size, lat.n_a, lat.n_b, lat.n_counters
     if lat.mode == "signed" and lat.m > 1:
-        raise ValueError("the signed disparity is defined for two groups only")
+        raise ValueError(cr.MSG_SIGNED_TWO.format(n_groups=lat.m + 1))
     if lat.m > MAX_OLD_GROUPS:
         raise ValueError(MSG_OLD_GROUPS.format(most=MAX_OLD_GROUPS, all=MAX_OLD_GROUPS + 1,
                                                k=lat.m + 1))

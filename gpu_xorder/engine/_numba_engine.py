@@ -22,6 +22,22 @@ import numpy as np
 import cpu_reference as cr
 
 from . import _plan
+from ._kernel_source import METRIC_CODE
+
+# The capabilities of ``_interface.Engine``.
+NAME = "numba"
+BATCHED_FILLS = True
+WORKER_PROCESSES = False
+OWN_MEMORY = False
+MAX_OLD_GROUPS = None
+MAX_KD_GROUPS = None
+#: ``solver="auto"`` certifies lattices up to this many cells (about ten times the NumPy
+#: fill's pace: ``_numpy_engine.CERTIFIED_CELLS``).
+CERTIFIED_CELLS = 2.5e9
+#: One fill with decision bits and its traceback, per cell, on one core of the 2-core
+#: development machine (benchmarks/cpu_engines.py: 0.6-1.2 ns per cell filled, plus
+#: the traceback).
+FILL_SECONDS_PER_CELL = 1.5e-9
 
 MSG_NO_NUMBA = "numba is not installed (pip install 'gpu-xorder[numba]'): {error}"
 MSG_EDGES = ("edges of shapes {col0} and {row0}: expected ({k}, {n_a} + 1) and ({k}, {n_b} "
@@ -113,7 +129,7 @@ class _Inputs:
         self.lbr = np.ascontiguousarray(lat.left_b_rev, dtype=f)
         self.ubr = np.ascontiguousarray(lat.u_b_rev, dtype=f)
         c, k = lat.consts, _kernels()
-        self.metric = k.METRICS[lat.metric]
+        self.metric = METRIC_CODE[lat.metric]
         self.absolute = lat.mode == "absolute"
         self.ge = bool(lat.a_wins_ties.any())
         scalars = np.zeros(8)
@@ -130,7 +146,8 @@ class _Inputs:
         if m == 1:
             self.kind = k.LEAN_3 if cr.COUNTER_KINDS[lat.metric].has_u else k.LEAN_2
         else:
-            self.kind = (k.BLOCK_XAUC, k.BLOCK_PRF, k.BLOCK_URF)[self.metric]
+            self.kind = {"xauc": k.BLOCK_XAUC, "prf": k.BLOCK_PRF,
+                         "urf": k.BLOCK_URF}[lat.metric]
 
     def lams(self, lams):
         lams = np.asarray(lams, dtype=np.float64).reshape(-1)
@@ -465,6 +482,11 @@ def solve_step(lat, lam, progress=None):
     ``cpu_reference.solve_iterative``."""
     (solution,), _ = solve(lat, [lam], progress)
     return solution
+
+
+def dp_orders(scores, group_index, k):
+    """None: ``cpu_reference.build_lattice`` sorts the groups itself."""
+    return None
 
 
 def solve_multi(prob, lam, method, progress=None):

@@ -35,13 +35,13 @@ with signed indices of unknown sign LLVM turns the loop's loads into gathers (me
 import numpy as np
 from numba import njit, uint64
 
+from ._kernel_source import METRIC_CODE
+
 BLOCK = 32
 
 #: Multiplier that packs the low bits of 8 bytes (each 0 or 1) into the top byte.
 _PACK = uint64(0x0102040810204080)
 _ONE = uint64(1)
-
-METRICS = {"xauc": 0, "prf": 1, "urf": 2}
 
 #: Kinds of lattice, each its own compiled segment function (``SEGMENTS``).
 LEAN_2, LEAN_3, BLOCK_XAUC, BLOCK_PRF, BLOCK_URF = range(5)
@@ -138,9 +138,9 @@ lean_lanes_3 = _lean_lanes(True)
 
 
 def _block_lanes(metric):
-    """The lane passes of ``m > 1`` old groups, compiled for one metric (0 xauc, 1 prf,
-    2 urf)."""
-    prf, urf = metric == 1, metric == 2
+    """The lane passes of ``m > 1`` old groups, compiled for one metric (its code in
+    ``METRIC_CODE``)."""
+    prf, urf = metric == METRIC_CODE["prf"], metric == METRIC_CODE["urf"]
 
     @njit(nogil=True, boundscheck=False, inline="always")
     def block_lanes(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, ubr, row, kb, lo, hi,
@@ -255,7 +255,8 @@ def _block_lanes(metric):
     return block_lanes
 
 
-block_lanes_xauc, block_lanes_prf, block_lanes_urf = (_block_lanes(x) for x in range(3))
+block_lanes_xauc, block_lanes_prf, block_lanes_urf = (
+    _block_lanes(METRIC_CODE[name]) for name in ("xauc", "prf", "urf"))
 
 
 # ------------------------------------------------------------------ a segment of a strip

@@ -1,13 +1,12 @@
-"""The NumPy engine: the reference (``cpu_reference``) behind the engines' interface.
+"""The NumPy engine: the reference (``cpu_reference``) behind the engines' interface
+(``_interface.Engine``, which ``_numba_engine`` and ``_cupy_engine`` satisfy too, so that
+``fair_order`` dispatches without knowing which runs).
 
-The interface every engine offers (``_numba_engine`` and ``_cupy_engine`` too), so that
-``fair_order`` dispatches without knowing which runs: ``solve`` (paths and final
-counters of a lam batch, banded when the decision bits exceed the memory budget),
-``final_counters`` (fills without decision bits, for the solvers' searches) and
-``solve_multi`` (K-D or iterative xOrder). ``progress(done, total)`` counts the cells
-of every lattice of a call. A sequence of lams may fill in ``n_jobs`` worker
-processes (joblib); the results are the same.
+A sequence of lams may fill in ``n_jobs`` worker processes (joblib); the results are the
+same.
 """
+
+import contextlib
 
 import numpy as np
 
@@ -15,6 +14,22 @@ import cpu_reference as cr
 
 from ..utils import _parallel
 from . import _plan
+
+# The capabilities of ``_interface.Engine``.
+NAME = "numpy"
+BATCHED_FILLS = False
+WORKER_PROCESSES = True
+OWN_MEMORY = False
+MAX_OLD_GROUPS = None
+MAX_KD_GROUPS = None
+#: ``solver="auto"`` runs the Lagrangian search up to this many cells (about 15,800
+#: per group; 10^4 per group: some 1.5 s per fill on a 2-core machine, and the search
+#: takes about 5); beyond, it runs the cell rule and says so (``UserWarning``,
+#: ``result.extra["uncertified"]``).
+CERTIFIED_CELLS = 2.5e8
+#: One fill with decision bits and its traceback, per cell, on the 2-core development
+#: machine (benchmarks/auto_vs_rule.py: 0.07-0.09 s at 1000 per group, 1.3 s at 10^4).
+FILL_SECONDS_PER_CELL = 1.5e-8
 
 
 def solve(lat, lams, progress=None, memory_limit=None, n_jobs=None):
@@ -49,6 +64,16 @@ def solve_multi(prob, lam, method, progress=None):
     if method == "kd":
         return cr.solve_kd(prob, lam, progress)
     return cr.solve_iterative(prob, lam, progress)
+
+
+def dp_orders(scores, group_index, k):
+    """None: ``cpu_reference.build_lattice`` sorts the groups itself."""
+    return None
+
+
+def session():
+    """Nothing to share between the fills of a solve."""
+    return contextlib.nullcontext()
 
 
 def _whole_solution(lat, lam, progress=None):

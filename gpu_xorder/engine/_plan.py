@@ -9,8 +9,7 @@ import cpu_reference as cr
 
 from ..utils import _parallel
 from ..utils._memory import host_memory_available
-from ._kernel_source import (KD_MAX_GROUPS, MAX_OLD_GROUPS, SHARED_BYTES, constants,
-                             strip_warps)
+from ._kernel_source import MAX_OLD_GROUPS, SHARED_BYTES, constants, strip_warps
 from ._launch import MSG_KD_GROUPS, MSG_OLD_GROUPS
 
 #: ``method="auto"`` with more than two groups runs the K-D DP (the whole lattice) up to
@@ -57,14 +56,14 @@ def choose_method(method, sizes, memory_limit=None):
     return "kd"
 
 
-def gpu_refusal(method, k):
-    """Why the GPU kernels cannot run the K-group ``method`` on ``k`` groups (iterative
-    steps merge at most ``MAX_OLD_GROUPS`` groups into the next; K-D takes at most
-    ``KD_MAX_GROUPS``), or None."""
-    if method == "iterative" and k > MAX_OLD_GROUPS + 1:
-        return MSG_OLD_GROUPS.format(most=MAX_OLD_GROUPS, all=MAX_OLD_GROUPS + 1, k=k)
-    if method == "kd" and k > KD_MAX_GROUPS:
-        return MSG_KD_GROUPS.format(most=KD_MAX_GROUPS, k=k)
+def kernel_refusal(method, k, max_old_groups, max_kd_groups):
+    """Why an engine's kernels cannot run the K-group ``method`` on ``k`` groups
+    (iterative steps merge at most ``max_old_groups`` groups into the next; K-D takes at
+    most ``max_kd_groups``; None: no limit), or None."""
+    if method == "iterative" and max_old_groups is not None and k > max_old_groups + 1:
+        return MSG_OLD_GROUPS.format(most=max_old_groups, all=max_old_groups + 1, k=k)
+    if method == "kd" and max_kd_groups is not None and k > max_kd_groups:
+        return MSG_KD_GROUPS.format(most=max_kd_groups, k=k)
     return None
 
 

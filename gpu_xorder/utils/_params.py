@@ -11,12 +11,26 @@ the one conversion ``_validation.as_real``; every count takes every integer type
 comes back an int. Callers use the value :func:`check` returns, never the raw one (an
 estimator keeps its raw parameters, as scikit-learn wants, and checks them in ``fit``).
 Private helpers trust validated values.
+
+The rules between parameters (and the number of groups) are a second table,
+:data:`RULES`, checked by :func:`check_together`: each rule is written once, with its one
+message, as scikit-learn's constraints are.
 """
 
 from dataclasses import dataclass
 from typing import Callable
 
+from . import _parallel
 from . import _validation as v
+
+MSG_CONSTRAINT_SCOPE = (
+    "max_disparity needs two groups and disparity='absolute' (got {n_groups} groups, "
+    "disparity={disparity!r})"
+)
+MSG_SOLVER_GROUPS = (
+    "solver={solver!r} handles two groups ({n_groups} given); use solver='auto' or 'paper'"
+)
+MSG_PROGRESS = "progress must be callable or None"
 
 
 @dataclass(frozen=True)
@@ -58,6 +72,12 @@ def _count(minimum, message=v.MSG_COUNT):
     return lambda value, name: v.check_count(value, name, minimum, message)
 
 
+def _progress(value, name):
+    if value is not None and not callable(value):
+        raise TypeError(MSG_PROGRESS)
+    return value
+
+
 _TEXT, _NUMBER, _NONE = (str,), (int, float), (type(None),)
 
 PARAMETERS = {p.name: p for p in (
@@ -83,12 +103,69 @@ PARAMETERS = {p.name: p for p in (
     Parameter("prevalence", _fraction(v.MSG_PREVALENCE)),
     Parameter("bands", _count(2, v.MSG_BANDS)),
     Parameter("max_points", _count(2, v.MSG_MAX_POINTS)),
+    Parameter("n_jobs", lambda value, name: _parallel.check_n_jobs(value)),
+    Parameter("progress", _progress),
 )}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule between parameters: ``broken(values)`` says whether the validated values
+    (a dict by name; ``n_groups``: the number of groups of the data) break it, and
+    ``message``, formatted with them, says how (a function that returns it where it is
+    another layer's, read only when the rule is broken)."""
+
+    names: tuple
+    broken: Callable
+    message: str | Callable
+
+    def text(self):
+        return self.message() if callable(self.message) else self.message
+
+
+def _signed_two():
+    """``cpu_reference.MSG_SIGNED_TWO``, the rule's one message (the fills check it too),
+    imported when needed: the command line's ``--help`` loads no reference."""
+    import cpu_reference
+
+    return cpu_reference.MSG_SIGNED_TWO
+
+
+def _lam_given(lam):
+    """A weight other than the default: a sequence of them, or a value other than 0."""
+    return not isinstance(lam, float) or lam != 0
+
+
+#: The rules between parameters, checked in this order (the first broken one raises).
+RULES = (
+    Rule(("lam", "max_disparity"),
+         lambda p: p["max_disparity"] is not None and _lam_given(p["lam"]),
+         v.MSG_LAM_AND_CONSTRAINT),
+    Rule(("n_groups", "disparity"),
+         lambda p: p["n_groups"] > 2 and p["disparity"] == "signed",
+         _signed_two),
+    Rule(("n_groups", "disparity", "max_disparity"),
+         lambda p: p["max_disparity"] is not None and (
+             p["n_groups"] > 2 or p["disparity"] == "signed"),
+         MSG_CONSTRAINT_SCOPE),
+    Rule(("n_groups", "solver"),
+         lambda p: p["n_groups"] > 2 and p["solver"] in ("lagrangian", "exact"),
+         MSG_SOLVER_GROUPS),
+)
 
 
 def check(name, value):
     """``value`` validated as parameter ``name`` of the table."""
     return PARAMETERS[name].check(value, name)
+
+
+def check_together(**values):
+    """Raise ``ValueError`` with the message of the first rule of :data:`RULES` that the
+    validated ``values`` break (a rule applies where all its names are given; ``lam``:
+    a float, or a sequence of them)."""
+    for rule in RULES:
+        if all(name in values for name in rule.names) and rule.broken(values):
+            raise ValueError(rule.text().format(**values))
 
 
 def choices(name):

@@ -24,13 +24,15 @@ from pathlib import Path
 
 import numpy as np
 
-from gpu_xorder.engine._kernel_source import HEADER, KERNEL_FILES
+from gpu_xorder.engine._kernel_source import HEADER, KERNEL_FILES, metric_defines
 
 CUDA = resources.files("gpu_xorder.engine") / "cuda"
 #: The host drivers: ``<file>_host.cu`` of every ``.cu`` file of the package.
 DRIVERS = Path(__file__).resolve().parent / "cuda_host"
 FLAGS = ("-shared", "-Xcompiler", "-fPIC", "-Xcompiler", "-ffp-contract=off", "--fmad=false",
-         "-std=c++14", "-DXO_HOST_TEST")
+         "-std=c++14", "-DXO_HOST_TEST",
+         # the metric codes, as kernel_source prepends them to what NVRTC compiles
+         *(f"-D{name}={code}" for name, code in metric_defines().items()))
 
 
 def driver(source):

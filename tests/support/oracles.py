@@ -164,7 +164,7 @@ def cellwise_iterative_step(prob, lam, cs, seq_g, seq_y, b, const_c, const_u):
     final counters of the pairs with b. Small lattices only.
     """
     from cpu_reference import _kgroups as kg
-    from cpu_reference._objective import kgroup_ghat
+    from cpu_reference._kobjective import kgroup_ghat
 
     n_a, n_b = len(seq_g), prob.sizes[b]
     old = [g for g in cs.members if g != b]

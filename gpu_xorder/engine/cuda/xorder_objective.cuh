@@ -10,7 +10,8 @@
 // counters are doubles holding exact integers (all below 2**53), so their sums may be
 // regrouped freely. Compile with --fmad=false.
 //
-// The metric (0 xauc, 1 prf, 2 urf), the mode (Signed: D instead of |D|, paper eq. 14)
+// The metric (METRIC_XAUC, METRIC_PRF, METRIC_URF: prepended from _kernel_source's
+// METRIC_CODE), the mode (Signed: D instead of |D|, paper eq. 14)
 // and M are template parameters: a kernel instantiates the ones prepended as METRIC,
 // SIGNED and OLD_GROUPS, and the tests' host build (XO_HOST_TEST) instantiates them all.
 #ifndef XORDER_OBJECTIVE_CUH
@@ -19,7 +20,7 @@
 #define XO_HD __host__ __device__ __forceinline__
 
 #ifndef METRIC
-#define METRIC 0
+#define METRIC METRIC_XAUC
 #endif
 #ifndef SIGNED
 #define SIGNED 0
@@ -28,7 +29,7 @@
 #define OLD_GROUPS 1
 #endif
 
-enum Metric { XAUC = 0, PRF = 1, URF = 2 };
+enum Metric { XAUC = METRIC_XAUC, PRF = METRIC_PRF, URF = METRIC_URF };
 
 XO_HD double dmax(double a, double b) { return a > b ? a : b; }
 XO_HD double dmin(double a, double b) { return a < b ? a : b; }

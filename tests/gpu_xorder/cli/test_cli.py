@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from gpu_xorder.cli import _audit, _fit, _info, _output
-from gpu_xorder.core import _solver_choice
+from gpu_xorder.engine import _numba_engine, _numpy_engine
 from gpu_xorder.cli._common import LAM_NOTE
 from gpu_xorder.experiments._experiment import MSG_NO_AGE
 from gpu_xorder.io._files import MSG_NO_FOLDER
@@ -729,15 +729,17 @@ def test_unexpected_errors_are_one_line_too(tmp_path, capsys, monkeypatch):
 def test_long_cpu_fits_get_an_estimate_and_a_progress_bar(tmp_path, capsys, monkeypatch):
     _write_csv(tmp_path / "data.csv", n=300)
     # as if the data were huge; default solver: the cell rule and about 11 more fills
-    rates = _solver_choice.FILL_SECONDS_PER_CELL
-    monkeypatch.setattr(_solver_choice, "FILL_SECONDS_PER_CELL", dict.fromkeys(rates, 5e-5))
+    cpu_engines = (_numpy_engine, _numba_engine)
+    for eng in cpu_engines:
+        monkeypatch.setattr(eng, "FILL_SECONDS_PER_CELL", 5e-5)
     buffer = io.StringIO()
     monkeypatch.setattr(_output, "console", Console(file=buffer, width=120,
                                                  force_terminal=True, color_system=None))
     assert main(["fit", str(tmp_path / "data.csv"), *FIT, "--model",
                  str(tmp_path / "m.json")]) == 0
     assert capsys.readouterr().err == ""  # about 20 s: below LONG_FIT_SECONDS, no note
-    monkeypatch.setattr(_solver_choice, "FILL_SECONDS_PER_CELL", dict.fromkeys(rates, 1e-3))
+    for eng in cpu_engines:
+        monkeypatch.setattr(eng, "FILL_SECONDS_PER_CELL", 1e-3)
     assert main(["fit", str(tmp_path / "data.csv"), *FIT, "--model",
                  str(tmp_path / "m.json")]) == 0
     err = capsys.readouterr().err
@@ -752,7 +754,7 @@ def test_long_cpu_fits_get_an_estimate_and_a_progress_bar(tmp_path, capsys, monk
 
 
 @pytest.mark.parametrize("labels,method,subsample", [
-    (("f", "m"), "auto", None), (("a", "b", "c"), "auto", None),
+    (("f", "m"), "auto", None), (("f", "m"), "kd", None), (("a", "b", "c"), "auto", None),
     (("a", "b", "c"), "iterative", 2), (("a", "b", "c"), "best", None)])
 def test_the_estimate_counts_the_cells_the_fit_fills(tmp_path, labels, method, subsample):
     import argparse
@@ -765,7 +767,8 @@ def test_the_estimate_counts_the_cells_the_fit_fills(tmp_path, labels, method, s
         s, y, sensitive_features=g, progress=lambda done, total: totals.append(total))
     args = argparse.Namespace(subsample=subsample, method=method, solver="auto", lam=1.0,
                               disparity="absolute", max_disparity=None)
-    # two groups: the fills the search is expected to take (the total reported first)
+    # two groups: the fills the search is expected to take (the total reported first);
+    # with a method named, the cell rule's one fill (both ask core._choice)
     assert _fit.lattice_cells(g, args) == totals[0]
 
 

@@ -61,7 +61,7 @@ def test_a_constrained_fit_estimates_its_bound():
     """--max-disparity on a lattice of exact fronts: their size is the data's, so the
     estimate is the bound (the fronts' cap), and says so."""
     from gpu_xorder.core._constrained import CONSTRAINT_EXACT_STATES
-    from gpu_xorder.core._solver_choice import EXACT_SECONDS_PER_STATE
+    from gpu_xorder.core._estimates import EXACT_SECONDS_PER_STATE
 
     groups = np.repeat([0, 1], 60)
     args = _fit_args(lam=None, max_disparity=0.0)

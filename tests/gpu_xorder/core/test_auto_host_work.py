@@ -13,7 +13,7 @@ import pytest
 import cpu_reference as cr
 from cpu_reference import _relink
 from gpu_xorder import fair_order
-from gpu_xorder.core import _solvers
+from gpu_xorder.core import _candidates, _solvers
 from gpu_xorder.engine import _plan
 from support.problems import two_group_problem
 
@@ -93,26 +93,25 @@ def test_search_slack_is_the_callable_slack(eps):
             lo, hi = -abs(hi), abs(hi)
         search = _solvers._Search(lo, hi, eps)
         for mu in rng.uniform(lo, hi, int(rng.integers(1, 12))):
-            search.add(float(mu), _solvers.Candidate(None, np.zeros(2), rng.random(),
+            search.add(float(mu), _candidates.Candidate(None, np.zeros(2), rng.random(),
                                                      rng.normal() / 4, float(mu)))
         search.lines += [(rng.random(), rng.normal() / 4)
                          for _ in range(int(rng.integers(0, 6)))]
         slack = (lambda mu: abs(mu) * eps) if eps else (lambda mu: 0.0)
         assert search.model_minimum() == _model_minimum_with_slack(search, slack)
-        values = [_solvers.signed_value(c, mu) + slack(mu) for mu, c in search.points]
+        values = [_candidates.signed_value(c, mu) + slack(mu) for mu, c in search.points]
         assert search.bound() == (min(values), search.points[int(np.argmin(values))][0])
 
 
 def _plain(monkeypatch):
-    """Every shortcut off: no session, path states recomputed at every relink, coarse
-    paths recounted item by item, relink sorting by ``np.lexsort``."""
+    """Every shortcut off: no session, path states recomputed at every relink, relink
+    sorting by ``np.lexsort``. (A coarse path's counters are its block fill's, exact for
+    every metric: ``test_solvers.py``'s block lattice tests.)"""
     from gpu_xorder.engine import _numba_engine
 
     monkeypatch.setattr(_numba_engine, "session", contextlib.nullcontext)
     monkeypatch.setattr(_solvers, "candidate_states",
                         lambda lat, cand: cr.path_states(lat, cand.path))
-    monkeypatch.setattr(_solvers, "_item_counters",
-                        lambda lat, path, final: cr.path_counters(lat, path))
     monkeypatch.setattr(_relink, "_descending", lexsorted)
 
 
@@ -185,8 +184,8 @@ def test_long_paths_do_not_keep_their_states(monkeypatch):
     path = rng.permutation(np.repeat(np.array([0, 1], dtype=np.int8), [30, 20]))
     want = cr.path_states(lat, path)
     for cap, kept in ((50, True), (49, False)):
-        monkeypatch.setattr(_solvers, "STATES_KEPT_ITEMS", cap)
-        cand = _solvers.Candidate(path, np.zeros(2), 0.0, 0.0)
-        got = _solvers.candidate_states(lat, cand)
+        monkeypatch.setattr(_candidates, "STATES_KEPT_ITEMS", cap)
+        cand = _candidates.Candidate(path, np.zeros(2), 0.0, 0.0)
+        got = _candidates.candidate_states(lat, cand)
         assert all(np.array_equal(a, b) for a, b in zip(got, want))
         assert (cand.states is not None) == kept

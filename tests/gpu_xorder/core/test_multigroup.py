@@ -233,6 +233,25 @@ def test_merge_order_recorded_with_labels():
                                  for h in res.groups if g != h}
 
 
+@pytest.mark.parametrize("method", ["iterative", "best"])
+def test_merge_order_of_python_object_labels(method):
+    """Group labels held as Python ints in an object array (a column of a mixed
+    ``np.column_stack``) have no ``item()``: the merge order lists them as they are."""
+    rng = np.random.default_rng(5)
+    scores, y, groups = random_problem(rng, [3, 6, 5], "xauc")
+    race = np.array(["a", "b", "c"])[groups]
+    band = np.column_stack([race, np.array([10, 20, 30], dtype=object)[groups]])[:, 1]
+    assert band.dtype == object and isinstance(band[0], int)
+    for labels in (band, np.array([10, 20, 30], dtype=object)[groups]):
+        res = fair_order(scores, y, labels, lam=0.5, method=method, backend="numpy")
+        want = fair_order(scores, y, groups * 10 + 10, lam=0.5, method=method,
+                          backend="numpy")
+        np.testing.assert_array_equal(res.order, want.order)
+        assert res.extra == want.extra
+        if method == "iterative":
+            assert res.extra["merge_order"] == [20, 30, 10]  # sizes 6, 5, 3
+
+
 def test_auto_picks_kd_then_iterative(monkeypatch):
     rng = np.random.default_rng(4)
     scores, y, groups = random_problem(rng, [4, 5, 3], "xauc")

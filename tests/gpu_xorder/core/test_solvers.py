@@ -9,7 +9,7 @@ import pytest
 
 import cpu_reference as cr
 from gpu_xorder import XOrder, fair_order
-from gpu_xorder.core import _constrained, _solvers
+from gpu_xorder.core import _candidates, _constrained, _solvers
 from support.oracles import brute_terms, interleaving_ranks, order_scores
 from support.problems import two_group_problem
 
@@ -387,9 +387,10 @@ def test_auto_says_when_it_keeps_the_cell_rule_uncertified(monkeypatch):
     """No silent cliff: above the NumPy limit auto runs the rule, says so in a warning
     and in the result, with the estimate of a certified solve; the estimate function
     gives the CLI the same figures."""
-    from gpu_xorder.core import _solver_choice
+    from gpu_xorder.core import _choice, _estimates
+    from gpu_xorder.engine import _numpy_engine
 
-    monkeypatch.setattr(_solvers, "AUTO_LAGRANGIAN_CELLS_NUMPY", 100)
+    monkeypatch.setattr(_numpy_engine, "CERTIFIED_CELLS", 100)
     rng = np.random.default_rng(6)
     s, y, g = two_group_problem(rng, 20, 20)
     with pytest.warns(UserWarning, match=r"without a certificate .* 20 x 20 lattice "
@@ -401,11 +402,12 @@ def test_auto_says_when_it_keeps_the_cell_rule_uncertified(monkeypatch):
         warnings.simplefilter("error")
         assert fair_order(s, y, g, lam=1.0, solver="lagrangian", backend="numpy").upper_bound
         fair_order(s, y, g, lam=0.0, backend="numpy")  # the rule is exact: nothing to say
-    assert _solver_choice.choose_solver("auto", "absolute", [1.0], 441, "numpy") == "paper"
-    assert _solver_choice.choose_solver("auto", "absolute", [1.0], 441, "cupy") == "auto"
-    rule = _solver_choice.estimate_solver_seconds("paper", 20, 20, [1.0], 1e-6)
+    assert _choice.choose_solver("auto", "absolute", [1.0], 441,
+                                 _numpy_engine.CERTIFIED_CELLS) == "paper"
+    assert _choice.choose_solver("auto", "absolute", [1.0], 441, np.inf) == "auto"
+    rule = _estimates.estimate_solver_seconds("paper", 20, 20, [1.0], 1e-6)
     assert rule == pytest.approx(441e-6)
-    certified = _solver_choice.estimate_solver_seconds("lagrangian", 20, 20, [1.0], 1e-6)
+    certified = _estimates.estimate_solver_seconds("lagrangian", 20, 20, [1.0], 1e-6)
     assert certified == pytest.approx(_solvers.expected_fills("lagrangian", 1.0, 20) * rule)
 
 
@@ -584,7 +586,7 @@ def test_coarse_started_search_against_enumeration(monkeypatch, metric):
         batched = _solvers.solve_absolute(lat, lams, _numpy_fills, _numpy_finals, "auto",
                                           None, batch=5)
         for (cand, bound, ran, extra), p, opt, lam in zip(batched, paper, best, lams):
-            value = _solvers.absolute_objective(cand, lam)
+            value = _candidates.absolute_objective(cand, lam)
             assert p.objective - 1e-12 <= value <= opt + 1e-12 <= bound + 2e-12
             assert extra["signed_fills"] >= 3  # five offsets, two may clip to one end
             np.testing.assert_array_equal(cr.path_counters(lat, cand.path), cand.final)

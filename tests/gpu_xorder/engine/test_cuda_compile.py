@@ -19,7 +19,8 @@ from importlib import resources
 
 import pytest
 
-from gpu_xorder.engine._kernel_source import KERNEL_FILES, MAX_OLD_GROUPS, constants
+from gpu_xorder.engine._kernel_source import (KERNEL_FILES, MAX_OLD_GROUPS, METRIC_CODE,
+                                              constants, metric_defines)
 
 from support import cuda_host
 from support.nvrtc import find_nvrtc, nvrtc_compile
@@ -52,7 +53,8 @@ def _ptxas(name, defines, archs, tmp_path):
     gencode = [f"-gencode=arch=compute_{a},code=sm_{a}" for a in archs]
     proc = subprocess.run(
         ["nvcc", *gencode, "-fatbin", "--fmad=false", "-std=c++14", "-Xptxas", "-v",
-         *[f"-D{k}={v}" for k, v in defines.items()], "-I", str(CUDA_DIR),
+         *[f"-D{k}={v}" for k, v in {**metric_defines(), **defines}.items()],
+         "-I", str(CUDA_DIR),
          "-o", str(tmp_path / "k.fatbin"), str(CUDA_DIR / name)],
         capture_output=True, text=True)
     report = proc.stdout + proc.stderr
@@ -150,6 +152,27 @@ def test_strip_kernel_refuses_devices_before_sm_70(arch, strips, refused):
     assert (message in proc.stderr) == refused
 
 
+def test_metric_codes_come_from_one_table():
+    """The CUDA sources name the metric codes (``METRIC_XAUC``, ...), never a number:
+    ``kernel_source`` prepends them from ``METRIC_CODE``, which the numba kernels read
+    too, so a new code is written once."""
+    from gpu_xorder.engine._kernel_source import kernel_source
+
+    assert metric_defines() == {"METRIC_XAUC": METRIC_CODE["xauc"],
+                                "METRIC_PRF": METRIC_CODE["prf"],
+                                "METRIC_URF": METRIC_CODE["urf"]}
+    header = (CUDA_DIR / "xorder_objective.cuh").read_text()
+    assert re.search(r"enum Metric \{ XAUC = METRIC_XAUC, PRF = METRIC_PRF, "
+                     r"URF = METRIC_URF \};", header)
+    for name in CU_FILES:
+        code = kernel_source(name, {"METRIC": METRIC_CODE["urf"]})
+        for define, value in metric_defines().items():
+            assert f"#define {define} {value}\n" in code
+        body = re.sub(r"//[^\n]*", "", code)
+        # no metric compared with, or instantiated at, a literal code
+        assert not re.search(r"(metric|METRIC_?)\s*[=!]=\s*\d|<\s*\d\s*[,>]", body), name
+
+
 def test_there_are_kernels():
     assert CU_FILES == ["xorder_kd.cu", "xorder_tiled.cu", "xorder_traceback.cu"]
     assert sorted(set(KERNEL_FILES.values())) == CU_FILES
@@ -172,7 +195,7 @@ def test_cu_compiles_with_nvrtc_as_cupy_does(name, defines):
         pytest.skip("libnvrtc not found")
     variants = [defines]
     if name == "xorder_tiled.cu" and not defines["SIGNED"]:
-        metric = {0: "xauc", 1: "prf", 2: "urf"}[defines["METRIC"]]
+        metric = {code: m for m, code in METRIC_CODE.items()}[defines["METRIC"]]
         if defines.get("STRIPS"):
             variants = [constants("strip_kernel", metric, chunk=c, old_groups=m)
                         for c, m in ((16, 1), (128, 1), (32, 6), (32, MAX_OLD_GROUPS))]

@@ -133,16 +133,24 @@ def test_choose_kernel(kernel, default, capability, runs):
         assert choose_kernel(kernel, default, capability) == runs
 
 
-def test_gpu_refusal():
+def test_gpu_refusal(emulated_cupy):
     """The group counts the kernels take: iterative steps up to 20 groups, K-D up to
-    32 (the fixed arrays of xorder_kd.cu)."""
-    from gpu_xorder.engine._plan import gpu_refusal
+    32 (the fixed arrays of xorder_kd.cu), as the CuPy engine states them; the CPU
+    engines take any."""
+    from gpu_xorder.engine import _numpy_engine
+    from gpu_xorder.engine._plan import kernel_refusal
+
+    def gpu_refusal(method, k):
+        return kernel_refusal(method, k, emulated_cupy.MAX_OLD_GROUPS,
+                              emulated_cupy.MAX_KD_GROUPS)
 
     assert gpu_refusal("iterative", 20) is None and gpu_refusal("kd", 32) is None
     assert gpu_refusal("iterative", 21).startswith(
         "iterative xOrder on the GPU takes at most 20 groups")
     assert gpu_refusal("kd", 33) == "K-D xOrder on the GPU takes at most 32 groups, got 33"
     assert gpu_refusal("kd", 21) is None
+    assert kernel_refusal("kd", 10**4, _numpy_engine.MAX_OLD_GROUPS,
+                          _numpy_engine.MAX_KD_GROUPS) is None
 
 
 def test_dp_orders_sorted_on_the_device(emulated_cupy):

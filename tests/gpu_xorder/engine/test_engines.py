@@ -429,3 +429,39 @@ def test_golden_digests(compiled_engine):
     got = golden.digests(compiled_engine.golden_solver())
     changed = sorted(k for k in golden.GOLDEN if got[k] != golden.GOLDEN[k])
     assert got.keys() == golden.GOLDEN.keys() and not changed, changed
+
+
+def test_every_engine_satisfies_the_interface(engine):
+    """Every engine module offers what ``engine._interface.Engine`` says, with its
+    parameters (names and defaults) and capabilities of the stated types, and states
+    the backend name that runs it; ``fair_order`` on it asks no more."""
+    import inspect
+
+    from gpu_xorder.engine._interface import Engine
+
+    module = engine.module
+    assert isinstance(module, Engine)
+    assert module.NAME == engine.backend
+    for name, want in vars(Engine).items():
+        if name.startswith("_") or not callable(want):
+            continue
+        got = list(inspect.signature(getattr(module, name)).parameters.values())
+        expected = list(inspect.signature(want).parameters.values())[1:]  # self
+        assert [(p.name, p.default) for p in got[:len(expected)]] == [
+            (p.name, p.default) for p in expected], name
+        # anything more an engine takes (the GPU's kernel, tile width) has a default
+        assert all(p.default is not inspect.Parameter.empty for p in got[len(expected):])
+    for flag in ("BATCHED_FILLS", "WORKER_PROCESSES", "OWN_MEMORY"):
+        assert isinstance(getattr(module, flag), bool), flag
+    for limit in ("MAX_OLD_GROUPS", "MAX_KD_GROUPS"):
+        value = getattr(module, limit)
+        assert value is None or (isinstance(value, int) and value >= 2), limit
+    assert module.CERTIFIED_CELLS > 0
+    assert module.FILL_SECONDS_PER_CELL is None or module.FILL_SECONDS_PER_CELL > 0
+    with module.session():
+        s, y, g = two_group_problem(np.random.default_rng(0), 4, 3)
+        orders = module.dp_orders(s, g, 2)
+        want = cr.build_lattice(s, y, g, "xauc", "absolute")
+        if orders is not None:  # the engine's own sort: the reference's orders
+            np.testing.assert_array_equal(orders[0], want.perm_a)
+            np.testing.assert_array_equal(orders[1], want.perm_b)

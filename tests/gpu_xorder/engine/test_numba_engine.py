@@ -8,6 +8,7 @@ and by enumeration in tests/cpu_reference/.
 """
 
 import dataclasses
+import re
 import subprocess
 import sys
 
@@ -97,9 +98,10 @@ def test_signed_step_with_old_groups_is_refused_like_the_reference():
     cr.solve_iterative(cr.build_problem(s, y, g, 3, "xauc", "absolute"), 0.5, solve=keep)
     signed = dataclasses.replace(steps[-1], mode="signed")
     assert signed.m == 2
-    with pytest.raises(ValueError, match="one pair of groups"):
+    message = re.escape(cr.MSG_SIGNED_TWO.format(n_groups=3))
+    with pytest.raises(ValueError, match=message):
         cr.fill(signed, 0.5)
-    with pytest.raises(ValueError, match="one pair of groups"):
+    with pytest.raises(ValueError, match=message):
         ne.fill(signed, [0.5])
 
 

@@ -32,7 +32,7 @@ extern "C" int kd_plane_launch_host(int metric, long long grid, int block_dim, K
                                         inv_x, inv_p, w_g,                                 \
                                         inv_u, w, inv_auc, lam, k, last, box, prev, cur,   \
                                         words, plane_words, nbits, d, lo, hi, base_d), 0;
-    XO_KD_CASE(0) XO_KD_CASE(1) XO_KD_CASE(2)
+    XO_KD_CASE(METRIC_XAUC) XO_KD_CASE(METRIC_PRF) XO_KD_CASE(METRIC_URF)
     return -1;
 }
 

@@ -66,7 +66,7 @@ void tile_launch(int grid_x, int grid_y, int block, int tile_j, TILE_PARAMS) {
 // returns 0, or -1 for constants it does not hold.
 extern "C" int tile_launch_host(int metric, int is_signed, int m, int tile_j, int grid_x,
                                 int grid_y, int block, TILE_PARAMS) {
-    XO_TILE_METRIC(0) XO_TILE_METRIC(1) XO_TILE_METRIC(2)
+    XO_TILE_METRIC(METRIC_XAUC) XO_TILE_METRIC(METRIC_PRF) XO_TILE_METRIC(METRIC_URF)
     return -1;
 }
 // strip_kernel replayed on the host: n_warps warps, each step of the scheduler one warp
@@ -148,7 +148,7 @@ int strip_launch(int n_warps, int chunk, unsigned int seed, STRIP_PARAMS) {
 // constants it does not hold.
 extern "C" int strip_launch_host(int metric, int is_signed, int m, int chunk, int n_warps,
                                  unsigned int seed, STRIP_PARAMS) {
-    XO_STRIP_METRIC(0) XO_STRIP_METRIC(1) XO_STRIP_METRIC(2)
+    XO_STRIP_METRIC(METRIC_XAUC) XO_STRIP_METRIC(METRIC_PRF) XO_STRIP_METRIC(METRIC_URF)
     return -1;
 }
 // The element offsets the kernels' index arithmetic gives (tile_at, word_at): out[0]

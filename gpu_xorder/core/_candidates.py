@@ -1,0 +1,58 @@
+"""Candidate orderings of the two-group solvers (``_solvers``, ``_constrained``): an
+ordering with its exact counters and objective terms, and its path's states kept for
+relinks."""
+
+import dataclasses
+
+import numpy as np
+
+import cpu_reference
+
+#: Two values closer than this count as equal: the bound is certified up to float64
+#: rounding of sums over at most 2**27 steps.
+TOLERANCE = 1e-12
+
+
+@dataclasses.dataclass
+class Candidate:
+    """An ordering found by a fill, with its exact counters and objective terms (the
+    path is None for a bitless fill's maximiser, known by its counters only)."""
+
+    path: np.ndarray | None
+    final: np.ndarray
+    auc: float
+    d: float            # signed disparity
+    mu: float | None = None  # the signed weight that produced it (None: the cell rule)
+    #: ``cpu_reference.path_states`` of the path, kept once a relink has needed them
+    states: tuple | None = dataclasses.field(default=None, repr=False, compare=False)
+
+
+def candidate(lat, path, final, mu=None):
+    _, auc, d = cpu_reference.cell_values(final, lat.consts, 0.0, lat.metric, "signed")
+    return Candidate(None if path is None else np.asarray(path), np.asarray(final), auc,
+                     d, mu)
+
+
+#: Paths of at most this many items keep their states between relinks (``candidate_states``:
+#: 48 bytes an item, so at most about 19 MiB a candidate); longer ones recompute them.
+STATES_KEPT_ITEMS = 400_000
+
+
+def candidate_states(lat, cand):
+    """``cpu_reference.path_states`` of the candidate's path, computed once where the
+    path is short enough to keep them (``STATES_KEPT_ITEMS``). (They do not depend on
+    the lattice's mode: a signed maximiser's serve the absolute lattice.)"""
+    if cand.states is not None:
+        return cand.states
+    states = cpu_reference.path_states(lat, cand.path)
+    if cand.path.size <= STATES_KEPT_ITEMS:
+        cand.states = states
+    return states
+
+
+def absolute_objective(cand, lam):
+    return cand.auc - lam * abs(cand.d)
+
+
+def signed_value(cand, mu):
+    return cand.auc - mu * cand.d
