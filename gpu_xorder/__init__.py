@@ -24,7 +24,7 @@ _EXPORTS = {
     "plot_score_distributions": ".plotting._plots",
     "plot_tradeoff": ".plotting._plots",
     "plot_xroc": ".plotting._plots",
-    "xorder_path": ".postprocessing._estimator",
+    "xorder_path": ".postprocessing._path",
 }
 
 __all__ = [

@@ -40,6 +40,8 @@ DEFAULT_FIT_LAM = 0.5
 def run(args):
     from ..postprocessing import XOrder
     from ..postprocessing import xorder_path
+    from ..postprocessing._fitting import check_params
+    from ..postprocessing._model_file import model_document
     from ..engine._backend import resolve_backend
     from ..io import Table as CsvTable
     from ..io import check_all_outputs, json_text, write_files
@@ -64,7 +66,7 @@ def run(args):
                       memory_limit=args.memory_limit, solver=args.solver)
         est = XOrder(lam=0.0 if args.max_disparity is not None else lams,
                      max_disparity=args.max_disparity, **params)
-        est._check_params()
+        check_params(est.get_params())
         _check_subsample(scores, y, groups, args)
         engine = resolve_backend(args.backend)
         if engine != "cupy":
@@ -79,8 +81,8 @@ def run(args):
                                   progress=progress)]
         seconds = time.perf_counter() - start
         est = models[chosen]
-        model = json_text(est._model_document(
-            {"score": args.score, "label": args.label, "group": args.group}))
+        model = json_text(model_document(
+            est, {"score": args.score, "label": args.label, "group": args.group}))
         files = [(args.model, lambda f: f.write(model), None)]
         if args.output is not None:
             files.append((args.output,

@@ -450,7 +450,7 @@ def _post_processing(methods, lams, metric, engine, post_logit_search, notes, ad
     """Unadjusted, xOrder and post-logit learnt on ``train`` scores, applied to
     ``test``; records on both splits. Returns the test curves (unadjusted, xOrder at
     the largest lam, the public post-logit)."""
-    from ..postprocessing._estimator import xorder_path
+    from ..postprocessing._path import xorder_path
     from .baselines import PostLogit
 
     curves = {}

@@ -33,6 +33,7 @@ from ..utils import _frames
 from ..utils import _params
 from ..utils import _validation as v
 from ._estimator import XOrder
+from ._fitting import check_params
 from ._scores import check_equal_weights
 
 if TYPE_CHECKING:
@@ -253,7 +254,7 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
             raise ValueError(MSG_UNROUTED)
         check_equal_weights(sample_weight, len(y), MSG_WEIGHTED)
         xorder = XOrder(**self._xorder_params())
-        xorder._check_params()  # before the estimator's fits
+        check_params(xorder.get_params())  # before the estimator's fits
         if sample_weight is not None and (
                 routed or has_fit_parameter(self.estimator, "sample_weight")):
             fit_params = {**fit_params, "sample_weight": sample_weight}

@@ -99,6 +99,7 @@ DATA = TEXT.encode("utf-8")
 def _model_text(int_labels=False):
     from gpu_xorder import XOrder
     from gpu_xorder.io._files import json_text as model_text
+    from gpu_xorder.postprocessing._model_file import model_document
 
     s = np.array([float(r[1]) for r in BASE])
     y = np.array([int(r[2]) for r in BASE])
@@ -106,7 +107,7 @@ def _model_text(int_labels=False):
     if int_labels:
         g = np.where(g == "a", 1, 2)
     est = XOrder(lam=0.5, backend="numpy").fit(s, y, sensitive_features=g)
-    return model_text(est._model_document())
+    return model_text(model_document(est))
 
 
 MODELS = {}

@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 
 from gpu_xorder import XOrder, fair_order
+from gpu_xorder.postprocessing import _model_file
 
 # ---------------------------------------------------------------------------------------
 # Oracles
@@ -679,7 +680,7 @@ def unreadable_model_files(xo, tmp_path):
     (tmp_path / "model.json").unlink(missing_ok=True)
     return {"pickle": pickle.dumps(xo),
             "gzip cut short": packed[:len(packed) // 2],
-            "UTF-16": json.dumps(xo._model_document()).encode("utf-16")}
+            "UTF-16": json.dumps(_model_file.model_document(xo)).encode("utf-16")}
 
 
 @pytest.mark.parametrize("case", ["pickle", "gzip cut short", "UTF-16"])

@@ -14,6 +14,7 @@ from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import check_estimator
 
 from gpu_xorder import XOrder
+from gpu_xorder.postprocessing._model_file import model_document
 from gpu_xorder.postprocessing._scores import MSG_ONE_COLUMN, MSG_SPARSE
 
 RNG = np.random.default_rng(5)
@@ -63,7 +64,7 @@ def test_y_none_and_memory_sizes():
     with pytest.raises(ValueError, match="requires y to be passed, but the target y is None"):
         xorder().fit(SCORES, None, sensitive_features=GROUPS)
     est = xorder(memory_limit="1MiB").fit(SCORES, Y, sensitive_features=GROUPS)
-    assert est._model_document()["params"]["memory_limit"] == 2**20
+    assert model_document(est)["params"]["memory_limit"] == 2**20
     with pytest.raises(ValueError, match="is not a memory size"):
         xorder(memory_limit="lots").fit(SCORES, Y, sensitive_features=GROUPS)
 
