@@ -127,13 +127,14 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         holds. ``result_`` has those of the learned ordering.
     bounds_ : (float, float)
         ``(lo, hi)``: the range adjusted scores live in, (0, 1) for probability-like
-        training scores (see :func:`gpu_xorder.postprocessing._transfer.default_bounds`).
+        training scores (see :func:`gpu_xorder.postprocessing._bounds.default_bounds`).
     clip_ : None
         None: the maps keep scores inside ``bounds_`` without clipping (a model loaded
         from a version-1 file may hold the range it clipped to).
     maps_ : dict of int to (ndarray, ndarray)
         Knots ``(x, y)`` of the increasing map of every non-reference group, keyed by
-        its position in ``groups_`` (see :func:`gpu_xorder._transfer.fit_transfer`).
+        its position in ``groups_`` (see
+        :func:`gpu_xorder.postprocessing._transfer.fit_transfer`).
     n_features_in_ : int
         Always 1: the scores.
     feature_names_in_ : ndarray of str
@@ -287,7 +288,7 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
             of ``scores``: its shape, and a pandas input's index and name. Where float64
             rounding would give two distinct scores of a group one value, they are moved
             apart by the fewest ulps, so those values depend on the scores transformed
-            with them (:func:`gpu_xorder.postprocessing._transfer.apply_group_maps`).
+            with them (:func:`gpu_xorder.postprocessing._maps.apply_group_maps`).
 
         Raises
         ------

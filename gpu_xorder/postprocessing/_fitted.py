@@ -20,7 +20,9 @@ import numpy as np
 from .. import metrics
 from ..utils import _params
 from ..utils import _validation as v
-from . import _transfer
+from ._bounds import default_bounds
+from ._maps import apply_group_maps
+from ._transfer import fit_transfer
 from ._fitting import check_params, prepare
 from ._promises import warn_unrealised
 
@@ -36,7 +38,7 @@ class FittedMaps:
     bounds: tuple                # (lo, hi): the range adjusted scores live in
     maps: dict                   # group position -> knots (x, y) of its increasing map
     clip: tuple | None = None    # a version-1 model file's clipping range
-    rule: int = 2                # _transfer.apply_group_maps's rule: 1 for version-1 files
+    rule: int = 2                # apply_group_maps's rule: 1 for version-1 files
 
     @classmethod
     def learn(cls, scores, index, labels, reference, keep, order):
@@ -44,9 +46,8 @@ class FittedMaps:
         encoded training data ``scores``, ``labels[index]``, with the group
         ``reference`` kept; and the adjusted training scores of every item, which the
         maps give back bit for bit: ``(FittedMaps, adjusted)``."""
-        bounds = _transfer.default_bounds(scores, scores[index == reference])
-        learned, maps = _transfer.fit_transfer(scores[keep], order, index[keep],
-                                               reference, bounds)
+        bounds = default_bounds(scores, scores[index == reference])
+        learned, maps = fit_transfer(scores[keep], order, index[keep], reference, bounds)
         # the maps keep every score inside bounds: nothing to clip
         fitted = cls(labels.copy(), reference, bounds, maps)
         if keep.size == scores.size:
@@ -61,8 +62,7 @@ class FittedMaps:
     def apply(self, scores, index):
         """Adjusted ``scores`` of items of the groups at positions ``index`` of
         ``groups``."""
-        return _transfer.apply_group_maps(scores, index, self.maps, clip=self.clip,
-                                          rule=self.rule)
+        return apply_group_maps(scores, index, self.maps, clip=self.clip, rule=self.rule)
 
     def transform(self, scores, labels, index):
         """Adjusted ``scores`` of items of the groups ``labels[index]`` (``labels``:
