@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ..io._files import read_text
+from ..io._read import read_text
 from ..utils import _validation as v
 from ..utils._params import PARAMETERS, valid_json
 from ._fitted import FittedMaps
