@@ -673,7 +673,7 @@ def test_the_table_is_large():
 def test_picture_names_are_all_checked(tmp_path, capsys):
     """The names audit checks before the work are the pictures it writes, also for
     score columns whose names collide once their characters are replaced."""
-    from gpu_xorder.cli import _audit
+    from gpu_xorder.cli._audit_pictures import picture_plan
 
     pytest.importorskip("matplotlib")
     rows = [r[:2] + r[1:] for r in BASE]
@@ -682,8 +682,7 @@ def test_picture_names_are_all_checked(tmp_path, capsys):
     assert main(["audit", str(tmp_path / "d.csv"), "--score", "s 1", "S-1", "--label",
                  "label", "--group", "group", "--plot", str(tmp_path / "P")]) == 0
     capsys.readouterr()
-    planned = [name for name, _, _ in _audit._picture_plan(["s 1", "S-1"], ["a", "b"],
-                                                            True)]
+    planned = [name for name, _, _ in picture_plan(["s 1", "S-1"], ["a", "b"], True)]
     assert sorted(os.listdir(tmp_path / "P")) == sorted(planned)
     # one name per picture, in any case (a case-blind file system keeps them apart)
     assert len({name.casefold() for name in planned}) == len(planned) == 5
