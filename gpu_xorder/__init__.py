@@ -20,9 +20,9 @@ _EXPORTS = {
     "fairness_scorer": ".postprocessing._scorer",
     "metrics": None,  # a subpackage
     "paper_experiment": ".experiments._experiment",
-    "plot_intervals": ".plotting._plots",
+    "plot_intervals": ".plotting._intervals",
     "plot_score_distributions": ".plotting._plots",
-    "plot_tradeoff": ".plotting._plots",
+    "plot_tradeoff": ".plotting._tradeoff",
     "plot_xroc": ".plotting._plots",
     "xorder_path": ".postprocessing._path",
 }

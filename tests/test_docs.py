@@ -27,7 +27,8 @@ MODULES = sorted(
 
 
 # Modules whose examples need an optional dependency: skipped where it is missing.
-NEEDS = {"gpu_xorder.plotting._plots": "matplotlib"}
+NEEDS = {f"gpu_xorder.plotting.{name}": "matplotlib"
+         for name in ("_plots", "_tradeoff", "_intervals")}
 
 
 @pytest.mark.parametrize("name", MODULES)
