@@ -12,7 +12,8 @@ import numpy as np
 from cpu_reference import half_wins2
 from ..utils import _params as params
 from ..utils._validation import group_position
-from ._ranking import _grouped, disparity_pairs, prf, xauc
+from ._counts import grouped
+from ._ranking import disparity_pairs, prf, xauc
 from ._uncertainty import Interval, MetricIntervals
 
 if TYPE_CHECKING:
@@ -173,7 +174,7 @@ def disadvantaged_group(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
 def _urf_sides(scores, groups, g, h):
     """``P(S^g > S^h)`` and ``P(S^h > S^g)`` (ties 1/2) from the doubled pair count
     that :func:`urf` takes the absolute difference of."""
-    s, _, labels, index, _ = _grouped(scores, None, groups)
+    s, _, labels, index, _ = grouped(scores, None, groups)
     upper = s[index == group_position(labels, g)]
     lower = s[index == group_position(labels, h)]
     pairs2 = 2 * upper.size * lower.size

@@ -519,7 +519,7 @@ def check_sample_weight(sample_weight, n):
 
     Weights held as Python objects (``Decimal``, ``Fraction``, ints beyond int64) are
     converted one by one as every real number is (:func:`as_real`); a bool among them
-    is a TypeError. Their scale is the metrics' business (``metrics._ranking._unit``)."""
+    is a TypeError. Their scale is the metrics' business (``metrics._counts.unit``)."""
     if sample_weight is None:
         return None
     arr = np.asarray(sample_weight)

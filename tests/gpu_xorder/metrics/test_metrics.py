@@ -12,8 +12,8 @@ from support.properties import examples
 from sklearn.metrics import roc_auc_score
 
 from gpu_xorder.utils import _validation as v
+from gpu_xorder.metrics._counts import MSG_Y_LACKS
 from gpu_xorder.metrics._ranking import (
-    MSG_Y_LACKS,
     MSG_Y_REQUIRED,
     auc,
     disparity,
