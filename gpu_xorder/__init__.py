@@ -6,7 +6,7 @@ reference otherwise; both return the very same ordering.
 
 import importlib
 
-from .utils._version import __version__
+from .utils._version import __version__ as __version__
 
 # Public names and the modules that define them, imported on first use (as SciPy and
 # scikit-learn do), so that `gpu-xorder --help` does not wait for scikit-learn.

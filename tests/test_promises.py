@@ -414,7 +414,8 @@ def test_command_line_errors_exit_2_with_one_line(case, at, command, capsys,
     with tempfile.TemporaryDirectory() as folder:
         data = os.path.join(folder, "in.csv")
         with open(data, "w", encoding="utf-8") as f:
-            f.write("score,label,group\n" + "".join(",".join(map(str, r)) + "\n" for r in rows))
+            f.write("score,label,group\n"
+                    + "".join(",".join(map(str, r)) + "\n" for r in rows))
         args = [command, data, "--score", "score", "--label", "label", "--group", "group"]
         if command == "fit":
             args += ["--lam", value if column is None else "0.5",

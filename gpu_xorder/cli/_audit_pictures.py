@@ -34,16 +34,10 @@ def drawn_plan(plan, columns, keys, values, limit):
     chosen, notes = {}, []
     for c, column in enumerate(columns):
         xauc, prf, urf = values[1][c], values[2][c], values[3][c]
-
-        def gap(a, b):
-            found = [abs(x - z) for x, z in (
-                (xauc[at[a, b]], xauc[at[b, a]]),
-                (prf[position[a]], prf[position[b]])) if x is not None and z is not None]
-            if urf[urf_at[a, b]] is not None:
-                found.append(urf[urf_at[a, b]])
-            return max(found, default=-1.0)
-
-        ranked = sorted(pairs, key=lambda pair: -gap(*pair))  # stable: ties in order
+        gap = {(a, b): _largest_disparity(
+            (xauc[at[a, b]], xauc[at[b, a]]), (prf[position[a]], prf[position[b]]),
+            urf[urf_at[a, b]]) for a, b in pairs}
+        ranked = sorted(pairs, key=lambda pair: -gap[pair])  # stable: ties in order
         chosen[column] = set(ranked[:limit])
         if len(pairs) > limit:
             notes.append(MSG_PAIRS_DRAWN.format(
@@ -55,6 +49,15 @@ def drawn_plan(plan, columns, keys, values, limit):
                                           most=MAX_FOREST_GROUPS))
         plan = plan[1:]
     return [p for p in plan if p[2] is None or p[2] in chosen[p[1]]], notes
+
+
+def _largest_disparity(xauc, prf, urf):
+    """The largest disparity of a pair of groups: of its two xAUCs, its two PRFs and
+    its URF, those defined (not None); -1 where none is."""
+    found = [abs(x - z) for x, z in (xauc, prf) if x is not None and z is not None]
+    if urf is not None:
+        found.append(urf)
+    return max(found, default=-1.0)
 
 
 def picture_plan(columns, keys, with_intervals):

@@ -30,9 +30,11 @@ MSG_LONG_FIT = ("this fit fills about {cells:.2g} lattice cells: roughly {time} 
                 "{engine} engine of a 2-core CPU. --subsample {k} would learn the order on "
                 "1 in {k} items of each group in about {time_k}; a GPU (--backend cupy) "
                 "is faster still")
-MSG_LAM_AND_MAX = "give --lam or --max-disparity, not both (--max-disparity chooses the weight)"
+MSG_LAM_AND_MAX = (
+    "give --lam or --max-disparity, not both (--max-disparity chooses the weight)")
 MSG_CHOOSE = "--choose {lam:g} is not one of the --lam values ({lams})"
-MSG_CHOOSE_MAX = "--choose picks one of several --lam values; it does not go with --max-disparity"
+MSG_CHOOSE_MAX = ("--choose picks one of several --lam values; it does not go with "
+                  "--max-disparity")
 #: ``fit``'s weight when neither --lam nor --max-disparity is given.
 DEFAULT_FIT_LAM = 0.5
 
@@ -116,7 +118,8 @@ def run(args):
         rows.append(file_row(f"|D|<={r.max_disparity:g}" if r.max_disparity is not None
                               else f"{m.lam:g}", m.train_scores_adjusted_, y, groups,
                               seconds if len(models) == 1 else None))
-    out.console.print(out.metrics_table("Training data", rows, "data", args.metric, timing=True))
+    out.console.print(out.metrics_table("Training data", rows, "data", args.metric,
+                                        timing=True))
     print_disadvantaged([("unadjusted", scores), (rows[chosen + 1]["label"],
                                                   est.train_scores_adjusted_)],
                         y, groups, args.metric, args.high_score)

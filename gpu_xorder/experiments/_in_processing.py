@@ -262,18 +262,18 @@ class ConstrainedRanker(_Linear):
             weights = [(i, j, -sigmoid(-(s[i] - s[j])) / self.n_pairs)]  # pairwise loss
             sides_hard, surrogate, parts = [], 0.0, []
             for k, (upper, lower) in enumerate(sides):
-                u, l = rng.choice(upper, self.n_pairs), rng.choice(lower, self.n_pairs)
-                margin = s[u] - s[l]
+                u, v = rng.choice(upper, self.n_pairs), rng.choice(lower, self.n_pairs)
+                margin = s[u] - s[v]
                 sig = sigmoid(margin / tau)
                 surrogate += (1 if k == 0 else -1) * sig.mean()
                 sides_hard.append(np.mean(margin > 0))
-                parts.append((u, l, (1 if k == 0 else -1) * sig * (1 - sig)
+                parts.append((u, v, (1 if k == 0 else -1) * sig * (1 - sig)
                               / (tau * self.n_pairs)))
-            for u, l, c in parts:
-                weights.append((u, l, mu * np.sign(surrogate) * c))
+            for u, v, c in parts:
+                weights.append((u, v, mu * np.sign(surrogate) * c))
             g = np.zeros(n)
-            for u, l, c in weights:
-                g += np.bincount(u, c, minlength=n) - np.bincount(l, c, minlength=n)
+            for u, v, c in weights:
+                g += np.bincount(u, c, minlength=n) - np.bincount(v, c, minlength=n)
             grad = Z.T @ g
             m1 = 0.9 * m1 + 0.1 * grad
             m2 = 0.999 * m2 + 0.001 * grad**2

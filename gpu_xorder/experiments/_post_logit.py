@@ -211,7 +211,8 @@ class PostLogit:
         versions = []
         for g in range(k):
             members = scores[index == g]
-            pos, neg = np.sort(members[y[index == g] == 1]), np.sort(members[y[index == g] == 0])
+            labels_g = y[index == g]
+            pos, neg = np.sort(members[labels_g == 1]), np.sort(members[labels_g == 0])
             if g in slot:
                 versions.append([tuple(np.sort(public_transform(part, a, self.beta))
                                        for part in (pos, neg, members)) for a in alphas])
@@ -225,7 +226,8 @@ class PostLogit:
         pos = np.array([np.sum((index == g) & (y == 1)) for g in range(k)], dtype=np.int64)
         size = np.bincount(index, minlength=k)
         neg = size - pos
-        c2 = np.zeros((combos.shape[0], k, k), dtype=np.int64)  # positives of g vs negatives of h
+        # positives of g against negatives of h
+        c2 = np.zeros((combos.shape[0], k, k), dtype=np.int64)
         u2 = np.zeros_like(c2)  # everyone of g vs everyone of h (URF)
         for g in range(k):
             for h in range(k):

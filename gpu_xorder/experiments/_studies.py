@@ -203,7 +203,8 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
 
 
 def _split(dataset, labels, test_size, seed):
-    """The split of :func:`gpu_xorder.experiments._experiment.split_scores`: ``(X, y, a)`` twice."""
+    """The split of :func:`gpu_xorder.experiments._experiment.split_scores`: ``(X, y, a)``
+    twice."""
     from sklearn.model_selection import train_test_split
 
     X_tr, X_te, y_tr, y_te, a_tr, a_te = train_test_split(

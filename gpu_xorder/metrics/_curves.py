@@ -105,9 +105,10 @@ def xroc_band(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object, h: 
     level : float, default=0.95
         Coverage of the point at each threshold, strictly between 0 and 1.
     max_points : int, default=400
-        At most this many thresholds (an integer >= 2, of any integer type), evenly spread over the distinct scores from the
-        highest to the lowest (where the point is (1, 1), its box the proportions'
-        intervals at n of n), besides the threshold ``inf``, whose point (0, 0) is exact.
+        At most this many thresholds (an integer >= 2, of any integer type), evenly
+        spread over the distinct scores from the highest to the lowest (where the point
+        is (1, 1), its box the proportions' intervals at n of n), besides the threshold
+        ``inf``, whose point (0, 0) is exact.
 
     Returns
     -------

@@ -73,10 +73,9 @@ class Disadvantage:
         dict
             One key per field.
         """
-        label = (lambda g: None if g is None else str(g))
         return {"metric": self.metric, "high_score": self.high_score,
-                "pair": [str(g) for g in self.pair], "group": label(self.group),
-                "other": label(self.other), "value": self.value, "reverse": self.reverse,
+                "pair": [str(g) for g in self.pair], "group": _text(self.group),
+                "other": _text(self.other), "value": self.value, "reverse": self.reverse,
                 "disparity": self.disparity,
                 "interval": (None if self.interval is None
                              else [self.interval.low, self.interval.high]),
@@ -86,6 +85,11 @@ class Disadvantage:
 #: Disparities of two pairs this many ulps apart are one value: an exact tie (1/3 as
 #: 4/12 and as 2/6) can round to neighbouring floats.
 TIE_ULPS = 8
+
+
+def _text(label):
+    """A group label as JSON text, None kept."""
+    return None if label is None else str(label)
 
 
 def _largest(pairs):

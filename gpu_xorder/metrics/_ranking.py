@@ -5,8 +5,8 @@ on a tie (the ``sklearn.metrics.roc_auc_score`` convention). Every metric is a r
 pair count to a number of pairs; counts are kept doubled, as exact integers (see
 :func:`cpu_reference._counting.half_wins2`, ``_counts``), and divided once, so that, with
 distinct scores, the values equal those the DP computes from its integer counters.
-Everything runs in O(n log n) by sorting. Their intervals are in ``_confidence``, the xROC curves in
-``_curves``, the tables of all of them by group and pair in ``_frame``.
+Everything runs in O(n log n) by sorting. Their intervals are in ``_confidence``, the
+xROC curves in ``_curves``, the tables of all of them by group and pair in ``_frame``.
 
 Two call orders: this module's ``f(scores, y, groups, ...)``, and scikit-learn's and
 fairlearn's ``f(y_true, y_score, *, sensitive_features=groups, ...)``, taken whenever

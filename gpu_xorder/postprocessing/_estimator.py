@@ -28,8 +28,7 @@ from ._promises import warn_unrealised
 from ._scores import check_equal_weights, score_column, shaped
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
-    from typing import Any
+    from collections.abc import Callable
 
     import pandas as pd
     from numpy.typing import ArrayLike
@@ -70,9 +69,10 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         gets its own monotone map.
     subsample : int or None, default=None
         Learn the ordering on every ``subsample``-th item of each group's descending
-        score order (items 1, 1 + k, 1 + 2k, ...; docs/design.md, section 6, the paper's large-data
-        setting), then carry it to all training items, and later to new ones, through the
-        same monotone per-group maps. The lattice shrinks by about ``subsample ** 2``.
+        score order (items 1, 1 + k, 1 + 2k, ...; docs/design.md, section 6, the
+        paper's large-data setting), then carry it to all training items, and later to
+        new ones, through the same monotone per-group maps. The lattice shrinks by about
+        ``subsample ** 2``.
         None or 1: every item.
     memory_limit : int, str or None, default=None
         Bytes the decision bits may take (or a size: ``"2GB"``, ``"512MiB"``); beyond,
@@ -159,8 +159,8 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
     .set_transform_request(sensitive_features=True)``.
 
     The ordering keeps every run of equal scores of a group whole (every metric, any
-    number of groups: no item of another group inside it), since scores that keep a group's ties
-    cannot realise anything else; ``result_`` and its certificate are over such
+    number of groups: no item of another group inside it), since scores that keep a
+    group's ties cannot realise anything else; ``result_`` and its certificate are over such
     orderings, where :func:`gpu_xorder.fair_order` ranks items and may split a run.
 
     Training: the non-reference items ranked between two consecutive distinct

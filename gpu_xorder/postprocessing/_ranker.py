@@ -128,7 +128,9 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         function; ``"auto"`` tries ``decision_function`` first, as scikit-learn's
         ranking scorers do (a logistic regression's log-odds: its probabilities round
         to ties near 0 and 1, which loses ranking information), then ``predict_proba``.
-    metric, lam, disparity, reference_group, backend, method, subsample, memory_limit, solver, max_disparity, validation : as in :class:`XOrder`
+    metric, lam, disparity, reference_group, backend, method : as in :class:`XOrder`
+        Parameters of :class:`XOrder`.
+    subsample, memory_limit, solver, max_disparity, validation : as in :class:`XOrder`
         Parameters of :class:`XOrder`.
     n_jobs : int or None, default=None
         Folds fitted at once by ``cross_val_predict``.

@@ -313,7 +313,8 @@ def check_labels(y, n):
     if not ((arr == 0) | (arr == 1)).all():  # no sort unless there is an error to name
         values = np.unique(arr)
         shown = values[:5].tolist()
-        raise ValueError(MSG_LABELS.format(values=shown + (["..."] if values.size > 5 else [])))
+        more = ["..."] if values.size > 5 else []
+        raise ValueError(MSG_LABELS.format(values=shown + more))
     return arr.astype(np.int64)
 
 
@@ -415,12 +416,10 @@ def check_supports(labels, index, y, metric):
     if metric in ("xauc", "prf"):
         for g in range(k):
             if pos[g] == 0:
-                raise ValueError(
-                    MSG_GROUP_LACKS.format(label=labels[g].item(), what="positives", metric=metric)
-                )
+                raise ValueError(MSG_GROUP_LACKS.format(label=labels[g].item(),
+                                                        what="positives", metric=metric))
     if metric == "xauc":
         for g in range(k):
             if neg[g] == 0:
-                raise ValueError(
-                    MSG_GROUP_LACKS.format(label=labels[g].item(), what="negatives", metric=metric)
-                )
+                raise ValueError(MSG_GROUP_LACKS.format(label=labels[g].item(),
+                                                        what="negatives", metric=metric))

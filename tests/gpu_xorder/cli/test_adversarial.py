@@ -603,7 +603,8 @@ add("audit --json /dev/null", Case(audit("--no-ci", "--json", "/dev/null"), None
 TYPED_OPTIONS = {
     "--bootstrap": (audit, "an integer >= 1"), "--seed": (audit, "an integer >= 0"),
     "--ci": (audit, "a number strictly between 0 and 1"),
-    "--jobs": (audit, "a nonzero integer (-1: one per CPU core)"), "--plot-pairs": (audit, "an integer >= 1"),
+    "--jobs": (audit, "a nonzero integer (-1: one per CPU core)"),
+    "--plot-pairs": (audit, "an integer >= 1"),
     "--max-groups": (audit, "an integer >= 1"), "--subsample": (fit, "an integer >= 1"),
     "--max-disparity": (fit, "a number from 0 to 1"),
 }
@@ -793,11 +794,11 @@ def test_signals_leave_nothing_behind(tmp_path):
                                 env=dict(env, KIND=kind, AT=str(at)),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         runs[name] = (proc, folder, signum, codes)
-    for name, (proc, folder, signum, codes) in runs.items():
+    for name, (proc, _, signum, _) in runs.items():
         line = proc.stdout.readline()
         assert line == "created\n", (name, line, proc.stderr.read())
         proc.send_signal(signum)
-    for name, (proc, folder, signum, codes) in runs.items():
+    for name, (proc, folder, _, codes) in runs.items():
         out, err = proc.communicate(timeout=120)
         assert proc.returncode in codes, (name, proc.returncode, err)
         assert "Traceback" not in err, (name, err)
@@ -912,16 +913,16 @@ def test_long_work_is_estimated_first_and_ctrl_c_ends_it_quietly(tmp_path):
         runs[name] = (subprocess.Popen([sys.executable, "-m", "gpu_xorder", *argv],
                                        cwd=folder, env=env, stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, text=True), folder, pattern)
-    for name, (proc, folder, pattern) in runs.items():
+    for name, (proc, _, pattern) in runs.items():
         line = proc.stderr.readline()
         assert re.match(pattern, line), (name, line)
     # past the estimate, into the work: a SIGINT that lands while `paper` starts its
     # worker pool has once (under a load of 3 on 2 cores) ended it with -2, not 130
     time.sleep(1.0)
-    for name, (proc, folder, pattern) in runs.items():
+    for name, (proc, _, _) in runs.items():
         if name not in BOUNDED_ONLY:
             proc.send_signal(signal.SIGINT)
-    for name, (proc, folder, pattern) in runs.items():
+    for name, (proc, folder, _) in runs.items():
         out, err = proc.communicate(timeout=120)
         if name in BOUNDED_ONLY:  # it may well end before a signal would arrive
             assert proc.returncode == 0, (name, proc.returncode, err)

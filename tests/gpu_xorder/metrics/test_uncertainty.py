@@ -1,6 +1,6 @@
-"""Confidence intervals (gpu_xorder.metrics._uncertainty, public in gpu_xorder.metrics): against
-slow reference computations (a bootstrap loop over the library's metrics, DeLong's
-formula by O(n^2) loops) and by coverage on simulated data."""
+"""Confidence intervals (gpu_xorder.metrics._uncertainty and _delong, public in
+gpu_xorder.metrics): against slow reference computations (a bootstrap loop over the
+library's metrics, DeLong's formula by O(n^2) loops) and by coverage on simulated data."""
 
 import re
 import signal

@@ -221,7 +221,8 @@ def test_progress_is_passed_on():
 
 def _compas_scores(protocol):
     """COMPAS training and test scores of a logistic regression: on all features, split
-    seed 0 (the README's former quick start), or the paper's protocol (standardised features; many equal scores)."""
+    seed 0 (the README's former quick start), or the paper's protocol (standardised
+    features; many equal scores)."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import train_test_split
 

@@ -46,7 +46,8 @@ def test_a_column_of_scores_gives_a_column_and_the_same_values():
     assert got.shape == (50, 1)
     np.testing.assert_array_equal(got[:, 0], want)
     np.testing.assert_array_equal(column.transform(NEW, sensitive_features=NEW_GROUPS), want)
-    assert xorder().fit_transform(SCORES[:, None], Y, sensitive_features=GROUPS).shape == (N, 1)
+    adjusted = xorder().fit_transform(SCORES[:, None], Y, sensitive_features=GROUPS)
+    assert adjusted.shape == (N, 1)
     assert column.n_features_in_ == 1 and not hasattr(column, "feature_names_in_")
     assert column.get_feature_names_out().tolist() == ["x0"]
 
