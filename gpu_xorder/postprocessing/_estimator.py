@@ -258,9 +258,11 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         if sample_weight is not None:
             check_equal_weights(sample_weight, np.size(score_column(scores)[0]))
         if checked["validation"] is not None:
-            chosen, self.validation_ = validated_fit(self, checked, scores, y,
-                                                     sensitive_features, progress)
-            return self._adopt(chosen)
+            chosen, table = validated_fit(self, checked, scores, y, sensitive_features,
+                                          progress)
+            self._adopt(chosen)  # a refit's validation_ (None) gives way to the table
+            self.validation_ = table
+            return self
         fitting = prepare(scores, y, sensitive_features, checked, self.reference_group, 4)
         lam = float(lams[0])
         self.validation_ = None

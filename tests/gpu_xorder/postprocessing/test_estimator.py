@@ -776,3 +776,28 @@ def test_runs_kept_whole_on_every_engine_and_realised(metric, solver):
     assert np.array_equal(fits[0].result_.order, fits[1].result_.order)
     assert np.array_equal(fits[0].train_scores_adjusted_, fits[1].train_scores_adjusted_)
     assert fits[0].result_.upper_bound == fits[1].result_.upper_bound
+
+
+def test_a_share_held_out_refits_on_all_the_data_and_keeps_the_table():
+    """``validation=0.3``: the chosen weight is refitted on all the data, and the fitted
+    model is that refit (its maps, ordering and scores) with the held-out table as
+    ``validation_`` (the refit itself has none)."""
+    from gpu_xorder.postprocessing._held_out import VALIDATION_LAMS
+
+    scores, y, groups = make_data(n_a=24, n_b=16, seed=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        xo = XOrder(lam=1.0, validation=0.3, backend="numpy", solver="paper").fit(
+            scores, y, sensitive_features=groups)
+        refit = XOrder(lam=xo.lam_, backend="numpy", solver="paper").fit(
+            scores, y, sensitive_features=groups)
+    assert xo.validation_["lams"] == list(VALIDATION_LAMS)
+    assert xo.validation_["chosen"] == xo.lam_ and len(xo.validation_["auc"]) == 11
+    assert refit.validation_ is None
+    assert xo.order_.size == scores.size
+    assert np.array_equal(xo.order_, refit.order_)
+    assert np.array_equal(xo.train_scores_adjusted_, refit.train_scores_adjusted_)
+    assert xo.maps_.keys() == refit.maps_.keys() and xo.bounds_ == refit.bounds_
+    new = np.linspace(0.05, 0.95, 7)
+    assert np.array_equal(xo.transform(new, sensitive_features=[1] * 7),
+                          refit.transform(new, sensitive_features=[1] * 7))
