@@ -85,29 +85,26 @@ class FittedModel:
     """Base class of ``XOrder``: its fitted attributes of the maps, read from its one
     :class:`FittedMaps` (``_fitted``), and how a fit sets them."""
 
+    # no docstrings: XOrder's "Attributes" documents them, and numpydoc would replace
+    # that text with a property's own docstring on the site
     @property
     def groups_(self):
-        """The sorted group labels seen in fit."""
         return self._fitted.groups
 
     @property
     def reference_group_(self):
-        """The label of the reference group."""
         return self._fitted.reference_group
 
     @property
     def bounds_(self):
-        """``(lo, hi)``: the range adjusted scores live in."""
         return self._fitted.bounds
 
     @property
     def clip_(self):
-        """None, or a version-1 model file's clipping range."""
         return self._fitted.clip
 
     @property
     def maps_(self):
-        """Knots ``(x, y)`` of every non-reference group's map, by group position."""
         return self._fitted.maps
 
     def _set_fitted(self, fitting, result, lam):
