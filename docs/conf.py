@@ -7,7 +7,6 @@ gallery runs ``examples/plot_*.py`` (sphinx-gallery, into ``docs/auto_examples``
 are build output, git-ignored.
 """
 
-import os
 import sys
 import warnings
 from pathlib import Path

@@ -16,7 +16,6 @@ xOrder changes only how the groups interleave. This example needs no fairlearn.
 # As in fairlearn, the protected attribute is a separate array (or DataFrame of several
 # columns: their intersections) passed as ``sensitive_features``; it need not be a
 # feature of the model.
-import matplotlib.pyplot as plt
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline

@@ -6,7 +6,7 @@ reference otherwise; both return the very same ordering.
 
 import importlib
 
-from .utils._version import __version__
+from .utils._version import __version__ as __version__
 
 # Public names and the modules that define them, imported on first use (as SciPy and
 # scikit-learn do), so that `gpu-xorder --help` does not wait for scikit-learn.
@@ -20,11 +20,11 @@ _EXPORTS = {
     "fairness_scorer": ".postprocessing._scorer",
     "metrics": None,  # a subpackage
     "paper_experiment": ".experiments._experiment",
-    "plot_intervals": ".plotting._plots",
+    "plot_intervals": ".plotting._intervals",
     "plot_score_distributions": ".plotting._plots",
-    "plot_tradeoff": ".plotting._plots",
+    "plot_tradeoff": ".plotting._tradeoff",
     "plot_xroc": ".plotting._plots",
-    "xorder_path": ".postprocessing._estimator",
+    "xorder_path": ".postprocessing._path",
 }
 
 __all__ = [

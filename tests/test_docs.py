@@ -27,7 +27,8 @@ MODULES = sorted(
 
 
 # Modules whose examples need an optional dependency: skipped where it is missing.
-NEEDS = {"gpu_xorder.plotting._plots": "matplotlib"}
+NEEDS = {f"gpu_xorder.plotting.{name}": "matplotlib"
+         for name in ("_plots", "_tradeoff", "_intervals")}
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -207,13 +208,18 @@ def test_rounding_marker_allows_one_unit_of_the_last_digit_only():
     decimals may be one unit of its last digit off, nothing else; without the marker
     every character counts."""
     text = ("```python\nprint('AUC 0.730, n 12, lam 0.5')\n```\n\nprints\n\n"
-            "<!-- rounding: a model trained here -->\n\n```text\nAUC 0.730, n 12, lam 0.5\n```\n")
+            "<!-- rounding: a model trained here -->\n\n"
+            "```text\nAUC 0.730, n 12, lam 0.5\n```\n")
     block, = docblocks.blocks(text)
     assert block.rounding and block.exact
-    for printed, ok in [("AUC 0.729, n 12, lam 0.5", True), ("AUC 0.731, n 12, lam 0.5", True),
-                        ("AUC 0.728, n 12, lam 0.5", False), ("AUC 0.73, n 12, lam 0.5", False),
-                        ("AUC 0.730, n 13, lam 0.5", False), ("AUC 0.730, n 12, lam 0.6", False),
-                        ("AUC 0.7301, n 12, lam 0.5", False), ("AUC 0.730; n 12, lam 0.5", False)]:
+    for printed, ok in [("AUC 0.729, n 12, lam 0.5", True),
+                        ("AUC 0.731, n 12, lam 0.5", True),
+                        ("AUC 0.728, n 12, lam 0.5", False),
+                        ("AUC 0.73, n 12, lam 0.5", False),
+                        ("AUC 0.730, n 13, lam 0.5", False),
+                        ("AUC 0.730, n 12, lam 0.6", False),
+                        ("AUC 0.7301, n 12, lam 0.5", False),
+                        ("AUC 0.730; n 12, lam 0.5", False)]:
         assert docblocks.matches(block, printed + "\n") is ok, printed
     plain, = docblocks.blocks(text.replace("<!-- rounding: a model trained here -->\n\n", ""))
     assert not plain.rounding and not docblocks.matches(plain, "AUC 0.729, n 12, lam 0.5\n")
@@ -241,7 +247,8 @@ def test_blocks_that_do_not_run_still_parse():
                             except SystemExit as exc:
                                 raise AssertionError(f"{block.where(path)}: {part}") from exc
                             checked += 1
-                        missing = [w for w in part if _repo_path(w) and not (REPO / w).exists()]
+                        missing = [w for w in part
+                                   if _repo_path(w) and not (REPO / w).exists()]
                         assert not missing, (block.where(path), missing)
     assert checked > 30
 
@@ -360,7 +367,8 @@ def _resolves(module, rest):
     try:
         obj = importlib.import_module(module)
     except ImportError:
-        return bool(rest) and rest[0] in _defined_in(PROJECT_MODULES[module]) and len(rest) == 1
+        return (bool(rest) and rest[0] in _defined_in(PROJECT_MODULES[module])
+                and len(rest) == 1)
     for k, name in enumerate(rest):
         sub = f"{module}.{'.'.join(rest[:k + 1])}"
         if sub in PROJECT_MODULES:

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from gpu_xorder import XOrder, fair_order, metrics
 from gpu_xorder.cli import main
 from gpu_xorder.utils import _validation as v
-from gpu_xorder.postprocessing import _transfer
+from gpu_xorder.postprocessing import _maps, _transfer
 
 from support import oracles
 from support import strategies as S
@@ -208,7 +208,7 @@ def containers(draw, s, y, grp):
 
 #: What the transfer's refusals for want of float64 room say (both messages).
 NO_ROOM = "float64 holds fewer numbers there"
-assert NO_ROOM in _transfer.MSG_NO_ROOM_TRAINING and NO_ROOM in _transfer.MSG_NO_ROOM_NEW
+assert NO_ROOM in _transfer.MSG_NO_ROOM_TRAINING and NO_ROOM in _maps.MSG_NO_ROOM_NEW
 
 
 @EXPECTED_WARNINGS
@@ -414,7 +414,8 @@ def test_command_line_errors_exit_2_with_one_line(case, at, command, capsys,
     with tempfile.TemporaryDirectory() as folder:
         data = os.path.join(folder, "in.csv")
         with open(data, "w", encoding="utf-8") as f:
-            f.write("score,label,group\n" + "".join(",".join(map(str, r)) + "\n" for r in rows))
+            f.write("score,label,group\n"
+                    + "".join(",".join(map(str, r)) + "\n" for r in rows))
         args = [command, data, "--score", "score", "--label", "label", "--group", "group"]
         if command == "fit":
             args += ["--lam", value if column is None else "0.5",

@@ -2,10 +2,8 @@
 confidence intervals, the disadvantaged group in words, as JSON and in pictures."""
 
 import contextlib
-import itertools
 import json
 import math
-import re
 import shlex
 
 import numpy as np
@@ -24,24 +22,14 @@ from ._common import file_row
 from ._common import group_title
 from ._common import read_groups
 from ._common import require_matplotlib
+from ._audit_pictures import MAX_FOREST_GROUPS, audit_plots, drawn_plan, picture_plan
 
 MSG_MODEL_REPORT = "--model is read by --report; give --report FILE as well"
 #: Rows of a table of pairs of groups printed at most (the pairs of the largest
 #: disparities); every row is in --format tsv and json, and in --json.
 MAX_PAIR_ROWS = 40
-#: Groups beyond which the forest plot of every interval is not drawn: its rows grow
-#: with the square of the groups (12 groups: some 300 rows).
-MAX_FOREST_GROUPS = 12
-#: The longest picture name in bytes: far below the 255 of common file systems
-#: (NAME_MAX; 143 on eCryptfs), so that a folder's path and a suffix fit as well.
-PICTURE_NAME_BYTES = 120
 MSG_ROWS_SHOWN = ("{title}: {shown} of {n} rows shown, the pairs of the largest "
                   "disparities; --format tsv or json, or --json FILE, give every row")
-MSG_PAIRS_DRAWN = ("{column}: xROC pictures of {drawn} of the {n} pairs of groups, those "
-                   "of the largest disparities (--plot-pairs {limit}): {pairs}; "
-                   "--plot-pairs {n} draws them all")
-MSG_NO_FOREST = ("intervals.png not drawn: {k} groups give {rows} intervals, more than "
-                 "a picture shows (at most {most} groups); they are in --json")
 MSG_NO_CI = "--no-ci leaves out the intervals that {options} would set up"
 MSG_DELONG = ("--ci-method delong draws no resamples, so {options} would be ignored; "
               "leave {them} out or choose --ci-method bootstrap")
@@ -66,7 +54,7 @@ def run(args):
         keys = [g.item() for g in labels]
         plan = []
         if args.plot is not None:  # the pictures' names, known now, checked too
-            plan = _picture_plan(columns, keys, level is not None)
+            plan = picture_plan(columns, keys, level is not None)
             check_all_outputs(outputs, [("--plot", args.plot, [p[0] for p in plan])],
                               inputs=(args.data,))
         costs = _announce(args, y.size, len(keys), len(columns), method)
@@ -125,10 +113,10 @@ def run(args):
         report = _report_text(args, columns, y, groups, level, method, intervals)
         pictures, drawn = [], []
         if args.plot is not None:
-            plan, drawn = _drawn_plan(plan, columns, keys, values, args.plot_pairs)
+            plan, drawn = drawn_plan(plan, columns, keys, values, args.plot_pairs)
         with contextlib.ExitStack() as stack:  # pictures and JSON: all or nothing
             if args.plot is not None:
-                pictures = _audit_plots(stack.enter_context(staged_folder(args.plot)),
+                pictures = audit_plots(stack.enter_context(staged_folder(args.plot)),
                                         plan, columns, y, groups, intervals, args.label)
             _write_outputs(args, document, report)
     except LIBRARY_ERRORS + FILE_ERRORS as exc:
@@ -395,41 +383,6 @@ def _shown_rows(per_column, partner):
     return sorted(np.argsort(-severity, kind="stable")[:MAX_PAIR_ROWS].tolist())
 
 
-def _drawn_plan(plan, columns, keys, values, limit):
-    """The pictures of ``plan`` to draw: every one but the xROC pictures of each score
-    column beyond the ``limit`` pairs of its largest disparity (any metric; pairs
-    without one last), and the notes that say which were drawn where some were left
-    out; ``(plan, notes)``."""
-    pairs = list(itertools.combinations(keys, 2))
-    at = {pair: r for r, pair in enumerate((g, h) for g in keys for h in keys if g != h)}
-    urf_at = {pair: r for r, pair in enumerate(pairs)}
-    position = {g: r for r, g in enumerate(keys)}
-    chosen, notes = {}, []
-    for c, column in enumerate(columns):
-        xauc, prf, urf = values[1][c], values[2][c], values[3][c]
-
-        def gap(a, b):
-            found = [abs(x - z) for x, z in (
-                (xauc[at[a, b]], xauc[at[b, a]]),
-                (prf[position[a]], prf[position[b]])) if x is not None and z is not None]
-            if urf[urf_at[a, b]] is not None:
-                found.append(urf[urf_at[a, b]])
-            return max(found, default=-1.0)
-
-        ranked = sorted(pairs, key=lambda pair: -gap(*pair))  # stable: ties in order
-        chosen[column] = set(ranked[:limit])
-        if len(pairs) > limit:
-            notes.append(MSG_PAIRS_DRAWN.format(
-                column=column, drawn=limit, n=len(pairs), limit=limit,
-                pairs=", ".join(pair_key(a, b, " ~ ") for a, b in ranked[:limit])))
-    if len(keys) > MAX_FOREST_GROUPS and plan and plan[0][1] is None:
-        k = len(keys)
-        notes.append(MSG_NO_FOREST.format(k=k, rows=2 * k + k * (k - 1) + 1,
-                                          most=MAX_FOREST_GROUPS))
-        plan = plan[1:]
-    return [p for p in plan if p[2] is None or p[2] in chosen[p[1]]], notes
-
-
 def _disadvantage(scores, y, groups, metric, high_score, intervals):
     """The group ``metric`` finds disadvantaged, None where the data leave it
     undefined."""
@@ -465,95 +418,6 @@ def _interval_note(ci, args):
     return (f"[low, high]: {ci.level:.0%} confidence intervals, {how}; a disparity's from "
             "the interval of its signed difference, the maximum over pairs from the pairs' "
             "intervals at the Bonferroni level; n/a: not estimable")
-
-
-def _picture_plan(columns, keys, with_intervals):
-    """The pictures ``--plot`` may write, in order, as ``(file name, column, pair)``:
-    the intervals of every column (column and pair None), then per score column the
-    score distributions per group (pair None) and the xROC curves of every pair of
-    groups (drawn where a direction is defined; ``_drawn_plan`` chooses among many).
-    A name is made of its parts' ASCII letters, digits, dots and dashes (a part with
-    none, all of another script say, is named by a hash of it), shortened to
-    ``PICTURE_NAME_BYTES`` with a hash of the whole where longer, numbered where two
-    would be alike, in any case."""
-    import hashlib
-
-    plan, taken = [], set()
-
-    def digest(text):
-        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:10]
-
-    def safe(part):
-        text = str(part)
-        return re.sub(r"[^A-Za-z0-9.-]+", "-", text).strip("-.") or f"u{digest(text)}"
-
-    def add(column, pair, *parts):
-        stem = "_".join(safe(p) for p in parts)
-        if len(stem) + len(".png") > PICTURE_NAME_BYTES:  # ASCII: a byte a character
-            whole = "\x00".join(str(p) for p in parts)
-            stem = f"{stem[:PICTURE_NAME_BYTES - 20]}-{digest(whole)}"
-        name, n = f"{stem}.png", 1
-        while name.casefold() in taken:  # labels that differ only in other characters
-            n += 1
-            name = f"{stem}-{n}.png"
-        taken.add(name.casefold())
-        plan.append((name, column, pair))
-
-    if with_intervals:
-        add(None, None, "intervals")
-    for column in columns:
-        add(column, None, "scores", column)
-        for a, b in itertools.combinations(keys, 2):
-            add(column, (a, b), "xroc", column, a, b)
-    return plan
-
-
-def _audit_plots(folder, plan, columns, y, groups, intervals, label):
-    """Write the pictures of ``plan`` (``_picture_plan``) into ``folder``: with
-    intervals, every metric and disparity of every score column with its interval
-    (forest plot); per score column the score distributions per group and the xROC
-    curves of every pair of groups (both directions, with pointwise bands at the
-    intervals' level). Returns the file names."""
-    import os
-
-    from matplotlib.figure import Figure
-
-    from .. import metrics
-    from ..metrics._ranking import defined
-    from ..plotting._plots import plot_intervals, plot_score_distributions, plot_xroc
-
-    keys = [g.item() for g in np.unique(groups)]
-    level = None if intervals is None else intervals[0].level
-    written = []
-    for name, column, pair in plan:
-        if column is None:
-            k = len(keys)
-            rows = max(1 + k + k * (k - 1) + k, 3 * (k * (k - 1) // 2 + (k > 2)))
-            fig = Figure(figsize=(11, 1.6 + 0.3 * rows * max(1, len(columns) / 2)),
-                         layout="constrained")
-            left, right = fig.subplots(1, 2)
-            sets = dict(zip(columns, intervals))
-            plot_intervals(sets, part="metrics", ax=left)
-            plot_intervals(sets, part="disparities", ax=right)
-        elif pair is None:
-            fig = Figure(figsize=(6, 4.5), layout="constrained")
-            ax = plot_score_distributions(columns[column], groups, y,
-                                          ax=fig.add_subplot())
-            ax.set_title(f"{column}: scores by group")
-        else:
-            s, (a, b) = columns[column], pair
-            pairs = [(g, h) for g, h in ((a, b), (b, a))
-                     if defined(metrics.xauc, s, y, groups, g, h) is not None]
-            if not pairs:
-                continue
-            fig = Figure(figsize=(5.5, 5.2), layout="constrained")
-            ax = plot_xroc(s, y, groups, pairs=pairs, band=level, positive=label,
-                           ax=fig.add_subplot())
-            ax.set_title(f"{column}: xROC curves of {a} and {b}"
-                         + ("" if level is None else f"\n{level:.0%} pointwise bands"))
-        fig.savefig(os.path.join(folder, name), dpi=100)
-        written.append(name)
-    return written
 
 
 def _audit_document(args, groups, y, columns, rows, tables, values, intervals, found):

@@ -30,9 +30,11 @@ MSG_LONG_FIT = ("this fit fills about {cells:.2g} lattice cells: roughly {time} 
                 "{engine} engine of a 2-core CPU. --subsample {k} would learn the order on "
                 "1 in {k} items of each group in about {time_k}; a GPU (--backend cupy) "
                 "is faster still")
-MSG_LAM_AND_MAX = "give --lam or --max-disparity, not both (--max-disparity chooses the weight)"
+MSG_LAM_AND_MAX = (
+    "give --lam or --max-disparity, not both (--max-disparity chooses the weight)")
 MSG_CHOOSE = "--choose {lam:g} is not one of the --lam values ({lams})"
-MSG_CHOOSE_MAX = "--choose picks one of several --lam values; it does not go with --max-disparity"
+MSG_CHOOSE_MAX = ("--choose picks one of several --lam values; it does not go with "
+                  "--max-disparity")
 #: ``fit``'s weight when neither --lam nor --max-disparity is given.
 DEFAULT_FIT_LAM = 0.5
 
@@ -40,6 +42,8 @@ DEFAULT_FIT_LAM = 0.5
 def run(args):
     from ..postprocessing import XOrder
     from ..postprocessing import xorder_path
+    from ..postprocessing._fitting import check_params
+    from ..postprocessing._model_file import model_document
     from ..engine._backend import resolve_backend
     from ..io import Table as CsvTable
     from ..io import check_all_outputs, json_text, write_files
@@ -64,7 +68,7 @@ def run(args):
                       memory_limit=args.memory_limit, solver=args.solver)
         est = XOrder(lam=0.0 if args.max_disparity is not None else lams,
                      max_disparity=args.max_disparity, **params)
-        est._check_params()
+        check_params(est.get_params())
         _check_subsample(scores, y, groups, args)
         engine = resolve_backend(args.backend)
         if engine != "cupy":
@@ -79,8 +83,8 @@ def run(args):
                                   progress=progress)]
         seconds = time.perf_counter() - start
         est = models[chosen]
-        model = json_text(est._model_document(
-            {"score": args.score, "label": args.label, "group": args.group}))
+        model = json_text(model_document(
+            est, {"score": args.score, "label": args.label, "group": args.group}))
         files = [(args.model, lambda f: f.write(model), None)]
         if args.output is not None:
             files.append((args.output,
@@ -114,7 +118,8 @@ def run(args):
         rows.append(file_row(f"|D|<={r.max_disparity:g}" if r.max_disparity is not None
                               else f"{m.lam:g}", m.train_scores_adjusted_, y, groups,
                               seconds if len(models) == 1 else None))
-    out.console.print(out.metrics_table("Training data", rows, "data", args.metric, timing=True))
+    out.console.print(out.metrics_table("Training data", rows, "data", args.metric,
+                                        timing=True))
     print_disadvantaged([("unadjusted", scores), (rows[chosen + 1]["label"],
                                                   est.train_scores_adjusted_)],
                         y, groups, args.metric, args.high_score)

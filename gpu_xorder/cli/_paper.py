@@ -266,6 +266,7 @@ def _print_experiment(exp):
         for header in ("quantity", "paper", "measured"):
             quoted.add_column(header, justify="left" if header == "quantity" else "right")
         for fig, measured in figures:
-            quantity = fig.quantity if "xAUC" in fig.quantity else f"Delta-{fig.quantity.upper()}"
+            quantity = (fig.quantity if "xAUC" in fig.quantity
+                        else f"Delta-{fig.quantity.upper()}")
             quoted.add_row(quantity, f"{fig.value:.3f}", out.mean_sd(measured))
         out.console.print(quoted)

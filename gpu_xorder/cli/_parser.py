@@ -166,7 +166,8 @@ def build_parser():
     _engine_arguments(fit, method=True)
     fit.add_argument("--reference-group", help="group whose scores stay unchanged "
                      "(default: the highest mean score)")
-    fit.add_argument("--subsample", type=_positive, help="learn on every k-th item of each group")
+    fit.add_argument("--subsample", type=_positive,
+                     help="learn on every k-th item of each group")
     fit.add_argument("--memory-limit", type=_memory_size, metavar="SIZE",
                      help="most memory the decision bits may take: bytes (1e9) or a size "
                           "with a unit (2GB, 512MiB); beyond, banded (same result)")

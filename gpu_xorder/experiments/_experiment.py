@@ -351,7 +351,7 @@ def _repetition(data, groups, metric, lams, test_size, backend, method, solver, 
     """Repetition ``r`` (split seed ``seed``): ``(records, xOrder seconds, backends,
     methods)``. A module-level function of plain arguments, so that worker processes
     can run it (the data set is read once per process)."""
-    from ..postprocessing._estimator import xorder_path
+    from ..postprocessing._path import xorder_path
     from ..datasets import load_dataset
 
     dataset = load_dataset(data)

@@ -25,17 +25,15 @@ Every record is ``{"method", "parameter", "setting", "repeat", "split", "auc",
 """
 
 import contextlib
-import csv
 import functools
-import io
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..utils import _params as params
 from ..utils import _validation as v
-from ._experiment import DEFAULT_LAMS, SPLITS, _mean_std, _record, grouping
+from ._comparison import Comparison
+from ._experiment import DEFAULT_LAMS, SPLITS, _record, grouping
 from ..utils._parallel import check_n_jobs, map_in_rounds, workers
 
 METHODS = ("unadjusted", "xorder", "xorder-kd", "post-logit", "post-logit-public",
@@ -77,116 +75,6 @@ MSG_BASELINE_GROUPS = ("{method} handles two groups; {data} with groups {groups!
 MSG_KD_GROUPS = ("xorder-kd compares the K-D lattice with iterative xOrder on more than "
                  "two groups; {data} with groups {groups!r} has two")
 MSG_ICU_GROUPS = "the ICU stand-in has its two age bands only (groups 'default')"
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """Outcome of :func:`compare_methods`: every record, and summaries over repetitions.
-
-    ``seconds`` and ``cpu_seconds`` map each method to its wall and CPU time per
-    repetition (all parameters); ``notes`` holds per-repetition facts a method chose
-    (``"xorder-kd subsample"``: its k); ``curves`` keeps repetition 0's test scores
-    ``(scores, y, groups)`` unadjusted, after xOrder at the largest ``lam`` and after
-    the public post-logit (xROC figures), and in the shift study the score samples of
-    each setting (histograms); neither timings nor curves are in :meth:`to_dict`.
-    """
-
-    data: str
-    groups: str
-    metric: str
-    model: str
-    methods: tuple
-    study: object
-    repeats: int
-    test_size: float
-    seed: int
-    group_labels: tuple
-    records: tuple
-    seconds: dict
-    cpu_seconds: dict = field(default_factory=dict, compare=False)
-    notes: dict = field(default_factory=dict)
-    curves: dict = field(default_factory=dict, compare=False)
-
-    def summary(self, split="test"):
-        """Mean and sample sd over the repetitions, one row per method, setting and
-        parameter: ``{"method", "setting", "parameter", "auc": (mean, sd), ...}``."""
-        v.check_choice(split, "split", SPLITS)
-        keys = []
-        for r in self.records:
-            key = (r["method"], r["setting"], r["parameter"])
-            if r["split"] == split and key not in keys:
-                keys.append(key)
-        rows = []
-        for method, setting, parameter in keys:
-            chosen = [r for r in self.records if r["split"] == split
-                      and (r["method"], r["setting"], r["parameter"])
-                      == (method, setting, parameter)]
-            row = {"method": method, "setting": setting, "parameter": parameter}
-            for key in ("auc",) + v.METRICS:
-                row[key] = _mean_std([r[key] for r in chosen])
-            rows.append(row)
-        return rows
-
-    def ranges(self, split="test"):
-        """The smallest and largest single-repetition value of every quantity, one row
-        per method, setting and parameter (as :meth:`summary`): where the mean hides a
-        split outcome, the range shows it. ``{"method", ..., "auc": (min, max), ...}``."""
-        rows = []
-        for row in self.summary(split):
-            key = (row["method"], row["setting"], row["parameter"])
-            chosen = [r for r in self.records if r["split"] == split
-                      and (r["method"], r["setting"], r["parameter"]) == key]
-            out = dict(zip(("method", "setting", "parameter"), key))
-            for name in ("auc",) + v.METRICS:
-                known = [r[name] for r in chosen if r[name] is not None]
-                out[name] = (min(known), max(known)) if known else (float("nan"),) * 2
-            rows.append(out)
-        return rows
-
-    def csv_text(self):
-        """The summary of both splits as CSV: one row per split, method, setting and
-        parameter; the mean, sd, smallest and largest value over the repetitions per
-        quantity (empty where undefined)."""
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        header = ["data", "groups", "model", "split", "method", "setting", "parameter",
-                  "repeats"]
-        for key in ("auc",) + v.METRICS:
-            header += [f"{key}_mean", f"{key}_sd"]
-        for key in ("auc",) + v.METRICS:
-            header += [f"{key}_min", f"{key}_max"]
-        writer.writerow(header)
-        for split in SPLITS:
-            for row, spread in zip(self.summary(split), self.ranges(split)):
-                cells = [self.data, self.groups, self.model, split, row["method"],
-                         _cell(row["setting"]), _cell(row["parameter"]), self.repeats]
-                for key in ("auc",) + v.METRICS:
-                    cells += [_cell(x) for x in row[key]]
-                for key in ("auc",) + v.METRICS:
-                    cells += [_cell(x) for x in spread[key]]
-                writer.writerow(cells)
-        return out.getvalue()
-
-    def to_dict(self):
-        """Everything but ``curves`` and ``seconds`` as plain JSON types: the same
-        seed gives the same document."""
-        return {
-            "data": self.data, "groups": self.groups, "metric": self.metric,
-            "model": self.model, "methods": list(self.methods), "study": self.study,
-            "repeats": self.repeats, "test_size": self.test_size, "seed": self.seed,
-            "group_labels": [str(g) for g in self.group_labels],
-            "parameters": {m: list(dict.fromkeys(r["parameter"] for r in self.records
-                                                 if r["method"] == m))
-                           for m in self.methods},
-            "notes": dict(self.notes),
-            "records": [dict(r) for r in self.records],
-        }
-
-
-def _cell(x):
-    if x is None or (isinstance(x, float) and np.isnan(x)):
-        return ""
-    return repr(x) if isinstance(x, float) else str(x)
 
 
 def default_methods(n_groups, study=None):
@@ -315,7 +203,8 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
 
 
 def _split(dataset, labels, test_size, seed):
-    """The split of :func:`gpu_xorder.experiments._experiment.split_scores`: ``(X, y, a)`` twice."""
+    """The split of :func:`gpu_xorder.experiments._experiment.split_scores`: ``(X, y, a)``
+    twice."""
     from sklearn.model_selection import train_test_split
 
     X_tr, X_te, y_tr, y_te, a_tr, a_te = train_test_split(
@@ -450,7 +339,7 @@ def _post_processing(methods, lams, metric, engine, post_logit_search, notes, ad
     """Unadjusted, xOrder and post-logit learnt on ``train`` scores, applied to
     ``test``; records on both splits. Returns the test curves (unadjusted, xOrder at
     the largest lam, the public post-logit)."""
-    from ..postprocessing._estimator import xorder_path
+    from ..postprocessing._path import xorder_path
     from .baselines import PostLogit
 
     curves = {}

@@ -186,7 +186,8 @@ def comparison_rows(c):
             == (low["method"], low["setting"], low["parameter"]))[key]
         rows.append(
             f"| {c.data} | {method} | {_pm(base['auc'])} / {_pm(base[key])} | "
-            f"{_pm(low[key])} (AUC {_pm(low['auc'])}; {_parameter(method, low['parameter'])}) | "
+            f"{_pm(low[key])} (AUC {_pm(low['auc'])}; "
+            f"{_parameter(method, low['parameter'])}) | "
             f"{lo:.3f} - {hi:.3f} | {_pm(train_row[key])} ({train_lo:.3f} - {train_hi:.3f}) | "
             + ("none |" if best is None else
                f"{best['auc'][0]:.3f} (Δ {best[key][0]:.3f}; "

@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from ..utils import _validation as v
-from ._files import read_text
+from ._read import read_text
 
 MSG_SEPARATOR = ("{path}: the header is one column, {header}, holding {sep}: the file "
                  "is separated by {name}, not commas; save it as comma-separated CSV "

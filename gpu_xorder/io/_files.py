@@ -1,8 +1,4 @@
-"""Files: reads that name the file, writes that are all or nothing.
-
-Reading. Compressed files (gzip, bz2, xz) are recognised by their content, whatever they
-are called. Text is UTF-8, with or without a byte-order mark; an archive, a workbook,
-UTF-16 or UTF-32 text and binary data are refused saying what the file is.
+"""Files: writes that are all or nothing (reads: ``_read``).
 
 Writing. :func:`check_all_outputs` takes every output of a command, files and folders
 with the files they will hold, before the command does any work: it refuses two
@@ -21,9 +17,7 @@ named ``.gz``, ``.bz2`` or ``.xz`` is written compressed so. JSON documents are 
 strictly (:func:`json_text`: no NaN), floats by ``repr`` (shortest round trip).
 """
 
-
 import bz2
-import codecs
 import contextlib
 import errno
 import gzip
@@ -31,15 +25,11 @@ import io
 import json
 import lzma
 import os
-import re
 import shutil
-import signal
 import stat
 import tempfile
-import threading
-import zlib
 
-
+from ._signals import signals_held, signals_raise
 
 MSG_SAME_FILE = "refusing to write {path}: it is also an input of this command"
 MSG_TWICE = ("refusing to write {path} twice: two outputs of this command name it "
@@ -59,98 +49,8 @@ MSG_STANDARD = ("refusing to write {path}: it is this command's standard {stream
                 "file); give a file name{hint}")
 #: The name of standard output as an output path.
 STDOUT = "-"
-MSG_COMPRESSED = "{path}: cannot read the {kind} data ({why}); is the file truncated?"
-MSG_UTF16 = "{path}: the file is UTF-16 text; save it as UTF-8 (Excel: CSV UTF-8)"
-MSG_WIDE = ("{path}: the file is {encoding} text{bom}; save it as UTF-8 (Excel: CSV "
-            "UTF-8)")
-MSG_BINARY = ("{path}, line {line}: a NUL byte, so binary data, not text; give a text "
-              "file (UTF-8, or gzip, bz2 or xz of one)")
-MSG_ARCHIVE = ("{path}: the file is {what}; {fix} (gzip, bz2 and xz files are read as "
-               "they are)")
-MSG_DECODE = ("{path}, line {line}: not UTF-8 text (byte {byte}); save the file as "
-              "UTF-8 (Excel: CSV UTF-8)")
-_BZ2_BLOCK = (b"\x31\x41\x59\x26\x53\x59", b"\x17\x72\x45\x38\x50\x90")  # block, end
-_DECOMPRESS = {"gzip": gzip.decompress, "bz2": bz2.decompress, "xz": lzma.decompress}
+#: Compression of an output by its name's suffix.
 _COMPRESS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
-_ZIP = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
-_OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-_WIDE = (("UTF-32", "utf-32-le", "little"), ("UTF-32", "utf-32-be", "big"),
-         ("UTF-16", "utf-16-le", "little"), ("UTF-16", "utf-16-be", "big"))
-
-
-def _compression(head):
-    """The compression of data starting with ``head``, by its magic number, or None."""
-    if head.startswith(b"\x1f\x8b"):
-        return "gzip"
-    if head.startswith(b"\xfd7zXZ\x00"):
-        return "xz"
-    if re.match(rb"BZh[1-9]", head) and head[4:10] in _BZ2_BLOCK:
-        return "bz2"
-    return None
-
-
-def read_bytes(path):
-    """The content of ``path``, decompressed when it is gzip, bz2 or xz data."""
-    path = os.fspath(path)
-    with open(path, "rb") as f:
-        data = f.read()
-    kind = _compression(data[:10])
-    if kind is None:
-        return data
-    try:
-        return _DECOMPRESS[kind](data)
-    except (EOFError, OSError, ValueError, zlib.error, lzma.LZMAError) as exc:
-        raise ValueError(MSG_COMPRESSED.format(path=path, kind=kind, why=exc)) from None
-
-
-def read_text(path):
-    """The text of ``path``: UTF-8 (a byte-order mark is dropped), decompressed. An
-    archive, a workbook, UTF-16 or UTF-32 text and binary data are refused, saying
-    what the file is."""
-    data = read_bytes(path)
-    _refuse_not_utf8(data, os.fspath(path))
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = len((data[:exc.start] + b".").splitlines())
-        raise ValueError(MSG_DECODE.format(path=os.fspath(path), line=line,
-                                           byte=data[exc.start:exc.start + 1])) from None
-
-
-def _refuse_not_utf8(data, path):
-    """Raise the ValueError that says what ``data`` is when it cannot be UTF-8 text: a
-    zip archive or workbook, UTF-16 or UTF-32 text (with or without a byte-order
-    mark), binary data (a NUL byte, which no text file holds)."""
-    if data.startswith(_ZIP):
-        head = data[:65536]
-        if b"xl/" in head or b"[Content_Types].xml" in head:
-            what, fix = "an Excel workbook", "save it as CSV (Excel: CSV UTF-8)"
-        elif b"opendocument.spreadsheet" in head:
-            what, fix = "an OpenDocument spreadsheet", "save it as CSV (UTF-8)"
-        else:
-            what, fix = "a zip archive", "unzip it and give the file it holds"
-        raise ValueError(MSG_ARCHIVE.format(path=path, what=what, fix=fix))
-    if data.startswith(_OLE2):
-        raise ValueError(MSG_ARCHIVE.format(
-            path=path, what="an Excel 97-2003 workbook (or another OLE2 file)",
-            fix="save it as CSV (Excel: CSV UTF-8)"))
-    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
-        raise ValueError(MSG_WIDE.format(path=path, encoding="UTF-32", bom=""))
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        raise ValueError(MSG_UTF16.format(path=path))
-    nul = data.find(b"\x00")
-    if nul < 0:
-        return
-    sample = data[:4096]
-    sample = sample[:len(sample) - len(sample) % 4]
-    for encoding, codec, order in _WIDE:
-        text = sample.decode(codec, errors="replace")
-        # text of ours has no NUL and holds a separator or a line break
-        if "\x00" not in text and any(c in text for c in ",;\t\n"):
-            raise ValueError(MSG_WIDE.format(
-                path=path, encoding=encoding,
-                bom=f" ({order}-endian, without a byte-order mark)"))
-    raise ValueError(MSG_BINARY.format(path=path, line=data.count(b"\n", 0, nul) + 1))
 
 
 def check_all_outputs(files=(), folders=(), inputs=()):
@@ -217,7 +117,7 @@ def check_output(path, inputs=()):
     if mode is not None and not os.access(target, os.W_OK):
         raise PermissionError(MSG_READ_ONLY.format(path=path))
     try:  # the one sure test that the rename at the end can succeed
-        with _signals_held():  # the probe never outlives a signal
+        with signals_held():  # the probe never outlives a signal
             fd, probe = tempfile.mkstemp(prefix=".gpu-xorder-", suffix=".tmp", dir=folder)
             os.close(fd)
             os.unlink(probe)
@@ -387,12 +287,12 @@ def _write_staged(files, targets):
     """:func:`write_files` of regular files: staged beside their ``targets``, then
     moved into place."""
     staged = []
-    with _signals_raise():
+    with signals_raise():
         try:
             for (path, write, newline), target in zip(files, targets):
                 path = os.fspath(path)
                 try:
-                    with _signals_held():  # no temporary file exists unrecorded
+                    with signals_held():  # no temporary file exists unrecorded
                         fd, tmp = tempfile.mkstemp(prefix=".gpu-xorder-", suffix=".tmp",
                                                    dir=os.path.dirname(target))
                         staged.append(tmp)
@@ -400,7 +300,7 @@ def _write_staged(files, targets):
                     raise OSError(exc.errno, MSG_WRITE.format(
                         path=path, why=exc.strerror or exc)) from None
                 _stage(fd, tmp, path, target, write, newline)
-            with _signals_held():  # a signal waits until every file is in place
+            with signals_held():  # a signal waits until every file is in place
                 for tmp, (path, _, _), target in zip(staged, files, targets):
                     try:
                         os.replace(tmp, target)
@@ -431,7 +331,7 @@ def check_folder(path):
     if not os.path.isdir(where):
         raise FileNotFoundError(MSG_NO_FOLDER.format(path=path, folder=where))
     try:
-        with _signals_held():  # the probe never outlives a signal
+        with signals_held():  # the probe never outlives a signal
             os.rmdir(tempfile.mkdtemp(prefix=".gpu-xorder-", dir=where))
     except OSError as exc:
         raise PermissionError(MSG_FOLDER_LOCKED.format(
@@ -452,9 +352,9 @@ def staged_folder(path, owned=()):
     target = check_folder(path)
     exists = os.path.isdir(target)
     tmp = None
-    with _signals_raise():
+    with signals_raise():
         try:
-            with _signals_held():  # no temporary folder exists unrecorded
+            with signals_held():  # no temporary folder exists unrecorded
                 tmp = tempfile.mkdtemp(prefix=".gpu-xorder-",
                                        dir=target if exists else os.path.dirname(target))
             yield tmp
@@ -464,7 +364,7 @@ def staged_folder(path, owned=()):
                     os.fsync(fd)
                 finally:
                     os.close(fd)
-            with _signals_held():  # a signal waits until every file is in place
+            with signals_held():  # a signal waits until every file is in place
                 if exists:
                     written = sorted(os.listdir(tmp))
                     for name in written:
@@ -548,54 +448,6 @@ def _mode(path):
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
-
-
-@contextlib.contextmanager
-def _signals_raise():
-    """While temporary files exist, make SIGTERM and SIGHUP raise SystemExit so that
-    they are removed; only in the main thread and where the signal would otherwise kill
-    the process (a program's own handlers are left alone)."""
-    previous = {}
-    if threading.current_thread() is threading.main_thread():
-        for name in ("SIGTERM", "SIGHUP"):
-            signum = getattr(signal, name, None)
-            if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
-                previous[signum] = signal.signal(signum, _exit_on_signal)
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-
-
-def _exit_on_signal(signum, frame):
-    raise SystemExit(128 + signum)
-
-
-@contextlib.contextmanager
-def _signals_held():
-    """SIGINT, SIGTERM and SIGHUP wait until the block ends, then act as they would
-    have (KeyboardInterrupt, SystemExit, or the end of the process): the few steps that
-    create a temporary file and record its name, or move staged files into place, are
-    never cut in two. Only in the main thread; a program's own handlers are left alone."""
-    pending, previous = [], {}
-    if threading.current_thread() is threading.main_thread():
-        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-            signum = getattr(signal, name, None)
-            if signum is not None and signal.getsignal(signum) in (
-                    signal.SIG_DFL, signal.default_int_handler, _exit_on_signal):
-                previous[signum] = signal.signal(
-                    signum, lambda signum, frame: pending.append(signum))
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-        for signum in dict.fromkeys(pending):
-            if previous[signum] == signal.SIG_DFL:
-                os.kill(os.getpid(), signum)  # the default: the process ends here
-            else:
-                previous[signum](signum, None)
 
 
 def json_text(doc):

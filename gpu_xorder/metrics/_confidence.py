@@ -12,10 +12,12 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 from . import _uncertainty
+from ._delong import delong_variance
 from ._uncertainty import MetricIntervals
 from ..utils._parallel import check_n_jobs
 from ..utils._validation import check_choice
-from ._ranking import MSG_CI_Y, _cross_sample, _grouped, _labelled, _require
+from ._counts import cross_sample, grouped, labelled, require
+from ._ranking import MSG_CI_Y
 
 
 def auc_variance(scores: ArrayLike, y: ArrayLike) -> float:
@@ -47,11 +49,11 @@ def auc_variance(scores: ArrayLike, y: ArrayLike) -> float:
     >>> round(auc_variance([4, 3, 2, 1, 0], [1, 0, 1, 0, 0]), 6)
     0.055556
     """
-    scores, y = _labelled(scores, y)
+    scores, y = labelled(scores, y)
     positives, negatives = scores[y == 1], scores[y == 0]
-    _require(positives.size, None, "positives", "auc")
-    _require(negatives.size, None, "negatives", "auc")
-    return _uncertainty.delong_variance(positives, negatives)
+    require(positives.size, None, "positives", "auc")
+    require(negatives.size, None, "negatives", "auc")
+    return delong_variance(positives, negatives)
 
 
 def xauc_variance(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object,
@@ -82,8 +84,8 @@ def xauc_variance(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object,
     >>> round(xauc_variance(s, y, grp, "a", "b"), 6)
     0.074074
     """
-    positives, negatives, _, _ = _cross_sample(scores, y, groups, g, h)
-    return _uncertainty.delong_variance(positives, negatives)
+    positives, negatives, _, _ = cross_sample(scores, y, groups, g, h)
+    return delong_variance(positives, negatives)
 
 
 def confidence_intervals(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
@@ -155,8 +157,8 @@ def confidence_intervals(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
     n_jobs = check_n_jobs(n_jobs)
     if y is None:
         raise ValueError(MSG_CI_Y)
-    scores, y, labels, index, _ = _grouped(scores, y, groups)
-    _require(int(y.sum()), None, "positives", "auc")
-    _require(int(y.size - y.sum()), None, "negatives", "auc")
+    scores, y, labels, index, _ = grouped(scores, y, groups)
+    require(int(y.sum()), None, "positives", "auc")
+    require(int(y.size - y.sum()), None, "negatives", "auc")
     return _uncertainty.intervals(scores, y, labels, index, level=level, method=method,
                                   n_bootstrap=n_bootstrap, seeds=seeds, n_jobs=n_jobs)

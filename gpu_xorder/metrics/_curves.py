@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 from ..utils import _params as params
 from . import _uncertainty
-from ._ranking import _cross_sample
+from ._counts import cross_sample
 
 
 def xroc_curve(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object,
@@ -58,7 +58,7 @@ def xroc_curve(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object,
     >>> fpr.tolist(), tpr.tolist()
     ([0.0, 0.0, 1.0], [0.0, 1.0, 1.0])
     """
-    positives, negatives, _, _ = _cross_sample(scores, y, groups, g, h)
+    positives, negatives, _, _ = cross_sample(scores, y, groups, g, h)
     sub_y = np.concatenate((np.ones(positives.size), np.zeros(negatives.size)))
     from sklearn.metrics import roc_curve  # scikit-learn: 1-2 s to import
 
@@ -105,9 +105,10 @@ def xroc_band(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object, h: 
     level : float, default=0.95
         Coverage of the point at each threshold, strictly between 0 and 1.
     max_points : int, default=400
-        At most this many thresholds (an integer >= 2, of any integer type), evenly spread over the distinct scores from the
-        highest to the lowest (where the point is (1, 1), its box the proportions'
-        intervals at n of n), besides the threshold ``inf``, whose point (0, 0) is exact.
+        At most this many thresholds (an integer >= 2, of any integer type), evenly
+        spread over the distinct scores from the highest to the lowest (where the point
+        is (1, 1), its box the proportions' intervals at n of n), besides the threshold
+        ``inf``, whose point (0, 0) is exact.
 
     Returns
     -------
@@ -131,7 +132,7 @@ def xroc_band(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object, h: 
 
     level = _uncertainty.check_level(level)
     max_points = params.check("max_points", max_points)
-    positives, negatives, _, _ = _cross_sample(scores, y, groups, g, h)
+    positives, negatives, _, _ = cross_sample(scores, y, groups, g, h)
     distinct = np.unique(np.concatenate((positives, negatives)))[::-1]
     if distinct.size > max_points:
         distinct = distinct[np.linspace(0, distinct.size - 1, max_points).round()

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..utils._validation import as_real, check_n_groups
-from ._ranking import _grouped
+from ._counts import grouped
 from ._uncertainty import Interval, absolute, check_level
 
 if TYPE_CHECKING:
@@ -162,7 +162,7 @@ def decision_rates(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
     >>> d.rule, d.counts["a"]["selected"]
     ('top 1 of 6', 1.0)
     """
-    scores, y, labels, index, _ = _grouped(scores, y, groups)
+    scores, y, labels, index, _ = grouped(scores, y, groups)
     check_n_groups(labels)
     level = check_level(level)
     weight, rule, cut = selection(scores, threshold=threshold, top_k=top_k,

@@ -12,7 +12,8 @@ import numpy as np
 from cpu_reference import half_wins2
 from ..utils import _params as params
 from ..utils._validation import group_position
-from ._ranking import _grouped, disparity_pairs, prf, xauc
+from ._counts import grouped
+from ._ranking import disparity_pairs, prf, xauc
 from ._uncertainty import Interval, MetricIntervals
 
 if TYPE_CHECKING:
@@ -72,10 +73,9 @@ class Disadvantage:
         dict
             One key per field.
         """
-        label = (lambda g: None if g is None else str(g))
         return {"metric": self.metric, "high_score": self.high_score,
-                "pair": [str(g) for g in self.pair], "group": label(self.group),
-                "other": label(self.other), "value": self.value, "reverse": self.reverse,
+                "pair": [str(g) for g in self.pair], "group": _text(self.group),
+                "other": _text(self.other), "value": self.value, "reverse": self.reverse,
                 "disparity": self.disparity,
                 "interval": (None if self.interval is None
                              else [self.interval.low, self.interval.high]),
@@ -85,6 +85,11 @@ class Disadvantage:
 #: Disparities of two pairs this many ulps apart are one value: an exact tie (1/3 as
 #: 4/12 and as 2/6) can round to neighbouring floats.
 TIE_ULPS = 8
+
+
+def _text(label):
+    """A group label as JSON text, None kept."""
+    return None if label is None else str(label)
 
 
 def _largest(pairs):
@@ -173,7 +178,7 @@ def disadvantaged_group(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
 def _urf_sides(scores, groups, g, h):
     """``P(S^g > S^h)`` and ``P(S^h > S^g)`` (ties 1/2) from the doubled pair count
     that :func:`urf` takes the absolute difference of."""
-    s, _, labels, index, _ = _grouped(scores, None, groups)
+    s, _, labels, index, _ = grouped(scores, None, groups)
     upper = s[index == group_position(labels, g)]
     lower = s[index == group_position(labels, h)]
     pairs2 = 2 * upper.size * lower.size

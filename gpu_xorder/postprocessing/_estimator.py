@@ -1,14 +1,13 @@
 """``XOrder``: the scikit-learn style transformer over ``fair_order`` and the transfer.
 
-A thin layer (STYLE item 6): ``fit`` validates, learns the ordering with
-:func:`gpu_xorder.fair_order` and the score maps with :mod:`gpu_xorder.postprocessing._transfer`;
-``transform`` applies the maps to new scores (docs/design.md, section 5).
+A thin layer (STYLE item 6): ``fit`` validates (``_fitting``), learns the ordering with
+:func:`gpu_xorder.fair_order` and the score maps (``_fitted.FittedMaps``, the one object
+of its fitted state that ``transform`` applies; docs/design.md, section 5).
 """
 
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -16,23 +15,20 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils import metadata_routing
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils import _frames
-from ..io import write_json
-from . import _model_file
-from ._held_out import check_validation, validated_fit
-from ._promises import warn_unrealised
-from ._scores import check_equal_weights, score_column, shaped
-from ._subsample import subsample_with_supports
-from ..utils import _parallel
 from .. import metrics
-from . import _transfer
+from ..io import write_json
+from ..utils import _frames
 from ..utils import _params
 from ..utils import _validation as v
-from ..core._api import solve_encoded
+from . import _model_file
+from ._fitted import FittedModel
+from ._fitting import check_params, prepare
+from ._held_out import validated_fit
+from ._promises import warn_unrealised
+from ._scores import check_equal_weights, score_column, shaped
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
-    from typing import Any
+    from collections.abc import Callable
 
     import pandas as pd
     from numpy.typing import ArrayLike
@@ -41,21 +37,9 @@ MSG_LAM_SEQUENCE = (
     "XOrder needs a single lam value, got a sequence of {k}; call gpu_xorder.fair_order "
     "for a sweep over lam"
 )
-MSG_REFERENCE = "reference_group {value!r} is not one of the groups {labels}"
-MSG_UNSEEN = "sensitive features contain group {label!r}, not seen in fit (groups {labels})"
-MSG_PATH_LAM = "xorder_path takes the values of lam as lams=, not lam="
-MSG_PATH_CONSTRAINT = (
-    "xorder_path sweeps lam; for max_disparity fit XOrder(max_disparity=...) instead"
-)
-
-#: The weights ``XOrder(max_disparity=..., validation=...)`` chooses from.
-#: The parameters of the table (``utils._params``) that ``XOrder`` takes besides lam.
-
-PARAMS = ("metric", "disparity", "backend", "method", "solver", "max_disparity",
-          "subsample", "memory_limit")
 
 
-class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Fair risk scores by xOrder: learn a fair interleaving, then transfer it to scores.
 
     ``fit`` chooses, by the xOrder dynamic program, how the groups' rankings interleave
@@ -85,9 +69,10 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         gets its own monotone map.
     subsample : int or None, default=None
         Learn the ordering on every ``subsample``-th item of each group's descending
-        score order (items 1, 1 + k, 1 + 2k, ...; docs/design.md, section 6, the paper's large-data
-        setting), then carry it to all training items, and later to new ones, through the
-        same monotone per-group maps. The lattice shrinks by about ``subsample ** 2``.
+        score order (items 1, 1 + k, 1 + 2k, ...; docs/design.md, section 6, the
+        paper's large-data setting), then carry it to all training items, and later to
+        new ones, through the same monotone per-group maps. The lattice shrinks by about
+        ``subsample ** 2``.
         None or 1: every item.
     memory_limit : int, str or None, default=None
         Bytes the decision bits may take (or a size: ``"2GB"``, ``"512MiB"``); beyond,
@@ -142,13 +127,14 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         holds. ``result_`` has those of the learned ordering.
     bounds_ : (float, float)
         ``(lo, hi)``: the range adjusted scores live in, (0, 1) for probability-like
-        training scores (see :func:`gpu_xorder.postprocessing._transfer.default_bounds`).
+        training scores (see :func:`gpu_xorder.postprocessing._bounds.default_bounds`).
     clip_ : None
         None: the maps keep scores inside ``bounds_`` without clipping (a model loaded
         from a version-1 file may hold the range it clipped to).
     maps_ : dict of int to (ndarray, ndarray)
         Knots ``(x, y)`` of the increasing map of every non-reference group, keyed by
-        its position in ``groups_`` (see :func:`gpu_xorder._transfer.fit_transfer`).
+        its position in ``groups_`` (see
+        :func:`gpu_xorder.postprocessing._transfer.fit_transfer`).
     n_features_in_ : int
         Always 1: the scores.
     feature_names_in_ : ndarray of str
@@ -173,8 +159,8 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     .set_transform_request(sensitive_features=True)``.
 
     The ordering keeps every run of equal scores of a group whole (every metric, any
-    number of groups: no item of another group inside it), since scores that keep a group's ties
-    cannot realise anything else; ``result_`` and its certificate are over such
+    number of groups: no item of another group inside it), since scores that keep a
+    group's ties cannot realise anything else; ``result_`` and its certificate are over such
     orderings, where :func:`gpu_xorder.fair_order` ranks items and may split a run.
 
     Training: the non-reference items ranked between two consecutive distinct
@@ -265,16 +251,19 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         >>> xo.order_.tolist()
         [0, 2, 1, 3]
         """
-        checked = self._check_params()
+        checked = check_params(self.get_params())
         lams, batch = checked["lam"]
         if batch:
             raise ValueError(MSG_LAM_SEQUENCE.format(k=lams.size))
         if sample_weight is not None:
             check_equal_weights(sample_weight, np.size(score_column(scores)[0]))
         if checked["validation"] is not None:
-            return validated_fit(self, checked, scores, y, sensitive_features, progress,
-                                 xorder_path)
-        fitting = self._prepare(scores, y, sensitive_features, checked)
+            chosen, table = validated_fit(self, checked, scores, y, sensitive_features,
+                                          progress)
+            self._adopt(chosen)  # a refit's validation_ (None) gives way to the table
+            self.validation_ = table
+            return self
+        fitting = prepare(scores, y, sensitive_features, checked, self.reference_group, 4)
         lam = float(lams[0])
         self.validation_ = None
         self._set_fitted(fitting, fitting.solve(checked, lam, progress), lam)
@@ -301,7 +290,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             of ``scores``: its shape, and a pandas input's index and name. Where float64
             rounding would give two distinct scores of a group one value, they are moved
             apart by the fewest ulps, so those values depend on the scores transformed
-            with them (:func:`gpu_xorder.postprocessing._transfer.apply_group_maps`).
+            with them (:func:`gpu_xorder.postprocessing._maps.apply_group_maps`).
 
         Raises
         ------
@@ -327,12 +316,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             validate_data(self, scores, reset=False, skip_check_array=True)
         s = v.check_scores(column)
         labels, index = v.encode_groups(sensitive_features, s.size)
-        fitted_position = np.array([self._fitted_position(label) for label in labels],
-                                   dtype=np.int64)
-        return shaped(_transfer.apply_group_maps(s, fitted_position[index], self.maps_,
-                                                  clip=self.clip_,
-                                                  rule=getattr(self, "_map_rule", 2)),
-                       scores, table)
+        return shaped(self._fitted.transform(s, labels, index), scores, table)
 
     def fit_transform(self, scores: ArrayLike, y: ArrayLike, *,
                       sensitive_features: ArrayLike, sample_weight: ArrayLike | None = None,
@@ -438,14 +422,7 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ...       == xo.transform(new, sensitive_features=["b", "b"])).all())
         True
         """
-        write_json(path, self._model_document())
-
-    def _model_document(self, columns=None):
-        """The JSON document :meth:`save` writes (the command line writes it together
-        with its other outputs, naming the CSV ``columns``; by default the score column
-        is ``feature_names_in_``, where known)."""
-        check_is_fitted(self)
-        return _model_file.model_document(self, columns)
+        write_json(path, _model_file.model_document(self))
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> XOrder:
@@ -473,197 +450,13 @@ class XOrder(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             labels, bounds, a version-1 file's clipping range and maps: their types,
             sizes, finiteness and order); the message says what is wrong.
         """
-        return _model_file.load_model(cls, path)
-
-    def _check_params(self):
-        """The parameters validated by the table (``utils._params``): ``{name:
-        value}`` for the names of ``PARAMS``, ``"lam"`` (``(values, is_batch)``, as
-        ``check_lam``) and ``"validation"``. Only these values reach arithmetic: the
-        attributes keep what the user gave (a ``Decimal``, a 0-d array)."""
-        checked = {name: _params.check(name, getattr(self, name)) for name in PARAMS}
-        lams = checked["lam"] = _params.check("lam", self.lam)
-        if checked["max_disparity"] is not None and (lams[1] or lams[0][0] != 0):
-            raise ValueError(v.MSG_LAM_AND_CONSTRAINT)
-        checked["validation"] = check_validation(self.validation, checked["max_disparity"],
-                                                 lams[0])
-        return checked
+        params, fitted = _model_file.load_model(path, cls().get_params())
+        est = cls(**params)
+        est._fitted = fitted
+        est.n_features_in_ = 1
+        return est
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         return tags
-
-    def _prepare(self, scores, y, sensitive_features, checked):
-        """Validated training data, the reference group and the items to learn on
-        (``checked``: the validated parameters, ``_check_params``)."""
-        _frames.warn_misaligned(4, scores=scores, y=y, sensitive_features=sensitive_features)
-        s = v.check_scores(score_column(scores)[0])
-        v.check_size(s.size)
-        labels_y = v.check_labels(y, s.size)
-        labels, index = v.encode_groups(sensitive_features, s.size)
-        v.check_n_groups(labels)
-        reference = self._reference_index(s, labels, index)
-        keep = subsample_with_supports(s, labels_y, labels, index,
-                                       checked["subsample"] or 1, checked["metric"])
-        return _Fitting(s, labels_y, labels, index, reference, keep,
-                        _frames.column_names(scores))
-
-    def _set_fitted(self, fitting, result, lam):
-        """Learn the score maps from ``result``, the ordering of ``fitting.keep`` found
-        with weight ``lam``; set the fitted attributes and return self."""
-        s, y, labels, index, reference, keep, names = fitting
-        s_keep, index_keep = s[keep], index[keep]
-        bounds = _transfer.default_bounds(s, s[index == reference])
-        learned, maps = _transfer.fit_transfer(s_keep, result.order, index_keep,
-                                               reference, bounds)
-        clip = None  # the maps keep every score inside bounds: nothing to clip
-        if keep.size == s.size:
-            adjusted = learned
-        else:  # the maps give the learned items their values back bit for bit
-            adjusted = _transfer.apply_group_maps(s, index, maps)
-
-        self.groups_ = labels.copy()
-        self.reference_group_ = labels[reference]
-        self.result_ = result
-        self.subsample_indices_ = keep.copy()
-        self.order_ = keep[result.order]
-        self.train_scores_adjusted_ = adjusted
-        # what the model does on its training data: printed by `fit`, saved in the file
-        self.train_auc_ = metrics.auc(adjusted, y)
-        self.train_disparity_ = metrics.disparity(adjusted, y, index, self.metric)
-        vars(self).pop("_map_rule", None)
-        self.bounds_ = bounds
-        self.clip_ = clip
-        self.maps_ = maps
-        self.lam_ = lam
-        self.n_features_in_ = 1
-        if names is None:
-            vars(self).pop("feature_names_in_", None)
-        else:
-            self.feature_names_in_ = names
-        return self
-
-    def _reference_index(self, s, labels, index):
-        """Position of the reference group: the given one, or the highest mean score."""
-        if self.reference_group is None:
-            means = np.bincount(index, weights=s) / np.bincount(index)
-            return int(np.argmax(means))
-        try:
-            return v.group_position(labels, self.reference_group)
-        except ValueError:
-            raise ValueError(MSG_REFERENCE.format(value=self.reference_group,
-                                                  labels=labels.tolist())) from None
-
-    def _fitted_position(self, label):
-        """Position of a transform-time group label among ``groups_``."""
-        try:
-            return v.group_position(self.groups_, label)
-        except ValueError:
-            raise ValueError(MSG_UNSEEN.format(label=np.asarray(label).item(),
-                                               labels=self.groups_.tolist())) from None
-
-
-class _Fitting(NamedTuple):
-    """Validated training data of one fit, shared by every lam of :func:`xorder_path`."""
-
-    scores: np.ndarray
-    y: np.ndarray
-    labels: np.ndarray      # sorted group labels
-    index: np.ndarray       # position of every item's group in labels
-    reference: int          # position of the reference group
-    keep: np.ndarray        # items the ordering is learned on (increasing)
-    names: "np.ndarray | None"  # feature_names_in_ (a DataFrame's column name)
-
-    def solve(self, checked, lam, progress, n_jobs=None):
-        """The ordering of the kept items with the validated parameters ``checked``
-        (``XOrder._check_params``); ``lam`` a float (one result) or an array (a list of
-        results, one batched DP). The data were validated and encoded once, in
-        ``XOrder._prepare``: this calls the encoded core of :func:`fair_order`, every
-        value solved as if alone, so that a path's model is its single fit's."""
-        if progress is not None and not callable(progress):
-            raise TypeError("progress must be callable or None")
-        k = self.keep
-        lams = np.atleast_1d(np.asarray(lam, dtype=np.float64))
-        constraint = checked["max_disparity"] if checked["validation"] is None else None
-        results = solve_encoded(
-            self.scores[k], self.y[k], self.labels, self.index[k], lams,
-            metric=checked["metric"], mode=checked["disparity"],
-            backend=checked["backend"], method=checked["method"],
-            solver=checked["solver"], max_disparity=constraint,
-            memory_limit=checked["memory_limit"], progress=progress,
-            n_jobs=_parallel.check_n_jobs(n_jobs), keep_ties=True, alone=True)
-        return results if np.ndim(lam) else results[0]
-
-
-def xorder_path(scores: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLike,
-                lams: Sequence[float], progress: Callable[[int, int], object] | None = None,
-                n_jobs: int | None = None, **params: Any) -> list[XOrder]:
-    """Fit :class:`XOrder` for every value of ``lam`` at once: the trade-off path.
-
-    The data are validated and prepared once and the orderings of all values come from
-    one call of the core of :func:`gpu_xorder.fair_order` with the sequence ``lams``,
-    whose cell-rule fills the GPU engine runs as one batch of lattices in the same
-    launches. Every value is solved as if given alone (its own solver choice, search
-    and rule among orderings of equal objective; docs/design.md, section 3.5, "Ties,
-    and the values of a sequence"), so each returned model is, bit for bit, the very
-    model ``XOrder(lam=value, **params).fit(...)`` gives (ordering, ``result_``,
-    adjusted scores), whatever the other values, their order or duplicates.
-
-    Parameters
-    ----------
-    scores, y, sensitive_features : array-like
-        Training data, as in :meth:`XOrder.fit`.
-    lams : sequence of float
-        Values of ``lam``, each >= 0.
-    progress : callable(done_cells, total_cells), optional
-        Passed on to :func:`gpu_xorder.fair_order` (cells of all values together).
-    n_jobs : int or None, default=None
-        Passed on to :func:`gpu_xorder.fair_order`: on the NumPy backend, the lattices
-        of that many values fill at once in worker processes (-1: one per CPU core;
-        None: 1, or every worker of a Dask cluster under
-        ``joblib.parallel_backend("dask")``); the search of each value that runs one
-        (two groups, ``lam > 0``) runs on its own, in this process.
-    **params
-        Any other parameter of :class:`XOrder` (``metric``, ``disparity``,
-        ``reference_group``, ``backend``, ``method``, ``subsample``,
-        ``memory_limit``).
-
-    Returns
-    -------
-    list of XOrder
-        Fitted models, one per value of ``lams``, in that order.
-
-    Raises
-    ------
-    TypeError
-        On an unknown parameter, ``lam`` given in ``params``, or non-numeric input.
-    ValueError
-        As :meth:`XOrder.fit`, and on an empty ``lams``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from gpu_xorder import xorder_path
-    >>> rng = np.random.default_rng(0)
-    >>> y = rng.integers(0, 2, 40)
-    >>> groups = np.repeat(["a", "b"], 20)
-    >>> scores = y + rng.normal(0, 1, 40) + (groups == "a")
-    >>> models = xorder_path(scores, y, sensitive_features=groups,
-    ...                      lams=[0.0, 0.1, 1.0], backend="numpy")
-    >>> [(round(m.result_.auc, 3), round(m.result_.disparity, 3)) for m in models]
-    [(0.934, 0.092), (0.931, 0.01), (0.928, 0.004)]
-    """
-    if "lam" in params:
-        raise TypeError(MSG_PATH_LAM)
-    if params.get("max_disparity") is not None:
-        raise TypeError(MSG_PATH_CONSTRAINT)
-    template = XOrder(**params)
-    values, _ = _params.check("lam", lams)
-    checked = template._check_params()
-    fitting = template._prepare(scores, y, sensitive_features, checked)
-    results = fitting.solve(checked, values, progress, n_jobs)
-    models = [XOrder(**{**params, "lam": float(lam)})._set_fitted(fitting, result, float(lam))
-              for lam, result in zip(values, results)]
-    for model in models:
-        warn_unrealised(model, fitting, None, stacklevel=3)
-    return models

@@ -10,13 +10,10 @@ from sklearn.model_selection import train_test_split
 from cpu_reference import within_eps
 
 from .. import metrics
-from ..utils import _params
 from ..utils import _validation as v
+from ._fitted import fit_path
 from ._scores import score_column
 
-MSG_VALIDATION_ALONE = (
-    "validation chooses the weight for max_disparity or for lam > 0: give one of them"
-)
 MSG_VALIDATION_MISSED = (
     "no lam of VALIDATION_LAMS keeps the held-out |D| <= {eps:g}; kept lam = {lam:g}, "
     "whose held-out |D| is the smallest ({best:.4f})"
@@ -25,21 +22,13 @@ MSG_VALIDATION_MISSED = (
 VALIDATION_LAMS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 
 
-def check_validation(value, max_disparity, lams):
-    """``validation`` by the parameter table (None, a share as a float, or held-out
-    data as a tuple), refused unless it has a weight to choose: ``max_disparity``
-    (validated) or a ``lam`` > 0 (the validated values)."""
-    value = _params.check("validation", value)
-    if value is not None and max_disparity is None and not np.any(lams > 0):
-        raise ValueError(MSG_VALIDATION_ALONE)
-    return value
-
-
-def validated_fit(est, checked, scores, y, sensitive_features, progress, fit_path):
+def validated_fit(est, checked, scores, y, sensitive_features, progress):
     """``XOrder(max_disparity=eps, validation=...)``: fit every lam of
     ``VALIDATION_LAMS``, keep the one whose held-out scores have the best AUC with
     ``|D| <= eps``; ``XOrder(lam=lam, validation=...)``: the best ``AUC - lam |D|``.
-    ``checked``: the validated parameters of ``est`` (``XOrder._check_params``)."""
+    ``checked``: the validated parameters of ``est`` (``_fitting.check_params``).
+    Returns the chosen fitted model (refitted on all the data, for a share) and the
+    table of ``validation_``."""
     params = {k: val for k, val in est.get_params().items()
               if k not in ("lam", "max_disparity", "validation")}
     eps, share = checked["max_disparity"], checked["validation"]
@@ -57,8 +46,8 @@ def validated_fit(est, checked, scores, y, sensitive_features, progress, fit_pat
         val_data = share
     s_val, y_val, g_val = val_data
     s_val = score_column(s_val)[0]
-    models = fit_path(fit_data[0], fit_data[1], sensitive_features=fit_data[2],
-                         lams=VALIDATION_LAMS, progress=progress, **params)
+    models = fit_path(type(est)(**params), *fit_data, VALIDATION_LAMS, progress,
+                      stacklevel=3)
     auc, dis = [], []
     for m in models:
         adjusted = m.transform(s_val, sensitive_features=g_val)
@@ -79,9 +68,5 @@ def validated_fit(est, checked, scores, y, sensitive_features, progress, fit_pat
     if isinstance(share, float):
         chosen = type(est)(**params, lam=VALIDATION_LAMS[k]).fit(
             scores, y, sensitive_features=sensitive_features, progress=progress)
-    for name, value in vars(chosen).items():
-        if name.endswith("_"):
-            setattr(est, name, value)
-    est.validation_ = {"lams": list(VALIDATION_LAMS), "auc": auc.tolist(),
-                       "disparity": dis.tolist(), "chosen": VALIDATION_LAMS[k]}
-    return est
+    return chosen, {"lams": list(VALIDATION_LAMS), "auc": auc.tolist(),
+                    "disparity": dis.tolist(), "chosen": VALIDATION_LAMS[k]}

@@ -13,10 +13,13 @@ import os
 from typing import NamedTuple
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
+from ..io._read import read_text
 from ..utils import _validation as v
 from ..utils._params import PARAMETERS, valid_json
-from ..io._files import read_text
+from ._fitted import FittedMaps
+from ._fitting import check_params
 
 MODEL_FORMAT = "gpu-xorder-model"
 MODEL_VERSION = 2
@@ -368,9 +371,11 @@ def read_json(path):
 
 
 def model_document(est, columns=None):
-    """The JSON document of a fitted ``XOrder`` ``est`` (``XOrder.save``); ``columns``:
-    the CSV column names it was fitted from (by default the score column is
-    ``feature_names_in_``, where known)."""
+    """The JSON document of a fitted ``XOrder`` ``est`` (``XOrder.save``; the command
+    line writes it together with its other outputs); ``columns``: the CSV column names
+    it was fitted from (by default the score column is ``feature_names_in_``, where
+    known)."""
+    check_is_fitted(est)
     r = est.result_
     summary = {"n_train": int(est.train_scores_adjusted_.size),
                "n_items": int(est.order_.size), "method": r.method,
@@ -391,19 +396,16 @@ def model_document(est, columns=None):
                          est.maps_, summary, columns)
 
 
-def load_model(cls, path):
-    """A fitted ``cls`` (``XOrder``) from a model file (``XOrder.load``): every field
-    checked before use."""
-    model = model_from_dict(read_json(path), path, known_params=cls().get_params())
-    est = cls(**model.params)
+def load_model(path, defaults):
+    """``(params, FittedMaps)`` of a model file (``XOrder.load``), every field checked
+    before use; ``defaults``: the estimator's parameters and their defaults (a file
+    may lack the later ones)."""
+    model = model_from_dict(read_json(path), path, known_params=defaults)
     try:
-        est._check_params()
+        check_params({**defaults, **model.params})
     except (TypeError, ValueError) as exc:
         raise ValueError(MSG_MODEL.format(path=os.fspath(path), why=exc)) from None
-    est.groups_ = np.array(model.groups)
-    est.reference_group_ = est.groups_[model.reference]
-    est.bounds_, est.clip_, est.maps_ = model.bounds, model.clip, model.maps
-    est.n_features_in_ = 1
-    if model.version == 1:  # its maps transform as they did
-        est._map_rule = 1
-    return est
+    # a version-1 file's maps transform as they did
+    fitted = FittedMaps(np.array(model.groups), model.reference, model.bounds, model.maps,
+                        model.clip, rule=1 if model.version == 1 else 2)
+    return model.params, fitted

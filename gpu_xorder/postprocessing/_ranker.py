@@ -33,6 +33,7 @@ from ..utils import _frames
 from ..utils import _params
 from ..utils import _validation as v
 from ._estimator import XOrder
+from ._fitting import check_params
 from ._scores import check_equal_weights
 
 if TYPE_CHECKING:
@@ -127,7 +128,9 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         function; ``"auto"`` tries ``decision_function`` first, as scikit-learn's
         ranking scorers do (a logistic regression's log-odds: its probabilities round
         to ties near 0 and 1, which loses ranking information), then ``predict_proba``.
-    metric, lam, disparity, reference_group, backend, method, subsample, memory_limit, solver, max_disparity, validation : as in :class:`XOrder`
+    metric, lam, disparity, reference_group, backend, method : as in :class:`XOrder`
+        Parameters of :class:`XOrder`.
+    subsample, memory_limit, solver, max_disparity, validation : as in :class:`XOrder`
         Parameters of :class:`XOrder`.
     n_jobs : int or None, default=None
         Folds fitted at once by ``cross_val_predict``.
@@ -253,7 +256,7 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
             raise ValueError(MSG_UNROUTED)
         check_equal_weights(sample_weight, len(y), MSG_WEIGHTED)
         xorder = XOrder(**self._xorder_params())
-        xorder._check_params()  # before the estimator's fits
+        check_params(xorder.get_params())  # before the estimator's fits
         if sample_weight is not None and (
                 routed or has_fit_parameter(self.estimator, "sample_weight")):
             fit_params = {**fit_params, "sample_weight": sample_weight}

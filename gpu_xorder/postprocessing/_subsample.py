@@ -26,7 +26,8 @@ def subsample_with_supports(scores, y, labels, index, step, metric,
         sizes = np.bincount(index, minlength=labels.size)
         g = int(np.argmin(sizes))
         raise ValueError(MSG_SUBSAMPLE_SHORT.format(
-            option=option, name=option.rstrip("= "), k=step, kept=keep.size, n=scores.size, items=items,
+            option=option, name=option.rstrip("= "), k=step, kept=keep.size, n=scores.size,
+            items=items,
             group=labels[g].item(), size=int(sizes[g]), group_kept=-(-int(sizes[g]) // step),
             why=exc)) from None
     return keep

@@ -3,12 +3,13 @@
 docs/design.md, section 5. :func:`fit_transfer` learns both halves. Training: the
 reference group keeps its scores; every other item is placed in the open gap between
 the distinct reference scores around it in the learned ordering (end points from
-:func:`default_bounds`), the items of one group that share a gap spread over it by their
-original scores, tied scores of a group kept tied and distinct ones kept distinct.
-Test: each adjusted group gets a strictly increasing piecewise-linear map from its
-original training scores to its adjusted ones (as few knots as give back every adjusted
-training score bit for bit), applied to new scores by :func:`apply_group_maps`; beyond
-``bounds`` a map is the identity. Every group keeps its strict order, in training and
+:func:`gpu_xorder.postprocessing._bounds.default_bounds`), the items of one group that
+share a gap spread over it by their original scores, tied scores of a group kept tied
+and distinct ones kept distinct. Test: each adjusted group gets a strictly increasing
+piecewise-linear map from its original training scores to its adjusted ones (as few
+knots as give back every adjusted training score bit for bit), applied to new scores by
+:func:`gpu_xorder.postprocessing._maps.apply_group_maps`; beyond ``bounds`` a map is
+the identity. Every group keeps its strict order, in training and
 on new scores: where float64 rounding would give two distinct scores of a group one
 value, they are moved apart by the fewest ulps, or a ``ValueError`` says that float64
 has no room. Everything is vectorised and runs in O(n log n).
@@ -23,15 +24,15 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._bounds import is_probability_like
+from ._maps import map_one
+from ._ulps import FLOAT_MAX, from_ordinal, ordinal, strictly_increasing
+
 MSG_SPAN = (
     "scores from {lo!r} to {hi!r} span more than float64 holds (max - min overflows), "
     "so the transfer works on half of every score, and some scores are too small to "
     "halve exactly (subnormal): rescale them (dividing every score by one positive "
     "number keeps the ranking)"
-)
-MSG_MAP_OVERFLOW = (
-    "the adjusted score of {value!r} overflows float64: the score lies too far outside "
-    "the training scores of its group"
 )
 MSG_UNSEPARATED = (
     "{count} adjusted training scores share a value with a neighbour or lie past a "
@@ -45,12 +46,6 @@ MSG_NO_ROOM_TRAINING = (
     "scores strictly between the bounds {lo!r} and {hi!r}, and float64 holds fewer "
     "numbers there: rescale the scores (dividing every score by one positive number "
     "keeps the ranking)"
-)
-MSG_NO_ROOM_NEW = (
-    "{count} distinct scores of one group, from {first!r} to {last!r}, need as many "
-    "distinct adjusted scores between {lo!r} and {hi!r} (where the group's map takes "
-    "them), and float64 holds fewer numbers there: no adjusted scores keep them apart; "
-    "transform fewer scores at a time or rescale them"
 )
 #: The advice of ``MSG_UNSEPARATED``, after the closest pair: within ``NEAR_END`` of 0 or
 #: 1 for probability-like scores (saturated probabilities); at the largest float; else
@@ -66,91 +61,6 @@ ADVICE_ROUNDING = (
     "two scores that close are one value up to rounding (0.56 + 0.3 is "
     "0.8600000000000001): round the scores (e.g. to 12 digits) so that they tie")
 NEAR_END = 1e-6
-
-_FLOAT_MAX = float(np.finfo(np.float64).max)
-_SIGN = np.int64(-2**63)
-
-
-def is_probability_like(scores) -> bool:
-    """Whether every score lies in [0, 1] (the scores are then treated as probabilities)."""
-    scores = np.asarray(scores, dtype=np.float64)
-    return bool(scores.min() >= 0.0 and scores.max() <= 1.0)
-
-
-def _mean_gap(scores):
-    """Mean gap between consecutive distinct scores, at most the largest float;
-    ``max(1, |s|)`` for one distinct value."""
-    lo, hi = float(scores.min()), float(scores.max())
-    distinct = np.unique(scores).size
-    if distinct < 2:
-        return max(1.0, abs(lo))
-    gap = (hi - lo) / (distinct - 1)
-    if gap == np.inf:  # max - min overflows (scores of both signs beyond 9e307): halves
-        gap = 2 * ((hi / 2 - lo / 2) / (distinct - 1))
-    return min(gap, _FLOAT_MAX)
-
-
-def default_bounds(scores, ref_scores):
-    """End points ``(lo, hi)`` of the range the adjusted scores live in.
-
-    Items ranked above the first reference item are placed between the top reference
-    score and ``hi``, items below the last one between the bottom reference score and
-    ``lo`` (see :func:`fit_transfer`); beyond ``(lo, hi)`` the maps of
-    :func:`apply_group_maps` are the identity.
-
-    What is done, exactly:
-
-    1. ``margin``: the mean gap between consecutive distinct values of ``scores``, i.e.
-       ``(max - min) / (u - 1)`` with ``u`` distinct values; when all scores are equal,
-       ``max(1, |score|)``.
-    2. Probability-like scores (all in [0, 1]): ``(lo, hi) = (0, 1)``. Otherwise the
-       observed range widened by one margin: ``(min - margin, max + margin)``.
-    3. In every case ``hi`` is raised to ``max(ref_scores) + margin`` when it is not above
-       the top reference score (a reference score of 1 for probabilities), and ``lo`` is
-       lowered to ``min(ref_scores) - margin`` when it is not below the bottom one. Should
-       the margin vanish in floating point next to a huge score, the next representable
-       float is taken instead; should it overflow, the largest finite float.
-
-    So ``lo <= min(scores) <= max(scores) <= hi`` and ``lo < min(ref_scores) <=
-    max(ref_scores) < hi`` hold, but where a reference score is the largest (smallest)
-    float itself: then ``hi`` (``lo``) is that float. ``hi - lo`` may overflow (scores of
-    both signs beyond about 9e307): :func:`fit_transfer` then works on half the scores.
-
-    Parameters
-    ----------
-    scores : array-like of shape (n,)
-        All training scores (every group), finite.
-    ref_scores : array-like of shape (n_ref,)
-        The training scores of the reference group, non-empty.
-
-    Returns
-    -------
-    (float, float)
-        ``(lo, hi)``, finite.
-
-    Examples
-    --------
-    >>> default_bounds([0.2, 0.9, 0.5], [0.9, 0.5])
-    (0.0, 1.0)
-    >>> default_bounds([0.2, 1.0, 0.6], [1.0, 0.6])
-    (0.0, 1.4)
-    >>> default_bounds([-2.0, 3.0, 0.5], [3.0, 0.5])
-    (-4.5, 5.5)
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    ref_scores = np.asarray(ref_scores, dtype=np.float64)
-    margin = _mean_gap(scores)
-    with np.errstate(over="ignore"):
-        if is_probability_like(scores):
-            lo, hi = 0.0, 1.0
-        else:
-            lo, hi = float(scores.min()) - margin, float(scores.max()) + margin
-        ref_lo, ref_hi = float(ref_scores.min()), float(ref_scores.max())
-        if hi <= ref_hi:
-            hi = max(ref_hi + margin, float(np.nextafter(ref_hi, np.inf)))
-        if lo >= ref_lo:
-            lo = min(ref_lo - margin, float(np.nextafter(ref_lo, -np.inf)))
-    return max(lo, -_FLOAT_MAX), min(hi, _FLOAT_MAX)
 
 
 class Transfer(NamedTuple):
@@ -181,7 +91,8 @@ def fit_transfer(scores, order, group_index, reference, bounds) -> Transfer:
     Maps. A group's map is piecewise linear through knots: the ends of its runs (and
     the few points the repair moved), so that it gives every adjusted training score
     back bit for bit, plus ``(lo, lo)`` and ``(hi, hi)`` beyond its training scores;
-    :func:`apply_group_maps` makes it the identity beyond those.
+    :func:`gpu_xorder.postprocessing._maps.apply_group_maps` makes it the identity
+    beyond those.
 
     Parameters
     ----------
@@ -196,7 +107,7 @@ def fit_transfer(scores, order, group_index, reference, bounds) -> Transfer:
         Group index of the reference group; it must occur in ``group_index``.
     bounds : (float, float)
         ``(lo, hi)`` with ``lo <`` every reference score ``< hi`` and every score in
-        ``[lo, hi]`` (see :func:`default_bounds`).
+        ``[lo, hi]`` (see :func:`gpu_xorder.postprocessing._bounds.default_bounds`).
 
     Returns
     -------
@@ -336,7 +247,7 @@ def _place(slots, bounds):
     """``(values, knot, cramped)`` of the slots: the values, strictly decreasing inside
     every gap that float64 can separate them in, which slots are knots of their group's
     map (every other slot lies on the straight line between its neighbouring knots, as
-    :func:`_map_one` evaluates it) and which lie in a gap too narrow for them."""
+    :func:`map_one` evaluates it) and which lie in a gap too narrow for them."""
     values, knot = _run_ends(slots)
     cramped = _cramped_gaps(slots)
     if cramped.any():
@@ -427,7 +338,7 @@ def _along_knots(slots, values, knot):
         mine = np.flatnonzero(slots.group == g)[::-1]  # ascending scores
         at = knot[mine]
         inner = mine[~at]
-        values[inner] = _map_one(slots.x[inner], slots.x[mine[at]], values[mine[at]])
+        values[inner] = map_one(slots.x[inner], slots.x[mine[at]], values[mine[at]])
     return values
 
 
@@ -445,19 +356,9 @@ def _out_of_order(slots, values):
     return bad, culprits
 
 
-def _ordinal(values):
-    """Floats as integers in the same order, consecutive floats one apart."""
-    bits = np.asarray(values, dtype=np.float64).view(np.int64)
-    return np.where(bits < 0, -(bits & ~_SIGN), bits)
-
-
-def _from_ordinal(ordinals):
-    return np.where(ordinals < 0, (-ordinals) | _SIGN, ordinals).view(np.float64)
-
-
 def _room(slots, a):
     """Ordinals of gap ``a``'s bounds and the number of floats strictly inside it."""
-    low, high = int(_ordinal(slots.gap_lo[a])), int(_ordinal(slots.gap_hi[a]))
+    low, high = int(ordinal(slots.gap_lo[a])), int(ordinal(slots.gap_hi[a]))
     return low, high, high - low - 1
 
 
@@ -465,7 +366,7 @@ def _cramped_gaps(slots):
     """Mask of the slots of every gap that holds fewer floats than slots."""
     cramped = np.zeros(slots.gap.size, dtype=bool)
     gap_start, gap_stop = _gap_ends(slots)
-    low, high = _ordinal(slots.gap_lo[gap_start]), _ordinal(slots.gap_hi[gap_start])
+    low, high = ordinal(slots.gap_lo[gap_start]), ordinal(slots.gap_hi[gap_start])
     # Across zero the ordinals are capped at 2**61 (more floats than any slots) so that
     # no difference overflows int64; such a gap may hold few floats (subnormals).
     across = (low < 0) & (high > 0)
@@ -499,7 +400,7 @@ def _spread_over_floats(slots, cramped, bounds):
             z = np.full(m, high)
         else:
             z = np.where(2 * t < m, high, low)
-        values[k:k + m] = _from_ordinal(z.astype(np.int64))
+        values[k:k + m] = from_ordinal(z.astype(np.int64))
         k += m
     return values
 
@@ -511,17 +412,17 @@ def _keep_groups_apart(slots, values, bounds, scale):
     where a group has more slots than float64 holds numbers inside ``bounds`` (its
     numbers times ``scale``, the factor of the scores given)."""
     fixed = values.copy()
-    low, high = _ordinal(bounds[0]) + 1, _ordinal(bounds[1]) - 1
+    low, high = ordinal(bounds[0]) + 1, ordinal(bounds[1]) - 1
     for g in np.unique(slots.group):
         mine = np.flatnonzero(slots.group == g)[::-1]  # ascending scores
-        z = _ordinal(values[mine])
+        z = ordinal(values[mine])
         if np.all(z[1:] > z[:-1]):
             continue
-        apart = _strictly_increasing(z, np.full(z.size, low), np.full(z.size, high))
+        apart = strictly_increasing(z, np.full(z.size, low), np.full(z.size, high))
         if apart is None:
             raise ValueError(MSG_NO_ROOM_TRAINING.format(
                 count=mine.size, lo=bounds[0] * scale, hi=bounds[1] * scale))
-        fixed[mine] = _from_ordinal(apart)
+        fixed[mine] = from_ordinal(apart)
     return fixed, fixed != values
 
 
@@ -536,7 +437,7 @@ def _warn_crowded(slots, values, cramped, probabilities, scale):
     lo, hi = float(slots.gap_lo[closest] * scale), float(slots.gap_hi[closest] * scale)
     if probabilities and (hi <= NEAR_END or lo >= 1.0 - NEAR_END):
         advice = ADVICE_PROBABILITIES
-    elif max(abs(lo), abs(hi)) == _FLOAT_MAX:
+    elif max(abs(lo), abs(hi)) == FLOAT_MAX:
         advice = ADVICE_RESCALE
     else:
         advice = ADVICE_ROUNDING
@@ -554,32 +455,10 @@ def _repair(slots, values, bad):
             continue
         low, high, _ = _room(slots, a)
         m = b - a
-        z = _strictly_increasing(_ordinal(values[a:b])[::-1], np.full(m, low + 1),
+        z = strictly_increasing(ordinal(values[a:b])[::-1], np.full(m, low + 1),
                                  np.full(m, high - 1))
-        values[a:b] = _from_ordinal(z[::-1])
+        values[a:b] = from_ordinal(z[::-1])
     return values
-
-
-def _strictly_increasing(z, low, high):
-    """Integers ``z`` moved the fewest steps that make them strictly increasing with
-    ``low <= z <= high`` (both non-decreasing), lowering where they collide; None where
-    no such integers exist.
-
-    Clipped to the tightest bounds (:func:`_tightest`), a running minimum from the top
-    then takes each one down to one below the next where needed."""
-    low, high = _tightest(low, high)
-    if np.any(low > high):
-        return None
-    t = np.arange(z.size)
-    return np.minimum.accumulate((np.clip(z, low, high) - t)[::-1])[::-1] + t
-
-
-def _tightest(low, high):
-    """The bounds of strictly increasing integers within non-decreasing ``low`` and
-    ``high``: ``max(low[j] + i - j, j <= i)`` and ``min(high[j] - (j - i), j >= i)``."""
-    t = np.arange(low.size)
-    return (np.maximum.accumulate(low - t) + t,
-            np.minimum.accumulate((high - t)[::-1])[::-1] + t)
 
 
 def _thin(x, y, knot):
@@ -588,169 +467,7 @@ def _thin(x, y, knot):
     kept = knot.copy()
     kept[0] = kept[-1] = True
     while True:
-        differs = (_map_one(x, x[kept], y[kept]) != y) & ~kept
+        differs = (map_one(x, x[kept], y[kept]) != y) & ~kept
         if not differs.any():
             return kept
         kept |= differs
-
-
-def _interpolate(v, x0, x1, y0, y1):
-    """The straight line through ``(x0, y0)`` and ``(x1, y1)`` at ``v``, ``x0 <= v <=
-    x1``, computed as ``np.interp`` does (exactly ``y0``, ``y1`` at the ends) and kept
-    within ``[y0, y1]`` (``np.interp`` can overshoot the right knot by an ulp; a slope
-    that overflows, between neighbouring subnormal knots, gives ``y1``)."""
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        slope = (y1 - y0) / (x1 - x0)
-        out = np.where(v >= x1, y1, np.where(v > x0, slope * (v - x0) + y0, y0))
-    return np.clip(out, y0, y1)
-
-
-def _map_one(values, x, y):
-    """Piecewise-linear map through knots ``(x, y)`` (:func:`_interpolate` between
-    them); beyond either end a shift (slope 1), never past the end value. Knots whose
-    differences overflow (fitted on halves by :func:`fit_transfer`) are evaluated on
-    halves, as they were fitted."""
-    with np.errstate(over="ignore"):
-        spans = [x[-1] - x[0], y[-1] - y[0], y[0] - x[0], y[-1] - x[-1]]
-    if not np.isfinite(spans).all():
-        return 2 * _map_one(values / 2, x / 2, y / 2)
-    if x.size == 1:
-        return values + (y[0] - x[0])
-    segment = np.clip(np.searchsorted(x, values, side="right") - 1, 0, x.size - 2)
-    out = _interpolate(values, x[segment], x[segment + 1], y[segment], y[segment + 1])
-    below, above = values < x[0], values > x[-1]
-    if below.any():
-        out[below] = np.minimum(values[below] + (y[0] - x[0]), y[0])
-    if above.any():
-        out[above] = np.maximum(values[above] + (y[-1] - x[-1]), y[-1])
-    return out
-
-
-def _map_one_v1(values, x, y):
-    """The map of version-1 model files: ``np.interp`` inside, the end segments' slopes
-    outside (kept so that such files transform as they did)."""
-    if x.size == 1:
-        return values + (y[0] - x[0])
-    segment = np.clip(np.searchsorted(x, values, side="right") - 1, 0, x.size - 2)
-    out = np.clip(np.interp(values, x, y), y[segment], y[segment + 1])
-    below, above = values < x[0], values > x[-1]
-    if below.any():
-        slope = (y[1] - y[0]) / (x[1] - x[0])
-        out[below] = y[0] + slope * (values[below] - x[0])
-    if above.any():
-        slope = (y[-1] - y[-2]) / (x[-1] - x[-2])
-        out[above] = y[-1] + slope * (values[above] - x[-1])
-    return out
-
-
-def apply_group_maps(scores, group_index, maps, clip=None, *, rule=2):
-    """Transfer the learned adjustment to (new) scores, group by group.
-
-    Inside a group's knots the map interpolates linearly; beyond them it shifts the
-    score (slope 1), which past the end points ``(lo, lo)`` and ``(hi, hi)`` of
-    :func:`fit_transfer` is the identity. Groups without a map (the reference group)
-    keep their scores bit for bit and are never clipped.
-
-    Parameters
-    ----------
-    scores : array-like of shape (n,)
-        Scores to adjust.
-    group_index : array-like of shape (n,)
-        Group index of every item.
-    maps : dict of int to (ndarray, ndarray)
-        Knots from :func:`fit_transfer`.
-    clip : (float, float) or None, default=None
-        ``(lo, hi)`` to clip mapped scores to (the clipping range of a version-1 model
-        file).
-    rule : {2, 1}, default=2
-        1: the maps of version-1 model files, extended past their ends with the end
-        segments' slopes (which can overflow: then a ValueError).
-
-    Returns
-    -------
-    ndarray of float64, shape (n,)
-        A new array. With ``rule=2`` and no ``clip``, strictly increasing in the original
-        score within every group, equal scores equal: where float64 rounding puts two
-        distinct scores of a group on one value (a map flatter than its scores' ulps),
-        the lower ones move down by the fewest ulps that keep them apart (or up, at the
-        bottom of the map's range), so those values depend on the other scores
-        transformed with them and may pass a reference score or a knot's value by those
-        ulps. Scores none of which collide (a fit's own training scores) get the map's
-        values bit for bit. Version-1 maps (``rule=1``, ``clip``) transform as they did:
-        non-decreasing.
-
-    Raises
-    ------
-    ValueError
-        Where a mapped score overflows float64, or (``rule=2``) more distinct scores of a
-        group fall inside its knots' range than float64 holds numbers between the end
-        values of its map (or beyond them than up to the largest float).
-
-    Examples
-    --------
-    >>> maps = {1: (np.array([0.0, 0.1, 0.2, 1.0]), np.array([0.0, 0.6, 0.8, 1.0]))}
-    >>> apply_group_maps([0.15, 0.6, 0.15], [1, 1, 0], maps).round(4).tolist()
-    [0.7, 0.9, 0.15]
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    group_index = np.asarray(group_index, dtype=np.int64)
-    out = scores.copy()
-    map_one = _map_one if rule == 2 else _map_one_v1
-    # One sort by group instead of one mask per group keeps this O(n log n) for any K.
-    by = np.argsort(group_index, kind="stable")
-    sorted_groups = group_index[by]
-    for g, (x, y) in maps.items():
-        first, last = np.searchsorted(sorted_groups, [g, g + 1])
-        if first == last:
-            continue
-        idx = by[first:last]
-        with np.errstate(over="ignore"):
-            mapped = map_one(scores[idx], x, y)
-        if clip is not None:
-            mapped = np.clip(mapped, clip[0], clip[1])
-        finite = np.isfinite(mapped)
-        if not finite.all():
-            bad = float(scores[idx][np.argmin(finite)])
-            raise ValueError(MSG_MAP_OVERFLOW.format(value=bad))
-        if rule == 2 and clip is None:
-            mapped = _keep_apart(scores[idx], mapped, x, y)
-        out[idx] = mapped
-    return out
-
-
-def _keep_apart(values, mapped, x, y):
-    """``mapped`` (the map through knots ``(x, y)`` of one group's ``values``) with
-    distinct values strictly increasing and equal ones equal: where rounding put two on
-    one float, moved by the fewest ulps, within ``[y[0], y[-1]]`` for values within
-    ``[x[0], x[-1]]`` (beyond them, up to the largest float)."""
-    by = np.argsort(values, kind="stable")
-    new = np.ones(by.size, dtype=bool)
-    new[1:] = values[by][1:] != values[by][:-1]
-    first = by[new]
-    z = _ordinal(mapped[first])
-    if np.all(z[1:] > z[:-1]):
-        return mapped
-    u = values[first]
-    low = _ordinal(np.where(u < x[0], -_FLOAT_MAX, y[0]))
-    high = _ordinal(np.where(u > x[-1], _FLOAT_MAX, y[-1]))
-    apart = _strictly_increasing(z, low, high)
-    if apart is None:
-        _refuse_crowded(u, low, high)
-    out = np.empty_like(mapped)
-    run = np.diff(np.append(np.flatnonzero(new), by.size))  # items per distinct value
-    out[by] = np.repeat(_from_ordinal(apart), run)
-    return out
-
-
-def _refuse_crowded(u, low, high):
-    """The ``ValueError`` of :func:`_keep_apart` where the ordinals cannot be kept apart
-    inside ``[low, high]``: it names the first run of distinct scores ``u`` that holds
-    more of them than floats lie between their bounds."""
-    tight_low, tight_high = _tightest(low, high)
-    p = int(np.argmax(tight_low > tight_high))
-    t = np.arange(u.size)
-    i = int(np.argmax((low - t)[:p + 1]))
-    j = p + int(np.argmin((high - t)[p:]))
-    raise ValueError(MSG_NO_ROOM_NEW.format(
-        count=j - i + 1, first=float(u[i]), last=float(u[j]),
-        lo=float(_from_ordinal(low[i])), hi=float(_from_ordinal(high[j]))))

@@ -8,13 +8,8 @@ import io
 
 from .. import metrics
 from ..metrics._ranking import defined
-from ..plotting._plots import (
-    _matplotlib,
-    plot_intervals,
-    plot_score_distributions,
-    plot_tradeoff,
-    plot_xroc,
-)
+from ..plotting import plot_intervals, plot_score_distributions, plot_tradeoff, plot_xroc
+from ..plotting._plots import _matplotlib
 
 #: CSS pixels per inch: a figure is shown at its drawn size.
 CSS_DPI = 96

@@ -99,6 +99,7 @@ DATA = TEXT.encode("utf-8")
 def _model_text(int_labels=False):
     from gpu_xorder import XOrder
     from gpu_xorder.io._files import json_text as model_text
+    from gpu_xorder.postprocessing._model_file import model_document
 
     s = np.array([float(r[1]) for r in BASE])
     y = np.array([int(r[2]) for r in BASE])
@@ -106,7 +107,7 @@ def _model_text(int_labels=False):
     if int_labels:
         g = np.where(g == "a", 1, 2)
     est = XOrder(lam=0.5, backend="numpy").fit(s, y, sensitive_features=g)
-    return model_text(est._model_document())
+    return model_text(model_document(est))
 
 
 MODELS = {}
@@ -602,7 +603,8 @@ add("audit --json /dev/null", Case(audit("--no-ci", "--json", "/dev/null"), None
 TYPED_OPTIONS = {
     "--bootstrap": (audit, "an integer >= 1"), "--seed": (audit, "an integer >= 0"),
     "--ci": (audit, "a number strictly between 0 and 1"),
-    "--jobs": (audit, "a nonzero integer (-1: one per CPU core)"), "--plot-pairs": (audit, "an integer >= 1"),
+    "--jobs": (audit, "a nonzero integer (-1: one per CPU core)"),
+    "--plot-pairs": (audit, "an integer >= 1"),
     "--max-groups": (audit, "an integer >= 1"), "--subsample": (fit, "an integer >= 1"),
     "--max-disparity": (fit, "a number from 0 to 1"),
 }
@@ -672,7 +674,7 @@ def test_the_table_is_large():
 def test_picture_names_are_all_checked(tmp_path, capsys):
     """The names audit checks before the work are the pictures it writes, also for
     score columns whose names collide once their characters are replaced."""
-    from gpu_xorder.cli import _audit
+    from gpu_xorder.cli._audit_pictures import picture_plan
 
     pytest.importorskip("matplotlib")
     rows = [r[:2] + r[1:] for r in BASE]
@@ -681,8 +683,7 @@ def test_picture_names_are_all_checked(tmp_path, capsys):
     assert main(["audit", str(tmp_path / "d.csv"), "--score", "s 1", "S-1", "--label",
                  "label", "--group", "group", "--plot", str(tmp_path / "P")]) == 0
     capsys.readouterr()
-    planned = [name for name, _, _ in _audit._picture_plan(["s 1", "S-1"], ["a", "b"],
-                                                            True)]
+    planned = [name for name, _, _ in picture_plan(["s 1", "S-1"], ["a", "b"], True)]
     assert sorted(os.listdir(tmp_path / "P")) == sorted(planned)
     # one name per picture, in any case (a case-blind file system keeps them apart)
     assert len({name.casefold() for name in planned}) == len(planned) == 5
@@ -793,11 +794,11 @@ def test_signals_leave_nothing_behind(tmp_path):
                                 env=dict(env, KIND=kind, AT=str(at)),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         runs[name] = (proc, folder, signum, codes)
-    for name, (proc, folder, signum, codes) in runs.items():
+    for name, (proc, _, signum, _) in runs.items():
         line = proc.stdout.readline()
         assert line == "created\n", (name, line, proc.stderr.read())
         proc.send_signal(signum)
-    for name, (proc, folder, signum, codes) in runs.items():
+    for name, (proc, folder, _, codes) in runs.items():
         out, err = proc.communicate(timeout=120)
         assert proc.returncode in codes, (name, proc.returncode, err)
         assert "Traceback" not in err, (name, err)
@@ -912,16 +913,16 @@ def test_long_work_is_estimated_first_and_ctrl_c_ends_it_quietly(tmp_path):
         runs[name] = (subprocess.Popen([sys.executable, "-m", "gpu_xorder", *argv],
                                        cwd=folder, env=env, stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, text=True), folder, pattern)
-    for name, (proc, folder, pattern) in runs.items():
+    for name, (proc, _, pattern) in runs.items():
         line = proc.stderr.readline()
         assert re.match(pattern, line), (name, line)
     # past the estimate, into the work: a SIGINT that lands while `paper` starts its
     # worker pool has once (under a load of 3 on 2 cores) ended it with -2, not 130
     time.sleep(1.0)
-    for name, (proc, folder, pattern) in runs.items():
+    for name, (proc, _, _) in runs.items():
         if name not in BOUNDED_ONLY:
             proc.send_signal(signal.SIGINT)
-    for name, (proc, folder, pattern) in runs.items():
+    for name, (proc, folder, _) in runs.items():
         out, err = proc.communicate(timeout=120)
         if name in BOUNDED_ONLY:  # it may well end before a signal would arrive
             assert proc.returncode == 0, (name, proc.returncode, err)

@@ -32,8 +32,8 @@ def test_demo_german(capsys):
     assert "Traceback" not in out + err
     assert "german: 1000 rows, 58 features" in out
     # lam 0: the cell rule, exact; lam 1.5: the default solver's exact solve (105 x 597)
-    assert "xOrder metric xauc, method auto (2d), solver auto (paper, exact), backend auto (" in " ".join(
-        out.split())
+    assert ("xOrder metric xauc, method auto (2d), solver auto (paper, exact), backend auto ("
+            in " ".join(out.split()))
     for title in ("Test split", "Training split"):
         assert title in out
         rows = table_rows(out, title)
@@ -747,7 +747,8 @@ def test_long_cpu_fits_get_an_estimate_and_a_progress_bar(tmp_path, capsys, monk
                     r"engine\)\n", err), err
     err = " ".join(err.split("\n", 1)[1].split())
     assert re.match(r"note: this fit fills about \d\.\de\+05 lattice cells: roughly "
-                    r"\d+ min on the (numpy|numba) engine of a 2-core CPU\. --subsample \d+ would learn the order on 1 in "
+                    r"\d+ min on the (numpy|numba) engine of a 2-core CPU\. --subsample \d+ "
+                    r"would learn the order on 1 in "
                     r"\d+ items of each group in about \d+ s; a GPU \(--backend cupy\)",
                     err), err
     assert "xOrder" in buffer.getvalue() and "left" in buffer.getvalue()
@@ -808,7 +809,7 @@ def test_fit_warns_when_signed_mode_widens_the_disparity(tmp_path, capsys):
     assert "warning:" in err and "signed" in err and len(err.strip().splitlines()) == 1
 
 
-# ---------------------------------------------------------------------------- version, help, fit paths
+# ----------------------------------------------------------- version, help, fit paths
 
 def test_version(capsys):
     from gpu_xorder.cli._info import own_version

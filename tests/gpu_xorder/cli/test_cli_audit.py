@@ -92,7 +92,8 @@ def test_the_disadvantaged_group_in_words(tmp_path, capsys):
     s, fair, y, g = write_csv(path)
     assert audit(path, "--json", str(report), "--no-ci") == 0
     out = capsys.readouterr().out
-    low, high = metrics.xauc(s, y, g, "black", "white"), metrics.xauc(s, y, g, "white", "black")
+    low = metrics.xauc(s, y, g, "black", "white")
+    high = metrics.xauc(s, y, g, "white", "black")
     text = (f"positives of group 'black' are ranked below negatives of 'white' more often "
             f"than the reverse: xAUC(black, white) = {low:.3f} < xAUC(white, black) = "
             f"{high:.3f}; with high scores favourable, that disadvantages 'black'")

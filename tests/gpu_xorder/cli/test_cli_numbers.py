@@ -164,7 +164,7 @@ def test_fit_lams_in_any_order_chooses_the_asked_model_of_the_intersections(tmp_
     text = capsys.readouterr().out
     groups = np.array([f"{a} & {b}" for a, b in zip(sex, race)])
     names, sizes = np.unique(groups, return_counts=True)
-    assert (f"groups by sex & race: " + ", ".join(f"{g} {c}" for g, c in zip(names, sizes))
+    assert ("groups by sex & race: " + ", ".join(f"{g} {c}" for g, c in zip(names, sizes))
             in text.splitlines()[0])
     rows = tsv_table(text, "Training data")
     assert list(rows) == ["unadjusted", "3", "0", "0.25"]  # the order asked
@@ -266,7 +266,6 @@ def test_bootstrap_with_two_jobs_is_that_of_one(tmp_path, capsys):
     write_csv(data, {"score": s, "label": y, "group": g})
     docs = []
     for jobs in ("1", "2"):
-        path = tmp_path / f"a{jobs}.json"
         assert main(["audit", str(data), "--score", "score", "--label", "label", "--group",
                      "group", "--bootstrap", "301", "--seed", "11", "--jobs", jobs,
                      "--format", "json"]) == 0

@@ -8,7 +8,6 @@ reader); the metrics are O(n^2) pair loops in exact fractions from their definit
 
 import itertools
 import json
-import os
 from fractions import Fraction
 
 import numpy as np

@@ -87,7 +87,8 @@ def test_load_dataset_matches_loader(name):
 def test_calls_do_not_share_arrays(name):
     first = LOADERS[name]()
     X, y, s = first.X.copy(), first.y.copy(), first.sensitive.copy()
-    for arr in (first.X, first.y, first.sensitive) + (() if first.age is None else (first.age,)):
+    ages = () if first.age is None else (first.age,)
+    for arr in (first.X, first.y, first.sensitive) + ages:
         assert arr.flags.writeable
         arr[...] = -7
     second = LOADERS[name]()

@@ -41,7 +41,8 @@ def test_records_equal_the_protocol_done_by_hand(german):
             if lam is None:
                 scores = {"train": s_tr, "test": s_te}
             else:
-                xo = XOrder(lam=lam, backend="numpy", solver="paper").fit(s_tr, y_tr, sensitive_features=a_tr)
+                xo = XOrder(lam=lam, backend="numpy", solver="paper").fit(
+                    s_tr, y_tr, sensitive_features=a_tr)
                 scores = {"train": xo.transform(s_tr, sensitive_features=a_tr),
                           "test": xo.transform(s_te, sensitive_features=a_te)}
             for split, y, a in (("train", y_tr, a_tr), ("test", y_te, a_te)):
@@ -178,7 +179,8 @@ def test_large_lam_reduces_test_disparity_on_compas():
 
 @pytest.mark.parametrize("kw,error,message", [
     (dict(data="mnist"), ValueError, "unknown data set 'mnist'"),
-    (dict(data="german", groups="age"), ValueError, re.escape(MSG_NO_AGE.format(name="german"))),
+    (dict(data="german", groups="age"), ValueError,
+     re.escape(MSG_NO_AGE.format(name="german"))),
     (dict(groups="race"), ValueError, "groups"),
     (dict(metric="auc"), ValueError, "metric"),
     (dict(lams=[]), ValueError, "lam"),

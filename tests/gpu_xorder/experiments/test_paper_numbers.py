@@ -13,13 +13,11 @@ tables.md's header state.
 """
 
 import csv
-import itertools
 import json
 import re
 import statistics
 from fractions import Fraction
 
-import numpy as np
 import pytest
 
 from gpu_xorder import XOrder
@@ -209,7 +207,8 @@ def test_tables_md_follows_its_header_from_the_records(run):
         grid = [p for (split, m, _, p) in by if split == "test" and m == method]
         means = {p: ms("test", method, p, "xauc")[0] for p in grid}
         at = min(grid, key=lambda p: means[p])  # the lowest mean test Delta
-        close(numbers(lowest), [*ms("test", method, at, "xauc"), *ms("test", method, at, "auc"),
+        close(numbers(lowest), [*ms("test", method, at, "xauc"),
+                                *ms("test", method, at, "auc"),
                                 *([] if at is None else [at])])
         assert lowest.endswith("least train Δ)" if at is None else f"lam {at:g})")
         runs = [rec["xauc"] for rec in by["test", method, None, at]]

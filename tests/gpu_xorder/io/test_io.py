@@ -1,4 +1,5 @@
-"""Saved models (JSON, never pickle), CSV tables and atomic writes (``gpu_xorder.io``, ``gpu_xorder.postprocessing._model_file``)."""
+"""Saved models (JSON, never pickle), CSV tables and atomic writes (``gpu_xorder.io``,
+``gpu_xorder.postprocessing._model_file``)."""
 
 import bz2
 import csv
@@ -68,8 +69,9 @@ def test_saved_model_transforms_bit_for_bit(tmp_path, labels, kwargs, scale):
 def test_a_summary_value_json_cannot_hold_is_saved_as_null(tmp_path, monkeypatch):
     s, y, g = data()
     xo = XOrder(lam=1.0, backend="numpy").fit(s, y, sensitive_features=g)
-    doc = _model_file.model_to_dict(xo.get_params(), xo.groups_, xo.reference_group_, xo.bounds_,
-                            xo.maps_, {"gap": np.float64(np.inf), "n": np.int64(3)})
+    doc = _model_file.model_to_dict(xo.get_params(), xo.groups_, xo.reference_group_,
+                                    xo.bounds_, xo.maps_,
+                                    {"gap": np.float64(np.inf), "n": np.int64(3)})
     assert doc["summary"] == {"gap": None, "n": 3}
     _files.write_json(tmp_path / "m.json", doc)
     assert XOrder.load(tmp_path / "m.json").lam == 1.0
@@ -278,7 +280,8 @@ def test_integer_groups_and_the_new_parameters_load(tmp_path):
                            ({"max_disparity": "0.1"}, "'params.max_disparity'")]:
         doc["params"].update({"solver": "exact", "max_disparity": None}, **extra)
         if message is None:
-            assert _model_file.model_from_dict(doc, known_params=params)[0]["solver"] == "exact"
+            parsed = _model_file.model_from_dict(doc, known_params=params)
+            assert parsed[0]["solver"] == "exact"
         else:
             with pytest.raises(ValueError, match=re.escape(message)):
                 _model_file.model_from_dict(doc, known_params=params)
@@ -386,9 +389,10 @@ BROKEN_TABLES = [
     ('a,b\n1,"x"y\n', None, ", line 2: malformed CSV"),
     ("a,b\n1,\xe9\n".encode("latin-1"), None, ", line 2: not UTF-8 text (byte b'\\xe9')"),
     ("a,b\n1,2\n".encode("utf-16"), None, ": the file is UTF-16 text"),
-    (gzip.compress(b"a,b\n" + b"1,2\n" * 1000, mtime=0)[:25], None, ": cannot read the gzip data "
-                                                          "(Compressed file ended"),
-    (gzip.compress(b"a,b\n1,2\n", mtime=0)[:-8] + b"\0" * 8, None, ": cannot read the gzip data"),
+    (gzip.compress(b"a,b\n" + b"1,2\n" * 1000, mtime=0)[:25], None,
+     ": cannot read the gzip data (Compressed file ended"),
+    (gzip.compress(b"a,b\n1,2\n", mtime=0)[:-8] + b"\0" * 8, None,
+     ": cannot read the gzip data"),
     (b"\x1f\x8b" + bytes(30), None, ": cannot read the gzip data"),
     (bz2.compress(b"a,b\n1,2\n")[:-6], None, ": cannot read the bz2 data"),
     (lzma.compress(b"a,b\n1,2\n")[:-6], None, ": cannot read the xz data"),

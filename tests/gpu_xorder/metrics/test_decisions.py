@@ -138,8 +138,8 @@ def test_katz_ratio_by_hand():
 @pytest.mark.parametrize("n", [20, 60])
 @pytest.mark.parametrize("p", [0.1, 0.3, 0.5])
 def test_wilson_exact_coverage_is_near_nominal(n, p):
-    coverage = sum(math.comb(n, x) * p**x * (1 - p) ** (n - x)
-                   for x in range(n + 1) if wilson(x, n, Z95).low <= p <= wilson(x, n, Z95).high)
+    coverage = sum(math.comb(n, x) * p**x * (1 - p) ** (n - x) for x in range(n + 1)
+                   if wilson(x, n, Z95).low <= p <= wilson(x, n, Z95).high)
     assert 0.92 <= coverage <= 0.99
 
 

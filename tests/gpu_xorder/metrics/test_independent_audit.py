@@ -22,6 +22,7 @@ a negative, a group with one positive or one negative, groups of very different 
 two to four groups labelled by ints, floats or strings.
 """
 
+import functools
 import math
 from fractions import Fraction
 from itertools import combinations
@@ -552,6 +553,13 @@ def frac(upper, lower):
     return float(((diff > 0) + 0.5 * (diff == 0)).mean())
 
 
+def _part(rs, ry, rg, g=None, label=None):
+    """The scores of a resample ``(rs, ry, rg)`` of group ``g`` with label ``label``
+    (None: any)."""
+    return rs[((rg == g) if g is not None else True) & (
+        (ry == label) if label is not None else True)]
+
+
 @pytest.mark.parametrize("level", [0.9])
 @pytest.mark.parametrize("seed", SEEDS[:3])
 def test_bootstrap_intervals_from_the_resampling_scheme(seed, level):
@@ -563,12 +571,7 @@ def test_bootstrap_intervals_from_the_resampling_scheme(seed, level):
     grp_arr = np.asarray(grp, dtype=object)
     stats = {"auc": [], "xauc": [], "prf": [], "xauc_d": [], "prf_d": [], "urf_d": []}
     for idx in o_bootstrap_resamples(s, y, grp, n_boot, seed + 11):
-        rs, ry, rg = s[idx], y[idx], grp_arr[idx]
-
-        def part(g=None, label=None):
-            return rs[((rg == g) if g is not None else True) & (
-                (ry == label) if label is not None else True)]
-
+        part = functools.partial(_part, s[idx], y[idx], grp_arr[idx])
         x = {(g, h): frac(part(g, 1), part(h, 0)) for g in labels for h in labels}
         p = {g: frac(part(g, 1), part(None, 0)) for g in labels}
         stats["auc"].append(frac(part(None, 1), part(None, 0)))

@@ -12,8 +12,8 @@ from support.properties import examples
 from sklearn.metrics import roc_auc_score
 
 from gpu_xorder.utils import _validation as v
+from gpu_xorder.metrics._counts import MSG_Y_LACKS
 from gpu_xorder.metrics._ranking import (
-    MSG_Y_LACKS,
     MSG_Y_REQUIRED,
     auc,
     disparity,
@@ -80,7 +80,8 @@ STR_LABELS = ["m", "f", "x", "b"]
 def ranking_data(draw):
     k = draw(st.integers(2, 4))
     extra = draw(st.integers(0, 30))
-    ids = list(range(k)) * 2 + draw(st.lists(st.integers(0, k - 1), min_size=extra, max_size=extra))
+    ids = list(range(k)) * 2 + draw(st.lists(st.integers(0, k - 1), min_size=extra,
+                                             max_size=extra))
     y = [1] * k + [0] * k + draw(st.lists(st.integers(0, 1), min_size=extra, max_size=extra))
     n = len(ids)
     tied = st.integers(0, 4).map(float)
@@ -158,7 +159,8 @@ def test_disparity_three_groups_hand():
     assert got == pytest.approx({(0, 1): 1 / 3, (0, 2): 1 / 3, (1, 2): 2 / 3}, **TOL)
     assert disparity(s, y, grp, metric="prf") == pytest.approx(2 / 3, **TOL)
     # URF: every pair is perfectly separated.
-    assert disparity_pairs(s, None, grp, metric="urf") == {(0, 1): 1.0, (0, 2): 1.0, (1, 2): 1.0}
+    assert disparity_pairs(s, None, grp, metric="urf") == {(0, 1): 1.0, (0, 2): 1.0,
+                                                           (1, 2): 1.0}
 
 
 def test_disparity_pairs_keys_sorted_python_labels():
@@ -327,20 +329,26 @@ def test_unknown_group():
 def test_group_lacking_positives_or_negatives():
     y = np.array([1, 1, 0, 0])  # a: positives only, b: negatives only
     lacks = v.MSG_GROUP_LACKS
-    with pytest.raises(ValueError, match=msg(lacks, label="b", what="positives", metric="xauc")):
+    with pytest.raises(ValueError, match=msg(lacks, label="b",
+                                             what="positives", metric="xauc")):
         xauc(S4, y, G4, "b", "b")
-    with pytest.raises(ValueError, match=msg(lacks, label="a", what="negatives", metric="xauc")):
+    with pytest.raises(ValueError, match=msg(lacks, label="a",
+                                             what="negatives", metric="xauc")):
         xauc(S4, y, G4, "a", "a")
-    with pytest.raises(ValueError, match=msg(lacks, label="b", what="positives", metric="xauc")):
+    with pytest.raises(ValueError, match=msg(lacks, label="b",
+                                             what="positives", metric="xauc")):
         xroc_curve(S4, y, G4, "b", "a")
     with pytest.raises(ValueError, match=msg(lacks, label=1, what="positives", metric="prf")):
         prf(S4, y, [0, 0, 1, 1], 1)
-    with pytest.raises(ValueError, match=msg(lacks, label="b", what="positives", metric="xauc")):
+    with pytest.raises(ValueError, match=msg(lacks, label="b",
+                                             what="positives", metric="xauc")):
         disparity(S4, y, G4)
-    with pytest.raises(ValueError, match=msg(lacks, label="b", what="positives", metric="prf")):
+    with pytest.raises(ValueError, match=msg(lacks, label="b",
+                                             what="positives", metric="prf")):
         disparity_pairs(S4, y, G4, metric="prf")
     y = np.array([1, 0, 1, 1])  # b: positives only
-    with pytest.raises(ValueError, match=msg(lacks, label="b", what="negatives", metric="xauc")):
+    with pytest.raises(ValueError, match=msg(lacks, label="b",
+                                             what="negatives", metric="xauc")):
         disparity(S4, y, G4)
     # URF needs no labels, PRF no negatives inside the group: PRF(a) = 1, PRF(b) = 0.
     assert disparity(S4, y, G4, metric="urf") == 1.0

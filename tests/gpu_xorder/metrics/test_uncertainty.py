@@ -1,6 +1,6 @@
-"""Confidence intervals (gpu_xorder.metrics._uncertainty, public in gpu_xorder.metrics): against
-slow reference computations (a bootstrap loop over the library's metrics, DeLong's
-formula by O(n^2) loops) and by coverage on simulated data."""
+"""Confidence intervals (gpu_xorder.metrics._uncertainty and _delong, public in
+gpu_xorder.metrics): against slow reference computations (a bootstrap loop over the
+library's metrics, DeLong's formula by O(n^2) loops) and by coverage on simulated data."""
 
 import re
 import signal
@@ -15,7 +15,7 @@ import pytest
 
 from cpu_reference import half_wins2
 from gpu_xorder import metrics
-from gpu_xorder.metrics import _uncertainty
+from gpu_xorder.metrics import _delong, _uncertainty
 from gpu_xorder.metrics._uncertainty import (
     MAX_BOOTSTRAP,
     MSG_BOOTSTRAP_DELONG,
@@ -176,7 +176,7 @@ def test_delong_variances_equal_the_loop_formula():
         x, z = s[(g == a) & (y == 1)], s[(g == b) & (y == 0)]
         assert metrics.xauc_variance(s, y, g, a, b) == pytest.approx(loop_delong(x, z),
                                                                      rel=1e-12)
-    var = _uncertainty.delong_variances(s, y, (g == "g1").astype(int), 2)
+    var = _delong.delong_variances(s, y, (g == "g1").astype(int), 2)
     # PRF(g0) - PRF(g1): independent positives, shared negatives
     pa, pb = s[(g == "g0") & (y == 1)], s[(g == "g1") & (y == 1)]
     va10, va01 = loop_components(pa, neg)

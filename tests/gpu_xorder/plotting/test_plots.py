@@ -1,4 +1,4 @@
-"""Pictures (gpu_xorder.plotting._plots) with real matplotlib on the Agg backend: what they draw
+"""Pictures (gpu_xorder.plotting) with real matplotlib on the Agg backend: what they draw
 equals the metrics, figures are written and non-empty; a clear error without matplotlib."""
 
 import re
@@ -15,8 +15,9 @@ from matplotlib.figure import Figure  # noqa: E402
 
 import gpu_xorder  # noqa: E402
 from gpu_xorder import fair_order, xorder_path  # noqa: E402
-from gpu_xorder import metrics
-from gpu_xorder.plotting._plots import MSG_CHOSEN, MSG_NO_MATPLOTLIB, MSG_TRADEOFF_ITEM  # noqa: E402
+from gpu_xorder import metrics  # noqa: E402
+from gpu_xorder.plotting._plots import MSG_NO_MATPLOTLIB  # noqa: E402
+from gpu_xorder.plotting._tradeoff import MSG_CHOSEN, MSG_TRADEOFF_ITEM  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -192,7 +193,7 @@ def test_xroc_bands_names_and_positives():
 
 
 def test_forest_plot_of_the_intervals(tmp_path):
-    from gpu_xorder.plotting._plots import MSG_INTERVAL_GROUPS
+    from gpu_xorder.plotting._intervals import MSG_INTERVAL_GROUPS
 
     s, y, g = data(200)
     before = metrics.confidence_intervals(s, y, g, method="delong")

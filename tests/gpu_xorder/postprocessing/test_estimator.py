@@ -11,7 +11,10 @@ from sklearn.exceptions import NotFittedError
 from gpu_xorder import XOrder, fair_order, xorder_path
 from gpu_xorder import metrics
 from gpu_xorder.utils import _validation as v
-from gpu_xorder.postprocessing._estimator import MSG_LAM_SEQUENCE, MSG_PATH_LAM, MSG_REFERENCE, MSG_UNSEEN
+from gpu_xorder.postprocessing._estimator import MSG_LAM_SEQUENCE
+from gpu_xorder.postprocessing._fitted import MSG_UNSEEN
+from gpu_xorder.postprocessing._fitting import MSG_REFERENCE
+from gpu_xorder.postprocessing._path import MSG_PATH_LAM
 from support.oracles import equal_pairs, pair_frac, within_group_changes
 
 TOL = dict(rel=1e-12, abs=1e-12)
@@ -218,7 +221,8 @@ def test_progress_is_passed_on():
 
 def _compas_scores(protocol):
     """COMPAS training and test scores of a logistic regression: on all features, split
-    seed 0 (the README's former quick start), or the paper's protocol (standardised features; many equal scores)."""
+    seed 0 (the README's former quick start), or the paper's protocol (standardised
+    features; many equal scores)."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import train_test_split
 
@@ -772,3 +776,28 @@ def test_runs_kept_whole_on_every_engine_and_realised(metric, solver):
     assert np.array_equal(fits[0].result_.order, fits[1].result_.order)
     assert np.array_equal(fits[0].train_scores_adjusted_, fits[1].train_scores_adjusted_)
     assert fits[0].result_.upper_bound == fits[1].result_.upper_bound
+
+
+def test_a_share_held_out_refits_on_all_the_data_and_keeps_the_table():
+    """``validation=0.3``: the chosen weight is refitted on all the data, and the fitted
+    model is that refit (its maps, ordering and scores) with the held-out table as
+    ``validation_`` (the refit itself has none)."""
+    from gpu_xorder.postprocessing._held_out import VALIDATION_LAMS
+
+    scores, y, groups = make_data(n_a=24, n_b=16, seed=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        xo = XOrder(lam=1.0, validation=0.3, backend="numpy", solver="paper").fit(
+            scores, y, sensitive_features=groups)
+        refit = XOrder(lam=xo.lam_, backend="numpy", solver="paper").fit(
+            scores, y, sensitive_features=groups)
+    assert xo.validation_["lams"] == list(VALIDATION_LAMS)
+    assert xo.validation_["chosen"] == xo.lam_ and len(xo.validation_["auc"]) == 11
+    assert refit.validation_ is None
+    assert xo.order_.size == scores.size
+    assert np.array_equal(xo.order_, refit.order_)
+    assert np.array_equal(xo.train_scores_adjusted_, refit.train_scores_adjusted_)
+    assert xo.maps_.keys() == refit.maps_.keys() and xo.bounds_ == refit.bounds_
+    new = np.linspace(0.05, 0.95, 7)
+    assert np.array_equal(xo.transform(new, sensitive_features=[1] * 7),
+                          refit.transform(new, sensitive_features=[1] * 7))

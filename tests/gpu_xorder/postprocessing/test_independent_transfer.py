@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 
 from gpu_xorder import XOrder, fair_order
+from gpu_xorder.postprocessing import _model_file
 
 # ---------------------------------------------------------------------------------------
 # Oracles
@@ -94,7 +95,8 @@ def signed_term(twice, y, groups, metric):
         return (share((groups == g) & (y == 1), (groups == h) & (y == 0))
                 - share((groups == h) & (y == 1), (groups == g) & (y == 0)))
     if metric == "prf":
-        return share((groups == g) & (y == 1), y == 0) - share((groups == h) & (y == 1), y == 0)
+        return (share((groups == g) & (y == 1), y == 0)
+                - share((groups == h) & (y == 1), y == 0))
     return share(groups == g, groups == h) - share(groups == h, groups == g)
 
 
@@ -388,7 +390,7 @@ def test_urf_parity_splits_a_reference_run_and_a_group_tie():
     reference scores and a tie in the other group, fair_order's ordering splits both,
     and the transfer follows the documented rules (checked by the oracle levels);
     XOrder's ordering keeps both runs whole, and its scores realise it."""
-    from gpu_xorder.postprocessing import _transfer
+    from gpu_xorder.postprocessing import _bounds, _transfer
 
     scores = np.array([0.7, 0.7, 0.7, 0.7, 0.3, 0.7, 0.7, 0.7, 0.2])
     y = np.array([1, 0, 1, 0, 1, 1, 0, 1, 0])
@@ -400,7 +402,7 @@ def test_urf_parity_splits_a_reference_run_and_a_group_tie():
     ref_pos = [k for k, i in enumerate(order) if groups[i] == 0 and scores[i] == 0.7]
     assert any(path[k] == 1 for k in range(ref_pos[0], ref_pos[-1])), path
     index = groups.astype(np.int64)
-    bounds = _transfer.default_bounds(scores, scores[index == 0])
+    bounds = _bounds.default_bounds(scores, scores[index == 0])
     learned, _ = _transfer.fit_transfer(scores, np.array(order), index, 0, bounds)
     assert_realises(learned, expected_levels(scores, groups, order, 0))
     xo = fit(scores, y, groups, metric="urf", lam=10.0, reference_group=0, solver="exact")
@@ -420,14 +422,14 @@ TIED = (np.array([0.4, 0.4, 0.7, 0.6, 0.6, 0.6]), np.array([1, 1, 0, 1, 0, 0]),
 
 
 def test_tied_reference_run_split_by_the_ordering_follows_the_documented_rule():
-    from gpu_xorder.postprocessing import _transfer
+    from gpu_xorder.postprocessing import _bounds, _transfer
 
     scores, y, groups = TIED
     order = fair_order(scores, y, groups, lam=5.0, solver="exact", backend="numpy").order
     assert order.tolist() == [3, 2, 0, 1, 4, 5]
     assert not keeps_ties(order, scores, groups)
     index = (groups == "b").astype(np.int64)
-    bounds = _transfer.default_bounds(scores, scores[index == 1])
+    bounds = _bounds.default_bounds(scores, scores[index == 1])
     learned, _ = _transfer.fit_transfer(scores, order, index, 1, bounds)
     assert_realises(learned, expected_levels(scores, groups, order, "b"))
     _, d = metrics_of(score_pairs(learned), y, groups, "xauc")
@@ -480,7 +482,8 @@ def check_maps(xo, scores, groups, rng):
         # inside [lo, hi] stays inside; beyond the group's end points the identity
         inside = (t >= lo) & (t <= hi)
         assert ((out[inside] >= lo) & (out[inside] <= hi)).all()
-        outside = ((t < lo) & (scores[mine].min() > lo)) | ((t > hi) & (scores[mine].max() < hi))
+        outside = (((t < lo) & (scores[mine].min() > lo))
+                   | ((t > hi) & (scores[mine].max() < hi)))
         assert np.array_equal(bits(out[outside]), bits(t[outside]))
         # new scores equal to training scores get the adjusted training scores
         for s_i, a_i in zip(scores[mine], adjusted[mine]):
@@ -596,7 +599,7 @@ def test_save_load_transforms_bit_for_bit_and_is_json(tmp_path, name):
     path = tmp_path / name
     xo.save(path)
     raw = path.read_bytes()
-    with pytest.raises(Exception):
+    with pytest.raises(pickle.UnpicklingError):  # JSON (or gzip of it), not a pickle
         pickle.loads(raw)
     if name.endswith(".gz"):
         import gzip
@@ -679,7 +682,7 @@ def unreadable_model_files(xo, tmp_path):
     (tmp_path / "model.json").unlink(missing_ok=True)
     return {"pickle": pickle.dumps(xo),
             "gzip cut short": packed[:len(packed) // 2],
-            "UTF-16": json.dumps(xo._model_document()).encode("utf-16")}
+            "UTF-16": json.dumps(_model_file.model_document(xo)).encode("utf-16")}
 
 
 @pytest.mark.parametrize("case", ["pickle", "gzip cut short", "UTF-16"])

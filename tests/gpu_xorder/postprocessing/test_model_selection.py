@@ -22,7 +22,12 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 
 from gpu_xorder import FairRanker, fairness_scorer
-from gpu_xorder.postprocessing._scorer import MSG_LAM_AND_CEILING, MSG_NO_GROUPS, MSG_ONE_LAM, MSG_REQUEST
+from gpu_xorder.postprocessing._scorer import (
+    MSG_LAM_AND_CEILING,
+    MSG_NO_GROUPS,
+    MSG_ONE_LAM,
+    MSG_REQUEST,
+)
 from support.oracles import pair_term
 
 pd = pytest.importorskip("pandas")
@@ -180,9 +185,10 @@ def test_nested_cross_validation():
     inner = GridSearchCV(routed_pipeline(), {"fair__lam": [0.0, 1.0]}, cv=StratifiedKFold(2),
                          scoring=fairness_scorer(), error_score="raise")
     with sklearn.config_context(enable_metadata_routing=True):
-        got = cross_validate(inner, X, Y, cv=CV, scoring=fairness_scorer(), error_score="raise",
-                             params={"sensitive_features": A}, return_estimator=True)
-        for value, search_k, (train, test) in zip(got["test_score"], got["estimator"],
+        got = cross_validate(inner, X, Y, cv=CV, scoring=fairness_scorer(),
+                             error_score="raise", params={"sensitive_features": A},
+                             return_estimator=True)
+        for value, search_k, (_, test) in zip(got["test_score"], got["estimator"],
                                                   CV.split(X, Y)):
             fair = search_k.best_estimator_.decision_function(X[test],
                                                               sensitive_features=A[test])

@@ -236,8 +236,8 @@ def test_groups_from_a_column_of_x():
     assert by_column.n_features_in_ == 4  # the classifier got X whole
     # several columns: their intersections
     table["band"] = np.where(X[:, 1] > 0, "hi", "lo")
-    both = FairRanker(_without("group", "band"), cv=FOLDS, sensitive_features=["group", "band"],
-                      **FAST).fit(table, Y)
+    both = FairRanker(_without("group", "band"), cv=FOLDS,
+                      sensitive_features=["group", "band"], **FAST).fit(table, Y)
     assert both.xorder_.groups_.tolist() == ["a & hi", "a & lo", "b & hi", "b & lo"]
 
 

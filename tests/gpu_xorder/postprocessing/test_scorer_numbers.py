@@ -253,12 +253,13 @@ def test_max_disparity_scorer_at_a_ceiling_that_rounding_crosses():
                                               sensitive_features=g2) == want["objective"]
 
 
-def test_held_out_choice_keeps_a_weight_whose_disparity_sits_on_the_ceiling():
+def test_held_out_choice_keeps_a_weight_whose_disparity_sits_on_the_ceiling(monkeypatch):
     """``XOrder(max_disparity=eps, validation=...)`` keeps the held-out AUC's best weight
     among those with ``|D| <= eps`` up to the constraint's tolerance: a held-out |D| of
     exactly 1/10 that rounds to 0.1 + 1e-16 is within 0.1."""
     from gpu_xorder import XOrder
     from gpu_xorder.postprocessing import _held_out
+    from gpu_xorder.postprocessing._fitting import check_params
 
     X2, y2, g2 = two_groups(8, 7)                     # |D| 1/10, AUC 0.75
     fair = two_groups(5, 5)[0][:, 0]                  # the same items: |D| 0, AUC 0.5
@@ -272,10 +273,14 @@ def test_held_out_choice_keeps_a_weight_whose_disparity_sits_on_the_ceiling():
         def transform(self, scores, sensitive_features):
             return self.scores
 
-    def fit_path(*args, lams, **kwargs):  # the first weight's model is on the ceiling
+    def fit_path(template, scores, y, groups, lams, *args, **kwargs):
+        # the first weight's model is on the ceiling
         return [Model(X2[:, 0])] + [Model(fair) for _ in lams[1:]]
 
+    monkeypatch.setattr(_held_out, "fit_path", fit_path)
     est = XOrder(max_disparity=0.1, validation=(X2[:, 0], y2, g2))
-    _held_out.validated_fit(est, est._check_params(), X2[:, 0], y2, g2, None, fit_path)
-    assert est.validation_["chosen"] == _held_out.VALIDATION_LAMS[0]
-    assert est.validation_["disparity"][0] == pytest.approx(0.1, abs=1e-15)
+    chosen, table = _held_out.validated_fit(est, check_params(est.get_params()), X2[:, 0],
+                                            y2, g2, None)
+    assert table["chosen"] == _held_out.VALIDATION_LAMS[0]
+    assert np.array_equal(chosen.scores, X2[:, 0])
+    assert table["disparity"][0] == pytest.approx(0.1, abs=1e-15)

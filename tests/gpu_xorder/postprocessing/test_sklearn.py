@@ -14,6 +14,7 @@ from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import check_estimator
 
 from gpu_xorder import XOrder
+from gpu_xorder.postprocessing._model_file import model_document
 from gpu_xorder.postprocessing._scores import MSG_ONE_COLUMN, MSG_SPARSE
 
 RNG = np.random.default_rng(5)
@@ -45,7 +46,8 @@ def test_a_column_of_scores_gives_a_column_and_the_same_values():
     assert got.shape == (50, 1)
     np.testing.assert_array_equal(got[:, 0], want)
     np.testing.assert_array_equal(column.transform(NEW, sensitive_features=NEW_GROUPS), want)
-    assert xorder().fit_transform(SCORES[:, None], Y, sensitive_features=GROUPS).shape == (N, 1)
+    adjusted = xorder().fit_transform(SCORES[:, None], Y, sensitive_features=GROUPS)
+    assert adjusted.shape == (N, 1)
     assert column.n_features_in_ == 1 and not hasattr(column, "feature_names_in_")
     assert column.get_feature_names_out().tolist() == ["x0"]
 
@@ -63,7 +65,7 @@ def test_y_none_and_memory_sizes():
     with pytest.raises(ValueError, match="requires y to be passed, but the target y is None"):
         xorder().fit(SCORES, None, sensitive_features=GROUPS)
     est = xorder(memory_limit="1MiB").fit(SCORES, Y, sensitive_features=GROUPS)
-    assert est._model_document()["params"]["memory_limit"] == 2**20
+    assert model_document(est)["params"]["memory_limit"] == 2**20
     with pytest.raises(ValueError, match="is not a memory size"):
         xorder(memory_limit="lots").fit(SCORES, Y, sensitive_features=GROUPS)
 

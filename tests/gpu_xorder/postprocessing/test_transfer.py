@@ -1,5 +1,5 @@
-"""Tests of gpu_xorder.postprocessing._transfer: placing items between reference scores, the bounds and
-the per-group score maps."""
+"""Tests of the transfer (gpu_xorder.postprocessing ``_transfer``, ``_bounds``, ``_maps``):
+placing items between reference scores, the bounds and the per-group score maps."""
 
 import warnings
 
@@ -8,13 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpu_xorder.postprocessing._transfer import (
-    _map_one_v1,
-    apply_group_maps,
-    default_bounds,
-    fit_transfer,
-    is_probability_like,
-)
+from gpu_xorder.postprocessing._bounds import default_bounds, is_probability_like
+from gpu_xorder.postprocessing._maps import apply_group_maps, map_one_v1
+from gpu_xorder.postprocessing._transfer import fit_transfer
 from support.oracles import equal_pairs, within_group_changes
 from support.properties import examples
 
@@ -137,7 +133,7 @@ def test_version_1_maps_extend_their_end_segments_and_clip():
     np.testing.assert_allclose(clipped, np.minimum(expected, 1.0), rtol=0, atol=1e-15)
     # np.interp alone gives -0.5699999999999998 just left of the knot (0, -0.57).
     knots = (np.array([-3.0, 0.0]), np.array([-3.866, -0.57]))
-    assert _map_one_v1(np.array([-5e-324, 0.0]), *knots).tolist() == [-0.57, -0.57]
+    assert map_one_v1(np.array([-5e-324, 0.0]), *knots).tolist() == [-0.57, -0.57]
     steep = {1: (np.array([0.0, 1.0]), np.array([0.0, 1e300]))}
     with pytest.raises(ValueError, match="adjusted score of 1e\\+300 overflows float64"):
         apply_group_maps([0.5, 1e300], [1, 1], steep, rule=1)

@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 from support.properties import examples
 
 from gpu_xorder import XOrder
+from gpu_xorder.postprocessing._bounds import default_bounds
+from gpu_xorder.postprocessing._maps import apply_group_maps
 from gpu_xorder.postprocessing._transfer import (
     ADVICE_PROBABILITIES,
     ADVICE_RESCALE,
     ADVICE_ROUNDING,
-    apply_group_maps,
-    default_bounds,
     fit_transfer,
 )
 

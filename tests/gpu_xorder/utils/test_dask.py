@@ -15,8 +15,8 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from gpu_xorder import fair_order, paper_experiment  # noqa: E402
-from gpu_xorder.cli import _common
-from gpu_xorder import metrics
+from gpu_xorder.cli import _common  # noqa: E402
+from gpu_xorder import metrics  # noqa: E402
 from gpu_xorder.cli import main  # noqa: E402
 from gpu_xorder.cli._common import MSG_SCHEDULER  # noqa: E402
 from gpu_xorder.utils import _parallel  # noqa: E402

@@ -159,7 +159,8 @@ def test_every_real_number_type_is_one_lam(lam):
 @pytest.mark.parametrize("lam", [True, np.True_, np.array(False), [0.5, True],
                                  np.array([True, False])])
 def test_a_bool_lam_is_refused(lam):
-    with pytest.raises(TypeError, match=r"lam must be a number, not the bool (np\.)?(True|False)"):
+    with pytest.raises(TypeError,
+                       match=r"lam must be a number, not the bool (np\.)?(True|False)"):
         fair_order(S4, Y4, G4, lam=lam, backend="numpy")
 
 
@@ -230,7 +231,8 @@ def test_misaligned_pandas_indexes_warn():
 
 # ---------------------------------------------------------------- report keys
 
-@given(st.lists(st.text(alphabet="ab >~[]\\", max_size=6), min_size=2, max_size=5, unique=True))
+@given(st.lists(st.text(alphabet="ab >~[]\\", max_size=6), min_size=2, max_size=5,
+                unique=True))
 @settings(max_examples=examples(200), deadline=None)
 def test_pair_keys_are_unambiguous(labels):
     """Distinct pairs get distinct keys, and a key reads back to its pair, for labels

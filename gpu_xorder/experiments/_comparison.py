@@ -1,0 +1,121 @@
+"""The outcome of :func:`gpu_xorder.experiments._studies.compare_methods`: every record of
+a comparison or study, its summaries over repetitions and its CSV and JSON forms."""
+
+import csv
+import io
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..utils import _validation as v
+from ._experiment import SPLITS, _mean_std
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Outcome of :func:`compare_methods`: every record, and summaries over repetitions.
+
+    ``seconds`` and ``cpu_seconds`` map each method to its wall and CPU time per
+    repetition (all parameters); ``notes`` holds per-repetition facts a method chose
+    (``"xorder-kd subsample"``: its k); ``curves`` keeps repetition 0's test scores
+    ``(scores, y, groups)`` unadjusted, after xOrder at the largest ``lam`` and after
+    the public post-logit (xROC figures), and in the shift study the score samples of
+    each setting (histograms); neither timings nor curves are in :meth:`to_dict`.
+    """
+
+    data: str
+    groups: str
+    metric: str
+    model: str
+    methods: tuple
+    study: object
+    repeats: int
+    test_size: float
+    seed: int
+    group_labels: tuple
+    records: tuple
+    seconds: dict
+    cpu_seconds: dict = field(default_factory=dict, compare=False)
+    notes: dict = field(default_factory=dict)
+    curves: dict = field(default_factory=dict, compare=False)
+
+    def summary(self, split="test"):
+        """Mean and sample sd over the repetitions, one row per method, setting and
+        parameter: ``{"method", "setting", "parameter", "auc": (mean, sd), ...}``."""
+        v.check_choice(split, "split", SPLITS)
+        keys = []
+        for r in self.records:
+            key = (r["method"], r["setting"], r["parameter"])
+            if r["split"] == split and key not in keys:
+                keys.append(key)
+        rows = []
+        for method, setting, parameter in keys:
+            chosen = [r for r in self.records if r["split"] == split
+                      and (r["method"], r["setting"], r["parameter"])
+                      == (method, setting, parameter)]
+            row = {"method": method, "setting": setting, "parameter": parameter}
+            for key in ("auc",) + v.METRICS:
+                row[key] = _mean_std([r[key] for r in chosen])
+            rows.append(row)
+        return rows
+
+    def ranges(self, split="test"):
+        """The smallest and largest single-repetition value of every quantity, one row
+        per method, setting and parameter (as :meth:`summary`): where the mean hides a
+        split outcome, the range shows it. ``{"method", ..., "auc": (min, max), ...}``."""
+        rows = []
+        for row in self.summary(split):
+            key = (row["method"], row["setting"], row["parameter"])
+            chosen = [r for r in self.records if r["split"] == split
+                      and (r["method"], r["setting"], r["parameter"]) == key]
+            out = dict(zip(("method", "setting", "parameter"), key))
+            for name in ("auc",) + v.METRICS:
+                known = [r[name] for r in chosen if r[name] is not None]
+                out[name] = (min(known), max(known)) if known else (float("nan"),) * 2
+            rows.append(out)
+        return rows
+
+    def csv_text(self):
+        """The summary of both splits as CSV: one row per split, method, setting and
+        parameter; the mean, sd, smallest and largest value over the repetitions per
+        quantity (empty where undefined)."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        header = ["data", "groups", "model", "split", "method", "setting", "parameter",
+                  "repeats"]
+        for key in ("auc",) + v.METRICS:
+            header += [f"{key}_mean", f"{key}_sd"]
+        for key in ("auc",) + v.METRICS:
+            header += [f"{key}_min", f"{key}_max"]
+        writer.writerow(header)
+        for split in SPLITS:
+            for row, spread in zip(self.summary(split), self.ranges(split)):
+                cells = [self.data, self.groups, self.model, split, row["method"],
+                         _cell(row["setting"]), _cell(row["parameter"]), self.repeats]
+                for key in ("auc",) + v.METRICS:
+                    cells += [_cell(x) for x in row[key]]
+                for key in ("auc",) + v.METRICS:
+                    cells += [_cell(x) for x in spread[key]]
+                writer.writerow(cells)
+        return out.getvalue()
+
+    def to_dict(self):
+        """Everything but ``curves`` and ``seconds`` as plain JSON types: the same
+        seed gives the same document."""
+        return {
+            "data": self.data, "groups": self.groups, "metric": self.metric,
+            "model": self.model, "methods": list(self.methods), "study": self.study,
+            "repeats": self.repeats, "test_size": self.test_size, "seed": self.seed,
+            "group_labels": [str(g) for g in self.group_labels],
+            "parameters": {m: list(dict.fromkeys(r["parameter"] for r in self.records
+                                                 if r["method"] == m))
+                           for m in self.methods},
+            "notes": dict(self.notes),
+            "records": [dict(r) for r in self.records],
+        }
+
+
+def _cell(x):
+    if x is None or (isinstance(x, float) and np.isnan(x)):
+        return ""
+    return repr(x) if isinstance(x, float) else str(x)

@@ -1,0 +1,114 @@
+"""What one fit of ``XOrder`` (or one path of them, :func:`gpu_xorder.xorder_path`)
+works from: its parameters checked by the table, the training data validated and
+encoded once, and the ordering of the items it learns on."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..core._api import solve_encoded
+from ..utils import _frames
+from ..utils import _parallel
+from ..utils import _params
+from ..utils import _validation as v
+from ._scores import score_column
+from ._subsample import subsample_with_supports
+
+MSG_REFERENCE = "reference_group {value!r} is not one of the groups {labels}"
+MSG_VALIDATION_ALONE = (
+    "validation chooses the weight for max_disparity or for lam > 0: give one of them"
+)
+
+#: The parameters of the table (``utils._params``) that ``XOrder`` takes besides lam.
+PARAMS = ("metric", "disparity", "backend", "method", "solver", "max_disparity",
+          "subsample", "memory_limit")
+
+
+def check_params(params):
+    """``XOrder``'s parameters ``params`` (``get_params()``) validated by the table
+    (``utils._params``): ``{name: value}`` for the names of ``PARAMS``, ``"lam"``
+    (``(values, is_batch)``, as ``check_lam``) and ``"validation"``. Only these values
+    reach arithmetic: the estimator keeps what the user gave (a ``Decimal``, a 0-d
+    array)."""
+    checked = {name: _params.check(name, params[name]) for name in PARAMS}
+    lams = checked["lam"] = _params.check("lam", params["lam"])
+    if checked["max_disparity"] is not None and (lams[1] or lams[0][0] != 0):
+        raise ValueError(v.MSG_LAM_AND_CONSTRAINT)
+    checked["validation"] = check_validation(params["validation"],
+                                             checked["max_disparity"], lams[0])
+    return checked
+
+
+def check_validation(value, max_disparity, lams):
+    """``validation`` by the parameter table (None, a share as a float, or held-out
+    data as a tuple), refused unless it has a weight to choose: ``max_disparity``
+    (validated) or a ``lam`` > 0 (the validated values)."""
+    value = _params.check("validation", value)
+    if value is not None and max_disparity is None and not np.any(lams > 0):
+        raise ValueError(MSG_VALIDATION_ALONE)
+    return value
+
+
+class Fitting(NamedTuple):
+    """Validated training data of one fit, shared by every lam of :func:`xorder_path`."""
+
+    scores: np.ndarray
+    y: np.ndarray
+    labels: np.ndarray      # sorted group labels
+    index: np.ndarray       # position of every item's group in labels
+    reference: int          # position of the reference group
+    keep: np.ndarray        # items the ordering is learned on (increasing)
+    names: np.ndarray | None  # feature_names_in_ (a DataFrame's column name)
+
+    def solve(self, checked, lam, progress, n_jobs=None):
+        """The ordering of the kept items with the validated parameters ``checked``
+        (:func:`check_params`); ``lam`` a float (one result) or an array (a list of
+        results, one batched DP). The data were validated and encoded once, in
+        :func:`prepare`: this calls the encoded core of :func:`fair_order`, every
+        value solved as if alone, so that a path's model is its single fit's."""
+        if progress is not None and not callable(progress):
+            raise TypeError("progress must be callable or None")
+        k = self.keep
+        lams = np.atleast_1d(np.asarray(lam, dtype=np.float64))
+        constraint = checked["max_disparity"] if checked["validation"] is None else None
+        results = solve_encoded(
+            self.scores[k], self.y[k], self.labels, self.index[k], lams,
+            metric=checked["metric"], mode=checked["disparity"],
+            backend=checked["backend"], method=checked["method"],
+            solver=checked["solver"], max_disparity=constraint,
+            memory_limit=checked["memory_limit"], progress=progress,
+            n_jobs=_parallel.check_n_jobs(n_jobs), keep_ties=True, alone=True)
+        return results if np.ndim(lam) else results[0]
+
+
+def prepare(scores, y, sensitive_features, checked, reference_group, stacklevel):
+    """The :class:`Fitting` of the training data: validated, encoded, the reference
+    group (``reference_group``, or the one of highest mean score) and the items to learn
+    on (``checked``: the validated parameters, :func:`check_params`); ``stacklevel``:
+    the misaligned-index warning's, as ``_frames.warn_misaligned`` counts it."""
+    _frames.warn_misaligned(stacklevel, scores=scores, y=y,
+                            sensitive_features=sensitive_features)
+    s = v.check_scores(score_column(scores)[0])
+    v.check_size(s.size)
+    labels_y = v.check_labels(y, s.size)
+    labels, index = v.encode_groups(sensitive_features, s.size)
+    v.check_n_groups(labels)
+    reference = _reference_index(s, labels, index, reference_group)
+    keep = subsample_with_supports(s, labels_y, labels, index,
+                                   checked["subsample"] or 1, checked["metric"])
+    return Fitting(s, labels_y, labels, index, reference, keep,
+                   _frames.column_names(scores))
+
+
+def _reference_index(s, labels, index, reference_group):
+    """Position of the reference group: the given one, or the highest mean score."""
+    if reference_group is None:
+        means = np.bincount(index, weights=s) / np.bincount(index)
+        return int(np.argmax(means))
+    try:
+        return v.group_position(labels, reference_group)
+    except ValueError:
+        raise ValueError(MSG_REFERENCE.format(value=reference_group,
+                                              labels=labels.tolist())) from None
