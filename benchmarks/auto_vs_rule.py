@@ -43,8 +43,8 @@ def case_data(data, n):
         from solver_table import problem
 
         return problem(n)
-    from gpu_xorder.experiments._experiment import grouping, split_scores
     from gpu_xorder.datasets import load_dataset
+    from gpu_xorder.experiments._experiment import grouping, split_scores
 
     dataset = load_dataset(data)
     (s, y, a), _ = split_scores(dataset, grouping(dataset, "default"), seed=0)

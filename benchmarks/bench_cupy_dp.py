@@ -3,7 +3,8 @@
 Times the fill of both 2-D kernels (``tile_kernel``: "tiles", ``strip_kernel``:
 "strips"; one lam and a batch of 8), ``fair_order`` end to end on each, and the
 on-device traceback, on random two-group inputs, metric "xauc", and reports GCUPS (cells
-per second / 1e9) and decision bytes per cell in ``benchmark.extra_info``. The full table with the NumPy comparison is
+per second / 1e9) and decision bytes per cell in ``benchmark.extra_info``. The full
+table with the NumPy comparison is
 ``benchmarks/speed_table.py``; this suite keeps the same measurements under
 pytest-benchmark::
 
@@ -73,8 +74,8 @@ def test_fill(benchmark, n, kernel, batch):
 @pytest.mark.parametrize("n", SIZES)
 def test_fair_order(benchmark, n, kernel, monkeypatch):
     """End to end: the whole ``fair_order`` call (one lam, solver "paper")."""
-    from gpu_xorder.engine import _cupy_engine as ce
     from gpu_xorder import fair_order
+    from gpu_xorder.engine import _cupy_engine as ce
 
     monkeypatch.setattr(ce, "DEFAULT_KERNEL", kernel)
     s, y, g = _problem(n)

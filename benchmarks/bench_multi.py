@@ -13,14 +13,14 @@ Run (the project's pytest addopts disable benchmarks, so enable them)::
 
 import numpy as np
 import pytest
+from multi_table import cells as lattice_cells
+from multi_table import problem as _problem  # the multi-group table's inputs
 
 import cpu_reference as cr
 from cpu_reference import _iterative, _kd
 from gpu_xorder import fair_order
-from gpu_xorder.engine._plan import decision_bytes
 from gpu_xorder.engine._backend import cupy_status
-from multi_table import cells as lattice_cells
-from multi_table import problem as _problem  # the multi-group table's inputs
+from gpu_xorder.engine._plan import decision_bytes
 
 LAM = 0.5
 METRIC = "xauc"

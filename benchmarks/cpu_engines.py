@@ -27,6 +27,7 @@ Also printed:
 """
 
 import argparse
+import functools
 import os
 import time
 
@@ -99,7 +100,7 @@ def numpy_fixed_cost():
     for n_a in (16, 64, 256, 1024):
         lat = lattice(n_a, 3000)
         cr.fill(lat, LAM)
-        best = min(timed(lambda: cr.fill(lat, LAM))[1] for _ in range(3))  # CPU
+        best = min(timed(functools.partial(cr.fill, lat, LAM))[1] for _ in range(3))  # CPU
         diag.append(lat.n_a + lat.n_b)
         cells.append(lat.n_cells)
         t.append(best)
@@ -152,8 +153,9 @@ def iterative(sizes=(1500, 1500, 1500), rounds=2):
         y = (rng.random(groups.size) < 0.4).astype(np.int64)
         prob = cr.build_problem(scores, y, groups, len(sizes), metric, "absolute")
         solve_multi(prob, LAM, "iterative")
-        t_np = min(timed(lambda: cr.solve_iterative(prob, LAM))[1] for _ in range(rounds))
-        t_nb = min(timed(lambda: solve_multi(prob, LAM, "iterative"))[1]
+        t_np = min(timed(functools.partial(cr.solve_iterative, prob, LAM))[1]
+                   for _ in range(rounds))
+        t_nb = min(timed(functools.partial(solve_multi, prob, LAM, "iterative"))[1]
                    for _ in range(rounds))
         print(f"iterative {sizes}, {metric}: NumPy {t_np / cells * 1e9:.1f}, numba 1T "
               f"{t_nb / cells * 1e9:.2f} ns per cell (CPU), {t_np / t_nb:.1f}x")

@@ -16,14 +16,14 @@ one process.
 """
 
 import argparse
+import functools
 import os
 import time
 
 import joblib
 import numpy as np
 
-from gpu_xorder import paper_experiment
-from gpu_xorder import metrics
+from gpu_xorder import metrics, paper_experiment
 
 
 def timed(function):
@@ -55,15 +55,15 @@ def main():
     }
     print(f"{os.cpu_count()} CPU cores")
     for name, job in jobs.items():
-        one, t_one = timed(lambda: job(1))
-        loky, t_loky = timed(lambda: job(args.workers))
+        one, t_one = timed(functools.partial(job, 1))
+        loky, t_loky = timed(functools.partial(job, args.workers))
         assert loky == one
         (cluster, client), t_start = timed(lambda: (
             lambda c: (c, Client(c)))(LocalCluster(n_workers=args.workers,
                                                    threads_per_worker=1,
                                                    dashboard_address=None)))
         with cluster, client, joblib.parallel_backend("dask"):
-            dask, t_dask = timed(lambda: job(None))
+            dask, t_dask = timed(functools.partial(job, None))
         assert dask == one
         print(f"{name}: one process {t_one:.1f} s; {args.workers} loky workers "
               f"{t_loky:.1f} s; LocalCluster of {args.workers} workers {t_dask:.1f} s "

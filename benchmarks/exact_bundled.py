@@ -17,11 +17,11 @@ import argparse
 import os
 import time
 
-from rich.console import Console
-
 from auto_vs_rule import case_data
-from gpu_xorder import fair_order
+from rich.console import Console
 from table_output import emit
+
+from gpu_xorder import fair_order
 
 
 def main(argv=None):

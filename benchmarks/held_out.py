@@ -29,12 +29,11 @@ import warnings
 
 import numpy as np
 from rich.console import Console
-
-from gpu_xorder import XOrder
-from gpu_xorder import metrics
-from gpu_xorder.experiments._experiment import grouping, split_scores
-from gpu_xorder.datasets import load_dataset
 from table_output import emit
+
+from gpu_xorder import XOrder, metrics
+from gpu_xorder.datasets import load_dataset
+from gpu_xorder.experiments._experiment import grouping, split_scores
 
 
 def test_objective(model, test, metric, lam):

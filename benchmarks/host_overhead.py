@@ -17,6 +17,7 @@ device run times them and the whole call, ``--gpu``)::
 
 import argparse
 import contextlib
+import functools
 import time
 
 import numpy as np
@@ -24,8 +25,13 @@ import numpy as np
 import cpu_reference as cr
 from gpu_xorder.core import _api, _choice
 from gpu_xorder.engine import _launch
+from gpu_xorder.engine._kernel_source import (
+    constants,
+    kernel_parameters,
+    kernel_source,
+    launch_args,
+)
 from gpu_xorder.utils import _validation as v
-from gpu_xorder.engine._kernel_source import constants, kernel_parameters, kernel_source, launch_args
 
 
 def problem(n, seed=0):
@@ -101,7 +107,7 @@ def main(argv=None):
     rows.append(("edge counters", best(lambda: cr.edge_counters(lat))[0]))
     for kernel in ("tile_kernel", "strip_kernel"):
         rows.append((f"kernel arguments ({kernel}, host copies)",
-                     best(lambda: pack_arguments(lat, [lam], kernel))[0]))
+                     best(functools.partial(pack_arguments, lat, [lam], kernel))[0]))
 
     # fair_order with the GPU call answered at once from the NumPy reference's solution
     words, final = cr.fill(lat, lam) if args.n <= 20000 else (None, None)
@@ -130,8 +136,8 @@ def main(argv=None):
         _choice.engine_for = saved
 
     if args.gpu:
-        from gpu_xorder.engine import _cupy_engine as ce
         from gpu_xorder import fair_order
+        from gpu_xorder.engine import _cupy_engine as ce
 
         for kernel in ("tiles", "strips"):
             ce.DEFAULT_KERNEL = kernel

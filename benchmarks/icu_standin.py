@@ -18,8 +18,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
-from gpu_xorder import XOrder
-from gpu_xorder import metrics
+from gpu_xorder import XOrder, metrics
 from gpu_xorder.datasets import icu_age_groups, make_icu
 
 

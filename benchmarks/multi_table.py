@@ -21,10 +21,10 @@ import time
 
 import numpy as np
 from rich.console import Console
+from table_output import emit
 
 import cpu_reference as cr
 from gpu_xorder import fair_order
-from table_output import emit
 
 # The GPU rows first (iterative 8 x 20,000 in at most 0.65 s on an H100, 10 x
 # 10^4 at 10 GCUPS or more): a run cut short by its time limit keeps them.

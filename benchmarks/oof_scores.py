@@ -25,11 +25,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-
-from gpu_xorder import FairRanker, XOrder
-from gpu_xorder import metrics
-from gpu_xorder.datasets import load_compas
 from table_output import emit
+
+from gpu_xorder import FairRanker, XOrder, metrics
+from gpu_xorder.datasets import load_compas
 
 MODELS = {
     "gradient boosting": lambda r: GradientBoostingClassifier(random_state=r),
@@ -81,7 +80,7 @@ def main():
     for name in MODELS:
         runs = [repetition(data, name, r) for r in range(args.repeats)]
 
-        def stat(key):
+        def stat(key, runs=runs):
             values = np.array([run[key] for run in runs])
             return f"{values.mean():.3f} ± {values.std(ddof=1):.3f}"
 

@@ -19,10 +19,10 @@ import os
 
 import numpy as np
 from rich.console import Console
+from table_output import emit
 
 import cpu_reference as cr
 from gpu_xorder import fair_order
-from table_output import emit
 
 
 def problem(rng, n_a, n_b):
@@ -104,7 +104,8 @@ def main(argv=None):
         row = {"sizes": f"{sizes[0]}-{sizes[1]}", "lam": lam, "cases": cases,
                "ours_opt": sum(gap <= 1e-12 for gap in gaps_ours),
                "public_opt": sum(gap <= 1e-12 for gap in gaps_public),
-               "ours_gap": float(np.mean(gaps_ours)), "public_gap": float(np.mean(gaps_public)),
+               "ours_gap": float(np.mean(gaps_ours)),
+               "public_gap": float(np.mean(gaps_public)),
                "ours_better": ours_better, "public_better": public_better}
         rows.append(row)
         console.print(row)

@@ -16,8 +16,9 @@ import cProfile
 import pstats
 import time
 
-from gpu_xorder import fair_order
 from solver_table import problem
+
+from gpu_xorder import fair_order
 
 
 def main(argv=None):

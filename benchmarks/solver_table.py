@@ -20,9 +20,9 @@ import time
 
 import numpy as np
 from rich.console import Console
+from table_output import emit
 
 from gpu_xorder import fair_order
-from table_output import emit
 
 
 def problem(n, seed=0):

@@ -22,9 +22,9 @@ import time
 
 import numpy as np
 from rich.console import Console
+from table_output import emit
 
 import cpu_reference as cr
-from table_output import emit
 
 TILES = (None, 32, 128)  # the engine's width (64) and either side
 CHUNKS = (16, 32, 64, 128)
@@ -94,8 +94,8 @@ def time_fair_order(s, y, g, kernel):
     ``kernel`` as the engine's default."""
     import cupy as cp
 
-    from gpu_xorder.engine import _cupy_engine as ce
     from gpu_xorder import fair_order
+    from gpu_xorder.engine import _cupy_engine as ce
 
     saved, ce.DEFAULT_KERNEL = ce.DEFAULT_KERNEL, kernel
     try:
@@ -150,7 +150,8 @@ def gpu_row(n, console, chunk_sweep_n):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=os.path.join(os.environ.get("OUT", "."), "speed_table.md"))
+    parser.add_argument("--out", default=os.path.join(os.environ.get("OUT", "."),
+                                                      "speed_table.md"))
     parser.add_argument("--max-n", type=int, default=max(SIZES))
     parser.add_argument("--numpy-n", type=int, default=10000,
                         help="items per group of the NumPy reference's lattice")

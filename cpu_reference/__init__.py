@@ -4,27 +4,61 @@ The fallback backend of ``gpu_xorder`` and the source of truth every CUDA kernel
 tested against, decision for decision.
 """
 
-from ._banded import (HostWalker, band_lattice, banded_bytes, least_banded_bytes,
-                      numpy_band_fill, plan_bands, solve_banded)
+from ._banded import (
+                      HostWalker,
+                      band_lattice,
+                      banded_bytes,
+                      least_banded_bytes,
+                      numpy_band_fill,
+                      plan_bands,
+                      solve_banded,
+)
 from ._bits import bits_to_matrix, n_words
 from ._blocks import block_lattice, expand_merged, expand_path, merged_lattice
 from ._counting import half_wins2
 from ._fill import fill
-from ._fronts import (EPS_TOLERANCE, PRUNE_TOLERANCE, FrontsTooLarge, NoneLeft, completion_values,
-                      solve_fronts, within_eps)
-from ._iterative import (merge_order, solve_iterative, solve_lattice, step_counters,
-                         step_lattice, step_shapes)
+from ._fronts import (
+                      EPS_TOLERANCE,
+                      PRUNE_TOLERANCE,
+                      FrontsTooLarge,
+                      NoneLeft,
+                      completion_values,
+                      solve_fronts,
+                      within_eps,
+)
+from ._iterative import (
+                      merge_order,
+                      solve_iterative,
+                      solve_lattice,
+                      step_counters,
+                      step_lattice,
+                      step_shapes,
+)
 from ._iterative import total_cells as iterative_cells
 from ._kd import CHUNK_BYTES as KD_CHUNK_BYTES
-from ._kd import KdLayout
+from ._kd import KdLayout, solve_kd
 from ._kd import n_cells as kd_cells
-from ._kd import solve_kd
-from ._kgroups import (KProblem, build_problem, expand_runs, group_dtype, ordered_pairs,
-                       runs_problem, tie_runs)
+from ._kgroups import (
+                      KProblem,
+                      build_problem,
+                      expand_runs,
+                      group_dtype,
+                      ordered_pairs,
+                      runs_problem,
+                      tie_runs,
+)
 from ._kgroups import build_constants as kgroup_constants
-from ._lattice import (COUNTER_KINDS, COUNTERS, CounterKinds, StepConstants, StepLattice,
-                       build_lattice, edge_counters, problem_lattice)
 from ._kobjective import KdObjective, kgroup_values
+from ._lattice import (
+                      COUNTER_KINDS,
+                      COUNTERS,
+                      CounterKinds,
+                      StepConstants,
+                      StepLattice,
+                      build_lattice,
+                      edge_counters,
+                      problem_lattice,
+)
 from ._objective import MSG_SIGNED_TWO, PAD, StepObjective, cell_values
 from ._relink import path_counters, path_states, relink
 from ._traceback import path_to_order, traceback

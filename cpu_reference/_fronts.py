@@ -25,7 +25,6 @@ import numpy as np
 from ._lattice import COUNTER_KINDS
 from ._objective import PAIR_TERM, pair_scales, state_rows, state_values, term_operands
 
-
 # ------------------------------------------------------------------ the terms of states
 
 

@@ -21,8 +21,8 @@ import numpy as np
 
 from . import _kgroups as kg
 from ._fill import fill
-from ._lattice import COUNTER_KINDS, step_of
 from ._kobjective import kgroup_disparity
+from ._lattice import COUNTER_KINDS, step_of
 from ._traceback import traceback
 
 

@@ -25,8 +25,8 @@ later axis replaces the best on ``>=``, so the highest group index wins equal G-
 import numpy as np
 
 from . import _kgroups as kg
-from ._lattice import COUNTER_KINDS
 from ._kobjective import KdObjective
+from ._lattice import COUNTER_KINDS
 
 #: Bytes of the candidates of the cells decided together on a hyperplane: small enough
 #: for the CPU's cache (one pass over a whole hyperplane's candidates was slower).

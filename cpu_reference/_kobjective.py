@@ -12,7 +12,6 @@ from ._kgroups import ordered_pairs
 from ._lattice import COUNTER_KINDS
 from ._objective import PAIR_TERM, prf_share, term_operands
 
-
 # ------------------------------------------------------------------ K groups
 
 

@@ -5,9 +5,9 @@ docs/design.md, sections 3.1 and 4. One lattice type, :class:`StepLattice`: m gr
 ``m = 1`` (:func:`build_lattice`: group ``a`` is group index 0 and ``b`` index 1, sorted
 group labels), every step of iterative xOrder is one (``_iterative.step_lattice``); both
 are built by :func:`step_of` from the groups' sorted orders and prefix counts
-(``_kgroups.build_problem``). Cell ``(i, j)`` is the state "the first ``i`` items of axis a and the
-first ``j`` items of b are placed". A step along a into ``(i, j)`` places item ``i - 1``
-of axis a below everything placed so far; a step along b places ``b[j-1]``.
+(``_kgroups.build_problem``). Cell ``(i, j)`` is the state "the first ``i`` items of axis
+a and the first ``j`` items of b are placed". A step along a into ``(i, j)`` places item
+``i - 1`` of axis a below everything placed so far; a step along b places ``b[j-1]``.
 
 Counters of decided cross-group pairs, kept as int64, per metric
 (:data:`COUNTER_KINDS`, the one table of which counters a metric keeps); for two groups:

@@ -103,8 +103,8 @@ def test_the_record_rule_still_catches_a_missing_field():
         def __init__(self, a, b):
             self.a, self.b = a, b
 
-    import types
     import sys
+    import types
     module = types.ModuleType("_numpydoc_probe")
     module.Partial = Partial
     sys.modules["_numpydoc_probe"] = module

@@ -24,9 +24,8 @@ from hypothesis import strategies as st
 
 from gpu_xorder import XOrder, fair_order, metrics
 from gpu_xorder.cli import main
-from gpu_xorder.utils import _validation as v
 from gpu_xorder.postprocessing import _maps, _transfer
-
+from gpu_xorder.utils import _validation as v
 from support import oracles
 from support import strategies as S
 from support.problems import random_problem

@@ -12,17 +12,19 @@ from rich.table import Table
 
 from ..utils._validation import pair_key
 from . import _output as out
-from ._output import METRIC_COLUMNS
-from ._common import AUDIT_BOOTSTRAP
-from ._common import AUDIT_LEVEL
-from ._common import FILE_ERRORS
-from ._common import LIBRARY_ERRORS
-from ._common import dask_backend
-from ._common import file_row
-from ._common import group_title
-from ._common import read_groups
-from ._common import require_matplotlib
 from ._audit_pictures import MAX_FOREST_GROUPS, audit_plots, drawn_plan, picture_plan
+from ._common import (
+    AUDIT_BOOTSTRAP,
+    AUDIT_LEVEL,
+    FILE_ERRORS,
+    LIBRARY_ERRORS,
+    dask_backend,
+    file_row,
+    group_title,
+    read_groups,
+    require_matplotlib,
+)
+from ._output import METRIC_COLUMNS
 
 MSG_MODEL_REPORT = "--model is read by --report; give --report FILE as well"
 #: Rows of a table of pairs of groups printed at most (the pairs of the largest
@@ -37,9 +39,9 @@ MSG_DELONG = ("--ci-method delong draws no resamples, so {options} would be igno
 
 def run(args):
     from .. import metrics
-    from ..metrics._ranking import defined
     from ..io import Table as CsvTable
     from ..io import check_all_outputs, staged_folder
+    from ..metrics._ranking import defined
 
     try:
         level, method = _interval_settings(args)

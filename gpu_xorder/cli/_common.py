@@ -6,8 +6,7 @@ import contextlib
 import numpy as np
 from rich.markup import escape
 
-from ..datasets._loaders import AGE_BAND_NAMES
-from ..datasets._loaders import GROUP_NAMES
+from ..datasets._loaders import AGE_BAND_NAMES, GROUP_NAMES
 from ..experiments._experiment import RACE_SEX_NAMES
 from ..utils._validation import INTERSECTION_SEP
 from . import _output as out

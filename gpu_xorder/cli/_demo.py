@@ -5,26 +5,29 @@ import contextlib
 import time
 
 from rich.markup import escape
-from rich.progress import BarColumn
-from rich.progress import MofNCompleteColumn
-from rich.progress import Progress
-from rich.progress import TextColumn
-from rich.progress import TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from . import _output as out
-from ._common import LAM_NOTE
-from ._common import LIBRARY_ERRORS
-from ._common import asked_and_ran
-from ._common import check_split
-from ._common import counts
-from ._common import group_names
-from ._common import row
+from ._common import (
+    LAM_NOTE,
+    LIBRARY_ERRORS,
+    asked_and_ran,
+    check_split,
+    counts,
+    group_names,
+    row,
+)
 
 
 def run(args):
-    from ..experiments._experiment import grouping
     from ..datasets import load_dataset
-
+    from ..experiments._experiment import grouping
     from ..utils import _params
 
     data = load_dataset(args.data)
@@ -62,8 +65,8 @@ def run(args):
 
 def _run_demo(data, groups, args):
     """Split, fit the model, adjust for every lam; return table rows and split facts."""
-    from ..postprocessing import XOrder
     from ..experiments._experiment import split_scores
+    from ..postprocessing import XOrder
 
     with out.working(f"demo: {data.name}: splitting, training the logistic "
                      "regression"):  # something at once, not seconds of nothing

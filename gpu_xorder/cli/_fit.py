@@ -8,14 +8,16 @@ import numpy as np
 from rich.markup import escape
 
 from . import _output as out
-from ._common import FILE_ERRORS
-from ._common import LIBRARY_ERRORS
-from ._common import asked_and_ran
-from ._common import check_new_column
-from ._common import file_row
-from ._common import group_title
-from ._common import print_disadvantaged
-from ._common import read_groups
+from ._common import (
+    FILE_ERRORS,
+    LIBRARY_ERRORS,
+    asked_and_ran,
+    check_new_column,
+    file_row,
+    group_title,
+    print_disadvantaged,
+    read_groups,
+)
 
 #: CPU seconds of the numba engine's iterative steps per unit of the work
 #: ``engine._plan.numpy_work`` counts (K-D runs the NumPy reference), fitted on ten
@@ -40,14 +42,13 @@ DEFAULT_FIT_LAM = 0.5
 
 
 def run(args):
-    from ..postprocessing import XOrder
-    from ..postprocessing import xorder_path
-    from ..postprocessing._fitting import check_params
-    from ..postprocessing._model_file import model_document
     from ..engine._backend import resolve_backend
     from ..io import Table as CsvTable
     from ..io import check_all_outputs, json_text, write_files
     from ..io._csv import parse_label
+    from ..postprocessing import XOrder, xorder_path
+    from ..postprocessing._fitting import check_params
+    from ..postprocessing._model_file import model_document
 
     try:
         lams, chosen = _fit_lams(args)
@@ -165,8 +166,8 @@ def _certificate(r):
 def _check_subsample(scores, y, groups, args):
     """Refuse a --subsample that leaves a group without what the metric needs (before
     the fit, which would only say that the subsample lacks positives or negatives)."""
-    from ..utils import _validation as v
     from ..postprocessing._subsample import subsample_with_supports
+    from ..utils import _validation as v
 
     if args.subsample is None or args.subsample == 1:
         return

@@ -42,8 +42,7 @@ def warm():
     """``info --warm``: every kernel variant compiled at once and checked."""
     import time
 
-    from ..engine import _backend
-    from ..engine import _plan
+    from ..engine import _backend, _plan
 
     usable, reason, engine = _backend.cupy_status()
     if not usable:

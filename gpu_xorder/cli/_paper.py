@@ -7,19 +7,20 @@ import numpy as np
 from rich.markup import escape
 from rich.table import Table
 
-from . import _output as out
-from ._output import METRIC_COLUMNS
-from ._common import FILE_ERRORS
-from ._common import LAM_NOTE
-from ._common import LIBRARY_ERRORS
 from ..datasets._loaders import POSITIVE_MEANS
-from ._common import check_split
-from ._common import counts
-from ._common import dask_backend
-from ._common import given
-from ._common import group_names
-from ._common import require_matplotlib
-
+from . import _output as out
+from ._common import (
+    FILE_ERRORS,
+    LAM_NOTE,
+    LIBRARY_ERRORS,
+    check_split,
+    counts,
+    dask_backend,
+    given,
+    group_names,
+    require_matplotlib,
+)
+from ._output import METRIC_COLUMNS
 
 #: The files of ``--out`` besides the figures.
 OUT_FILES = ("records.json", "summary.csv", "tables.md", "timings.csv")
@@ -70,9 +71,9 @@ def _paper_experiment(name, args, expected=None):
 def _paper_comparison(names, args):
     """``paper`` with baselines, another base model, a study or --out: every method's
     table per data set; --json and --out written at the end, all or nothing."""
-    from ..io import check_all_outputs, staged_folder, write_json
     from ..experiments._paper_plots import figure_names
     from ..experiments._studies import compare_methods
+    from ..io import check_all_outputs, staged_folder, write_json
 
     methods = args.methods  # None: every method that takes the data set's groups
     figures = args.out is not None
@@ -183,8 +184,8 @@ def _paper_outputs(folder, comparisons, document, figures):
     ``folder``."""
     import os
 
-    from ..io import json_text
     from ..experiments._tables import markdown
+    from ..io import json_text
 
     with open(os.path.join(folder, "records.json"), "w", encoding="utf-8") as f:
         f.write(json_text(document))
@@ -203,7 +204,6 @@ def _paper_outputs(folder, comparisons, document, figures):
                                                               c.cpu_seconds[method])))
     if figures:
         from ..experiments._paper_plots import write_figures
-
         from ..experiments._studies import load_data
 
         for comparison in comparisons:

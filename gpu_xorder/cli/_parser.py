@@ -3,6 +3,7 @@
 import argparse
 import math
 
+from ..datasets._loaders import DATASETS
 from ..experiments._experiment import DEFAULT_LAMS as PAPER_LAMS
 from ..experiments._experiment import GROUPINGS
 from ..experiments._studies import EXTRA_DATA as PAPER_EXTRA_DATA
@@ -10,16 +11,17 @@ from ..experiments._studies import METHODS as PAPER_METHODS
 from ..experiments._studies import STUDIES as PAPER_STUDIES
 from ..experiments.models import MODELS as PAPER_MODELS
 from ..io import LABEL_KINDS
-from ..datasets._loaders import DATASETS
 from ..utils._params import choices
 from ..utils._validation import parse_memory_size
-from ._common import AUDIT_BOOTSTRAP
-from ._common import AUDIT_LEVEL
-from ._common import DEFAULT_COLUMN
-from ._common import LAM_NOTE
-from ._common import MAX_GROUPS
-from ._common import MAX_SEED
-from ._common import PLOT_PAIRS
+from ._common import (
+    AUDIT_BOOTSTRAP,
+    AUDIT_LEVEL,
+    DEFAULT_COLUMN,
+    LAM_NOTE,
+    MAX_GROUPS,
+    MAX_SEED,
+    PLOT_PAIRS,
+)
 from ._info import own_version
 
 DEFAULT_LAMS = (0.0, 0.01, 0.05, 0.5)

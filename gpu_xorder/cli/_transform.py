@@ -4,12 +4,14 @@ import numpy as np
 from rich.markup import escape
 
 from . import _output as out
-from ._common import FILE_ERRORS
-from ._common import LIBRARY_ERRORS
-from ._common import check_new_column
-from ._common import file_row
-from ._common import group_title
-from ._common import print_disadvantaged
+from ._common import (
+    FILE_ERRORS,
+    LIBRARY_ERRORS,
+    check_new_column,
+    file_row,
+    group_title,
+    print_disadvantaged,
+)
 
 MSG_UNSEEN = ("{path}, line {line}: {column} holds the group {group}, not seen in fit"
               "{more}: the model {model} knows {known}; drop the rows of unknown groups "
@@ -18,10 +20,10 @@ MSG_MODEL_GROUPS = "; the model {model} has {what} group labels ({known})"
 
 
 def run(args):
-    from ..postprocessing import XOrder
     from ..io import Table as CsvTable
     from ..io import check_all_outputs, write_files
     from ..io._csv import LABEL_KIND_NAMES, label_kind
+    from ..postprocessing import XOrder
 
     inputs = (args.data, args.model)
     try:

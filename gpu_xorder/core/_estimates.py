@@ -50,8 +50,8 @@ def estimate_solver_seconds(solver, n_a, n_b, lams, seconds_per_cell, *,
             fronts = min(EXACT_STATES_PER_CELL * cells, _constrained.CONSTRAINT_EXACT_STATES)
             return (_constrained.CONSTRAINT_SEARCH_FILLS + _solvers.EXACT_MUS + 2) * cells * (
                 seconds_per_cell) + fronts * seconds_per_state
-        return (_constrained.CONSTRAINT_SEARCH_FILLS * seconds_per_cell
-                + _constrained.CONSTRAINT_SOLVES * _solvers.EXPECTED_AUTO_FILLS * bitless) * cells
+        solves = _constrained.CONSTRAINT_SOLVES * _solvers.EXPECTED_AUTO_FILLS * bitless
+        return (_constrained.CONSTRAINT_SEARCH_FILLS * seconds_per_cell + solves) * cells
     chosen = _choice.choose_solver(solver, "absolute", lams, cells, certified_cells)
     seconds = 0.0
     for lam in lams:

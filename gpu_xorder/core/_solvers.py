@@ -29,8 +29,13 @@ import numpy as np
 
 import cpu_reference
 
-from ._candidates import (TOLERANCE, absolute_objective, candidate, candidate_states,
-                          signed_value)
+from ._candidates import (
+    TOLERANCE,
+    absolute_objective,
+    candidate,
+    candidate_states,
+    signed_value,
+)
 
 #: The exact solver: completion values of this many weights spread over [-lam, lam]
 #: (besides the search's) bound the fronts' states; the first guess of the lower bound

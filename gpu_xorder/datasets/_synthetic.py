@@ -16,8 +16,9 @@ differ between age bands, as in the paper's age groupings.
 
 from __future__ import annotations
 
-import numpy as np
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from ..utils import _params
 from ._loaders import MSG_AGE_EMPTY, Dataset, check_age

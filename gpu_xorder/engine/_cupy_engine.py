@@ -18,9 +18,7 @@ import numpy as np
 
 import cpu_reference
 
-from . import _launch
-from . import _plan
-from . import _kernel_source
+from . import _kernel_source, _launch, _plan
 from ._kernel_source import KERNEL_FILES, NVRTC_OPTIONS, kernel_parameters, kernel_source
 from ._plan import MSG_DEVICE_MEMORY, DeviceMemoryError, required_bytes  # noqa: F401
 
@@ -258,9 +256,9 @@ def traceback(lat, words):
 def solve(lat, lams, progress=None, memory_limit=None, n_jobs=None, tile_j=None,
           kernel=None, chunk=None):
     """``([(path, final_counters), ...], band_rows)`` on the host, one per lam value, of a
-    ``StepLattice`` (two groups, or an iterative step); ``band_rows`` is None unless the lattice
-    was filled in bands (its decision bits over ``memory_limit`` bytes or what the device
-    has free). ``progress`` counts the cells of every lattice (they fill together);
+    ``StepLattice`` (two groups, or an iterative step); ``band_rows`` is None unless the
+    lattice was filled in bands (its decision bits over ``memory_limit`` bytes or what the
+    device has free). ``progress`` counts the cells of every lattice (they fill together);
     ``n_jobs`` is the NumPy engine's (a batch fills at once here). ``kernel``,
     ``tile_j``, ``chunk``: as in ``fill``."""
     band_rows = _plan.band_plan(lat, len(lams), free_bytes(), memory_limit)

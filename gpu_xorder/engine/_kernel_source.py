@@ -137,7 +137,7 @@ def kernel_parameters(code):
 
 def _expand(text, macros):
     for name, body in macros.items():
-        text = re.sub(rf"\b{name}\b", lambda _: body, text)
+        text = re.sub(rf"\b{name}\b", body.replace("\\", "\\\\"), text)
     return text
 
 

@@ -371,8 +371,7 @@ class _Pipeline:
                     if s > 0:
                         need = min(c_hi - 1, self.inp.n_b) + self.lanes - 1
                         with self.cond:
-                            self.cond.wait_for(lambda: self.done[b, s - 1] >= need
-                                               or self.failed is not None)
+                            self.cond.wait_for(functools.partial(self._ready, b, s, need))
                             if self.failed is not None:
                                 return
                     self._segment(b, s, c, c_hi, lane)
@@ -385,6 +384,11 @@ class _Pipeline:
             with self.cond:
                 self.failed = exc
                 self.cond.notify_all()
+
+    def _ready(self, b, s, need):
+        """Whether strip ``s - 1`` of lattice ``b`` has published column ``need`` (or a
+        worker failed): the wait of strip ``s``, under ``self.cond``."""
+        return self.done[b, s - 1] >= need or self.failed is not None
 
     def _end(self, s):
         """One past the last step of strip ``s``."""
@@ -421,8 +425,8 @@ def band_fill(lams):
 
 def solve(lat, lams, progress=None, memory_limit=None, n_jobs=None):
     """``([(path, final_counters), ...], band_rows)``, one per lam value, of a
-    ``StepLattice`` (two groups, or an iterative step). ``n_jobs`` is the NumPy engine's: this one fills
-    with ``n_threads()`` threads.
+    ``StepLattice`` (two groups, or an iterative step). ``n_jobs`` is the NumPy engine's:
+    this one fills with ``n_threads()`` threads.
 
     Whole lattices, as many at once as their decision bits fit the host budget
     (``memory_limit`` bytes, default a share of the available memory,

@@ -143,8 +143,8 @@ def _block_lanes(metric):
     prf, urf = metric == METRIC_CODE["prf"], metric == METRIC_CODE["urf"]
 
     @njit(nogil=True, boundscheck=False, inline="always")
-    def block_lanes(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, ubr, row, kb, lo, hi,
-                    m, absolute, ge, scalars, per_q, lam, dec, acc):
+    def block_lanes(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, ubr, row, kb, lo,
+                    hi, m, absolute, ge, scalars, per_q, lam, dec, acc):
         """Decide lanes ``lo..hi`` of one step, ``m > 1`` old groups (twin of
         ``StepObjective._block``); ``acc`` ``(8, lanes)`` is scratch.
 
@@ -302,8 +302,8 @@ def _strip_steps(lanes_of_step):
                 for r in range(rows):
                     lane[p, r, 0] = top[r, c]
             kb = n_b - c
-            lanes_of_step(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, ubr, i0 + 1, kb,
-                          t_lo, t_hi, m, absolute, ge, scalars, per_q, lam, dec, acc)
+            lanes_of_step(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, ubr, i0 + 1,
+                          kb, t_lo, t_hi, m, absolute, ge, scalars, per_q, lam, dec, acc)
             if t_lo > 0 or t_hi < n_rows - 1:  # ramps: idle lanes keep their cell
                 for t in range(t_lo):
                     dec[t] = 0

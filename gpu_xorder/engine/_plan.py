@@ -124,8 +124,9 @@ def tile_width(lat):
     """Columns of a tile. Two groups: ``DEFAULT_TILE_J`` (the speed table's best). An
     iterative step, whose axis b (one group) is short beside its axis a, runs at most
     ``n_b / tile_j`` tiles at once: 32 where 64 would leave the device idle
-    (``benchmarks/multi_table.py``: 32 and 64 within 6% at 8 x 2 x 10^4, 128 slower). Fewer where one warp's staged
-    columns (``(2 + n_counters) * 8`` bytes each) would not fit the shared memory."""
+    (``benchmarks/multi_table.py``: 32 and 64 within 6% at 8 x 2 x 10^4, 128 slower).
+    Fewer where one warp's staged columns (``(2 + n_counters) * 8`` bytes each) would not
+    fit the shared memory."""
     return _tile_width(lat.m, lat.n_b, lat.n_counters)
 
 

@@ -27,8 +27,7 @@ import numpy as np
 
 import cpu_reference as cr
 
-from . import _launch
-from . import _plan
+from . import _launch, _plan
 from ._kernel_source import METRIC_CODE
 
 #: The whole-lattice cases, one per metric and mode: ragged shapes (last row block and

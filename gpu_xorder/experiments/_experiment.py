@@ -351,8 +351,8 @@ def _repetition(data, groups, metric, lams, test_size, backend, method, solver, 
     """Repetition ``r`` (split seed ``seed``): ``(records, xOrder seconds, backends,
     methods)``. A module-level function of plain arguments, so that worker processes
     can run it (the data set is read once per process)."""
-    from ..postprocessing._path import xorder_path
     from ..datasets import load_dataset
+    from ..postprocessing._path import xorder_path
 
     dataset = load_dataset(data)
     train, test = split_scores(dataset, grouping(dataset, groups), test_size=test_size,

@@ -15,8 +15,16 @@ import textwrap
 
 import numpy as np
 
-from ..plotting._plots import DISPARITY_NAMES, MIN_AUC_SPAN, _matplotlib, namer
-from ..plotting._plots import honest_limits, legend_below, place_labels, plot_xroc
+from ..plotting._plots import (
+    DISPARITY_NAMES,
+    MIN_AUC_SPAN,
+    _matplotlib,
+    honest_limits,
+    legend_below,
+    namer,
+    place_labels,
+    plot_xroc,
+)
 from ..utils._validation import split_pair_key
 from ._studies import PARAMETER_NAMES
 

@@ -7,8 +7,14 @@ import numpy as np
 
 from ..utils import _params as params
 from ..utils._validation import group_position
-from ._baseline_common import MSG_METRIC, MSG_TWO_GROUPS, auc_and_disparity, logit, sigmoid
-from ._baseline_common import two_groups
+from ._baseline_common import (
+    MSG_METRIC,
+    MSG_TWO_GROUPS,
+    auc_and_disparity,
+    logit,
+    sigmoid,
+    two_groups,
+)
 
 SEARCHES = ("public", "joint", "logit-alpha")
 MSG_SEARCH = "search must be one of 'public', 'joint', 'logit-alpha', got {value!r}"

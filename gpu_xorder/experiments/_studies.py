@@ -32,9 +32,9 @@ import numpy as np
 
 from ..utils import _params as params
 from ..utils import _validation as v
+from ..utils._parallel import check_n_jobs, map_in_rounds, workers
 from ._comparison import Comparison
 from ._experiment import DEFAULT_LAMS, SPLITS, _record, grouping
-from ..utils._parallel import check_n_jobs, map_in_rounds, workers
 
 METHODS = ("unadjusted", "xorder", "xorder-kd", "post-logit", "post-logit-public",
            "corr-reg", "constrained")

@@ -5,24 +5,12 @@ xROC curves, variances and confidence intervals, the group a ranking disadvantag
 (docs/design.md, section 2), and the rates of the decision a score makes at a cut-off.
 """
 
-from ._direction import Disadvantage
-from ._direction import disadvantaged_group
-from ._confidence import auc_variance
-from ._confidence import confidence_intervals
-from ._confidence import xauc_variance
-from ._decisions import DecisionRates
-from ._decisions import decision_rates
-from ._curves import XrocBand
-from ._curves import xroc_band
-from ._curves import xroc_curve
-from ._ranking import auc
-from ._ranking import disparity
-from ._ranking import disparity_pairs
-from ._ranking import prf
-from ._ranking import urf
-from ._ranking import xauc
-from ._uncertainty import Interval
-from ._uncertainty import MetricIntervals
+from ._confidence import auc_variance, confidence_intervals, xauc_variance
+from ._curves import XrocBand, xroc_band, xroc_curve
+from ._decisions import DecisionRates, decision_rates
+from ._direction import Disadvantage, disadvantaged_group
+from ._ranking import auc, disparity, disparity_pairs, prf, urf, xauc
+from ._uncertainty import Interval, MetricIntervals
 
 __all__ = ["auc", "xauc", "prf", "urf", "disparity", "disparity_pairs", "xroc_curve",
            "xroc_band", "XrocBand",

@@ -11,13 +11,13 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-from . import _uncertainty
-from ._delong import delong_variance
-from ._uncertainty import MetricIntervals
 from ..utils._parallel import check_n_jobs
 from ..utils._validation import check_choice
+from . import _uncertainty
 from ._counts import cross_sample, grouped, labelled, require
+from ._delong import delong_variance
 from ._ranking import MSG_CI_Y
+from ._uncertainty import MetricIntervals
 
 
 def auc_variance(scores: ArrayLike, y: ArrayLike) -> float:

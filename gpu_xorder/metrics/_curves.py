@@ -4,8 +4,7 @@ thresholds."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cpu_reference import half_wins2
+
 from ..utils import _params as params
 from ..utils._validation import group_position
 from ._counts import grouped

@@ -15,10 +15,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..utils import _frames
-from . import _ranking as _metrics
-from ._confidence import confidence_intervals
-from ._decisions import RATES, decision_rates
 from ..utils._validation import (
     check_choice,
     check_labels,
@@ -27,8 +26,9 @@ from ..utils._validation import (
     check_scores,
     encode_groups,
 )
-
-import numpy as np
+from . import _ranking as _metrics
+from ._confidence import confidence_intervals
+from ._decisions import RATES, decision_rates
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence

@@ -24,8 +24,8 @@ import numpy as np
 
 from ..utils import _parallel
 from ..utils import _params as params
-from ..utils._validation import check_count
 from ..utils._memory import host_memory_available
+from ..utils._validation import check_count
 from ._delong import delong_variances, normal_limits
 
 METHODS = ("bootstrap", "delong")

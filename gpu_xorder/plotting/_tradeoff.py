@@ -11,8 +11,15 @@ import numpy as np
 
 from .. import metrics
 from ..utils import _params as params
-from ._plots import DISPARITY_NAMES, _axes, _matplotlib, honest_limits, legend_below, namer
-from ._plots import place_labels
+from ._plots import (
+    DISPARITY_NAMES,
+    _axes,
+    _matplotlib,
+    honest_limits,
+    legend_below,
+    namer,
+    place_labels,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

@@ -17,8 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import metrics
 from ..io import write_json
-from ..utils import _frames
-from ..utils import _params
+from ..utils import _frames, _params
 from ..utils import _validation as v
 from . import _model_file
 from ._fitted import FittedModel

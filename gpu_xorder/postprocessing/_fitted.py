@@ -21,10 +21,10 @@ from .. import metrics
 from ..utils import _params
 from ..utils import _validation as v
 from ._bounds import default_bounds
-from ._maps import apply_group_maps
-from ._transfer import fit_transfer
 from ._fitting import check_params, prepare
+from ._maps import apply_group_maps
 from ._promises import warn_unrealised
+from ._transfer import fit_transfer
 
 MSG_UNSEEN = "sensitive features contain group {label!r}, not seen in fit (groups {labels})"
 

@@ -9,9 +9,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core._api import solve_encoded
-from ..utils import _frames
-from ..utils import _parallel
-from ..utils import _params
+from ..utils import _frames, _parallel, _params
 from ..utils import _validation as v
 from ._scores import score_column
 from ._subsample import subsample_with_supports

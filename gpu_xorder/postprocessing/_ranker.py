@@ -29,8 +29,7 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 from cpu_reference import within_eps
 
 from .. import metrics
-from ..utils import _frames
-from ..utils import _params
+from ..utils import _frames, _params
 from ..utils import _validation as v
 from ._estimator import XOrder
 from ._fitting import check_params

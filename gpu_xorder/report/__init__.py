@@ -7,7 +7,6 @@ a cut-off, a model file's effect and certificate, provenance) from a Jinja2 temp
 a report is made (``pip install "gpu-xorder[report]"``).
 """
 
-from ._audit import audit_report
-from ._audit import write_audit_report
+from ._audit import audit_report, write_audit_report
 
 __all__ = ["audit_report", "write_audit_report"]

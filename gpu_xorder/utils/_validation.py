@@ -17,20 +17,50 @@ import numpy as np
 # the group encoding and pair keys live in _groups; callers reach them here (re-exported)
 from ._groups import (
     INTERSECTION_SEP as INTERSECTION_SEP,
+)
+from ._groups import (
     MAX_LABEL_CHARS as MAX_LABEL_CHARS,
+)
+from ._groups import (
     MSG_GROUPS_MIXED as MSG_GROUPS_MIXED,
+)
+from ._groups import (
     MSG_GROUPS_NDIM as MSG_GROUPS_NDIM,
+)
+from ._groups import (
     MSG_GROUPS_NULL as MSG_GROUPS_NULL,
+)
+from ._groups import (
     MSG_GROUPS_RAGGED as MSG_GROUPS_RAGGED,
+)
+from ._groups import (
     MSG_GROUPS_TRANSPOSED as MSG_GROUPS_TRANSPOSED,
+)
+from ._groups import (
     MSG_INTERSECTION_CLASH as MSG_INTERSECTION_CLASH,
+)
+from ._groups import (
     MSG_LENGTH as MSG_LENGTH,
+)
+from ._groups import (
     MSG_LONG_LABEL as MSG_LONG_LABEL,
+)
+from ._groups import (
     PAIR_SEPS as PAIR_SEPS,
+)
+from ._groups import (
     encode_groups as encode_groups,
+)
+from ._groups import (
     escape_label as escape_label,
+)
+from ._groups import (
     intersect as intersect,
+)
+from ._groups import (
     pair_key as pair_key,
+)
+from ._groups import (
     split_pair_key as split_pair_key,
 )
 

@@ -7,7 +7,6 @@ import pytest
 
 import cpu_reference as cr
 from cpu_reference import _banded
-
 from support.oracles import cellwise_fill
 from support.problems import ragged_lattices as lattices
 from support.problems import two_group_problem

@@ -1,7 +1,6 @@
 """Lattices of runs (``merged_lattice``, ``expand_merged``, ``tie_runs``): what XOrder's
 orderings are solved on for xAUC and PRF (docs/design.md, section 5)."""
 
-import dataclasses
 
 import numpy as np
 import pytest

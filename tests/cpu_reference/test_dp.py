@@ -7,7 +7,6 @@ import pytest
 
 import cpu_reference as cr
 from gpu_xorder import fair_order
-
 from support.oracles import best_objective, brute_terms, cellwise_fill, order_scores
 from support.problems import random_problem, two_group_problem
 

@@ -7,7 +7,6 @@ import pytest
 import cpu_reference as cr
 from cpu_reference import _iterative
 from cpu_reference import _kgroups as kg
-
 from support.oracles import cellwise_iterative_step
 from support.problems import random_problem
 

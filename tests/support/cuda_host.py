@@ -93,7 +93,8 @@ def c_args(parameters, args):
             assert isinstance(value, np.ndarray) and value.flags.c_contiguous, name
             out.append(ctypes.c_void_p(value.ctypes.data))
         else:
-            out.append(_SCALARS[ctype](value.item() if isinstance(value, np.generic) else value))
+            scalar = value.item() if isinstance(value, np.generic) else value
+            out.append(_SCALARS[ctype](scalar))
     return out
 
 

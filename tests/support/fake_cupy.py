@@ -15,8 +15,8 @@ import types
 
 import numpy as np
 
-from support import cuda_host
 from gpu_xorder.engine._kernel_source import C_TYPES, kernel_parameters
+from support import cuda_host
 
 __version__ = "0.0+fake"
 

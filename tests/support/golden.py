@@ -12,7 +12,6 @@ import hashlib
 import numpy as np
 
 import cpu_reference
-
 from support.problems import random_problem
 
 

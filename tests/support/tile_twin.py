@@ -11,7 +11,6 @@ Python loop over tiles and steps); use it on small lattices only.
 import numpy as np
 
 from cpu_reference import StepObjective, edge_counters, n_words
-
 from gpu_xorder.engine._launch import BLOCK, MSG_BOTTOM, tile_schedule
 
 

@@ -25,15 +25,13 @@ import subprocess
 import sys
 import time
 import zipfile
-from dataclasses import dataclass
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from gpu_xorder.cli import main
-
 from support import REPO
 
 pytestmark = pytest.mark.usefixtures("plain_consoles")

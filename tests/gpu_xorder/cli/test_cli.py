@@ -9,13 +9,11 @@ import sys
 import pytest
 from rich.console import Console
 
-from gpu_xorder.cli import _audit, _fit, _info, _output
-from gpu_xorder.engine import _numba_engine, _numpy_engine
+from gpu_xorder.cli import _audit, _fit, _info, _output, main
 from gpu_xorder.cli._common import LAM_NOTE
+from gpu_xorder.engine import _numba_engine, _numpy_engine
 from gpu_xorder.experiments._experiment import MSG_NO_AGE
 from gpu_xorder.io._files import MSG_NO_FOLDER
-from gpu_xorder.cli import main
-
 from support import REPO
 from support.console import table_rows
 
@@ -173,8 +171,7 @@ def test_fit_then_transform_match_the_library(tmp_path, capsys):
 
     import numpy as np
 
-    from gpu_xorder import XOrder
-    from gpu_xorder import metrics
+    from gpu_xorder import XOrder, metrics
     from gpu_xorder.io._csv import Table as CsvTable
 
     train, test = tmp_path / "train.csv", tmp_path / "test.csv"
@@ -218,8 +215,7 @@ def test_several_group_columns_are_intersected(tmp_path, capsys):
 
     import numpy as np
 
-    from gpu_xorder import XOrder
-    from gpu_xorder import metrics
+    from gpu_xorder import XOrder, metrics
     from gpu_xorder.io._csv import Table as CsvTable
 
     path = tmp_path / "data.csv"

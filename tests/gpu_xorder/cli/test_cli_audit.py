@@ -11,16 +11,14 @@ import sys
 
 import numpy as np
 import pytest
-import gpu_xorder.io
-from gpu_xorder import metrics
 from rich.console import Console
 
-from gpu_xorder.cli import _output
-from gpu_xorder.cli import main
+import gpu_xorder.io
+from gpu_xorder import metrics
+from gpu_xorder.cli import _output, main
 from gpu_xorder.cli._audit import MSG_NO_CI
-from support.oracles import pair_frac
 from support.console import table_rows
-
+from support.oracles import pair_frac
 
 pytestmark = pytest.mark.usefixtures("plain_consoles")
 

@@ -9,8 +9,7 @@ import threading
 import numpy as np
 import pytest
 
-from gpu_xorder.cli import _output
-from gpu_xorder.cli import main
+from gpu_xorder.cli import _output, main
 
 pytestmark = pytest.mark.usefixtures("plain_consoles")
 

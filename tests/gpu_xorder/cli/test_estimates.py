@@ -10,9 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from gpu_xorder.cli import _costs
-from gpu_xorder.cli import _fit
-from gpu_xorder.cli import _output
+from gpu_xorder.cli import _costs, _fit, _output
 
 pytestmark = pytest.mark.usefixtures("plain_consoles")
 

@@ -15,7 +15,6 @@ import pytest
 
 from gpu_xorder import XOrder
 from gpu_xorder.cli import main
-
 from support.console import table_rows
 from support.csvfiles import read_column, write_csv
 

@@ -6,8 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gpu_xorder
-from gpu_xorder import BackendUnavailableError, fair_order
-from gpu_xorder import metrics
+from gpu_xorder import BackendUnavailableError, fair_order, metrics
 from gpu_xorder.engine._backend import cupy_status
 from support.backends import auto_backend
 from support.properties import examples

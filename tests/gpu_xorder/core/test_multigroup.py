@@ -7,12 +7,10 @@ import numpy as np
 import pytest
 
 import cpu_reference as cr
-from gpu_xorder import XOrder, fair_order
-from gpu_xorder import metrics
-from support.backends import cpu_backend
-from gpu_xorder.utils import _validation as v
+from gpu_xorder import XOrder, fair_order, metrics
 from gpu_xorder.datasets import age_bands, load_dataset
-
+from gpu_xorder.utils import _validation as v
+from support.backends import cpu_backend
 from support.oracles import order_scores, pair_frac, pair_term
 from support.problems import random_problem
 
@@ -160,7 +158,8 @@ def test_best_keeps_the_higher_objective_of_kd_and_iterative(metric):
                         backend="numpy")
         seen = []
         best = fair_order(scores, y, groups, metric=metric, lam=lams, method="best",
-                          backend="numpy", progress=lambda d, t: seen.append((d, t)))
+                          backend="numpy",
+                          progress=lambda d, t, seen=seen: seen.append((d, t)))
         for a, b, c in zip(kd, it, best):
             want = a if a.objective >= b.objective else b
             assert c.method == want.method and c.objective == max(a.objective, b.objective)
@@ -407,7 +406,7 @@ def test_progress_reaches_total():
     for method in ("kd", "iterative"):
         calls = []
         fair_order(scores, y, groups, method=method, backend="numpy",
-                   progress=lambda done, total: calls.append((done, total)))
+                   progress=lambda done, total, calls=calls: calls.append((done, total)))
         assert calls and calls[-1][0] == calls[-1][1]
 
 

@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 import cpu_reference as cr
 from gpu_xorder import XOrder
-
 from support import golden
 from support.oracles import cellwise_fill, pair_frac
 from support.problems import metric_defined

@@ -414,8 +414,8 @@ def test_auto_says_when_it_keeps_the_cell_rule_uncertified(monkeypatch):
 def test_default_solver_on_bundled_data_is_at_least_the_cell_rule():
     """German (the paper's protocol, repetition 0): the default solver's objective is
     at least the cell rule's for every lam, and it is certified."""
-    from gpu_xorder.experiments._experiment import grouping, split_scores
     from gpu_xorder.datasets import load_german
+    from gpu_xorder.experiments._experiment import grouping, split_scores
 
     data = load_german()
     (s, y, a), _ = split_scores(data, grouping(data, "default"), seed=0)
@@ -434,8 +434,8 @@ def test_every_lam_of_a_path_is_at_least_every_other_lams_answer(data):
     0.5 is the case that broke it: lam 0.5 kept 0.781957 where lam 0.05's ordering
     scores 0.782042 at lam 0.5; and random two-group data with ties, every metric."""
     if data == "compas":
-        from gpu_xorder.experiments._experiment import grouping, split_scores
         from gpu_xorder.datasets import load_dataset
+        from gpu_xorder.experiments._experiment import grouping, split_scores
 
         dataset = load_dataset("compas")
         (s, y, a), _ = split_scores(dataset, grouping(dataset, "default"), seed=0)
@@ -502,7 +502,7 @@ def test_relink_is_the_best_of_every_switch(metric):
         lam = float(rng.choice([0.1, 0.5, 2.0]))
         path, final = cr.relink(lat, lam, first, second)
 
-        def value(p):
+        def value(p, lat=lat, lam=lam):
             return cr.cell_values(cr.path_counters(lat, p), lat.consts, lam, metric,
                                   "absolute")[0]
 
@@ -585,7 +585,7 @@ def test_coarse_started_search_against_enumeration(monkeypatch, metric):
         lat = cr.build_lattice(s, y, g, metric, "absolute")
         batched = _solvers.solve_absolute(lat, lams, _numpy_fills, _numpy_finals, "auto",
                                           None, batch=5)
-        for (cand, bound, ran, extra), p, opt, lam in zip(batched, paper, best, lams):
+        for (cand, bound, _, extra), p, opt, lam in zip(batched, paper, best, lams):
             value = _candidates.absolute_objective(cand, lam)
             assert p.objective - 1e-12 <= value <= opt + 1e-12 <= bound + 2e-12
             assert extra["signed_fills"] >= 3  # five offsets, two may clip to one end

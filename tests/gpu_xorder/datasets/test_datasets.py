@@ -3,15 +3,16 @@ import dataclasses
 import numpy as np
 import pytest
 
-from gpu_xorder.datasets import Dataset
-from gpu_xorder.datasets import age_bands
-from gpu_xorder.datasets import load_adult
-from gpu_xorder.datasets import load_compas
-from gpu_xorder.datasets import load_dataset
-from gpu_xorder.datasets import load_framingham
-from gpu_xorder.datasets import load_german
-from gpu_xorder.datasets._loaders import MSG_AGE_NAN
-from gpu_xorder.datasets._loaders import MSG_UNKNOWN_DATASET
+from gpu_xorder.datasets import (
+    Dataset,
+    age_bands,
+    load_adult,
+    load_compas,
+    load_dataset,
+    load_framingham,
+    load_german,
+)
+from gpu_xorder.datasets._loaders import MSG_AGE_NAN, MSG_UNKNOWN_DATASET
 
 # name: (rows, features, sensitive column, sensitive values, positives)
 EXPECTED = {

@@ -19,9 +19,13 @@ from importlib import resources
 
 import pytest
 
-from gpu_xorder.engine._kernel_source import (KERNEL_FILES, MAX_OLD_GROUPS, METRIC_CODE,
-                                              constants, metric_defines)
-
+from gpu_xorder.engine._kernel_source import (
+    KERNEL_FILES,
+    MAX_OLD_GROUPS,
+    METRIC_CODE,
+    constants,
+    metric_defines,
+)
 from support import cuda_host
 from support.nvrtc import find_nvrtc, nvrtc_compile
 

@@ -14,7 +14,6 @@ import pytest
 import cpu_reference as cr
 from gpu_xorder import fair_order
 from gpu_xorder.engine import _backend
-
 from support import REPO, cuda_host, fake_cupy
 from support.problems import random_problem, step_lattices
 from support.problems import two_group_problem as problem
@@ -91,8 +90,7 @@ def test_strip_kernel_needs_compute_capability_7(emulated_cupy, monkeypatch):
     """Below sm_70 the strip kernel cannot run (acquire/release loads, __nanosleep): a
     strips default gives way to the tile kernel (the same decisions; the self-check
     checks tiles), an explicit kernel='strips' is refused; sm_70 runs it."""
-    from gpu_xorder.engine import _plan
-    from gpu_xorder.engine import _selfcheck
+    from gpu_xorder.engine import _plan, _selfcheck
 
     rng = np.random.default_rng(36)
     s, y, g = problem(rng, 40, 35, ties=True)
@@ -212,11 +210,11 @@ def test_more_groups_run_their_own_kernels(emulated_cupy):
 def test_twenty_groups_iterative_on_the_emulated_device(emulated_cupy, metric,
                                                         monkeypatch):
     """Iterative xOrder of 20 groups (the CLI's default --max-groups): steps of 1 .. 19
-    old groups (MAX_OLD_GROUPS) on the strip kernel (the default), equal to NumPy. 21 groups: refused
-    with backend='cupy', NumPy under 'auto'; a step of 20 old groups is refused by the
-    launcher itself."""
-    from gpu_xorder.engine import _kernel_source
+    old groups (MAX_OLD_GROUPS) on the strip kernel (the default), equal to NumPy. 21
+    groups: refused with backend='cupy', NumPy under 'auto'; a step of 20 old groups is
+    refused by the launcher itself."""
     from gpu_xorder.cli._common import MAX_GROUPS
+    from gpu_xorder.engine import _kernel_source
 
     assert MAX_GROUPS == _kernel_source.MAX_OLD_GROUPS + 1 == 20
     seen, real = set(), cuda_host.replay

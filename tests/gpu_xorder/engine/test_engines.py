@@ -18,10 +18,14 @@ from hypothesis import strategies as st
 
 import cpu_reference as cr
 from gpu_xorder import fair_order
-
 from support import golden
-from support.problems import lattices, ragged_lattices, random_problem, step_lattices
-from support.problems import two_group_problem
+from support.problems import (
+    lattices,
+    ragged_lattices,
+    random_problem,
+    step_lattices,
+    two_group_problem,
+)
 from support.properties import examples
 
 METRICS = ("xauc", "prf", "urf")

@@ -14,7 +14,6 @@ import pytest
 
 import cpu_reference as cr
 from gpu_xorder import fair_order
-
 from support.device_timeout import terminal_fd, time_limit  # noqa: F401
 from support.problems import random_problem
 from support.problems import two_group_problem as problem
@@ -77,8 +76,7 @@ def test_memory_estimate_refuses_huge_lattice():
 def assert_strips_same(lat, lams, chunks=(None,), blocks=None):
     """``strip_kernel``'s words, final counters and device paths equal NumPy's."""
     from gpu_xorder.engine import _cupy_engine as ce
-    from gpu_xorder.engine import _launch
-    from gpu_xorder.engine import _plan
+    from gpu_xorder.engine import _launch, _plan
 
     want = [cr.fill(lat, lam) for lam in lams]
     for chunk in chunks:
@@ -157,8 +155,7 @@ def test_strip_kernel_warps_take_several_strips(metric, n_a, n_b):
     every warp takes strip after strip and waits on strips handed out in later waves,
     the ticket order deciding who waits on whom; one block, a few, and blocks for a
     third of the tickets. Words, final counters and paths equal NumPy's."""
-    from gpu_xorder.engine import _kernel_source
-    from gpu_xorder.engine import _plan
+    from gpu_xorder.engine import _kernel_source, _plan
 
     rng = np.random.default_rng(n_a + n_b + len(metric))
     s, y, g = problem(rng, n_a, n_b, ties=True)
@@ -192,8 +189,7 @@ def check_bottom_band(n, lam=0.5):
     import cupy as cp
 
     from gpu_xorder.engine import _cupy_engine as ce
-    from gpu_xorder.engine import _launch
-    from gpu_xorder.engine import _plan
+    from gpu_xorder.engine import _launch, _plan
 
     words_bytes = cr.n_words(n, n) * 4
     if ce.free_bytes() < 2.2 * words_bytes:
@@ -283,7 +279,6 @@ def test_strip_kernel_guard_on_this_device(monkeypatch):
 
     from gpu_xorder.engine import _cupy_engine as ce
     from gpu_xorder.engine._kernel_source import NVRTC_OPTIONS, constants, kernel_source
-
     from support.nvrtc import find_nvrtc, nvrtc_compile
 
     assert ce.compute_capability() == int(cp.cuda.Device().compute_capability) >= 70
@@ -312,8 +307,7 @@ def test_strip_kernel_guard_on_this_device(monkeypatch):
 def test_selfcheck_on_this_device(monkeypatch, capsys):
     """The self-check passed when this process chose the backend, and passes again
     (compiled variants cached) on the strip kernel; the times are printed."""
-    from gpu_xorder.engine import _backend
-    from gpu_xorder.engine import _selfcheck
+    from gpu_xorder.engine import _backend, _selfcheck
     from gpu_xorder.engine import _cupy_engine as ce
 
     first = _backend._probe().selfcheck

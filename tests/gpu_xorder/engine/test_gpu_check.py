@@ -33,8 +33,8 @@ def test_stage_limits_fit_one_command_of_7_minutes():
 
 
 def test_gpu_test_limits_fit_their_stage():
-    """A hanging gpu test is named by its own limit (tests/support/device_timeout.py) before the
-    stage's limit ends the run: every limit is below the stage's."""
+    """A hanging gpu test is named by its own limit (tests/support/device_timeout.py)
+    before the stage's limit ends the run: every limit is below the stage's."""
     from support.device_timeout import DEFAULT_SECONDS, GRACE_SECONDS
 
     (_, stage_limit, _), = [s for s in stages() if s[0] == "gpu tests"]

@@ -11,7 +11,6 @@ import pytest
 import cpu_reference as cr
 from cpu_reference import _kd
 from gpu_xorder.engine import _launch
-
 from support.problems import lattices as shaped_lattices
 from support.problems import random_problem, step_lattices
 from support.problems import two_group_problem as problem
@@ -71,8 +70,8 @@ def test_tile_kernel_indices_beyond_2_31(emulated_cupy):
     (``word_index``) in 64-bit integers."""
     import ctypes
 
-    from support import cuda_host
     from cpu_reference._bits import word_index
+    from support import cuda_host
 
     lib = cuda_host.build("xorder_tiled.cu")
     f = lib.tile_offsets_host

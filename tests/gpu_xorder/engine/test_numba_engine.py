@@ -19,9 +19,8 @@ pytest.importorskip("numba")
 
 import cpu_reference as cr  # noqa: E402
 from gpu_xorder.engine import _numba_engine as ne  # noqa: E402
-
-from support.problems import random_problem, two_group_problem  # noqa: E402
 from support.problems import ragged_lattices as lattices  # noqa: E402
+from support.problems import random_problem, two_group_problem  # noqa: E402
 
 METRICS = ("xauc", "prf", "urf")
 MODES = ("absolute", "signed")

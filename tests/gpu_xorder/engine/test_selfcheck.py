@@ -16,19 +16,15 @@ import numpy as np
 import pytest
 
 import cpu_reference as cr
-
-from support import cuda_host
-from support import fake_cupy
 import gpu_xorder
 from gpu_xorder import fair_order
-from gpu_xorder.engine import _backend
-from gpu_xorder.engine import _selfcheck
-from gpu_xorder.engine._backend import BackendFallbackWarning, BackendUnavailableError
 from gpu_xorder.cli import main
-
-from support.problems import two_group_problem
+from gpu_xorder.engine import _backend, _selfcheck
+from gpu_xorder.engine._backend import BackendFallbackWarning, BackendUnavailableError
+from support import cuda_host, fake_cupy
 from support.backends import cpu_backend
 from support.engines import cupy_replaced_by
+from support.problems import two_group_problem
 
 pytestmark = pytest.mark.usefixtures("plain_consoles")
 

@@ -5,10 +5,8 @@ import pytest
 
 import cpu_reference as cr
 from gpu_xorder.engine._launch import tile_schedule
-from support.tile_twin import fill_strips, fill_tiled
-
 from support.problems import random_problem, two_group_problem
-
+from support.tile_twin import fill_strips, fill_tiled
 
 SHAPES = [(2, 2), (2, 33), (33, 2), (31, 64), (64, 31), (65, 97), (100, 41)]
 

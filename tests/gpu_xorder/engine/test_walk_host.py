@@ -7,7 +7,6 @@ import pytest
 
 import cpu_reference as cr
 from gpu_xorder.engine import _launch
-
 from support.problems import lattices as shaped_lattices
 
 METRICS = ("xauc", "prf", "urf")

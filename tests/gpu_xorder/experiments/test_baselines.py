@@ -5,7 +5,6 @@ import math
 
 import numpy as np
 import pytest
-from support.oracles import pair_frac, pair_term
 
 from gpu_xorder import metrics
 from gpu_xorder.experiments.baselines import (
@@ -18,6 +17,7 @@ from gpu_xorder.experiments.baselines import (
     metric_pairs,
     public_transform,
 )
+from support.oracles import pair_frac, pair_term
 
 
 def _biased(n=600, seed=0):

@@ -10,13 +10,17 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
-from gpu_xorder import XOrder, paper_experiment
-from gpu_xorder import metrics
-from gpu_xorder.experiments._experiment import (MSG_NO_AGE, MSG_NO_RACE_SEX, MSG_REPEATS,
-                                    PAPER_FIGURES, grouping)
-from gpu_xorder.utils._validation import MSG_TEST_SIZE
-from gpu_xorder.utils._parallel import MSG_N_JOBS
+from gpu_xorder import XOrder, metrics, paper_experiment
 from gpu_xorder.datasets import age_bands, load_dataset
+from gpu_xorder.experiments._experiment import (
+    MSG_NO_AGE,
+    MSG_NO_RACE_SEX,
+    MSG_REPEATS,
+    PAPER_FIGURES,
+    grouping,
+)
+from gpu_xorder.utils._parallel import MSG_N_JOBS
+from gpu_xorder.utils._validation import MSG_TEST_SIZE
 
 GERMAN = dict(lams=[0.0, 0.5], repeats=2, backend="numpy")
 

@@ -5,8 +5,13 @@ import numpy as np
 import pytest
 
 from gpu_xorder import metrics
-from gpu_xorder.experiments.models import (LogisticModel, PaperLinear, RankBoost, make_model,
-                               stump_bins)
+from gpu_xorder.experiments.models import (
+    LogisticModel,
+    PaperLinear,
+    RankBoost,
+    make_model,
+    stump_bins,
+)
 
 
 def _data(n=300, p=4, seed=0):
@@ -106,9 +111,9 @@ def test_paper_linear_is_the_public_codes_gradient_descent():
 
 
 def test_logistic_model_is_the_protocols_model():
+    from gpu_xorder.datasets import load_german
     from gpu_xorder.experiments._experiment import split_scores
     from gpu_xorder.experiments._studies import _split
-    from gpu_xorder.datasets import load_german
 
     data = load_german()
     train, test = _split(data, data.sensitive, 0.3, 3)

@@ -7,8 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from gpu_xorder import XOrder
-from gpu_xorder import metrics
+from gpu_xorder import XOrder, metrics
 from gpu_xorder.cli import main
 from gpu_xorder.datasets import load_dataset, make_icu
 from gpu_xorder.experiments import _studies
@@ -23,7 +22,6 @@ from gpu_xorder.experiments._studies import (
 from gpu_xorder.experiments._tables import matched_table, paired_table
 from gpu_xorder.experiments.baselines import PostLogit
 from gpu_xorder.experiments.models import make_model
-
 from support import REPO
 
 METHODS = default_methods(2)

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.properties import examples
 
 from gpu_xorder.experiments._tables import (
     corrected_interval,
@@ -16,6 +15,7 @@ from gpu_xorder.experiments._tables import (
     t_cdf,
     t_quantile,
 )
+from support.properties import examples
 
 # two-sided 95% critical values of Student's t, as printed in the usual tables
 T975 = {1: 12.7062, 2: 4.3027, 3: 3.1824, 4: 2.7764, 5: 2.5706, 9: 2.2622, 10: 2.2281,

@@ -18,10 +18,8 @@ from sklearn.exceptions import NotFittedError
 
 import gpu_xorder
 from gpu_xorder import XOrder
-from gpu_xorder.io import _csv
-from gpu_xorder.io import _files
+from gpu_xorder.io import _csv, _files
 from gpu_xorder.postprocessing import _model_file
-
 from support import REPO
 
 

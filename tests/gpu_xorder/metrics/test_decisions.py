@@ -11,10 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from support.properties import examples
-
 from gpu_xorder.metrics import decision_rates
 from gpu_xorder.metrics._decisions import RATES, katz, newcombe, wilson
+from support.properties import examples
 
 Z95 = NormalDist().inv_cdf(0.975)
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from gpu_xorder import metrics
-from gpu_xorder.metrics._frame import MSG_METRICS, MSG_WEIGHTED_INTERVALS
 from gpu_xorder.metrics import RankingMetricFrame
+from gpu_xorder.metrics._frame import MSG_METRICS, MSG_WEIGHTED_INTERVALS
 from support.oracles import pair_frac, weighted_delta, weighted_metric
 
 pd = pytest.importorskip("pandas")

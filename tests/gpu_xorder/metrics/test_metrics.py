@@ -7,12 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from support.properties import examples
 from sklearn.metrics import roc_auc_score
 
-from gpu_xorder.utils import _validation as v
 from gpu_xorder.metrics._counts import MSG_Y_LACKS
+from gpu_xorder.metrics._curves import xroc_curve
 from gpu_xorder.metrics._ranking import (
     MSG_Y_REQUIRED,
     auc,
@@ -22,7 +20,8 @@ from gpu_xorder.metrics._ranking import (
     urf,
     xauc,
 )
-from gpu_xorder.metrics._curves import xroc_curve
+from gpu_xorder.utils import _validation as v
+from support.properties import examples
 
 TOL = dict(rel=1e-12, abs=1e-12)
 

@@ -23,7 +23,6 @@ from gpu_xorder.metrics._uncertainty import (
     MSG_N_BOOTSTRAP_MAX,
 )
 from gpu_xorder.utils._validation import MSG_LEVEL, MSG_RANDOM_STATE
-
 from support import REPO
 
 

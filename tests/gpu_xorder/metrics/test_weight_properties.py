@@ -22,7 +22,6 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gpu_xorder import XOrder, fair_order, fairness_scorer, metrics
-
 from support.oracles import pair_frac, pair_term
 from support.properties import examples
 

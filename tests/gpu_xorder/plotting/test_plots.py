@@ -14,8 +14,11 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 import gpu_xorder  # noqa: E402
-from gpu_xorder import fair_order, xorder_path  # noqa: E402
-from gpu_xorder import metrics  # noqa: E402
+from gpu_xorder import (  # noqa: E402
+    fair_order,
+    metrics,  # noqa: E402
+    xorder_path,
+)
 from gpu_xorder.plotting._plots import MSG_NO_MATPLOTLIB  # noqa: E402
 from gpu_xorder.plotting._tradeoff import MSG_CHOSEN, MSG_TRADEOFF_ITEM  # noqa: E402
 

@@ -8,13 +8,12 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from gpu_xorder import XOrder, fair_order, xorder_path
-from gpu_xorder import metrics
-from gpu_xorder.utils import _validation as v
+from gpu_xorder import XOrder, fair_order, metrics, xorder_path
 from gpu_xorder.postprocessing._estimator import MSG_LAM_SEQUENCE
 from gpu_xorder.postprocessing._fitted import MSG_UNSEEN
 from gpu_xorder.postprocessing._fitting import MSG_REFERENCE
 from gpu_xorder.postprocessing._path import MSG_PATH_LAM
+from gpu_xorder.utils import _validation as v
 from support.oracles import equal_pairs, pair_frac, within_group_changes
 
 TOL = dict(rel=1e-12, abs=1e-12)
@@ -226,8 +225,8 @@ def _compas_scores(protocol):
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import train_test_split
 
-    from gpu_xorder.experiments._experiment import split_scores
     from gpu_xorder.datasets import load_compas
+    from gpu_xorder.experiments._experiment import split_scores
 
     data = load_compas()
     if protocol == "paper":

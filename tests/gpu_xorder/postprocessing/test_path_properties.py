@@ -17,7 +17,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpu_xorder import XOrder, xorder_path
-
 from support.problems import metric_defined
 from support.properties import examples
 

@@ -12,8 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from support.properties import examples
-
 from gpu_xorder import XOrder
 from gpu_xorder.postprocessing._bounds import default_bounds
 from gpu_xorder.postprocessing._maps import apply_group_maps
@@ -23,6 +21,7 @@ from gpu_xorder.postprocessing._transfer import (
     ADVICE_ROUNDING,
     fit_transfer,
 )
+from support.properties import examples
 
 MAX = float(np.finfo(np.float64).max)
 TINY = 5e-324  # the smallest subnormal

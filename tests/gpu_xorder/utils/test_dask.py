@@ -14,10 +14,8 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from gpu_xorder import fair_order, paper_experiment  # noqa: E402
-from gpu_xorder.cli import _common  # noqa: E402
-from gpu_xorder import metrics  # noqa: E402
-from gpu_xorder.cli import main  # noqa: E402
+from gpu_xorder import fair_order, metrics, paper_experiment  # noqa: E402
+from gpu_xorder.cli import _common, main  # noqa: E402
 from gpu_xorder.cli._common import MSG_SCHEDULER  # noqa: E402
 from gpu_xorder.utils import _parallel  # noqa: E402
 

@@ -11,7 +11,6 @@ import cpu_reference as cr
 from gpu_xorder import XOrder, fair_order
 from gpu_xorder.utils import _params as params
 from gpu_xorder.utils import _validation as v
-
 from support.problems import random_problem
 
 

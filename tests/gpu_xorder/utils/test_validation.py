@@ -11,10 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from support.properties import examples
-
 from gpu_xorder import XOrder, fair_order
 from gpu_xorder.utils import _validation as v
+from support.properties import examples
 
 
 @pytest.mark.parametrize("groups", [
