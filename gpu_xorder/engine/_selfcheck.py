@@ -374,7 +374,8 @@ def _variant_lattices(metric, mode, k):
 
 @functools.lru_cache(maxsize=None)
 def _variant_lattice(metric, mode, m):
-    """A step lattice of ``m`` old groups and NumPy's ``(words, final)`` at ``LAMS``."""
-    k = 2 if m == 1 else _launch.MAX_OLD_GROUPS + 1
-    lat = _variant_lattices(metric, mode, k)[m]
+    """A step lattice of ``m`` old groups (the last step of ``m + 1`` groups: the
+    first-use checks of small ``m`` solve only the steps they need) and NumPy's
+    ``(words, final)`` at ``LAMS``."""
+    lat = _variant_lattices(metric, mode, m + 1)[m]
     return lat, [cr.fill(lat, lam) for lam in LAMS]
