@@ -183,7 +183,7 @@ def build_lattice(scores, y, group_index, metric, mode, perms=None):
     """The two-group lattice (groups 0 and 1 of ``group_index``): the
     :class:`StepLattice` of one old group, a (index 0), against b (index 1).
 
-    Inputs are assumed validated (``gpu_xorder._validation``). ``perms``: the input
+    Inputs are assumed validated (``gpu_xorder.utils._validation``). ``perms``: the input
     indices of groups 0 and 1 in DP order, where the caller has sorted them already (the
     GPU engine sorts on the device); they must be ``_kgroups.dp_order``'s. The groups'
     prefix counts and constants are the K-group code's (``_kgroups.build_problem``,

@@ -386,8 +386,7 @@ class _Pipeline:
                 self.cond.notify_all()
 
     def _ready(self, b, s, need):
-        """Whether strip ``s - 1`` of lattice ``b`` has published column ``need`` (or a
-        worker failed): the wait of strip ``s``, under ``self.cond``."""
+        """Strip ``s``'s wait: has strip ``s - 1`` of lattice ``b`` reached ``need``?"""
         return self.done[b, s - 1] >= need or self.failed is not None
 
     def _end(self, s):

@@ -1,5 +1,5 @@
 // K-D xOrder (docs/design.md, section 4): one launch per hyperplane of the K-D lattice,
-// one thread per cell, and the traceback. Launch schedule: gpu_xorder/_launch.py (kd).
+// one thread per cell, and the traceback. Launch schedule: gpu_xorder/engine/_launch.py (kd).
 // NumPy twin: cpu_reference.solve_kd; the objective (KdObjective: gains and G-hat) is
 // xorder_objective.cuh's. Multi-group disparity is always absolute.
 //
@@ -29,7 +29,7 @@ struct KdLattice {
     const double* items_left; // items of g below its first x rows, laid out as negleft
 };
 
-// Kernel parameters, by name (gpu_xorder/_kernel_source.py launches by these names).
+// Kernel parameters, by name (gpu_xorder/engine/_kernel_source.py launches by these names).
 #define KD_PARAMS                                                                       \
     const int* __restrict__ axis, const int* __restrict__ coords,                        \
     const int* __restrict__ sums, const long long* __restrict__ pred,                    \

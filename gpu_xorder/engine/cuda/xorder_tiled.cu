@@ -3,7 +3,7 @@
 // 9.2), and strip_kernel, the persistent wavefront (one launch per lam batch; see
 // "persistent strips" below). A module holds one of them (STRIPS).
 //
-// Launch schedule: gpu_xorder/_launch.py (fill_tiled). NumPy twin of the schedule, step
+// Launch schedule: gpu_xorder/engine/_launch.py (fill_tiled). NumPy twin of the schedule, step
 // for step: gpu_xorder's tiled twin; of the cell rule: cpu_reference.fill.
 //
 // A warp owns a tile of 32 rows (one decision block, rows 32R+1 .. 32R+32) by TILE_J
@@ -39,7 +39,7 @@
 #define STRIPS 0
 #endif
 
-// Kernel parameters, by name (gpu_xorder/_kernel_source.py launches by these names):
+// Kernel parameters, by name (gpu_xorder/engine/_kernel_source.py launches by these names):
 // the lattice's inputs, shared by both kernels, then each kernel's own.
 #define LATTICE_PARAMS                                                                  \
     const long long* __restrict__ seq_q, const long long* __restrict__ y_a,              \

@@ -1,5 +1,5 @@
 // On-device traceback of 2-D lattices (two groups, iterative steps, bands of rows):
-// docs/design.md, section 9.3. Launch schedules: gpu_xorder/_launch.py.
+// docs/design.md, section 9.3. Launch schedules: gpu_xorder/engine/_launch.py.
 // words: [batch][n_words] uint32, the skewed 32-row block layout of cpu_reference's
 // decision bits (a set bit: the cell was entered along a).
 //
