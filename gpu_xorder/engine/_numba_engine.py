@@ -493,9 +493,8 @@ def dp_orders(scores, group_index, k):
 
 
 def solve_multi(prob, lam, method, progress=None):
-    """K-D (``method="kd"``, on the NumPy reference) or iterative xOrder of ``prob``,
-    every iterative step on the compiled fill: ``(path, C, U, constants[,
-    merge_order])`` as the NumPy solvers return them."""
+    """K-D (``method="kd"``, on the NumPy reference) or iterative xOrder of ``prob`` (its
+    steps on the compiled fill), returned as the NumPy solvers return them."""
     if method == "kd":
         return cr.solve_kd(prob, lam, progress)
     return cr.solve_iterative(prob, lam, progress, solve=solve_step)
