@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from support import REPO
+
 PACKAGE = Path(__file__).resolve().parents[1] / "gpu_xorder"
 
 #: Subpackage -> the subpackages it may import (besides itself and ``cpu_reference``).
@@ -160,3 +162,15 @@ def test_public_modules_import_no_heavy_library():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=PACKAGE.parent, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_no_module_is_over_500_lines():
+    """A module is one concept: none of the packages' modules is over 500 lines
+    (CONTRIBUTING.md, the layout)."""
+    long = {}
+    for package in ("gpu_xorder", "cpu_reference"):
+        for path in (REPO / package).rglob("*.py"):
+            lines = len(path.read_text().splitlines())
+            if lines > 500:
+                long[str(path.relative_to(REPO))] = lines
+    assert not long, long
