@@ -8,8 +8,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core._api import solve_encoded
-from ..utils import _frames, _parallel, _params
+from ..core._work import solve_encoded
+from ..utils import _frames, _params
 from ..utils import _validation as v
 from ._scores import score_column
 from ._subsample import subsample_with_supports
@@ -32,8 +32,8 @@ def check_params(params):
     array)."""
     checked = {name: _params.check(name, params[name]) for name in PARAMS}
     lams = checked["lam"] = _params.check("lam", params["lam"])
-    if checked["max_disparity"] is not None and (lams[1] or lams[0][0] != 0):
-        raise ValueError(v.MSG_LAM_AND_CONSTRAINT)
+    _params.check_together(lam=lams[0] if lams[1] else float(lams[0][0]),
+                           max_disparity=checked["max_disparity"])
     checked["validation"] = check_validation(params["validation"],
                                              checked["max_disparity"], lams[0])
     return checked
@@ -66,8 +66,7 @@ class Fitting(NamedTuple):
         results, one batched DP). The data were validated and encoded once, in
         :func:`prepare`: this calls the encoded core of :func:`fair_order`, every
         value solved as if alone, so that a path's model is its single fit's."""
-        if progress is not None and not callable(progress):
-            raise TypeError("progress must be callable or None")
+        progress = _params.check("progress", progress)
         k = self.keep
         lams = np.atleast_1d(np.asarray(lam, dtype=np.float64))
         constraint = checked["max_disparity"] if checked["validation"] is None else None
@@ -77,7 +76,7 @@ class Fitting(NamedTuple):
             backend=checked["backend"], method=checked["method"],
             solver=checked["solver"], max_disparity=constraint,
             memory_limit=checked["memory_limit"], progress=progress,
-            n_jobs=_parallel.check_n_jobs(n_jobs), keep_ties=True, alone=True)
+            n_jobs=_params.check("n_jobs", n_jobs), keep_ties=True, alone=True)
         return results if np.ndim(lam) else results[0]
 
 
