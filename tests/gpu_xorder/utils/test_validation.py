@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpu_xorder import XOrder, fair_order
+from gpu_xorder.utils import _params as params
 from gpu_xorder.utils import _validation as v
 from support.properties import examples
 
@@ -172,11 +173,9 @@ def test_a_two_dimensional_lam_is_refused():
 
 def test_every_real_number_parameter_takes_every_real_number_type():
     from gpu_xorder import metrics
-    from gpu_xorder.metrics._uncertainty import check_level
-
     for half in ONE_HALF:
         assert v.check_max_disparity(half) == 0.5
-        assert check_level(half) == 0.5
+        assert params.check("level", half) == 0.5
         assert XOrder(max_disparity=half, validation=half).get_params()["validation"] is half
     with pytest.raises(TypeError, match="max_disparity must be a number, not the bool True"):
         v.check_max_disparity(True)
