@@ -92,7 +92,6 @@ MSG_LAM_NDIM = (
 )
 MSG_BOOL_NUMBER = "{name} must be a number, not the bool {value!r}"
 MSG_GROUP_LACKS = "group {label!r} has no {what}, which metric {metric!r} needs"
-MSG_SIGNED_TWO = "disparity='signed' is defined for two groups only, got {k}"
 MSG_UNKNOWN_GROUP = "group {label!r} does not occur in the groups passed"
 MSG_COUNT = "{name} must be None or an integer >= 1, got {value!r}"
 MSG_VALIDATION = (
