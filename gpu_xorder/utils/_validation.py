@@ -380,8 +380,11 @@ def check_sample_weight(sample_weight, n):
 
 
 def check_n_groups(labels, minimum=2):
+    """Raise ValueError naming the one group where the sorted group ``labels`` are fewer
+    than ``minimum`` (labels of any kind: an object array holds Python values, which
+    have no ``.item()``)."""
     if labels.size < minimum:
-        raise ValueError(MSG_ONE_GROUP.format(label=labels[0].item()))
+        raise ValueError(MSG_ONE_GROUP.format(label=labels.tolist()[0]))
 
 
 def group_position(labels, label):

@@ -42,6 +42,21 @@ def test_ragged_groups_are_refused(groups):
         v.encode_groups(groups, 4)
 
 
+@pytest.mark.parametrize("groups,label", [
+    (np.array([7, 7, 7, 7], dtype=object), 7),          # Python ints: no .item()
+    (np.array(["a", "a", "a", "a"], dtype=object), "a"),
+    (np.array([7, 7, 7, 7]), 7),
+    (np.array(["a", "a", "a", "a"]), "a"),
+])
+def test_one_group_is_named_whatever_the_label_type(groups, label):
+    message = re.escape(v.MSG_ONE_GROUP.format(label=label))
+    labels, _ = v.encode_groups(groups, 4)
+    with pytest.raises(ValueError, match=message):
+        v.check_n_groups(labels)
+    with pytest.raises(ValueError, match=message):
+        fair_order([0.9, 0.1, 0.5, 0.4], [1, 0, 1, 0], groups, backend="numpy")
+
+
 def test_lam_none_is_named():
     with pytest.raises(TypeError, match=re.escape(v.MSG_LAM.format(value=None))):
         v.check_lam(None)
