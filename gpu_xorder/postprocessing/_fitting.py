@@ -15,38 +15,25 @@ from ._scores import score_column
 from ._subsample import subsample_with_supports
 
 MSG_REFERENCE = "reference_group {value!r} is not one of the groups {labels}"
-MSG_VALIDATION_ALONE = (
-    "validation chooses the weight for max_disparity or for lam > 0: give one of them"
-)
 
 #: The parameters of the table (``utils._params``) that ``XOrder`` takes besides lam.
 PARAMS = ("metric", "disparity", "backend", "method", "solver", "max_disparity",
-          "subsample", "memory_limit")
+          "subsample", "memory_limit", "validation")
 
 
 def check_params(params):
     """``XOrder``'s parameters ``params`` (``get_params()``) validated by the table
-    (``utils._params``): ``{name: value}`` for the names of ``PARAMS``, ``"lam"``
-    (``(values, is_batch)``, as ``check_lam``) and ``"validation"``. Only these values
-    reach arithmetic: the estimator keeps what the user gave (a ``Decimal``, a 0-d
-    array)."""
+    (``utils._params``): ``{name: value}`` for the names of ``PARAMS`` (``validation``:
+    None, a share as a float, or held-out data as a tuple) and ``"lam"``
+    (``(values, is_batch)``, as ``check_lam``), then the rules between them. Only
+    these values reach arithmetic: the estimator keeps what the user gave (a
+    ``Decimal``, a 0-d array)."""
     checked = {name: _params.check(name, params[name]) for name in PARAMS}
     lams = checked["lam"] = _params.check("lam", params["lam"])
     _params.check_together(lam=lams[0] if lams[1] else float(lams[0][0]),
-                           max_disparity=checked["max_disparity"])
-    checked["validation"] = check_validation(params["validation"],
-                                             checked["max_disparity"], lams[0])
+                           max_disparity=checked["max_disparity"],
+                           validation=checked["validation"])
     return checked
-
-
-def check_validation(value, max_disparity, lams):
-    """``validation`` by the parameter table (None, a share as a float, or held-out
-    data as a tuple), refused unless it has a weight to choose: ``max_disparity``
-    (validated) or a ``lam`` > 0 (the validated values)."""
-    value = _params.check("validation", value)
-    if value is not None and max_disparity is None and not np.any(lams > 0):
-        raise ValueError(MSG_VALIDATION_ALONE)
-    return value
 
 
 class Fitting(NamedTuple):
