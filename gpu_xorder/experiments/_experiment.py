@@ -22,7 +22,7 @@ import numpy as np
 from ..utils import _params as params
 from ..utils import _validation as v
 from ..utils._frames import import_pandas
-from ..utils._parallel import check_n_jobs, map_in_rounds, workers
+from ..utils._parallel import map_in_rounds, workers
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -315,16 +315,16 @@ def paper_experiment(data: str = "compas", *, groups: str = "default",
     from ..datasets import load_dataset
 
     dataset = load_dataset(data)
-    v.check_choice(metric, "metric", v.METRICS)
-    v.check_choice(solver, "solver", v.SOLVERS)
-    lam_values, _ = v.check_lam(lams)
+    params.check("metric", metric)
+    params.check("solver", solver)
+    lam_values, _ = params.check("lam", lams)
     if isinstance(repeats, (bool, np.bool_)) or not isinstance(repeats, (int, np.integer)) \
             or repeats < 1:
         raise ValueError(MSG_REPEATS.format(value=repeats))
     test_size = params.check("test_size", test_size)  # any real number type
     labels = grouping(dataset, groups)
 
-    n_jobs = check_n_jobs(n_jobs)
+    n_jobs = params.check("n_jobs", n_jobs)
     run = functools.partial(_repetition, dataset.name, groups, metric, lam_values,
                             test_size, backend, method, solver, subsample)
     repeats = int(repeats)

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..utils import _params as params
 from ..utils import _validation as v
-from ..utils._parallel import check_n_jobs, map_in_rounds, workers
+from ..utils._parallel import map_in_rounds, workers
 from ._comparison import Comparison
 from ._experiment import DEFAULT_LAMS, SPLITS, _record, grouping
 
@@ -149,7 +149,7 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
     dataset = load_data(data)
     if data == "icu-standin" and groups != "default":
         raise ValueError(MSG_ICU_GROUPS)
-    v.check_choice(metric, "metric", v.METRICS)
+    params.check("metric", metric)
     v.check_choice(model, "model", MODELS)
     v.check_choice(post_logit_search, "post_logit_search", ("joint", "logit-alpha"))
     if study is not None:
@@ -170,12 +170,12 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
                 allowed=" ".join(MULTI_GROUP)))
     if "xorder-kd" in methods and labels.size == 2:
         raise ValueError(MSG_KD_GROUPS.format(data=data, groups=groups))
-    lam_values, _ = v.check_lam(lams)
+    lam_values, _ = params.check("lam", lams)
     test_size = params.check("test_size", test_size)  # any real number type
     lam_values = tuple(float(x) for x in lam_values)
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
         raise ValueError(f"repeats must be an integer >= 1, got {repeats!r}")
-    n_jobs = check_n_jobs(n_jobs)
+    n_jobs = params.check("n_jobs", n_jobs)
     run = functools.partial(_repetition, dataset.name if data != "icu-standin" else data,
                             groups, metric, model, methods,
                             lam_values, study, test_size,

@@ -11,7 +11,7 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-from ..utils._parallel import check_n_jobs
+from ..utils import _params as params
 from ..utils._validation import check_choice
 from . import _uncertainty
 from ._counts import cross_sample, grouped, labelled, require
@@ -150,11 +150,11 @@ def confidence_intervals(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
     >>> ci.xauc["a", "b"].estimate == xauc(s, y, grp, "a", "b")
     True
     """
-    level = _uncertainty.check_level(level)
+    level = params.check("level", level)
     method = check_choice(method, "method", _uncertainty.METHODS)
     n_bootstrap = _uncertainty.check_n_bootstrap(n_bootstrap, method)
     seeds = _uncertainty.seed_sequence(random_state)
-    n_jobs = check_n_jobs(n_jobs)
+    n_jobs = params.check("n_jobs", n_jobs)
     if y is None:
         raise ValueError(MSG_CI_Y)
     scores, y, labels, index, _ = grouped(scores, y, groups)

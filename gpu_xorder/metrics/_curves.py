@@ -12,7 +12,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 from ..utils import _params as params
-from . import _uncertainty
 from ._counts import cross_sample
 
 
@@ -129,7 +128,7 @@ def xroc_band(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object, h: 
     """
     from scipy.stats import beta
 
-    level = _uncertainty.check_level(level)
+    level = params.check("level", level)
     max_points = params.check("max_points", max_points)
     positives, negatives, _, _ = cross_sample(scores, y, groups, g, h)
     distinct = np.unique(np.concatenate((positives, negatives)))[::-1]

@@ -29,9 +29,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..utils import _params as params
 from ..utils._validation import as_real, check_n_groups
 from ._counts import grouped
-from ._uncertainty import Interval, absolute, check_level
+from ._uncertainty import Interval, absolute
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -164,7 +165,7 @@ def decision_rates(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
     """
     scores, y, labels, index, _ = grouped(scores, y, groups)
     check_n_groups(labels)
-    level = check_level(level)
+    level = params.check("level", level)
     weight, rule, cut = selection(scores, threshold=threshold, top_k=top_k,
                                   top_share=top_share)
     names = [g.item() for g in labels]

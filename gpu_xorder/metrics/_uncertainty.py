@@ -122,12 +122,6 @@ class MetricIntervals:
     auc_gap: Interval = None
 
 
-def check_level(level):
-    """``level`` (any real number type) as a float strictly between 0 and 1: the
-    parameter table's check (a bool, None or text is a TypeError)."""
-    return params.check("level", level)
-
-
 def check_n_bootstrap(n, method="bootstrap"):
     """``n`` as an int in ``[1, MAX_BOOTSTRAP]`` (default ``DEFAULT_BOOTSTRAP`` for
     None; a bool or a non-integer is a TypeError); with ``method="delong"``, None

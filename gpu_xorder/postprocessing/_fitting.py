@@ -8,45 +8,32 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core._api import solve_encoded
-from ..utils import _frames, _parallel, _params
+from ..core._work import solve_encoded
+from ..utils import _frames, _params
 from ..utils import _validation as v
 from ._scores import score_column
 from ._subsample import subsample_with_supports
 
 MSG_REFERENCE = "reference_group {value!r} is not one of the groups {labels}"
-MSG_VALIDATION_ALONE = (
-    "validation chooses the weight for max_disparity or for lam > 0: give one of them"
-)
 
 #: The parameters of the table (``utils._params``) that ``XOrder`` takes besides lam.
 PARAMS = ("metric", "disparity", "backend", "method", "solver", "max_disparity",
-          "subsample", "memory_limit")
+          "subsample", "memory_limit", "validation")
 
 
 def check_params(params):
     """``XOrder``'s parameters ``params`` (``get_params()``) validated by the table
-    (``utils._params``): ``{name: value}`` for the names of ``PARAMS``, ``"lam"``
-    (``(values, is_batch)``, as ``check_lam``) and ``"validation"``. Only these values
-    reach arithmetic: the estimator keeps what the user gave (a ``Decimal``, a 0-d
-    array)."""
+    (``utils._params``): ``{name: value}`` for the names of ``PARAMS`` (``validation``:
+    None, a share as a float, or held-out data as a tuple) and ``"lam"``
+    (``(values, is_batch)``, as ``check_lam``), then the rules between them. Only
+    these values reach arithmetic: the estimator keeps what the user gave (a
+    ``Decimal``, a 0-d array)."""
     checked = {name: _params.check(name, params[name]) for name in PARAMS}
     lams = checked["lam"] = _params.check("lam", params["lam"])
-    if checked["max_disparity"] is not None and (lams[1] or lams[0][0] != 0):
-        raise ValueError(v.MSG_LAM_AND_CONSTRAINT)
-    checked["validation"] = check_validation(params["validation"],
-                                             checked["max_disparity"], lams[0])
+    _params.check_together(lam=lams[0] if lams[1] else float(lams[0][0]),
+                           max_disparity=checked["max_disparity"],
+                           validation=checked["validation"])
     return checked
-
-
-def check_validation(value, max_disparity, lams):
-    """``validation`` by the parameter table (None, a share as a float, or held-out
-    data as a tuple), refused unless it has a weight to choose: ``max_disparity``
-    (validated) or a ``lam`` > 0 (the validated values)."""
-    value = _params.check("validation", value)
-    if value is not None and max_disparity is None and not np.any(lams > 0):
-        raise ValueError(MSG_VALIDATION_ALONE)
-    return value
 
 
 class Fitting(NamedTuple):
@@ -66,8 +53,7 @@ class Fitting(NamedTuple):
         results, one batched DP). The data were validated and encoded once, in
         :func:`prepare`: this calls the encoded core of :func:`fair_order`, every
         value solved as if alone, so that a path's model is its single fit's."""
-        if progress is not None and not callable(progress):
-            raise TypeError("progress must be callable or None")
+        progress = _params.check("progress", progress)
         k = self.keep
         lams = np.atleast_1d(np.asarray(lam, dtype=np.float64))
         constraint = checked["max_disparity"] if checked["validation"] is None else None
@@ -77,7 +63,7 @@ class Fitting(NamedTuple):
             backend=checked["backend"], method=checked["method"],
             solver=checked["solver"], max_disparity=constraint,
             memory_limit=checked["memory_limit"], progress=progress,
-            n_jobs=_parallel.check_n_jobs(n_jobs), keep_ties=True, alone=True)
+            n_jobs=_params.check("n_jobs", n_jobs), keep_ties=True, alone=True)
         return results if np.ndim(lam) else results[0]
 
 

@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..io._read import read_text
 from ..utils import _validation as v
 from ..utils._params import PARAMETERS, valid_json
+from ..utils._params import check as check_parameter
 from ._fitted import FittedMaps
 from ._fitting import check_params
 
@@ -389,7 +390,7 @@ def model_document(est, columns=None):
             params[name] = float(params[name])
     if not isinstance(params["validation"], (float, type(None))):
         params["validation"] = None  # held-out data stay out of the model file
-    params["memory_limit"] = v.check_memory_limit(params["memory_limit"])  # "2GB"
+    params["memory_limit"] = check_parameter("memory_limit", params["memory_limit"])  # "2GB"
     if columns is None and hasattr(est, "feature_names_in_"):
         columns = {"score": est.feature_names_in_[0]}
     return model_to_dict(params, est.groups_, est.reference_group_, est.bounds_,

@@ -20,6 +20,8 @@ message, as scikit-learn's constraints are.
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 from . import _parallel
 from . import _validation as v
 
@@ -31,6 +33,9 @@ MSG_SOLVER_GROUPS = (
     "solver={solver!r} handles two groups ({n_groups} given); use solver='auto' or 'paper'"
 )
 MSG_PROGRESS = "progress must be callable or None"
+MSG_VALIDATION_ALONE = (
+    "validation chooses the weight for max_disparity or for lam > 0: give one of them"
+)
 
 
 @dataclass(frozen=True)
@@ -141,6 +146,10 @@ RULES = (
     Rule(("lam", "max_disparity"),
          lambda p: p["max_disparity"] is not None and _lam_given(p["lam"]),
          v.MSG_LAM_AND_CONSTRAINT),
+    Rule(("validation", "max_disparity", "lam"),
+         lambda p: p["validation"] is not None and p["max_disparity"] is None
+         and not np.any(np.asarray(p["lam"]) > 0),
+         MSG_VALIDATION_ALONE),
     Rule(("n_groups", "disparity"),
          lambda p: p["n_groups"] > 2 and p["disparity"] == "signed",
          _signed_two),

@@ -92,7 +92,6 @@ MSG_LAM_NDIM = (
 )
 MSG_BOOL_NUMBER = "{name} must be a number, not the bool {value!r}"
 MSG_GROUP_LACKS = "group {label!r} has no {what}, which metric {metric!r} needs"
-MSG_SIGNED_TWO = "disparity='signed' is defined for two groups only, got {k}"
 MSG_UNKNOWN_GROUP = "group {label!r} does not occur in the groups passed"
 MSG_COUNT = "{name} must be None or an integer >= 1, got {value!r}"
 MSG_VALIDATION = (
@@ -381,8 +380,11 @@ def check_sample_weight(sample_weight, n):
 
 
 def check_n_groups(labels, minimum=2):
+    """Raise ValueError naming the one group where the sorted group ``labels`` are fewer
+    than ``minimum`` (labels of any kind: an object array holds Python values, which
+    have no ``.item()``)."""
     if labels.size < minimum:
-        raise ValueError(MSG_ONE_GROUP.format(label=labels[0].item()))
+        raise ValueError(MSG_ONE_GROUP.format(label=labels.tolist()[0]))
 
 
 def group_position(labels, label):

@@ -71,3 +71,16 @@ def test_a_rule_applies_where_its_parameters_are_given():
         params.check_together(lam=np.array([0.0]), max_disparity=0.2)  # a sequence
     names = {name for rule in params.RULES for name in rule.names}
     assert names - {"n_groups"} <= set(params.PARAMETERS)
+
+
+def test_validation_needs_a_weight_to_choose():
+    """``validation`` chooses the weight of ``max_disparity`` or of a ``lam`` > 0: without
+    either, the rule's one message (checked before any data are read)."""
+    message = re.escape(params.MSG_VALIDATION_ALONE)
+    with pytest.raises(ValueError, match=message):
+        XOrder(validation=0.3).fit([0.9, 0.1], [1, 0], sensitive_features=[0, 1])
+    with pytest.raises(ValueError, match=message):
+        params.check_together(validation=0.3, max_disparity=None, lam=np.zeros(2))
+    for lam, eps in ((np.array([0.0, 0.5]), None), (0.0, 0.1)):
+        assert params.check_together(validation=0.3, max_disparity=eps, lam=lam) is None
+    assert params.check_together(validation=None, max_disparity=None, lam=0.0) is None

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpu_xorder import XOrder, fair_order
+from gpu_xorder.utils import _params as params
 from gpu_xorder.utils import _validation as v
 from support.properties import examples
 
@@ -39,6 +40,21 @@ def test_one_type_per_attribute_column_is_fine():
 def test_ragged_groups_are_refused(groups):
     with pytest.raises(ValueError, match=re.escape(v.MSG_GROUPS_RAGGED)):
         v.encode_groups(groups, 4)
+
+
+@pytest.mark.parametrize("groups,label", [
+    (np.array([7, 7, 7, 7], dtype=object), 7),          # Python ints: no .item()
+    (np.array(["a", "a", "a", "a"], dtype=object), "a"),
+    (np.array([7, 7, 7, 7]), 7),
+    (np.array(["a", "a", "a", "a"]), "a"),
+])
+def test_one_group_is_named_whatever_the_label_type(groups, label):
+    message = re.escape(v.MSG_ONE_GROUP.format(label=label))
+    labels, _ = v.encode_groups(groups, 4)
+    with pytest.raises(ValueError, match=message):
+        v.check_n_groups(labels)
+    with pytest.raises(ValueError, match=message):
+        fair_order([0.9, 0.1, 0.5, 0.4], [1, 0, 1, 0], groups, backend="numpy")
 
 
 def test_lam_none_is_named():
@@ -172,11 +188,9 @@ def test_a_two_dimensional_lam_is_refused():
 
 def test_every_real_number_parameter_takes_every_real_number_type():
     from gpu_xorder import metrics
-    from gpu_xorder.metrics._uncertainty import check_level
-
     for half in ONE_HALF:
         assert v.check_max_disparity(half) == 0.5
-        assert check_level(half) == 0.5
+        assert params.check("level", half) == 0.5
         assert XOrder(max_disparity=half, validation=half).get_params()["validation"] is half
     with pytest.raises(TypeError, match="max_disparity must be a number, not the bool True"):
         v.check_max_disparity(True)
