@@ -182,6 +182,18 @@ class Comparison:
             "records": [dict(r) for r in self.records],
         }
 
+    @classmethod
+    def from_dict(cls, doc):
+        """The comparison of a :meth:`to_dict` document (a ``records.json``
+        experiment): its records and notes, group labels as text, no timings or
+        curves."""
+        return cls(data=doc["data"], groups=doc["groups"], metric=doc["metric"],
+                   model=doc["model"], methods=tuple(doc["methods"]), study=doc["study"],
+                   repeats=doc["repeats"], test_size=doc["test_size"], seed=doc["seed"],
+                   group_labels=tuple(doc["group_labels"]),
+                   records=tuple(dict(r) for r in doc["records"]), seconds={},
+                   notes=dict(doc["notes"]))
+
 
 def _cell(x):
     if x is None or (isinstance(x, float) and np.isnan(x)):

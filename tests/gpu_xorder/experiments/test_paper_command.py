@@ -20,7 +20,7 @@ from gpu_xorder.experiments._studies import (
     default_methods,
     kd_subsample,
 )
-from gpu_xorder.experiments._tables import matched_table, paired_table
+from gpu_xorder.experiments._tables import matched_paired_table, matched_table, paired_table
 from gpu_xorder.experiments.baselines import PostLogit
 from gpu_xorder.experiments.models import make_model
 
@@ -305,3 +305,7 @@ def test_paired_differences_script(tmp_path):
         assert line.endswith(f"| 1 | {diff:+.4f} ({diff:+.4f} - {diff:+.4f}) |")
     else:
         assert line.endswith("| none | 0 | n/a |")
+    # the same per repetition, from the records (runs that predate the table)
+    out = subprocess.run([sys.executable, str(script), str(path), "--matched"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip() == matched_paired_table(c)
