@@ -2,8 +2,8 @@
 unadjusted point, the lowest mean test disparity along its grid with its spread, the
 range of the single repetitions there and the training disparity, and the best mean
 test AUC at a mean test disparity of at most :data:`TARGET`; per study, AUC and
-disparity per setting; the figures the paper quotes beside the unadjusted scores'; the
-seconds per repetition; xOrder at its largest weight paired with every other method
+disparity per setting (a samples study: also every share's comparison); the figures
+the paper quotes beside the unadjusted scores'; the seconds per repetition; xOrder at its largest weight paired with every other method
 (mean difference over the repetitions with the corrected resampled t interval of Nadeau
 and Bengio 2003, :func:`corrected_interval`), and the AUC of two methods' trade-off
 curves at matched disparities (:func:`matched_auc`), on the means and per repetition
@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ._experiment import PAPER_FIGURES, _mean_std, figure_values
-from ._studies import PARAMETER_NAMES, POST_PROCESSING
+from ._studies import PARAMETER_NAMES, POST_PROCESSING, SHARE_STUDIES
 
 #: The disparity the "best AUC" column asks for (mean test disparity at most this).
 TARGET = 0.05
@@ -386,6 +386,12 @@ def matched_paired_table(c, level=LEVEL):
     return "\n".join(lines)
 
 
+def _comparisons(c):
+    """The paired and matched tables of a comparison, each followed by a blank line."""
+    return [t + "\n" for t in (paired_table(c), matched_table(c), matched_paired_table(c))
+            if t]
+
+
 def markdown(comparisons):
     """Every comparison's table (``tables.md``)."""
     parts = []
@@ -394,8 +400,12 @@ def markdown(comparisons):
         parts.append(study_table(c) if c.study is not None else comparison_table([c]))
         parts.append("")
         if c.study is None:
-            parts += [t + "\n" for t in (paired_table(c), matched_table(c),
-                                            matched_paired_table(c)) if t]
+            parts += _comparisons(c)
+        elif c.study in SHARE_STUDIES:  # each share compared as a comparison is
+            for share in dict.fromkeys(r["setting"] for r in c.records):
+                at = c.at_setting(share)
+                parts += [f"#### Share {share:g} of the training split ({c.study})\n",
+                          comparison_table([at]), ""] + _comparisons(at)
         figures = paper_figure_lines(c)
         if figures:
             parts += figures + [""]

@@ -159,6 +159,47 @@ def test_samples_retrain_trains_the_base_model_on_each_share():
                 if r["method"] == "unadjusted" and r["split"] == "test"}) == len(FRACTIONS)
 
 
+def test_fractions_choose_the_shares_and_each_share_is_a_comparison(tmp_path, capsys):
+    """--fractions: the samples studies at the shares given (the paper's Adult at .01
+    and .02 of the training split), in tables.md each share compared as a comparison
+    is (its records, the setting dropped) and, with --out, each share's trade-off."""
+    from gpu_xorder.experiments._tables import comparison_table, markdown
+
+    c = compare_methods("german", study="samples-retrain", lams=[0.5], repeats=2, seed=4,
+                        methods=["xorder", "post-logit-public"], backend="numpy",
+                        fractions=[0.3, 0.15])
+    assert list(dict.fromkeys(r["setting"] for r in c.records)) == [0.3, 0.15]
+    share = c.at_setting(0.15)
+    assert share.study is None and len(share.records) == len(c.records) // 2
+    assert [{**r, "setting": 0.15} for r in share.records] == [
+        r for r in c.records if r["setting"] == 0.15]
+    tables = markdown([c])
+    at = tables.index("#### Share 0.15 of the training split (samples-retrain)")
+    assert comparison_table([share]) in tables[at:]
+    assert paired_table(share) in tables[at:] and matched_paired_table(share) in tables[at:]
+    for bad, study in (([0.5], "shift"), ([0.5], None), ([0.0], "samples"),
+                       ([0.2, 0.2], "samples"), ([1.5], "samples-retrain")):
+        with pytest.raises(ValueError, match="fractions"):
+            compare_methods("german", study=study, fractions=bad, repeats=1)
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "out"
+    assert main(["paper", "--data", "german", "--study", "samples", "--fractions", "0.5",
+                 "1", "--methods", "xorder", "--lam", "0.5", "--repeats", "2",
+                 "--backend", "numpy", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.glob("*.png")) == [
+        "german_default_lr_samples.png", "german_default_lr_samples_0.5_tradeoff.png",
+        "german_default_lr_samples_1_tradeoff.png"]
+    # a later run into the folder with other shares removes the earlier shares' figures
+    assert main(["paper", "--data", "german", "--study", "samples", "--fractions", "0.2",
+                 "--methods", "xorder", "--lam", "0.5", "--repeats", "2",
+                 "--backend", "numpy", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.glob("*.png")) == [
+        "german_default_lr_samples.png", "german_default_lr_samples_0.2_tradeoff.png"]
+    assert main(["paper", "--data", "german", "--study", "shift", "--fractions", "0.2",
+                 "--repeats", "1", "--backend", "numpy"]) == 2
+    assert "error: fractions are the shares" in capsys.readouterr().err
+
+
 def test_kd_subsample_is_the_smallest_step_within_the_limit():
     for sizes, limit in (([10, 20, 30], 1000), ([1142, 2000, 1174], 10**8), ([5, 5], 36)):
         k = kd_subsample(sizes, limit)
