@@ -3,12 +3,12 @@ unadjusted point, the lowest mean test disparity along its grid with its spread,
 range of the single repetitions there and the training disparity, and the best mean
 test AUC at a mean test disparity of at most :data:`TARGET`; per study, AUC and
 disparity per setting (a samples study: also every share's comparison); the figures
-the paper quotes beside the unadjusted scores'; the seconds per repetition; xOrder at its largest weight paired with every other method
-(mean difference over the repetitions with the corrected resampled t interval of Nadeau
-and Bengio 2003, :func:`corrected_interval`), and the AUC of two methods' trade-off
-curves at matched disparities (:func:`matched_auc`), on the means and per repetition
-with the corrected interval (:func:`matched_paired_table`). docs/RESULTS.md quotes these
-tables."""
+the paper quotes beside the unadjusted scores'; the seconds per repetition; xOrder at
+its largest weight paired with every other method (mean difference over the
+repetitions with the corrected resampled t interval of Nadeau and Bengio 2003,
+:func:`corrected_interval`), and the AUC of two methods' trade-off curves at matched
+disparities (:func:`matched_auc`), on the means and per repetition with the corrected
+interval (:func:`matched_paired_table`). docs/RESULTS.md quotes these tables."""
 
 import math
 
@@ -366,12 +366,12 @@ def matched_paired_table(c, level=LEVEL):
     per = matched_repetitions(c)
     if c.repeats < 2 or not per:
         return ""
-    lines = ["AUC at matched test disparity per repetition, xorder minus the other (each "
-             "repetition's curves interpolated as above, the difference averaged over "
-             "the disparities both reach; mean over the repetitions where they meet, "
-             f"corrected {level:.0%} interval, Nadeau and Bengio 2003):\n",
-             "| data | other method | repetitions where the curves meet | AUC difference: "
-             "mean [interval] | excludes 0 |", "|---|---|---|---|---|"]
+    lines = [("AUC at matched test disparity per repetition, xorder minus the other (each "
+              "repetition's curves interpolated as above, the difference averaged over "
+              "the disparities both reach; mean over the repetitions where they meet, "
+              f"corrected {level:.0%} interval, Nadeau and Bengio 2003):\n"),
+             ("| data | other method | repetitions where the curves meet | AUC difference: "
+              "mean [interval] | excludes 0 |"), "|---|---|---|---|---|"]
     for method in c.methods:
         if method not in per:
             continue

@@ -2,6 +2,7 @@
 interval (Nadeau and Bengio 2003) and AUC at matched disparity, against printed tables,
 numerical integration and values worked by hand."""
 
+import itertools
 import math
 
 import numpy as np
@@ -106,7 +107,7 @@ def _record(method, parameter, repeat, xauc, auc):
 def _interpolated(points, x):
     """AUC of a curve at disparity ``x`` by the segment that holds it (None outside)."""
     points = sorted(points)
-    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+    for (x0, y0), (x1, y1) in itertools.pairwise(points):
         if x0 <= x <= x1:
             return y0 if x1 == x0 else y0 + (y1 - y0) * (x - x0) / (x1 - x0)
     return None
