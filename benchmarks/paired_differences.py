@@ -11,7 +11,12 @@ training sets overlap, so the repetitions are not independent and a plain t inte
     python benchmarks/paired_differences.py DIR/records.json xorder:0.5 post-logit-public
 
 A method is ``NAME`` (its parameter None: unadjusted, post-logit-public) or
-``NAME:PARAMETER``.
+``NAME:PARAMETER``. With ``--matched`` instead of two methods it prints the AUC at
+matched disparity per repetition of ``tables.md`` (xOrder's trade-off curve minus every
+other method's in each repetition, with the same corrected interval) for runs that
+predate that table:
+
+    python benchmarks/paired_differences.py DIR/records.json --matched
 """
 
 import argparse
@@ -19,7 +24,12 @@ import json
 
 import numpy as np
 
-from gpu_xorder.experiments._tables import LEVEL, corrected_interval
+from gpu_xorder.experiments._studies import Comparison
+from gpu_xorder.experiments._tables import (
+    LEVEL,
+    corrected_interval,
+    matched_paired_table,
+)
 
 
 def _method(text):
@@ -38,11 +48,20 @@ def _values(experiment, method, key):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("records", help="records.json of gpu-xorder paper --out")
-    parser.add_argument("a", type=_method, help="NAME or NAME:PARAMETER")
-    parser.add_argument("b", type=_method, help="NAME or NAME:PARAMETER")
+    parser.add_argument("a", type=_method, nargs="?", help="NAME or NAME:PARAMETER")
+    parser.add_argument("b", type=_method, nargs="?", help="NAME or NAME:PARAMETER")
+    parser.add_argument("--matched", action="store_true",
+                        help="AUC at matched disparity per repetition instead of A - B")
     args = parser.parse_args()
+    if args.matched == (args.b is not None):
+        parser.error("give two methods A B, or --matched alone")
     with open(args.records, encoding="utf-8") as f:
         experiments = json.load(f)["experiments"]
+    if args.matched:
+        tables = [matched_paired_table(Comparison.from_dict(e)) for e in experiments
+                  if e["study"] is None]
+        print("\n\n".join(t for t in tables if t))
+        return
     label = [f"{n}" + ("" if p is None else f":{p:g}") for n, p in (args.a, args.b)]
     print(f"| data | quantity | {label[0]} - {label[1]} (mean ± sd) | repetitions A > B | "
           f"corrected {LEVEL:.0%} interval | excludes 0 |")

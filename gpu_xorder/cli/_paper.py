@@ -79,7 +79,7 @@ def _paper_comparison(names, args):
     figures = args.out is not None
     # every file --out will hold, for the checks before the work
     held = list(OUT_FILES) + [name for data in names for name in figure_names(
-        data, args.groups, args.model, args.study)]
+        data, args.groups, args.model, args.study, args.fractions)]
     try:
         check_all_outputs([("--json", args.json)], [("--out", args.out, held)])
         _check_splits(names, args)
@@ -102,7 +102,7 @@ def _paper_comparison(names, args):
                         backend=args.backend, method=args.method, solver=args.solver,
                         subsample=args.subsample,
                         post_logit_search=args.post_logit_search,
-                        n_jobs=args.jobs, progress=report)
+                        fractions=args.fractions, n_jobs=args.jobs, progress=report)
                 comparisons.append(comparison)
                 _print_comparison(comparison)
         document = {"experiments": [c.to_dict() for c in comparisons]}
@@ -132,7 +132,8 @@ def _earlier_figures(folder):
     try:
         with open(os.path.join(folder, "records.json"), encoding="utf-8") as f:
             return {name for e in json.load(f)["experiments"] for name in figure_names(
-                e["data"], e["groups"], e["model"], e.get("study"))}
+                e["data"], e["groups"], e["model"], e.get("study"),
+                list(dict.fromkeys(r["setting"] for r in e["records"])))}
     except (OSError, ValueError, KeyError, TypeError):
         return set()
 

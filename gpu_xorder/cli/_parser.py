@@ -286,6 +286,11 @@ def build_parser():
                             "also trained on that share) or shift (learnt on in-sample "
                             "or held-out scores of a model trained on half the training "
                             "split; with --out also their histograms)")
+    paper.add_argument("--fractions", type=float, nargs="+", metavar="F",
+                       help="with --study samples or samples-retrain: the shares of the "
+                            "training split, each in (0, 1] (default: 0.05 0.1 0.2 0.5 "
+                            "1); tables.md then compares the methods at each share, and "
+                            "--out draws each share's trade-off")
     paper.add_argument("--post-logit-search", choices=("joint", "logit-alpha"),
                        default="joint",
                        help="the grid of the post-logit method: joint (alpha and beta on "

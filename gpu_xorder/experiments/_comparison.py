@@ -2,6 +2,7 @@
 a comparison or study, its summaries over repetitions and its CSV and JSON forms."""
 
 import csv
+import dataclasses
 import io
 from dataclasses import dataclass, field
 
@@ -114,6 +115,25 @@ class Comparison:
             "records": [dict(r) for r in self.records],
         }
 
+
+    def at_setting(self, setting):
+        """The comparison of one setting of a study (its records, the setting None, no
+        study), so that the tables and figures of a comparison describe it."""
+        records = tuple({**r, "setting": None} for r in self.records
+                        if r["setting"] == setting)
+        return dataclasses.replace(self, study=None, records=records, curves={})
+
+    @classmethod
+    def from_dict(cls, doc):
+        """The comparison of a :meth:`to_dict` document (a ``records.json``
+        experiment): its records and notes, group labels as text, no timings or
+        curves."""
+        return cls(data=doc["data"], groups=doc["groups"], metric=doc["metric"],
+                   model=doc["model"], methods=tuple(doc["methods"]), study=doc["study"],
+                   repeats=doc["repeats"], test_size=doc["test_size"], seed=doc["seed"],
+                   group_labels=tuple(doc["group_labels"]),
+                   records=tuple(dict(r) for r in doc["records"]), seconds={},
+                   notes=dict(doc["notes"]))
 
 def _cell(x):
     if x is None or (isinstance(x, float) and np.isnan(x)):

@@ -26,7 +26,7 @@ from ..plotting._plots import (
     plot_xroc,
 )
 from ..utils._validation import split_pair_key
-from ._studies import PARAMETER_NAMES
+from ._studies import FRACTIONS, PARAMETER_NAMES, SHARE_STUDIES
 
 MARKERS = {"unadjusted": "*", "xorder": "o", "xorder-kd": "h", "post-logit": "s",
            "post-logit-public": "P", "corr-reg": "^", "constrained": "D"}
@@ -89,13 +89,14 @@ def plot_comparison(comparison, ax, metric=None, split="test", names=None, posit
 
 
 def plot_tradeoff_panels(comparison, fig, metric=None, split="test", names=None,
-                         positive=None):
+                         positive=None, what=None):
     """The trade-off as small multiples: one panel per method but the unadjusted
     scores, the method in colour with error bars of one standard deviation and every
     point labelled with its parameter (lam, weight or bound), the other methods in grey
     behind it, the unadjusted scores a star in every panel. The panels share their axes,
     fitted to every point and error bar (disparity from 0, AUC spanning at least
-    ``PANEL_AUC_SPAN``). Returns the panels."""
+    ``PANEL_AUC_SPAN``); ``what`` (a study's setting) follows the model in the title.
+    Returns the panels."""
     metric = metric or comparison.metric
     rows = comparison.summary(split)
     methods = [m for m in comparison.methods if m != "unadjusted"]
@@ -136,8 +137,9 @@ def plot_tradeoff_panels(comparison, fig, metric=None, split="test", names=None,
             ax.tick_params(labelbottom=True)
     for ax in axes[len(methods):]:
         ax.set_visible(False)
+    model = comparison.model if what is None else f"{comparison.model}; {what}"
     fig.suptitle(textwrap.fill(
-        f"{comparison.data} ({comparison.model}): test AUC against "
+        f"{comparison.data} ({model}): test AUC against "
         f"{DISPARITY_NAMES[metric]} {_between(comparison, names)}, mean ± sd over "
         f"{_repetitions(comparison.repeats)}; each panel one method (others grey, "
         "star: unadjusted)" + ("" if positive is None else f"; positive: {positive}"),
@@ -195,14 +197,17 @@ def plot_study(comparison, axes, metric=None, names=None):
     return axes
 
 
-def figure_names(data, groups, model, study=None):
+def figure_names(data, groups, model, study=None, fractions=None):
     """The files :func:`write_figures` may write for a comparison of these settings:
-    the study's figure (and the shift study's histograms), or the trade-off and (two
-    groups) the xROC curves."""
+    the study's figure (and the shift study's histograms, or a samples study's
+    trade-off at each of its ``fractions``, default ``FRACTIONS``), or the trade-off
+    and (two groups) the xROC curves."""
     stem = f"{data}_{groups}_{model}"
     if study is not None:
-        return [f"{stem}_{study}.png"] + ([f"{stem}_shift_histograms.png"]
-                                          if study == "shift" else [])
+        shares = (fractions or FRACTIONS) if study in SHARE_STUDIES else ()
+        return ([f"{stem}_{study}.png"]
+                + ([f"{stem}_shift_histograms.png"] if study == "shift" else [])
+                + [f"{stem}_{study}_{share:g}_tradeoff.png" for share in shares])
     return [f"{stem}_tradeoff.png", f"{stem}_xroc.png"]
 
 
@@ -210,8 +215,9 @@ def write_figures(comparison, folder, names=None, positive=None):
     """Write the comparison's (or study's) figures into ``folder``; returns the names.
     ``names`` maps group labels to readable names, ``positive`` says what a positive
     is (the labels of the axes)."""
+    settings = list(dict.fromkeys(r["setting"] for r in comparison.records))
     files = figure_names(comparison.data, comparison.groups, comparison.model,
-                         comparison.study)
+                         comparison.study, settings)
     written = []
     if comparison.study is not None:
         fig = _figure(10, 4.2)
@@ -223,17 +229,13 @@ def write_figures(comparison, folder, names=None, positive=None):
             plot_shift_histograms(comparison, fig, names=names)
             written.append(files[1])
             fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
+        if comparison.study in SHARE_STUDIES:  # each share's trade-off, as a comparison's
+            for share, name in zip(settings, files[1:]):
+                written.append(_write_tradeoff(comparison.at_setting(share), folder, name,
+                                               names, positive, f"share {share:g}, "
+                                               f"{comparison.study}"))
         return written
-    methods = [m for m in comparison.methods if m != "unadjusted"] or ["unadjusted"]
-    columns = min(3, len(methods))
-    fig = _figure(PANEL_SIZE[0] * columns,
-                  PANEL_SIZE[1] * -(-len(methods) // columns) + 0.6)
-    if methods == ["unadjusted"]:
-        plot_comparison(comparison, fig.add_subplot(), names=names, positive=positive)
-    else:
-        plot_tradeoff_panels(comparison, fig, names=names, positive=positive)
-    written.append(files[0])
-    fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
+    written.append(_write_tradeoff(comparison, folder, files[0], names, positive))
     panels = [key for key in XROC_PANELS if key in comparison.curves]
     if len(panels) > 1 and len(comparison.group_labels) == 2:
         fig = _figure(4.2 * len(panels), 5.6)
@@ -242,6 +244,22 @@ def write_figures(comparison, folder, names=None, positive=None):
         written.append(files[1])
         fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
     return written
+
+
+def _write_tradeoff(comparison, folder, name, names, positive, what=None):
+    """The trade-off figure of a comparison (small multiples, or one panel where only
+    the unadjusted scores are compared) as ``name`` in ``folder``; ``what`` heads its
+    title (a study's setting). Returns ``name``."""
+    methods = [m for m in comparison.methods if m != "unadjusted"] or ["unadjusted"]
+    columns = min(3, len(methods))
+    fig = _figure(PANEL_SIZE[0] * columns,
+                  PANEL_SIZE[1] * -(-len(methods) // columns) + 0.6)
+    if methods == ["unadjusted"]:
+        plot_comparison(comparison, fig.add_subplot(), names=names, positive=positive)
+    else:
+        plot_tradeoff_panels(comparison, fig, names=names, positive=positive, what=what)
+    fig.savefig(os.path.join(folder, name), dpi=DPI)
+    return name
 
 
 #: The xROC panels, in order, where the comparison kept their curves.

@@ -57,6 +57,8 @@ PARAMETER_NAMES = {"unadjusted": "", "xorder": "lam", "xorder-kd": "lam",
                    "post-logit": "lam", "post-logit-public": "",
                    "corr-reg": "weight", "constrained": "max |D|"}
 STUDIES = ("samples", "samples-retrain", "shift")
+#: The studies whose settings are shares of the training split (``fractions``).
+SHARE_STUDIES = ("samples", "samples-retrain")
 FRACTIONS = (0.05, 0.1, 0.2, 0.5, 1.0)
 SHIFT_SETTINGS = ("in-sample", "held-out")
 #: Most widenings (by :data:`gpu_xorder.experiments.baselines.WIDEN_FACTOR`) of the
@@ -75,6 +77,8 @@ MSG_BASELINE_GROUPS = ("{method} handles two groups; {data} with groups {groups!
 MSG_KD_GROUPS = ("xorder-kd compares the K-D lattice with iterative xOrder on more than "
                  "two groups; {data} with groups {groups!r} has two")
 MSG_ICU_GROUPS = "the ICU stand-in has its two age bands only (groups 'default')"
+MSG_FRACTIONS_STUDY = "fractions are the shares of the samples and samples-retrain studies"
+MSG_FRACTIONS = "fractions must be distinct shares in (0, 1], got {value!r}"
 
 
 def default_methods(n_groups, study=None):
@@ -106,7 +110,8 @@ def _icu_standin():
 def compare_methods(data="german", *, methods=None, model="lr", groups="default",
                     metric="xauc", lams=DEFAULT_LAMS, study=None, repeats=10,
                     test_size=0.3, seed=0, backend="auto", method="auto", solver="paper",
-                    subsample=None, post_logit_search="joint", n_jobs=None, progress=None):
+                    subsample=None, post_logit_search="joint", fractions=None, n_jobs=None,
+                    progress=None):
     """xOrder against the baselines (or a robustness study) over random splits.
 
     Parameters
@@ -130,6 +135,10 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
     post_logit_search : {"joint", "logit-alpha"}
         The grid of ``"post-logit"`` (:class:`gpu_xorder.baselines.PostLogit`);
         ``"post-logit-public"`` is always the public code's.
+    fractions : sequence of float, optional
+        The shares of the training split, each in (0, 1], of the ``"samples"`` and
+        ``"samples-retrain"`` studies (default :data:`FRACTIONS`); refused with any
+        other study.
     progress : callable(done_repeats, repeats), optional
 
     Returns
@@ -154,6 +163,7 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
     v.check_choice(post_logit_search, "post_logit_search", ("joint", "logit-alpha"))
     if study is not None:
         v.check_choice(study, "study", STUDIES)
+    fractions = _check_fractions(fractions, study)
     labels = np.unique(grouping(dataset, groups))
     if methods is None:
         methods = default_methods(labels.size, study)
@@ -178,7 +188,7 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
     n_jobs = params.check("n_jobs", n_jobs)
     run = functools.partial(_repetition, dataset.name if data != "icu-standin" else data,
                             groups, metric, model, methods,
-                            lam_values, study, test_size,
+                            lam_values, study, fractions, test_size,
                             dict(backend=backend, method=method, solver=solver,
                                  subsample=subsample), post_logit_search)
     runs = map_in_rounds(run, [(r, seed + r) for r in range(int(repeats))],
@@ -200,6 +210,21 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
                       test_size=float(test_size), seed=int(seed),
                       group_labels=tuple(labels.tolist()), records=tuple(records),
                       seconds=seconds, cpu_seconds=cpu, notes=notes, curves=curves)
+
+
+def _check_fractions(fractions, study):
+    """The shares of a samples study, in the order given (default :data:`FRACTIONS`)."""
+    if fractions is None:
+        return FRACTIONS
+    if study not in SHARE_STUDIES:
+        raise ValueError(MSG_FRACTIONS_STUDY)
+    if isinstance(fractions, (str, bytes)) or not hasattr(fractions, "__iter__"):
+        raise TypeError(MSG_FRACTIONS.format(value=fractions))
+    values = tuple(v.as_real(x, "fractions", MSG_FRACTIONS) for x in fractions)
+    if not values or len(set(values)) != len(values) or not all(
+            0.0 < x <= 1.0 for x in values):
+        raise ValueError(MSG_FRACTIONS.format(value=fractions))
+    return values
 
 
 def _split(dataset, labels, test_size, seed):
@@ -244,8 +269,8 @@ class _Clock:
                                 done[1] + time.process_time() - cpu)
 
 
-def _repetition(data, groups, metric, model_name, methods, lams, study, test_size,
-                engine, post_logit_search, r, seed):
+def _repetition(data, groups, metric, model_name, methods, lams, study, fractions,
+                test_size, engine, post_logit_search, r, seed):
     """Repetition ``r``: ``(records, (wall, CPU) seconds per method, repetition 0's
     curves, notes)``."""
     from .models import make_model
@@ -278,7 +303,7 @@ def _repetition(data, groups, metric, model_name, methods, lams, study, test_siz
         return records, clock.seconds, {"shift": samples} if r == 0 else {}, notes
 
     if study == "samples-retrain":
-        for fraction in FRACTIONS:
+        for fraction in fractions:
             idx = _subset(train[1], train[2], fraction, seed)
             with clock("unadjusted"):
                 model = make_model(model_name, random_state=seed).fit(train[0][idx],
@@ -292,7 +317,7 @@ def _repetition(data, groups, metric, model_name, methods, lams, study, test_siz
         model = make_model(model_name, random_state=seed).fit(train[0], train[1])
         s_tr, s_te = _scores(model, train[0]), _scores(model, test[0])
     if study == "samples":
-        for fraction in FRACTIONS:
+        for fraction in fractions:
             idx = _subset(train[1], train[2], fraction, seed)
             post(add, clock, fraction, (s_tr[idx], train[1][idx], train[2][idx]),
                  (s_te, test[1], test[2]))

@@ -2,19 +2,20 @@
 unadjusted point, the lowest mean test disparity along its grid with its spread, the
 range of the single repetitions there and the training disparity, and the best mean
 test AUC at a mean test disparity of at most :data:`TARGET`; per study, AUC and
-disparity per setting; the figures the paper quotes beside the unadjusted scores'; the
-seconds per repetition; xOrder at its largest weight paired with every other method
-(mean difference over the repetitions with the corrected resampled t interval of Nadeau
-and Bengio 2003, :func:`corrected_interval`), and the AUC of two methods' trade-off
-curves at matched disparities (:func:`matched_auc`). docs/RESULTS.md quotes these
-tables."""
+disparity per setting (a samples study: also every share's comparison); the figures
+the paper quotes beside the unadjusted scores'; the seconds per repetition; xOrder at
+its largest weight paired with every other method (mean difference over the
+repetitions with the corrected resampled t interval of Nadeau and Bengio 2003,
+:func:`corrected_interval`), and the AUC of two methods' trade-off curves at matched
+disparities (:func:`matched_auc`), on the means and per repetition with the corrected
+interval (:func:`matched_paired_table`). docs/RESULTS.md quotes these tables."""
 
 import math
 
 import numpy as np
 
 from ._experiment import PAPER_FIGURES, _mean_std, figure_values
-from ._studies import PARAMETER_NAMES, POST_PROCESSING
+from ._studies import PARAMETER_NAMES, POST_PROCESSING, SHARE_STUDIES
 
 #: The disparity the "best AUC" column asks for (mean test disparity at most this).
 TARGET = 0.05
@@ -294,20 +295,31 @@ def paired_table(c, level=LEVEL):
     return "\n".join(lines)
 
 
+def _curves(points):
+    """Trade-off curves ``{method: [(disparity, auc), ...]}`` from ``(method,
+    disparity, auc)`` points, one per parameter; the curve of a post-processing method
+    with a weight also starts at the unadjusted point (its weight 0)."""
+    base = [(d, a) for m, d, a in points if m == "unadjusted"]
+    curve = {}
+    for m, d, a in points:
+        if m != "unadjusted":
+            curve.setdefault(m, []).append((d, a))
+    for m in curve:
+        if m in POST_PROCESSING and m != "post-logit-public":
+            curve[m] += base
+    return curve
+
+
+def _others(c, curve):
+    return [m for m in c.methods if m not in ("unadjusted", "xorder") and m in curve]
+
+
 def matched_table(c):
     """Mean test AUC of xOrder's trade-off curve minus every other method's at the
     disparities both curves reach (:func:`matched_auc` on the means per parameter; the
     curve of a post-processing method with a weight starts at the unadjusted scores,
     its weight 0)."""
-    rows = c.summary("test")
-    base = next(r for r in rows if r["method"] == "unadjusted")
-    curve = {}
-    for r in rows:
-        if r["method"] != "unadjusted":
-            curve.setdefault(r["method"], []).append((r[c.metric][0], r["auc"][0]))
-    for method in curve:
-        if method in POST_PROCESSING and method != "post-logit-public":
-            curve[method].append((base[c.metric][0], base["auc"][0]))
+    curve = _curves([(r["method"], r[c.metric][0], r["auc"][0]) for r in c.summary("test")])
     if "xorder" not in curve:
         return ""
     lines = ["AUC at matched mean test disparity, xorder minus the other (the curves of "
@@ -315,9 +327,7 @@ def matched_table(c):
              "unadjusted point, weight 0):\n",
              "| data | other method | common Δ range | points | AUC difference: mean "
              "(min - max) |", "|---|---|---|---|---|"]
-    for method in c.methods:
-        if method in ("unadjusted", "xorder") or method not in curve:
-            continue
+    for method in _others(c, curve):
         at, diff = matched_auc(curve["xorder"], curve[method])
         if not at.size:
             lines.append(f"| {c.data} | {method} | none | 0 | n/a |")
@@ -325,6 +335,62 @@ def matched_table(c):
         lines.append(f"| {c.data} | {method} | {at[0]:.3f} - {at[-1]:.3f} | {at.size} | "
                      f"{diff.mean():+.4f} ({diff.min():+.4f} - {diff.max():+.4f}) |")
     return "\n".join(lines)
+
+
+def matched_repetitions(c):
+    """Per repetition, xOrder's test trade-off curve minus every other method's, the
+    mean AUC difference over the disparities both of that repetition's curves reach
+    (:func:`matched_auc` on the repetition's values per parameter, curves as in
+    :func:`matched_table`): ``{method: {repeat: difference}}``, a repetition left out
+    where the two curves share no disparity."""
+    points = {}
+    for r in c.records:
+        if r["split"] == "test" and r["setting"] is None:
+            value = [np.nan if r[k] is None else r[k] for k in (c.metric, "auc")]
+            points.setdefault(r["repeat"], []).append((r["method"], *value))
+    curves = {repeat: _curves(p) for repeat, p in points.items()}
+    out = {}
+    for repeat, curve in sorted(curves.items()):
+        if "xorder" not in curve:
+            continue
+        for method in _others(c, curve):
+            at, diff = matched_auc(curve["xorder"], curve[method])
+            if at.size:
+                out.setdefault(method, {})[repeat] = float(diff.mean())
+    return out
+
+
+def matched_paired_table(c, level=LEVEL):
+    """AUC at matched disparity per repetition (:func:`matched_repetitions`): the mean
+    over the repetitions where both curves meet, with the corrected resampled t interval
+    (:func:`corrected_interval`) and whether it excludes 0."""
+    per = matched_repetitions(c)
+    if c.repeats < 2 or not per:
+        return ""
+    lines = [("AUC at matched test disparity per repetition, xorder minus the other (each "
+              "repetition's curves interpolated as above, the difference averaged over "
+              "the disparities both reach; mean over the repetitions where they meet, "
+              f"corrected {level:.0%} interval, Nadeau and Bengio 2003):\n"),
+             ("| data | other method | repetitions where the curves meet | AUC difference: "
+              "mean [interval] | excludes 0 |"), "|---|---|---|---|---|"]
+    for method in c.methods:
+        if method not in per:
+            continue
+        d = list(per[method].values())
+        cells = ["n/a", ""]
+        if len(d) >= 2:
+            mean, lo, hi = corrected_interval(d, c.test_size, level)
+            cells = [f"{mean:+.4f} [{lo:+.4f}, {hi:+.4f}]",
+                     "yes" if lo > 0 or hi < 0 else "no"]
+        lines.append(f"| {c.data} | {method} | {len(d)} of {c.repeats} | "
+                     + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _comparisons(c):
+    """The paired and matched tables of a comparison, each followed by a blank line."""
+    return [t + "\n" for t in (paired_table(c), matched_table(c), matched_paired_table(c))
+            if t]
 
 
 def markdown(comparisons):
@@ -335,7 +401,12 @@ def markdown(comparisons):
         parts.append(study_table(c) if c.study is not None else comparison_table([c]))
         parts.append("")
         if c.study is None:
-            parts += [t + "\n" for t in (paired_table(c), matched_table(c)) if t]
+            parts += _comparisons(c)
+        elif c.study in SHARE_STUDIES:  # each share compared as a comparison is
+            for share in dict.fromkeys(r["setting"] for r in c.records):
+                at = c.at_setting(share)
+                parts += [f"#### Share {share:g} of the training split ({c.study})\n",
+                          comparison_table([at]), ""] + _comparisons(at)
         figures = paper_figure_lines(c)
         if figures:
             parts += figures + [""]

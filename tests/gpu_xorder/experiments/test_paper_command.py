@@ -19,7 +19,7 @@ from gpu_xorder.experiments._studies import (
     default_methods,
     kd_subsample,
 )
-from gpu_xorder.experiments._tables import matched_table, paired_table
+from gpu_xorder.experiments._tables import matched_paired_table, matched_table, paired_table
 from gpu_xorder.experiments.baselines import PostLogit
 from gpu_xorder.experiments.models import make_model
 from support import REPO
@@ -155,6 +155,47 @@ def test_samples_retrain_trains_the_base_model_on_each_share():
     # unlike --study samples, the unadjusted test scores change with the share
     assert len({r["auc"] for r in c.records
                 if r["method"] == "unadjusted" and r["split"] == "test"}) == len(FRACTIONS)
+
+
+def test_fractions_choose_the_shares_and_each_share_is_a_comparison(tmp_path, capsys):
+    """--fractions: the samples studies at the shares given (the paper's Adult at .01
+    and .02 of the training split), in tables.md each share compared as a comparison
+    is (its records, the setting dropped) and, with --out, each share's trade-off."""
+    from gpu_xorder.experiments._tables import comparison_table, markdown
+
+    c = compare_methods("german", study="samples-retrain", lams=[0.5], repeats=2, seed=4,
+                        methods=["xorder", "post-logit-public"], backend="numpy",
+                        fractions=[0.3, 0.15])
+    assert list(dict.fromkeys(r["setting"] for r in c.records)) == [0.3, 0.15]
+    share = c.at_setting(0.15)
+    assert share.study is None and len(share.records) == len(c.records) // 2
+    assert [{**r, "setting": 0.15} for r in share.records] == [
+        r for r in c.records if r["setting"] == 0.15]
+    tables = markdown([c])
+    at = tables.index("#### Share 0.15 of the training split (samples-retrain)")
+    assert comparison_table([share]) in tables[at:]
+    assert paired_table(share) in tables[at:] and matched_paired_table(share) in tables[at:]
+    for bad, study in (([0.5], "shift"), ([0.5], None), ([0.0], "samples"),
+                       ([0.2, 0.2], "samples"), ([1.5], "samples-retrain")):
+        with pytest.raises(ValueError, match="fractions"):
+            compare_methods("german", study=study, fractions=bad, repeats=1)
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "out"
+    assert main(["paper", "--data", "german", "--study", "samples", "--fractions", "0.5",
+                 "1", "--methods", "xorder", "--lam", "0.5", "--repeats", "2",
+                 "--backend", "numpy", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.glob("*.png")) == [
+        "german_default_lr_samples.png", "german_default_lr_samples_0.5_tradeoff.png",
+        "german_default_lr_samples_1_tradeoff.png"]
+    # a later run into the folder with other shares removes the earlier shares' figures
+    assert main(["paper", "--data", "german", "--study", "samples", "--fractions", "0.2",
+                 "--methods", "xorder", "--lam", "0.5", "--repeats", "2",
+                 "--backend", "numpy", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.glob("*.png")) == [
+        "german_default_lr_samples.png", "german_default_lr_samples_0.2_tradeoff.png"]
+    assert main(["paper", "--data", "german", "--study", "shift", "--fractions", "0.2",
+                 "--repeats", "1", "--backend", "numpy"]) == 2
+    assert "error: fractions are the shares" in capsys.readouterr().err
 
 
 def test_kd_subsample_is_the_smallest_step_within_the_limit():
@@ -303,3 +344,7 @@ def test_paired_differences_script(tmp_path):
         assert line.endswith(f"| 1 | {diff:+.4f} ({diff:+.4f} - {diff:+.4f}) |")
     else:
         assert line.endswith("| none | 0 | n/a |")
+    # the same per repetition, from the records (runs that predate the table)
+    out = subprocess.run([sys.executable, str(script), str(path), "--matched"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip() == matched_paired_table(c)

@@ -2,6 +2,7 @@
 interval (Nadeau and Bengio 2003) and AUC at matched disparity, against printed tables,
 numerical integration and values worked by hand."""
 
+import itertools
 import math
 
 import numpy as np
@@ -9,9 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gpu_xorder.experiments._studies import Comparison
 from gpu_xorder.experiments._tables import (
     corrected_interval,
     matched_auc,
+    matched_paired_table,
+    matched_repetitions,
     t_cdf,
     t_quantile,
 )
@@ -92,3 +96,55 @@ def test_matched_auc_of_curves_without_common_range_is_empty():
     assert at.size == diff.size == 0
     at, diff = matched_auc([(0.0, 0.8), (0.1, 0.9)], [(0.05, 0.83)])  # one point
     assert at.tolist() == [0.05] and diff == pytest.approx([0.85 - 0.83])
+
+
+def _record(method, parameter, repeat, xauc, auc):
+    return {"method": method, "parameter": parameter, "setting": None, "repeat": repeat,
+            "split": "test", "auc": auc, "xauc": xauc, "prf": None, "urf": None,
+            "xauc_pairs": {}}
+
+
+def _interpolated(points, x):
+    """AUC of a curve at disparity ``x`` by the segment that holds it (None outside)."""
+    points = sorted(points)
+    for (x0, y0), (x1, y1) in itertools.pairwise(points):
+        if x0 <= x <= x1:
+            return y0 if x1 == x0 else y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return None
+
+
+def test_matched_repetitions_by_hand():
+    """Per repetition xOrder's curve (its lams and the unadjusted point) against the
+    public post-logit's one point: xOrder's AUC interpolated at that point's disparity
+    minus its AUC; a repetition whose point lies outside xOrder's curve is left out; the
+    table's interval is the corrected one of those differences."""
+    rng = np.random.default_rng(3)
+    records, expected = [], {}
+    for repeat in range(6):
+        du, au = 0.2 + 0.02 * rng.random(), 0.80
+        d1, a1 = 0.08 * rng.random(), 0.80 - 0.01 * rng.random()
+        d2, a2 = 0.04 * rng.random(), 0.78 + 0.01 * rng.random()
+        # the public point inside xOrder's range but in repetition 5, below it
+        dp = (-0.01 if repeat == 5 else min(d1, d2) + 0.01 * rng.random())
+        ap = 0.77 + 0.02 * rng.random()
+        records += [_record("unadjusted", None, repeat, du, au),
+                    _record("xorder", 0.1, repeat, d1, a1),
+                    _record("xorder", 0.5, repeat, d2, a2),
+                    _record("post-logit-public", None, repeat, dp, ap)]
+        at = _interpolated([(du, au), (d1, a1), (d2, a2)], dp)
+        if at is not None:
+            expected[repeat] = at - ap
+    c = Comparison(data="toy", groups="default", metric="xauc", model="lr",
+                   methods=("unadjusted", "xorder", "post-logit-public"), study=None,
+                   repeats=6, test_size=0.3, seed=0, group_labels=("a", "b"),
+                   records=tuple(records), seconds={})
+    got = matched_repetitions(c)
+    assert sorted(got) == ["post-logit-public"] and sorted(got["post-logit-public"]) == [
+        0, 1, 2, 3, 4]
+    assert got["post-logit-public"] == pytest.approx(expected)
+    mean, lo, hi = corrected_interval(list(expected.values()), 0.3)
+    (line,) = [x for x in matched_paired_table(c).splitlines() if "post-logit-public" in x]
+    assert line == (f"| toy | post-logit-public | 5 of 6 | {mean:+.4f} [{lo:+.4f}, "
+                    f"{hi:+.4f}] | {'yes' if lo > 0 or hi < 0 else 'no'} |")
+    # the records.json document gives the same comparison
+    assert Comparison.from_dict(c.to_dict()) == c
