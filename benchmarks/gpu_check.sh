@@ -4,7 +4,8 @@
 # included: room for one rerun):
 #   bash benchmarks/gpu_check.sh 2>&1 | tee "${OUT:-.}/gpu_check.log"
 # Stages, each under its own time limit (CONTRIBUTING.md, "The device check"):
-#   device         the card, driver and CuPy
+#   device         the card, driver and CuPy (not the commit: a device's copy of the tree
+#                  may carry a stale .git; record the commit you sent in RESULTS.md)
 #   compile times  a sample of the kernels compiled serially, in threads and in
 #                  processes (each with an empty CuPy cache); the engine's first use
 #                  (self-check, compiles included) cold and warm (compile_times.json)
@@ -38,7 +39,7 @@ stage() {  # stage NAME SECONDS COMMAND...
 
 stage "device" 10 bash -c 'nvidia-smi --query-gpu=name,driver_version,memory.total \
     --format=csv; python3 -c "import cupy, numpy; print(\"CuPy\", cupy.__version__, \
-    \"NumPy\", numpy.__version__)"; git log -1 --format="commit %H" 2>/dev/null || true'
+    \"NumPy\", numpy.__version__)"'
 stage "compile times" 50 python3 benchmarks/compile_times.py --count 8 \
     --out "$out/compile_times.json"
 stage "warm" 75 python3 -m gpu_xorder info --warm
