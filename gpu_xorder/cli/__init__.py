@@ -14,6 +14,7 @@ import importlib
 import sys
 import warnings
 
+from ..io._signals import interrupts_kept
 from . import _output as out
 from ._parser import build_parser
 
@@ -32,7 +33,8 @@ def main(argv=None) -> int:
     args.argv = list(sys.argv[1:] if argv is None else argv)  # provenance of a report
     out.output_format = "tsv" if getattr(args, "format", None) == "tsv" else "table"
     try:
-        with warnings.catch_warnings():
+        # a Ctrl-C that C code swallows is repeated until it ends the command
+        with interrupts_kept(), warnings.catch_warnings():
             warnings.simplefilter("default")
             warnings.showwarning = out.warning
             # the command's module is imported only when it runs (``--help`` stays fast)
