@@ -55,15 +55,22 @@ def test_a_ctrl_c_numpy_drops_still_ends_the_work():
         assert sys.gettrace() is trace
 
 
-def test_cleanup_after_a_ctrl_c_is_never_cut_short():
+def _spin(until):
+    """A loop of Python alone: the KeyboardInterrupt is raised, and passes, at once."""
+    while time.monotonic() < until:
+        pass
+
+
+@pytest.mark.parametrize("work", [_index_strings, _spin])
+def test_cleanup_after_a_ctrl_c_is_never_cut_short(work):
     """The ``except`` and ``finally`` blocks a KeyboardInterrupt passes through run to
-    their end, however many lines they take."""
+    their end, however many lines they take, whether it was dropped once or not."""
     done = []
     timer = _sigint_soon()
     with pytest.raises(KeyboardInterrupt), interrupts_kept():
         try:
             try:
-                _index_strings(time.monotonic() + RUN_FOR)
+                work(time.monotonic() + RUN_FOR)
             except KeyboardInterrupt:
                 for i in range(20_000):
                     done.append(i)
