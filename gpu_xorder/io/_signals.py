@@ -80,6 +80,12 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
+def interrupted():
+    """Whether a Ctrl-C came inside the running :func:`interrupts_kept`."""
+    state = _kept["state"]
+    return state is not None and state["armed"]
+
+
 def _insist(frame, event, arg):
     """The trace function after a Ctrl-C: a KeyboardInterrupt where one was lost, at
     the next line of a frame that ran when the signal came (the frame whose C code
