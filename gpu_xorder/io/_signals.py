@@ -70,8 +70,10 @@ def _interrupt(signum, frame):
     state = _kept["state"]
     if state is None:
         return
+    state["unseen"] = True  # until it passes through a traced frame
     if not state["armed"]:
         state["armed"] = True
+        frame = sys._getframe(1) if frame is None else frame
         while frame is not None:
             state["frames"].append((frame, frame.f_trace))
             frame.f_trace = _insist
@@ -87,23 +89,26 @@ def interrupted():
 
 
 def _insist(frame, event, arg):
-    """The trace function after a Ctrl-C: a KeyboardInterrupt where one was lost, at
-    the next line of a frame that ran when the signal came (the frame whose C code
-    dropped it goes on there) while no KeyboardInterrupt is being handled. Frames that
-    start later run untraced: a finalizer or a generator closed on the way out is
-    never interrupted ("Exception ignored" would be printed)."""
-    if _kept["state"] is None or event == "call":
+    """The trace function after a Ctrl-C: a KeyboardInterrupt that no frame running
+    when the signal came has seen pass was dropped by C code, and that frame goes on:
+    another is raised at its next line, in Python code, where it cannot be lost (then
+    Python turns tracing off). Frames that start later run untraced: a finalizer or a
+    generator closed on the way out is never interrupted ("Exception ignored" would
+    be printed)."""
+    state = _kept["state"]
+    if state is None or event == "call":
         return None
-    if event == "line" and not isinstance(sys.exc_info()[1], KeyboardInterrupt):
-        raise KeyboardInterrupt  # raised here, in Python code, it cannot be lost
+    if event == "exception" and issubclass(arg[0], KeyboardInterrupt):
+        state["unseen"] = False  # on its way out: except and finally blocks run
+    elif event == "line" and state["unseen"]:
+        raise KeyboardInterrupt
     return _insist
 
 
 @contextlib.contextmanager
 def interrupts_kept():
     """A Ctrl-C (SIGINT) that cannot be lost: KeyboardInterrupt, and if C code drops
-    it, another at the next line that the frames it met run while no
-    KeyboardInterrupt is being handled.
+    it, another at the next line that the frames it met run.
 
     Python runs a signal's handler where C code checks for signals, and C code that
     clears the errors it meets loses the KeyboardInterrupt: NumPy's ``str`` scalars
@@ -116,7 +121,7 @@ def interrupts_kept():
             or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
         yield
         return
-    state = {"armed": False, "frames": [], "trace": sys.gettrace()}
+    state = {"armed": False, "unseen": False, "frames": [], "trace": sys.gettrace()}
     _kept["state"] = state
     previous = signal.signal(signal.SIGINT, _interrupt)
     try:

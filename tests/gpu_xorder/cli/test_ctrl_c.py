@@ -61,3 +61,4 @@ def test_no_warning_is_printed_after_ctrl_c(capsys, monkeypatch):
     assert main(["info"]) == 130
     assert time.monotonic() - start < 2
     assert capsys.readouterr().err == "warning: before\n"
+    assert sys.exc_info() == (None, None, None)  # nothing left as if handled

@@ -53,6 +53,7 @@ def test_a_ctrl_c_numpy_drops_still_ends_the_work():
         assert time.monotonic() - start < 1.2
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
         assert sys.gettrace() is trace
+        assert sys.exc_info() == (None, None, None)  # nothing left as if handled
 
 
 def _spin(until):
@@ -80,6 +81,7 @@ def test_cleanup_after_a_ctrl_c_is_never_cut_short(work):
                 done.append(i)
     timer.join()
     assert len(done) == 40_000
+    assert sys.exc_info() == (None, None, None)
 
 
 def test_a_ctrl_c_during_a_held_block_waits_for_its_end(tmp_path):
