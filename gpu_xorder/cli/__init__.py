@@ -14,6 +14,7 @@ import importlib
 import sys
 import warnings
 
+from ..io._signals import interrupted, interrupts_kept
 from . import _output as out
 from ._parser import build_parser
 
@@ -32,18 +33,35 @@ def main(argv=None) -> int:
     args.argv = list(sys.argv[1:] if argv is None else argv)  # provenance of a report
     out.output_format = "tsv" if getattr(args, "format", None) == "tsv" else "table"
     try:
-        with warnings.catch_warnings():
+        # a Ctrl-C that C code drops is raised again (interrupts_kept)
+        with interrupts_kept(), warnings.catch_warnings():
             warnings.simplefilter("default")
-            warnings.showwarning = out.warning
+            warnings.showwarning = _warning
             # the command's module is imported only when it runs (``--help`` stays fast)
             command = importlib.import_module(f"._{args.handler}", __name__)
             return command.run(args)
     except KeyboardInterrupt:
+        _forget_interrupt()
         return 130
     except Exception as exc:  # the promise: one line, never a traceback
         return out.error(MSG_INTERNAL.format(kind=type(exc).__name__, message=exc))
     finally:
         out.output_format = "table"
+
+
+def _warning(*args, **kwargs):
+    """A warning on stderr, but none after Ctrl-C: nothing is printed after it (an
+    import it cut short leaves a file unclosed, a ResourceWarning)."""
+    if not interrupted():
+        out.warning(*args, **kwargs)
+
+
+def _forget_interrupt():
+    """Make CPython forget a KeyboardInterrupt that left code run by ``exec`` of a
+    string (dataclasses and namedtuple make their methods so, when a module is
+    imported): it remembers one even once caught, and ``python -m gpu_xorder`` would
+    then end by SIGINT (status -2), not 130. Each run of a string starts afresh."""
+    exec("")
 
 
 __all__ = ["main"]

@@ -308,8 +308,9 @@ def _write_staged(files, targets):
                         raise OSError(exc.errno, MSG_WRITE.format(
                             path=os.fspath(path), why=exc.strerror or exc)) from None
         except BaseException:
-            for tmp in staged:
-                _unlink(tmp)
+            with signals_held():  # a repeated Ctrl-C never leaves one behind
+                for tmp in staged:
+                    _unlink(tmp)
             raise
 
 
@@ -379,7 +380,8 @@ def staged_folder(path, owned=()):
                     os.rename(tmp, target)
         except BaseException as exc:
             if tmp is not None:
-                shutil.rmtree(tmp, ignore_errors=True)
+                with signals_held():  # a repeated Ctrl-C never cuts the removal short
+                    shutil.rmtree(tmp, ignore_errors=True)
                 if isinstance(exc, OSError):
                     raise _named_for_user(exc, tmp, path) from None
             raise
