@@ -271,13 +271,7 @@ def _write_stream(path, write, newline):
     it comes (compressed as its name says)."""
     try:
         with open(path, "wb") as raw:
-            stream = _compressor(path, raw)
-            text = io.TextIOWrapper(stream, encoding="utf-8", newline=newline)
-            write(text)
-            text.flush()
-            text.detach()
-            if stream is not raw:
-                stream.close()
+            _write_text(raw, path, write, newline)
     except OSError as exc:
         raise OSError(exc.errno, MSG_WRITE.format(path=path, why=exc.strerror or exc)) \
             from None
@@ -409,19 +403,25 @@ def _stage(fd, tmp, path, target, write, newline):
     the permissions of ``target``; the caller removes it on any error."""
     try:
         with os.fdopen(fd, "wb") as raw:
-            stream = _compressor(path, raw)
-            text = io.TextIOWrapper(stream, encoding="utf-8", newline=newline)
-            write(text)
-            text.flush()
-            text.detach()
-            if stream is not raw:
-                stream.close()  # writes the trailer; leaves ``raw`` open
+            _write_text(raw, path, write, newline)
             raw.flush()
             os.fsync(raw.fileno())
         os.chmod(tmp, _mode(target))  # mkstemp makes 0600; give what open() would
     except OSError as exc:  # named after the output, not the temporary file
         raise OSError(exc.errno, MSG_WRITE.format(path=path, why=exc.strerror or exc)) \
             from None
+
+
+def _write_text(raw, path, write, newline):
+    """Run ``write`` on a UTF-8 text stream over the binary file ``raw``, compressed as
+    the name ``path`` says; the compressor's trailer written, ``raw`` left open."""
+    stream = _compressor(path, raw)
+    text = io.TextIOWrapper(stream, encoding="utf-8", newline=newline)
+    write(text)
+    text.flush()
+    text.detach()
+    if stream is not raw:
+        stream.close()  # writes the trailer; leaves ``raw`` open
 
 
 def _compressor(path, raw):
