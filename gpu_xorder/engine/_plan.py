@@ -153,11 +153,8 @@ def fill_variants(metric, mode="absolute", k=2, sizes=None, kernel="tiles", chun
     for m in range(1, k):
         n_counters = per_pair * m
         if kernel == "strips":
-            c = DEFAULT_CHUNK if chunk is None else chunk
-            while c > 1 and not strip_warps(c, n_counters):
-                c //= 2
             out.append(("strip_kernel", constants("strip_kernel", metric, signed, m,
-                                                  chunk=c)))
+                                                  chunk=_strip_chunk(chunk, n_counters))))
             continue
         # n_b in each width's range where the sizes are not known
         spans = sizes if sizes is not None else [32 * BUSY_TILES * f for f in (1, 2, 4)]
@@ -230,8 +227,12 @@ DEFAULT_CHUNK = 32
 def strip_chunk(lat, chunk=None):
     """Steps per chunk of ``strip_kernel``: ``chunk`` (default ``DEFAULT_CHUNK``), halved
     while not even one warp's staged window fits the shared memory."""
+    return _strip_chunk(chunk, lat.n_counters)
+
+
+def _strip_chunk(chunk, n_counters):
     chunk = DEFAULT_CHUNK if chunk is None else chunk
-    while chunk > 1 and not strip_warps(chunk, lat.n_counters):
+    while chunk > 1 and not strip_warps(chunk, n_counters):
         chunk //= 2
     return chunk
 

@@ -292,13 +292,15 @@ def _sort(engine, rng, case, metric, mode, shape):
 
 # ------------------------------------------------------------------ every variant
 
+#: The metric of a ``METRIC`` constant.
+METRIC_OF_CODE = {code: metric for metric, code in METRIC_CODE.items()}
+
 def describe(name, const):
     """The variant's constants in words, e.g. ``"urf, absolute, 3 old groups, tiles of
     64 columns"``."""
-    codes = {code: metric for metric, code in METRIC_CODE.items()}
     words = []
     if "METRIC" in const:
-        words.append(codes[const["METRIC"]])
+        words.append(METRIC_OF_CODE[const["METRIC"]])
     if "SIGNED" in const:
         words.append("signed" if const["SIGNED"] else "absolute")
     if "OLD_GROUPS" in const:
@@ -316,8 +318,7 @@ def check_variant(engine, name, const):
     ties, lam 0, URF weights on U), or None. Fill variants: decision words and final
     counters of three lam values; the traceback kernels: paths of NumPy's words and of
     a banded solve; K-D: path and counters."""
-    codes = {code: metric for metric, code in METRIC_CODE.items()}
-    metric = codes.get(const.get("METRIC", 0))
+    metric = METRIC_OF_CODE[const.get("METRIC", 0)]
     case = f"{name} ({describe(name, const)})"
     try:
         if name in ("tile_kernel", "strip_kernel"):

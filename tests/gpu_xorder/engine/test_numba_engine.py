@@ -20,7 +20,7 @@ pytest.importorskip("numba")
 import cpu_reference as cr  # noqa: E402
 from gpu_xorder.engine import _numba_engine as ne  # noqa: E402
 from support.problems import ragged_lattices as lattices  # noqa: E402
-from support.problems import random_problem, two_group_problem  # noqa: E402
+from support.problems import random_problem, step_lattices, two_group_problem  # noqa: E402
 
 METRICS = ("xauc", "prf", "urf")
 MODES = ("absolute", "signed")
@@ -87,14 +87,7 @@ def test_lams_that_fit_only_one_at_a_time():
 
 
 def test_signed_step_with_old_groups_is_refused_like_the_reference():
-    s, y, g = random_problem(np.random.default_rng(1), (5, 4, 6), "xauc")
-    steps = []
-
-    def keep(lat, lam, progress=None):
-        steps.append(lat)
-        return cr.solve_lattice(lat, lam, progress)
-
-    cr.solve_iterative(cr.build_problem(s, y, g, 3, "xauc", "absolute"), 0.5, solve=keep)
+    steps = step_lattices("xauc", (5, 4, 6), False, 0.5)
     signed = dataclasses.replace(steps[-1], mode="signed")
     assert signed.m == 2
     message = re.escape(cr.MSG_SIGNED_TWO.format(n_groups=3))

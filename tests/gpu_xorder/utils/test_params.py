@@ -11,7 +11,7 @@ import cpu_reference as cr
 from gpu_xorder import XOrder, fair_order
 from gpu_xorder.utils import _params as params
 from gpu_xorder.utils import _validation as v
-from support.problems import random_problem
+from support.problems import random_problem, step_lattices
 
 
 def _data(k):
@@ -48,13 +48,7 @@ def test_the_signed_rule_has_one_message_everywhere():
     message = re.escape(cr.MSG_SIGNED_TWO.format(n_groups=3))
     with pytest.raises(ValueError, match=message):
         fair_order(s, y, g, disparity="signed", backend="numpy")
-    steps = []
-
-    def keep(lat, lam, progress=None):
-        steps.append(lat)
-        return cr.solve_lattice(lat, lam, progress)
-
-    cr.solve_iterative(cr.build_problem(s, y, g, 3, "xauc", "absolute"), 0.5, solve=keep)
+    steps = step_lattices("xauc", (5, 4, 6), False, 0.5)
     signed = dataclasses.replace(steps[-1], mode="signed")
     with pytest.raises(ValueError, match=message):
         cr.fill(signed, 0.5)
