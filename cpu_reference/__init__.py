@@ -41,6 +41,7 @@ from ._kd import n_cells as kd_cells
 from ._kgroups import (
                       KProblem,
                       build_problem,
+                      dp_order,
                       expand_runs,
                       group_dtype,
                       ordered_pairs,
@@ -89,6 +90,7 @@ __all__ = [
     "build_problem",
     "cell_values",
     "completion_values",
+    "dp_order",
     "edge_counters",
     "expand_merged",
     "expand_path",

@@ -9,6 +9,7 @@ memory plans ``_plan``'s.
 
 import concurrent.futures
 import contextlib
+import logging
 import multiprocessing
 import os
 import sys
@@ -37,6 +38,8 @@ def session():
     """Nothing to share between the fills of a solve."""
     return contextlib.nullcontext()
 
+
+logger = logging.getLogger("gpu_xorder")
 
 #: Compiled kernels: ``{(device id, file, defines): {kernel name: function}}`` and the
 #: variants checked against NumPy in this process (``check_variant``).
@@ -164,8 +167,11 @@ def _resident_blocks(function, threads):
     try:  # a RawKernel's driver function is its ``kernel`` (CuPy 14 has no ``ptr`` on it)
         handle = function.kernel.ptr if hasattr(function, "kernel") else function.ptr
         per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(handle, threads, 0)
-    except Exception:  # only a grid size: the decisions do not depend on it
+    except Exception as exc:  # only a grid size: the decisions do not depend on it
         per_sm = 2048 // threads
+        # said, not hidden: this fallback once hid a missing attribute for months
+        logger.info("gpu_xorder: occupancy query failed (%s: %s); %d blocks per "
+                    "multiprocessor assumed", type(exc).__name__, exc, per_sm)
     return int(props["multiProcessorCount"]) * max(1, int(per_sm))
 
 

@@ -416,3 +416,25 @@ def test_xorder_lattice_of_runs_on_the_emulated_device(emulated_cupy, metric):
     assert fits[0].result_.upper_bound == fits[1].result_.upper_bound
     np.testing.assert_array_equal(fits[0].train_scores_adjusted_,
                                   fits[1].train_scores_adjusted_)
+
+
+def test_a_failed_occupancy_query_is_said_not_hidden(emulated_cupy, monkeypatch, caplog):
+    """The strip kernel's grid where the occupancy query fails: a full multiprocessor's
+    2048 threads, and a log line naming the failure (a silent fallback once hid a
+    missing attribute since the kernel was written); asked once per kernel."""
+    import logging
+    import types
+
+    def fail(*args):
+        raise AttributeError("'RawKernel' object has no attribute 'ptr'")
+
+    monkeypatch.setattr(fake_cupy.cuda.driver, "occupancyMaxActiveBlocksPerMultiprocessor",
+                        fail)
+    function = types.SimpleNamespace(ptr=7)  # a kernel the cache has not seen
+    with caplog.at_level(logging.INFO, logger="gpu_xorder"):
+        assert emulated_cupy.DEVICE.resident_blocks(function, 128) == 2048 // 128
+        assert emulated_cupy.DEVICE.resident_blocks(function, 128) == 2048 // 128
+    said = [r.getMessage() for r in caplog.records
+            if "occupancy query failed" in r.getMessage()]
+    assert said == ["gpu_xorder: occupancy query failed (AttributeError: 'RawKernel' object "
+                    "has no attribute 'ptr'); 16 blocks per multiprocessor assumed"]
