@@ -16,11 +16,11 @@ from ..utils._validation import check_choice
 from . import _uncertainty
 from ._counts import cross_sample, grouped, labelled, require
 from ._delong import delong_variance
-from ._ranking import MSG_CI_Y
+from ._ranking import MSG_CI_Y, check_order
 from ._uncertainty import MetricIntervals
 
 
-def auc_variance(scores: ArrayLike, y: ArrayLike) -> float:
+def auc_variance(y_true: ArrayLike, y_score: ArrayLike) -> float:
     """DeLong's variance of the AUC (DeLong, DeLong and Clarke-Pearson, 1988).
 
     ``S10 / n_1 + S01 / n_0``: the sample variances (``ddof=1``) of the placement values,
@@ -29,10 +29,10 @@ def auc_variance(scores: ArrayLike, y: ArrayLike) -> float:
 
     Parameters
     ----------
-    scores : array-like of shape (n,)
-        Finite risk scores.
-    y : array-like of shape (n,)
+    y_true : array-like of shape (n,)
         Binary labels.
+    y_score : array-like of shape (n,)
+        Finite risk scores.
 
     Returns
     -------
@@ -41,32 +41,35 @@ def auc_variance(scores: ArrayLike, y: ArrayLike) -> float:
 
     Raises
     ------
+    TypeError
+        If ``y_true`` is recognisably scores (given first, in the earlier order).
     ValueError
         As :func:`auc`.
 
     Examples
     --------
-    >>> round(auc_variance([4, 3, 2, 1, 0], [1, 0, 1, 0, 0]), 6)
+    >>> round(auc_variance([1, 0, 1, 0, 0], [4, 3, 2, 1, 0]), 6)
     0.055556
     """
-    scores, y = labelled(scores, y)
+    check_order("auc_variance", y_true, y_score, "auc_variance(y_true, y_score)")
+    scores, y = labelled(y_score, y_true)
     positives, negatives = scores[y == 1], scores[y == 0]
     require(positives.size, None, "positives", "auc")
     require(negatives.size, None, "negatives", "auc")
     return delong_variance(positives, negatives)
 
 
-def xauc_variance(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object,
-                  h: object) -> float:
-    """DeLong's variance of ``xauc(scores, y, groups, g, h)``.
+def xauc_variance(y_true: ArrayLike, y_score: ArrayLike, *, sensitive_features: ArrayLike,
+                  g: object, h: object) -> float:
+    """DeLong's variance of ``xauc(y_true, y_score, sensitive_features=..., g=g, h=h)``.
 
     The xAUC is a two-sample U-statistic between the positives of g and the negatives
     of h, so its variance is :func:`auc_variance`'s formula on those two samples.
 
     Parameters
     ----------
-    scores, y, groups, g, h : as in :func:`xauc`
-        The scores, labels, groups and the ordered pair of groups.
+    y_true, y_score, sensitive_features, g, h : as in :func:`xauc`
+        The labels, scores, groups and the ordered pair of groups.
 
     Returns
     -------
@@ -75,21 +78,25 @@ def xauc_variance(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object,
 
     Raises
     ------
+    TypeError
+        If ``y_true`` is recognisably scores (given first, in the earlier order).
     ValueError
         As :func:`xauc`.
 
     Examples
     --------
     >>> s, y, grp = [5, 4, 3, 2, 1, 0], [1, 0, 1, 0, 1, 0], ["a", "b", "a", "b", "a", "b"]
-    >>> round(xauc_variance(s, y, grp, "a", "b"), 6)
+    >>> round(xauc_variance(y, s, sensitive_features=grp, g="a", h="b"), 6)
     0.074074
     """
-    positives, negatives, _, _ = cross_sample(scores, y, groups, g, h)
+    check_order("xauc_variance", y_true, y_score)
+    positives, negatives, _, _ = cross_sample(y_score, y_true, sensitive_features, g, h)
     return delong_variance(positives, negatives)
 
 
-def confidence_intervals(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
-                         level: float = 0.95, method: str = "bootstrap",
+def confidence_intervals(y_true: ArrayLike, y_score: ArrayLike, *,
+                         sensitive_features: ArrayLike, level: float = 0.95,
+                         method: str = "bootstrap",
                          n_bootstrap: int | None = None,
                          random_state: int | np.random.Generator | None = None,
                          n_jobs: int | None = None) -> MetricIntervals:
@@ -107,8 +114,8 @@ def confidence_intervals(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
 
     Parameters
     ----------
-    scores, y, groups : array-like of shape (n,)
-        As :func:`disparity_pairs` (y is required).
+    y_true, y_score, sensitive_features : array-like of shape (n,)
+        As :func:`disparity_pairs` (``y_true`` is required).
     level : float, default=0.95
         Coverage, strictly between 0 and 1.
     method : {"bootstrap", "delong"}
@@ -133,8 +140,10 @@ def confidence_intervals(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
 
     Raises
     ------
+    TypeError
+        If ``y_true`` is recognisably scores (given first, in the earlier order).
     ValueError
-        On invalid input, y without positives or negatives, a bad ``level``,
+        On invalid input, y_true without positives or negatives, a bad ``level``,
         ``method``, ``n_bootstrap``, ``random_state`` or ``n_jobs``.
 
     Examples
@@ -143,11 +152,12 @@ def confidence_intervals(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
     >>> grp = np.repeat(["a", "b"], 100)
     >>> y = rng.integers(0, 2, 200)
     >>> s = y + rng.normal(0, 1, 200)
-    >>> ci = confidence_intervals(s, y, grp, n_bootstrap=500, random_state=0)
+    >>> ci = confidence_intervals(y, s, sensitive_features=grp, n_bootstrap=500,
+    ...                           random_state=0)
     >>> ci.auc.low < ci.auc.estimate < ci.auc.high
     True
     >>> from gpu_xorder.metrics import xauc
-    >>> ci.xauc["a", "b"].estimate == xauc(s, y, grp, "a", "b")
+    >>> ci.xauc["a", "b"].estimate == xauc(y, s, sensitive_features=grp, g="a", h="b")
     True
     """
     level = params.check("level", level)
@@ -155,9 +165,10 @@ def confidence_intervals(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
     n_bootstrap = _uncertainty.check_n_bootstrap(n_bootstrap, method)
     seeds = _uncertainty.seed_sequence(random_state)
     n_jobs = params.check("n_jobs", n_jobs)
-    if y is None:
+    if y_true is None:
         raise ValueError(MSG_CI_Y)
-    scores, y, labels, index, _ = grouped(scores, y, groups)
+    check_order("confidence_intervals", y_true, y_score)
+    scores, y, labels, index, _ = grouped(y_score, y_true, sensitive_features)
     require(int(y.sum()), None, "positives", "auc")
     require(int(y.size - y.sum()), None, "negatives", "auc")
     return _uncertainty.intervals(scores, y, labels, index, level=level, method=method,

@@ -13,25 +13,27 @@ if TYPE_CHECKING:
 
 from ..utils import _params as params
 from ._counts import cross_sample
+from ._ranking import check_order
 
 
-def xroc_curve(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object,
-               h: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def xroc_curve(y_true: ArrayLike, y_score: ArrayLike, *, sensitive_features: ArrayLike,
+               g: object, h: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The xROC curve of (g, h): negatives of h against positives of g over thresholds.
 
     Computed by :func:`sklearn.metrics.roc_curve` on the positives of g (as positives)
     and the negatives of h (as negatives), so the threshold convention is sklearn's: an
     item counts above ``t`` when its score is ``>= t``, ``thresholds`` decrease, the first
     is ``inf`` (the point (0, 0)), and collinear intermediate points are dropped. The area
-    under the curve (``np.trapezoid(tpr, fpr)``) is ``xauc(scores, y, groups, g, h)``.
+    under the curve (``np.trapezoid(tpr, fpr)``) is ``xauc(y_true, y_score,
+    sensitive_features=..., g=g, h=h)``.
 
     Parameters
     ----------
-    scores : array-like of shape (n,)
-        Finite risk scores.
-    y : array-like of shape (n,)
+    y_true : array-like of shape (n,)
         Binary labels.
-    groups : array-like of shape (n,) or (n, c)
+    y_score : array-like of shape (n,)
+        Finite risk scores.
+    sensitive_features : array-like of shape (n,) or (n, c)
         Group label of every item.
     g, h : group label
         The group of the positives and the group of the negatives.
@@ -47,16 +49,20 @@ def xroc_curve(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object,
 
     Raises
     ------
+    TypeError
+        If ``y_true`` is recognisably scores (given first, in the earlier order).
     ValueError
         As :func:`xauc`.
 
     Examples
     --------
-    >>> fpr, tpr, thresholds = xroc_curve([3, 2, 1, 0], [1, 0, 1, 0], [0, 0, 1, 1], 0, 1)
+    >>> fpr, tpr, thresholds = xroc_curve([1, 0, 1, 0], [3, 2, 1, 0],
+    ...                                   sensitive_features=[0, 0, 1, 1], g=0, h=1)
     >>> fpr.tolist(), tpr.tolist()
     ([0.0, 0.0, 1.0], [0.0, 1.0, 1.0])
     """
-    positives, negatives, _, _ = cross_sample(scores, y, groups, g, h)
+    check_order("xroc_curve", y_true, y_score)
+    positives, negatives, _, _ = cross_sample(y_score, y_true, sensitive_features, g, h)
     sub_y = np.concatenate((np.ones(positives.size), np.zeros(negatives.size)))
     from sklearn.metrics import roc_curve  # scikit-learn: 1-2 s to import
 
@@ -86,8 +92,8 @@ class XrocBand(NamedTuple):
     tpr_high: np.ndarray
 
 
-def xroc_band(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object, h: object, *,
-              level: float = 0.95, max_points: int = 400) -> XrocBand:
+def xroc_band(y_true: ArrayLike, y_score: ArrayLike, *, sensitive_features: ArrayLike,
+              g: object, h: object, level: float = 0.95, max_points: int = 400) -> XrocBand:
     """A pointwise confidence band of the xROC curve of (g, h).
 
     At a threshold t the curve's point is (share of negatives of h scoring ``>= t``,
@@ -98,8 +104,8 @@ def xroc_band(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object, h: 
 
     Parameters
     ----------
-    scores, y, groups, g, h : as in :func:`xroc_curve`
-        The scores, labels, groups and the ordered pair of groups.
+    y_true, y_score, sensitive_features, g, h : as in :func:`xroc_curve`
+        The labels, scores, groups and the ordered pair of groups.
     level : float, default=0.95
         Coverage of the point at each threshold, strictly between 0 and 1.
     max_points : int, default=400
@@ -115,12 +121,15 @@ def xroc_band(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object, h: 
 
     Raises
     ------
+    TypeError
+        If ``y_true`` is recognisably scores (given first, in the earlier order).
     ValueError
         As :func:`xroc_curve`, or on a bad ``level``.
 
     Examples
     --------
-    >>> band = xroc_band([3, 2, 1, 0] * 25, [1, 0, 1, 0] * 25, [0, 0, 1, 1] * 25, 0, 1)
+    >>> band = xroc_band([1, 0, 1, 0] * 25, [3, 2, 1, 0] * 25,
+    ...                  sensitive_features=[0, 0, 1, 1] * 25, g=0, h=1)
     >>> band.thresholds.tolist()  # the positives of 0 score 3, the negatives of 1 score 0
     [inf, 3.0, 0.0]
     >>> [round(float(x), 3) for x in (band.tpr_low[1], band.tpr_high[1])]  # 25 of 25
@@ -130,7 +139,8 @@ def xroc_band(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, g: object, h: 
 
     level = params.check("level", level)
     max_points = params.check("max_points", max_points)
-    positives, negatives, _, _ = cross_sample(scores, y, groups, g, h)
+    check_order("xroc_band", y_true, y_score)
+    positives, negatives, _, _ = cross_sample(y_score, y_true, sensitive_features, g, h)
     distinct = np.unique(np.concatenate((positives, negatives)))[::-1]
     if distinct.size > max_points:
         distinct = distinct[np.linspace(0, distinct.size - 1, max_points).round()

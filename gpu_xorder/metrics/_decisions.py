@@ -32,6 +32,7 @@ import numpy as np
 from ..utils import _params as params
 from ..utils._validation import as_real, check_n_groups
 from ._counts import grouped
+from ._ranking import check_order
 from ._uncertainty import Interval, absolute
 
 if TYPE_CHECKING:
@@ -117,15 +118,16 @@ class DecisionRates:
                 "ratio": {r: iv(self.ratio[r]) for r in RATES}}
 
 
-def decision_rates(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
-                   threshold: float | None = None, top_k: int | None = None,
-                   top_share: float | None = None, level: float = 0.95) -> DecisionRates:
+def decision_rates(y_true: ArrayLike, y_score: ArrayLike, *,
+                   sensitive_features: ArrayLike, threshold: float | None = None,
+                   top_k: int | None = None, top_share: float | None = None,
+                   level: float = 0.95) -> DecisionRates:
     """Selection rate, TPR, FPR and precision per group of the decision a score makes.
 
     Parameters
     ----------
-    scores, y, groups : array-like of shape (n,)
-        Finite scores (higher selected first), 0/1 labels and the group of every item.
+    y_true, y_score, sensitive_features : array-like of shape (n,)
+        0/1 labels, finite scores (higher selected first) and the group of every item.
     threshold : float, optional
         Select every item scoring ``>= threshold`` (ties at it included).
     top_k : int, optional
@@ -145,6 +147,8 @@ def decision_rates(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
 
     Raises
     ------
+    TypeError
+        If ``y_true`` is recognisably scores (given first, in the earlier order).
     ValueError
         On invalid data, fewer than two groups, not exactly one rule, or a rule out of
         range.
@@ -154,16 +158,17 @@ def decision_rates(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
     >>> s = [0.9, 0.8, 0.3, 0.7, 0.2, 0.1]
     >>> y = [1, 0, 1, 1, 0, 0]
     >>> grp = ["a", "a", "a", "b", "b", "b"]
-    >>> d = decision_rates(s, y, grp, threshold=0.5)
+    >>> d = decision_rates(y, s, sensitive_features=grp, threshold=0.5)
     >>> [round(d.by_group["selection_rate"][g].estimate, 3) for g in ("a", "b")]
     [0.667, 0.333]
     >>> round(d.difference["selection_rate"].estimate, 3)
     0.333
-    >>> d = decision_rates(s, y, grp, top_k=1)
+    >>> d = decision_rates(y, s, sensitive_features=grp, top_k=1)
     >>> d.rule, d.counts["a"]["selected"]
     ('top 1 of 6', 1.0)
     """
-    scores, y, labels, index, _ = grouped(scores, y, groups)
+    check_order("decision_rates", y_true, y_score)
+    scores, y, labels, index, _ = grouped(y_score, y_true, sensitive_features)
     check_n_groups(labels)
     level = params.check("level", level)
     weight, rule, cut = selection(scores, threshold=threshold, top_k=top_k,

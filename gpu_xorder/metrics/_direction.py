@@ -14,7 +14,7 @@ from cpu_reference import half_wins2
 from ..utils import _params as params
 from ..utils._validation import group_position
 from ._counts import grouped
-from ._ranking import disparity_pairs, prf, xauc
+from ._ranking import check_order, disparity_pairs, prf, xauc
 from ._uncertainty import Interval, MetricIntervals
 
 if TYPE_CHECKING:
@@ -100,8 +100,8 @@ def _largest(pairs):
     return next(p for p, v in pairs.items() if v >= top - TIE_ULPS * np.spacing(top))
 
 
-def disadvantaged_group(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
-                        metric: str = "xauc",
+def disadvantaged_group(y_true: ArrayLike | None, y_score: ArrayLike, *,
+                        sensitive_features: ArrayLike, metric: str = "xauc",
                         high_score: str = "favourable",
                         intervals: MetricIntervals | None = None) -> Disadvantage:
     """The group of the most disparate pair that the ranking disadvantages.
@@ -114,8 +114,8 @@ def disadvantaged_group(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
 
     Parameters
     ----------
-    scores, y, groups : array-like of shape (n,)
-        As :func:`disparity_pairs` (``y`` may be None for ``"urf"``).
+    y_true, y_score, sensitive_features : array-like of shape (n,)
+        As :func:`disparity_pairs` (``y_true`` may be None for ``"urf"``).
     metric : {"xauc", "prf", "urf"}, default="xauc"
     high_score : {"favourable", "harmful"}, default="favourable"
         What a high score does to a person.
@@ -130,28 +130,32 @@ def disadvantaged_group(scores: ArrayLike, y: ArrayLike, groups: ArrayLike, *,
 
     Raises
     ------
+    TypeError
+        If ``y_true`` is recognisably scores (given first, in the earlier order).
     ValueError
         As :func:`disparity_pairs`, or on an unknown ``high_score``.
 
     Examples
     --------
     >>> s, y, grp = [6, 5, 4, 3, 2, 1], [1, 0, 0, 1, 1, 0], ["a", "b", "a", "b", "a", "b"]
-    >>> found = disadvantaged_group(s, y, grp)   # xAUC(a, b) = 3/4 > xAUC(b, a) = 0
+    >>> found = disadvantaged_group(y, s, sensitive_features=grp)  # xAUC(a, b) 3/4, (b, a) 0
     >>> found.group, found.value, found.reverse
     ('b', 0.0, 0.75)
-    >>> disadvantaged_group(s, y, grp, high_score="harmful").group
+    >>> disadvantaged_group(y, s, sensitive_features=grp, high_score="harmful").group
     'a'
     """
     metric = params.check("metric", metric)
     high_score = params.check("high_score", high_score)
-    pairs = disparity_pairs(scores, y, groups, metric)
+    check_order("disadvantaged_group", y_true, y_score)
+    data = {"y_true": y_true, "y_score": y_score, "sensitive_features": sensitive_features}
+    pairs = disparity_pairs(**data, metric=metric)
     g, h = _largest(pairs)
     if metric == "xauc":
-        v_g, v_h = xauc(scores, y, groups, g, h), xauc(scores, y, groups, h, g)
+        v_g, v_h = xauc(**data, g=g, h=h), xauc(**data, g=h, h=g)
     elif metric == "prf":
-        v_g, v_h = prf(scores, y, groups, g), prf(scores, y, groups, h)
+        v_g, v_h = prf(**data, g=g), prf(**data, g=h)
     else:
-        v_g, v_h = _urf_sides(scores, groups, g, h)
+        v_g, v_h = _urf_sides(y_score, sensitive_features, g, h)
     interval = None
     if intervals is not None:
         if not isinstance(intervals, MetricIntervals) or (g, h) not in \

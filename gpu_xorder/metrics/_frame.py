@@ -101,7 +101,7 @@ class RankingMetricFrame:
     >>> frame = RankingMetricFrame(y, s, sensitive_features=race)
     >>> frame.by_pair[["xauc_ab", "xauc_ba", "xauc"]].values.tolist()
     [[0.0, 1.0, 1.0]]
-    >>> float(frame.difference()["xauc"]) == disparity(s, y, race)
+    >>> float(frame.difference()["xauc"]) == disparity(y, s, sensitive_features=race)
     True
     >>> [float(v) for v in (frame.group_min()["auc"], frame.group_max()["auc"],
     ...                     frame.ratio()["auc"])]
@@ -262,8 +262,9 @@ class RankingMetricFrame:
         if self._weight is not None:
             raise ValueError(MSG_WEIGHTED_DECISIONS)
         pd = _frames.import_pandas("RankingMetricFrame.decisions")
-        d = decision_rates(self._scores, self._y, self._groups, threshold=threshold,
-                           top_k=top_k, top_share=top_share, level=level)
+        d = decision_rates(self._y, self._scores, sensitive_features=self._groups,
+                           threshold=threshold, top_k=top_k, top_share=top_share,
+                           level=level)
         index = self.by_group.index
         counts = pd.DataFrame({key: [d.counts[g][key] for g in self._labels]
                                for key in ("n", "positives", "selected")}, index=index)
@@ -308,9 +309,9 @@ class RankingMetricFrame:
         if self._weight is not None:
             raise ValueError(MSG_WEIGHTED_INTERVALS)
         pd = _frames.import_pandas("RankingMetricFrame.intervals")
-        ci = confidence_intervals(self._scores, self._y, self._groups, level=level,
-                                          method=method, n_bootstrap=n_bootstrap,
-                                          random_state=random_state, n_jobs=n_jobs)
+        ci = confidence_intervals(self._y, self._scores, sensitive_features=self._groups,
+                                  level=level, method=method, n_bootstrap=n_bootstrap,
+                                  random_state=random_state, n_jobs=n_jobs)
         groups, pairs = self._labels, list(self.by_pair.index)
         by_group = {"auc": [ci.auc_within[g] for g in groups],
                     "prf": [ci.prf[g] for g in groups]}
@@ -388,17 +389,18 @@ class RankingMetricFrame:
 
     def _value(self, function, grouped=True, **labels):
         """``function`` of the frame's data, NaN where the data leave it undefined."""
-        groups = (self._groups,) if grouped else ()
+        groups = {"sensitive_features": self._groups} if grouped else {}
         try:
-            return function(self._scores, self._y, *groups, sample_weight=self._weight,
+            return function(self._y, self._scores, **groups, sample_weight=self._weight,
                             **labels)
         except ValueError:
             return math.nan
 
     def _pair_deltas(self, metric):
         try:
-            return _metrics.disparity_pairs(self._scores, self._y, self._groups, metric,
-                                           sample_weight=self._weight)
+            return _metrics.disparity_pairs(self._y, self._scores,
+                                            sensitive_features=self._groups, metric=metric,
+                                            sample_weight=self._weight)
         except ValueError:  # a group the metric cannot measure: pair by pair
             return {}
 
@@ -406,7 +408,7 @@ class RankingMetricFrame:
         """One pair's disparity where ``disparity_pairs`` refused the whole metric (a
         group without positives refuses it for every pair), NaN where it is undefined."""
         if metric == "urf":
-            return self._value(lambda s, y, grp, **kw: _metrics.urf(s, grp, **kw), g=a, h=b)
+            return self._value(_metrics.urf, g=a, h=b)
         if metric == "xauc":
             return abs(self._value(_metrics.xauc, g=a, h=b)
                        - self._value(_metrics.xauc, g=b, h=a))

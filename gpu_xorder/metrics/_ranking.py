@@ -8,9 +8,13 @@ distinct scores, the values equal those the DP computes from its integer counter
 Everything runs in O(n log n) by sorting. Their intervals are in ``_confidence``, the
 xROC curves in ``_curves``, the tables of all of them by group and pair in ``_frame``.
 
-Two call orders: this module's ``f(scores, y, groups, ...)``, and scikit-learn's and
-fairlearn's ``f(y_true, y_score, *, sensitive_features=groups, ...)``, taken whenever
-``sensitive_features`` is given by keyword (so ``make_scorer`` can wrap them). With
+One calling convention, scikit-learn's and fairlearn's: ``f(y_true, y_score, *,
+sensitive_features=groups, ...)``, everything after the scores by keyword (so that
+``make_scorer`` can wrap them and a ``MetricFrame`` can take them). A first argument
+that cannot be labels where labels are expected (values other than 0 and 1 that are
+not whole numbers, or beside a ``y_score`` of only 0 and 1: the scores given first, as
+this module's earlier ``f(scores, y, groups)`` did) is a ``TypeError`` naming the order
+(``check_order``). With
 ``sample_weight`` a pair (i, j) weighs ``w_i * w_j`` and every ratio is a weighted sum
 over a sum of pair weights (floats, no longer exact integers); ``None`` keeps the counts.
 Every such ratio is unchanged when the weights of either of its two samples are all
@@ -22,13 +26,15 @@ change, to rounding, when every weight is multiplied by ``c``.
 Group arguments ``g`` and ``h`` are group *labels* (ints, strings, ...) as they occur in
 ``groups``; pairs of groups are reported in sorted label order. ``groups`` of shape
 ``(n, c)`` (one column per attribute) stand for the intersections of the attributes,
-labelled by their values joined with ``" & "``: ``xauc(s, y, groups, "white & female",
-"black & male")``.
+labelled by their values joined with ``" & "``: ``xauc(y, s, sensitive_features=groups,
+g="white & female", h="black & male")``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from cpu_reference import half_wins2
 
@@ -41,36 +47,39 @@ if TYPE_CHECKING:
 
 __all__ = ["auc", "xauc", "prf", "urf", "disparity", "disparity_pairs"]
 
-MSG_Y_REQUIRED = "y is required for metric {metric!r} (it may be None only for 'urf')"
-MSG_CI_Y = "y is required for confidence intervals"
-MSG_NO_GROUPS = (
-    "{name}() needs the groups: {name}(scores, y, groups, ...) or, in scikit-learn's "
-    "order, {name}(y_true, y_score, sensitive_features=groups, ...)"
+MSG_Y_REQUIRED = ("y_true is required for metric {metric!r} (it may be None only for "
+                  "'urf')")
+MSG_CI_Y = "y_true is required for confidence intervals"
+MSG_ORDER = (
+    "{name}() takes {call}, scikit-learn's and fairlearn's order, but its first "
+    "argument holds {values}, not 0/1 labels: were the scores given first?"
 )
-MSG_GROUPS_BOTH = (
-    "{name}() got the groups twice: give them positionally (order scores, y, groups) or "
-    "as sensitive_features= (order y_true, y_score), not both"
-)
-MSG_NO_LABEL = "{name}() needs the group label{s} {which}"
 
 
-def _call_order(name, first, second, groups, sensitive_features):
-    """``(scores, y, groups)`` of a call ``name(scores, y, groups)`` or, when
-    ``sensitive_features`` is given, ``name(y_true, y_score, sensitive_features=...)``."""
-    if sensitive_features is None:
-        if groups is None:
-            raise TypeError(MSG_NO_GROUPS.format(name=name))
-        return first, second, groups
-    if groups is not None:
-        raise TypeError(MSG_GROUPS_BOTH.format(name=name))
-    return second, first, sensitive_features
-
-
-def _check_labels_given(name, **labels):
-    missing = [key for key, value in labels.items() if value is None]
-    if missing:
-        raise TypeError(MSG_NO_LABEL.format(name=name, s="s" * (len(missing) > 1),
-                                            which=" and ".join(missing)))
+def check_order(name, y_true, y_score, call=None):
+    """Refuse a call whose first argument is recognisably scores where ``y_true`` (0/1
+    labels) is expected: values other than 0 and 1 that are not whole numbers, or
+    beside a ``y_score`` holding only 0 and 1 (the earlier order ``name(scores, y,
+    ...)``). A TypeError naming the order (``call``; default ``name(y_true, y_score, *,
+    sensitive_features=..., ...)``); any other bad ``y_true`` is left to the labels' own
+    check (a ValueError naming its values)."""
+    if y_true is None:
+        return
+    true = np.asarray(y_true)
+    if true.dtype.kind not in "iuf" or true.ndim != 1:
+        return
+    odd = ~((true == 0) | (true == 1))
+    if not odd.any():
+        return
+    score = np.asarray(y_score)
+    swapped = (true.dtype.kind == "f" and bool((true[odd] != np.round(true[odd])).any())) \
+        or (score.dtype.kind in "iufb" and score.ndim == 1 and score.size > 0
+            and bool(((score == 0) | (score == 1)).all()))
+    if swapped:
+        values = np.unique(true[odd])[:3].tolist()
+        call = call or f"{name}(y_true, y_score, *, sensitive_features=..., ...)"
+        raise TypeError(MSG_ORDER.format(name=name, call=call,
+                                         values=f"values such as {values}"))
 
 
 def defined(metric, *args):
@@ -81,36 +90,39 @@ def defined(metric, *args):
         return None
 
 
-def auc(scores: ArrayLike, y: ArrayLike, *,
+def auc(y_true: ArrayLike, y_score: ArrayLike, *,
         sample_weight: ArrayLike | None = None) -> float:
     """Area under the ROC curve: P(S_1 > S_0), ties counting 1/2.
 
     Parameters
     ----------
-    scores : array-like of shape (n,)
-        Finite risk scores; higher means more likely positive.
-    y : array-like of shape (n,)
+    y_true : array-like of shape (n,)
         Binary labels (0/1 or bool).
+    y_score : array-like of shape (n,)
+        Finite risk scores; higher means more likely positive.
     sample_weight : array-like of shape (n,), optional
         Weights >= 0; a pair weighs the product of its items' weights.
 
     Returns
     -------
     float
-        The same value as ``sklearn.metrics.roc_auc_score(y, scores,
-        sample_weight=sample_weight)`` (scikit-learn's order of the arguments).
+        The same value as ``sklearn.metrics.roc_auc_score(y_true, y_score,
+        sample_weight=sample_weight)``.
 
     Raises
     ------
+    TypeError
+        If ``y_true`` is recognisably scores (given first, in the earlier order).
     ValueError
-        If ``y`` has no positives or no negatives, or on invalid input.
+        If ``y_true`` has no positives or no negatives, or on invalid input.
 
     Examples
     --------
-    >>> auc([3, 2, 1, 0], [1, 0, 1, 0])
+    >>> auc([1, 0, 1, 0], [3, 2, 1, 0])
     0.75
     """
-    scores, y = labelled(scores, y)
+    check_order("auc", y_true, y_score, "auc(y_true, y_score, *, sample_weight=None)")
+    scores, y = labelled(y_score, y_true)
     weight = check_sample_weight(sample_weight, scores.size)
     positives, negatives = scores[y == 1], scores[y == 0]
     require(positives.size, None, "positives", "auc")
@@ -119,25 +131,21 @@ def auc(scores: ArrayLike, y: ArrayLike, *,
                   "positives or the negatives", "auc")
 
 
-def xauc(scores: ArrayLike, y: ArrayLike, groups: ArrayLike | None = None, g: object = None,
-         h: object = None, *, sensitive_features: ArrayLike | None = None,
-         sample_weight: ArrayLike | None = None) -> float:
+def xauc(y_true: ArrayLike, y_score: ArrayLike, *, sensitive_features: ArrayLike,
+         g: object, h: object, sample_weight: ArrayLike | None = None) -> float:
     """Cross-group AUC: P(S_1^g > S_0^h), positives of group g above negatives of group h.
 
     Parameters
     ----------
-    scores : array-like of shape (n,)
-        Finite risk scores.
-    y : array-like of shape (n,)
+    y_true : array-like of shape (n,)
         Binary labels.
-    groups : array-like of shape (n,) or (n, c)
+    y_score : array-like of shape (n,)
+        Finite risk scores.
+    sensitive_features : array-like of shape (n,) or (n, c)
         Group label of every item (ints, strings, ...).
     g, h : group label
         The group of the positives and the group of the negatives; ``g == h`` gives the
         AUC within that group.
-    sensitive_features : array-like, optional
-        The groups, by keyword: the call is then ``xauc(y_true, y_score, *,
-        sensitive_features, g, h)``, scikit-learn's order.
     sample_weight : array-like of shape (n,), optional
         Weights >= 0 (see :func:`auc`).
 
@@ -149,45 +157,41 @@ def xauc(scores: ArrayLike, y: ArrayLike, groups: ArrayLike | None = None, g: ob
 
     Raises
     ------
+    TypeError
+        If ``y_true`` is recognisably scores (given first, in the earlier order).
     ValueError
-        If ``g`` or ``h`` does not occur in ``groups``, ``g`` has no positives or ``h`` no
-        negatives, or on invalid input.
+        If ``g`` or ``h`` does not occur in ``sensitive_features``, ``g`` has no
+        positives or ``h`` no negatives, or on invalid input.
 
     Examples
     --------
-    >>> xauc([3, 2, 1, 0], [1, 0, 1, 0], ["a", "a", "b", "b"], "a", "b")
+    >>> grp = ["a", "a", "b", "b"]
+    >>> xauc([1, 0, 1, 0], [3, 2, 1, 0], sensitive_features=grp, g="a", h="b")
     1.0
-    >>> xauc([3, 2, 1, 0], [1, 0, 1, 0], ["a", "a", "b", "b"], "b", "a")
+    >>> xauc([1, 0, 1, 0], [3, 2, 1, 0], sensitive_features=grp, g="b", h="a")
     0.0
-    >>> xauc([1, 0, 1, 0], [3, 2, 1, 0], sensitive_features=["a", "a", "b", "b"],
-    ...      g="a", h="b")
-    1.0
     """
-    scores, y, groups = _call_order("xauc", scores, y, groups, sensitive_features)
-    _check_labels_given("xauc", g=g, h=h)
-    positives, negatives, wp, wn = cross_sample(scores, y, groups, g, h, sample_weight)
+    check_order("xauc", y_true, y_score)
+    positives, negatives, wp, wn = cross_sample(y_score, y_true, sensitive_features, g, h,
+                                                sample_weight)
     return ratio(positives, negatives, wp, wn, "positives of g or the negatives of h",
                   "xauc")
 
 
-def prf(scores: ArrayLike, y: ArrayLike, groups: ArrayLike | None = None, g: object = None,
-        *, sensitive_features: ArrayLike | None = None,
-        sample_weight: ArrayLike | None = None) -> float:
+def prf(y_true: ArrayLike, y_score: ArrayLike, *, sensitive_features: ArrayLike,
+        g: object, sample_weight: ArrayLike | None = None) -> float:
     """Pairwise ranking fairness of group g: P(S_1^g > S_0), negatives of every group.
 
     Parameters
     ----------
-    scores : array-like of shape (n,)
-        Finite risk scores.
-    y : array-like of shape (n,)
+    y_true : array-like of shape (n,)
         Binary labels.
-    groups : array-like of shape (n,) or (n, c)
+    y_score : array-like of shape (n,)
+        Finite risk scores.
+    sensitive_features : array-like of shape (n,) or (n, c)
         Group label of every item.
     g : group label
         The group of the positives; the negatives are those of all groups, g included.
-    sensitive_features : array-like, optional
-        The groups, by keyword: the call is then ``prf(y_true, y_score, *,
-        sensitive_features, g)``, scikit-learn's order.
     sample_weight : array-like of shape (n,), optional
         Weights >= 0 (see :func:`auc`).
 
@@ -199,18 +203,20 @@ def prf(scores: ArrayLike, y: ArrayLike, groups: ArrayLike | None = None, g: obj
 
     Raises
     ------
+    TypeError
+        If ``y_true`` is recognisably scores (given first, in the earlier order).
     ValueError
-        If ``g`` does not occur in ``groups``, has no positives, ``y`` has no negatives,
-        or on invalid input.
+        If ``g`` does not occur in ``sensitive_features``, has no positives,
+        ``y_true`` has no negatives, or on invalid input.
 
     Examples
     --------
-    >>> prf([3, 2, 1, 0], [1, 0, 1, 0], ["a", "a", "b", "b"], "b")
+    >>> prf([1, 0, 1, 0], [3, 2, 1, 0], sensitive_features=["a", "a", "b", "b"], g="b")
     0.5
     """
-    scores, y, groups = _call_order("prf", scores, y, groups, sensitive_features)
-    _check_labels_given("prf", g=g)
-    scores, y, labels, index, weight = grouped(scores, y, groups, sample_weight)
+    check_order("prf", y_true, y_score)
+    scores, y, labels, index, weight = grouped(y_score, y_true, sensitive_features,
+                                               sample_weight)
     a = group_position(labels, g)
     upper = (index == a) & (y == 1)
     positives = scores[upper]
@@ -221,22 +227,24 @@ def prf(scores: ArrayLike, y: ArrayLike, groups: ArrayLike | None = None, g: obj
                   "positives of g or the negatives", "prf")
 
 
-def urf(scores: ArrayLike, groups: ArrayLike | None = None, g: object = None,
-        h: object = None, *, sensitive_features: ArrayLike | None = None,
-        sample_weight: ArrayLike | None = None) -> float:
+def urf(y_true: ArrayLike | None, y_score: ArrayLike, *, sensitive_features: ArrayLike,
+        g: object, h: object, sample_weight: ArrayLike | None = None) -> float:
     """Unsupervised ranking fairness: ``|P(S^g > S^h) - P(S^h > S^g)|``, labels ignored.
+
+    The labels take no part, but the call keeps every metric's order, so that
+    :func:`disparity` and scorers call all metrics alike: pass ``None`` (or the labels,
+    which are then checked as labels of the same length and otherwise unused).
 
     Parameters
     ----------
-    scores : array-like of shape (n,)
+    y_true : array-like of shape (n,) or None
+        Not used; None, or binary labels.
+    y_score : array-like of shape (n,)
         Finite risk scores.
-    groups : array-like of shape (n,) or (n, c)
+    sensitive_features : array-like of shape (n,) or (n, c)
         Group label of every item.
     g, h : group label
         The two groups (symmetric in g and h).
-    sensitive_features : array-like, optional
-        The groups, by keyword: the call is then ``urf(y_true, y_score, *,
-        sensitive_features, g, h)``, scikit-learn's order (``y_true`` is not used).
     sample_weight : array-like of shape (n,), optional
         Weights >= 0 (see :func:`auc`).
 
@@ -247,22 +255,21 @@ def urf(scores: ArrayLike, groups: ArrayLike | None = None, g: object = None,
 
     Raises
     ------
+    TypeError
+        If ``y_true`` is recognisably scores (given first, in the earlier order).
     ValueError
-        If ``g`` or ``h`` does not occur in ``groups``, or on invalid input.
+        If ``g`` or ``h`` does not occur in ``sensitive_features``, or on invalid input.
 
     Examples
     --------
-    >>> urf([3, 2, 1, 0], ["a", "a", "b", "b"], "a", "b")
+    >>> urf(None, [3, 2, 1, 0], sensitive_features=["a", "a", "b", "b"], g="a", h="b")
     1.0
-    >>> urf([3, 2, 1, 0], ["a", "b", "b", "a"], "a", "b")
+    >>> urf(None, [3, 2, 1, 0], sensitive_features=["a", "b", "b", "a"], g="a", h="b")
     0.0
     """
-    if sensitive_features is not None:  # urf(y_true, y_score, sensitive_features=...)
-        scores, groups = groups, sensitive_features
-    elif groups is None:
-        raise TypeError(MSG_NO_GROUPS.format(name="urf"))
-    _check_labels_given("urf", g=g, h=h)
-    scores, _, labels, index, weight = grouped(scores, None, groups, sample_weight)
+    check_order("urf", y_true, y_score)
+    scores, _, labels, index, weight = grouped(y_score, y_true, sensitive_features,
+                                               sample_weight)
     in_g, in_h = index == group_position(labels, g), index == group_position(labels, h)
     upper, lower = scores[in_g], scores[in_h]
     # P(S^g > S^h) + P(S^h > S^g) = 1 with ties split, so the difference is 2 P(S^g > S^h) - 1.
@@ -273,26 +280,22 @@ def urf(scores: ArrayLike, groups: ArrayLike | None = None, g: object = None,
                           "items of g or of h", "urf") - 1)
 
 
-def disparity_pairs(scores: ArrayLike, y: ArrayLike | None,
-                    groups: ArrayLike | None = None, metric: str = "xauc", *,
-                    sensitive_features: ArrayLike | None = None,
+def disparity_pairs(y_true: ArrayLike | None, y_score: ArrayLike, *,
+                    sensitive_features: ArrayLike, metric: str = "xauc",
                     sample_weight: ArrayLike | None = None) -> dict:
     """Disparity of every pair of groups.
 
     Parameters
     ----------
-    scores : array-like of shape (n,)
-        Finite risk scores.
-    y : array-like of shape (n,) or None
+    y_true : array-like of shape (n,) or None
         Binary labels; may be None for ``metric="urf"``.
-    groups : array-like of shape (n,) or (n, c)
+    y_score : array-like of shape (n,)
+        Finite risk scores.
+    sensitive_features : array-like of shape (n,) or (n, c)
         Group label of every item; at least two distinct labels.
-    metric : {"xauc", "prf", "urf"}
+    metric : {"xauc", "prf", "urf"}, default="xauc"
         ``"xauc"``: ``|xauc(g, h) - xauc(h, g)|``; ``"prf"``: ``|prf(g) - prf(h)|``;
         ``"urf"``: ``urf(g, h)``.
-    sensitive_features : array-like, optional
-        The groups, by keyword: the call is then ``disparity_pairs(y_true, y_score, *,
-        sensitive_features, metric)``, scikit-learn's order.
     sample_weight : array-like of shape (n,), optional
         Weights >= 0 (see :func:`auc`).
 
@@ -303,6 +306,8 @@ def disparity_pairs(scores: ArrayLike, y: ArrayLike | None,
 
     Raises
     ------
+    TypeError
+        If ``y_true`` is recognisably scores (given first, in the earlier order).
     ValueError
         On fewer than two groups, an unknown metric, a group lacking the positives or
         negatives the metric divides by (xauc: both in every group; prf: positives in
@@ -314,23 +319,24 @@ def disparity_pairs(scores: ArrayLike, y: ArrayLike | None,
 
     Examples
     --------
-    >>> disparity_pairs([3, 2, 1, 0], [1, 0, 1, 0], [0, 0, 1, 1])
+    >>> disparity_pairs([1, 0, 1, 0], [3, 2, 1, 0], sensitive_features=[0, 0, 1, 1])
     {(0, 1): 1.0}
-    >>> disparity_pairs([4, 3, 2, 1, 0], None, ["a", "b", "c", "a", "b"], metric="urf")
+    >>> disparity_pairs(None, [4, 3, 2, 1, 0], sensitive_features=["a", "b", "c", "a", "b"],
+    ...                 metric="urf")
     {('a', 'b'): 0.5, ('a', 'c'): 0.0, ('b', 'c'): 0.0}
     """
-    scores, y, groups = _call_order("disparity_pairs", scores, y, groups,
-                                    sensitive_features)
+    check_order("disparity_pairs", y_true, y_score)
     metric = params.check("metric", metric)
-    if y is None and metric != "urf":
+    if y_true is None and metric != "urf":
         raise ValueError(MSG_Y_REQUIRED.format(metric=metric))
-    scores, y, labels, index, weight = grouped(scores, y, groups, sample_weight)
+    scores, y, labels, index, weight = grouped(y_score, y_true, sensitive_features,
+                                               sample_weight)
     check_n_groups(labels)
     return pair_values(scores, y, labels, index, metric, weight)
 
 
-def disparity(scores: ArrayLike, y: ArrayLike | None, groups: ArrayLike | None = None,
-              metric: str = "xauc", *, sensitive_features: ArrayLike | None = None,
+def disparity(y_true: ArrayLike | None, y_score: ArrayLike, *,
+              sensitive_features: ArrayLike, metric: str = "xauc",
               sample_weight: ArrayLike | None = None) -> float:
     """Ranking disparity: the largest pairwise disparity over all pairs of groups.
 
@@ -339,17 +345,14 @@ def disparity(scores: ArrayLike, y: ArrayLike | None, groups: ArrayLike | None =
 
     Parameters
     ----------
-    scores : array-like of shape (n,)
-        Finite risk scores.
-    y : array-like of shape (n,) or None
+    y_true : array-like of shape (n,) or None
         Binary labels; may be None for ``metric="urf"``.
-    groups : array-like of shape (n,) or (n, c)
+    y_score : array-like of shape (n,)
+        Finite risk scores.
+    sensitive_features : array-like of shape (n,) or (n, c)
         Group label of every item; at least two distinct labels.
-    metric : {"xauc", "prf", "urf"}
+    metric : {"xauc", "prf", "urf"}, default="xauc"
         See :func:`disparity_pairs`.
-    sensitive_features : array-like, optional
-        The groups, by keyword: the call is then ``disparity(y_true, y_score, *,
-        sensitive_features, metric)``, scikit-learn's and fairlearn's order.
     sample_weight : array-like of shape (n,), optional
         Weights >= 0 (see :func:`auc`).
 
@@ -360,17 +363,19 @@ def disparity(scores: ArrayLike, y: ArrayLike | None, groups: ArrayLike | None =
 
     Raises
     ------
+    TypeError
+        If ``y_true`` is recognisably scores (given first, in the earlier order).
     ValueError
         As :func:`disparity_pairs`.
 
     Examples
     --------
-    >>> disparity([3, 2, 1, 0], [1, 0, 1, 0], ["a", "a", "b", "b"], metric="prf")
-    0.5
     >>> disparity([1, 0, 1, 0], [3, 2, 1, 0], sensitive_features=["a", "a", "b", "b"],
     ...           metric="prf")
     0.5
+    >>> disparity([1, 0, 1, 0], [0.3, 2.5, 1, 0], sensitive_features=["a", "a", "b", "b"])
+    1.0
     """
-    scores, y, groups = _call_order("disparity", scores, y, groups, sensitive_features)
-    return max(disparity_pairs(scores, y, groups, metric,
-                               sample_weight=sample_weight).values())
+    check_order("disparity", y_true, y_score)
+    return max(disparity_pairs(y_true, y_score, sensitive_features=sensitive_features,
+                               metric=metric, sample_weight=sample_weight).values())

@@ -52,8 +52,9 @@ def plot_intervals(intervals: MetricIntervals | Mapping[str, MetricIntervals], *
     Examples
     --------
     >>> from gpu_xorder import metrics
-    >>> ci = metrics.confidence_intervals([4, 3, 2, 1, 0, 5], [1, 0, 1, 0, 0, 1],
-    ...                                   ["a", "a", "b", "b", "a", "b"], method="delong")
+    >>> ci = metrics.confidence_intervals([1, 0, 1, 0, 0, 1], [4, 3, 2, 1, 0, 5],
+    ...                                   sensitive_features=["a", "a", "b", "b", "a", "b"],
+    ...                                   method="delong")
     >>> ax = plot_intervals(ci, part="disparities")
     >>> [tick.get_text() for tick in ax.get_yticklabels()]
     ['Delta-xAUC(a, b)', 'Delta-PRF(a, b)', 'URF(a, b)']

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import metrics
-from ..metrics._ranking import defined
+from ..metrics._ranking import check_order, defined
 from ..utils import _params as params
-from ..utils._validation import check_choice, encode_groups
+from ..utils._validation import check_choice, check_labels, check_scores, encode_groups
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -56,7 +56,7 @@ def _axes(ax):
     return plt.subplots(figsize=(5.5, 4.5), layout="constrained")[1]
 
 
-def plot_xroc(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike, *,
+def plot_xroc(y_true: ArrayLike, y_score: ArrayLike, *, sensitive_features: ArrayLike,
               pairs: Sequence[tuple] | None = None, band: float | None = None,
               names: Mapping | None = None, positive: str | None = None,
               ax: Axes | None = None) -> Axes:
@@ -68,8 +68,8 @@ def plot_xroc(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike, *,
 
     Parameters
     ----------
-    scores, y, sensitive_features : array-like of shape (n,)
-        Scores, 0/1 labels and the group of every item.
+    y_true, y_score, sensitive_features : array-like of shape (n,)
+        0/1 labels, scores and the group of every item.
     pairs : sequence of (g, h), optional
         Ordered pairs of group labels; default: every ordered pair of distinct groups
         that the data define (g with positives, h with negatives).
@@ -88,29 +88,39 @@ def plot_xroc(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike, *,
     matplotlib.axes.Axes
         The axes drawn on.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` is recognisably scores (given first, in the earlier order).
+    ValueError
+        On invalid data or a pair the data do not define (as
+        :func:`gpu_xorder.metrics.xauc`).
+
     Examples
     --------
-    >>> ax = plot_xroc([4, 3, 2, 1], [1, 0, 1, 0], ["a", "a", "b", "b"])
+    >>> ax = plot_xroc([1, 0, 1, 0], [4, 3, 2, 1], sensitive_features=["a", "a", "b", "b"])
     >>> [line.get_label() for line in ax.get_lines()][:2]
     ['a positives vs b negatives: xAUC 1.000', 'b positives vs a negatives: xAUC 0.000']
     """
     _matplotlib()
+    check_order("plot_xroc", y_true, y_score)
     band = None if band is None else params.check("level", band)  # a float for labels
-    labels, _ = encode_groups(sensitive_features, np.shape(scores)[0])
+    data = {"y_true": y_true, "y_score": y_score, "sensitive_features": sensitive_features}
+    labels, _ = encode_groups(sensitive_features, np.shape(y_score)[0])
     labels = [g.item() for g in labels]
     if pairs is None:
         pairs = [(g, h) for g in labels for h in labels if g != h
-                 and defined(metrics.xauc, scores, y, sensitive_features, g, h) is not None]
+                 and defined(lambda g, h: metrics.xauc(**data, g=g, h=h), g, h) is not None]
     ax = _axes(ax)
     name = namer(names)
     for k, (g, h) in enumerate(pairs):
-        fpr, tpr, _ = metrics.xroc_curve(scores, y, sensitive_features, g, h)
-        value = metrics.xauc(scores, y, sensitive_features, g, h)
+        fpr, tpr, _ = metrics.xroc_curve(**data, g=g, h=h)
+        value = metrics.xauc(**data, g=g, h=h)
         colour = f"C{k % 10}"
         ax.plot(fpr, tpr, color=colour,
                 label=f"{name(g)} positives vs {name(h)} negatives: xAUC {value:.3f}")
         if band is not None:
-            b = metrics.xroc_band(scores, y, sensitive_features, g, h, level=band)
+            b = metrics.xroc_band(**data, g=g, h=h, level=band)
             ax.fill(np.concatenate((b.fpr_low, b.fpr_high[::-1])),
                     np.concatenate((b.tpr_high, b.tpr_low[::-1])), color=colour,
                     alpha=0.15, linewidth=0)
@@ -152,18 +162,21 @@ def namer(names):
     return lambda g: str(names.get(g, g))
 
 
-def plot_score_distributions(scores: ArrayLike, sensitive_features: ArrayLike,
-                             y: ArrayLike | None = None, *, bins: int = 30,
+def plot_score_distributions(y_true: ArrayLike | None, y_score: ArrayLike, *,
+                             sensitive_features: ArrayLike, bins: int = 30,
                              scale: str = "score", ax: Axes | None = None) -> Axes:
     """Plot the score distribution of every group (with labels: of its positives and
     its negatives apart), as step histograms of density over common bins.
 
     Parameters
     ----------
-    scores, sensitive_features : array-like of shape (n,)
-        Scores and the group of every item.
-    y : array-like, optional
-        0/1 labels: positives drawn solid, negatives dashed, in the group's colour.
+    y_true : array-like of shape (n,) or None
+        0/1 labels: positives drawn solid, negatives dashed, in the group's colour;
+        None: every group's scores as one curve.
+    y_score : array-like of shape (n,)
+        Finite scores.
+    sensitive_features : array-like of shape (n,) or (n, c)
+        The group of every item.
     bins : int, default=30
         Histogram bins.
     scale : {"score", "rank"}, default="score"
@@ -182,15 +195,30 @@ def plot_score_distributions(scores: ArrayLike, sensitive_features: ArrayLike,
     matplotlib.axes.Axes
         The axes drawn on.
 
+    Raises
+    ------
+    TypeError
+        If ``y_true`` is recognisably scores (given first, in the earlier order).
+    ValueError
+        On scores that are not finite, labels other than 0 and 1, lengths that differ,
+        or an unknown ``scale``.
+
     Examples
     --------
-    >>> ax = plot_score_distributions([4, 3, 2, 1], ["a", "a", "b", "b"])
+    >>> ax = plot_score_distributions(None, [4, 3, 2, 1],
+    ...                               sensitive_features=["a", "a", "b", "b"])
     >>> ax.get_legend_handles_labels()[1]
     ['a (n=2)', 'b (n=2)']
+    >>> ax = plot_score_distributions([1, 0, 1, 0], [4, 3, 2, 1],
+    ...                               sensitive_features=["a", "a", "b", "b"])
+    >>> ax.get_legend_handles_labels()[1]
+    ['a positives (n=1)', 'a negatives (n=1)', 'b positives (n=1)', 'b negatives (n=1)']
     """
     _matplotlib()
     scale = check_choice(scale, "scale", SCALES)
-    scores = np.asarray(scores, dtype=np.float64)
+    check_order("plot_score_distributions", y_true, y_score)
+    scores = check_scores(y_score, name="y_score")
+    y = None if y_true is None else check_labels(y_true, scores.shape[0])
     labels, index = encode_groups(sensitive_features, scores.shape[0])
     if scale == "rank":
         scores = rank_shares(scores)
@@ -201,8 +229,8 @@ def plot_score_distributions(scores: ArrayLike, sensitive_features: ArrayLike,
     for k, label in enumerate(labels):
         colour = f"C{k % 10}"
         parts = ([("", index == k, "-")] if y is None else
-                 [(" positives", (index == k) & (np.asarray(y) == 1), "-"),
-                  (" negatives", (index == k) & (np.asarray(y) == 0), "--")])
+                 [(" positives", (index == k) & (y == 1), "-"),
+                  (" negatives", (index == k) & (y == 0), "--")])
         for what, chosen, style in parts:
             if chosen.any():
                 ax.hist(scores[chosen], bins=edges, density=True, histtype="step",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import metrics
+from ..metrics._ranking import check_order
 from ..utils import _params as params
 from ._plots import (
     DISPARITY_NAMES,
@@ -30,7 +31,7 @@ MSG_TRADEOFF_ITEM = ("plot_tradeoff takes fitted XOrder models or FairOrderResul
                      "(xorder_path, fair_order with several lam), got {what}")
 MSG_TRADEOFF_DATA = "plot_tradeoff(data=...) needs fitted XOrder models, got {what}"
 MSG_TRADEOFF_METRIC = ("the points' disparity {metric!r} is not the one they traded; pass "
-                       "data=(scores, y, sensitive_features) to measure it")
+                       "data=(y_true, y_score, sensitive_features) to measure it")
 MSG_CHOSEN = "chosen={chosen!r} is neither one of the points nor the lam of one"
 
 
@@ -50,7 +51,7 @@ def plot_tradeoff(models_or_results: Sequence, chosen: object = None, *,
         data.
     chosen : optional
         One of ``models_or_results``, or the ``lam`` of one, to mark.
-    data : (scores, y, sensitive_features), optional
+    data : (y_true, y_score, sensitive_features), optional
         Held-out data: each model's adjusted scores of them are measured instead, and
         the unadjusted scores are marked too (models only).
     metric : {"xauc", "prf", "urf"}, optional
@@ -76,7 +77,9 @@ def plot_tradeoff(models_or_results: Sequence, chosen: object = None, *,
     Raises
     ------
     TypeError
-        On anything but fitted models or results, or results with ``data``.
+        On anything but fitted models or results, results with ``data``, or a
+        ``data`` whose first item is recognisably scores (given first, in the earlier
+        order).
     ValueError
         On a ``chosen`` that is none of the points.
 
@@ -105,7 +108,9 @@ def plot_tradeoff(models_or_results: Sequence, chosen: object = None, *,
     if data is None:
         points = [(r.disparity if metric == r.metric else None, r.auc) for r in results]
     else:
-        scores, y, groups = data
+        y, scores, groups = data
+        check_order("plot_tradeoff", y, scores,
+                    "plot_tradeoff(..., data=(y_true, y_score, sensitive_features))")
         for item, r in zip(items, results):
             if item is r:
                 raise TypeError(MSG_TRADEOFF_DATA.format(what=type(item).__name__))
@@ -132,19 +137,18 @@ def plot_tradeoff(models_or_results: Sequence, chosen: object = None, *,
         extent += [(x - e[0][0], a - e[1][0]) for (x, a), e in zip(points, errors)]
         extent += [(x + e[0][1], a + e[1][1]) for (x, a), e in zip(points, errors)]
     if data is not None:
-        s = np.asarray(data[0], dtype=np.float64)
-        x, a = _measured(s, data[1], data[2], metric)
+        s = np.asarray(scores, dtype=np.float64)
+        x, a = _measured(s, y, groups, metric)
         if errors is None:
             ax.plot([x], [a], "s", color="C3", label="unadjusted")
         else:
-            e = _errors(s, data[1], data[2], metric, level)
+            e = _errors(s, y, groups, metric, level)
             ax.errorbar([x], [a], xerr=np.array([e[0]]).T, yerr=np.array([e[1]]).T,
                         fmt="s", color="C3", capsize=3, label="unadjusted")
             extent += [(x - e[0][0], a - e[1][0]), (x + e[0][1], a + e[1][1])]
         extent.append((x, a))
         for k, (text, other) in enumerate((marked or {}).items()):
-            point = _measured(np.asarray(other, dtype=np.float64), data[1], data[2],
-                              metric)
+            point = _measured(np.asarray(other, dtype=np.float64), y, groups, metric)
             ax.plot(*point, "P", markersize=11, color=f"C{4 + k % 6}", zorder=4,
                     label=text)
             extent.append(point)
@@ -179,7 +183,8 @@ def _lam_labels(points, lams):
 def _errors(scores, y, groups, metric, level):
     """``((left, right), (down, up))``: the distances from the disparity and the AUC
     to their DeLong limits at ``level`` (0 where a limit is undefined)."""
-    ci = metrics.confidence_intervals(scores, y, groups, level=level, method="delong")
+    ci = metrics.confidence_intervals(y, scores, sensitive_features=groups, level=level,
+                                      method="delong")
 
     def sides(interval):
         if interval is None:
@@ -198,7 +203,8 @@ def _result_of(item):
 
 
 def _measured(scores, y, groups, metric):
-    return metrics.disparity(scores, y, groups, metric), metrics.auc(scores, y)
+    return (metrics.disparity(y, scores, sensitive_features=groups, metric=metric),
+            metrics.auc(y, scores))
 
 
 def _chosen_index(chosen, items, lams):
