@@ -50,8 +50,9 @@ def main():
             paper_experiment(args.data, repeats=args.repeats, backend="numpy",
                              n_jobs=n_jobs).records),
         f"confidence_intervals, n=5000, {args.bootstrap} resamples": lambda n_jobs: (
-            metrics.confidence_intervals(s, y, g, n_bootstrap=args.bootstrap,
-                                         random_state=0, n_jobs=n_jobs)),
+            metrics.confidence_intervals(y, s, sensitive_features=g,
+                                         n_bootstrap=args.bootstrap, random_state=0,
+                                         n_jobs=n_jobs)),
     }
     print(f"{os.cpu_count()} CPU cores")
     for name, job in jobs.items():

@@ -39,7 +39,9 @@ from gpu_xorder.experiments._experiment import grouping, split_scores
 def test_objective(model, test, metric, lam):
     s, y, a = test
     adjusted = model.transform(s, sensitive_features=a)
-    return metrics.auc(adjusted, y) - lam * metrics.disparity(adjusted, y, a, metric)
+    return metrics.auc(y, adjusted) - lam * metrics.disparity(y, adjusted,
+                                                              sensitive_features=a,
+                                                              metric=metric)
 
 
 def main(argv=None):

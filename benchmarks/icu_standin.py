@@ -64,9 +64,9 @@ def main():
                 s_tr = xo.transform(tr[0], sensitive_features=tr[2])
                 s_te = xo.transform(te[0], sensitive_features=te[2])
             row = {"bands": bands, "how": how, "seconds": seconds,
-                   "train_xauc": metrics.disparity(s_tr, tr[1], tr[2]),
-                   "test_auc": metrics.auc(s_te, te[1]),
-                   "test_xauc": metrics.disparity(s_te, te[1], te[2])}
+                   "train_xauc": metrics.disparity(tr[1], s_tr, sensitive_features=tr[2]),
+                   "test_auc": metrics.auc(te[1], s_te),
+                   "test_xauc": metrics.disparity(te[1], s_te, sensitive_features=te[2])}
             rows.append(row)
             print(f"| {bands} | {how} | {seconds:.1f} | {row['train_xauc']:.3f} | "
                   f"{row['test_auc']:.3f} | {row['test_xauc']:.3f} |", flush=True)

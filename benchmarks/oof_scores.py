@@ -53,18 +53,19 @@ def repetition(data, name, r):
     seconds = time.perf_counter() - start
     model = ranker.estimator_
     s_tr, s_te = (model.predict_proba(X)[:, 1] for X in (X_tr, X_te))
-    out = {"seconds": seconds, "fit_auc_train": metrics.auc(s_tr, y_tr),
-           "fit_auc_oof": metrics.auc(ranker.fit_scores_, y_tr),
-           "raw_auc": metrics.auc(s_te, y_te),
-           "raw_dx": metrics.disparity(s_te, y_te, a_te, "xauc")}
+    out = {"seconds": seconds, "fit_auc_train": metrics.auc(y_tr, s_tr),
+           "fit_auc_oof": metrics.auc(y_tr, ranker.fit_scores_),
+           "raw_auc": metrics.auc(y_te, s_te),
+           "raw_dx": metrics.disparity(y_te, s_te, sensitive_features=a_te, metric="xauc")}
     for label, params in SETTINGS:
         for key, fit_scores in (("train", s_tr), ("oof", ranker.fit_scores_)):
             # what FairRanker(**params) gives, from the same fits
             # (tests/gpu_xorder/postprocessing/test_ranker.py)
             fair = XOrder(**params).fit(fit_scores, y_tr, sensitive_features=a_tr)
             scores = fair.transform(s_te, sensitive_features=a_te)
-            out[f"{label} {key} auc"] = metrics.auc(scores, y_te)
-            out[f"{label} {key} dx"] = metrics.disparity(scores, y_te, a_te, "xauc")
+            out[f"{label} {key} auc"] = metrics.auc(y_te, scores)
+            out[f"{label} {key} dx"] = metrics.disparity(y_te, scores, sensitive_features=a_te,
+                                                         metric="xauc")
     return out
 
 

@@ -52,8 +52,10 @@ def main(argv=None):
                 test = xo.transform(s_te, sensitive_features=a_te)
                 r = xo.result_
                 row.update({f"{solver}_J": r.objective, f"{solver}_s": seconds,
-                            f"{solver}_auc": metrics.auc(test, y_te),
-                            f"{solver}_d": metrics.disparity(test, y_te, a_te, args.metric)})
+                            f"{solver}_auc": metrics.auc(y_te, test),
+                            f"{solver}_d": metrics.disparity(y_te, test,
+                                                             sensitive_features=a_te,
+                                                             metric=args.metric)})
                 if solver == "auto":
                     row.update(solver=r.solver, gap=r.gap)
             row["gain"] = row["auto_J"] - row["paper_J"]

@@ -67,7 +67,7 @@ def test_metrics_equal_their_pair_definitions(case):
     limits, subnormals, neighbouring floats, many groups, odd labels."""
     metric, problem = case
     s, y, grp = labelled(problem)
-    assert metrics.auc(s, y) == pytest.approx(oracles.pair_frac(s[y == 1], s[y == 0]),
+    assert metrics.auc(y, s) == pytest.approx(oracles.pair_frac(s[y == 1], s[y == 0]),
                                               abs=1e-12)
     labels = list(dict.fromkeys(grp.tolist()))
     pos = {g: s[(grp == g) & (y == 1)] for g in labels}
@@ -77,19 +77,24 @@ def test_metrics_equal_their_pair_definitions(case):
         if metric == "xauc":
             forward, backward = oracles.pair_frac(pos[g], neg[h]), oracles.pair_frac(
                 pos[h], neg[g])
-            assert metrics.xauc(s, y, grp, g, h) == pytest.approx(forward, abs=1e-12)
-            assert metrics.xauc(s, y, grp, h, g) == pytest.approx(backward, abs=1e-12)
+            assert metrics.xauc(y, s, sensitive_features=grp, g=g,
+                                h=h) == pytest.approx(forward, abs=1e-12)
+            assert metrics.xauc(y, s, sensitive_features=grp, g=h,
+                                h=g) == pytest.approx(backward, abs=1e-12)
         elif metric == "prf":
             forward = oracles.pair_frac(pos[g], s[y == 0])
             backward = oracles.pair_frac(pos[h], s[y == 0])
-            assert metrics.prf(s, y, grp, g) == pytest.approx(forward, abs=1e-12)
+            assert metrics.prf(y, s, sensitive_features=grp, g=g) == pytest.approx(forward,
+                                                                                   abs=1e-12)
         else:
             forward = oracles.pair_frac(s[grp == g], s[grp == h])
             backward = oracles.pair_frac(s[grp == h], s[grp == g])
-            assert metrics.urf(s, grp, g, h) == pytest.approx(abs(forward - backward),
+            assert metrics.urf(None, s, sensitive_features=grp, g=g,
+                               h=h) == pytest.approx(abs(forward - backward),
                                                               abs=1e-12)
         pairs.append(abs(forward - backward))
-    assert metrics.disparity(s, y, grp, metric) == pytest.approx(max(pairs), abs=1e-12)
+    assert metrics.disparity(y, s, sensitive_features=grp,
+                             metric=metric) == pytest.approx(max(pairs), abs=1e-12)
 
 
 # ------------------------------------------------------------------ engines
@@ -223,8 +228,8 @@ def test_inputs_are_never_modified(case, data):
     lams, validation = [0.0, 0.5], copy.deepcopy((s, y, grp))  # held-out: the same
     before = [snapshot(a) for a in (s, y, grp, lams, validation)]
     fair_order(s, y, grp, metric=metric, lam=lams)
-    metrics.disparity(s, y, grp, metric)
-    metrics.confidence_intervals(s, y, grp, method="delong")
+    metrics.disparity(y, s, sensitive_features=grp, metric=metric)
+    metrics.confidence_intervals(y, s, sensitive_features=grp, method="delong")
     try:
         xo = XOrder(metric=metric, lam=0.5).fit(s, y, sensitive_features=grp)
         xo.transform(s, sensitive_features=grp)
@@ -304,7 +309,7 @@ def test_bad_input_raises_naming_the_problem(case, call):
         elif call == "XOrder":
             XOrder(lam=lam).fit(s, y, sensitive_features=grp)
         else:
-            metrics.disparity(s, y, grp, "xauc")
+            metrics.disparity(y, s, sensitive_features=grp, metric="xauc")
 
 
 # ------------------------------------------------------------------ real number types
@@ -334,7 +339,8 @@ def test_every_real_number_type_is_accepted(seed, lam, share, level, kind):
         s, y, sensitive_features=g) for value in (share, typed(share)))
     np.testing.assert_array_equal(got.transform(s, sensitive_features=g),
                                   want.transform(s, sensitive_features=g))
-    want, got = (metrics.confidence_intervals(s, y, g, level=value, method="delong").auc
+    want, got = (metrics.confidence_intervals(y, s, sensitive_features=g, level=value,
+                                              method="delong").auc
                  for value in (level, typed(level)))
     assert (got.low, got.high) == (want.low, want.high)
 

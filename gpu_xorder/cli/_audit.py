@@ -70,11 +70,13 @@ def run(args):
 
         def xauc(s, g, h):
             index = within(g, h)
-            return defined(metrics.xauc, s[index], y[index], groups[index], g, h)
+            return defined(metrics.xauc, y[index], s[index],
+                           sensitive_features=groups[index], g=g, h=h)
 
         def urf(s, g, h):
             index = within(g, h)
-            return defined(metrics.urf, s[index], groups[index], g, h)
+            return defined(metrics.urf, None, s[index], sensitive_features=groups[index],
+                           g=g, h=h)
 
         # (title, meaning, row names, values of a score column, JSON key, its intervals)
         tables = [
@@ -87,7 +89,8 @@ def run(args):
              "xauc", lambda ci: [ci.xauc[g, h] for g, h in pairs]),
             ("PRF(g)", "P(a positive of g ranks above a negative of any group)",
              [str(g) for g in keys],
-             lambda s: [defined(metrics.prf, s, y, groups, g) for g in keys], "prf",
+             lambda s: [defined(metrics.prf, y, s, sensitive_features=groups, g=g)
+                        for g in keys], "prf",
              lambda ci: [ci.prf[g] for g in keys]),
             ("URF(g, h)", "|P(an item of g ranks above one of h) - P(the reverse)|",
              [pair_key(g, h, " ~ ") for g, h in pairs if g < h],
@@ -199,8 +202,9 @@ def _decisions(args, columns, y, groups, level):
 
     if args.threshold is None and args.top_k is None and args.top_share is None:
         return None
-    return {name: decision_rates(s, y, groups, threshold=args.threshold, top_k=args.top_k,
-                                 top_share=args.top_share, level=level or AUDIT_LEVEL)
+    return {name: decision_rates(y, s, sensitive_features=groups, threshold=args.threshold,
+                                 top_k=args.top_k, top_share=args.top_share,
+                                 level=level or AUDIT_LEVEL)
             for name, s in columns.items()}
 
 
@@ -308,7 +312,7 @@ def _intervals(name, scores, y, groups, level, method, args, expected=None):
             if method == "bootstrap" else f"audit {name}: DeLong intervals")
     with out.working(what, expected):
         return metrics.confidence_intervals(
-            scores, y, groups, level=level, method=method,
+            y, scores, sensitive_features=groups, level=level, method=method,
             n_bootstrap=n_bootstrap if method == "bootstrap" else None,
             random_state=args.seed or 0, n_jobs=args.jobs)
 
@@ -391,8 +395,9 @@ def _disadvantage(scores, y, groups, metric, high_score, intervals):
     from .. import metrics
 
     try:
-        return metrics.disadvantaged_group(scores, y, groups, metric=metric,
-                                           high_score=high_score, intervals=intervals)
+        return metrics.disadvantaged_group(y, scores, sensitive_features=groups,
+                                           metric=metric, high_score=high_score,
+                                           intervals=intervals)
     except ValueError:
         return None
 

@@ -130,18 +130,19 @@ def audit_plots(folder, plan, columns, y, groups, intervals, label):
             plot_intervals(sets, part="disparities", ax=right)
         elif pair is None:
             fig = Figure(figsize=(6, 4.5), layout="constrained")
-            ax = plot_score_distributions(columns[column], groups, y,
+            ax = plot_score_distributions(y, columns[column], sensitive_features=groups,
                                           ax=fig.add_subplot())
             ax.set_title(f"{column}: scores by group")
         else:
             s, (a, b) = columns[column], pair
             pairs = [(g, h) for g, h in ((a, b), (b, a))
-                     if defined(metrics.xauc, s, y, groups, g, h) is not None]
+                     if defined(metrics.xauc, y, s, sensitive_features=groups, g=g, h=h)
+                     is not None]
             if not pairs:
                 continue
             fig = Figure(figsize=(5.5, 5.2), layout="constrained")
-            ax = plot_xroc(s, y, groups, pairs=pairs, band=level, positive=label,
-                           ax=fig.add_subplot())
+            ax = plot_xroc(y, s, sensitive_features=groups, pairs=pairs, band=level,
+                           positive=label, ax=fig.add_subplot())
             ax.set_title(f"{column}: xROC curves of {a} and {b}"
                          + ("" if level is None else f"\n{level:.0%} pointwise bands"))
         fig.savefig(os.path.join(folder, name), dpi=100)

@@ -87,9 +87,10 @@ def row(label, scores, splits, seconds):
 
     row = {"label": label, "seconds": seconds}
     for split, (y, a) in splits.items():
-        row[split] = {"auc": metrics.auc(scores[split], y)}
+        row[split] = {"auc": metrics.auc(y, scores[split])}
         for metric, _ in METRIC_COLUMNS:
-            row[split][metric] = defined(metrics.disparity, scores[split], y, a, metric)
+            row[split][metric] = defined(metrics.disparity, y, scores[split],
+                                           sensitive_features=a, metric=metric)
     return row
 
 
@@ -107,8 +108,8 @@ def print_disadvantaged(rows, y, groups, metric, high_score):
                       f"reading a high score as {high_score} (--high-score):[/dim]")
     for label, scores in rows:
         try:
-            found = metrics.disadvantaged_group(scores, y, groups, metric=metric,
-                                                high_score=high_score).text
+            found = metrics.disadvantaged_group(y, scores, sensitive_features=groups,
+                                                metric=metric, high_score=high_score).text
         except ValueError as exc:
             found = f"undefined: {out.one_line(exc)}"
         out.console.print(f"{escape(label)}: {escape(found)}")

@@ -219,7 +219,7 @@ def _exact_at_zero(res):
 def _warn_signed(results, s, y, index, metric):
     """Signed mode rewards disparity in the other direction: say so when the result's
     ``|D|`` exceeds that of the scores given."""
-    before = metrics_mod.disparity(s, y, index, metric)
+    before = metrics_mod.disparity(y, s, sensitive_features=index, metric=metric)
     for res in results:
         if res.lam > 0 and res.disparity > before + _candidates.TOLERANCE:
             warnings.warn(MSG_SIGNED_WORSE.format(lam=res.lam, metric=metric,

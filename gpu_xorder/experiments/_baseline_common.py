@@ -27,4 +27,5 @@ def two_groups(groups):
 
 
 def auc_and_disparity(scores, y, groups, metric):
-    return metrics.auc(scores, y), metrics.disparity(scores, y, groups, metric)
+    return metrics.auc(y, scores), metrics.disparity(y, scores, sensitive_features=groups,
+                                                     metric=metric)

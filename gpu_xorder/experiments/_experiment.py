@@ -377,12 +377,13 @@ def _record(repeat, lam, split, scores, y, groups):
     from .. import metrics  # scikit-learn, not needed by the command line's parser
     from ..metrics._ranking import defined
 
-    record = {"repeat": repeat, "lam": lam, "split": split, "auc": metrics.auc(scores, y)}
+    record = {"repeat": repeat, "lam": lam, "split": split, "auc": metrics.auc(y, scores)}
     for name in v.METRICS:
-        record[name] = defined(metrics.disparity, scores, y, groups, name)
+        record[name] = defined(metrics.disparity, y, scores, sensitive_features=groups,
+                               metric=name)
     labels = np.unique(groups)
     record["xauc_pairs"] = {
-        v.pair_key(g, h): defined(metrics.xauc, scores, y, groups, g, h)
+        v.pair_key(g, h): defined(metrics.xauc, y, scores, sensitive_features=groups, g=g, h=h)
         for g in labels for h in labels if g != h}
     return record
 

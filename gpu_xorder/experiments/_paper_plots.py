@@ -306,7 +306,9 @@ def plot_xroc_panels(comparison, axes, panels=XROC_PANELS, names=None, positive=
     curves = comparison.curves
     name = namer(names)
     for ax, key in zip(np.atleast_1d(axes), panels):
-        plot_xroc(*curves[key], band=XROC_BAND, names=names, positive=positive, ax=ax)
+        scores, y, groups = curves[key]
+        plot_xroc(y, scores, sensitive_features=groups, band=XROC_BAND, names=names,
+                  positive=positive, ax=ax)
         parameter = curves.get("xorder_lam") if key == "xorder" else None
         chosen = [r for r in comparison.records if r["split"] == "test"
                   and r["method"] == key and r["parameter"] == parameter

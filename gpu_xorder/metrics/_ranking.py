@@ -51,8 +51,8 @@ MSG_Y_REQUIRED = ("y_true is required for metric {metric!r} (it may be None only
                   "'urf')")
 MSG_CI_Y = "y_true is required for confidence intervals"
 MSG_ORDER = (
-    "{name}() takes {call}, scikit-learn's and fairlearn's order, but its first "
-    "argument holds {values}, not 0/1 labels: were the scores given first?"
+    "{name}() takes {call}, scikit-learn's and fairlearn's order, but y_true "
+    "holds {values}, not 0/1 labels: were the scores given first?"
 )
 
 
@@ -82,10 +82,10 @@ def check_order(name, y_true, y_score, call=None):
                                          values=f"values such as {values}"))
 
 
-def defined(metric, *args):
-    """``metric(*args)``, or None where the data leave it undefined."""
+def defined(function, /, *args, **kwargs):
+    """``function(*args, **kwargs)``, or None where the data leave it undefined."""
     try:
-        return metric(*args)
+        return function(*args, **kwargs)
     except ValueError:
         return None
 

@@ -110,7 +110,7 @@ def plot_xroc(y_true: ArrayLike, y_score: ArrayLike, *, sensitive_features: Arra
     labels = [g.item() for g in labels]
     if pairs is None:
         pairs = [(g, h) for g in labels for h in labels if g != h
-                 and defined(lambda g, h: metrics.xauc(**data, g=g, h=h), g, h) is not None]
+                 and defined(metrics.xauc, **data, g=g, h=h) is not None]
     ax = _axes(ax)
     name = namer(names)
     for k, (g, h) in enumerate(pairs):

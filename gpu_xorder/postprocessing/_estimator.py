@@ -385,10 +385,12 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         measured = {"metric": self.metric, "high_score": high_score}
         for key, s in (("unadjusted", score_column(scores)[0]), ("adjusted", adjusted)):
             measured[key] = {
-                "auc": metrics.auc(s, y),
-                "disparity": metrics.disparity(s, y, sensitive_features, self.metric),
+                "auc": metrics.auc(y, s),
+                "disparity": metrics.disparity(y, s, sensitive_features=sensitive_features,
+                                               metric=self.metric),
                 "disadvantaged": metrics.disadvantaged_group(
-                    s, y, sensitive_features, metric=self.metric, high_score=high_score)}
+                    y, s, sensitive_features=sensitive_features, metric=self.metric,
+                    high_score=high_score)}
         return measured
 
     def save(self, path: str | os.PathLike) -> None:

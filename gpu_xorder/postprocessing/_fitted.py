@@ -118,8 +118,9 @@ class FittedModel:
         self.order_ = keep[result.order]
         self.train_scores_adjusted_ = adjusted
         # what the model does on its training data: printed by `fit`, saved in the file
-        self.train_auc_ = metrics.auc(adjusted, y)
-        self.train_disparity_ = metrics.disparity(adjusted, y, index, self.metric)
+        self.train_auc_ = metrics.auc(y, adjusted)
+        self.train_disparity_ = metrics.disparity(y, adjusted, sensitive_features=index,
+                                                  metric=self.metric)
         self.lam_ = lam
         self.n_features_in_ = 1
         if names is None:

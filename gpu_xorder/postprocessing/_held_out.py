@@ -51,8 +51,9 @@ def validated_fit(est, checked, scores, y, sensitive_features, progress):
     auc, dis = [], []
     for m in models:
         adjusted = m.transform(s_val, sensitive_features=g_val)
-        auc.append(metrics.auc(adjusted, y_val))
-        dis.append(metrics.disparity(adjusted, y_val, g_val, est.metric))
+        auc.append(metrics.auc(y_val, adjusted))
+        dis.append(metrics.disparity(y_val, adjusted, sensitive_features=g_val,
+                                     metric=est.metric))
     auc, dis = np.array(auc), np.array(dis)
     ok = np.flatnonzero(within_eps(dis, eps)) if eps is not None else np.array([], dtype=int)
     if eps is None:

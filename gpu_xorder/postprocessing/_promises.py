@@ -69,7 +69,8 @@ def warn_unrealised(model, fitting, max_disparity, stacklevel):
     if model.disparity != "absolute":
         return
     s, y, _, index, _, keep = fitting[:6]
-    given = metrics.auc(s, y) - lam * metrics.disparity(s, y, index, model.metric)
+    given = metrics.auc(y, s) - lam * metrics.disparity(y, s, sensitive_features=index,
+                                                        metric=model.metric)
     adjusted = model.train_auc_ - lam * adjusted_d
     if adjusted >= given - OBJECTIVE_TOLERANCE:
         return

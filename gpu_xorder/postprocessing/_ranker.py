@@ -472,10 +472,11 @@ PENALTY = 1.0
 def criterion(y, scores, groups, *, metric, lam, max_disparity, sample_weight=None,
               part="objective"):
     """``part`` of the selection criterion of ``scores`` (validated settings)."""
-    value = metrics.auc(scores, y, sample_weight=sample_weight)
+    value = metrics.auc(y, scores, sample_weight=sample_weight)
     if part == "auc":
         return value
-    d = metrics.disparity(scores, y, groups, metric, sample_weight=sample_weight)
+    d = metrics.disparity(y, scores, sensitive_features=groups, metric=metric,
+                          sample_weight=sample_weight)
     if part == "neg_disparity":
         return -d
     if max_disparity is None:

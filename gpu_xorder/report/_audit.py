@@ -129,10 +129,12 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike], y: ArrayLike,
         intervals = None
     elif intervals is None:
         intervals = {name: metrics.confidence_intervals(
-            s, y, groups, level=level, method=method, random_state=random_state,
-            n_bootstrap=n_bootstrap) for name, s in columns.items()}
+            y, s, sensitive_features=groups, level=level, method=method,
+            random_state=random_state, n_bootstrap=n_bootstrap)
+            for name, s in columns.items()}
     rule = dict(threshold=threshold, top_k=top_k, top_share=top_share)
-    decisions = {name: metrics.decision_rates(s, y, groups, level=level or 0.95, **rule)
+    decisions = {name: metrics.decision_rates(y, s, sensitive_features=groups,
+                                              level=level or 0.95, **rule)
                  for name, s in columns.items()}
     context = {
         "title": title or f"Fairness audit of {', '.join(columns)}",
@@ -243,33 +245,33 @@ def _ci_summary(intervals, seed):
 
 def _column(name, s, y, groups, keys, high_score, ci, positive):
     """One score column: its summary, disadvantaged groups, tables and pictures."""
-    def value(function, *args):
-        return defined(function, s, y, groups, *args)
+    def value(function, **kwargs):
+        return defined(function, y, s, sensitive_features=groups, **kwargs)
 
     summary = [{"name": "AUC", "meaning": f"P(a positive ({positive}) ranks above a "
-                "negative)", "value": defined(metrics.auc, s, y),
+                "negative)", "value": defined(metrics.auc, y, s),
                 "interval": None if ci is None else ci.auc}]
     for metric, title, meaning in DISPARITIES:
         summary.append({"name": title, "meaning": meaning,
-                        "value": value(metrics.disparity, metric),
+                        "value": value(metrics.disparity, metric=metric),
                         "interval": None if ci is None else ci.disparity[metric]})
     pairs = [(g, h) for g in keys for h in keys if g != h]
     tables = [
         ("AUC within g", "P(a positive of g ranks above a negative of g)",
-         [(str(g), value(metrics.xauc, g, g), ci and ci.auc_within[g]) for g in keys]),
+         [(str(g), value(metrics.xauc, g=g, h=g), ci and ci.auc_within[g]) for g in keys]),
         ("xAUC(g, h)", "P(a positive of g ranks above a negative of h)",
-         [(f"{g}, {h}", value(metrics.xauc, g, h), ci and ci.xauc[g, h])
+         [(f"{g}, {h}", value(metrics.xauc, g=g, h=h), ci and ci.xauc[g, h])
           for g, h in pairs]),
         ("PRF(g)", "P(a positive of g ranks above a negative of any group)",
-         [(str(g), value(metrics.prf, g), ci and ci.prf[g]) for g in keys]),
+         [(str(g), value(metrics.prf, g=g), ci and ci.prf[g]) for g in keys]),
         ("URF(g, h)", "|P(an item of g ranks above one of h) - P(the reverse)|",
-         [(f"{g} ~ {h}", defined(metrics.urf, s, groups, g, h), ci and ci.urf[g, h])
+         [(f"{g} ~ {h}", value(metrics.urf, g=g, h=h), ci and ci.urf[g, h])
           for g, h in pairs if g < h]),
     ]
     found = []
     for metric, title, _ in DISPARITIES:
         try:
-            d = metrics.disadvantaged_group(s, y, groups, metric=metric,
+            d = metrics.disadvantaged_group(y, s, sensitive_features=groups, metric=metric,
                                             high_score=high_score, intervals=ci)
         except ValueError:
             continue
@@ -312,24 +314,25 @@ def _model(path, columns, y, groups, keys, high_score, level, method, n_bootstra
     rows = []
     ci = {}
     if level is not None:
-        ci = {key: metrics.confidence_intervals(s, y, groups, level=level, method=method,
-                                                n_bootstrap=n_bootstrap,
+        ci = {key: metrics.confidence_intervals(y, s, sensitive_features=groups, level=level,
+                                                method=method, n_bootstrap=n_bootstrap,
                                                 random_state=random_state)
               for key, s in (("before", before), ("after", after))}
     rows.append({"name": "AUC", "values": [
-        (defined(metrics.auc, s, y), ci[key].auc if ci else None)
+        (defined(metrics.auc, y, s), ci[key].auc if ci else None)
         for key, s in (("before", before), ("after", after))]})
     for metric, title, _ in DISPARITIES:
         rows.append({"name": title, "values": [
-            (defined(metrics.disparity, s, y, groups, metric),
+            (defined(metrics.disparity, y, s, sensitive_features=groups, metric=metric),
              ci[key].disparity[metric] if ci else None)
             for key, s in (("before", before), ("after", after))]})
     found = []
     for key, s in (("before", before), ("after", after)):
         try:
-            found.append((key, metrics.disadvantaged_group(
-                s, y, groups, metric=est.metric, high_score=high_score,
-                intervals=ci.get(key)).text))
+            found.append((key, metrics.disadvantaged_group(y, s, sensitive_features=groups,
+                                                           metric=est.metric,
+                                                           high_score=high_score,
+                                                           intervals=ci.get(key)).text))
         except ValueError:
             pass
     certificate = None

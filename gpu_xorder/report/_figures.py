@@ -62,19 +62,21 @@ def xroc(scores, y, groups, pair, level, positive):
     neither direction is defined."""
     a, b = pair
     pairs = [(g, h) for g, h in ((a, b), (b, a))
-             if defined(metrics.xauc, scores, y, groups, g, h) is not None]
+             if defined(metrics.xauc, y, scores, sensitive_features=groups, g=g, h=h)
+             is not None]
     if not pairs:
         return None
     fig = _figure(5.2, 6.0)
-    plot_xroc(scores, y, groups, pairs=pairs, band=level, positive=positive,
-              ax=fig.add_subplot())
+    plot_xroc(y, scores, sensitive_features=groups, pairs=pairs, band=level,
+              positive=positive, ax=fig.add_subplot())
     return Picture(fig)
 
 
 def distributions(scores, groups, y, scale="score"):
     """The score distributions per group, positives and negatives apart."""
     fig = _figure(6.0, 4.6)
-    plot_score_distributions(scores, groups, y, scale=scale, ax=fig.add_subplot())
+    plot_score_distributions(y, scores, sensitive_features=groups, scale=scale,
+                             ax=fig.add_subplot())
     return Picture(fig)
 
 
@@ -84,7 +86,7 @@ def tradeoff(models, scores, y, groups, adjusted, lam, positive):
     intervals), the model's lam marked, the unadjusted scores and the model file's
     adjusted scores (``adjusted``) too."""
     fig = _figure(6.4, 5.6)
-    ax = plot_tradeoff(models, chosen=lam, data=(scores, y, groups), level=None,
+    ax = plot_tradeoff(models, chosen=lam, data=(y, scores, groups), level=None,
                        positive=positive, marked={"the model file's scores": adjusted},
                        ax=fig.add_subplot())
     ax.set_title("AUC against disparity (fitted and measured on these data)")

@@ -175,7 +175,7 @@ def _scorer(**kw):
 
 
 def _intervals(level):
-    ci = metrics.confidence_intervals(S, Y, G, level=level, method="delong")
+    ci = metrics.confidence_intervals(Y, S, sensitive_features=G, level=level, method="delong")
     return ci.level, ci.auc, ci.disparity
 
 
@@ -186,7 +186,7 @@ def _frame_intervals(level):
 
 
 def _xroc(level):
-    band = metrics.xroc_band(S, Y, G, "a", "b", level=level)
+    band = metrics.xroc_band(Y, S, sensitive_features=G, g="a", h="b", level=level)
     return band.tpr_low, band.tpr_high, band.fpr_low, band.fpr_high
 
 
@@ -198,7 +198,7 @@ def _plot_xroc(band):
 
     from gpu_xorder.plotting import plot_xroc
 
-    ax = plot_xroc(S, Y, G, band=band)
+    ax = plot_xroc(Y, S, sensitive_features=G, band=band)
     title = ax.get_title()
     plt.close(ax.figure)
     return title
@@ -334,11 +334,12 @@ COUNTS = (
           low=0, none_ok=True),
     Count("icu_age_groups bands", lambda k: icu_age_groups(np.arange(20.0), k), 3, low=2),
     Count("confidence_intervals random_state", lambda k: metrics.confidence_intervals(
-        S, Y, G, n_bootstrap=20, random_state=k).auc, 5, low=0, none_ok=True),
+        Y, S, sensitive_features=G, n_bootstrap=20, random_state=k).auc, 5, low=0,
+        none_ok=True),
     Count("xroc_band max_points", lambda k: _plain(metrics.xroc_band(
-        S, Y, G, "a", "b", max_points=k).thresholds), 5, low=2),
+        Y, S, sensitive_features=G, g="a", h="b", max_points=k).thresholds), 5, low=2),
     Count("confidence_intervals n_bootstrap", lambda k: metrics.confidence_intervals(
-        S, Y, G, n_bootstrap=k, random_state=0).auc, 20, none_ok=True),
+        Y, S, sensitive_features=G, n_bootstrap=k, random_state=0).auc, 20, none_ok=True),
 )
 
 
@@ -410,11 +411,12 @@ def _score_with_weights(w):
 
 
 WEIGHTED = {
-    "auc": lambda w: metrics.auc(S, Y, sample_weight=w),
-    "xauc": lambda w: metrics.xauc(S, Y, G, "a", "b", sample_weight=w),
-    "prf": lambda w: metrics.prf(S, Y, G, "b", sample_weight=w),
-    "urf": lambda w: metrics.urf(S, G, "a", "b", sample_weight=w),
-    "disparity_pairs": lambda w: [metrics.disparity_pairs(S, Y, G, m, sample_weight=w)[
+    "auc": lambda w: metrics.auc(Y, S, sample_weight=w),
+    "xauc": lambda w: metrics.xauc(Y, S, sensitive_features=G, g="a", h="b", sample_weight=w),
+    "prf": lambda w: metrics.prf(Y, S, sensitive_features=G, g="b", sample_weight=w),
+    "urf": lambda w: metrics.urf(None, S, sensitive_features=G, g="a", h="b", sample_weight=w),
+    "disparity_pairs": lambda w: [metrics.disparity_pairs(Y, S, sensitive_features=G, metric=m,
+                                                          sample_weight=w)[
         ("a", "b")] for m in ("xauc", "prf", "urf")],
     "disparity (sklearn order)": lambda w: metrics.disparity(
         Y, S, sensitive_features=G, metric="prf", sample_weight=w),
@@ -456,17 +458,19 @@ def test_weights_refused_only_where_they_are_unusable():
                        (np.where(np.arange(N) == 3, np.nan, 1.0), "finite numbers >= 0"),
                        ([10**400] + [1] * (N - 1), "finite numbers >= 0")):
         with pytest.raises(ValueError, match=message):
-            metrics.xauc(S, Y, G, "a", "b", sample_weight=w)
+            metrics.xauc(Y, S, sensitive_features=G, g="a", h="b", sample_weight=w)
     for w in ([1] * (N - 1) + [None], [1.0] * (N - 1) + [np.True_], [1.0] * (N - 1) + ["1"]):
         with pytest.raises(TypeError, match="sample_weight must be"):
-            metrics.xauc(S, Y, G, "a", "b", sample_weight=w)
+            metrics.xauc(Y, S, sensitive_features=G, g="a", h="b", sample_weight=w)
     # the extremes of float64 side by side: each sample's own scale counts
     mixed = np.where(Y == 1, 1e-300, 1e300)
-    assert metrics.auc(S, Y, sample_weight=mixed) == pytest.approx(metrics.auc(S, Y),
+    assert metrics.auc(Y, S, sample_weight=mixed) == pytest.approx(metrics.auc(Y, S),
                                                                    rel=1e-14)
     tiny = np.full(N, 5e-324)  # the smallest subnormal: equal weights
-    assert metrics.disparity(S, Y, G, "xauc", sample_weight=tiny) == metrics.disparity(
-        S, Y, G, "xauc")
+    assert metrics.disparity(Y, S, sensitive_features=G, metric="xauc",
+                             sample_weight=tiny) == metrics.disparity(Y, S,
+                                                                                       sensitive_features=G,
+                                                                                       metric="xauc")
 
 
 # ---------------------------------------------------------------------- memory budgets

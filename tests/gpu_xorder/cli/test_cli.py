@@ -194,8 +194,10 @@ def test_fit_then_transform_match_the_library(tmp_path, capsys):
     doc = json.loads(model.read_text())
     assert rows[1][1] == f"{doc['summary']['auc']:.4f}"
     assert rows[1][2] == f"{doc['summary']['disparity']:.4f}"
-    assert doc["summary"]["disparity"] == want.train_disparity_ == metrics.disparity(
-        want.train_scores_adjusted_, y, g, "xauc")
+    assert doc["summary"]["disparity"] == want.train_disparity_ == metrics.disparity(y,
+                                                                                     want.train_scores_adjusted_,
+                                                                                     sensitive_features=g,
+                                                                                     metric="xauc")
     assert doc["columns"] == {"score": "score", "label": "outcome", "group": ["sex"]}
 
     fair = tmp_path / "test_fair.csv"
@@ -244,7 +246,8 @@ def test_several_group_columns_are_intersected(tmp_path, capsys):
     doc = json.loads(report.read_text())
     assert doc["group"] == "sex & race"
     assert sorted(doc["groups"]) == ["f & x", "f & y", "m & x", "m & y"]
-    assert doc["scores"]["score"]["disparity"]["xauc"] == metrics.disparity(s, y, columns)
+    assert doc["scores"]["score"]["disparity"]["xauc"] == metrics.disparity(y, s,
+                                                                            sensitive_features=columns)
 
 
 def test_fit_and_transform_never_write_over_their_inputs(tmp_path, capsys):
@@ -324,19 +327,22 @@ def test_audit_reports_the_library_metrics(tmp_path, capsys):
     assert [r[0] for r in summary] == ["score", "half"]
     for row in summary:  # halving the scores changes no ranking
         assert row[1:] == summary[0][1:]
-    assert float(summary[0][1]) == pytest.approx(metrics.auc(s, y), abs=5e-5)
-    assert float(summary[0][2]) == pytest.approx(metrics.disparity(s, y, g, "xauc"), abs=5e-5)
+    assert float(summary[0][1]) == pytest.approx(metrics.auc(y, s), abs=5e-5)
+    assert float(summary[0][2]) == pytest.approx(metrics.disparity(y, s, sensitive_features=g,
+                                                                   metric="xauc"), abs=5e-5)
     xauc = {r[0]: float(r[1]) for r in table_rows(out, "\nxAUC(g, h) ")}
     assert len(xauc) == 6
-    assert xauc["b > c"] == pytest.approx(metrics.xauc(s, y, g, "b", "c"), abs=5e-5)
+    assert xauc["b > c"] == pytest.approx(metrics.xauc(y, s, sensitive_features=g, g="b",
+                                                       h="c"), abs=5e-5)
     prf = {r[0]: float(r[1]) for r in table_rows(out, "\nPRF(g) ")}
-    assert prf["a"] == pytest.approx(metrics.prf(s, y, g, "a"), abs=5e-5)
+    assert prf["a"] == pytest.approx(metrics.prf(y, s, sensitive_features=g, g="a"), abs=5e-5)
     within = {r[0]: float(r[1]) for r in table_rows(out, "\nAUC within g ")}
     assert list(within) == ["a", "b", "c"]
-    assert within["c"] == pytest.approx(metrics.auc(s[g == "c"], y[g == "c"]), abs=5e-5)
+    assert within["c"] == pytest.approx(metrics.auc(y[g == "c"], s[g == "c"]), abs=5e-5)
     urf = {r[0]: float(r[2]) for r in table_rows(out, "\nURF(g, h) ")}
     assert list(urf) == ["a ~ b", "a ~ c", "b ~ c"]
-    assert urf["a ~ c"] == pytest.approx(metrics.urf(s / 2, g, "a", "c"), abs=5e-5)
+    assert urf["a ~ c"] == pytest.approx(metrics.urf(None, s / 2, sensitive_features=g, g="a",
+                                                     h="c"), abs=5e-5)
     assert np.isfinite(list(urf.values())).all()
 
 
@@ -367,12 +373,13 @@ def test_audit_json_holds_exact_values(tmp_path, capsys):
     assert doc["groups"]["b"] == {"n": int((g == "b").sum()),
                                   "positives": int(y[g == "b"].sum())}
     entry = doc["scores"]["score"]
-    assert entry["auc"] == metrics.auc(s, y)
-    assert entry["disparity"]["prf"] == metrics.disparity(s, y, g, "prf")
-    assert entry["xauc"]["c > a"] == metrics.xauc(s, y, g, "c", "a")
-    assert entry["urf"]["a ~ b"] == metrics.urf(s, g, "a", "b")
-    assert entry["auc_within"]["b"] == metrics.xauc(s, y, g, "b", "b")
-    assert entry["auc_within"]["b"] == pytest.approx(metrics.auc(s[g == "b"], y[g == "b"]),
+    assert entry["auc"] == metrics.auc(y, s)
+    assert entry["disparity"]["prf"] == metrics.disparity(y, s, sensitive_features=g,
+                                                          metric="prf")
+    assert entry["xauc"]["c > a"] == metrics.xauc(y, s, sensitive_features=g, g="c", h="a")
+    assert entry["urf"]["a ~ b"] == metrics.urf(None, s, sensitive_features=g, g="a", h="b")
+    assert entry["auc_within"]["b"] == metrics.xauc(y, s, sensitive_features=g, g="b", h="b")
+    assert entry["auc_within"]["b"] == pytest.approx(metrics.auc(y[g == "b"], s[g == "b"]),
                                                      abs=1e-15)
     assert main(["audit", str(path), "--score", "score", "--label", "outcome", "--group",
                  "sex", "--json", str(path)]) == 2

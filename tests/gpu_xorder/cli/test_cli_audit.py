@@ -47,7 +47,8 @@ def test_intervals_in_the_tables_and_the_json(tmp_path, capsys):
     assert audit(path, "--ci", "0.9", "--bootstrap", "300", "--seed", "4",
                  "--json", str(report)) == 0
     out = capsys.readouterr().out
-    ci = metrics.confidence_intervals(s, y, g, level=0.9, n_bootstrap=300, random_state=4)
+    ci = metrics.confidence_intervals(y, s, sensitive_features=g, level=0.9, n_bootstrap=300,
+                                      random_state=4)
     summary = table_rows(out, "Summary")
     assert summary[0][1] == (f"{ci.auc.estimate:.4f} [{ci.auc.low:.4f}, "
                              f"{ci.auc.high:.4f}]")
@@ -90,8 +91,8 @@ def test_the_disadvantaged_group_in_words(tmp_path, capsys):
     s, fair, y, g = write_csv(path)
     assert audit(path, "--json", str(report), "--no-ci") == 0
     out = capsys.readouterr().out
-    low = metrics.xauc(s, y, g, "black", "white")
-    high = metrics.xauc(s, y, g, "white", "black")
+    low = metrics.xauc(y, s, sensitive_features=g, g="black", h="white")
+    high = metrics.xauc(y, s, sensitive_features=g, g="white", h="black")
     text = (f"positives of group 'black' are ranked below negatives of 'white' more often "
             f"than the reverse: xAUC(black, white) = {low:.3f} < xAUC(white, black) = "
             f"{high:.3f}; with high scores favourable, that disadvantages 'black'")
@@ -104,7 +105,7 @@ def test_the_disadvantaged_group_in_words(tmp_path, capsys):
                              "other": "white", "value": low, "reverse": high,
                              "disparity": abs(high - low), "interval": None, "text": text}
     for metric in ("prf", "urf"):
-        want = metrics.disadvantaged_group(s, y, g, metric=metric)
+        want = metrics.disadvantaged_group(y, s, sensitive_features=g, metric=metric)
         assert found[metric] == want.to_dict()
         assert f"risk, Delta-{metric.upper()}: {want.text}\n" in out
     assert audit(path, "--bootstrap", "200") == 0
@@ -154,7 +155,7 @@ def test_intervals_by_default_are_delong_and_no_ci_skips_them(tmp_path, capsys):
     s, fair, y, g = write_csv(path)
     assert audit(path, "--json", str(report)) == 0
     out = capsys.readouterr().out
-    ci = metrics.confidence_intervals(s, y, g, method="delong")
+    ci = metrics.confidence_intervals(y, s, sensitive_features=g, method="delong")
     assert "95% confidence intervals, DeLong variances, normal" in out
     iv = ci.xauc["white", "black"]
     xauc = {r[0]: r[1] for r in table_rows(out, "\nxAUC(g, h) ")}
@@ -185,7 +186,7 @@ def test_table_formats_for_logs(tmp_path, capsys):
     at = lines.index("# xAUC(g, h)")
     assert lines[at + 1] == "groups\trisk\tfair"
     rows = [line.split("\t") for line in lines[at + 2:at + 8]]
-    ci = metrics.confidence_intervals(s, y, g, method="delong")
+    ci = metrics.confidence_intervals(y, s, sensitive_features=g, method="delong")
     iv = ci.xauc["c", "a"]
     assert {r[0]: r[1] for r in rows}["c > a"] == (
         f"{iv.estimate:.4f} [{iv.low:.4f}, {iv.high:.4f}]")
@@ -289,8 +290,9 @@ def test_pair_keys_stay_distinct_whatever_the_labels(tmp_path):
     assert len(entry["xauc"]) == 7 * 6 and len(entry["urf"]) == 7 * 6 // 2
     for key, value in entry["xauc"].items():
         a, b = split_pair_key(key)
-        assert value == metrics.xauc(s, y, g, a, b)
+        assert value == metrics.xauc(y, s, sensitive_features=g, g=a, h=b)
     for key, value in entry["urf"].items():
         a, b = split_pair_key(key, " ~ ")
-        assert a < b and value == metrics.urf(s, g, a, b)
-    assert entry["xauc"]["c > a"] == metrics.xauc(s, y, g, "c", "a")  # plain labels as before
+        assert a < b and value == metrics.urf(None, s, sensitive_features=g, g=a, h=b)
+    assert entry["xauc"]["c > a"] == metrics.xauc(y, s, sensitive_features=g, g="c",
+                                                  h="a")  # plain labels as before

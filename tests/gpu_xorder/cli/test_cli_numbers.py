@@ -257,8 +257,10 @@ def test_bootstrap_with_two_jobs_is_that_of_one(tmp_path, capsys):
     g = np.array(["p", "q", "r"])[rng.integers(0, 3, n)]
     y = rng.integers(0, 2, n)
     s = np.round(rng.random(n) + 0.3 * y, 2)
-    one = metrics.confidence_intervals(s, y, g, n_bootstrap=301, random_state=11, n_jobs=1)
-    two = metrics.confidence_intervals(s, y, g, n_bootstrap=301, random_state=11, n_jobs=2)
+    one = metrics.confidence_intervals(y, s, sensitive_features=g, n_bootstrap=301,
+                                       random_state=11, n_jobs=1)
+    two = metrics.confidence_intervals(y, s, sensitive_features=g, n_bootstrap=301,
+                                       random_state=11, n_jobs=2)
     assert flat(one) == flat(two)
     assert len(flat(one)) > 20 and one.n_bootstrap == 301
     # and the audit command's JSON with --jobs 2 and --jobs 1

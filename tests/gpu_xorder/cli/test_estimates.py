@@ -108,7 +108,8 @@ def test_the_bootstrap_estimate_is_within_two(n, k, resamples):
 
     s, y, g = _data(n, k)
     measured = _cpu(lambda: metrics.confidence_intervals(
-        s, y, g, method="bootstrap", n_bootstrap=resamples, random_state=0))
+        y, s, sensitive_features=g, method="bootstrap", n_bootstrap=resamples,
+        random_state=0))
     _within_two(measured, _costs.bootstrap_seconds(n, k, resamples), "bootstrap")
 
 
@@ -119,7 +120,8 @@ def test_the_audit_tables_and_delong_estimates_are_within_two(n, k):
     from gpu_xorder.cli import _audit
 
     s, y, g = _data(n, k)
-    measured = _cpu(lambda: metrics.confidence_intervals(s, y, g, method="delong"))
+    measured = _cpu(lambda: metrics.confidence_intervals(y, s, sensitive_features=g,
+                                                         method="delong"))
     _within_two(measured, _costs.delong_seconds(n, k), "DeLong")
     labels = np.unique(g)
     items = _audit._items_of(g, labels)
@@ -131,10 +133,12 @@ def test_the_audit_tables_and_delong_estimates_are_within_two(n, k):
             for b in labels.tolist():
                 index = items[a] if a == b else np.sort(np.concatenate((items[a],
                                                                         items[b])))
-                defined(metrics.xauc, s[index], y[index], g[index], a, b)
+                defined(metrics.xauc, y[index], s[index], sensitive_features=g[index], g=a,
+                        h=b)
                 if a < b:
-                    defined(metrics.urf, s[index], g[index], a, b)
-            defined(metrics.prf, s, y, g, a)
+                    defined(metrics.urf, None, s[index], sensitive_features=g[index], g=a,
+                            h=b)
+            defined(metrics.prf, y, s, sensitive_features=g, g=a)
 
     _within_two(_cpu(tables), _costs.pair_tables_seconds(n, k), "tables")
 

@@ -124,9 +124,9 @@ def test_valid_merge_and_values_match_the_order(metric, method, lam):
                          backend="numpy")
         check_valid(res, scores, groups, k)
         adjusted = order_scores(res.order)
-        assert res.auc == pytest.approx(metrics.auc(adjusted, y), **TOL)
+        assert res.auc == pytest.approx(metrics.auc(y, adjusted), **TOL)
         assert res.disparity == pytest.approx(
-            metrics.disparity(adjusted, y, groups, metric=metric), **TOL)
+            metrics.disparity(y, adjusted, sensitive_features=groups, metric=metric), **TOL)
         auc, d, obj = brute_objective(res.order, y, groups, k, metric, lam)
         assert res.objective == pytest.approx(obj, **TOL)
         assert res.method == method and res.backend == "numpy"
@@ -382,7 +382,8 @@ def test_single_item_group_and_uneven_sizes(method):
                      backend="numpy")
     check_valid(res, scores, groups, 3)
     assert res.disparity == pytest.approx(
-        metrics.disparity(order_scores(res.order), y, groups, metric="urf"), **TOL)
+        metrics.disparity(y, order_scores(res.order), sensitive_features=groups,
+                          metric="urf"), **TOL)
 
 
 def test_backends_for_more_groups():
@@ -433,7 +434,7 @@ def test_xorder_three_groups_fit_transform():
         assert np.all(np.diff(out[m][o]) >= 0)
     adjusted = xo.train_scores_adjusted_
     assert np.array_equal(np.argsort(-adjusted, kind="stable"), xo.order_)
-    assert metrics.disparity(adjusted, y, groups) == pytest.approx(
+    assert metrics.disparity(y, adjusted, sensitive_features=groups) == pytest.approx(
         xo.result_.disparity, **TOL)
 
 
@@ -464,9 +465,9 @@ def age_band_sample(name, per_band, seed=0):
 @pytest.mark.parametrize("method,per_band", [("iterative", 300), ("kd", 120)])
 def test_age_bands_disparity_drops(name, method, per_band):
     s, y, g = age_band_sample(name, per_band)
-    before = metrics.disparity(s, y, g, metric="xauc")
+    before = metrics.disparity(y, s, sensitive_features=g, metric="xauc")
     res = fair_order(s, y, g, metric="xauc", lam=10.0, method=method, backend="numpy")
     print(f"\n{name} age bands, {per_band}/band, {method}: Delta-xAUC "
-          f"{before:.4f} -> {res.disparity:.4f}, AUC {metrics.auc(s, y):.4f} -> "
+          f"{before:.4f} -> {res.disparity:.4f}, AUC {metrics.auc(y, s):.4f} -> "
           f"{res.auc:.4f}")
     assert res.disparity < 0.5 * before

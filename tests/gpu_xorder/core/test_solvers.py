@@ -328,7 +328,8 @@ def test_max_disparity_chosen_on_held_out_data(tmp_path):
     assert table["auc"][k] == max(ok)
     from gpu_xorder import metrics
     held = xo.transform(s_val, sensitive_features=g_val)
-    assert metrics.disparity(held, y_val, g_val, "xauc") == pytest.approx(
+    assert metrics.disparity(y_val, held, sensitive_features=g_val,
+                             metric="xauc") == pytest.approx(
         table["disparity"][k])
     # a share of the training data: the chosen weight refitted on all of it
     with warnings.catch_warnings():  # 72 held-out items may miss eps at every weight
@@ -362,7 +363,7 @@ def test_weight_chosen_on_held_out_data_for_a_lam():
     adjusted = xo.transform(held[0], sensitive_features=held[2])
     auc, _, absd = brute_terms(adjusted, held[1], held[2], "xauc")
     assert auc - lam * absd == pytest.approx(max(scores), abs=1e-12)
-    assert metrics.auc(adjusted, held[1]) == pytest.approx(auc, abs=1e-12)
+    assert metrics.auc(held[1], adjusted) == pytest.approx(auc, abs=1e-12)
     share = XOrder(lam=lam, validation=0.3, solver="lagrangian", backend="numpy").fit(
         s, y, sensitive_features=g)
     assert share.lam_ in VALIDATION_LAMS and share.order_.size == s.size

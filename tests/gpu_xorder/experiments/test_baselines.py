@@ -38,20 +38,21 @@ def _sigmoid(z):
 def test_post_logit_lowers_the_disparity_it_optimises(metric):
     X, y, a = _biased()
     s = _sigmoid(X[:, 0])
-    before = metrics.disparity(s, y, a, metric)
+    before = metrics.disparity(y, s, sensitive_features=a, metric=metric)
     for search in ("public", "logit-alpha", "joint") if metric == "xauc" else (
             "public", "logit-alpha"):
         fitted = PostLogit(lam=1.0, metric=metric, search=search).fit(
             s, y, sensitive_features=a)
-        after = metrics.disparity(fitted.transform(s, sensitive_features=a), y, a, metric)
+        after = metrics.disparity(y, fitted.transform(s, sensitive_features=a),
+                                  sensitive_features=a, metric=metric)
         assert after < 0.5 * before
         # the kept candidate is the best of its grid, on the training scores
         objective = fitted.table_[:, -2] - fitted.table_[:, -1]
-        assert metrics.auc(fitted.transform(s, sensitive_features=a), y) - after \
+        assert metrics.auc(y, fitted.transform(s, sensitive_features=a)) - after \
             == pytest.approx(objective.max())
     assert fitted.select(0.0).alpha_ >= 0  # lam 0: the grid's best AUC
     assert fitted.table_[:, -2].max() == pytest.approx(
-        metrics.auc(fitted.transform(s, sensitive_features=a), y))
+        metrics.auc(y, fitted.transform(s, sensitive_features=a)))
 
 
 def test_public_transform_and_grid_by_hand():
@@ -119,7 +120,7 @@ def test_public_choice_is_the_brute_force_optimum_of_its_grid(k, metric):
         best = min(value.values()) if lam is None else max(value.values())
         assert value[chosen] == pytest.approx(best, abs=1e-12)
         t = fitted.transform(s, sensitive_features=a)
-        assert metrics.disparity(t, y, a, metric) == pytest.approx(
+        assert metrics.disparity(y, t, sensitive_features=a, metric=metric) == pytest.approx(
             {row[0]: row[2] for row in slow}[chosen], abs=1e-12)
 
 
@@ -133,19 +134,21 @@ def test_corr_reg_penalty_falls_as_its_weight_rises():
     losses = [f.loss_ for f in fits]
     assert losses[0] <= min(losses[1:]) + 1e-9  # the penalty costs cross-entropy
     s = fits[-1].decision_function(X)
-    assert metrics.disparity(s, y, a) < metrics.disparity(fits[0].decision_function(X), y, a)
+    assert metrics.disparity(y, s, sensitive_features=a) < metrics.disparity(y,
+                                                                             fits[0].decision_function(X),
+                                                          sensitive_features=a)
 
 
 @pytest.mark.parametrize("bound", [0.02, 0.1])
 def test_constrained_ranker_meets_its_constraint_on_training_data(bound):
     X, y, a = _biased()
-    free = metrics.disparity(X @ np.array([1.0, 0, 0]), y, a)
+    free = metrics.disparity(y, X @ np.array([1.0, 0, 0]), sensitive_features=a)
     fitted = ConstrainedRanker(max_disparity=bound, n_steps=150, n_pairs=500).fit(
         X, y, sensitive_features=a)
     assert free > 0.2 and fitted.feasible_
     s = fitted.decision_function(X)
-    assert metrics.disparity(s, y, a) <= bound
-    assert metrics.auc(s, y) > 0.6
+    assert metrics.disparity(y, s, sensitive_features=a) <= bound
+    assert metrics.auc(y, s) > 0.6
 
 
 def test_metric_pairs_sides():

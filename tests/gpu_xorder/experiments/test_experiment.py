@@ -52,12 +52,13 @@ def test_records_equal_the_protocol_done_by_hand(german):
             for split, y, a in (("train", y_tr, a_tr), ("test", y_te, a_te)):
                 (rec,) = [x for x in german.records
                           if (x["repeat"], x["lam"], x["split"]) == (r, lam, split)]
-                assert rec["auc"] == metrics.auc(scores[split], y)
+                assert rec["auc"] == metrics.auc(y, scores[split])
                 for name in ("xauc", "prf", "urf"):
-                    assert rec[name] == metrics.disparity(scores[split], y, a, name)
+                    assert rec[name] == metrics.disparity(y, scores[split],
+                                                          sensitive_features=a, metric=name)
                 assert rec["xauc_pairs"] == {
-                    "0 > 1": metrics.xauc(scores[split], y, a, 0, 1),
-                    "1 > 0": metrics.xauc(scores[split], y, a, 1, 0)}
+                    "0 > 1": metrics.xauc(y, scores[split], sensitive_features=a, g=0, h=1),
+                    "1 > 0": metrics.xauc(y, scores[split], sensitive_features=a, g=1, h=0)}
     assert len(german.records) == 2 * 3 * 2
     assert german.group_labels == (0, 1) and german.lams == (0.0, 0.5)
     assert german.backends == ("numpy",) and german.methods == ("2d",)

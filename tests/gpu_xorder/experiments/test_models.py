@@ -60,7 +60,7 @@ def test_rankboost_training_auc_rises_over_rounds():
     model = RankBoost(n_rounds=40).fit(X, y)
     assert np.all(np.diff(model.loss_) < 0)  # the exponential pairwise loss falls
     staged = model.staged_decision_function(X)
-    aucs = [metrics.auc(staged[t], y) for t in (0, 4, 39)]
+    aucs = [metrics.auc(y, staged[t]) for t in (0, 4, 39)]
     assert aucs[0] < aucs[1] < aucs[2]
     np.testing.assert_array_equal(staged[-1], model.decision_function(X))
     proba = model.predict_proba(X)

@@ -145,13 +145,15 @@ def test_samples_retrain_trains_the_base_model_on_each_share():
         s_te = model.predict_proba(test[0])[:, 1]
         (rec,) = [r for r in c.records if (r["method"], r["setting"], r["split"])
                   == ("unadjusted", fraction, "test")]
-        assert rec["auc"] == metrics.auc(s_te, test[1])
+        assert rec["auc"] == metrics.auc(test[1], s_te)
         s_tr = model.predict_proba(train[0][idx])[:, 1]
         public = PostLogit().fit(s_tr, train[1][idx], sensitive_features=train[2][idx])
         (rec,) = [r for r in c.records if (r["method"], r["setting"], r["split"])
                   == ("post-logit-public", fraction, "test")]
-        assert rec["xauc"] == metrics.disparity(
-            public.transform(s_te, sensitive_features=test[2]), test[1], test[2])
+        assert rec["xauc"] == metrics.disparity(test[1],
+                                                public.transform(s_te,
+                                                                 sensitive_features=test[2]),
+                                                sensitive_features=test[2])
     # unlike --study samples, the unadjusted test scores change with the share
     assert len({r["auc"] for r in c.records
                 if r["method"] == "unadjusted" and r["split"] == "test"}) == len(FRACTIONS)
@@ -232,8 +234,10 @@ def test_multi_group_post_logit_against_kd_and_iterative_xorder(tmp_path, monkey
         est.fit(s_tr, train[1], sensitive_features=train[2])
         (rec,) = [r for r in doc["records"] if (r["method"], r["split"])
                   == (method, "test")]
-        assert rec["xauc"] == metrics.disparity(
-            est.transform(s_te, sensitive_features=test[2]), test[1], test[2])
+        assert rec["xauc"] == metrics.disparity(test[1],
+                                                est.transform(s_te,
+                                                              sensitive_features=test[2]),
+                                                sensitive_features=test[2])
     assert set(fitted["post-logit-public"].shifts_) == {0, 1}  # every band but the last
     public = fitted["post-logit-public"]
     assert doc["notes"]["post-logit-public alpha grid"] == [[{

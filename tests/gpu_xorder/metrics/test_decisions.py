@@ -76,7 +76,7 @@ data = st.integers(4, 7).flatmap(lambda n: st.tuples(
 @given(data, st.integers(0, 4))
 def test_threshold_counts_equal_a_loop(case, t):
     s, y, grp = (np.array(v) for v in case)
-    d = decision_rates(s, y, grp, threshold=t)
+    d = decision_rates(y, s, sensitive_features=grp, threshold=t)
     assert d.rule == f"score >= {t}" and d.cut == t
     # ties at the threshold are selected
     check_against(d, [1.0 if v >= t else 0.0 for v in s.tolist()], y, grp.tolist())
@@ -94,12 +94,12 @@ def test_top_k_is_the_average_over_random_tie_breaks(case, k):
     selected = np.zeros(n)
     for p in orders:
         selected[list(p[:k])] += 1 / len(orders)
-    d = decision_rates(s, y, grp, top_k=k)
+    d = decision_rates(y, s, sensitive_features=grp, top_k=k)
     assert sum(c["selected"] for c in d.counts.values()) == pytest.approx(k)
     assert d.cut == sorted(s.tolist(), reverse=True)[k - 1]
     check_against(d, selected.tolist(), y, grp.tolist())
     # the share k / n of the items is the same decision
-    same = decision_rates(s, y, grp, top_share=k / n)
+    same = decision_rates(y, s, sensitive_features=grp, top_share=k / n)
     for g in d.counts:
         assert same.counts[g] == pytest.approx(d.counts[g])
 
@@ -107,7 +107,7 @@ def test_top_k_is_the_average_over_random_tie_breaks(case, k):
 def test_top_k_with_ties_shares_the_places_left():
     # scores 3, 2, 2, 2, 1: the top 2 takes the 3 and two thirds of each 2
     s, y, grp = [3, 2, 2, 2, 1], [1, 1, 0, 0, 0], ["a", "a", "b", "b", "b"]
-    d = decision_rates(s, y, grp, top_k=2)
+    d = decision_rates(y, s, sensitive_features=grp, top_k=2)
     assert d.counts["a"]["selected"] == pytest.approx(1 + 1 / 3)
     assert d.counts["b"]["selected"] == pytest.approx(2 / 3)
     assert d.by_group["tpr"]["a"].estimate == pytest.approx((1 + 1 / 3) / 2)
@@ -147,7 +147,7 @@ def test_intervals_of_gaps_and_ratios():
     grp = np.repeat(["a", "b", "c"], 200)
     y = rng.integers(0, 2, 600)
     s = y + rng.normal(0, 1, 600) + 0.5 * (grp == "a")
-    d = decision_rates(s, y, grp, threshold=0.5, level=0.9)
+    d = decision_rates(y, s, sensitive_features=grp, threshold=0.5, level=0.9)
     assert d.level == 0.9
     for rate in RATES:
         diff, ratio = d.difference[rate], d.ratio[rate]
@@ -164,8 +164,8 @@ def test_intervals_of_gaps_and_ratios():
     assert d.difference["selection_rate"][1:] == pytest.approx(
         (max(f[0] for f in folded), max(f[1] for f in folded)))
     # two groups: Newcombe's interval at the level itself
-    two = decision_rates(s[grp != "c"], y[grp != "c"], grp[grp != "c"], threshold=0.5,
-                         level=0.9)
+    two = decision_rates(y[grp != "c"], s[grp != "c"], sensitive_features=grp[grp != "c"],
+                         threshold=0.5, level=0.9)
     p = newcombe(share["a"], share["b"], NormalDist().inv_cdf(0.95))
     assert p.low > 0 and two.difference["selection_rate"] == pytest.approx(p)
     assert d.to_dict()["by_group"]["tpr"]["a"] == list(d.by_group["tpr"]["a"])
@@ -186,11 +186,11 @@ def test_intervals_of_gaps_and_ratios():
 def test_bad_rules_are_refused(kwargs, match):
     s, y, grp = np.array([0.4, 0.3, 0.2, 0.1]), [1, 0, 1, 0], ["a", "a", "b", "b"]
     with pytest.raises(ValueError, match=match):
-        decision_rates(s, y, grp, **kwargs)
+        decision_rates(y, s, sensitive_features=grp, **kwargs)
 
 
 def test_input_is_not_modified():
     s = np.array([3.0, 2.0, 2.0, 1.0])
     before = s.copy()
-    decision_rates(s, [1, 0, 1, 0], ["a", "a", "b", "b"], top_k=2)
+    decision_rates([1, 0, 1, 0], s, sensitive_features=["a", "a", "b", "b"], top_k=2)
     np.testing.assert_array_equal(s, before)

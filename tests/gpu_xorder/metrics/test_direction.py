@@ -13,7 +13,8 @@ from gpu_xorder.utils._validation import MSG_UNKNOWN
 from support.oracles import pair_frac
 
 # a+ 6, b- 5, a- 4, b+ 3, a+ 2, b- 1 (docs/design.md, section 2)
-HAND = ([6, 5, 4, 3, 2, 1], [1, 0, 0, 1, 1, 0], ["a", "b", "a", "b", "a", "b"])
+HAND = {"y_true": [1, 0, 0, 1, 1, 0], "y_score": [6, 5, 4, 3, 2, 1],
+        "sensitive_features": ["a", "b", "a", "b", "a", "b"]}
 # every value by hand: positives of a {6, 2}, negatives of a {4}, positive of b {3},
 # negatives of b {5, 1}; the value of the group ranked higher (a) and of the other (b)
 HAND_VALUES = {
@@ -26,23 +27,23 @@ HAND_VALUES = {
 @pytest.mark.parametrize("metric", ["xauc", "prf", "urf"])
 def test_a_hand_built_ranking(metric):
     high, low = HAND_VALUES[metric]
-    found = metrics.disadvantaged_group(*HAND, metric=metric)
+    found = metrics.disadvantaged_group(**HAND, metric=metric)
     assert (found.group, found.other, found.pair) == ("b", "a", ("a", "b"))
     assert (found.value, found.reverse) == (float(low), float(high))
     assert found.disparity == float(high - low)
-    harmed = metrics.disadvantaged_group(*HAND, metric=metric, high_score="harmful")
+    harmed = metrics.disadvantaged_group(**HAND, metric=metric, high_score="harmful")
     assert (harmed.group, harmed.other) == ("a", "b")
     assert (harmed.value, harmed.reverse) == (float(high), float(low))
     assert harmed.text.endswith("with high scores harmful, that disadvantages 'a'")
 
 
 def test_the_harmful_xauc_sentence_is_about_negatives():
-    text = metrics.disadvantaged_group(*HAND, high_score="harmful").text
+    text = metrics.disadvantaged_group(**HAND, high_score="harmful").text
     # P(a- above b+) = P(4 > 3) = 1; P(b- above a+) = (5 > 2) of 4 pairs = 1/4
     assert text.startswith("negatives of group 'a' are ranked above positives of 'b' more "
                            "often than the reverse: 1 - xAUC(b, a) = 1.000 > "
                            "1 - xAUC(a, b) = 0.250")
-    text = metrics.disadvantaged_group(*HAND).text
+    text = metrics.disadvantaged_group(**HAND).text
     assert text.startswith("positives of group 'b' are ranked below negatives of 'a' more "
                            "often than the reverse: xAUC(b, a) = 0.000 < xAUC(a, b) = 0.750")
 
@@ -51,7 +52,8 @@ def test_the_harmful_xauc_sentence_is_about_negatives():
 def test_equal_sides_name_no_group(metric):
     s, y, g = [1, 1, 1, 1], [1, 0, 1, 0], ["a", "a", "b", "b"]
     for high_score in ("favourable", "harmful"):
-        found = metrics.disadvantaged_group(s, y, g, metric=metric, high_score=high_score)
+        found = metrics.disadvantaged_group(y, s, sensitive_features=g, metric=metric,
+                                            high_score=high_score)
         assert found.group is None and found.other is None and found.disparity == 0
         assert "neither group is disadvantaged" in found.text
 
@@ -91,7 +93,8 @@ def test_random_rankings_against_the_pair_definitions(seed, metric):
     y[:6], g[:6] = [1, 0, 1, 0, 1, 0], ["x", "x", "y", "y", "z", "z"]
     s = rng.integers(0, 8, n) + y + rng.integers(0, 3) * (g == "y")  # ties on purpose
     for high_score in ("favourable", "harmful"):
-        found = metrics.disadvantaged_group(s, y, g, metric=metric, high_score=high_score)
+        found = metrics.disadvantaged_group(y, s, sensitive_features=g, metric=metric,
+                                            high_score=high_score)
         group, pair, value, reverse = _oracle(s, y, g, metric, high_score)
         assert found.group == group and found.pair == pair
         assert found.value == pytest.approx(value, abs=1e-12)
@@ -119,22 +122,22 @@ def _risk_data(n=600, seed=0, push=1.0):
 @pytest.mark.parametrize("metric", ["xauc", "urf"])
 def test_pushed_up_negatives_harm_their_group_under_a_harmful_reading(metric):
     s, y, g = _risk_data()
-    assert metrics.disadvantaged_group(s, y, g, metric=metric,
+    assert metrics.disadvantaged_group(y, s, sensitive_features=g, metric=metric,
                                        high_score="harmful").group == "p"
-    assert metrics.disadvantaged_group(s, y, g, metric=metric).group == "q"
+    assert metrics.disadvantaged_group(y, s, sensitive_features=g, metric=metric).group == "q"
 
 
 def test_the_interval_of_the_pair_is_cited():
     s, y, g = _risk_data(n=200)
-    ci = metrics.confidence_intervals(s, y, g, method="delong", level=0.9)
-    found = metrics.disadvantaged_group(s, y, g, intervals=ci)
+    ci = metrics.confidence_intervals(y, s, sensitive_features=g, method="delong", level=0.9)
+    found = metrics.disadvantaged_group(y, s, sensitive_features=g, intervals=ci)
     iv = ci.disparity_pairs["xauc"]["p", "q"]
     assert found.interval == iv and iv.low > 0
     assert found.text.endswith(f"; 90% interval of their Delta-xAUC: [{iv.low:.3f}, "
                                f"{iv.high:.3f}]")
     s, y, g = _risk_data(n=60, push=0.1)
-    ci = metrics.confidence_intervals(s, y, g, method="delong")
-    found = metrics.disadvantaged_group(s, y, g, intervals=ci)
+    ci = metrics.confidence_intervals(y, s, sensitive_features=g, method="delong")
+    found = metrics.disadvantaged_group(y, s, sensitive_features=g, intervals=ci)
     assert found.interval.low == 0
     assert found.text.endswith("which holds 0: at this level the data do not say which "
                                "group it is")
@@ -144,12 +147,13 @@ def test_the_interval_of_the_pair_is_cited():
 def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match=re.escape(MSG_UNKNOWN.format(
             name="high_score", value="bad", choices=("favourable", "harmful")))):
-        metrics.disadvantaged_group(*HAND, high_score="bad")
-    other = metrics.confidence_intervals([3, 2, 1, 0], [1, 0, 1, 0], ["c", "c", "d", "d"],
+        metrics.disadvantaged_group(**HAND, high_score="bad")
+    other = metrics.confidence_intervals([1, 0, 1, 0], [3, 2, 1, 0],
+                                         sensitive_features=["c", "c", "d", "d"],
                                          method="delong")
     with pytest.raises(ValueError, match=re.escape(MSG_INTERVALS.format(
             what="MetricIntervals"))):
-        metrics.disadvantaged_group(*HAND, intervals=other)
+        metrics.disadvantaged_group(**HAND, intervals=other)
 
 
 def test_xorder_and_fair_ranker_summaries_name_the_group_both_ways():
@@ -164,10 +168,11 @@ def test_xorder_and_fair_ranker_summaries_name_the_group_both_ways():
     assert (report["metric"], report["high_score"]) == ("xauc", "harmful")
     fair = xo.transform(s2, sensitive_features=g2)
     for key, scores in (("unadjusted", s2), ("adjusted", fair)):
-        assert report[key]["auc"] == metrics.auc(scores, y2)
-        assert report[key]["disparity"] == metrics.disparity(scores, y2, g2)
-        assert report[key]["disadvantaged"] == metrics.disadvantaged_group(
-            scores, y2, g2, high_score="harmful")
+        assert report[key]["auc"] == metrics.auc(y2, scores)
+        assert report[key]["disparity"] == metrics.disparity(y2, scores, sensitive_features=g2)
+        assert report[key]["disadvantaged"] == metrics.disadvantaged_group(y2, scores,
+                                                                           sensitive_features=g2,
+                                                                           high_score="harmful")
     assert report["unadjusted"]["disadvantaged"].group == "p"
     assert report["adjusted"]["disparity"] < report["unadjusted"]["disparity"]
     assert xo.summary(s2, y2, sensitive_features=g2)["unadjusted"][

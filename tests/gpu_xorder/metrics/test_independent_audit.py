@@ -158,19 +158,22 @@ def close(a, b, tol=1e-12):
 def test_metrics_equal_the_pair_loops_to_the_bit(seed, kind):
     s, y, grp = nasty(seed, kind)
     labels = sorted_labels(grp)
-    assert metrics.auc(s, y) == float(o_auc(s, y, grp))
+    assert metrics.auc(y, s) == float(o_auc(s, y, grp))
     for g in labels:
-        assert metrics.prf(s, y, grp, g) == float(o_prf(s, y, grp, g))
+        assert metrics.prf(y, s, sensitive_features=grp, g=g) == float(o_prf(s, y, grp, g))
         for h in labels:
-            assert metrics.xauc(s, y, grp, g, h) == float(o_xauc(s, y, grp, g, h))
+            assert metrics.xauc(y, s, sensitive_features=grp, g=g, h=h) == float(
+                o_xauc(s, y, grp, g, h))
             if g != h:
-                assert close(metrics.urf(s, grp, g, h), abs(o_urf_signed(s, grp, g, h)))
+                assert close(metrics.urf(None, s, sensitive_features=grp, g=g, h=h),
+                             abs(o_urf_signed(s, grp, g, h)))
     for metric in METRICS:
         want = o_pairs(s, y, grp, metric)
-        got = metrics.disparity_pairs(s, y, grp, metric)
+        got = metrics.disparity_pairs(y, s, sensitive_features=grp, metric=metric)
         assert list(got) == list(want)  # sorted label order, g < h
         assert all(close(got[p], want[p]) for p in want)
-        assert close(metrics.disparity(s, y, grp, metric), max(want.values()))
+        assert close(metrics.disparity(y, s, sensitive_features=grp, metric=metric),
+                     max(want.values()))
 
 
 @pytest.mark.parametrize("one", ["positive", "negative"])
@@ -179,7 +182,7 @@ def test_one_positive_or_one_negative_in_a_group(seed, one):
     s, y, grp = nasty(seed, "str", one=one)
     for metric in METRICS:
         want = o_pairs(s, y, grp, metric)
-        got = metrics.disparity_pairs(s, y, grp, metric)
+        got = metrics.disparity_pairs(y, s, sensitive_features=grp, metric=metric)
         assert all(close(got[p], want[p]) for p in want)
 
 
@@ -201,20 +204,24 @@ def test_scikit_learn_order_gives_the_same_numbers(seed):
 def test_weighted_metrics_equal_the_weighted_pair_loops(seed):
     s, y, grp, w = nasty(seed, "int", weights=True)
     labels = sorted_labels(grp)
-    assert close(metrics.auc(s, y, sample_weight=w), o_auc(s, y, grp, w))
+    assert close(metrics.auc(y, s, sample_weight=w), o_auc(s, y, grp, w))
     for g in labels:
-        assert close(metrics.prf(s, y, grp, g, sample_weight=w), o_prf(s, y, grp, g, w))
+        assert close(metrics.prf(y, s, sensitive_features=grp, g=g, sample_weight=w),
+                     o_prf(s, y, grp, g, w))
         for h in labels:
-            assert close(metrics.xauc(s, y, grp, g, h, sample_weight=w),
+            assert close(metrics.xauc(y, s, sensitive_features=grp, g=g, h=h, sample_weight=w),
                          o_xauc(s, y, grp, g, h, w))
             if g != h:
-                assert close(metrics.urf(s, grp, g, h, sample_weight=w),
+                assert close(metrics.urf(None, s, sensitive_features=grp, g=g, h=h,
+                                         sample_weight=w),
                              abs(o_urf_signed(s, grp, g, h, w)))
     for metric in METRICS:
         want = o_pairs(s, y, grp, metric, w)
-        got = metrics.disparity_pairs(s, y, grp, metric, sample_weight=w)
+        got = metrics.disparity_pairs(y, s, sensitive_features=grp, metric=metric,
+                                      sample_weight=w)
         assert all(close(got[p], want[p]) for p in want)
-        assert close(metrics.disparity(s, y, grp, metric, sample_weight=w),
+        assert close(metrics.disparity(y, s, sensitive_features=grp, metric=metric,
+                                       sample_weight=w),
                      max(want.values()))
 
 
@@ -254,7 +261,8 @@ def o_disadvantage(s, y, grp, metric, high_score, pair=None):
 @pytest.mark.parametrize("seed", SEEDS)
 def test_disadvantaged_group_by_the_definitions(seed, metric, high_score):
     s, y, grp = nasty(seed, ("int", "float", "str")[seed % 3])
-    found = metrics.disadvantaged_group(s, y, grp, metric=metric, high_score=high_score)
+    found = metrics.disadvantaged_group(y, s, sensitive_features=grp, metric=metric,
+                                        high_score=high_score)
     # which of several exactly tied pairs is named: test_tied_pairs_... below
     assert found.pair in o_tied_pairs(s, y, grp, metric)
     pair, group, other, value, reverse = o_disadvantage(s, y, grp, metric, high_score,
@@ -273,7 +281,8 @@ def test_the_two_readings_name_opposite_groups_on_a_hand_ranking(high_score):
     s = [6, 5, 4, 3, 2, 1]
     y = [1, 0, 1, 0, 1, 0]
     grp = ["a", "a", "a", "b", "b", "b"]
-    found = metrics.disadvantaged_group(s, y, grp, metric="xauc", high_score=high_score)
+    found = metrics.disadvantaged_group(y, s, sensitive_features=grp, metric="xauc",
+                                        high_score=high_score)
     assert found.group == ("b" if high_score == "favourable" else "a")
     assert (found.value, found.reverse) == ((0.0, 1.0) if high_score == "favourable"
                                             else (1.0, 0.0))
@@ -303,7 +312,7 @@ def test_tied_pairs_name_the_first_in_sorted_label_order():
     # two pairs with exactly the same Delta-xAUC (1/3), whose floats differ in the
     # last place: the first pair in sorted label order is named, as design.md says
     s, y, grp = tied_deltas()
-    found = metrics.disadvantaged_group(s, y, grp, metric="xauc")
+    found = metrics.disadvantaged_group(y, s, sensitive_features=grp, metric="xauc")
     assert (found.pair, found.group) == (("a", "b"), "b")
 
 
@@ -470,19 +479,21 @@ def assert_interval(got, estimate, limits):
 def test_delong_intervals_from_the_definition(seed, one, level):
     s, y, grp = nasty(seed, ("int", "float", "str")[seed % 3], one=one)
     labels = sorted_labels(grp)
-    ci = metrics.confidence_intervals(s, y, grp, level=level, method="delong")
+    ci = metrics.confidence_intervals(y, s, sensitive_features=grp, level=level,
+                                      method="delong")
     assert ci.groups == tuple(labels) and ci.level == level
     for metric in METRICS:  # the estimate is the metric function's value, to the bit
         assert ci.disparity[metric] is None or (
-            ci.disparity[metric].estimate == metrics.disparity(s, y, grp, metric))
+            ci.disparity[metric].estimate == metrics.disparity(y, s, sensitive_features=grp,
+                                                               metric=metric))
     pos, neg = members(s, y, grp, None, 1)[0], members(s, y, grp, None, 0)[0]
     var = o_delong(pos, neg)[0]
-    assert close(metrics.auc_variance(s, y), var)
+    assert close(metrics.auc_variance(y, s), var)
     assert_interval(ci.auc, o_auc(s, y, grp), o_normal(o_auc(s, y, grp), var, level))
     for g in labels:
         for h in labels:
             var = o_delong(members(s, y, grp, g, 1)[0], members(s, y, grp, h, 0)[0])[0]
-            got_var = metrics.xauc_variance(s, y, grp, g, h)
+            got_var = metrics.xauc_variance(y, s, sensitive_features=grp, g=g, h=h)
             assert math.isnan(got_var) if var is None else close(got_var, var)
             est = o_xauc(s, y, grp, g, h)
             got = ci.auc_within[g] if g == h else ci.xauc[g, h]
@@ -517,9 +528,9 @@ def test_delong_intervals_from_the_definition(seed, one, level):
 def test_delong_interval_of_a_hand_example():
     # two positives (3, 1), two negatives (2, 0): V10 = (1, 1/2), V01 = (1/2, 1),
     # AUC 3/4, S10 = S01 = 1/8, variance 1/16 + 1/16 = 1/8
-    assert metrics.auc_variance([3, 2, 1, 0], [1, 0, 1, 0]) == pytest.approx(0.125)
-    ci = metrics.confidence_intervals([3, 2, 1, 0, 5, 4], [1, 0, 1, 0, 1, 0],
-                                      [0, 0, 0, 0, 1, 1], method="delong")
+    assert metrics.auc_variance([1, 0, 1, 0], [3, 2, 1, 0]) == pytest.approx(0.125)
+    ci = metrics.confidence_intervals([1, 0, 1, 0, 1, 0], [3, 2, 1, 0, 5, 4],
+                                      sensitive_features=[0, 0, 0, 0, 1, 1], method="delong")
     assert ci.auc_within[0].estimate == 0.75
     z = o_z(0.95)
     assert ci.auc_within[0].low == pytest.approx(0.75 - z * math.sqrt(0.125))
@@ -566,8 +577,9 @@ def test_bootstrap_intervals_from_the_resampling_scheme(seed, level):
     s, y, grp = nasty(seed, ("int", "float", "str")[seed % 3])
     labels = sorted_labels(grp)
     n_boot, pairs = 150, list(combinations(labels, 2))
-    ci = metrics.confidence_intervals(s, y, grp, level=level, method="bootstrap",
-                                      n_bootstrap=n_boot, random_state=seed + 11)
+    ci = metrics.confidence_intervals(y, s, sensitive_features=grp, level=level,
+                                      method="bootstrap", n_bootstrap=n_boot,
+                                      random_state=seed + 11)
     grp_arr = np.asarray(grp, dtype=object)
     stats = {"auc": [], "xauc": [], "prf": [], "xauc_d": [], "prf_d": [], "urf_d": []}
     for idx in o_bootstrap_resamples(s, y, grp, n_boot, seed + 11):
@@ -636,7 +648,8 @@ def test_xroc_band_is_clopper_pearson_of_both_shares(seed, max_points):
     s, y, grp = nasty(seed, "str", k=2)
     g, h = sorted_labels(grp)
     level = 0.9
-    band = metrics.xroc_band(s, y, grp, g, h, level=level, max_points=max_points)
+    band = metrics.xroc_band(y, s, sensitive_features=grp, g=g, h=h, level=level,
+                             max_points=max_points)
     pos, neg = members(s, y, grp, g, 1)[0], members(s, y, grp, h, 0)[0]
     distinct = sorted(set(pos) | set(neg), reverse=True)
     t = band.thresholds
@@ -669,7 +682,7 @@ def test_xroc_curve_shares_and_area(seed):
     s, y, grp = nasty(seed, ("int", "float", "str")[seed % 3])
     labels = sorted_labels(grp)
     g, h = labels[-1], labels[0]
-    fpr, tpr, t = metrics.xroc_curve(s, y, grp, g, h)
+    fpr, tpr, t = metrics.xroc_curve(y, s, sensitive_features=grp, g=g, h=h)
     pos, neg = members(s, y, grp, g, 1)[0], members(s, y, grp, h, 0)[0]
     assert t[0] == np.inf and fpr[0] == tpr[0] == 0
     for c in range(1, len(t)):
@@ -701,7 +714,7 @@ def o_xauc_or_none(s, y, grp, g, h):
 def test_delong_where_a_group_lacks_a_label(seed, what):
     s, y, grp = lacking(seed, what)
     labels = sorted_labels(grp)
-    ci = metrics.confidence_intervals(s, y, grp, method="delong")
+    ci = metrics.confidence_intervals(y, s, sensitive_features=grp, method="delong")
     for g in labels:
         for h in labels:
             est = o_xauc_or_none(s, y, grp, g, h)
@@ -749,7 +762,7 @@ def test_intersections_of_two_columns_are_groups(seed):
             for t in (0, 1)) else None
         if want is None:
             continue
-        got = metrics.disparity_pairs(s, y, both, metric)
+        got = metrics.disparity_pairs(y, s, sensitive_features=both, metric=metric)
         assert list(got) == list(want)
         assert all(close(got[p], want[p]) for p in want)
 
@@ -806,8 +819,8 @@ def test_frame_oracle_of_a_group_without_positives():
     s, y, grp = frame_with_a_group_without_positives()
     assert o_xauc(s, y, grp, "a", "b") == 1 and o_xauc(s, y, grp, "b", "a") == Fraction(3, 4)
     assert o_signed(s, y, grp, "prf", "a", "b") == Fraction(1, 6)
-    ci = metrics.confidence_intervals(s, y, grp, method="bootstrap", n_bootstrap=50,
-                                      random_state=0)
+    ci = metrics.confidence_intervals(y, s, sensitive_features=grp, method="bootstrap",
+                                      n_bootstrap=50, random_state=0)
     # the intervals define the pair (a, b), whose groups have both labels
     assert ci.disparity_pairs["xauc"]["a", "b"].estimate == 0.25
     assert close(ci.disparity_pairs["prf"]["a", "b"].estimate, Fraction(1, 6))

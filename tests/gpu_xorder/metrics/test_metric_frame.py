@@ -80,7 +80,8 @@ def test_difference_is_metrics_disparity(weighted):
     difference = frame.difference()
     assert difference.index.tolist() == ["auc", "xauc", "prf", "urf"]
     for m in ("xauc", "prf", "urf"):  # the very same float
-        assert difference[m] == metrics.disparity(SCORES, Y, GROUPS, m, sample_weight=w)
+        assert difference[m] == metrics.disparity(Y, SCORES, sensitive_features=GROUPS,
+                                                  metric=m, sample_weight=w)
     within = [brute(SCORES, Y, GROUPS, w, "xauc", g, g) for g in LABELS]
     assert difference["auc"] == pytest.approx(max(within) - min(within), abs=1e-12)
 
@@ -92,7 +93,8 @@ def test_a_subset_of_metrics_and_named_groups():
     assert frame.by_group.columns.tolist() == ["n", "positives"]
     assert frame.by_group.index.name == "race"
     assert frame.by_pair.columns.tolist() == ["xauc_ab", "xauc_ba", "xauc"]
-    assert frame.difference().to_dict() == {"xauc": metrics.disparity(SCORES, Y, race)}
+    assert frame.difference().to_dict() == {"xauc": metrics.disparity(Y, SCORES,
+                                                                      sensitive_features=race)}
     got = frame.intervals(n_bootstrap=50, random_state=0)
     assert got["by_group"].shape == (2, 0) and got["difference"].index.tolist() == ["xauc"]
     assert got["by_pair"].columns.get_level_values(0).unique().tolist() == [
@@ -102,7 +104,8 @@ def test_a_subset_of_metrics_and_named_groups():
     assert frame.by_group.index.name == "race & sex"
     assert frame.by_group.index.tolist() == ["non-white & f", "non-white & m",
                                              "white & f", "white & m"]
-    assert frame.difference()["prf"] == metrics.disparity(SCORES, Y, both, "prf")
+    assert frame.difference()["prf"] == metrics.disparity(Y, SCORES, sensitive_features=both,
+                                                          metric="prf")
     for bad in ([], ["auc", "ndcg"], 3, [3], {"f": 3}):
         with pytest.raises(ValueError, match=re.escape(MSG_METRICS.format(
                 choices=("auc", "xauc", "prf", "urf"), value=bad))):
@@ -128,15 +131,17 @@ def test_undefined_values_are_nan():
         pair_frac(SCORES[GROUPS == "z"], SCORES[(GROUPS == "x") & (y == 0)]), abs=1e-12)
     difference = frame.difference()
     assert np.isnan(difference["xauc"]) and np.isnan(difference["auc"])
-    assert difference["prf"] == metrics.disparity(SCORES, y, GROUPS, "prf")
+    assert difference["prf"] == metrics.disparity(y, SCORES, sensitive_features=GROUPS,
+                                                  metric="prf")
     with pytest.raises(ValueError, match="group 'z' has no negatives"):
-        metrics.disparity(SCORES, y, GROUPS)
+        metrics.disparity(y, SCORES, sensitive_features=GROUPS)
 
 
 def test_intervals_are_those_of_confidence_intervals():
     frame = RankingMetricFrame(Y, SCORES, sensitive_features=GROUPS)
     got = frame.intervals(n_bootstrap=300, random_state=4)
-    ci = metrics.confidence_intervals(SCORES, Y, GROUPS, n_bootstrap=300, random_state=4)
+    ci = metrics.confidence_intervals(Y, SCORES, sensitive_features=GROUPS, n_bootstrap=300,
+                                      random_state=4)
     assert list(got) == ["overall", "by_group", "by_pair", "difference"]
     assert tuple(got["overall"].loc["auc"]) == tuple(ci.auc)
     for g in LABELS:
@@ -164,14 +169,17 @@ def test_intervals_are_those_of_confidence_intervals():
     z = NormalDist().inv_cdf(0.975)
     for a, b in PAIRS:
         d = frame.by_group.loc[a, "auc"] - frame.by_group.loc[b, "auc"]
-        half = z * math.sqrt(metrics.xauc_variance(SCORES, Y, GROUPS, a, a)
-                             + metrics.xauc_variance(SCORES, Y, GROUPS, b, b))
+        half = z * math.sqrt(metrics.xauc_variance(Y, SCORES, sensitive_features=GROUPS, g=a,
+                                                   h=a)
+                             + metrics.xauc_variance(Y, SCORES, sensitive_features=GROUPS, g=b,
+                                                     h=b))
         lo, hi = max(d - half, -1.0), min(d + half, 1.0)
         want = (0.0 if lo <= 0 <= hi else min(abs(lo), abs(hi)), max(abs(lo), abs(hi)))
         assert tuple(delong["by_pair"].loc[(a, b), "auc"][["low", "high"]]) == \
             pytest.approx(want, abs=1e-12)
     assert tuple(delong["difference"].loc["xauc"]) == tuple(
-        metrics.confidence_intervals(SCORES, Y, GROUPS, method="delong").disparity["xauc"])
+        metrics.confidence_intervals(Y, SCORES, sensitive_features=GROUPS,
+                                     method="delong").disparity["xauc"])
     weighted = RankingMetricFrame(Y, SCORES, sensitive_features=GROUPS, sample_weight=WEIGHTS)
     with pytest.raises(ValueError, match=MSG_WEIGHTED_INTERVALS):
         weighted.intervals()
@@ -267,7 +275,7 @@ def test_callable_metric_undefined_in_a_group_and_bad_names():
 def test_decisions_are_decision_rates():
     frame = RankingMetricFrame(Y, SCORES, sensitive_features=GROUPS)
     got = frame.decisions(top_k=20, level=0.9)
-    d = metrics.decision_rates(SCORES, Y, GROUPS, top_k=20, level=0.9)
+    d = metrics.decision_rates(Y, SCORES, sensitive_features=GROUPS, top_k=20, level=0.9)
     table = got["by_group"]
     assert table.index.tolist() == LABELS
     for g in LABELS:

@@ -63,14 +63,20 @@ def loop_bootstrap(s, y, g, level, n_bootstrap, seed):
             items += [m[d] for d in draw[start:start + m.size]]
             start += m.size
         sb, yb, gb = s[items], y[items], g[items]
-        keep("auc", metrics.auc(sb, yb))
+        keep("auc", metrics.auc(yb, sb))
         for a in labels:
-            keep(("prf", a), metrics.prf(sb, yb, gb, a))
+            keep(("prf", a), metrics.prf(yb, sb, sensitive_features=gb, g=a))
             for b in labels:
-                keep(("xauc", a, b), metrics.xauc(sb, yb, gb, a, b))
+                keep(("xauc", a, b), metrics.xauc(yb, sb, sensitive_features=gb, g=a, h=b))
         for a, b in pairs:
-            keep(("dx", a, b), metrics.xauc(sb, yb, gb, a, b) - metrics.xauc(sb, yb, gb, b, a))
-            keep(("dp", a, b), metrics.prf(sb, yb, gb, a) - metrics.prf(sb, yb, gb, b))
+            keep(("dx", a, b), metrics.xauc(yb, sb, sensitive_features=gb, g=a,
+                                            h=b) - metrics.xauc(yb, sb,
+                                                                             sensitive_features=gb,
+                                                                             g=b, h=a))
+            keep(("dp", a, b), metrics.prf(yb, sb, sensitive_features=gb,
+                                           g=a) - metrics.prf(yb, sb,
+                                                                        sensitive_features=gb,
+                                                                        g=b))
             up, down = half_wins2(sb[gb == a], sb[gb == b]), (
                 (gb == a).sum() * (gb == b).sum())
             keep(("du", a, b), (up - down) / down)
@@ -111,21 +117,21 @@ def loop_delong(x, y):
 @pytest.mark.parametrize("method", ["bootstrap", "delong"])
 def test_estimates_are_the_metrics(method):
     s, y, g = tiny()
-    ci = metrics.confidence_intervals(s, y, g, method=method,
+    ci = metrics.confidence_intervals(y, s, sensitive_features=g, method=method,
                                       n_bootstrap=50 if method == "bootstrap" else None,
                                       random_state=1)
-    assert ci.auc.estimate == metrics.auc(s, y)
+    assert ci.auc.estimate == metrics.auc(y, s)
     for (a, b), iv in ci.xauc.items():
-        assert iv.estimate == metrics.xauc(s, y, g, a, b)
+        assert iv.estimate == metrics.xauc(y, s, sensitive_features=g, g=a, h=b)
     for a, iv in ci.auc_within.items():
-        assert iv.estimate == metrics.xauc(s, y, g, a, a)
-        assert ci.prf[a].estimate == metrics.prf(s, y, g, a)
+        assert iv.estimate == metrics.xauc(y, s, sensitive_features=g, g=a, h=a)
+        assert ci.prf[a].estimate == metrics.prf(y, s, sensitive_features=g, g=a)
     for m in ("xauc", "prf", "urf"):
-        pairs = metrics.disparity_pairs(s, y, g, m)
+        pairs = metrics.disparity_pairs(y, s, sensitive_features=g, metric=m)
         assert {p: iv.estimate for p, iv in ci.disparity_pairs[m].items()} == pairs
         assert ci.disparity[m].estimate == max(pairs.values())
     assert {p: iv.estimate for p, iv in ci.urf.items()} == {
-        (a, b): metrics.urf(s, g, a, b) for a, b in ci.urf}
+        (a, b): metrics.urf(None, s, sensitive_features=g, g=a, h=b) for a, b in ci.urf}
     every = [ci.auc, *ci.xauc.values(), *ci.prf.values(), *ci.urf.values(),
              *ci.disparity.values()]
     assert all(0 <= iv.low <= iv.estimate <= iv.high <= 1 for iv in every)
@@ -136,8 +142,8 @@ def test_bootstrap_equals_a_loop_over_the_metrics():
     interval, and the maximum over three pairs at the Bonferroni level."""
     s, y, g = tiny()
     level, n_boot = 0.9, 120
-    ci = metrics.confidence_intervals(s, y, g, level=level, n_bootstrap=n_boot,
-                                      random_state=7)
+    ci = metrics.confidence_intervals(y, s, sensitive_features=g, level=level,
+                                      n_bootstrap=n_boot, random_state=7)
     values, pairs = loop_bootstrap(s, y, g, level, n_boot, 7)
     assert (ci.auc.low, ci.auc.high) == quantiles(values["auc"], level)
     for a in ci.groups:
@@ -159,10 +165,12 @@ def test_bootstrap_equals_a_loop_over_the_metrics():
 
 def test_bootstrap_does_not_depend_on_chunks(monkeypatch):
     s, y, g = tiny(n=60, ties=False)
-    whole = metrics.confidence_intervals(s, y, g, n_bootstrap=64, random_state=3)
+    whole = metrics.confidence_intervals(y, s, sensitive_features=g, n_bootstrap=64,
+                                         random_state=3)
     monkeypatch.setattr(_uncertainty, "CHUNK_ELEMENTS", 5 * 60 * 6)  # chunks of 5
-    assert metrics.confidence_intervals(s, y, g, n_bootstrap=64, random_state=3) == whole
-    gen = metrics.confidence_intervals(s, y, g, n_bootstrap=64,
+    assert metrics.confidence_intervals(y, s, sensitive_features=g, n_bootstrap=64,
+                                        random_state=3) == whole
+    gen = metrics.confidence_intervals(y, s, sensitive_features=g, n_bootstrap=64,
                                        random_state=np.random.default_rng(0))
     assert gen != whole and gen.auc.estimate == whole.auc.estimate
 
@@ -170,10 +178,11 @@ def test_bootstrap_does_not_depend_on_chunks(monkeypatch):
 def test_delong_variances_equal_the_loop_formula():
     s, y, g = tiny(n=40, k=2)
     pos, neg = s[y == 1], s[y == 0]
-    assert metrics.auc_variance(s, y) == pytest.approx(loop_delong(pos, neg), rel=1e-12)
+    assert metrics.auc_variance(y, s) == pytest.approx(loop_delong(pos, neg), rel=1e-12)
     for a, b in (("g0", "g1"), ("g1", "g0"), ("g1", "g1")):
         x, z = s[(g == a) & (y == 1)], s[(g == b) & (y == 0)]
-        assert metrics.xauc_variance(s, y, g, a, b) == pytest.approx(loop_delong(x, z),
+        assert metrics.xauc_variance(y, s, sensitive_features=g, g=a,
+                                     h=b) == pytest.approx(loop_delong(x, z),
                                                                      rel=1e-12)
     var = _delong.delong_variances(s, y, (g == "g1").astype(int), 2)
     # PRF(g0) - PRF(g1): independent positives, shared negatives
@@ -189,7 +198,7 @@ def test_delong_variances_equal_the_loop_formula():
         + loop_delong(s[(g == "g1") & (y == 1)], s[(g == "g0") & (y == 0)]), rel=1e-12)
     assert var["pairs"]["urf"][0] == pytest.approx(
         4 * loop_delong(s[g == "g0"], s[g == "g1"]), rel=1e-12)
-    ci = metrics.confidence_intervals(s, y, g, method="delong", level=0.9)
+    ci = metrics.confidence_intervals(y, s, sensitive_features=g, method="delong", level=0.9)
     half = NormalDist().inv_cdf(0.95) * np.sqrt(loop_delong(pos, neg))
     assert (ci.auc.low, ci.auc.high) == pytest.approx(
         (ci.auc.estimate - half, ci.auc.estimate + half), rel=1e-12)
@@ -218,8 +227,8 @@ def test_coverage_on_simulated_data():
     for _ in range(200):
         s = np.concatenate([rng.normal(mu[k], 1, size[k]) for k in keys])
         for method, n_boot in (("bootstrap", 300), ("delong", None)):
-            ci = metrics.confidence_intervals(s, y, g, method=method, n_bootstrap=n_boot,
-                                              random_state=rng)
+            ci = metrics.confidence_intervals(y, s, sensitive_features=g, method=method,
+                                              n_bootstrap=n_boot, random_state=rng)
             covered[method][0] += ci.auc.low <= true_auc <= ci.auc.high
             dx = ci.disparity["xauc"]
             covered[method][1] += dx.low <= true_dx <= dx.high
@@ -233,7 +242,7 @@ def test_undefined_values_are_none():
     y = np.array([1, 0, 1, 0, 0, 1, 0])
     g = np.array(["a", "a", "a", "b", "b", "c", "c"])  # b has no positives
     for method in ("bootstrap", "delong"):
-        ci = metrics.confidence_intervals(s, y, g, method=method,
+        ci = metrics.confidence_intervals(y, s, sensitive_features=g, method=method,
                                           n_bootstrap=30 if method == "bootstrap" else None,
                                           random_state=0)
         assert ci.xauc["b", "a"] is None and ci.prf["b"] is None
@@ -242,9 +251,11 @@ def test_undefined_values_are_none():
         assert ci.urf["a", "b"] is not None
     # one positive in c: DeLong cannot estimate S10, the bootstrap can
     assert ci.xauc["c", "a"] is None
-    boot = metrics.confidence_intervals(s, y, g, n_bootstrap=30, random_state=0)
+    boot = metrics.confidence_intervals(y, s, sensitive_features=g, n_bootstrap=30,
+                                        random_state=0)
     assert boot.xauc["c", "a"] is not None
-    one_group = metrics.confidence_intervals(s, y, np.zeros(7), n_bootstrap=10)
+    one_group = metrics.confidence_intervals(y, s, sensitive_features=np.zeros(7),
+                                             n_bootstrap=10)
     assert one_group.disparity == {"xauc": None, "prf": None, "urf": None}
 
 
@@ -257,9 +268,9 @@ def test_undefined_values_are_none():
 def test_bad_parameters(kwargs, message):
     s, y, g = tiny()
     with pytest.raises(ValueError, match=re.escape(message)):
-        metrics.confidence_intervals(s, y, g, **kwargs)
+        metrics.confidence_intervals(y, s, sensitive_features=g, **kwargs)
     with pytest.raises(ValueError, match="y has no positives"):
-        metrics.confidence_intervals(s, np.zeros(s.size), g)
+        metrics.confidence_intervals(np.zeros(s.size), s, sensitive_features=g)
 
 
 def test_a_bool_or_text_level_or_a_float_n_bootstrap_is_a_type_error():
@@ -267,10 +278,10 @@ def test_a_bool_or_text_level_or_a_float_n_bootstrap_is_a_type_error():
     for level, message in ((True, "level must be a number, not the bool True"),
                            ("0.9", re.escape(MSG_LEVEL.format(value="0.9")))):
         with pytest.raises(TypeError, match=message):
-            metrics.confidence_intervals(s, y, g, level=level)
+            metrics.confidence_intervals(y, s, sensitive_features=g, level=level)
     for n in (2.0, True):
         with pytest.raises(TypeError, match=re.escape(MSG_N_BOOTSTRAP.format(value=n))):
-            metrics.confidence_intervals(s, y, g, n_bootstrap=n)
+            metrics.confidence_intervals(y, s, sensitive_features=g, n_bootstrap=n)
 
 
 # ---------------------------------------------------------------- bounded work (issue #25)
@@ -278,23 +289,27 @@ def test_a_bool_or_text_level_or_a_float_n_bootstrap_is_a_type_error():
 def test_delong_refuses_n_bootstrap():
     s, y, g = tiny()
     with pytest.raises(ValueError, match=re.escape(MSG_BOOTSTRAP_DELONG)):
-        metrics.confidence_intervals(s, y, g, method="delong", n_bootstrap=2000)
-    assert metrics.confidence_intervals(s, y, g, method="delong").n_bootstrap is None
-    assert metrics.confidence_intervals(s, y, g, random_state=0).n_bootstrap == 2000
+        metrics.confidence_intervals(y, s, sensitive_features=g, method="delong",
+                                     n_bootstrap=2000)
+    assert metrics.confidence_intervals(y, s, sensitive_features=g,
+                                        method="delong").n_bootstrap is None
+    assert metrics.confidence_intervals(y, s, sensitive_features=g,
+                                        random_state=0).n_bootstrap == 2000
 
 
 def test_absurd_resample_counts_are_refused_up_front(monkeypatch):
     s, y, g = tiny()
     with pytest.raises(ValueError, match=re.escape(MSG_N_BOOTSTRAP_MAX.format(
             value=MAX_BOOTSTRAP + 1, limit=MAX_BOOTSTRAP))):
-        metrics.confidence_intervals(s, y, g, n_bootstrap=MAX_BOOTSTRAP + 1)
+        metrics.confidence_intervals(y, s, sensitive_features=g, n_bootstrap=MAX_BOOTSTRAP + 1)
     # the statistics kept per resample are checked against the memory before any work
     need = _uncertainty.bootstrap_bytes(10**5, 3)
     monkeypatch.setattr(_uncertainty, "_bootstrap_budget", lambda: need - 1)
     monkeypatch.setattr(_uncertainty, "bootstrap_statistics", None)  # never reached
     with pytest.raises(MemoryError, match=r"100000 bootstrap resamples of 3 groups keep "
                                           r"[0-9.]+ GiB .*use at most 99999 resamples"):
-        metrics.confidence_intervals(s, y, g, n_bootstrap=10**5, random_state=0)
+        metrics.confidence_intervals(y, s, sensitive_features=g, n_bootstrap=10**5,
+                                     random_state=0)
 
 
 def test_child_seeds_are_the_spawned_seeds():
@@ -315,9 +330,11 @@ def test_bootstrap_memory_grows_only_by_the_statistics_kept():
     s, y, g = tiny(n=20, k=2, ties=False)
     peaks = {}
     for n_boot in (1000, 21000):
-        metrics.confidence_intervals(s, y, g, n_bootstrap=50, random_state=0)  # warm
+        metrics.confidence_intervals(y, s, sensitive_features=g, n_bootstrap=50,
+                                     random_state=0)  # warm
         tracemalloc.start()
-        metrics.confidence_intervals(s, y, g, n_bootstrap=n_boot, random_state=0)
+        metrics.confidence_intervals(y, s, sensitive_features=g, n_bootstrap=n_boot,
+                                     random_state=0)
         peaks[n_boot] = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
     grown = peaks[21000] - peaks[1000]
@@ -333,7 +350,7 @@ rng = np.random.default_rng(0)
 s, y, g = rng.random(400), rng.integers(0, 2, 400), rng.integers(0, 2, 400)
 print("go", flush=True)
 try:
-    metrics.confidence_intervals(s, y, g, n_bootstrap=10**6, random_state=0,
+    metrics.confidence_intervals(y, s, sensitive_features=g, n_bootstrap=10**6, random_state=0,
                                  n_jobs={n_jobs})
 except KeyboardInterrupt:
     print(time.time(), flush=True)

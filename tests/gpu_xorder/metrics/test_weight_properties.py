@@ -56,13 +56,15 @@ def repeated(s, y, g, w):
 def library(s, y, g, w):
     """Every weighted metric of the library, in one flat array."""
     labels = np.unique(g).tolist()
-    out = [metrics.auc(s, y, sample_weight=w)]
-    out += [metrics.xauc(s, y, g, a, b, sample_weight=w) for a in labels for b in labels]
-    out += [metrics.prf(s, y, g, a, sample_weight=w) for a in labels]
-    out += [metrics.urf(s, g, a, b, sample_weight=w) for a in labels for b in labels
+    out = [metrics.auc(y, s, sample_weight=w)]
+    out += [metrics.xauc(y, s, sensitive_features=g, g=a, h=b,
+                         sample_weight=w) for a in labels for b in labels]
+    out += [metrics.prf(y, s, sensitive_features=g, g=a, sample_weight=w) for a in labels]
+    out += [metrics.urf(None, s, sensitive_features=g, g=a, h=b,
+                        sample_weight=w) for a in labels for b in labels
             if a < b]
     for m in ("xauc", "prf", "urf"):
-        pairs = metrics.disparity_pairs(s, y, g, m, sample_weight=w)
+        pairs = metrics.disparity_pairs(y, s, sensitive_features=g, metric=m, sample_weight=w)
         out += [pairs[a, b] for a in labels for b in labels if a < b]
         out.append(metrics.disparity(y, s, sensitive_features=g, metric=m,
                                      sample_weight=w))

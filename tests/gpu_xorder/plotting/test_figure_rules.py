@@ -41,19 +41,20 @@ def texts(fig):
 def figures():
     s, y, g = data()
     fig = Figure(figsize=(5.5, 6), layout="constrained")
-    gpu_xorder.plot_xroc(s, y, g, band=0.9, ax=fig.add_subplot())
+    gpu_xorder.plot_xroc(y, s, sensitive_features=g, band=0.9, ax=fig.add_subplot())
     yield fig
     fig = Figure(figsize=(6, 4.6), layout="constrained")
-    gpu_xorder.plot_score_distributions(s, g, y, scale="rank", ax=fig.add_subplot())
+    gpu_xorder.plot_score_distributions(y, s, sensitive_features=g, scale="rank",
+                                        ax=fig.add_subplot())
     yield fig
     fig = Figure(figsize=(9, 5), layout="constrained")
-    ci = {"s": metrics.confidence_intervals(s, y, g, method="delong"),
-          "t": metrics.confidence_intervals(-s, y, g, method="delong")}
+    ci = {"s": metrics.confidence_intervals(y, s, sensitive_features=g, method="delong"),
+          "t": metrics.confidence_intervals(y, -s, sensitive_features=g, method="delong")}
     gpu_xorder.plot_intervals(ci, ax=fig.add_subplot())
     yield fig
     models = xorder_path(s, y, sensitive_features=g, lams=[0.0, 0.5], backend="numpy")
     fig = Figure(figsize=(6, 5.5), layout="constrained")
-    gpu_xorder.plot_tradeoff(models, chosen=0.5, data=(s, y, g), level=0.9,
+    gpu_xorder.plot_tradeoff(models, chosen=0.5, data=(y, s, g), level=0.9,
                              ax=fig.add_subplot())
     yield fig
 
@@ -122,4 +123,5 @@ def test_rank_scale_is_flat_over_all_items_and_ties_share():
     np.testing.assert_allclose(rank_shares(np.array([1.0, 2.0, 2.0, 3.0])),
                                [0.125, 0.5, 0.5, 0.875])
     with pytest.raises(ValueError, match="unknown scale"):
-        gpu_xorder.plot_score_distributions([1, 2], ["a", "b"], scale="log")
+        gpu_xorder.plot_score_distributions(None, [1, 2], sensitive_features=["a", "b"],
+                                            scale="log")

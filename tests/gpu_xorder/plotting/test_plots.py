@@ -47,27 +47,29 @@ def saved(ax, path):
 
 def test_xroc_curves_are_the_metrics(tmp_path):
     s, y, g = data()
-    ax = gpu_xorder.plot_xroc(s, y, g)
+    ax = gpu_xorder.plot_xroc(y, s, sensitive_features=g)
     assert isinstance(ax, Axes) and isinstance(ax.figure, Figure)
     curves = ax.get_lines()[:-1]  # the last is the diagonal
     assert len(curves) == 6
     for line in curves:
         a, b = re.match(r"(\w+) positives vs (\w+) negatives: xAUC",
                         line.get_label()).groups()
-        assert line.get_label().endswith(f"{metrics.xauc(s, y, g, a, b):.3f}")
-        fpr, tpr, _ = metrics.xroc_curve(s, y, g, a, b)
+        value = metrics.xauc(y, s, sensitive_features=g, g=a, h=b)
+        assert line.get_label().endswith(f"{value:.3f}")
+        fpr, tpr, _ = metrics.xroc_curve(y, s, sensitive_features=g, g=a, h=b)
         np.testing.assert_array_equal(line.get_xdata(), fpr)
         np.testing.assert_array_equal(line.get_ydata(), tpr)
     saved(ax, tmp_path / "xroc.png")
     fig = Figure()
     own = fig.add_subplot()
-    assert gpu_xorder.plot_xroc(s, y, g, pairs=[("black", "white")], ax=own) is own
+    assert gpu_xorder.plot_xroc(y, s, sensitive_features=g, pairs=[("black", "white")],
+                                ax=own) is own
     assert len(own.get_lines()) == 2
 
 
 def test_score_distributions(tmp_path):
     s, y, g = data()
-    ax = gpu_xorder.plot_score_distributions(s, g, y)
+    ax = gpu_xorder.plot_score_distributions(y, s, sensitive_features=g)
     labels = ax.get_legend_handles_labels()[1]
     assert labels[0] == f"black positives (n={int(((g == 'black') & (y == 1)).sum())})"
     assert len(labels) == 6
@@ -87,17 +89,18 @@ def test_tradeoff_marks_the_chosen_point(tmp_path):
     saved(ax, tmp_path / "tradeoff.png")
     # measured on held-out data, the unadjusted scores marked too, with DeLong intervals
     s2, y2, g2 = data(seed=1)
-    ax = gpu_xorder.plot_tradeoff(models, chosen=models[2], data=(s2, y2, g2),
+    ax = gpu_xorder.plot_tradeoff(models, chosen=models[2], data=(y2, s2, g2),
                                   metric="prf")
     star = ax.get_lines()[-1]
     fair = models[2].transform(s2, sensitive_features=g2)
-    assert star.get_xdata()[0] == metrics.disparity(fair, y2, g2, "prf")
+    assert star.get_xdata()[0] == metrics.disparity(y2, fair, sensitive_features=g2,
+                                                    metric="prf")
     path_bars, unadjusted_bars = ax.containers
-    assert unadjusted_bars.lines[0].get_ydata()[0] == metrics.auc(s2, y2)
+    assert unadjusted_bars.lines[0].get_ydata()[0] == metrics.auc(y2, s2)
     xbars, ybars = path_bars.lines[2]
     for m, xseg, yseg in zip(models, xbars.get_segments(), ybars.get_segments()):
-        ci = metrics.confidence_intervals(m.transform(s2, sensitive_features=g2), y2, g2,
-                                          method="delong")
+        ci = metrics.confidence_intervals(y2, m.transform(s2, sensitive_features=g2),
+                                          sensitive_features=g2, method="delong")
         np.testing.assert_allclose(xseg[:, 0], [ci.disparity["prf"].low,
                                                 ci.disparity["prf"].high], atol=1e-12)
         np.testing.assert_allclose(yseg[:, 1], [ci.auc.low, ci.auc.high], atol=1e-12)
@@ -117,7 +120,7 @@ def test_without_matplotlib_the_error_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails
     s, y, g = data(20)
     with pytest.raises(ImportError, match=re.escape(MSG_NO_MATPLOTLIB)):
-        gpu_xorder.plot_xroc(s, y, g)
+        gpu_xorder.plot_xroc(y, s, sensitive_features=g)
     assert 'pip install "gpu-xorder[plot]"' in MSG_NO_MATPLOTLIB
 
 
@@ -174,18 +177,18 @@ def test_tradeoff_labels_overlap_nothing_and_the_axes_do_not_exaggerate(lams):
 def test_xroc_bands_names_and_positives():
     s, y, g = data()
     codes = np.where(g == "white", 1, 0)
-    ax = gpu_xorder.plot_xroc(s, y, codes, band=0.9, names={0: "non-white", 1: "white"},
-                              positive="re-offended")
+    ax = gpu_xorder.plot_xroc(y, s, sensitive_features=codes, band=0.9,
+                              names={0: "non-white", 1: "white"}, positive="re-offended")
     assert [line.get_label() for line in ax.get_lines()[:2]] == [
         f"non-white positives vs white negatives: xAUC "
-        f"{metrics.xauc(s, y, codes, 0, 1):.3f}",
+        f"{metrics.xauc(y, s, sensitive_features=codes, g=0, h=1):.3f}",
         f"white positives vs non-white negatives: xAUC "
-        f"{metrics.xauc(s, y, codes, 1, 0):.3f}"]
+        f"{metrics.xauc(y, s, sensitive_features=codes, g=1, h=0):.3f}"]
     assert ax.get_ylabel() == "share of the positives (re-offended) scoring >= t"
     assert ax.get_xlabel() == "share of the negatives (not re-offended) scoring >= t"
     assert ax.get_title() == "xROC curves, 90% pointwise bands"
     for patch, (a, b) in zip(ax.patches, [(0, 1), (1, 0)]):
-        band = metrics.xroc_band(s, y, codes, a, b, level=0.9)
+        band = metrics.xroc_band(y, s, sensitive_features=codes, g=a, h=b, level=0.9)
         outline = patch.get_xy()
         k = band.thresholds.size
         np.testing.assert_array_equal(outline[:k, 0], band.fpr_low)
@@ -199,8 +202,9 @@ def test_forest_plot_of_the_intervals(tmp_path):
     from gpu_xorder.plotting._intervals import MSG_INTERVAL_GROUPS
 
     s, y, g = data(200)
-    before = metrics.confidence_intervals(s, y, g, method="delong")
-    after = metrics.confidence_intervals(s - (g == "white"), y, g, method="delong")
+    before = metrics.confidence_intervals(y, s, sensitive_features=g, method="delong")
+    after = metrics.confidence_intervals(y, s - (g == "white"), sensitive_features=g,
+                                         method="delong")
     fig = Figure(figsize=(10, 6), layout="constrained")
     left, right = fig.subplots(1, 2)
     gpu_xorder.plot_intervals({"risk": before, "fair": after}, ax=left)
@@ -225,13 +229,15 @@ def test_forest_plot_of_the_intervals(tmp_path):
     assert right.get_xlim()[0] == 0 and "URF(black, white)" in ticks
     assert right.get_xlabel() == "disparity (0: parity); 95% intervals, DeLong"
     fig.savefig(tmp_path / "forest.png")
-    other = metrics.confidence_intervals(s, y, np.where(g == "other", "black", g),
+    other = metrics.confidence_intervals(y, s,
+                                         sensitive_features=np.where(g == "other", "black", g),
                                          method="delong")
     with pytest.raises(ValueError, match=MSG_INTERVAL_GROUPS):
         gpu_xorder.plot_intervals({"a": before, "b": other})
     # undefined values: "n/a" where the row's marker would be
-    few = metrics.confidence_intervals([3, 2, 1, 0, 5], [1, 0, 1, 0, 0],
-                                       ["a", "a", "b", "b", "b"], method="delong")
+    few = metrics.confidence_intervals([1, 0, 1, 0, 0], [3, 2, 1, 0, 5],
+                                       sensitive_features=["a", "a", "b", "b", "b"],
+                                       method="delong")
     ax = gpu_xorder.plot_intervals(few)
     assert "n/a" in [t.get_text() for t in ax.texts]
 

@@ -47,8 +47,9 @@ def test_transform_on_training_data_matches_the_learned_order(metric, lam):
     scores, y, groups = make_data(seed=int(lam * 10))
     xo = fitted(scores, y, groups, metric=metric, lam=lam)
     out = xo.transform(scores, sensitive_features=groups)
-    assert metrics.auc(out, y) == pytest.approx(xo.result_.auc, **TOL)
-    assert metrics.disparity(out, y, groups, metric=metric) == pytest.approx(
+    assert metrics.auc(y, out) == pytest.approx(xo.result_.auc, **TOL)
+    assert metrics.disparity(y, out, sensitive_features=groups,
+                             metric=metric) == pytest.approx(
         xo.result_.disparity, **TOL)
     np.testing.assert_array_equal(out, xo.train_scores_adjusted_)
     assert np.array_equal(np.argsort(-out, kind="stable"), xo.order_)
@@ -68,9 +69,9 @@ def test_result_is_that_of_fair_order():
 def test_large_lam_reduces_disparity_of_transformed_test_scores():
     scores, y, groups = make_data(n_a=60, n_b=60, seed=5)
     xo = fitted(scores, y, groups, metric="xauc", lam=5.0)
-    before = metrics.disparity(scores, y, groups, metric="xauc")
-    after = metrics.disparity(xo.fit_transform(scores, y, sensitive_features=groups), y,
-                              groups, metric="xauc")
+    before = metrics.disparity(y, scores, sensitive_features=groups, metric="xauc")
+    after = metrics.disparity(y, xo.fit_transform(scores, y, sensitive_features=groups),
+                              sensitive_features=groups, metric="xauc")
     assert after <= before
     assert after <= max(1 / np.sum((groups == 0) & (y == 1)),
                         1 / np.sum((groups == 1) & (y == 1))) + 1e-12
@@ -127,8 +128,10 @@ def test_string_labels_and_unbalanced_groups():
     assert list(xo.groups_) == ["black", "white"] and xo.reference_group_ == "white"
     assert sorted(xo.maps_) == [0]
     out = xo.transform(scores, sensitive_features=list(groups))
-    assert metrics.disparity(out, y, groups) == pytest.approx(xo.result_.disparity, **TOL)
-    assert metrics.auc(out, y) == pytest.approx(xo.result_.auc, **TOL)
+    assert metrics.disparity(y, out,
+                             sensitive_features=groups) == pytest.approx(xo.result_.disparity,
+                                                                         **TOL)
+    assert metrics.auc(y, out) == pytest.approx(xo.result_.auc, **TOL)
     assert np.array_equal(out[groups == "white"], scores[groups == "white"])
 
 
@@ -158,8 +161,9 @@ def test_intersectional_groups(tmp_path):
     np.testing.assert_array_equal(
         XOrder.load(path).transform(new, sensitive_features=new_columns), out)
     labels = (new > 0.5).astype(int)
-    assert metrics.disparity_pairs(out, labels, new_columns, "urf") == (
-        metrics.disparity_pairs(out, labels, new_joined, "urf"))
+    assert metrics.disparity_pairs(labels, out, sensitive_features=new_columns,
+                                   metric="urf") == (
+        metrics.disparity_pairs(labels, out, sensitive_features=new_joined, metric="urf"))
 
 
 def test_one_item_group():
@@ -169,7 +173,8 @@ def test_one_item_group():
     xo = fitted(scores, y, groups, metric="urf", lam=1.0, reference_group="a")
     assert xo.reference_group_ == "a"
     train = xo.transform(scores, sensitive_features=groups)
-    assert metrics.disparity(train, y, groups, metric="urf") == pytest.approx(
+    assert metrics.disparity(y, train, sensitive_features=groups,
+                             metric="urf") == pytest.approx(
         xo.result_.disparity, **TOL)
     x, knots_y = xo.maps_[1]
     assert x.tolist() == [0.0, 0.55, 1.0] and knots_y[[0, 2]].tolist() == [0.0, 1.0]
@@ -320,9 +325,9 @@ def test_training_metrics_are_those_of_the_adjusted_scores(subsample):
     are the metrics of ``train_scores_adjusted_`` on all training items."""
     scores, y, groups = make_data(n_a=90, n_b=60, seed=12)
     xo = fitted(scores, y, groups, metric="prf", lam=2.0, subsample=subsample)
-    assert xo.train_auc_ == metrics.auc(xo.train_scores_adjusted_, y)
-    assert xo.train_disparity_ == metrics.disparity(xo.train_scores_adjusted_, y, groups,
-                                                    "prf")
+    assert xo.train_auc_ == metrics.auc(y, xo.train_scores_adjusted_)
+    assert xo.train_disparity_ == metrics.disparity(y, xo.train_scores_adjusted_,
+                                                    sensitive_features=groups, metric="prf")
     if subsample is None:  # distinct scores: the learned ordering's own values
         assert xo.train_auc_ == pytest.approx(xo.result_.auc, **TOL)
         assert xo.train_disparity_ == pytest.approx(xo.result_.disparity, **TOL)
@@ -483,8 +488,8 @@ def test_subsample_learns_on_every_kth_item_and_transfers(step):
         order = np.argsort(scores[m], kind="stable")
         assert np.all(np.diff(adjusted[m][order]) >= 0)
     # and the fairness gained on the subsample carries over to all training items
-    before = metrics.disparity(scores, y, groups, metric="xauc")
-    after = metrics.disparity(adjusted, y, groups, metric="xauc")
+    before = metrics.disparity(y, scores, sensitive_features=groups, metric="xauc")
+    after = metrics.disparity(y, adjusted, sensitive_features=groups, metric="xauc")
     assert after < 0.5 * before
 
 
@@ -670,7 +675,8 @@ def test_fit_warns_where_its_adjusted_scores_miss_what_result_claims():
             "groups that the ordering separates")) as record:
         xo = fitted(s, y, g, lam=2.0, reference_group="a")
     assert record[-1].filename == __file__  # points at the caller's fit
-    assert xo.train_disparity_ == metrics.disparity(xo.train_scores_adjusted_, y, g, "xauc")
+    assert xo.train_disparity_ == metrics.disparity(y, xo.train_scores_adjusted_,
+                                                    sensitive_features=g, metric="xauc")
     assert xo.train_disparity_ != pytest.approx(xo.result_.disparity, abs=1e-9)
 
 
@@ -742,10 +748,10 @@ def test_no_such_warning_where_scores_are_distinct(seed):
     s, y, g = make_data(12, 10, seed=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
-        assert fitted(s, y, g, lam=0.0).train_auc_ >= metrics.auc(s, y)
+        assert fitted(s, y, g, lam=0.0).train_auc_ >= metrics.auc(y, s)
         xo = fitted(s, y, g, lam=5.0)
         assert xo.train_auc_ - 5 * xo.train_disparity_ >= (
-            metrics.auc(s, y) - 5 * metrics.disparity(s, y, g) - 1e-12)
+            metrics.auc(y, s) - 5 * metrics.disparity(y, s, sensitive_features=g) - 1e-12)
         xo = fitted(s, y, g, max_disparity=0.1)
         assert xo.train_disparity_ <= 0.1 + 1e-12
 

@@ -91,21 +91,23 @@ def test_every_section_and_value(tmp_path):
     for label in "abc":
         assert f"{label} {(g == label).sum()} {y[g == label].sum()}" in words
     # every metric with its interval, as the metric functions give them
-    ci = metrics.confidence_intervals(s, y, g, method="delong")
+    ci = metrics.confidence_intervals(y, s, sensitive_features=g, method="delong")
     assert (f"AUC P(a positive (re-offended) ranks above a negative) "
-            f"{metrics.auc(s, y):.3f} [{ci.auc.low:.3f}, {ci.auc.high:.3f}]") in words
+            f"{metrics.auc(y, s):.3f} [{ci.auc.low:.3f}, {ci.auc.high:.3f}]") in words
     iv = ci.disparity["prf"]
-    assert f"{metrics.disparity(s, y, g, 'prf'):.3f} [{iv.low:.3f}, {iv.high:.3f}]" in words
+    value = metrics.disparity(y, s, sensitive_features=g, metric="prf")
+    assert f"{value:.3f} [{iv.low:.3f}, {iv.high:.3f}]" in words
     iv = ci.xauc["c", "a"]
-    assert f"c, a {metrics.xauc(s, y, g, 'c', 'a'):.3f} [{iv.low:.3f}, {iv.high:.3f}]" in words
+    value = metrics.xauc(y, s, sensitive_features=g, g="c", h="a")
+    assert f"c, a {value:.3f} [{iv.low:.3f}, {iv.high:.3f}]" in words
     # the disadvantaged group in words, under the harmful reading
     for metric in ("xauc", "prf", "urf"):
-        found = metrics.disadvantaged_group(s, y, g, metric=metric, high_score="harmful",
-                                            intervals=ci).text
+        found = metrics.disadvantaged_group(y, s, sensitive_features=g, metric=metric,
+                                            high_score="harmful", intervals=ci).text
         assert re.sub(r"\s+", " ", found) in words
     assert "a high score is harmful" in words
     # the decisions at the cut-off, both columns
-    d = metrics.decision_rates(s, y, g, top_k=60)
+    d = metrics.decision_rates(y, s, sensitive_features=g, top_k=60)
     assert words.count("top 60 of 240") >= 2
     for label in "abc":
         r = d.by_group["tpr"][label]
@@ -152,7 +154,7 @@ def test_group_names_are_escaped():
 def test_the_default_cut_off_selects_as_many_as_positives():
     s, y, g = data()
     text = audit_report(s, y, g, level=None)
-    d = metrics.decision_rates(s, y, g, top_share=y.mean())
+    d = metrics.decision_rates(y, s, sensitive_features=g, top_share=y.mean())
     assert "no cut-off was given" in text and html.escape(d.rule) in text
 
 
@@ -168,8 +170,8 @@ def test_model_section_with_certificate(tmp_path):
     assert f"{summary['objective']:.6f}" in words
     assert f"{summary['upper_bound']:.6f}" in words
     after = XOrder.load(model).transform(s, sensitive_features=g)
-    assert f"Delta-xAUC {metrics.disparity(s, y, g):.3f}" in words
-    assert f"{metrics.disparity(after, y, g):.3f}" in words
+    assert f"Delta-xAUC {metrics.disparity(y, s, sensitive_features=g):.3f}" in words
+    assert f"{metrics.disparity(y, after, sensitive_features=g):.3f}" in words
     assert "Trade-off." in words and "Adjusted scores by group, as ranks." in words
     assert len(page.images) == 1 + 1 + 1 + 2  # xROC, distribution, forest; model's two
 
@@ -208,7 +210,7 @@ def test_cli_report_and_decisions(csv_file, tmp_path, capsys):
     check_self_contained(text)
     assert hashlib.sha256(path.read_bytes()).hexdigest() in text
     assert f"gpu-xorder audit {path} --score risk" in text
-    d = metrics.decision_rates(s, y, g, top_k=40)
+    d = metrics.decision_rates(y, s, sensitive_features=g, top_k=40)
     assert json.loads(doc.read_text())["scores"]["risk"]["decisions"] == json.loads(
         json.dumps(d.to_dict()))
     rows = {r[0]: r[1:] for r in table_rows(out, "Decisions: risk")}
@@ -287,6 +289,6 @@ def test_values_the_data_leave_undefined_read_n_a():
     page = check_self_contained(audit_report(s, y, g, top_k=20))
     words = page.words
     assert "PRF(g)" in words and "b n/a" in words
-    d = metrics.decision_rates(s, y, g, top_k=20)
+    d = metrics.decision_rates(y, s, sensitive_features=g, top_k=20)
     assert d.by_group["tpr"]["b"] is None and d.difference["tpr"] is None
     assert len(page.images) == 3  # one xROC direction is defined: its picture is drawn

@@ -51,9 +51,12 @@ def test_lam_sweep_and_bootstrap_on_the_cluster(client):
     for a, b in zip(here, there):
         np.testing.assert_array_equal(a.order, b.order)
         assert (a.counters, a.objective) == (b.counters, b.objective)
-    ci = metrics.confidence_intervals(s, y, g, n_bootstrap=400, random_state=1)
-    remote, tasks = on_the_cluster(client, lambda: metrics.confidence_intervals(
-        s, y, g, n_bootstrap=400, random_state=1))
+    ci = metrics.confidence_intervals(y, s, sensitive_features=g, n_bootstrap=400,
+                                      random_state=1)
+    remote, tasks = on_the_cluster(client, lambda: metrics.confidence_intervals(y, s,
+                                                                                sensitive_features=g,
+                                                                                n_bootstrap=400,
+                                                                                random_state=1))
     assert tasks >= 2 and remote == ci
 
 

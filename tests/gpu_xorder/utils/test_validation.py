@@ -197,8 +197,8 @@ def test_every_real_number_parameter_takes_every_real_number_type():
     for huge in (10**400, fractions.Fraction(10**400)):  # beyond float64: out of range
         with pytest.raises(ValueError, match="lam must be a finite number >= 0, got inf"):
             v.check_lam(huge)
-    ci = metrics.confidence_intervals(S4, Y4, G4, level=decimal.Decimal("0.9"),
-                                      method="delong")
+    ci = metrics.confidence_intervals(Y4, S4, sensitive_features=G4,
+                                      level=decimal.Decimal("0.9"), method="delong")
     assert ci.level == 0.9
 
 
@@ -226,9 +226,9 @@ def test_misaligned_pandas_indexes_warn():
     with pytest.warns(UserWarning, match=message):
         fair_order(s, y_other, g, backend="numpy")
     with pytest.warns(UserWarning, match="scores and y are pandas objects"):
-        metrics.auc(s, y_other)
+        metrics.auc(y_other, s)
     with pytest.warns(UserWarning, match="scores, y and groups are pandas objects"):
-        metrics.disparity(s, y_other, g)
+        metrics.disparity(y_other, s, sensitive_features=g)
     with pytest.warns(UserWarning, match=message):
         XOrder(backend="numpy").fit(s, y_other, sensitive_features=g)
     model = XOrder(backend="numpy").fit(s, y_same, sensitive_features=g)
@@ -238,7 +238,7 @@ def test_misaligned_pandas_indexes_warn():
         warnings.simplefilter("error")  # aligned, or one pandas object among arrays
         fair_order(s, y_same, g, backend="numpy")
         fair_order(s, Y4, G4, backend="numpy")
-        metrics.disparity(s, y_same, g.to_frame())
+        metrics.disparity(y_same, s, sensitive_features=g.to_frame())
         model.transform(s, sensitive_features=G4)
 
 
