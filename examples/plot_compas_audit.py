@@ -40,7 +40,7 @@ s_tr, s_te = model.predict_proba(X_tr)[:, 1], model.predict_proba(X_te)[:, 1]
 # intervals; DeLong's method is closed-form, the bootstrap (the default) is
 # distribution-free. On a test split of about 1,850 people the sampling error of each
 # metric is a few hundredths: report the intervals, not only the estimates.
-ci = metrics.confidence_intervals(s_te, y_te, a_te, method="delong")
+ci = metrics.confidence_intervals(y_te, s_te, sensitive_features=a_te, method="delong")
 print(f"AUC {ci.auc.estimate:.3f} [{ci.auc.low:.3f}, {ci.auc.high:.3f}]")
 for name, gap in ci.disparity.items():
     print(f"Delta-{name.upper():4} {gap.estimate:.3f} [{gap.low:.3f}, {gap.high:.3f}]")
@@ -51,7 +51,8 @@ for name, gap in ci.disparity.items():
 # The sign of a disparity means nothing until one knows whether a high score helps or
 # harms. Here it harms, so ``high_score="harmful"``: the group whose negatives are ranked
 # above the other group's positives is the one disadvantaged.
-print(metrics.disadvantaged_group(s_te, y_te, a_te, high_score="harmful").text)
+print(metrics.disadvantaged_group(y_te, s_te, sensitive_features=a_te,
+                                  high_score="harmful").text)
 
 # %%
 # The pictures
@@ -64,15 +65,16 @@ xo = XOrder(lam=0.5).fit(s_tr, y_tr, sensitive_features=a_tr)
 s_te_fair = xo.transform(s_te, sensitive_features=a_te)
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 4.6), sharey=True)
-plot_xroc(s_te, y_te, a_te, band=0.95, positive="re-offended", ax=axes[0])
+plot_xroc(y_te, s_te, sensitive_features=a_te, band=0.95, positive="re-offended", ax=axes[0])
 axes[0].set_title("logistic regression")
-plot_xroc(s_te_fair, y_te, a_te, band=0.95, positive="re-offended", ax=axes[1])
+plot_xroc(y_te, s_te_fair, sensitive_features=a_te, band=0.95, positive="re-offended",
+          ax=axes[1])
 axes[1].set_title("after xOrder (lam = 0.5)")
 fig.tight_layout()
 
 # %%
 # The adjusted scores after xOrder, audited the same way:
-after = metrics.confidence_intervals(s_te_fair, y_te, a_te, method="delong")
+after = metrics.confidence_intervals(y_te, s_te_fair, sensitive_features=a_te, method="delong")
 gap = after.disparity["xauc"]
 print(f"AUC {after.auc.estimate:.3f}, Delta-xAUC {gap.estimate:.3f} "
       f"[{gap.low:.3f}, {gap.high:.3f}]")

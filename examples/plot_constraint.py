@@ -41,10 +41,12 @@ s_tr, s_te = model.predict_proba(X_tr)[:, 1], model.predict_proba(X_te)[:, 1]
 for params in ({"max_disparity": eps}, {"max_disparity": eps, "validation": 0.3}):
     xo = XOrder(**params).fit(s_tr, y_tr, sensitive_features=a_tr)
     fair = xo.transform(s_te, sensitive_features=a_te)
-    train = metrics.disparity(xo.train_scores_adjusted_, y_tr, a_tr, "xauc")
+    train = metrics.disparity(y_tr, xo.train_scores_adjusted_, sensitive_features=a_tr,
+                              metric="xauc")
     print(f"{params}: solver {xo.result_.solver}, weight {xo.lam_:g}, "
-          f"training |D| {train:.4f}, test AUC {metrics.auc(fair, y_te):.3f}, "
-          f"test |D| {metrics.disparity(fair, y_te, a_te, 'xauc'):.4f}")
+          f"training |D| {train:.4f}, test AUC {metrics.auc(y_te, fair):.3f}, "
+          f"test |D| "
+          f"{metrics.disparity(y_te, fair, sensitive_features=a_te, metric='xauc'):.4f}")
 
 # %%
 # Several splits
@@ -59,11 +61,11 @@ for seed in range(6):
         random_state=seed)
     model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X_tr, y_tr)
     s_tr, s_te = model.predict_proba(X_tr)[:, 1], model.predict_proba(X_te)[:, 1]
-    row = [metrics.disparity(s_te, y_te, a_te, "xauc")]
+    row = [metrics.disparity(y_te, s_te, sensitive_features=a_te, metric="xauc")]
     for params in ({"max_disparity": eps}, {"max_disparity": eps, "validation": 0.3}):
         xo = XOrder(**params).fit(s_tr, y_tr, sensitive_features=a_tr)
-        row.append(metrics.disparity(xo.transform(s_te, sensitive_features=a_te),
-                                     y_te, a_te, "xauc"))
+        row.append(metrics.disparity(y_te, xo.transform(s_te, sensitive_features=a_te),
+                                     sensitive_features=a_te, metric="xauc"))
     rows.append(row)
 rows = np.array(rows)
 print("test Delta-xAUC per split (unadjusted, constraint, constraint + validation):")

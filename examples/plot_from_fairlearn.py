@@ -69,7 +69,7 @@ print(RankingMetricFrame(y_te, fair, sensitive_features=a_te).difference().round
 # ``lam`` each), AUC against Delta-xAUC of its adjusted held-out scores, with DeLong
 # error bars, the unadjusted scores marked and the chosen model highlighted.
 path = xorder_path(s_tr, y_tr, sensitive_features=a_tr, lams=[0, 0.01, 0.05, 0.5, 2])
-ax = plot_tradeoff(path, chosen=0.5, data=(s_te, y_te, a_te), positive="re-offended")
+ax = plot_tradeoff(path, chosen=0.5, data=(y_te, s_te, a_te), positive="re-offended")
 ax.set_title("xOrder path, test split of COMPAS (race)")
 
 # %%

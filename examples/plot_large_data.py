@@ -50,12 +50,13 @@ for k in (1, 2, 4, 8, 16):
         s_tr, y_tr, sensitive_features=g_tr)
     seconds = time.perf_counter() - start
     fair = xo.transform(s_te, sensitive_features=g_te)
-    rows.append((k, seconds, metrics.auc(fair, y_te),
-                 metrics.disparity(fair, y_te, g_te, "xauc")))
+    rows.append((k, seconds, metrics.auc(y_te, fair),
+                 metrics.disparity(y_te, fair, sensitive_features=g_te, metric="xauc")))
     print(f"subsample {k:2}: {len(xo.subsample_indices_):5} items learnt from, "
           f"{seconds:5.2f} s, test AUC {rows[-1][2]:.3f}, test Delta-xAUC {rows[-1][3]:.3f}")
-print(f"unadjusted: test AUC {metrics.auc(s_te, y_te):.3f}, "
-      f"test Delta-xAUC {metrics.disparity(s_te, y_te, g_te, 'xauc'):.3f}")
+print(f"unadjusted: test AUC {metrics.auc(y_te, s_te):.3f}, "
+      f"test Delta-xAUC "
+      f"{metrics.disparity(y_te, s_te, sensitive_features=g_te, metric='xauc'):.3f}")
 
 rows = np.array(rows)
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
@@ -70,7 +71,7 @@ right.set_ylim(bottom=0)
 right.set_xlabel("subsample k")
 right.set_ylabel("test Delta-xAUC after xOrder")
 fig.suptitle(f"{len(s_tr):,} training items, lam = 0.5 (unadjusted test Delta-xAUC "
-             f"{metrics.disparity(s_te, y_te, g_te, 'xauc'):.2f})")
+             f"{metrics.disparity(y_te, s_te, sensitive_features=g_te, metric='xauc'):.2f})")
 fig.tight_layout()
 
 # %%

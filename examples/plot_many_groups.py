@@ -39,16 +39,17 @@ groups_te = np.column_stack([a_te, age_bands(X_te["age"])])
 xo = XOrder(lam=1.0).fit(s_tr, y_tr, sensitive_features=groups_tr)
 fair = xo.transform(s_te, sensitive_features=groups_te)
 print(xo.result_.method, xo.groups_.tolist())
-print(f"test Delta-xAUC {metrics.disparity(s_te, y_te, groups_te, 'xauc'):.3f} -> "
-      f"{metrics.disparity(fair, y_te, groups_te, 'xauc'):.3f}")
+before = metrics.disparity(y_te, s_te, sensitive_features=groups_te, metric="xauc")
+after = metrics.disparity(y_te, fair, sensitive_features=groups_te, metric="xauc")
+print(f"test Delta-xAUC {before:.3f} -> {after:.3f}")
 
 # %%
 # Every pair of groups
 # --------------------
 # ``disparity_pairs`` gives the disparity of every pair; the overall D is their
 # maximum. The heat maps show where xOrder moved them.
-before = metrics.disparity_pairs(s_te, y_te, groups_te, "xauc")
-after = metrics.disparity_pairs(fair, y_te, groups_te, "xauc")
+before = metrics.disparity_pairs(y_te, s_te, sensitive_features=groups_te, metric="xauc")
+after = metrics.disparity_pairs(y_te, fair, sensitive_features=groups_te, metric="xauc")
 labels = xo.groups_.tolist()
 index = {g: k for k, g in enumerate(labels)}
 

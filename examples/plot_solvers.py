@@ -71,5 +71,5 @@ scores_new = 1.2 * y_new + 0.6 * group + rng.normal(size=n)
 xo = XOrder(lam=0.5, solver="exact", backend="numpy").fit(scores, y, sensitive_features=group)
 fair_new = xo.transform(scores_new, sensitive_features=group)
 print(f"training: objective {xo.result_.objective:.4f} (gap {xo.result_.gap:.1e}); "
-      f"new data: AUC {metrics.auc(fair_new, y_new):.3f}, "
-      f"|D| {metrics.disparity(fair_new, y_new, group, 'xauc'):.3f}")
+      f"new data: AUC {metrics.auc(y_new, fair_new):.3f}, "
+      f"|D| {metrics.disparity(y_new, fair_new, sensitive_features=group, metric='xauc'):.3f}")
