@@ -42,31 +42,55 @@ def _modules():
 MODULES = _modules()
 
 
+def _imports_of(name, node, package=None):
+    """The package's modules that the import statement ``node`` of ``name`` names."""
+    package = package or name.rpartition(".")[0]
+    if isinstance(node, ast.Import):
+        targets = [alias.name for alias in node.names]
+    elif isinstance(node, ast.ImportFrom):
+        if node.level:
+            base = package.split(".")
+            base = base[:len(base) - node.level + 1]
+            module = ".".join(base + ([node.module] if node.module else []))
+        else:
+            module = node.module
+        # ``from package import module`` names a module; ``from module import name``
+        # a name in it
+        targets = [f"{module}.{alias.name}" if f"{module}.{alias.name}" in MODULES
+                   else module for alias in node.names]
+    else:
+        return set()
+    return {t for t in targets if t in MODULES and t != name}
+
+
 def _imports(name, path):
     """The package's modules that ``name`` imports (at any depth of its code)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[:len(base) - node.level + 1]
-                module = ".".join(base + ([node.module] if node.module else []))
-            else:
-                module = node.module
-            # ``from package import module`` names a module; ``from module import name``
-            # a name in it
-            targets = [f"{module}.{alias.name}" if f"{module}.{alias.name}" in MODULES
-                       else module for alias in node.names]
-        else:
-            continue
-        found.update(t for t in targets if t in MODULES and t != name)
+        found |= _imports_of(name, node, package)
     return found
 
 
-GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+#: The imports up the layers the package makes on purpose, each function-local and
+#: named here: a method that hands its object to the layer above (as pandas'
+#: ``DataFrame.plot``), so that the object's layer needs the other only when it is used.
+UPWARD = {
+    # RankingMetricFrame.plot() is plotting.plot_intervals(frame)
+    "gpu_xorder.metrics._frame": {"gpu_xorder.plotting._intervals"},
+}
+GRAPH = {name: _imports(name, path) - UPWARD.get(name, set())
+         for name, path in MODULES.items()}
+
+
+def test_the_upward_imports_are_function_local():
+    """An import of UPWARD must not run when its module loads (nor be missing)."""
+    for name, targets in UPWARD.items():
+        tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+        top = {n for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
+               for n in _imports_of(name, node)}
+        assert not top & targets, name
+        assert targets <= _imports(name, MODULES[name]), name
 
 
 def _layer(name):

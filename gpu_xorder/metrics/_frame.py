@@ -28,33 +28,29 @@ from ..utils._validation import (
 )
 from . import _ranking as _metrics
 from ._confidence import confidence_intervals
-from ._decisions import RATES, decision_rates
+from ._decisions import decision_rates
+from ._frame_tables import (
+    FRAME_METRICS,
+    MSG_WEIGHTED_DECISIONS,
+    MSG_WEIGHTED_INTERVALS,
+    MSG_WEIGHTED_REPORT,
+    check_metrics,
+    decision_table,
+    index_name,
+    interval_rows,
+    series,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
     import pandas as pd
+    from matplotlib.axes import Axes
     from numpy.typing import ArrayLike
 
-#: Metrics a frame can hold by name (besides callables).
-FRAME_METRICS = ("auc", "xauc", "prf", "urf")
 #: The built-in metrics measured between two groups only (no value per group).
 PAIR_METRICS = ("xauc", "urf")
-STATS = ("estimate", "low", "high")
 DIFFERENCE_METHODS = ("between_groups", "to_overall")
-
-MSG_METRICS = ("metrics must be a non-empty sequence of {choices} or callables "
-               "f(y_true, y_score), or a dict of names to them, got {value!r}")
-MSG_METRIC_NAME = ("metric name {name!r} is taken (by a built-in metric, a column of "
-                   "by_group or another callable); pass a dict {{name: callable}}")
-MSG_WEIGHTED_DECISIONS = (
-    "decision rates of weighted items are not supported; build the frame without "
-    "sample_weight for decisions()"
-)
-MSG_WEIGHTED_INTERVALS = (
-    "confidence intervals of weighted metrics are not supported; build the frame "
-    "without sample_weight for intervals"
-)
 
 
 class RankingMetricFrame:
@@ -114,7 +110,7 @@ class RankingMetricFrame:
                  = FRAME_METRICS,
                  sample_weight: ArrayLike | None = None) -> None:
         pd = _frames.import_pandas("RankingMetricFrame")
-        self._custom = _check_metrics(metrics)
+        self._custom = check_metrics(metrics)
         self.metrics = tuple(self._custom)
         self._custom = {name: f for name, f in self._custom.items() if f is not None}
         self._scores = check_scores(y_score, name="y_score")
@@ -124,7 +120,7 @@ class RankingMetricFrame:
         check_n_groups(labels)
         self._groups, self._labels = labels[index], labels.tolist()
         self._weight = check_sample_weight(sample_weight, n)
-        self._name = _name(sensitive_features)
+        self._name = index_name(sensitive_features)
         self._index = index
         self.overall = pd.Series({"auc": self._value(_metrics.auc, grouped=False),
                                   **{name: self._custom_value(f, slice(None))
@@ -165,7 +161,7 @@ class RankingMetricFrame:
             else:
                 values[m] = (self.by_group[m] - self._overall_of(m)).abs().max(
                     skipna=False)
-        return _series(values, "difference")
+        return series(values, "difference")
 
     def ratio(self, method: str = "between_groups") -> pd.Series:
         """The smallest ratio of every metric between groups (1: parity; NaN where
@@ -201,7 +197,7 @@ class RankingMetricFrame:
             else:
                 overall, v = self._overall_of(m), self.by_group[m]
                 values[m] = np.minimum(v / overall, overall / v).min(skipna=False)
-        return _series(values, "ratio")
+        return series(values, "ratio")
 
     def group_min(self) -> pd.Series:
         """The smallest value of a group of every metric that has one per group.
@@ -212,7 +208,7 @@ class RankingMetricFrame:
             One value per metric of ``auc``, ``prf`` and callables; NaN where a
             group's value is undefined.
         """
-        return _series({m: self.by_group[m].min(skipna=False)
+        return series({m: self.by_group[m].min(skipna=False)
                         for m in self._group_metrics()}, "group_min")
 
     def group_max(self) -> pd.Series:
@@ -224,13 +220,12 @@ class RankingMetricFrame:
             One value per metric of ``auc``, ``prf`` and callables; NaN where a
             group's value is undefined.
         """
-        return _series({m: self.by_group[m].max(skipna=False)
+        return series({m: self.by_group[m].max(skipna=False)
                         for m in self._group_metrics()}, "group_max")
 
     def decisions(self, *, threshold: float | None = None, top_k: int | None = None,
-                  top_share: float | None = None,
-                  level: float = 0.95) -> dict[str, pd.DataFrame]:
-        """The rates of the decision the scores make at a cut-off, per group, by
+                  top_share: float | None = None, level: float = 0.95) -> pd.DataFrame:
+        """The rates of the decision the scores make at a cut-off, as one flat table, by
         :func:`gpu_xorder.metrics.decision_rates`.
 
         Parameters
@@ -247,17 +242,32 @@ class RankingMetricFrame:
 
         Returns
         -------
-        dict of str to pandas.DataFrame
-            ``"by_group"``: one row per group, ``n``, ``positives``, ``selected``, and
-            per rate (``selection_rate``, ``tpr``, ``fpr``, ``precision``) its
-            ``estimate``, ``low`` and ``high`` (two column levels); ``"overall"``,
-            ``"difference"`` (largest gap between groups) and ``"ratio"`` (smallest
-            ratio): one row per rate. NaN where undefined.
+        pandas.DataFrame
+            One row per group (``("group", label)``), then ``("overall", "")``,
+            ``("difference", "")`` (the largest gap between groups, Newcombe's interval)
+            and ``("ratio", "")`` (the smallest ratio, Katz's): an index of two levels,
+            ``part`` and the groups' name. Flat columns: ``n``, ``positives``,
+            ``selected`` (NaN on the difference and ratio rows), then per rate
+            (``selection_rate``, ``tpr``, ``fpr``, ``precision``) the estimate under the
+            rate's name and its limits as ``<rate>_low`` and ``<rate>_high``. NaN where
+            undefined. ``table.loc["group"]`` is the table by group; the columns' order
+            is ``DECISION_COLUMNS``.
 
         Raises
         ------
         ValueError
             For a frame with ``sample_weight``, or as :func:`decision_rates`.
+
+        Examples
+        --------
+        >>> from gpu_xorder.metrics import RankingMetricFrame
+        >>> frame = RankingMetricFrame([1, 0, 1, 1, 0, 0], [0.9, 0.8, 0.3, 0.7, 0.2, 0.1],
+        ...                            sensitive_features=list("aaabbb"))
+        >>> table = frame.decisions(threshold=0.5)
+        >>> table.loc["group", "selection_rate"].round(3).tolist()
+        [0.667, 0.333]
+        >>> round(float(table.loc[("difference", ""), "selection_rate"]), 3)
+        0.333
         """
         if self._weight is not None:
             raise ValueError(MSG_WEIGHTED_DECISIONS)
@@ -265,20 +275,7 @@ class RankingMetricFrame:
         d = decision_rates(self._y, self._scores, sensitive_features=self._groups,
                            threshold=threshold, top_k=top_k, top_share=top_share,
                            level=level)
-        index = self.by_group.index
-        counts = pd.DataFrame({key: [d.counts[g][key] for g in self._labels]
-                               for key in ("n", "positives", "selected")}, index=index)
-        rates = pd.concat({r: _rows(pd, [d.by_group[r][g] for g in self._labels],
-                                    pd.Series(math.nan, index=index)) for r in RATES},
-                          axis=1)
-        by_rate = pd.Index(RATES, name="rate")
-
-        def table(part):
-            return _rows(pd, [part[r] for r in RATES], pd.Series(math.nan, index=by_rate))
-
-        return {"by_group": pd.concat({"": counts}, axis=1).join(rates),
-                "overall": table(d.overall), "difference": table(d.difference),
-                "ratio": table(d.ratio)}
+        return decision_table(pd, d, self._labels, self._name)
 
     def intervals(self, *, level: float = 0.95, method: str = "bootstrap",
                   n_bootstrap: int | None = None,
@@ -306,12 +303,9 @@ class RankingMetricFrame:
         ValueError
             For a frame with ``sample_weight``.
         """
-        if self._weight is not None:
-            raise ValueError(MSG_WEIGHTED_INTERVALS)
         pd = _frames.import_pandas("RankingMetricFrame.intervals")
-        ci = confidence_intervals(self._y, self._scores, sensitive_features=self._groups,
-                                  level=level, method=method, n_bootstrap=n_bootstrap,
-                                  random_state=random_state, n_jobs=n_jobs)
+        ci = self._confidence(level=level, method=method, n_bootstrap=n_bootstrap,
+                              random_state=random_state, n_jobs=n_jobs)
         groups, pairs = self._labels, list(self.by_pair.index)
         by_group = {"auc": [ci.auc_within[g] for g in groups],
                     "prf": [ci.prf[g] for g in groups]}
@@ -323,22 +317,93 @@ class RankingMetricFrame:
 
         def table(frame, intervals):
             """Intervals of the columns of ``frame`` that have them, in its order."""
-            parts = {c: _rows(pd, intervals[c], frame[c])
+            parts = {c: interval_rows(pd, intervals[c], frame[c])
                      for c in frame.columns if c in intervals}
             return pd.concat(parts, axis=1) if parts else pd.DataFrame(index=frame.index)
 
         return {
-            "overall": _rows(pd, [ci.auc], self.overall.rename_axis("metric")),
+            # the AUC's interval on its own row; a callable's row keeps its estimate
+            "overall": interval_rows(pd, [ci.auc if m == "auc" else None
+                                          for m in self.overall.index],
+                                     self.overall.rename_axis("metric")),
             "by_group": table(self.by_group, by_group),
             "by_pair": table(self.by_pair, by_pair),
-            "difference": _rows(pd, [ci.auc_gap if m == "auc" else ci.disparity.get(m)
+            "difference": interval_rows(pd, [ci.auc_gap if m == "auc" else ci.disparity.get(m)
                                      for m in self.metrics],
                                 self.difference().rename_axis("metric")),
         }
 
+    def plot(self, *, part: str = "metrics", level: float = 0.95,
+             method: str = "bootstrap", n_bootstrap: int | None = None,
+             random_state: int | np.random.Generator | None = None,
+             n_jobs: int | None = None, names: Mapping | None = None,
+             ax: Axes | None = None) -> Axes:
+        """Draw the frame's metrics with their confidence intervals, by group and pair.
+
+        A forest plot (:func:`gpu_xorder.plotting.plot_intervals` of this frame): the
+        values of :meth:`intervals`, one row per group or pair, of the built-in metrics
+        the frame holds (callables have no intervals and are not drawn). matplotlib is
+        needed.
+
+        Parameters
+        ----------
+        part : {"metrics", "disparities"}, default="metrics"
+            ``"metrics"``: the AUC overall and within every group, xAUC of every ordered
+            pair, PRF of every group; ``"disparities"``: every pair's Delta-xAUC,
+            Delta-PRF and URF.
+        level, method, n_bootstrap, random_state, n_jobs : as in :meth:`intervals`
+            How the intervals are computed.
+        names : mapping, optional
+            Readable names of the group labels.
+        ax : matplotlib Axes, optional
+            Where to draw; default: a new figure.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Raises
+        ------
+        ValueError
+            For a frame with ``sample_weight``, or as :meth:`intervals`.
+
+        Examples
+        --------
+        >>> from gpu_xorder.metrics import RankingMetricFrame
+        >>> frame = RankingMetricFrame([1, 0, 1, 0, 1, 0], [6, 5, 4, 3, 2, 1],
+        ...                            sensitive_features=list("aabbab"),
+        ...                            metrics=["auc", "prf"])
+        >>> ax = frame.plot(method="delong")
+        >>> [tick.get_text() for tick in ax.get_yticklabels()]
+        ['AUC', 'AUC within a', 'AUC within b', 'PRF(a)', 'PRF(b)']
+        """
+        # the one call up the layers (tests/test_layers.py, UPWARD): a frame hands
+        # itself to the forest plot, imported when it is drawn
+        from ..plotting._intervals import plot_intervals
+
+        ci = self._confidence(level=level, method=method, n_bootstrap=n_bootstrap,
+                              random_state=random_state, n_jobs=n_jobs)
+        return plot_intervals(ci, part=part, names=names, ax=ax,
+                              metrics=[m for m in self.metrics if m in FRAME_METRICS])
+
     def __repr__(self):
         return (f"RankingMetricFrame(n={self._scores.size}, groups={self._labels}, "
                 f"metrics={self.metrics})")
+
+    def _data(self):
+        """``(y_score, y_true, sensitive_features, groups' name)``, for the report;
+        a ValueError for weighted items, which it does not weigh."""
+        if self._weight is not None:
+            raise ValueError(MSG_WEIGHTED_REPORT)
+        return self._scores, self._y, self._groups, self._name
+
+    def _confidence(self, **settings):
+        """:func:`confidence_intervals` of the frame's data (``settings``: its keywords)."""
+        if self._weight is not None:
+            raise ValueError(MSG_WEIGHTED_INTERVALS)
+        return confidence_intervals(self._y, self._scores, sensitive_features=self._groups,
+                                    **settings)
 
     def _by_group(self, pd, index):
         columns = {"n": [int((index == k).sum()) for k in range(len(self._labels))],
@@ -413,56 +478,3 @@ class RankingMetricFrame:
             return abs(self._value(_metrics.xauc, g=a, h=b)
                        - self._value(_metrics.xauc, g=b, h=a))
         return abs(self._value(_metrics.prf, g=a) - self._value(_metrics.prf, g=b))
-
-
-def _rows(pd, intervals, values):
-    """A DataFrame of ``estimate``, ``low``, ``high`` with the index of the Series
-    ``values``, whose value is the estimate where an interval is None."""
-    rows = [tuple(i) if i is not None else (v, math.nan, math.nan)
-            for i, v in zip(intervals, values)]
-    return pd.DataFrame(rows, index=values.index, columns=list(STATS))
-
-
-def _series(values, name):
-    pd = _frames.import_pandas("RankingMetricFrame")
-    return pd.Series(values, name=name, dtype=np.float64)
-
-
-def _check_metrics(value):
-    """``{name: None (built-in) or callable}`` in the order given."""
-    bad = ValueError(MSG_METRICS.format(choices=FRAME_METRICS, value=value))
-    if isinstance(value, str) or callable(value):
-        value = (value,)
-    if isinstance(value, dict):
-        items = list(value.items())
-        if not all(isinstance(k, str) for k, _ in items):
-            raise bad
-        items = [(k, None if f == k else f) for k, f in items]
-    else:
-        try:
-            items = [(m, None) if isinstance(m, str) else
-                     (getattr(m, "__name__", None), m) for m in value]
-        except TypeError:
-            raise bad from None
-    named = {}
-    for name, f in items:
-        if f is None and name not in FRAME_METRICS:
-            raise bad
-        if f is not None and not callable(f):
-            raise bad
-        if f is not None and (not isinstance(name, str) or name in FRAME_METRICS
-                              or name in ("n", "positives", "xauc_ab", "xauc_ba")
-                              or name in named):
-            raise ValueError(MSG_METRIC_NAME.format(name=name))
-        named.setdefault(name, f)  # a built-in named twice counts once
-    if not named:
-        raise bad
-    return named
-
-
-def _name(sensitive_features):
-    """The index name of ``by_group``: a Series' name, several columns' names joined."""
-    if _frames.is_series(sensitive_features) and isinstance(sensitive_features.name, str):
-        return sensitive_features.name
-    names = _frames.column_names(sensitive_features)
-    return " & ".join(names) if names is not None else "group"

@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from ..metrics._frame import FRAME_METRICS, RankingMetricFrame
 from ..utils._validation import check_choice
 from ._plots import DISPARITY_NAMES, MIN_AUC_SPAN, _axes, _matplotlib, legend_below, namer
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Sequence
 
     from matplotlib.axes import Axes
 
@@ -17,25 +19,31 @@ if TYPE_CHECKING:
 
 MSG_INTERVAL_GROUPS = "plot_intervals: the sets of intervals are of different groups"
 PARTS = ("metrics", "disparities")
+MSG_NOTHING = "plot_intervals: no interval of part={part!r} among the metrics {metrics}"
 
 
-def plot_intervals(intervals: MetricIntervals | Mapping[str, MetricIntervals], *,
+def plot_intervals(intervals: MetricIntervals | RankingMetricFrame
+                   | Mapping[str, MetricIntervals | RankingMetricFrame], *,
                    part: str = "metrics", names: Mapping | None = None,
-                   ax: Axes | None = None) -> Axes:
+                   metrics: Sequence[str] | None = None, ax: Axes | None = None) -> Axes:
     """A forest plot: every metric (or disparity) with its confidence interval.
 
     Parameters
     ----------
-    intervals : MetricIntervals or mapping of str to MetricIntervals
+    intervals : MetricIntervals, RankingMetricFrame, or mapping of str to either
         :func:`gpu_xorder.metrics.confidence_intervals` of one score column, or of
         several (``{"risk": ..., "fair": ...}``, of the same groups): one marker each,
-        side by side.
+        side by side. A :class:`gpu_xorder.metrics.RankingMetricFrame` stands for its
+        intervals at their defaults (``frame.plot()`` chooses them) and, unless
+        ``metrics`` is given, draws its own built-in metrics.
     part : {"metrics", "disparities"}, default="metrics"
         ``"metrics"``: the AUC, the AUC within every group, xAUC of every ordered pair
         and PRF of every group; ``"disparities"``: Delta-xAUC, Delta-PRF and URF of every
         pair of groups (with more than two, their maxima too).
     names : mapping, optional
         Readable names of the group labels.
+    metrics : sequence of {"auc", "xauc", "prf", "urf"}, optional
+        The metrics drawn (default: all, or a frame's own); others are left out.
     ax : matplotlib Axes, optional
         Where to draw; default: a new figure.
 
@@ -47,7 +55,9 @@ def plot_intervals(intervals: MetricIntervals | Mapping[str, MetricIntervals], *
     Raises
     ------
     ValueError
-        On an unknown ``part`` or sets of intervals of different groups.
+        On an unknown ``part`` or metric, sets of intervals of different groups, no
+        row to draw (``metrics=["urf"]`` of ``part="metrics"``, a frame of callables
+        only), or a frame with ``sample_weight`` (no intervals).
 
     Examples
     --------
@@ -61,11 +71,20 @@ def plot_intervals(intervals: MetricIntervals | Mapping[str, MetricIntervals], *
     """
     _matplotlib()
     part = check_choice(part, "part", PARTS)
-    sets = dict(intervals) if isinstance(intervals, dict) else {"": intervals}
+    sets = dict(intervals) if isinstance(intervals, Mapping) else {"": intervals}
+    frames = [ci for ci in sets.values() if isinstance(ci, RankingMetricFrame)]
+    if metrics is None:
+        metrics = frames[0].metrics if frames else FRAME_METRICS
+    metrics = [check_choice(m, "metrics", FRAME_METRICS) for m in metrics
+               if not frames or m in FRAME_METRICS]  # a frame's callables: no intervals
+    sets = {label: ci._confidence() if isinstance(ci, RankingMetricFrame) else ci
+            for label, ci in sets.items()}
     first = next(iter(sets.values()))
     if any(ci.groups != first.groups for ci in sets.values()):
         raise ValueError(MSG_INTERVAL_GROUPS)
-    rows = _interval_rows(first.groups, part, namer(names))
+    rows = _interval_rows(first.groups, part, namer(names), metrics)
+    if not rows:
+        raise ValueError(MSG_NOTHING.format(part=part, metrics=metrics))
     ax = _axes(ax)
     step = 0.7 / max(len(sets), 1)
     highs, lows = [], []
@@ -106,18 +125,22 @@ def plot_intervals(intervals: MetricIntervals | Mapping[str, MetricIntervals], *
     return ax
 
 
-def _interval_rows(groups, part, name):
-    """``[(row label, MetricIntervals -> Interval or None)]``, top row first."""
+def _interval_rows(groups, part, name, metrics=FRAME_METRICS):
+    """``[(row label, MetricIntervals -> Interval or None)]``, top row first, of the
+    ``metrics`` drawn."""
     pairs = [(g, h) for i, g in enumerate(groups) for h in groups[i + 1:]]
     if part == "metrics":
-        return ([("AUC", lambda ci: ci.auc)]
-                + [(f"AUC within {name(g)}", lambda ci, g=g: ci.auc_within[g])
-                   for g in groups]
-                + [(f"xAUC({name(g)}, {name(h)})", lambda ci, g=g, h=h: ci.xauc[g, h])
-                   for g in groups for h in groups if g != h]
-                + [(f"PRF({name(g)})", lambda ci, g=g: ci.prf[g]) for g in groups])
+        drawn = {
+            "auc": [("AUC", lambda ci: ci.auc)]
+            + [(f"AUC within {name(g)}", lambda ci, g=g: ci.auc_within[g]) for g in groups],
+            "xauc": [(f"xAUC({name(g)}, {name(h)})", lambda ci, g=g, h=h: ci.xauc[g, h])
+                     for g in groups for h in groups if g != h],
+            "prf": [(f"PRF({name(g)})", lambda ci, g=g: ci.prf[g]) for g in groups]}
+        return [row for m in ("auc", "xauc", "prf") if m in metrics for row in drawn[m]]
     rows = []
     for metric, prefix in (("xauc", "Delta-xAUC"), ("prf", "Delta-PRF"), ("urf", "URF")):
+        if metric not in metrics:
+            continue
         rows += [(f"{prefix}({name(g)}, {name(h)})",
                   lambda ci, m=metric, p=(g, h): ci.disparity_pairs[m][p])
                  for g, h in pairs]

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import metrics
 from ..metrics._decisions import RATE_MEANINGS, RATES
+from ..metrics._frame import RankingMetricFrame
 from ..metrics._ranking import defined
 from ..utils import _params as params
 from ..utils._validation import check_labels, check_scores, encode_groups
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
 
 MSG_NO_JINJA = ('the HTML report needs Jinja2, which is not installed: '
                 'pip install "gpu-xorder[report]"')
+MSG_FRAME_DATA = ("audit_report(frame, ...) takes the labels and groups from the frame: "
+                  "give neither y nor sensitive_features")
 MSG_SCORES = "scores must be an array or a non-empty mapping of names to arrays"
 #: The disparities, their names and what each compares.
 DISPARITIES = (("xauc", "Delta-xAUC", "the largest |xAUC(g, h) - xAUC(h, g)| over pairs"),
@@ -49,8 +52,9 @@ RATE_TITLES = {"selection_rate": "selection rate", "tpr": "TPR", "fpr": "FPR",
                "precision": "precision"}
 
 
-def audit_report(scores: ArrayLike | Mapping[str, ArrayLike], y: ArrayLike,
-                 sensitive_features: ArrayLike, *, positive: str = "positive",
+def audit_report(scores: ArrayLike | Mapping[str, ArrayLike] | RankingMetricFrame,
+                 y: ArrayLike | None = None, sensitive_features: ArrayLike | None = None,
+                 *, positive: str = "positive",
                  group: str = "group", high_score: str = "favourable",
                  level: float | None = 0.95, method: str = "delong",
                  n_bootstrap: int | None = None, random_state: int = 0,
@@ -63,10 +67,12 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike], y: ArrayLike,
 
     Parameters
     ----------
-    scores : array-like of shape (n,) or mapping of str to array-like
-        The scores, or several score columns by name (``{"risk": s, "fair": t}``).
+    scores : array-like of shape (n,), mapping of str to array-like, or RankingMetricFrame
+        The scores, or several score columns by name (``{"risk": s, "fair": t}``), or a
+        :class:`gpu_xorder.metrics.RankingMetricFrame`, whose scores, labels and groups
+        (and the groups' name, for ``group``) are audited.
     y, sensitive_features : array-like of shape (n,)
-        0/1 labels and the group of every item.
+        0/1 labels and the group of every item; not given with a frame.
     positive : str, default="positive"
         What a positive is (``"re-offended"``), in the text and the axes.
     group : str, default="group"
@@ -110,11 +116,19 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike], y: ArrayLike,
     ------
     ImportError
         Without Jinja2 or matplotlib.
+    TypeError
+        On a frame given with ``y`` or ``sensitive_features``.
     ValueError
-        On invalid data or options, or an invalid model file.
+        On invalid data or options, an invalid model file, or a frame with
+        ``sample_weight``.
     """
     jinja2 = _import_jinja2()
     _figures._matplotlib()
+    if isinstance(scores, RankingMetricFrame):
+        if y is not None or sensitive_features is not None:
+            raise TypeError(MSG_FRAME_DATA)
+        scores, y, sensitive_features, name = scores._data()
+        group = name if group == "group" else group
     columns = _columns(scores)
     n = next(iter(columns.values())).size
     y = check_labels(y, n)
@@ -173,7 +187,8 @@ def write_audit_report(path: str | os.PathLike, *args, **kwargs) -> None:
     path : str or os.PathLike
         The HTML file to write; never the data file ``source``.
     *args, **kwargs
-        The parameters of :func:`audit_report`.
+        The parameters of :func:`audit_report`: ``(scores, y, sensitive_features,
+        ...)`` or ``(frame, ...)``, a :class:`gpu_xorder.metrics.RankingMetricFrame`.
     """
     from ..io import write_files
 

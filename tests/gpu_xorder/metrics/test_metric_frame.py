@@ -13,7 +13,11 @@ import pytest
 
 from gpu_xorder import metrics
 from gpu_xorder.metrics import RankingMetricFrame
-from gpu_xorder.metrics._frame import MSG_METRICS, MSG_WEIGHTED_INTERVALS
+from gpu_xorder.metrics._frame_tables import (
+    DECISION_COLUMNS,
+    MSG_METRICS,
+    MSG_WEIGHTED_INTERVALS,
+)
 from support.oracles import pair_frac, weighted_delta, weighted_metric
 
 pd = pytest.importorskip("pandas")
@@ -272,19 +276,96 @@ def test_callable_metric_undefined_in_a_group_and_bad_names():
             RankingMetricFrame(Y, SCORES, sensitive_features=GROUPS, metrics=bad)
 
 
-def test_decisions_are_decision_rates():
+def same(row, interval):
+    """The table's three numbers are the interval's (NaN where it is None or NaN)."""
+    want = (math.nan,) * 3 if interval is None else tuple(interval)
+    np.testing.assert_array_equal(np.asarray(row, dtype=float), np.asarray(want, float))
+
+
+def test_decisions_are_decision_rates_in_one_flat_table():
     frame = RankingMetricFrame(Y, SCORES, sensitive_features=GROUPS)
-    got = frame.decisions(top_k=20, level=0.9)
+    table = frame.decisions(top_k=20, level=0.9)
     d = metrics.decision_rates(Y, SCORES, sensitive_features=GROUPS, top_k=20, level=0.9)
-    table = got["by_group"]
-    assert table.index.tolist() == LABELS
+    assert table.columns.tolist() == list(DECISION_COLUMNS)  # one level: flat
+    assert table.index.names == ["part", "group"]
+    assert table.index.tolist() == [("group", g) for g in LABELS] + [
+        ("overall", ""), ("difference", ""), ("ratio", "")]
+    by_group = table.loc["group"]
+    assert by_group.index.tolist() == LABELS
     for g in LABELS:
-        assert table.loc[g, ("", "selected")] == d.counts[g]["selected"]
+        for key in ("n", "positives", "selected"):
+            assert by_group.loc[g, key] == d.counts[g][key]
         for rate in ("selection_rate", "tpr", "fpr", "precision"):
-            assert tuple(table.loc[g, rate]) == tuple(d.by_group[rate][g])
-    assert tuple(got["difference"].loc["tpr"]) == tuple(d.difference["tpr"])
-    assert tuple(got["ratio"].loc["fpr"]) == tuple(d.ratio["fpr"])
-    assert table[("", "selected")].sum() == pytest.approx(20)
+            same(by_group.loc[g, [rate, f"{rate}_low", f"{rate}_high"]],
+                 d.by_group[rate][g])
+    for part in ("overall", "difference", "ratio"):
+        for rate in ("selection_rate", "tpr", "fpr", "precision"):
+            same(table.loc[(part, ""), [rate, f"{rate}_low", f"{rate}_high"]],
+                 getattr(d, part)[rate])
+    assert table.loc[("overall", ""), "n"] == N
+    assert table.loc[("overall", ""), "positives"] == Y.sum()
+    assert by_group["selected"].sum() == pytest.approx(20)
+    assert table.loc[("overall", ""), "selected"] == pytest.approx(20)
+    assert table.loc[["difference", "ratio"], "n"].isna().all()
     weighted = RankingMetricFrame(Y, SCORES, sensitive_features=GROUPS, sample_weight=WEIGHTS)
     with pytest.raises(ValueError, match="decision rates of weighted items"):
         weighted.decisions(threshold=0.5)
+
+
+def test_overall_intervals_of_a_callable_are_not_the_auc_s():
+    """Regression (issue 42): the one AUC interval was given to every row of
+    intervals()["overall"], a callable's value and interval replaced by the AUC's."""
+    from sklearn.metrics import average_precision_score
+
+    for chosen in (["auc", average_precision_score], [average_precision_score, "prf"]):
+        frame = RankingMetricFrame(Y, SCORES, sensitive_features=GROUPS, metrics=chosen)
+        got = frame.intervals(method="delong")["overall"]
+        ci = metrics.confidence_intervals(Y, SCORES, sensitive_features=GROUPS,
+                                          method="delong")
+        assert got.index.tolist() == ["auc", "average_precision_score"]
+        assert tuple(got.loc["auc"]) == tuple(ci.auc)
+        row = got.loc["average_precision_score"]
+        assert row["estimate"] == average_precision_score(Y, SCORES)
+        assert row["estimate"] != ci.auc.estimate
+        assert math.isnan(row["low"]) and math.isnan(row["high"])
+
+
+def test_the_frame_draws_its_intervals():
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from gpu_xorder.plotting import plot_intervals
+
+    def ticks(ax):
+        return [tick.get_text() for tick in ax.get_yticklabels()]
+
+    frame = RankingMetricFrame(Y, SCORES, sensitive_features=GROUPS,
+                               metrics={"auc": "auc", "prf": "prf",
+                                        "share": lambda y, s: float(np.mean(y))})
+    ax = frame.plot(method="delong", ax=Figure().add_subplot())
+    assert ticks(ax) == (["AUC"] + [f"AUC within {g}" for g in LABELS]
+                         + [f"PRF({g})" for g in LABELS])
+    ci = metrics.confidence_intervals(Y, SCORES, sensitive_features=GROUPS, method="delong")
+    # each marker sits at its interval's estimate, its bar spans the interval
+    drawn = [c for c in ax.containers]
+    wanted = [ci.auc] + [ci.auc_within[g] for g in LABELS] + [ci.prf[g] for g in LABELS]
+    assert len(drawn) == len(wanted)
+    for container, iv in zip(drawn, wanted):
+        x = container.lines[0].get_xdata()[0]
+        assert x == pytest.approx(iv.estimate, abs=1e-12)
+        (segment,) = container.lines[2][0].get_segments()
+        assert sorted(segment[:, 0]) == pytest.approx([iv.low, iv.high], abs=1e-12)
+    # plot_intervals(frame) draws the same rows (its intervals at the defaults)
+    ax = plot_intervals(frame, ax=Figure().add_subplot())
+    assert ticks(ax)[:2] == ["AUC", "AUC within x"]
+    ax = plot_intervals(frame, part="disparities", ax=Figure().add_subplot())
+    assert ticks(ax) == ["Delta-PRF(x, y)", "Delta-PRF(x, z)", "Delta-PRF(y, z)",
+                         "Delta-PRF (largest)"]
+    both = plot_intervals({"a": frame, "b": ci}, metrics=["xauc"],
+                          ax=Figure().add_subplot())
+    assert len(ticks(both)) == 6  # xAUC of the six ordered pairs
+    weighted = RankingMetricFrame(Y, SCORES, sensitive_features=GROUPS, sample_weight=WEIGHTS)
+    with pytest.raises(ValueError, match=MSG_WEIGHTED_INTERVALS):
+        weighted.plot()
+    with pytest.raises(ValueError, match="no interval of part='metrics'"):
+        plot_intervals(ci, metrics=["urf"])

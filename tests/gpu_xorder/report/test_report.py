@@ -144,6 +144,34 @@ def test_sha256_command_and_atomic_write(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "report.html"]
 
 
+def test_a_frame_is_a_data_source(tmp_path):
+    """write_audit_report(path, frame): the frame's scores, labels and groups (and the
+    groups' name) make the same page as the arrays."""
+    pd = pytest.importorskip("pandas")
+    from gpu_xorder.metrics import RankingMetricFrame
+    from gpu_xorder.metrics._frame_tables import MSG_WEIGHTED_REPORT
+    from gpu_xorder.report._audit import MSG_FRAME_DATA
+
+    s, y, g = data()
+    race = pd.Series(g, name="race")
+    frame = RankingMetricFrame(y, s, sensitive_features=race)
+    out = tmp_path / "frame.html"
+    write_audit_report(out, frame, level=None, threshold=0.5, command="x")
+    by_arrays = audit_report(s, y, g, group="race", level=None, threshold=0.5, command="x")
+
+    def undated(text):  # the date and the pictures (whose SVG ids are random) apart
+        text = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "", text)
+        return re.sub(r"data:image/[^\"']+", "", text)
+
+    assert undated(out.read_text()) == undated(by_arrays)
+    assert "race" in by_arrays
+    with pytest.raises(TypeError, match=re.escape(MSG_FRAME_DATA)):
+        audit_report(frame, y, g)
+    weighted = RankingMetricFrame(y, s, sensitive_features=g, sample_weight=np.ones(s.size))
+    with pytest.raises(ValueError, match=re.escape(MSG_WEIGHTED_REPORT)):
+        audit_report(weighted)
+
+
 def test_group_names_are_escaped():
     s, y, _ = data()
     g = np.where(np.arange(s.size) % 2, "<b>x</b>", "y&z")
