@@ -58,6 +58,12 @@ MSG_NO_GROUPS = (
     "sklearn.set_config(enable_metadata_routing=True)), or name the column of a "
     "DataFrame X that holds them: FairRanker(..., sensitive_features='column')"
 )
+MSG_SCORER_HINT = (
+    "; a search's scorer that is not a fairness scorer (\"roc_auc\" beside "
+    "fairness_scorer(), say) calls decision_function without the groups, and its folds "
+    "score NaN: use fairness_scorer(multimetric=True), whose \"auc\" is the AUC of the "
+    "fair scores and \"neg_disparity\" their -|D|"
+)
 MSG_GROUPS_TWICE = (
     "FairRanker(sensitive_features={column!r}) reads the groups from X; do not pass "
     "sensitive_features to {method} as well"
@@ -344,7 +350,8 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
                          lam=None if eps is not None else SCORE_LAM, max_disparity=eps,
                          sample_weight=sample_weight)
 
-    def summary(self, X: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLike,
+    def summary(self, X: ArrayLike, y: ArrayLike, *,
+                sensitive_features: ArrayLike | None = None,
                 high_score: str = "favourable") -> dict:
         """AUC, disparity and disadvantaged group of the estimator's and the fair scores.
 
@@ -356,8 +363,9 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
             Features, as the estimator takes them.
         y : array-like of shape (n,)
             0/1 labels.
-        sensitive_features : array-like of shape (n,) or (n, c)
-            Protected group of every row.
+        sensitive_features : array-like of shape (n,) or (n, c), optional
+            Protected group of every row; required unless the parameter
+            ``sensitive_features`` names columns of ``X`` (as in :meth:`score`).
         high_score : {"favourable", "harmful"}, default="favourable"
             ``"harmful"`` for a risk score whose high ranks harm people.
 
@@ -365,11 +373,17 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         -------
         dict
             As :meth:`XOrder.summary` returns it.
+
+        Raises
+        ------
+        ValueError
+            Without the groups, or with them both as columns of ``X`` and as
+            ``sensitive_features``.
         """
         check_is_fitted(self)
+        groups = self._groups(X, sensitive_features, "summary")
         return self.xorder_.summary(_scores(self.estimator_, X, self.response_method_), y,
-                                    sensitive_features=sensitive_features,
-                                    high_score=high_score)
+                                    sensitive_features=groups, high_score=high_score)
 
     def get_metadata_routing(self) -> MetadataRouter:
         """The metadata routing of this estimator (scikit-learn's metadata routing).
@@ -402,7 +416,8 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         column = self.sensitive_features
         if column is None:
             if sensitive_features is None:
-                raise ValueError(MSG_NO_GROUPS.format(method=method))
+                hint = MSG_SCORER_HINT if method == "decision_function" else ""
+                raise ValueError(MSG_NO_GROUPS.format(method=method) + hint)
             return sensitive_features
         names = [column] if isinstance(column, str) else column
         if not isinstance(names, (list, tuple)) or not names or not all(

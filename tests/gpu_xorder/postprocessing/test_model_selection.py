@@ -195,6 +195,21 @@ def test_nested_cross_validation():
             assert value == pytest.approx(objective(1.0)(Y[test], fair, A[test]), abs=1e-12)
 
 
+def test_roc_auc_beside_the_fairness_scorer_names_multimetric():
+    """Regression (issue 42): "roc_auc" beside fairness_scorer() scored NaN folds with
+    no hint of fairness_scorer(multimetric=True): the error (raised, or in the NaN
+    fold's warning) now names it."""
+    scoring = {"roc_auc": "roc_auc", "fair": fairness_scorer()}
+    with pytest.raises(ValueError, match=re.escape("fairness_scorer(multimetric=True)")):
+        search(routed_pipeline(), {"fair__lam": [0.0]}, scoring, True, refit="fair")
+    quiet = GridSearchCV(routed_pipeline(), {"fair__lam": [0.0]}, cv=CV, scoring=scoring,
+                         refit="fair")
+    with sklearn.config_context(enable_metadata_routing=True), \
+            pytest.warns(UserWarning, match=re.escape("fairness_scorer(multimetric=True)")):
+        quiet.fit(X, Y, sensitive_features=A)
+    assert np.isnan(quiet.cv_results_["mean_test_roc_auc"]).all()
+
+
 def test_multimetric_scorers_pick_by_hand():
     scorers = fairness_scorer(lam=0.5, multimetric=True)
     assert list(scorers) == ["objective", "auc", "neg_disparity"]

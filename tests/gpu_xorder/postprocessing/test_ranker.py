@@ -234,6 +234,15 @@ def test_groups_from_a_column_of_x():
                                                          sensitive_features=table["group"])
     assert by_column.xorder_.groups_.tolist() == ["a", "b"]
     assert by_column.n_features_in_ == 4  # the classifier got X whole
+    # regression (issue 42): summary() ignored the column and needed the keyword
+    got = by_column.summary(table, Y, high_score="harmful")
+    want = by_keyword.summary(table, Y, sensitive_features=table["group"],
+                              high_score="harmful")
+    assert got == want
+    assert got["adjusted"]["disadvantaged"].group in ("a", "b")
+    with pytest.raises(ValueError, match=re.escape(MSG_GROUPS_TWICE.format(
+            column="group", method="summary"))):
+        by_column.summary(table, Y, sensitive_features=table["group"])
     # several columns: their intersections
     table["band"] = np.where(X[:, 1] > 0, "hi", "lo")
     both = FairRanker(_without("group", "band"), cv=FOLDS,
@@ -248,7 +257,7 @@ def test_groups_missing_twice_or_misnamed():
     with pytest.raises(ValueError, match=MSG_NO_GROUPS.format(method="fit")[:40]):
         ranker.fit(X, Y)
     fitted = ranker.fit(X, Y, sensitive_features=A)
-    for method in ("decision_function", "score"):
+    for method in ("decision_function", "score", "summary"):
         with pytest.raises(ValueError, match=rf"FairRanker\.{method} needs the protected"):
             getattr(fitted, method)(*((X,) if method == "decision_function" else (X, Y)))
     named = FairRanker(LogisticRegression(), cv=FOLDS, sensitive_features="group", **FAST)
