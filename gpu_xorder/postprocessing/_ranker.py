@@ -59,11 +59,9 @@ MSG_NO_GROUPS = (
     "DataFrame X that holds them: FairRanker(..., sensitive_features='column')"
 )
 MSG_SCORER_HINT = (
-    "; a search's scorer that is not a fairness scorer (\"roc_auc\" beside "
-    "fairness_scorer(), say) calls decision_function without the groups, and its folds "
-    "score NaN: use fairness_scorer(multimetric=True), whose \"auc\" is the AUC of the "
-    "fair scores and \"neg_disparity\" their -|D|"
-)
+    "; a search's other scorer (\"roc_auc\" beside fairness_scorer(), say) calls this "
+    "without the groups and scores NaN: fairness_scorer(multimetric=True) has \"auc\", "
+    "the AUC of the fair scores, and \"neg_disparity\"")
 MSG_GROUPS_TWICE = (
     "FairRanker(sensitive_features={column!r}) reads the groups from X; do not pass "
     "sensitive_features to {method} as well"
@@ -377,8 +375,7 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            Without the groups, or with them both as columns of ``X`` and as
-            ``sensitive_features``.
+            Without the groups, or with them both in ``X`` and as the keyword.
         """
         check_is_fitted(self)
         groups = self._groups(X, sensitive_features, "summary")
