@@ -105,8 +105,10 @@ def plot_xroc(y_true: ArrayLike, y_score: ArrayLike, *, sensitive_features: Arra
     _matplotlib()
     check_order("plot_xroc", y_true, y_score)
     band = None if band is None else params.check("level", band)  # a float for labels
+    n = check_scores(y_score, name="y_score").shape[0]
+    check_labels(y_true, n)  # bad labels an error, not pairs left out (an empty figure)
     data = {"y_true": y_true, "y_score": y_score, "sensitive_features": sensitive_features}
-    labels, _ = encode_groups(sensitive_features, np.shape(y_score)[0])
+    labels, _ = encode_groups(sensitive_features, n)
     labels = [g.item() for g in labels]
     if pairs is None:
         pairs = [(g, h) for g in labels for h in labels if g != h

@@ -76,6 +76,28 @@ def test_score_distributions(tmp_path):
     saved(ax, tmp_path / "scores.png")
 
 
+def test_the_plots_take_labels_then_scores():
+    """(y_true, y_score, *, sensitive_features=...): the earlier orders are a TypeError
+    naming the new one (plot_xroc's drew an empty figure when called in
+    plot_score_distributions' order); labels other than 0/1 are refused."""
+    s, y, g = data()
+    with pytest.raises(TypeError, match=re.escape("plot_xroc() takes plot_xroc(y_true, ")):
+        gpu_xorder.plot_xroc(s, y, sensitive_features=g)
+    with pytest.raises(TypeError, match=re.escape("plot_score_distributions() takes")):
+        gpu_xorder.plot_score_distributions(s, y, sensitive_features=g)
+    with pytest.raises(TypeError, match="positional argument"):
+        gpu_xorder.plot_score_distributions(s, g, y)  # the earlier positional order
+    bad = y.copy()
+    bad[0] = 2
+    with pytest.raises(ValueError, match=r"y must be binary"):
+        gpu_xorder.plot_score_distributions(bad, s, sensitive_features=g)
+    with pytest.raises(ValueError, match=r"y must be binary"):
+        gpu_xorder.plot_xroc(bad, s, sensitive_features=g)
+    with pytest.raises(TypeError, match=re.escape("data=(y_true, y_score, sensitive_")):
+        gpu_xorder.plot_tradeoff(xorder_path(s, y, sensitive_features=g, lams=[0.0],
+                                             backend="numpy"), data=(s, y, g))
+
+
 def test_tradeoff_marks_the_chosen_point(tmp_path):
     s, y, g = data()
     models = xorder_path(s, y, sensitive_features=g, lams=[0.0, 0.5, 2.0],
