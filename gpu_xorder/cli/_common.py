@@ -98,17 +98,25 @@ def file_row(label, scores, y, groups, seconds):
     return row(label, {"data": scores}, {"data": (y, groups)}, seconds)
 
 
-def print_disadvantaged(rows, y, groups, metric, high_score):
-    """One line per ``(label, scores)`` of ``rows``: the group the scores' ``metric``
-    disadvantages, reading a high score as ``high_score``."""
-    from .. import metrics
+def print_disadvantaged(rows, y, groups, metric, high_score, delta=None, decision=None,
+                        stated=True):
+    """One finding per ``(label, scores)`` of ``rows`` (:mod:`gpu_xorder.metrics.
+    _findings`): ``metric``'s worst pair judged by DeLong's interval at 95%
+    family-wise, reading a high score as ``high_score`` (``stated``: given by the
+    user, else the default, which the line says)."""
+    from ..metrics._findings import DEFAULT_DELTA, ranking_finding, rule_text
 
-    out.console.print(f"[dim]The group {dict(METRIC_COLUMNS)[metric]} disadvantages, "
-                      f"reading a high score as {high_score} (--high-score):[/dim]")
+    delta = DEFAULT_DELTA if delta is None else delta
+    how = "" if stated else ", the default (--high-score)"
+    k = np.unique(groups).size
+    rule = rule_text(AUDIT_LEVEL, k * (k - 1) // 2, delta, "the difference (DeLong)")
+    out.console.print(f"[dim]Findings of {dict(METRIC_COLUMNS)[metric]}, reading a high "
+                      f"score as {high_score}{escape(how)}; rule: {escape(rule)}:[/dim]")
     for label, scores in rows:
         try:
-            found = metrics.disadvantaged_group(scores, y, groups, metric=metric,
-                                                high_score=high_score).text
+            found = ranking_finding(scores, y, groups, measure=metric,
+                                    high_score=high_score, level=AUDIT_LEVEL,
+                                    delta=delta, decision=decision).text
         except ValueError as exc:
             found = f"undefined: {out.one_line(exc)}"
         out.console.print(f"{escape(label)}: {escape(found)}")

@@ -123,7 +123,8 @@ def run(args):
                                         timing=True))
     print_disadvantaged([("unadjusted", scores), (rows[chosen + 1]["label"],
                                                   est.train_scores_adjusted_)],
-                        y, groups, args.metric, args.high_score)
+                        y, groups, args.metric, args.high_score,
+                        args.delta, args.decision)
     out.console.print(f"model saved to {escape(args.model)}"
                   + (f" (lam {est.lam:g})" if len(models) > 1 else "")
                   + (f"; scores written to {escape(args.output)} (column "

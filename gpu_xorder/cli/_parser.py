@@ -11,6 +11,7 @@ from ..experiments._studies import METHODS as PAPER_METHODS
 from ..experiments._studies import STUDIES as PAPER_STUDIES
 from ..experiments.models import MODELS as PAPER_MODELS
 from ..io import LABEL_KINDS
+from ..metrics._findings import DEFAULT_DELTA
 from ..utils._params import choices
 from ..utils._validation import parse_memory_size
 from ._common import (
@@ -201,11 +202,18 @@ def build_parser():
     _file_arguments(audit, label_required=True, many_scores=True)
     audit.add_argument("--json", metavar="FILE",
                        help="also write every value as JSON (null where undefined)")
-    audit.add_argument("--high-score", choices=choices("high_score"), default="favourable",
+    audit.add_argument("--high-score", choices=choices("high_score"),
                        help="what a high score does to a person, which decides the group "
-                            "a disparity disadvantages: favourable (default; a loan, an "
-                            "interview) or harmful (a risk score: detention, an "
-                            "investigation; choose it for COMPAS' two_year_recid)")
+                            "a disparity disadvantages: favourable (a loan, an interview) "
+                            "or harmful (a risk score: choose it for COMPAS' "
+                            "two_year_recid); required with --report, read as favourable "
+                            "without it, which the output says")
+    _finding_arguments(audit)
+    audit.add_argument("--title", metavar="TEXT",
+                       help="with --report: the report's title")
+    audit.add_argument("--context", metavar="FILE",
+                       help="with --report: a UTF-8 text file printed at the top of the "
+                            "report: intended use, model, data period, limitations")
     audit.add_argument("--ci", type=_probability, metavar="LEVEL",
                        help=f"level of the confidence intervals in the tables, the JSON "
                             f"and the pictures (default: {AUDIT_LEVEL})")
@@ -388,6 +396,18 @@ def _high_score_argument(parser):
                         help="what a high score does to a person, for the sentence that "
                              "names the disadvantaged group before and after: favourable "
                              "(default) or harmful (a risk score)")
+    _finding_arguments(parser)
+
+
+def _finding_arguments(parser):
+    """--decision and --delta: the words and the margin of every finding."""
+    parser.add_argument("--decision", metavar="TEXT",
+                        help="what a high score (being selected) leads to, named in every "
+                             "finding: 'detention', 'a loan', 'an interview'")
+    parser.add_argument("--delta", type=_probability, default=DEFAULT_DELTA, metavar="D",
+                        help="the margin of a 'parity within D' finding: every pair's "
+                             "interval of its gap lies inside +-D (default: "
+                             f"{DEFAULT_DELTA})")
 
 
 def _column_argument(parser):

@@ -57,7 +57,8 @@ def run(args):
     if rows is not None:
         out.console.print(out.metrics_table("Data", rows, "data", est.metric))
         print_disadvantaged([("unadjusted", scores), (setting, adjusted)], y, groups,
-                            est.metric, args.high_score)
+                            est.metric, args.high_score, args.delta,
+                            args.decision)
     out.console.print(f"written to {escape(args.output)} (column {escape(args.column)})")
     return 0
 

@@ -32,7 +32,7 @@ ratio with its interval beside the four-fifths rule.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import TYPE_CHECKING
 
@@ -66,6 +66,10 @@ MEASURE_NAMES = {"xauc": "Delta-xAUC", "prf": "Delta-PRF", "urf": "Delta-URF",
 MSG_INTERVALS = ("intervals must be the MetricIntervals of the same groups, got "
                  "{what}")
 MSG_DELTA = "delta must be a number in (0, 1), got {value!r}"
+#: Around a label (or the user's words) in a sentence while it is made: ``text`` drops
+#: them, :meth:`Finding.html` makes them ``<bdi>`` (Unicode private use characters,
+#: taken out of the labels first).
+OPEN, CLOSE = "\ue000", "\ue001"
 #: Disparities of two pairs this many ulps apart are one value: an exact tie (1/3 as
 #: 4/12 and as 2/6) can round to neighbouring floats.
 TIE_ULPS = 8
@@ -119,6 +123,8 @@ class Finding:
         measure cannot tell from a disadvantage.
     text : str
         The finding in one sentence.
+    headline : str
+        The verdict and its numbers in a few words (the report's findings box).
     """
 
     measure: str
@@ -140,6 +146,29 @@ class Finding:
     decision: str | None
     base_rates: dict | None
     text: str
+    headline: str
+    marked: str = field(default="", repr=False, compare=False)
+    marked_headline: str = field(default="", repr=False, compare=False)
+
+    def html(self, headline: bool = False) -> str:
+        """``text`` (or ``headline``) as HTML: escaped, every group label and the
+        decision's words in ``<bdi>``, so that a right-to-left or control character
+        in a label cannot reorder the numbers after it.
+
+        Parameters
+        ----------
+        headline : bool, default=False
+            The headline instead of the sentence.
+
+        Returns
+        -------
+        str
+            Markup safe to put in a page.
+        """
+        import html
+
+        text = html.escape(self.marked_headline if headline else self.marked)
+        return text.replace(OPEN, "<bdi>").replace(CLOSE, "</bdi>")
 
     @property
     def disparity(self) -> float:
@@ -166,11 +195,28 @@ class Finding:
                 "verdict": self.verdict, "decision": self.decision,
                 "base_rates": (None if self.base_rates is None else
                                {str(g): v for g, v in self.base_rates.items()}),
-                "text": self.text}
+                "text": self.text, "headline": self.headline}
 
 
 def _label(label):
     return None if label is None else str(label)
+
+
+def _m(label):
+    """A label (or the user's words) marked for :meth:`Finding.html`."""
+    text = str(label).replace(OPEN, "\ufffd").replace(CLOSE, "\ufffd")
+    return f"{OPEN}{text}{CLOSE}"
+
+
+def _unmark(text):
+    return text.replace(OPEN, "").replace(CLOSE, "")
+
+
+def _finding(**fields):
+    """A Finding from marked ``text`` and ``headline``."""
+    text, headline = fields.pop("text"), fields.pop("headline")
+    return Finding(text=_unmark(text), headline=_unmark(headline), marked=text,
+                   marked_headline=headline, **fields)
 
 
 def check_delta(delta):
@@ -218,7 +264,7 @@ def percent(level):
 def reading(high_score, decision):
     """What a high score does, with the decision named where given."""
     if decision:
-        return f"a high score leads to {decision}, which is {high_score} to a person"
+        return f"a high score leads to {_m(decision)}, which is {high_score} to a person"
     return f"a high score is {high_score} to a person"
 
 
@@ -287,8 +333,9 @@ def ranking_finding(scores: ArrayLike, y: ArrayLike | None, groups: ArrayLike, *
     intervals : MetricIntervals, optional
         :func:`gpu_xorder.metrics.confidence_intervals` of the same data; without
         them DeLong's at ``level`` are computed.
-    level : float, default=0.95
-        The family-wise level when ``intervals`` are not given (theirs otherwise).
+    level : float or None, default=0.95
+        The family-wise level when ``intervals`` are not given (theirs otherwise);
+        None with no ``intervals``: no interval, so the verdict is ``"inconclusive"``.
     delta : float, default=DEFAULT_DELTA
         The equivalence margin of ``"parity"``.
     decision : str, optional
@@ -322,7 +369,7 @@ def ranking_finding(scores: ArrayLike, y: ArrayLike | None, groups: ArrayLike, *
     pairs = disparity_pairs(y, scores, sensitive_features=groups, metric=measure)
     g, h = _largest(pairs)
     v_g, v_h = _sides(scores, y, groups, measure, g, h)
-    if intervals is None and y is not None:
+    if intervals is None and y is not None and level is not None:
         from ._confidence import confidence_intervals
 
         try:
@@ -381,7 +428,32 @@ def _judge(*, measure, score, high_score, pair, sides, signed, every, family_lev
                    estimate=float(abs(v_g - v_h)), interval=oriented, level=level,
                    family_level=family_level, pairs=pairs, rule=rule, delta=delta,
                    verdict=verdict, decision=decision, base_rates=base_rates)
-    return Finding(text=_sentence(finding, every), **finding)
+    return _finding(text=_sentence(finding, every), headline=_headline(finding, every),
+                    **finding)
+
+
+def _headline(f, every):
+    """The verdict and its numbers in a few words."""
+    p, q = _m(f["pair"][0]), _m(f["pair"][1])
+    at = ("" if f["level"] is None else
+          f" at {percent(f['level'])}" + (f" (Bonferroni over {f['pairs']} pairs)"
+                                          if f["pairs"] > 1 else ""))
+    rates = ""
+    if f["base_rates"]:
+        rates = "; base rates " + ", ".join(f"'{_m(k)}' {v:.3f}"
+                                             for k, v in f["base_rates"].items())
+    if f["verdict"] == "disadvantages":
+        low, high = sorted((abs(f["interval"].low), abs(f["interval"].high)))
+        return (f"disadvantages '{_m(f['group'])}' against '{_m(f['other'])}': gap "
+                f"{limit(f['estimate'])} [{limit(low)}, {limit(high)}]{at}{rates}")
+    if f["verdict"] == "parity":
+        return (f"parity within {f['delta']:g}: every pair's gap in "
+                f"{interval_text(every)} ({percent(f['family_level'])} family-wise)"
+                f"{rates}")
+    why = ("no interval" if f["interval"] is None else
+           f"interval of the difference {interval_text(f['interval'])}{at} holds 0")
+    return (f"inconclusive: largest gap {limit(f['estimate'])}, '{p}' and '{q}'; "
+            f"{why}{rates}")
 
 
 def _sides_text(f):
@@ -390,6 +462,7 @@ def _sides_text(f):
     m, g, h = f["measure"], f["pair"][0], f["pair"][1]
     if f["group"] is not None:
         g, h = f["group"], f["other"]
+    g, h = _m(g), _m(h)
     a, b = f["value"], f["reverse"]
     name = {"xauc": lambda p, q: f"xAUC({p}, {q})", "prf": lambda p, q: f"PRF({p})",
             "urf": lambda p, q: f"P(S^{p} > S^{q})"}.get(
@@ -403,8 +476,8 @@ def _sides_text(f):
 
 def _sentence(f, every):
     """The finding's sentence: the verdict first, then the numbers and the rule."""
-    m, g, h = f["measure"], f["group"], f["other"]
-    p, q = f["pair"]
+    m, g, h = f["measure"], _m(f["group"]), _m(f["other"])
+    p, q = _m(f["pair"][0]), _m(f["pair"][1])
     ranking = m in ("xauc", "prf", "urf")
     if f["level"] is None:
         ci = f"gap {limit(f['estimate'])}; no interval was computed, so no verdict"
@@ -421,7 +494,7 @@ def _sentence(f, every):
     reading_text = reading(f["high_score"], f["decision"])
     rates = ""
     if f["base_rates"]:
-        shares = ", ".join(f"'{k}' {v:.3f}" for k, v in f["base_rates"].items())
+        shares = ", ".join(f"'{_m(k)}' {v:.3f}" for k, v in f["base_rates"].items())
         rates = (f"; base rates (share positive) {shares}: URF ignores the labels, so "
                  f"a gap in base rates alone makes a gap in URF" if m == "urf" else
                  f"; base rates (share positive) {shares}")
@@ -444,7 +517,7 @@ def _sentence(f, every):
 
 def _fact(f):
     """What the disadvantage is, for a ranking measure."""
-    m, g, h = f["measure"], f["group"], f["other"]
+    m, g, h = f["measure"], _m(f["group"]), _m(f["other"])
     favourable = f["high_score"] == "favourable"
     if m == "xauc" and favourable:
         return (f"positives of '{g}' are ranked below negatives of '{h}' more often "
@@ -562,14 +635,14 @@ def _ratio_finding(rates, ratio, n_pairs, high_score, decision, score):
             f"({FOUR_FIFTHS:g}), 'parity' (the rule met) when it is at or above "
             f"{FOUR_FIFTHS:g}, else 'inconclusive'")
     x, y = numbers(p[low], p[high])
-    rates_text = f"'{low}' {x} over '{high}' {y}"
+    rates_text = f"'{_m(low)}' {x} over '{_m(high)}' {y}"
     interval = Interval(ratio.estimate, ratio.low, ratio.high) if estimable else None
     shown = f"{ratio.estimate:.3f} {interval_text(interval)}" if estimable else (
         f"{ratio.estimate:.3f} (no interval: a count is 0)")
     head = f"selection-rate ratio {shown} ({at}; {rates_text})"
     what = reading(high_score, decision)
     if verdict == "disadvantages":
-        text = (f"disadvantages '{group}' (against '{other}'): {head} is below the "
+        text = (f"disadvantages '{_m(group)}' (against '{_m(other)}'): {head} is below the "
                 f"four-fifths rule ({FOUR_FIFTHS:g}) over its whole interval ({what})")
     elif verdict == "parity":
         text = (f"parity by the four-fifths rule: {head} is at or above {FOUR_FIFTHS:g} "
@@ -578,11 +651,26 @@ def _ratio_finding(rates, ratio, n_pairs, high_score, decision, score):
         text = (f"inconclusive: {head}; its interval "
                 f"{'is not defined' if not estimable else f'holds {FOUR_FIFTHS:g}'}, so "
                 f"the four-fifths rule is neither met nor failed at this level ({what})")
+    headline = {"disadvantages": f"disadvantages '{_m(group)}' against '{_m(other)}': "
+                                 f"below four-fifths over the whole interval",
+                "parity": "the four-fifths rule met over the whole interval",
+                "inconclusive": ("no interval" if not estimable else
+                                 f"inconclusive: the interval holds {FOUR_FIFTHS:g}")}
+    headline = f"{shown}, {rates_text}: {headline[verdict]}"
     if verdict != "disadvantages" or p[low] == p[high]:
         group = other = None
-    return Finding(measure="selection_rate_ratio", score=score, high_score=high_score,
-                   pair=(low, high), group=group, other=other, value=p[low],
+    return _finding(headline=headline, measure="selection_rate_ratio", score=score,
+                   high_score=high_score, pair=(low, high), group=group, other=other, value=p[low],
                    reverse=p[high], estimate=ratio.estimate, interval=interval,
                    level=level, family_level=rates.level, pairs=n_pairs, rule=rule,
                    delta=None, verdict=verdict, decision=decision, base_rates=None,
                    text=text)
+
+
+def lowest_selected(scores, rates):
+    """The lowest score the decision ``rates`` selects (in part, under a top-k tie):
+    with a threshold the lowest score at or above it, not the threshold; None where
+    nothing is selected."""
+    scores = np.asarray(scores, dtype=np.float64)
+    chosen = scores[scores >= rates.cut]
+    return None if chosen.size == 0 else float(chosen.min())
