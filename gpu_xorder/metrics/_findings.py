@@ -660,8 +660,8 @@ def _ratio_finding(rates, ratio, n_pairs, high_score, decision, score):
     if verdict != "disadvantages" or p[low] == p[high]:
         group = other = None
     return _finding(headline=headline, measure="selection_rate_ratio", score=score,
-                   high_score=high_score, pair=(low, high), group=group, other=other, value=p[low],
-                   reverse=p[high], estimate=ratio.estimate, interval=interval,
+                    high_score=high_score, pair=(low, high), group=group, other=other,
+                    value=p[low], reverse=p[high], estimate=ratio.estimate, interval=interval,
                    level=level, family_level=rates.level, pairs=n_pairs, rule=rule,
                    delta=None, verdict=verdict, decision=decision, base_rates=None,
                    text=text)
