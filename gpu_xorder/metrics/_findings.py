@@ -510,9 +510,11 @@ def _sentence(f, every):
     holds = ("" if f["level"] is None or f["interval"] is None else
              ", which holds 0" + ("" if every is None else
                                   f" and is not within +-{f['delta']:g}"))
+    says = ("which group it is" if m != "precision" else
+            "whether the precision differs (a gap in it names no group)")
     return (f"inconclusive: the largest gap is between '{p}' and '{q}', "
-            f"{_sides_text(f)}; {ci}{holds}: at this level the data do not say which "
-            f"group it is ({reading_text}){rates}")
+            f"{_sides_text(f)}; {ci}{holds}: at this level the data do not say {says} "
+            f"({reading_text}){rates}")
 
 
 def _fact(f):
