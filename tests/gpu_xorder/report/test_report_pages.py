@@ -86,16 +86,15 @@ def test_the_compas_report_with_a_model_prints_on_few_full_pages(tmp_path):
 
 
 @needs_chromium
-def test_a_small_report_with_a_model_prints_on_few_pages(tmp_path):
-    # the fast variant: two groups, a model, every section; the same page budget
+def test_a_small_report_prints_on_few_pages(tmp_path):
+    # the fast variant: two groups, every section but the model's (whose trade-off
+    # path takes seconds); the same page budget, every page but the last half full
     rng = np.random.default_rng(0)
     g = rng.choice(["a", "b"], 300)
     y = rng.integers(0, 2, 300)
     s = y + 0.8 * (g == "b") + rng.normal(0, 1, 300)
-    path = tmp_path / "model.json"
-    XOrder(lam=0.5, backend="numpy").fit(s, y, sensitive_features=g).save(path)
     text = audit_report({"risk": s}, y, g, high_score="harmful", top_share=0.3,
-                        model=path, context="Intended use: a test.")
+                        context="Intended use: a test.")
     fills = page_fills(print_pdf(text, tmp_path))
-    assert len(fills) <= MAX_PAGES, fills
+    assert len(fills) <= MAX_PAGES - 1, fills
     assert min(fills[:-1], default=1.0) >= MIN_FILL, fills
