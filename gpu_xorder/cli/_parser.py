@@ -11,9 +11,8 @@ from ..experiments._studies import METHODS as PAPER_METHODS
 from ..experiments._studies import STUDIES as PAPER_STUDIES
 from ..experiments.models import MODELS as PAPER_MODELS
 from ..io import LABEL_KINDS
-from ..metrics._findings import DEFAULT_DELTA
 from ..utils._params import choices
-from ..utils._validation import parse_memory_size
+from ..utils._validation import DEFAULT_DELTA, parse_memory_size
 from ._common import (
     AUDIT_BOOTSTRAP,
     AUDIT_LEVEL,

@@ -38,9 +38,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cpu_reference import half_wins2
-
 from ..utils import _params as params
+from ..utils import _validation
 from ..utils._validation import group_position
 from ._counts import grouped
 from ._decisions import RATES, DecisionRates, _share, newcombe
@@ -55,7 +54,7 @@ __all__ = ["Finding", "ranking_finding", "decision_findings", "DEFAULT_DELTA",
 
 #: Parity within this gap is the default equivalence margin: a difference of 0.05 in
 #: xAUC, PRF, URF (a probability) or in a rate. Set ``delta`` (``--delta``) to change it.
-DEFAULT_DELTA = 0.05
+DEFAULT_DELTA = _validation.DEFAULT_DELTA
 #: The four-fifths rule: a selection-rate ratio (smallest over largest) below 0.8.
 FOUR_FIFTHS = 0.8
 VERDICTS = ("disadvantages", "parity", "inconclusive")
@@ -289,6 +288,8 @@ def _largest(pairs):
 
 def _urf_sides(scores, groups, g, h):
     """``P(S^g > S^h)`` and ``P(S^h > S^g)`` (ties 1/2)."""
+    from cpu_reference import half_wins2  # on first use: the CLI's parser imports this
+
     s, _, labels, index, _ = grouped(scores, None, groups)
     upper = s[index == group_position(labels, g)]
     lower = s[index == group_position(labels, h)]
