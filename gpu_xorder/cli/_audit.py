@@ -10,7 +10,9 @@ import numpy as np
 from rich.markup import escape
 from rich.table import Table
 
-from ..metrics._findings import MEASURE_NAMES, decision_findings, lowest_selected, rule_text
+from ..metrics._cutoff_findings import decision_findings, lowest_selected
+from ..metrics._findings import MEASURE_NAMES
+from ..metrics._wording import rule_text
 from ..utils._validation import pair_key
 from . import _output as out
 from ._audit_pictures import MAX_FOREST_GROUPS, audit_plots, drawn_plan, picture_plan
@@ -22,6 +24,7 @@ from ._common import (
     dask_backend,
     file_row,
     group_title,
+    read_context,
     read_groups,
     require_matplotlib,
 )
@@ -30,9 +33,6 @@ from ._output import METRIC_COLUMNS
 MSG_MODEL_REPORT = "{option} is read by --report; give --report FILE as well"
 MSG_HIGH_SCORE = ("--report needs --high-score harmful or favourable: which group a "
                   "disparity disadvantages depends on what a high score does to a person")
-MSG_CONTEXT = "--context {path}: {why}"
-#: Characters of a --context file read at most.
-MAX_CONTEXT_CHARS = 20000
 #: Rows of a table of pairs of groups printed at most (the pairs of the largest
 #: disparities); every row is in --format tsv and json, and in --json.
 MAX_PAIR_ROWS = 40
@@ -54,7 +54,7 @@ def run(args):
         outputs = [("--json", args.json)] + _report_outputs(args)
         inputs = tuple(p for p in (args.data, args.model, args.context) if p is not None)
         check_all_outputs(outputs, [("--plot", args.plot, None)], inputs=inputs)
-        context = _read_context(args.context)
+        context = read_context(args.context)
         high_score = args.high_score or "favourable"
         if args.plot is not None:
             require_matplotlib()
@@ -216,22 +216,6 @@ def _decisions(args, columns, y, groups, level):
     return {name: decision_rates(s, y, groups, threshold=args.threshold, top_k=args.top_k,
                                  top_share=args.top_share, level=level or AUDIT_LEVEL)
             for name, s in columns.items()}
-
-
-def _read_context(path):
-    """The text of --context (None without it): UTF-8, at most ``MAX_CONTEXT_CHARS``
-    characters; the report escapes it."""
-    if path is None:
-        return None
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read(MAX_CONTEXT_CHARS + 1)
-    except UnicodeDecodeError:
-        raise ValueError(MSG_CONTEXT.format(path=path, why="not UTF-8 text")) from None
-    if len(text) > MAX_CONTEXT_CHARS:
-        raise ValueError(MSG_CONTEXT.format(
-            path=path, why=f"more than {MAX_CONTEXT_CHARS} characters"))
-    return text
 
 
 def _report_text(args, columns, y, groups, level, method, intervals, context=None):

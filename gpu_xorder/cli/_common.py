@@ -47,6 +47,9 @@ MAX_SEED = 2**32 - 1
 #: audit: the level of its confidence intervals unless --ci says, and the resamples
 #: of its bootstrap unless --bootstrap says.
 AUDIT_LEVEL = 0.95
+MSG_CONTEXT = "--context {path}: {why}"
+#: Characters of a --context file (audit --report) read at most.
+MAX_CONTEXT_CHARS = 20000
 AUDIT_BOOTSTRAP = 2000
 #: audit --plot: xROC pictures per score column unless --plot-pairs says, those of the
 #: pairs of groups with the largest disparities (all pairs of 21 groups: 210 pictures,
@@ -104,7 +107,8 @@ def print_disadvantaged(rows, y, groups, metric, high_score, delta=None, decisio
     _findings`): ``metric``'s worst pair judged by DeLong's interval at 95%
     family-wise, reading a high score as ``high_score`` (``stated``: given by the
     user, else the default, which the line says)."""
-    from ..metrics._findings import DEFAULT_DELTA, ranking_finding, rule_text
+    from ..metrics._findings import DEFAULT_DELTA, ranking_finding
+    from ..metrics._wording import rule_text
 
     delta = DEFAULT_DELTA if delta is None else delta
     how = "" if stated else ", the default (--high-score)"
@@ -120,6 +124,22 @@ def print_disadvantaged(rows, y, groups, metric, high_score, delta=None, decisio
         except ValueError as exc:
             found = f"undefined: {out.one_line(exc)}"
         out.console.print(f"{escape(label)}: {escape(found)}")
+
+
+def read_context(path):
+    """The text of --context (None without it): UTF-8, at most ``MAX_CONTEXT_CHARS``
+    characters; the report escapes it."""
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read(MAX_CONTEXT_CHARS + 1)
+    except UnicodeDecodeError:
+        raise ValueError(MSG_CONTEXT.format(path=path, why="not UTF-8 text")) from None
+    if len(text) > MAX_CONTEXT_CHARS:
+        raise ValueError(MSG_CONTEXT.format(
+            path=path, why=f"more than {MAX_CONTEXT_CHARS} characters"))
+    return text
 
 
 def read_groups(data, args):

@@ -31,9 +31,7 @@ ratio with its interval beside the four-fifths rule.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-from statistics import NormalDist
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -42,15 +40,26 @@ from ..utils import _params as params
 from ..utils import _validation
 from ..utils._validation import group_position
 from ._counts import grouped
-from ._decisions import RATES, DecisionRates, _share, newcombe
 from ._ranking import disparity_pairs, prf, xauc
 from ._uncertainty import Interval, MetricIntervals
+from ._wording import (
+    CLOSE,
+    OPEN,
+    below,
+    interval_text,
+    limit,
+    mark,
+    numbers,
+    percent,
+    reading,
+    rule_text,
+    unmark,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["Finding", "ranking_finding", "decision_findings", "DEFAULT_DELTA",
-           "FOUR_FIFTHS"]
+__all__ = ["Finding", "ranking_finding", "check_delta", "DEFAULT_DELTA", "FOUR_FIFTHS"]
 
 #: Parity within this gap is the default equivalence margin: a difference of 0.05 in
 #: xAUC, PRF, URF (a probability) or in a rate. Set ``delta`` (``--delta``) to change it.
@@ -65,10 +74,6 @@ MEASURE_NAMES = {"xauc": "Delta-xAUC", "prf": "Delta-PRF", "urf": "Delta-URF",
 MSG_INTERVALS = ("intervals must be the MetricIntervals of the same groups, got "
                  "{what}")
 MSG_DELTA = "delta must be a number in (0, 1), got {value!r}"
-#: Around a label (or the user's words) in a sentence while it is made: ``text`` drops
-#: them, :meth:`Finding.html` makes them ``<bdi>`` (Unicode private use characters,
-#: taken out of the labels first).
-OPEN, CLOSE = "\ue000", "\ue001"
 #: Disparities of two pairs this many ulps apart are one value: an exact tie (1/3 as
 #: 4/12 and as 2/6) can round to neighbouring floats.
 TIE_ULPS = 8
@@ -124,6 +129,8 @@ class Finding:
         The finding in one sentence.
     headline : str
         The verdict and its numbers in a few words (the report's findings box).
+    marked, marked_headline : str
+        ``text`` and ``headline`` with every label between marks, for :meth:`html`.
     """
 
     measure: str
@@ -201,20 +208,10 @@ def _label(label):
     return None if label is None else str(label)
 
 
-def _m(label):
-    """A label (or the user's words) marked for :meth:`Finding.html`."""
-    text = str(label).replace(OPEN, "\ufffd").replace(CLOSE, "\ufffd")
-    return f"{OPEN}{text}{CLOSE}"
-
-
-def _unmark(text):
-    return text.replace(OPEN, "").replace(CLOSE, "")
-
-
 def _finding(**fields):
     """A Finding from marked ``text`` and ``headline``."""
     text, headline = fields.pop("text"), fields.pop("headline")
-    return Finding(text=_unmark(text), headline=_unmark(headline), marked=text,
+    return Finding(text=unmark(text), headline=unmark(headline), marked=text,
                    marked_headline=headline, **fields)
 
 
@@ -227,54 +224,6 @@ def check_delta(delta):
     if not 0.0 < delta < 1.0:
         raise ValueError(MSG_DELTA.format(value=delta))
     return delta
-
-
-# ---------------------------------------------------------------- numbers in words
-
-def numbers(a, b):
-    """``a`` and ``b`` with 3 decimals, or as many more as tell them apart (up to 17
-    significant digits); equal strings mean equal values as printed."""
-    for digits in range(3, 18):
-        x, y = f"{a:.{digits}f}", f"{b:.{digits}f}"
-        if x != y:
-            return x, y
-    return f"{a:.3f}", f"{b:.3f}"
-
-
-def limit(x):
-    """An interval limit with 3 decimals; a non-zero limit that would print as 0 with
-    two significant digits, so that an interval excluding 0 never reads ``[0.000,``."""
-    text = f"{x:.3f}"
-    if x != 0 and float(text) == 0:
-        return f"{x:.2g}"
-    return text
-
-
-def interval_text(interval):
-    """``[low, high]`` of an Interval, ``limit`` formatted."""
-    return f"[{limit(interval.low)}, {limit(interval.high)}]"
-
-
-def percent(level):
-    """A level as a percentage with up to two decimals (95%, 99.17%)."""
-    return f"{level * 100:.2f}".rstrip("0").rstrip(".") + "%"
-
-
-def reading(high_score, decision):
-    """What a high score does, with the decision named where given."""
-    if decision:
-        return f"a high score leads to {_m(decision)}, which is {high_score} to a person"
-    return f"a high score is {high_score} to a person"
-
-
-def rule_text(family_level, pairs, delta, what="the signed difference"):
-    """The decision rule of a finding in words."""
-    at = (f"its {percent(family_level)} interval" if pairs == 1 else
-          f"its interval at {percent(1 - (1 - family_level) / pairs)} (Bonferroni over "
-          f"{pairs} pairs: {percent(family_level)} family-wise)")
-    return (f"the pair with the largest gap, {at} of {what}: 'disadvantages' when it "
-            f"excludes 0, 'parity within {delta:g}' when every pair's interval lies "
-            f"inside +-{delta:g}, else 'inconclusive'")
 
 
 # ---------------------------------------------------------------- ranking measures
@@ -347,6 +296,8 @@ def ranking_finding(scores: ArrayLike, y: ArrayLike | None, groups: ArrayLike, *
     Returns
     -------
     Finding
+        The pair with the largest gap, its values, the interval at the level used,
+        the verdict, the rule and the sentence.
 
     Raises
     ------
@@ -435,21 +386,21 @@ def _judge(*, measure, score, high_score, pair, sides, signed, every, family_lev
 
 def _headline(f, every):
     """The verdict and its numbers in a few words."""
-    p, q = _m(f["pair"][0]), _m(f["pair"][1])
+    p, q = mark(f["pair"][0]), mark(f["pair"][1])
     at = ("" if f["level"] is None else
           f" at {percent(f['level'])}" + (f" (Bonferroni over {f['pairs']} pairs)"
                                           if f["pairs"] > 1 else ""))
     rates = ""
     if f["base_rates"]:
-        rates = "; base rates " + ", ".join(f"'{_m(k)}' {v:.3f}"
+        rates = "; base rates " + ", ".join(f"'{mark(k)}' {v:.3f}"
                                              for k, v in f["base_rates"].items())
     if f["verdict"] == "disadvantages":
         low, high = sorted((abs(f["interval"].low), abs(f["interval"].high)))
-        return (f"disadvantages '{_m(f['group'])}' against '{_m(f['other'])}': gap "
+        return (f"disadvantages '{mark(f['group'])}' against '{mark(f['other'])}': gap "
                 f"{limit(f['estimate'])} [{limit(low)}, {limit(high)}]{at}{rates}")
     if f["verdict"] == "parity":
         return (f"parity within {f['delta']:g}: every pair's gap in "
-                f"{interval_text(every)} ({percent(f['family_level'])} family-wise)"
+                f"{below(every, f['delta'])} ({percent(f['family_level'])} family-wise)"
                 f"{rates}")
     why = ("no interval" if f["interval"] is None else
            f"interval of the difference {interval_text(f['interval'])}{at} holds 0")
@@ -463,7 +414,7 @@ def _sides_text(f):
     m, g, h = f["measure"], f["pair"][0], f["pair"][1]
     if f["group"] is not None:
         g, h = f["group"], f["other"]
-    g, h = _m(g), _m(h)
+    g, h = mark(g), mark(h)
     a, b = f["value"], f["reverse"]
     name = {"xauc": lambda p, q: f"xAUC({p}, {q})", "prf": lambda p, q: f"PRF({p})",
             "urf": lambda p, q: f"P(S^{p} > S^{q})"}.get(
@@ -477,8 +428,8 @@ def _sides_text(f):
 
 def _sentence(f, every):
     """The finding's sentence: the verdict first, then the numbers and the rule."""
-    m, g, h = f["measure"], _m(f["group"]), _m(f["other"])
-    p, q = _m(f["pair"][0]), _m(f["pair"][1])
+    m, g, h = f["measure"], mark(f["group"]), mark(f["other"])
+    p, q = mark(f["pair"][0]), mark(f["pair"][1])
     ranking = m in ("xauc", "prf", "urf")
     if f["level"] is None:
         ci = f"gap {limit(f['estimate'])}; no interval was computed, so no verdict"
@@ -495,7 +446,7 @@ def _sentence(f, every):
     reading_text = reading(f["high_score"], f["decision"])
     rates = ""
     if f["base_rates"]:
-        shares = ", ".join(f"'{_m(k)}' {v:.3f}" for k, v in f["base_rates"].items())
+        shares = ", ".join(f"'{mark(k)}' {v:.3f}" for k, v in f["base_rates"].items())
         rates = (f"; base rates (share positive) {shares}: URF ignores the labels, so "
                  f"a gap in base rates alone makes a gap in URF" if m == "urf" else
                  f"; base rates (share positive) {shares}")
@@ -505,7 +456,7 @@ def _sentence(f, every):
                 f"({reading_text}){rates}")
     if f["verdict"] == "parity":
         return (f"parity within {f['delta']:g}: every pair's gap lies in "
-                f"{interval_text(every)} ({percent(f['family_level'])} family-wise), "
+                f"{below(every, f['delta'])} ({percent(f['family_level'])} family-wise), "
                 f"inside +-{f['delta']:g}; the largest is between '{p}' and '{q}', "
                 f"{_sides_text(f)}{rates}")
     holds = ("" if f["level"] is None or f["interval"] is None else
@@ -520,7 +471,7 @@ def _sentence(f, every):
 
 def _fact(f):
     """What the disadvantage is, for a ranking measure."""
-    m, g, h = f["measure"], _m(f["group"]), _m(f["other"])
+    m, g, h = f["measure"], mark(f["group"]), mark(f["other"])
     favourable = f["high_score"] == "favourable"
     if m == "xauc" and favourable:
         return (f"positives of '{g}' are ranked below negatives of '{h}' more often "
@@ -535,145 +486,3 @@ def _fact(f):
                 f"{_sides_text(f)}")
     return (f"members of '{g}' are ranked {'below' if favourable else 'above'} members "
             f"of '{h}' more often than the reverse, {_sides_text(f)}")
-
-
-# ---------------------------------------------------------------- decisions
-
-def decision_findings(rates: DecisionRates, *, high_score: str,
-                      delta: float = DEFAULT_DELTA, decision: str | None = None,
-                      score: str | None = None) -> list:
-    """The findings of a decision at a cut-off: one per rate and the selection-rate
-    ratio beside the four-fifths rule.
-
-    Per rate, the pair of groups with the largest gap (the highest and the lowest
-    rate) is judged by Newcombe's interval of its difference at the family-wise level
-    (Bonferroni over the pairs); parity within ``delta`` needs the interval of the
-    largest gap (``rates.difference``, every pair at that level) inside
-    ``[0, delta)``. The group disadvantaged: with ``high_score="favourable"`` (being
-    selected is good) the one with the lower selection rate, TPR or FPR; with
-    ``"harmful"`` the higher. The precision has no direction: its verdict is
-    ``"disadvantages"`` never, only ``"parity"`` or ``"inconclusive"``. The ratio
-    (smallest over largest, Katz's interval at the same level): ``"disadvantages"``
-    when the whole interval is below ``FOUR_FIFTHS``, ``"parity"`` (the rule met)
-    when the whole interval is at or above it.
-
-    Parameters
-    ----------
-    rates : DecisionRates
-        :func:`gpu_xorder.metrics.decision_rates` of the score column.
-    high_score : {"favourable", "harmful"}
-        What being selected does to a person.
-    delta : float, default=DEFAULT_DELTA
-        The equivalence margin of a rate's ``"parity"``.
-    decision : str, optional
-        What being selected means (``"detention"``), named in the text.
-    score : str, optional
-        The score column's name.
-
-    Returns
-    -------
-    list of Finding
-        One per rate with a defined gap (``RATES`` order), then the ratio's.
-
-    Raises
-    ------
-    ValueError
-        On an unknown ``high_score`` or ``delta`` out of (0, 1).
-
-    Examples
-    --------
-    >>> from gpu_xorder.metrics import decision_rates
-    >>> s = np.r_[np.linspace(0, 1, 100), np.linspace(0, 1, 100) - 0.5]
-    >>> grp, y = np.repeat(["a", "b"], 100), np.tile([0, 1], 100)
-    >>> found = decision_findings(decision_rates(s, y, grp, threshold=0.5),
-    ...                           high_score="favourable", decision="a loan")
-    >>> found[0].verdict, found[0].group
-    ('disadvantages', 'b')
-    """
-    high_score = params.check("high_score", high_score)
-    delta = check_delta(delta)
-    groups = list(rates.groups)
-    n_pairs = len(groups) * (len(groups) - 1) // 2
-    z = NormalDist().inv_cdf(1 - (1 - rates.level) / (2 * n_pairs))
-    found = []
-    for rate in RATES:
-        shares = {g: _share(rates.counts[g], rate) for g in groups}
-        if rates.difference[rate] is None or not all(shares.values()):
-            continue
-        p = {g: x / n for g, (x, n) in shares.items()}
-        low = min(groups, key=lambda g: p[g])
-        high = max(groups, key=lambda g: p[g])
-        pair = (low, high) if groups.index(low) < groups.index(high) else (high, low)
-        signed = newcombe(shares[pair[0]], shares[pair[1]], z)
-        found.append(_judge(
-            measure=rate, score=score, high_score=high_score, pair=pair,
-            sides=(p[pair[0]], p[pair[1]]), signed=signed,
-            every=rates.difference[rate], family_level=rates.level, pairs=n_pairs,
-            delta=delta, decision=decision, base_rates=None,
-            lower_is_disadvantaged=high_score == "favourable",
-            directed=rate != "precision"))
-    ratio = rates.ratio["selection_rate"]
-    if ratio is not None:
-        found.append(_ratio_finding(rates, ratio, n_pairs, high_score, decision, score))
-    return found
-
-
-def _ratio_finding(rates, ratio, n_pairs, high_score, decision, score):
-    p = {g: rates.by_group["selection_rate"][g].estimate for g in rates.groups}
-    low = min(rates.groups, key=lambda g: p[g])
-    high = max(rates.groups, key=lambda g: p[g])
-    estimable = not (math.isnan(ratio.low) or math.isnan(ratio.high))
-    verdict = "inconclusive"
-    if estimable and ratio.high < FOUR_FIFTHS and p[low] < p[high]:
-        verdict = "disadvantages"
-    elif estimable and ratio.low >= FOUR_FIFTHS:
-        verdict = "parity"
-    group, other = ((low, high) if high_score == "favourable" else (high, low))
-    level = 1 - (1 - rates.level) / n_pairs
-    at = (f"{percent(rates.level)} interval" if n_pairs == 1 else
-          f"interval at {percent(level)}, Bonferroni over {n_pairs} pairs "
-          f"({percent(rates.level)} family-wise)")
-    rule = (f"the smallest selection-rate ratio (lowest over highest rate), Katz's {at}: "
-            f"'disadvantages' when the whole interval is below the four-fifths rule "
-            f"({FOUR_FIFTHS:g}), 'parity' (the rule met) when it is at or above "
-            f"{FOUR_FIFTHS:g}, else 'inconclusive'")
-    x, y = numbers(p[low], p[high])
-    rates_text = f"'{_m(low)}' {x} over '{_m(high)}' {y}"
-    interval = Interval(ratio.estimate, ratio.low, ratio.high) if estimable else None
-    shown = f"{ratio.estimate:.3f} {interval_text(interval)}" if estimable else (
-        f"{ratio.estimate:.3f} (no interval: a count is 0)")
-    head = f"selection-rate ratio {shown} ({at}; {rates_text})"
-    what = reading(high_score, decision)
-    if verdict == "disadvantages":
-        text = (f"disadvantages '{_m(group)}' (against '{_m(other)}'): {head} is below the "
-                f"four-fifths rule ({FOUR_FIFTHS:g}) over its whole interval ({what})")
-    elif verdict == "parity":
-        text = (f"parity by the four-fifths rule: {head} is at or above {FOUR_FIFTHS:g} "
-                f"over its whole interval")
-    else:
-        text = (f"inconclusive: {head}; its interval "
-                f"{'is not defined' if not estimable else f'holds {FOUR_FIFTHS:g}'}, so "
-                f"the four-fifths rule is neither met nor failed at this level ({what})")
-    headline = {"disadvantages": f"disadvantages '{_m(group)}' against '{_m(other)}': "
-                                 f"below four-fifths over the whole interval",
-                "parity": "the four-fifths rule met over the whole interval",
-                "inconclusive": ("no interval" if not estimable else
-                                 f"inconclusive: the interval holds {FOUR_FIFTHS:g}")}
-    headline = f"{shown}, {rates_text}: {headline[verdict]}"
-    if verdict != "disadvantages" or p[low] == p[high]:
-        group = other = None
-    return _finding(headline=headline, measure="selection_rate_ratio", score=score,
-                    high_score=high_score, pair=(low, high), group=group, other=other,
-                    value=p[low], reverse=p[high], estimate=ratio.estimate, interval=interval,
-                   level=level, family_level=rates.level, pairs=n_pairs, rule=rule,
-                   delta=None, verdict=verdict, decision=decision, base_rates=None,
-                   text=text)
-
-
-def lowest_selected(scores, rates):
-    """The lowest score the decision ``rates`` selects (in part, under a top-k tie):
-    with a threshold the lowest score at or above it, not the threshold; None where
-    nothing is selected."""
-    scores = np.asarray(scores, dtype=np.float64)
-    chosen = scores[scores >= rates.cut]
-    return None if chosen.size == 0 else float(chosen.min())

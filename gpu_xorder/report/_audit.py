@@ -24,17 +24,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import metrics
+from ..metrics._cutoff_findings import decision_findings, lowest_selected
 from ..metrics._decisions import RATE_MEANINGS, RATES
 from ..metrics._findings import (
     DEFAULT_DELTA,
     MEASURE_NAMES,
     check_delta,
-    decision_findings,
-    lowest_selected,
     ranking_finding,
-    rule_text,
 )
 from ..metrics._ranking import defined
+from ..metrics._wording import rule_text
 from ..utils import _params as params
 from ..utils._validation import check_labels, check_scores, encode_groups
 from ..utils._version import __version__

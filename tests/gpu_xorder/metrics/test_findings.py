@@ -8,13 +8,9 @@ import pytest
 from scipy.stats import binom
 
 from gpu_xorder import metrics
-from gpu_xorder.metrics._findings import (
-    DEFAULT_DELTA,
-    decision_findings,
-    limit,
-    numbers,
-    ranking_finding,
-)
+from gpu_xorder.metrics._cutoff_findings import decision_findings
+from gpu_xorder.metrics._findings import DEFAULT_DELTA, ranking_finding
+from gpu_xorder.metrics._wording import limit, numbers
 
 MEASURES = ("xauc", "prf", "urf")
 #: A count of verdicts this unlikely under the stated rate fails the test: the
@@ -174,3 +170,11 @@ def test_the_four_fifths_rule():
     met = decision_findings(metrics.decision_rates(s, y, g, threshold=0.5),
                             high_score="favourable")
     assert met[-1].verdict == "parity" and met[0].verdict == "parity"
+
+
+def test_parity_prints_its_limit_below_delta():
+    from gpu_xorder.metrics._uncertainty import Interval
+    from gpu_xorder.metrics._wording import below
+
+    assert below(Interval(0.01, 0.0, 0.04998), 0.05) == "[0.000, 0.04998]"
+    assert below(Interval(0.01, 0.0, 0.031), 0.05) == "[0.000, 0.031]"

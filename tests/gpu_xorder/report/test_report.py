@@ -400,3 +400,24 @@ def test_values_the_data_leave_undefined_read_n_a():
     d = metrics.decision_rates(s, y, g, top_k=20)
     assert d.by_group["tpr"]["b"] is None and d.difference["tpr"] is None
     assert len(page.images) == 3  # one xROC direction is defined: its picture is drawn
+
+
+@pytest.mark.usefixtures("plain_consoles")
+def test_cli_context_title_and_decision(csv_file, tmp_path, capsys):
+    path = csv_file[0]
+    context, report = tmp_path / "context.txt", tmp_path / "r.html"
+    context.write_text("Intended use: <b>credit</b> screening\nData period: 2024\n",
+                       encoding="utf-8")
+    assert audit(path, "--report", str(report), "--context", str(context), "--title",
+                 "Loan audit", "--decision", "a loan", "--top-share", "0.3") == 0
+    text = report.read_text()
+    assert "&lt;b&gt;credit&lt;/b&gt; screening\nData period: 2024" in text
+    assert "<h1><bdi>Loan audit</bdi></h1>" in text
+    assert "a high score leads to a loan" in Page(text).words
+    assert "a high score leads to a loan" in capsys.readouterr().out
+    # the context file is an input: never the report's path; a bad one is named
+    assert audit(path, "--report", str(context), "--context", str(context)) == 2
+    assert context.read_text(encoding="utf-8").startswith("Intended use")
+    context.write_bytes(b"\xff\xfe bad")
+    assert audit(path, "--report", str(report), "--context", str(context)) == 2
+    assert f"--context {context}: not UTF-8 text" in capsys.readouterr().err
