@@ -101,7 +101,7 @@ def file_row(label, scores, y, groups, seconds):
     return row(label, {"data": scores}, {"data": (y, groups)}, seconds)
 
 
-def print_disadvantaged(rows, y, groups, metric, high_score, delta=None, decision=None,
+def print_findings(rows, y, groups, metric, high_score, delta=None, decision=None,
                         stated=True):
     """One finding per ``(label, scores)`` of ``rows`` (:mod:`gpu_xorder.metrics.
     _findings`): ``metric``'s worst pair judged by DeLong's interval at 95%

@@ -67,9 +67,10 @@ def _report_arguments(audit):
     audit.add_argument("--report", metavar="FILE",
                        help="also write the audit as one self-contained HTML page "
                             "(pictures inline, prints well; needs gpu-xorder[report]): "
-                            "data, every metric with its interval, the disadvantaged "
-                            "group, pictures, the decisions at the cut-off (default: as "
-                            "many selected as there are positives), provenance")
+                            "the findings first, data, every metric with its interval, "
+                            "pictures, the decisions at the cut-off (default: as many "
+                            "selected as there are positives), provenance; needs "
+                            "--high-score")
     audit.add_argument("--model", metavar="FILE",
                        help="with --report: a model file (gpu-xorder fit --model) whose "
                             "scores before and after, trade-off along lam and "
@@ -392,9 +393,9 @@ def _format_argument(parser, json=False):
 
 def _high_score_argument(parser):
     parser.add_argument("--high-score", choices=choices("high_score"), default="favourable",
-                        help="what a high score does to a person, for the sentence that "
-                             "names the disadvantaged group before and after: favourable "
-                             "(default) or harmful (a risk score)")
+                        help="what a high score does to a person, for the findings "
+                             "before and after: favourable (default) or harmful (a "
+                             "risk score)")
     _finding_arguments(parser)
 
 
