@@ -414,6 +414,7 @@ def test_cli_context_title_and_decision(csv_file, tmp_path, capsys):
     assert "&lt;b&gt;credit&lt;/b&gt; screening\nData period: 2024" in text
     assert "<h1><bdi>Loan audit</bdi></h1>" in text
     assert "a high score leads to a loan" in Page(text).words
+    assert "are selected for a loan" in Page(text).words
     assert "a high score leads to a loan" in capsys.readouterr().out
     # the context file is an input: never the report's path; a bad one is named
     assert audit(path, "--report", str(context), "--context", str(context)) == 2
