@@ -11,7 +11,7 @@ among three:
     given what a high score does to a person (``high_score``).
 ``"parity"``
     Parity within ``delta`` (equivalence): the interval of every pair's gap lies
-    inside ``[-delta, delta]``, so no pair differs by ``delta`` or more.
+    strictly inside ``(-delta, delta)``, so no pair differs by ``delta`` or more.
 ``"inconclusive"``
     Neither: the data do not say whether there is a gap or which way it goes.
 
@@ -23,9 +23,9 @@ intervals' own approximation). A value is never named larger than another when t
 printed values are equal: values are printed with as many digits as tell them apart,
 or said to be equal.
 
-At a cut-off (:func:`decision_findings`) the same rule reads the rates of a decision
-(:func:`gpu_xorder.metrics.decision_rates`): the largest gap of each rate, the
-extreme pair's Newcombe interval at the family-wise level, and the selection-rate
+At a cut-off (:func:`gpu_xorder.metrics.decision_findings`) the same rule reads the
+rates of a decision (:func:`gpu_xorder.metrics.decision_rates`): the largest gap of each
+rate, the extreme pair's Newcombe interval at the family-wise level, and the selection-rate
 ratio with its interval beside the four-fifths rule.
 """
 
