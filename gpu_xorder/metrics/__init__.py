@@ -10,7 +10,7 @@ from ._confidence import auc_variance, confidence_intervals, xauc_variance
 from ._curves import XrocBand, xroc_band, xroc_curve
 from ._cutoff_findings import decision_findings
 from ._decisions import DecisionRates, decision_rates
-from ._direction import Disadvantage, disadvantaged_group
+from ._direction import Disadvantage, disadvantaged_group  # noqa: F401 (the old name)
 from ._findings import Finding, ranking_finding
 from ._ranking import auc, disparity, disparity_pairs, prf, urf, xauc
 from ._uncertainty import Interval, MetricIntervals
@@ -19,7 +19,7 @@ __all__ = ["auc", "xauc", "prf", "urf", "disparity", "disparity_pairs", "xroc_cu
            "xroc_band", "XrocBand",
            "auc_variance", "xauc_variance", "confidence_intervals", "Interval",
            "MetricIntervals", "RankingMetricFrame",
-           "disadvantaged_group", "Disadvantage", "decision_rates", "DecisionRates",
+           "disadvantaged_group", "decision_rates", "DecisionRates",
            "Finding", "ranking_finding", "decision_findings"]
 
 

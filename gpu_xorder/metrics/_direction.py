@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 __all__ = ["disadvantaged_group", "Disadvantage", "MSG_INTERVALS"]
 
-#: The finding of :func:`disadvantaged_group` (the name of earlier versions).
+#: The finding of :func:`disadvantaged_group`: the name of earlier versions, kept as
+#: ``gpu_xorder.metrics.Disadvantage`` (documented as :class:`Finding`).
 Disadvantage = Finding
 
 
