@@ -10,6 +10,9 @@ import numpy as np
 from rich.markup import escape
 from rich.table import Table
 
+from ..metrics._cutoff_findings import decision_findings, lowest_selected
+from ..metrics._findings import MEASURE_NAMES
+from ..metrics._wording import rule_text
 from ..utils._validation import pair_key
 from . import _output as out
 from ._audit_pictures import MAX_FOREST_GROUPS, audit_plots, drawn_plan, picture_plan
@@ -21,12 +24,15 @@ from ._common import (
     dask_backend,
     file_row,
     group_title,
+    read_context,
     read_groups,
     require_matplotlib,
 )
 from ._output import METRIC_COLUMNS
 
-MSG_MODEL_REPORT = "--model is read by --report; give --report FILE as well"
+MSG_MODEL_REPORT = "{option} is read by --report; give --report FILE as well"
+MSG_HIGH_SCORE = ("--report needs --high-score harmful or favourable: which group a "
+                  "disparity disadvantages depends on what a high score does to a person")
 #: Rows of a table of pairs of groups printed at most (the pairs of the largest
 #: disparities); every row is in --format tsv and json, and in --json.
 MAX_PAIR_ROWS = 40
@@ -46,7 +52,10 @@ def run(args):
     try:
         level, method = _interval_settings(args)
         outputs = [("--json", args.json)] + _report_outputs(args)
-        check_all_outputs(outputs, [("--plot", args.plot, None)], inputs=(args.data,))
+        inputs = tuple(p for p in (args.data, args.model, args.context) if p is not None)
+        check_all_outputs(outputs, [("--plot", args.plot, None)], inputs=inputs)
+        context = read_context(args.context)
+        high_score = args.high_score or "favourable"
         if args.plot is not None:
             require_matplotlib()
         data = CsvTable(args.data)
@@ -58,7 +67,7 @@ def run(args):
         if args.plot is not None:  # the pictures' names, known now, checked too
             plan = picture_plan(columns, keys, level is not None)
             check_all_outputs(outputs, [("--plot", args.plot, [p[0] for p in plan])],
-                              inputs=(args.data,))
+                              inputs=inputs)
         costs = _announce(args, y.size, len(keys), len(columns), method)
         rows = [file_row(name, s, y, groups, None) for name, s in columns.items()]
         pairs = [(g, h) for g in keys for h in keys if g != h]
@@ -104,18 +113,25 @@ def run(args):
                 intervals = [_intervals(name, s, y, groups, level, method, args,
                                         costs["intervals"] / len(columns))
                              for name, s in columns.items()]
-        found = [{m: _disadvantage(s, y, groups, m, args.high_score,
-                                   None if intervals is None else intervals[c])
+        found = [{m: _finding(s, y, groups, m, high_score,
+                              None if intervals is None else intervals[c], args, name)
                   for m, _ in METRIC_COLUMNS}
-                 for c, s in enumerate(columns.values())]
+                 for c, (name, s) in enumerate(columns.items())]
         decisions = _decisions(args, columns, y, groups, level)
+        decided = {name: decision_findings(d, high_score=high_score, delta=args.delta,
+                                           decision=args.decision, score=name)
+                   for name, d in (decisions or {}).items()}
         document = None
         if args.json is not None or args.format == "json":
             document = _audit_document(args, groups, y, columns, rows, tables, values,
                                        intervals, found)
             for name, d in (decisions or {}).items():
                 document["scores"][name]["decisions"] = d.to_dict()
-        report = _report_text(args, columns, y, groups, level, method, intervals)
+                document["scores"][name]["decisions"]["lowest_selected"] = \
+                    lowest_selected(columns[name], d)
+                document["scores"][name]["decisions"]["findings"] = [
+                    f.to_dict() for f in decided[name]]
+        report = _report_text(args, columns, y, groups, level, method, intervals, context)
         pictures, drawn = [], []
         if args.plot is not None:
             plan, drawn = drawn_plan(plan, columns, keys, values, args.plot_pairs)
@@ -123,7 +139,7 @@ def run(args):
             if args.plot is not None:
                 pictures = audit_plots(stack.enter_context(staged_folder(args.plot)),
                                         plan, columns, y, groups, intervals, args.label)
-            _write_outputs(args, document, report)
+            _write_outputs(args, document, report, inputs)
     except LIBRARY_ERRORS + FILE_ERRORS as exc:
         return out.error(exc)
     if args.format == "json":
@@ -136,13 +152,7 @@ def run(args):
     out.console.print(_audit_summary(rows, intervals))
     if intervals is not None:
         out.console.print(f"[dim]{escape(_interval_note(intervals[0], args))}[/dim]")
-    out.console.print(f"[dim]The group each disparity disadvantages, reading a high score "
-                      f"as {args.high_score} (--high-score):[/dim]")
-    for name, per_metric in zip(columns, found):
-        for metric, header in METRIC_COLUMNS:
-            if per_metric[metric] is not None:
-                out.console.print(f"[bold]{escape(name)}[/bold], {header}: "
-                                  f"{escape(per_metric[metric].text)}")
+    _print_findings(args, found, columns, len(keys), intervals)
     at = {pair: r for r, pair in enumerate(pairs)}
     # a pair table's row and the row of the reverse pair (URF's rows are unordered)
     partners = {"xAUC(g, h)": [at[h, g] for g, h in pairs], "URF(g, h)": None}
@@ -167,7 +177,7 @@ def run(args):
         out.console.print(f"{len(pictures)} pictures written to {escape(args.plot)}")
         for note in drawn:
             out.console.print(f"[dim]{escape(note)}[/dim]")
-    _print_decisions(decisions, args.group)
+    _print_decisions(decisions, args.group, columns, decided)
     if args.report is not None:
         out.console.print(f"report written to {escape(args.report)}")
     return 0
@@ -177,9 +187,13 @@ def _report_outputs(args):
     """The files --report adds to the outputs checked up front; refuses --model
     without --report and a report without Jinja2 or matplotlib, before any work."""
     if args.report is None:
-        if args.model is not None:
-            raise ValueError(MSG_MODEL_REPORT)
+        for option, value in (("--model", args.model), ("--title", args.title),
+                              ("--context", args.context)):
+            if value is not None:
+                raise ValueError(MSG_MODEL_REPORT.format(option=option))
         return []
+    if args.high_score is None:
+        raise ValueError(MSG_HIGH_SCORE)
     from ..plotting._plots import _matplotlib
     from ..report._audit import _import_jinja2
 
@@ -208,7 +222,7 @@ def _decisions(args, columns, y, groups, level):
             for name, s in columns.items()}
 
 
-def _report_text(args, columns, y, groups, level, method, intervals):
+def _report_text(args, columns, y, groups, level, method, intervals, context=None):
     """The HTML text of --report (None without it), made before any file is written."""
     if args.report is None:
         return None
@@ -220,36 +234,39 @@ def _report_text(args, columns, y, groups, level, method, intervals):
         n_bootstrap=(args.bootstrap or AUDIT_BOOTSTRAP) if method == "bootstrap" else None,
         random_state=args.seed or 0, threshold=args.threshold, top_k=args.top_k,
         top_share=args.top_share, model=args.model, source=args.data,
+        decision=args.decision, delta=args.delta, title=args.title, context=context,
         command=shlex.join(["gpu-xorder"] + getattr(args, "argv", ["audit", "..."])),
         intervals=None if intervals is None else dict(zip(columns, intervals)))
 
 
-def _write_outputs(args, document, report):
-    """--json and --report, both or neither."""
+def _write_outputs(args, document, report, inputs):
+    """--json and --report, both or neither, never over one of ``inputs``."""
     from .. import io
 
     if report is None:
         if args.json is not None:
-            io.write_json(args.json, document, inputs=(args.data,))
+            io.write_json(args.json, document, inputs=inputs)
         return
     files = [(args.report, lambda f: f.write(report), "\n")]
     if args.json is not None:
         text = io.json_text(document)
         files.append((args.json, lambda f: f.write(text), None))
-    io.write_files(files, inputs=(args.data,))
+    io.write_files(files, inputs=inputs)
 
 
-def _print_decisions(decisions, group):
+def _print_decisions(decisions, group, columns, decided):
     """Per score column a table of the decision's rates per group with intervals, and
-    their differences and ratios."""
+    their differences and ratios, then its findings."""
     from ..metrics._decisions import RATES
 
     if decisions is None:
         return
     headers = ("selection rate", "TPR", "FPR", "precision")
     for name, d in decisions.items():
+        low = lowest_selected(columns[name], d)
+        low = "none" if low is None else f"{low:.6g}"
         out.console.print(f"[dim]Decisions of {escape(name)}: {escape(d.rule)} selected "
-                          f"(lowest score selected {d.cut:.4g}); {d.level:.0%} Wilson "
+                          f"(lowest score selected {low}); {d.level:.0%} Wilson "
                           "intervals, differences (largest - smallest rate, Newcombe) and "
                           "ratios (smallest / largest, Katz); ties at a top-k cut share "
                           "the places left[/dim]")
@@ -276,6 +293,9 @@ def _print_decisions(decisions, group):
         table.add_row("difference", "", "", *cells(d.difference))
         table.add_row("ratio", "", "", *cells(d.ratio))
         out.console.print(table)
+        for f in decided[name]:
+            out.console.print(f"[bold]{escape(name)}[/bold], "
+                              f"{escape(MEASURE_NAMES[f.measure])}: {escape(f.text)}")
 
 
 def _interval_settings(args):
@@ -389,17 +409,34 @@ def _shown_rows(per_column, partner):
     return sorted(np.argsort(-severity, kind="stable")[:MAX_PAIR_ROWS].tolist())
 
 
-def _disadvantage(scores, y, groups, metric, high_score, intervals):
-    """The group ``metric`` finds disadvantaged, None where the data leave it
-    undefined."""
-    from .. import metrics
+def _finding(scores, y, groups, metric, high_score, intervals, args, name):
+    """The finding of ``metric`` (:func:`gpu_xorder.metrics.ranking_finding`), None
+    where the data leave it undefined."""
+    from ..metrics import ranking_finding
 
     try:
-        return metrics.disadvantaged_group(y, scores, sensitive_features=groups,
-                                           metric=metric, high_score=high_score,
-                                           intervals=intervals)
+        return ranking_finding(y, scores, sensitive_features=groups, measure=metric,
+                               high_score=high_score,
+                               intervals=intervals, level=None, delta=args.delta,
+                               decision=args.decision, score=name)
     except ValueError:
         return None
+
+
+def _print_findings(args, found, columns, k, intervals):
+    """The findings of every score column and disparity, after the rule they follow."""
+    how = ("" if args.high_score is not None else
+           ", the default: give --high-score harmful or favourable")
+    rule = ("no intervals (--no-ci): no verdict" if intervals is None else
+            rule_text(intervals[0].level, k * (k - 1) // 2, args.delta))
+    out.console.print(f"[dim]Findings, reading a high score as "
+                      f"{args.high_score or 'favourable'}{escape(how)}; rule: "
+                      f"{escape(rule)}:[/dim]")
+    for name, per_metric in zip(columns, found):
+        for metric, header in METRIC_COLUMNS:
+            if per_metric[metric] is not None:
+                out.console.print(f"[bold]{escape(name)}[/bold], {header}: "
+                                  f"{escape(per_metric[metric].text)}")
 
 
 def _audit_summary(rows, intervals):
@@ -434,7 +471,9 @@ def _audit_document(args, groups, y, columns, rows, tables, values, intervals, f
     intervals, their settings and per score column every value's ``[low, high]``."""
     labels = np.unique(groups)
     doc = {"data": args.data, "label": args.label, "group": group_title(args.group),
-           "high_score": args.high_score,
+           "high_score": args.high_score or "favourable",
+           "high_score_stated": args.high_score is not None,
+           "decision": args.decision, "delta": args.delta,
            "groups": {str(g): {"n": int((groups == g).sum()),
                                "positives": int(y[groups == g].sum())} for g in labels},
            "scores": {}}
@@ -446,8 +485,8 @@ def _audit_document(args, groups, y, columns, rows, tables, values, intervals, f
     for c, (name, row) in enumerate(zip(columns, rows)):
         entry = {"auc": row["data"]["auc"],
                  "disparity": {m: row["data"][m] for m, _ in METRIC_COLUMNS},
-                 "disadvantaged": {m: None if d is None else d.to_dict()
-                                   for m, d in found[c].items()}}
+                 "findings": {m: None if d is None else d.to_dict()
+                              for m, d in found[c].items()}}
         for table, per_column in zip(tables, values):
             entry[table[4]] = dict(zip(table[2], per_column[c]))
         if intervals is not None:

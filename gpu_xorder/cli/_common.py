@@ -47,6 +47,9 @@ MAX_SEED = 2**32 - 1
 #: audit: the level of its confidence intervals unless --ci says, and the resamples
 #: of its bootstrap unless --bootstrap says.
 AUDIT_LEVEL = 0.95
+MSG_CONTEXT = "--context {path}: {why}"
+#: Characters of a --context file (audit --report) read at most.
+MAX_CONTEXT_CHARS = 20000
 AUDIT_BOOTSTRAP = 2000
 #: audit --plot: xROC pictures per score column unless --plot-pairs says, those of the
 #: pairs of groups with the largest disparities (all pairs of 21 groups: 210 pictures,
@@ -99,20 +102,45 @@ def file_row(label, scores, y, groups, seconds):
     return row(label, {"data": scores}, {"data": (y, groups)}, seconds)
 
 
-def print_disadvantaged(rows, y, groups, metric, high_score):
-    """One line per ``(label, scores)`` of ``rows``: the group the scores' ``metric``
-    disadvantages, reading a high score as ``high_score``."""
-    from .. import metrics
+def print_findings(rows, y, groups, metric, high_score, delta=None, decision=None,
+                        stated=True):
+    """One finding per ``(label, scores)`` of ``rows`` (:mod:`gpu_xorder.metrics.
+    _findings`): ``metric``'s worst pair judged by DeLong's interval at 95%
+    family-wise, reading a high score as ``high_score`` (``stated``: given by the
+    user, else the default, which the line says)."""
+    from ..metrics._findings import DEFAULT_DELTA, ranking_finding
+    from ..metrics._wording import rule_text
 
-    out.console.print(f"[dim]The group {dict(METRIC_COLUMNS)[metric]} disadvantages, "
-                      f"reading a high score as {high_score} (--high-score):[/dim]")
+    delta = DEFAULT_DELTA if delta is None else delta
+    how = "" if stated else ", the default (--high-score)"
+    k = np.unique(groups).size
+    rule = rule_text(AUDIT_LEVEL, k * (k - 1) // 2, delta, "the difference (DeLong)")
+    out.console.print(f"[dim]Findings of {dict(METRIC_COLUMNS)[metric]}, reading a high "
+                      f"score as {high_score}{escape(how)}; rule: {escape(rule)}:[/dim]")
     for label, scores in rows:
         try:
-            found = metrics.disadvantaged_group(y, scores, sensitive_features=groups,
-                                                metric=metric, high_score=high_score).text
+            found = ranking_finding(y, scores, sensitive_features=groups, measure=metric,
+                                    high_score=high_score, level=AUDIT_LEVEL,
+                                    delta=delta, decision=decision).text
         except ValueError as exc:
             found = f"undefined: {out.one_line(exc)}"
         out.console.print(f"{escape(label)}: {escape(found)}")
+
+
+def read_context(path):
+    """The text of --context (None without it): UTF-8, at most ``MAX_CONTEXT_CHARS``
+    characters; the report escapes it."""
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read(MAX_CONTEXT_CHARS + 1)
+    except UnicodeDecodeError:
+        raise ValueError(MSG_CONTEXT.format(path=path, why="not UTF-8 text")) from None
+    if len(text) > MAX_CONTEXT_CHARS:
+        raise ValueError(MSG_CONTEXT.format(
+            path=path, why=f"more than {MAX_CONTEXT_CHARS} characters"))
+    return text
 
 
 def read_groups(data, args):

@@ -15,7 +15,7 @@ from ._common import (
     check_new_column,
     file_row,
     group_title,
-    print_disadvantaged,
+    print_findings,
     read_groups,
 )
 
@@ -121,9 +121,10 @@ def run(args):
                               seconds if len(models) == 1 else None))
     out.console.print(out.metrics_table("Training data", rows, "data", args.metric,
                                         timing=True))
-    print_disadvantaged([("unadjusted", scores), (rows[chosen + 1]["label"],
+    print_findings([("unadjusted", scores), (rows[chosen + 1]["label"],
                                                   est.train_scores_adjusted_)],
-                        y, groups, args.metric, args.high_score)
+                        y, groups, args.metric, args.high_score,
+                        args.delta, args.decision)
     out.console.print(f"model saved to {escape(args.model)}"
                   + (f" (lam {est.lam:g})" if len(models) > 1 else "")
                   + (f"; scores written to {escape(args.output)} (column "

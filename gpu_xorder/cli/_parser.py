@@ -12,7 +12,7 @@ from ..experiments._studies import STUDIES as PAPER_STUDIES
 from ..experiments.models import MODELS as PAPER_MODELS
 from ..io import LABEL_KINDS
 from ..utils._params import choices
-from ..utils._validation import parse_memory_size
+from ..utils._validation import DEFAULT_DELTA, parse_memory_size
 from ._common import (
     AUDIT_BOOTSTRAP,
     AUDIT_LEVEL,
@@ -67,9 +67,10 @@ def _report_arguments(audit):
     audit.add_argument("--report", metavar="FILE",
                        help="also write the audit as one self-contained HTML page "
                             "(pictures inline, prints well; needs gpu-xorder[report]): "
-                            "data, every metric with its interval, the disadvantaged "
-                            "group, pictures, the decisions at the cut-off (default: as "
-                            "many selected as there are positives), provenance")
+                            "the findings first, data, every metric with its interval, "
+                            "pictures, the decisions at the cut-off (default: as many "
+                            "selected as there are positives), provenance; needs "
+                            "--high-score")
     audit.add_argument("--model", metavar="FILE",
                        help="with --report: a model file (gpu-xorder fit --model) whose "
                             "scores before and after, trade-off along lam and "
@@ -201,11 +202,18 @@ def build_parser():
     _file_arguments(audit, label_required=True, many_scores=True)
     audit.add_argument("--json", metavar="FILE",
                        help="also write every value as JSON (null where undefined)")
-    audit.add_argument("--high-score", choices=choices("high_score"), default="favourable",
+    audit.add_argument("--high-score", choices=choices("high_score"),
                        help="what a high score does to a person, which decides the group "
-                            "a disparity disadvantages: favourable (default; a loan, an "
-                            "interview) or harmful (a risk score: detention, an "
-                            "investigation; choose it for COMPAS' two_year_recid)")
+                            "a disparity disadvantages: favourable (a loan, an interview) "
+                            "or harmful (a risk score: choose it for COMPAS' "
+                            "two_year_recid); required with --report, read as favourable "
+                            "without it, which the output says")
+    _finding_arguments(audit)
+    audit.add_argument("--title", metavar="TEXT",
+                       help="with --report: the report's title")
+    audit.add_argument("--context", metavar="FILE",
+                       help="with --report: a UTF-8 text file printed at the top of the "
+                            "report: intended use, model, data period, limitations")
     audit.add_argument("--ci", type=_probability, metavar="LEVEL",
                        help=f"level of the confidence intervals in the tables, the JSON "
                             f"and the pictures (default: {AUDIT_LEVEL})")
@@ -385,9 +393,21 @@ def _format_argument(parser, json=False):
 
 def _high_score_argument(parser):
     parser.add_argument("--high-score", choices=choices("high_score"), default="favourable",
-                        help="what a high score does to a person, for the sentence that "
-                             "names the disadvantaged group before and after: favourable "
-                             "(default) or harmful (a risk score)")
+                        help="what a high score does to a person, for the findings "
+                             "before and after: favourable (default) or harmful (a "
+                             "risk score)")
+    _finding_arguments(parser)
+
+
+def _finding_arguments(parser):
+    """--decision and --delta: the words and the margin of every finding."""
+    parser.add_argument("--decision", metavar="TEXT",
+                        help="what a high score (being selected) leads to, named in every "
+                             "finding: 'detention', 'a loan', 'an interview'")
+    parser.add_argument("--delta", type=_probability, default=DEFAULT_DELTA, metavar="D",
+                        help="the margin of a 'parity within D' finding: every pair's "
+                             "interval of its gap lies inside +-D (default: "
+                             f"{DEFAULT_DELTA})")
 
 
 def _column_argument(parser):

@@ -10,7 +10,7 @@ from ._common import (
     check_new_column,
     file_row,
     group_title,
-    print_disadvantaged,
+    print_findings,
 )
 
 MSG_UNSEEN = ("{path}, line {line}: {column} holds the group {group}, not seen in fit"
@@ -56,8 +56,9 @@ def run(args):
                   f"group {escape(str(est.reference_group_))})")
     if rows is not None:
         out.console.print(out.metrics_table("Data", rows, "data", est.metric))
-        print_disadvantaged([("unadjusted", scores), (setting, adjusted)], y, groups,
-                            est.metric, args.high_score)
+        print_findings([("unadjusted", scores), (setting, adjusted)], y, groups,
+                            est.metric, args.high_score, args.delta,
+                            args.decision)
     out.console.print(f"written to {escape(args.output)} (column {escape(args.column)})")
     return 0
 

@@ -105,6 +105,15 @@ class MetricIntervals:
         ``{(g, h): Interval}``, ``g < h``: the gap ``|auc_within[g] - auc_within[h]|``.
     auc_gap : Interval or None
         The largest such gap (``RankingMetricFrame.difference()["auc"]``).
+    signed_pairs : dict
+        ``{metric: {(g, h): Interval}}``, ``g < h``: the signed difference of each pair
+        (``xauc(g, h) - xauc(h, g)``, ``prf(g) - prf(h)``, ``P(S^g > S^h) - P(S^h >
+        S^g)``) at ``level``.
+    joint_level : float
+        The pairs' level when the worst of them is judged: ``1 - (1 - level) / pairs``
+        (Bonferroni), ``level`` with two groups.
+    signed_pairs_joint : dict
+        As ``signed_pairs``, at ``joint_level``.
     """
 
     method: str
@@ -120,6 +129,9 @@ class MetricIntervals:
     disparity: dict
     auc_gap_pairs: dict = None
     auc_gap: Interval = None
+    signed_pairs: dict = None
+    joint_level: float = None
+    signed_pairs_joint: dict = None
 
 
 def check_n_bootstrap(n, method="bootstrap"):
@@ -419,8 +431,12 @@ def intervals(scores, y, labels, index, *, level, method, n_bootstrap, seeds, n_
     defined = {"xauc": x_defined[a, b] & x_defined[b, a],
                "prf": prf_defined[a] & prf_defined[b],
                "urf": np.ones(n_pairs, dtype=bool)}
-    disparity_pairs, disparity = {}, {}
+    disparity_pairs, disparity, signed_at = {}, {}, ({}, {})
     for m in signed:
+        for at, lim in zip(signed_at, (pair_limits[m], joint_limits[m])):
+            at[m] = {(name[i], name[j]): interval(signed[m][p], lim[0][p], lim[1][p],
+                                                  defined[m][p])
+                     for p, (i, j) in enumerate(zip(a, b))}
         low, high = absolute(*pair_limits[m])
         disparity_pairs[m] = {
             (name[i], name[j]): interval(abs(signed[m][p]), low[p], high[p],
@@ -447,4 +463,5 @@ def intervals(scores, y, labels, index, *, level, method, n_bootstrap, seeds, n_
         prf={name[g]: cell("prf", g, defined=prf_defined[g]) for g in range(k)},
         urf=dict(disparity_pairs["urf"]),
         disparity_pairs=disparity_pairs, disparity=disparity,
-        auc_gap_pairs=auc_gap_pairs, auc_gap=auc_gap)
+        auc_gap_pairs=auc_gap_pairs, auc_gap=auc_gap, signed_pairs=signed_at[0],
+        joint_level=float(joint_level), signed_pairs_joint=signed_at[1])

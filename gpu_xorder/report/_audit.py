@@ -2,11 +2,13 @@
 columns, rendered from ``templates/audit.html.j2`` by Jinja2.
 
 Everything is in the file: the pictures are SVG data URIs, the style sheet is inline,
-nothing is loaded from the network and no script runs. The report holds the data
-summary, every metric with its interval, the disadvantaged group in words, the forest
-plot, xROC curves and score distributions with captions, the decisions at a cut-off,
-with a model file the scores before and after it, the trade-off along lam and its
-certificate, and where it came from (version, command, the input's SHA-256, seed, date).
+nothing is loaded from the network and no script runs. The report opens with the
+findings (:mod:`gpu_xorder.metrics._findings`: every sentence about groups is a verdict
+by a stated rule), then holds the reader's context, the data summary, every metric with
+its interval, the forest plot, xROC curves and score distributions with captions, the
+decisions at a cut-off, with a model file the scores before and after it, the trade-off
+along lam and its certificate, and where it came from (versions, command, the input's
+and the model's SHA-256, seed, date). Every group label on the page is in ``<bdi>``.
 """
 
 from __future__ import annotations
@@ -15,15 +17,24 @@ import datetime
 import hashlib
 import itertools
 import os
+import platform
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import metrics
+from ..metrics._cutoff_findings import decision_findings, lowest_selected
 from ..metrics._decisions import RATE_MEANINGS, RATES
+from ..metrics._findings import (
+    DEFAULT_DELTA,
+    MEASURE_NAMES,
+    check_delta,
+    ranking_finding,
+)
 from ..metrics._frame import RankingMetricFrame
 from ..metrics._ranking import defined
+from ..metrics._wording import rule_text
 from ..utils import _params as params
 from ..utils._validation import check_labels, check_scores, encode_groups
 from ..utils._version import __version__
@@ -39,6 +50,10 @@ MSG_NO_JINJA = ('the HTML report needs Jinja2, which is not installed: '
 MSG_FRAME_DATA = ("audit_report(frame, ...) takes the labels and groups from the frame: "
                   "give neither y nor sensitive_features")
 MSG_SCORES = "scores must be an array or a non-empty mapping of names to arrays"
+MSG_HIGH_SCORE = ("high_score is required: 'harmful' or 'favourable' (what a high score "
+                  "does to a person decides which group a disparity disadvantages), got "
+                  "{value!r}")
+MSG_TEXT = "{name} must be text or None, got {type}"
 #: The disparities, their names and what each compares.
 DISPARITIES = (("xauc", "Delta-xAUC", "the largest |xAUC(g, h) - xAUC(h, g)| over pairs"),
                ("prf", "Delta-PRF", "the largest |PRF(g) - PRF(h)| over pairs"),
@@ -55,13 +70,14 @@ RATE_TITLES = {"selection_rate": "selection rate", "tpr": "TPR", "fpr": "FPR",
 def audit_report(scores: ArrayLike | Mapping[str, ArrayLike] | RankingMetricFrame,
                  y: ArrayLike | None = None, sensitive_features: ArrayLike | None = None,
                  *, positive: str = "positive",
-                 group: str = "group", high_score: str = "favourable",
+                 group: str = "group", high_score: str | None = None,
                  level: float | None = 0.95, method: str = "delong",
                  n_bootstrap: int | None = None, random_state: int = 0,
                  threshold: float | None = None, top_k: int | None = None,
                  top_share: float | None = None, model: str | os.PathLike | None = None,
                  source: str | os.PathLike | None = None, command: str | None = None,
-                 title: str | None = None,
+                 title: str | None = None, decision: str | None = None,
+                 delta: float = DEFAULT_DELTA, context: str | None = None,
                  intervals: Mapping[str, MetricIntervals] | None = None) -> str:
     """The audit of one or more score columns as one self-contained HTML page.
 
@@ -77,8 +93,9 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike] | RankingMetricFram
         What a positive is (``"re-offended"``), in the text and the axes.
     group : str, default="group"
         What the groups are (``"race"``).
-    high_score : {"favourable", "harmful"}, default="favourable"
-        What a high score does to a person, which decides the disadvantaged group.
+    high_score : {"favourable", "harmful"}
+        What a high score does to a person, which decides the disadvantaged group
+        (required: a ValueError without it).
     level : float or None, default=0.95
         Level of the confidence intervals (None: none).
     method : {"delong", "bootstrap"}, default="delong"
@@ -103,6 +120,16 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike] | RankingMetricFram
         The command that made the report (provenance).
     title : str, optional
         The page's title (default: "Fairness audit of" the score columns).
+    decision : str, optional
+        What a high score (being selected) leads to (``"detention"``, ``"a loan"``),
+        named in every finding; without it the page says "a high score is harmful
+        (favourable) to a person".
+    delta : float, default=DEFAULT_DELTA
+        The margin of a "parity within delta" finding
+        (:func:`gpu_xorder.metrics.ranking_finding`).
+    context : str, optional
+        The reader's context printed at the top, as plain text (escaped): intended
+        use, model, data period, limitations.
     intervals : mapping of str to MetricIntervals, optional
         The intervals of the score columns, already computed with these settings
         (:func:`gpu_xorder.metrics.confidence_intervals`): not computed again.
@@ -122,6 +149,13 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike] | RankingMetricFram
         On invalid data or options, an invalid model file, or a frame with
         ``sample_weight``.
     """
+    if high_score is None:
+        raise ValueError(MSG_HIGH_SCORE.format(value=high_score))
+    high_score = params.check("high_score", high_score)
+    delta = check_delta(delta)
+    for name, value in (("title", title), ("decision", decision), ("context", context)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(MSG_TEXT.format(name=name, type=type(value).__name__))
     jinja2 = _import_jinja2()
     _figures._matplotlib()
     if isinstance(scores, RankingMetricFrame):
@@ -135,7 +169,6 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike] | RankingMetricFram
     labels, index = encode_groups(sensitive_features, n)
     groups = labels[index]
     keys = [g.item() for g in labels]
-    high_score = params.check("high_score", high_score)
     default_rule = threshold is None and top_k is None and top_share is None
     if default_rule:
         top_share = float(y.mean())
@@ -150,32 +183,33 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike] | RankingMetricFram
     decisions = {name: metrics.decision_rates(y, s, sensitive_features=groups,
                                               level=level or 0.95, **rule)
                  for name, s in columns.items()}
-    context = {
+    words = {"high_score": high_score, "delta": delta, "decision": decision}
+    page = {
         "title": title or f"Fairness audit of {', '.join(columns)}",
+        "context": context,
         "positive": positive, "group": group, "high_score": high_score,
-        "reading": _reading(high_score),
+        "decision": decision, "delta": delta,
         "data": _data_summary(y, groups, keys, source),
         "ci": _ci_summary(intervals, random_state),
-        "columns": [_column(name, s, y, groups, keys, high_score,
+        "columns": [_column(name, s, y, groups, keys, words,
                             None if intervals is None else intervals[name], positive)
                     for name, s in columns.items()],
         "forest": None if intervals is None else _figures.forest(intervals),
-        "decisions": _decision_context(decisions, keys, default_rule),
+        "decisions": _decision_context(decisions, keys, default_rule, columns, words),
         "rate_titles": RATE_TITLES, "rates": RATES, "rate_meanings": RATE_MEANINGS,
         "model": None if model is None else _model(
-            model, columns, y, groups, keys, high_score, level, method, n_bootstrap,
+            model, columns, y, groups, keys, words, level, method, n_bootstrap,
             random_state, positive),
-        "provenance": {"version": __version__, "command": command,
-                       "date": datetime.datetime.now(datetime.timezone.utc).strftime(
-                           "%Y-%m-%d %H:%M:%S UTC"),
-                       "seed": random_state if method == "bootstrap" and level else None},
+        "provenance": _provenance(command, model, random_state, method, level),
     }
+    page["rule"] = None if intervals is None else rule_text(
+        intervals[next(iter(columns))].level, len(keys) * (len(keys) - 1) // 2, delta)
     env = jinja2.Environment(loader=jinja2.PackageLoader("gpu_xorder.report", "templates"),
                              autoescape=True, trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined)
     env.filters["num"] = _num
     env.filters["iv"] = _iv
-    return env.get_template("audit.html.j2").render(**context)
+    return env.get_template("audit.html.j2").render(**page)
 
 
 def write_audit_report(path: str | os.PathLike, *args, **kwargs) -> None:
@@ -193,9 +227,8 @@ def write_audit_report(path: str | os.PathLike, *args, **kwargs) -> None:
     from ..io import write_files
 
     text = audit_report(*args, **kwargs)
-    source = kwargs.get("source")
-    write_files([(path, lambda f: f.write(text), "\n")],
-                inputs=() if source is None else (source,))
+    inputs = tuple(kwargs[k] for k in ("source", "model") if kwargs.get(k) is not None)
+    write_files([(path, lambda f: f.write(text), "\n")], inputs=inputs)
 
 
 def _import_jinja2():
@@ -227,12 +260,24 @@ def sha256(path):
     return digest.hexdigest()
 
 
-def _reading(high_score):
-    if high_score == "favourable":
-        return ("a high score is favourable to a person (a loan, an interview): the "
-                "group ranked lower is the disadvantaged one")
-    return ("a high score is harmful to a person (detention, an investigation): the "
-            "group ranked higher is the disadvantaged one")
+def _provenance(command, model, random_state, method, level):
+    """Versions of the package, Python and the libraries the numbers come from, the
+    command, the model file's SHA-256, the seed and the date."""
+    from importlib import metadata
+
+    def version(name):
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    return {"version": __version__, "command": command,
+            "python": platform.python_version(), "numpy": np.__version__,
+            "sklearn": version("scikit-learn"),
+            "model_sha256": None if model is None else sha256(model),
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime(
+                "%Y-%m-%d %H:%M:%S UTC"),
+            "seed": random_state if method == "bootstrap" and level else None}
 
 
 def _data_summary(y, groups, keys, source):
@@ -258,8 +303,8 @@ def _ci_summary(intervals, seed):
     return {"level": ci.level, "method": ci.method, "text": how}
 
 
-def _column(name, s, y, groups, keys, high_score, ci, positive):
-    """One score column: its summary, disadvantaged groups, tables and pictures."""
+def _column(name, s, y, groups, keys, words, ci, positive):
+    """One score column: its summary, findings, tables and pictures."""
     def value(function, **kwargs):
         return defined(function, y, s, sensitive_features=groups, **kwargs)
 
@@ -286,34 +331,38 @@ def _column(name, s, y, groups, keys, high_score, ci, positive):
     found = []
     for metric, title, _ in DISPARITIES:
         try:
-            d = metrics.disadvantaged_group(y, s, sensitive_features=groups, metric=metric,
-                                            high_score=high_score, intervals=ci)
+            d = ranking_finding(y, s, sensitive_features=groups, measure=metric,
+                                intervals=ci, level=None, score=name, **words)
         except ValueError:
             continue
-        found.append({"metric": title, "text": d.text})
+        found.append({"metric": title, "finding": d})
     level = None if ci is None else ci.level
     xrocs = []
     for a, b in itertools.combinations(keys, 2):
         picture = _figures.xroc(s, y, groups, (a, b), level, positive)
         if picture is not None:
-            xrocs.append({"pair": f"{a} and {b}", "picture": picture})
-    return {"name": name, "summary": summary, "disadvantaged": found,
+            xrocs.append({"a": str(a), "b": str(b), "picture": picture})
+    return {"name": name, "summary": summary, "findings": found,
             "tables": [{"title": t, "meaning": m, "rows": r} for t, m, r in tables],
             "xrocs": xrocs, "band": level,
             "distribution": _figures.distributions(s, groups, y)}
 
 
-def _decision_context(decisions, keys, default):
+def _decision_context(decisions, keys, default, columns, words):
     first = next(iter(decisions.values()))
     return {"rule": first.rule, "level": first.level, "default": default,
-            "columns": [{"name": name, "rates": d, "cut": d.cut,
+            "columns": [{"name": name, "rates": d,
+                         "cut": lowest_selected(columns[name], d),
+                         "findings": [{"measure": MEASURE_NAMES[f.measure], "finding": f}
+                                      for f in decision_findings(d, score=name,
+                                                                 **words)],
                          "groups": [{"label": str(g), "counts": d.counts[g],
                                      "rates": [d.by_group[r][g] for r in RATES]}
                                     for g in keys]}
                         for name, d in decisions.items()]}
 
 
-def _model(path, columns, y, groups, keys, high_score, level, method, n_bootstrap,
+def _model(path, columns, y, groups, keys, words, level, method, n_bootstrap,
            random_state, positive):
     """A model file's section: before and after on these data, its certificate, the
     trade-off along lam fitted on these data with the model's parameters."""
@@ -344,10 +393,9 @@ def _model(path, columns, y, groups, keys, high_score, level, method, n_bootstra
     found = []
     for key, s in (("before", before), ("after", after)):
         try:
-            found.append((key, metrics.disadvantaged_group(y, s, sensitive_features=groups,
-                                                           metric=est.metric,
-                                                           high_score=high_score,
-                                                           intervals=ci.get(key)).text))
+            found.append((key, ranking_finding(
+                y, s, sensitive_features=groups, measure=est.metric,
+                intervals=ci.get(key), level=None, score=f"{column} {key}", **words)))
         except ValueError:
             pass
     certificate = None
@@ -373,7 +421,7 @@ def _model(path, columns, y, groups, keys, high_score, level, method, n_bootstra
                 f"{TRADEOFF_MAX_ITEMS} to fit a path on.")
     return {"path": os.fspath(path), "column": column, "lam": est.lam,
             "metric": dict((m, t) for m, t, _ in DISPARITIES)[est.metric],
-            "rows": rows, "disadvantaged": found, "certificate": certificate,
+            "rows": rows, "findings": found, "certificate": certificate,
             "tradeoff": tradeoff, "tradeoff_note": note,
             "distribution": _figures.distributions(after, groups, y, scale="rank")}
 

@@ -71,6 +71,9 @@ METHODS = ("auto", "kd", "iterative", "best")
 SOLVERS = ("auto", "paper", "lagrangian", "exact")
 #: What a high score does to a person (docs/design.md, section 2).
 HIGH_SCORES = ("favourable", "harmful")
+#: The default margin of a "parity within delta" finding (``metrics._findings``; here so
+#: that the command line's parser shows it without importing the metrics).
+DEFAULT_DELTA = 0.05
 
 MSG_NOT_1D = "{name} must be one-dimensional, got shape {shape}"
 MSG_EMPTY = "{name} is empty"

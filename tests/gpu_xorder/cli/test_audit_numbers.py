@@ -82,6 +82,7 @@ def delong_limits(s, y, grp, level):
             if metric == "urf":
                 out["urf", key(g, h, " ~ ")] = out["pair", metric, g, h]
             limits = o.o_normal(d, var, joint, -1.0)
+            out["signed_joint", metric, g, h] = limits
             best.append(None if limits is None else o.o_abs(limits))
         out["disparity", metric] = (None if None in best else
                                     (max(b[0] for b in best), max(b[1] for b in best)))
@@ -136,7 +137,7 @@ def test_json_numbers_equal_the_oracles(tmp_path, capsys, seed, kind, high_score
             for k, limits in entry["ci"][table].items():
                 assert_limits(limits, want[table, k])
         for metric in METRICS:
-            found = entry["disadvantaged"][metric]
+            found = entry["findings"][metric]
             pair = tuple(next(g for g in labels if key(g) == text) for text in found["pair"])
             assert pair in o.o_tied_pairs(s, y, grp, metric)
             _, group, other, value, reverse = o.o_disadvantage(s, y, grp, metric,
@@ -144,7 +145,24 @@ def test_json_numbers_equal_the_oracles(tmp_path, capsys, seed, kind, high_score
             assert (found["group"], found["other"]) == (
                 None if group is None else key(group), None if other is None else key(other))
             assert o.close(found["value"], value) and o.close(found["reverse"], reverse)
-            assert_limits(found["interval"], want[("pair", metric, *pair)])
+            # the worst pair's signed interval at the Bonferroni level, turned to the
+            # side of the group named, and the verdict the rule gives from it
+            signed = want[("signed_joint", metric, *pair)]
+            if signed is not None and group is not None and group != pair[0]:
+                signed = (-signed[1], -signed[0])
+            if signed is not None and not signed[0] < signed[1]:
+                signed = None
+            assert_limits(found["interval"], signed)
+            n_pairs = len(labels) * (len(labels) - 1) // 2
+            assert found["level"] == pytest.approx(1 - 0.1 / n_pairs)
+            assert found["delta"] == 0.05 and found["pairs"] == n_pairs
+            d = value - reverse
+            every = want["disparity", metric]
+            verdict = ("disadvantages" if signed is not None and (
+                (signed[0] > 0 and d > 0) or (signed[1] < 0 and d < 0))
+                else "parity" if signed is not None and every is not None
+                and every[1] < 0.05 else "inconclusive")
+            assert found["verdict"] == verdict
 
 
 def tsv_tables(text):

@@ -86,32 +86,45 @@ def test_delong_and_implied_level(tmp_path, capsys):
     assert "must be a number strictly between 0 and 1" in capsys.readouterr().err
 
 
-def test_the_disadvantaged_group_in_words(tmp_path, capsys):
+def test_the_findings_in_words(tmp_path, capsys):
     path, report = tmp_path / "d.csv", tmp_path / "a.json"
     s, fair, y, g = write_csv(path)
+    # --no-ci: no interval, so no verdict, and the values without a direction claimed
     assert audit(path, "--json", str(report), "--no-ci") == 0
     out = capsys.readouterr().out
+    assert "reading a high score as favourable, the default: give --high-score" in out
     low = metrics.xauc(y, s, sensitive_features=g, g="black", h="white")
     high = metrics.xauc(y, s, sensitive_features=g, g="white", h="black")
-    text = (f"positives of group 'black' are ranked below negatives of 'white' more often "
-            f"than the reverse: xAUC(black, white) = {low:.3f} < xAUC(white, black) = "
-            f"{high:.3f}; with high scores favourable, that disadvantages 'black'")
-    assert f"risk, Delta-xAUC: {text}\n" in out  # one line, not wrapped
+    found = metrics.ranking_finding(y, s, sensitive_features=g, high_score="favourable",
+                                    level=None,
+                                    score="risk")
+    assert found.verdict == "inconclusive" and found.interval is None
+    assert (f"xAUC(black, white) = {low:.3f} < xAUC(white, black) = {high:.3f}; gap "
+            f"{abs(high - low):.3f}; no interval was computed, so no verdict") in found.text
+    assert f"risk, Delta-xAUC: {found.text}\n" in out  # one line, not wrapped
     doc = json.loads(report.read_text())
-    assert doc["high_score"] == "favourable"
-    found = doc["scores"]["risk"]["disadvantaged"]
-    assert found["xauc"] == {"metric": "xauc", "high_score": "favourable",
-                             "pair": ["black", "white"], "group": "black",
-                             "other": "white", "value": low, "reverse": high,
-                             "disparity": abs(high - low), "interval": None, "text": text}
-    for metric in ("prf", "urf"):
-        want = metrics.disadvantaged_group(y, s, sensitive_features=g, metric=metric)
-        assert found[metric] == want.to_dict()
-        assert f"risk, Delta-{metric.upper()}: {want.text}\n" in out
-    assert audit(path, "--bootstrap", "200") == 0
-    out = " ".join(capsys.readouterr().out.split())
-    assert f"{high:.3f}; with high scores favourable, that disadvantages 'black'; 95% " \
-           "interval of their Delta-xAUC: [" in out
+    assert doc["high_score"] == "favourable" and doc["high_score_stated"] is False
+    assert doc["delta"] == 0.05 and doc["decision"] is None
+    written = doc["scores"]["risk"]["findings"]
+    assert written["xauc"] == json.loads(json.dumps(found.to_dict()))
+    # with intervals (DeLong by default), the layer's verdict, rule and level
+    assert audit(path, "--json", str(report), "--delta", "0.2", "--decision",
+                 "an interview", "--high-score", "favourable") == 0
+    out = capsys.readouterr().out
+    ci = metrics.confidence_intervals(y, s, sensitive_features=g, method="delong")
+    doc = json.loads(report.read_text())
+    for metric in ("xauc", "prf", "urf"):
+        want = metrics.ranking_finding(y, s, sensitive_features=g, measure=metric,
+                                       high_score="favourable",
+                                       intervals=ci, delta=0.2, decision="an interview",
+                                       score="risk")
+        got = doc["scores"]["risk"]["findings"][metric]
+        assert got == json.loads(json.dumps(want.to_dict()))
+        assert got["delta"] == 0.2 and got["level"] == 0.95  # two groups: one pair
+        assert "'parity within 0.2'" in got["rule"]
+        title = {"xauc": "Delta-xAUC", "prf": "Delta-PRF", "urf": "Delta-URF"}[metric]
+        assert f"risk, {title}: {want.text}\n" in out
+        assert "a high score leads to an interview" in want.text
 
 
 def write_risk_csv(path, n=400, seed=3):
@@ -134,19 +147,20 @@ def test_pushed_up_negatives_name_their_group_only_when_high_scores_harm(tmp_pat
         doc = json.loads(report.read_text())
         assert doc["high_score"] == reading
         for metric in ("xauc", "urf"):
-            found = doc["scores"]["risk"]["disadvantaged"][metric]
+            found = doc["scores"]["risk"]["findings"][metric]
             assert found["group"] == expected and found["high_score"] == reading
-            assert found["interval"][0] > 0  # the direction is clear at 95%
-            assert (f"with high scores {reading}, that disadvantages '{expected}'; 95% "
-                    "interval") in found["text"]
+            assert found["verdict"] == "disadvantages"  # the direction is clear at 95%
+            assert found["interval"][0] > 0 or found["interval"][1] < 0
+            assert found["text"].startswith(f"disadvantages '{expected}' (against")
+            assert f"a high score is {reading} to a person" in found["text"]
             assert found["text"] in out
-    assert "reading a high score as favourable (--high-score)" in out
+        assert f"reading a high score as {reading}; rule: " in out
     # the harmful xAUC sentence states the oracle's numbers: P(S_0^p > S_1^q) and reverse
-    assert audit(path, "--high-score", "harmful", "--no-ci") == 0
+    assert audit(path, "--high-score", "harmful") == 0
     neg_p_above_pos_q = pair_frac(s[(g == "p") & (y == 0)], s[(g == "q") & (y == 1)])
     neg_q_above_pos_p = pair_frac(s[(g == "q") & (y == 0)], s[(g == "p") & (y == 1)])
-    assert (f"negatives of group 'p' are ranked above positives of 'q' more often than "
-            f"the reverse: 1 - xAUC(q, p) = {neg_p_above_pos_q:.3f} > 1 - xAUC(p, q) = "
+    assert (f"negatives of 'p' are ranked above positives of 'q' more often than "
+            f"the reverse, 1 - xAUC(q, p) = {neg_p_above_pos_q:.3f} > 1 - xAUC(p, q) = "
             f"{neg_q_above_pos_p:.3f}") in capsys.readouterr().out
 
 

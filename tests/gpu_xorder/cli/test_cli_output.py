@@ -9,6 +9,7 @@ import threading
 import numpy as np
 import pytest
 
+from gpu_xorder import metrics
 from gpu_xorder.cli import _output, main
 
 pytestmark = pytest.mark.usefixtures("plain_consoles")
@@ -131,5 +132,6 @@ def test_fit_prints_tsv_and_logs_its_progress(tmp_path, capsys, monkeypatch):
                                          "Delta-URF", "fit s"]
     assert [line.split("\t")[0] for line in lines[at + 2:at + 4]] == ["unadjusted", "0.5"]
     assert all(line.startswith("#") or line.count("\t") == 5 for line in lines)
-    assert any(line.startswith("# unadjusted: ") and "with high scores harmful, that "
-               "disadvantages 'a'" in line for line in lines)
+    found = metrics.ranking_finding(y, s, sensitive_features=g, high_score="harmful")
+    assert f"# unadjusted: {found.text}" in lines
+    assert "a high score is harmful to a person" in found.text

@@ -34,18 +34,24 @@ def test_a_hand_built_ranking(metric):
     harmed = metrics.disadvantaged_group(**HAND, metric=metric, high_score="harmful")
     assert (harmed.group, harmed.other) == ("a", "b")
     assert (harmed.value, harmed.reverse) == (float(high), float(low))
-    assert harmed.text.endswith("with high scores harmful, that disadvantages 'a'")
+    # six items establish nothing: the sentence names no disadvantage
+    assert harmed.verdict == found.verdict == "inconclusive"
+    assert harmed.text.startswith("inconclusive: the largest gap is between 'a' and 'b'")
+    assert "disadvantages" not in harmed.text
 
 
 def test_the_harmful_xauc_sentence_is_about_negatives():
-    text = metrics.disadvantaged_group(**HAND, high_score="harmful").text
+    # HAND a hundred times over: the same values, and enough items to say so
+    many = {key: list(part) * 100 for key, part in HAND.items()}
+    text = metrics.disadvantaged_group(**many, high_score="harmful").text
     # P(a- above b+) = P(4 > 3) = 1; P(b- above a+) = (5 > 2) of 4 pairs = 1/4
-    assert text.startswith("negatives of group 'a' are ranked above positives of 'b' more "
-                           "often than the reverse: 1 - xAUC(b, a) = 1.000 > "
-                           "1 - xAUC(a, b) = 0.250")
-    text = metrics.disadvantaged_group(**HAND).text
-    assert text.startswith("positives of group 'b' are ranked below negatives of 'a' more "
-                           "often than the reverse: xAUC(b, a) = 0.000 < xAUC(a, b) = 0.750")
+    assert text.startswith("disadvantages 'a' (against 'b'): negatives of 'a' are ranked "
+                           "above positives of 'b' more often than the reverse, "
+                           "1 - xAUC(b, a) = 1.000 > 1 - xAUC(a, b) = 0.250")
+    text = metrics.disadvantaged_group(**many).text
+    assert text.startswith("disadvantages 'b' (against 'a'): positives of 'b' are ranked "
+                           "below negatives of 'a' more often than the reverse, "
+                           "xAUC(b, a) = 0.000 < xAUC(a, b) = 0.750")
 
 
 @pytest.mark.parametrize("metric", ["xauc", "prf", "urf"])
@@ -55,7 +61,10 @@ def test_equal_sides_name_no_group(metric):
         found = metrics.disadvantaged_group(y, s, sensitive_features=g, metric=metric,
                                             high_score=high_score)
         assert found.group is None and found.other is None and found.disparity == 0
-        assert "neither group is disadvantaged" in found.text
+        assert found.verdict != "disadvantages"
+        # the values are said to be equal, never ordered
+        assert not re.search(r"= [0-9.]+ [<>]", found.text)
+        assert re.search(r"\) = [^=]+\) = 0\.500", found.text)
 
 
 def _oracle(s, y, g, metric, high_score):
@@ -103,11 +112,12 @@ def test_random_rankings_against_the_pair_definitions(seed, metric):
             continue
         # the numbers the sentence states are the oracle's, rounded as printed
         shown = [float(x) for x in re.findall(r"= (\d\.\d+)", found.text)]
-        if metric == "xauc" and high_score == "harmful":
+        named = found.verdict == "disadvantages"
+        if metric == "xauc" and high_score == "harmful" and named:
             assert shown == pytest.approx([1 - reverse, 1 - value], abs=5e-4 + 1e-12)
         else:
             assert shown == pytest.approx([value, reverse], abs=5e-4 + 1e-12)
-        assert f"disadvantages '{group}'" in found.text
+        assert (f"disadvantages '{group}'" in found.text) == named
 
 
 def _risk_data(n=600, seed=0, push=1.0):
@@ -131,17 +141,22 @@ def test_the_interval_of_the_pair_is_cited():
     s, y, g = _risk_data(n=200)
     ci = metrics.confidence_intervals(y, s, sensitive_features=g, method="delong", level=0.9)
     found = metrics.disadvantaged_group(y, s, sensitive_features=g, intervals=ci)
-    iv = ci.disparity_pairs["xauc"]["p", "q"]
-    assert found.interval == iv and iv.low > 0
-    assert found.text.endswith(f"; 90% interval of their Delta-xAUC: [{iv.low:.3f}, "
-                               f"{iv.high:.3f}]")
+    # two groups: one pair, judged at the stated level; the interval of the signed
+    # difference, turned to the disadvantaged group's side
+    iv = ci.signed_pairs_joint["xauc"]["p", "q"]
+    assert ci.joint_level == 0.9 and iv == ci.signed_pairs["xauc"]["p", "q"]
+    assert found.group == "q" and found.verdict == "disadvantages"
+    assert (found.interval.low, found.interval.high) == (-iv.high, -iv.low) and iv.low > 0
+    assert (f"90% interval of the difference [{-iv.high:.3f}, {-iv.low:.3f}], which "
+            "excludes 0") in found.text
     s, y, g = _risk_data(n=60, push=0.1)
     ci = metrics.confidence_intervals(y, s, sensitive_features=g, method="delong")
     found = metrics.disadvantaged_group(y, s, sensitive_features=g, intervals=ci)
-    assert found.interval.low == 0
-    assert found.text.endswith("which holds 0: at this level the data do not say which "
-                               "group it is")
-    assert found.to_dict()["interval"] == [0.0, found.interval.high]
+    assert found.interval.low < 0 < found.interval.high
+    assert found.verdict == "inconclusive"
+    assert "which holds 0 and is not within +-0.05: at this level the data do not say " \
+        "which group it is" in found.text
+    assert found.to_dict()["interval"] == [found.interval.low, found.interval.high]
 
 
 def test_bad_arguments_are_named():

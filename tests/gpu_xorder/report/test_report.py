@@ -23,8 +23,9 @@ pytest.importorskip("matplotlib")
 
 from gpu_xorder import XOrder, metrics  # noqa: E402
 from gpu_xorder.cli import main  # noqa: E402
+from gpu_xorder.metrics._findings import MEASURE_NAMES  # noqa: E402
 from gpu_xorder.report import audit_report, write_audit_report  # noqa: E402
-from gpu_xorder.report._audit import MSG_NO_JINJA  # noqa: E402
+from gpu_xorder.report._audit import MSG_HIGH_SCORE, MSG_NO_JINJA  # noqa: E402
 from support.console import table_rows  # noqa: E402
 
 
@@ -36,16 +37,26 @@ def data(n=240, seed=0, groups=("a", "b")):
     return s, y, g
 
 
+#: Tags inside a line of text: the words around them are joined as a browser shows them.
+INLINE = ("bdi", "strong", "code", "em")
+
+
 class Page(HTMLParser):
-    """The parts of a page the tests look at: ids, images, table headers, text."""
+    """The parts of a page the tests look at: ids, images, table headers, text (a
+    label's ``<bdi>`` joins its text to the words around it, as a browser shows it)."""
 
     def __init__(self, text):
         super().__init__()
         self.ids, self.images, self.headers, self.text = [], [], [], []
         self._in_th = False
+        self._glue = False
         self.feed(text)
 
+    def handle_endtag(self, tag):
+        self._glue = tag in INLINE
+
     def handle_starttag(self, tag, attrs):
+        self._glue = tag in INLINE
         attrs = dict(attrs)
         if "id" in attrs:
             self.ids.append(attrs["id"])
@@ -55,7 +66,11 @@ class Page(HTMLParser):
             self.headers.append(attrs)
 
     def handle_data(self, d):
-        self.text.append(d)
+        if self._glue and self.text:
+            self.text[-1] += d
+        else:
+            self.text.append(d)
+        self._glue = False
 
     @property
     def words(self):
@@ -129,8 +144,8 @@ def test_sha256_command_and_atomic_write(tmp_path):
     source = tmp_path / "data.csv"
     source.write_text("score\n" + "\n".join(map(str, s)) + "\n")
     out = tmp_path / "report.html"
-    write_audit_report(out, s, y, g, source=source, command="gpu-xorder audit x",
-                       level=None, threshold=0.5)
+    write_audit_report(out, s, y, g, high_score="favourable", source=source,
+                       command="gpu-xorder audit x", level=None, threshold=0.5)
     text = out.read_text()
     assert hashlib.sha256(source.read_bytes()).hexdigest() in text
     assert "gpu-xorder audit x" in text and "No confidence intervals" in text
@@ -139,7 +154,7 @@ def test_sha256_command_and_atomic_write(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "report.html"]
     # a failed report leaves the old file as it was, and no temporary file
     with pytest.raises(ValueError, match="top_k must be an integer"):
-        write_audit_report(out, s, y, g, top_k=10**6)
+        write_audit_report(out, s, y, g, high_score="favourable", top_k=10**6)
     assert out.read_text() == text
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "report.html"]
 
@@ -156,8 +171,10 @@ def test_a_frame_is_a_data_source(tmp_path):
     race = pd.Series(g, name="race")
     frame = RankingMetricFrame(y, s, sensitive_features=race)
     out = tmp_path / "frame.html"
-    write_audit_report(out, frame, level=None, threshold=0.5, command="x")
-    by_arrays = audit_report(s, y, g, group="race", level=None, threshold=0.5, command="x")
+    write_audit_report(out, frame, high_score="favourable", level=None, threshold=0.5,
+                       command="x")
+    by_arrays = audit_report(s, y, g, group="race", high_score="favourable", level=None,
+                             threshold=0.5, command="x")
 
     def undated(text):  # the date and the pictures (whose SVG ids are random) apart
         text = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "", text)
@@ -166,22 +183,22 @@ def test_a_frame_is_a_data_source(tmp_path):
     assert undated(out.read_text()) == undated(by_arrays)
     assert "race" in by_arrays
     with pytest.raises(TypeError, match=re.escape(MSG_FRAME_DATA)):
-        audit_report(frame, y, g)
+        audit_report(frame, y, g, high_score="favourable")
     weighted = RankingMetricFrame(y, s, sensitive_features=g, sample_weight=np.ones(s.size))
     with pytest.raises(ValueError, match=re.escape(MSG_WEIGHTED_REPORT)):
-        audit_report(weighted)
+        audit_report(weighted, high_score="favourable")
 
 
 def test_group_names_are_escaped():
     s, y, _ = data()
     g = np.where(np.arange(s.size) % 2, "<b>x</b>", "y&z")
-    text = audit_report(s, y, g, level=None)
+    text = audit_report(s, y, g, high_score="favourable", level=None)
     assert "<b>x</b>" not in text and "&lt;b&gt;x&lt;/b&gt;" in text
 
 
 def test_the_default_cut_off_selects_as_many_as_positives():
     s, y, g = data()
-    text = audit_report(s, y, g, level=None)
+    text = audit_report(s, y, g, high_score="favourable", level=None)
     d = metrics.decision_rates(y, s, sensitive_features=g, top_share=y.mean())
     assert "no cut-off was given" in text and html.escape(d.rule) in text
 
@@ -190,7 +207,8 @@ def test_model_section_with_certificate(tmp_path):
     s, y, g = data(n=100)
     model = tmp_path / "m.json"
     XOrder(lam=0.5, backend="numpy").fit(s, y, sensitive_features=g).save(model)
-    text = audit_report({"risk": s}, y, g, model=model, threshold=1.0)
+    text = audit_report({"risk": s}, y, g, high_score="favourable", model=model,
+                        threshold=1.0)
     page = check_self_contained(text)
     assert "model" in page.ids
     summary = json.loads(model.read_text())["summary"]
@@ -204,11 +222,87 @@ def test_model_section_with_certificate(tmp_path):
     assert len(page.images) == 1 + 1 + 1 + 2  # xROC, distribution, forest; model's two
 
 
+def test_the_findings_box_comes_first():
+    s, y, g = data(n=600, groups=("a", "b", "c"))
+    text = audit_report({"risk": s}, y, g, high_score="harmful", decision="detention",
+                        threshold=0.5, delta=0.1)
+    page = Page(text)
+    words = page.words
+    box = words[words.index("Findings Reading of a high score"):words.index(" Data ")]
+    assert "a high score leads to detention, which is harmful to a person" in box
+    ci = metrics.confidence_intervals(y, s, sensitive_features=g, method="delong")
+    # one line per measure, the findings layer's headline, with the rule it follows
+    for metric, title in (("xauc", "Delta-xAUC"), ("prf", "Delta-PRF"),
+                          ("urf", "Delta-URF")):
+        found = metrics.ranking_finding(y, s, sensitive_features=g, measure=metric,
+                                        high_score="harmful",
+                                        intervals=ci, delta=0.1, decision="detention")
+        assert f"{title}: {found.headline}" in box
+        assert found.text in words  # and in full further down
+    assert "URF" in box and "base rates" in box
+    assert "Bonferroni over 3 pairs" in box and "parity within 0.1" in box
+    # the decisions at the cut-off in words, the ratio beside the four-fifths rule
+    d = metrics.decision_rates(y, s, sensitive_features=g, threshold=0.5)
+    for f in metrics.decision_findings(d, high_score="harmful", decision="detention",
+                                       delta=0.1):
+        assert f"{MEASURE_NAMES[f.measure]}: {f.headline}" in box
+    assert "four-fifths" in box
+    # no decision named that the user did not name
+    text = audit_report(s, y, g, high_score="favourable", level=None)
+    assert "detention" not in text and "investigation" not in text
+    assert "a high score is favourable to a person" in Page(text).words
+
+
+def test_high_score_is_required():
+    s, y, g = data()
+    with pytest.raises(ValueError, match=re.escape(MSG_HIGH_SCORE.format(value=None))):
+        audit_report(s, y, g)
+    with pytest.raises(ValueError, match="high_score"):
+        audit_report(s, y, g, high_score="bad")
+    with pytest.raises(ValueError, match="delta"):
+        audit_report(s, y, g, high_score="harmful", delta=2)
+
+
+def test_title_context_and_provenance(tmp_path):
+    import platform
+
+    import sklearn
+
+    s, y, g = data(n=100)
+    model = tmp_path / "m.json"
+    XOrder(lam=0.5, backend="numpy").fit(s, y, sensitive_features=g).save(model)
+    context = "Intended use: <script>alert(1)</script>\nData period: 2020-2021"
+    text = audit_report({"risk": s}, y, g, high_score="favourable", model=model,
+                        title="Credit <audit>", context=context, threshold=0.5,
+                        decision="a loan")
+    assert "<script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    assert "Credit &lt;audit&gt;" in text and "Data period: 2020-2021" in text
+    words = Page(text).words
+    assert "a high score leads to a loan" in words
+    assert hashlib.sha256(model.read_bytes()).hexdigest() in text
+    for version in (platform.python_version(), np.__version__, sklearn.__version__):
+        assert version in words
+    # the lowest score selected is a score, not the threshold
+    lowest = s[s >= 0.5].min()
+    assert lowest > 0.5 and f"lowest score selected {lowest:.6f}" in words
+
+
+def test_labels_are_isolated():
+    # a right-to-left override in a label would reverse the numbers after it
+    s, y, _ = data(n=200)
+    g = np.where(np.arange(s.size) % 2, "x\u202e", "y")
+    text = audit_report({"ri\u202esk": s}, y, g, high_score="harmful", threshold=0.5)
+    body = text[text.index("<body>"):]
+    body = re.sub(r"<bdi>[^<]*</bdi>", "", body)
+    body = re.sub(r'alt="[^"]*"', "", body)
+    assert "\u202e" not in body
+
+
 def test_needs_jinja2(monkeypatch):
     monkeypatch.setitem(sys.modules, "jinja2", None)
     s, y, g = data()
     with pytest.raises(ImportError, match=re.escape(MSG_NO_JINJA)):
-        audit_report(s, y, g)
+        audit_report(s, y, g, high_score="favourable")
 
 
 # ---------------------------------------------------------------- the command line
@@ -223,6 +317,13 @@ def csv_file(tmp_path):
 
 
 def audit(path, *options):
+    """``audit`` of the fixture's file, reading a high score as favourable unless
+    ``options`` say (``--high-score none``: the option left out)."""
+    options = list(options)
+    if "--high-score" not in options:
+        options += ["--high-score", "favourable"]
+    elif options[options.index("--high-score") + 1] == "none":
+        del options[options.index("--high-score"):options.index("--high-score") + 2]
     return main(["audit", str(path), "--score", "risk", "--label", "outcome", "--group",
                  "race", *options])
 
@@ -239,8 +340,15 @@ def test_cli_report_and_decisions(csv_file, tmp_path, capsys):
     assert hashlib.sha256(path.read_bytes()).hexdigest() in text
     assert f"gpu-xorder audit {path} --score risk" in text
     d = metrics.decision_rates(y, s, sensitive_features=g, top_k=40)
-    assert json.loads(doc.read_text())["scores"]["risk"]["decisions"] == json.loads(
-        json.dumps(d.to_dict()))
+    written = json.loads(doc.read_text())["scores"]["risk"]["decisions"]
+    assert {k: written[k] for k in d.to_dict()} == json.loads(json.dumps(d.to_dict()))
+    # the decision's findings, as the findings layer makes them, with their rule
+    found = metrics.decision_findings(d, high_score="favourable")
+    assert [f["text"] for f in written["findings"]] == [f.text for f in found]
+    assert all({"verdict", "rule", "level", "delta"} <= set(f) for f in written["findings"])
+    printed = " ".join(out.split())
+    for f in found:
+        assert f"risk, {MEASURE_NAMES[f.measure]}: {f.text}" in printed
     rows = {r[0]: r[1:] for r in table_rows(out, "Decisions: risk")}
     r = d.by_group["selection_rate"]["a"]
     assert rows["a"][:3] == [str((g == "a").sum()), f"{d.counts['a']['selected']:g}",
@@ -257,12 +365,16 @@ def test_cli_report_and_decisions(csv_file, tmp_path, capsys):
     (["--threshold", "0.5", "--top-k", "3"], "not allowed with argument"),
     (["--top-k", "100000"], "top_k must be an integer from 1 to the number of items"),
     (["--model", "m.json"], "--model is read by --report"),
+    (["--title", "t"], "--title is read by --report"),
+    (["--high-score", "none"], "--report needs --high-score harmful or favourable"),
+    (["--delta", "0"], "argument --delta: must be a number strictly between 0 and 1"),
 ])
 def test_cli_refuses_bad_cut_offs(csv_file, tmp_path, capsys, options, message):
     path = csv_file[0]
     report = tmp_path / "r.html"
     assert audit(path, *options, "--json", str(tmp_path / "a.json"),
-                 *(["--report", str(report)] if "--model" not in options else [])) == 2
+                 *(["--report", str(report)] if "--model" not in options
+                   and "--title" not in options else [])) == 2
     err = capsys.readouterr().err
     assert re.search(message, err) and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv"]  # nothing written
@@ -298,7 +410,8 @@ window.addEventListener("load", () => {
 @pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium")
 def test_chromium_renders_the_report(tmp_path):
     s, y, g = data()
-    text = audit_report({"risk": s}, y, g, positive="paid back", top_share=0.25)
+    text = audit_report({"risk": s}, y, g, positive="paid back", top_share=0.25,
+                        high_score="favourable")
     probe = tmp_path / "probe.html"
     probe.write_text(text.replace("</body>", PROBE + "</body>"))
     command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
@@ -314,9 +427,31 @@ def test_chromium_renders_the_report(tmp_path):
 def test_values_the_data_leave_undefined_read_n_a():
     s, y, g = data(n=120)
     y = np.where(g == "b", 0, y)  # b has no positives: no TPR, no xAUC(b, a), no PRF(b)
-    page = check_self_contained(audit_report(s, y, g, top_k=20))
+    page = check_self_contained(audit_report(s, y, g, high_score="favourable", top_k=20))
     words = page.words
     assert "PRF(g)" in words and "b n/a" in words
     d = metrics.decision_rates(y, s, sensitive_features=g, top_k=20)
     assert d.by_group["tpr"]["b"] is None and d.difference["tpr"] is None
     assert len(page.images) == 3  # one xROC direction is defined: its picture is drawn
+
+
+@pytest.mark.usefixtures("plain_consoles")
+def test_cli_context_title_and_decision(csv_file, tmp_path, capsys):
+    path = csv_file[0]
+    context, report = tmp_path / "context.txt", tmp_path / "r.html"
+    context.write_text("Intended use: <b>credit</b> screening\nData period: 2024\n",
+                       encoding="utf-8")
+    assert audit(path, "--report", str(report), "--context", str(context), "--title",
+                 "Loan audit", "--decision", "a loan", "--top-share", "0.3") == 0
+    text = report.read_text()
+    assert "&lt;b&gt;credit&lt;/b&gt; screening\nData period: 2024" in text
+    assert "<h1><bdi>Loan audit</bdi></h1>" in text
+    assert "a high score leads to a loan" in Page(text).words
+    assert "are selected for a loan" in Page(text).words
+    assert "a high score leads to a loan" in capsys.readouterr().out
+    # the context file is an input: never the report's path; a bad one is named
+    assert audit(path, "--report", str(context), "--context", str(context)) == 2
+    assert context.read_text(encoding="utf-8").startswith("Intended use")
+    context.write_bytes(b"\xff\xfe bad")
+    assert audit(path, "--report", str(report), "--context", str(context)) == 2
+    assert f"--context {context}: not UTF-8 text" in capsys.readouterr().err
