@@ -7,6 +7,8 @@ gallery runs ``examples/plot_*.py`` (sphinx-gallery, into ``docs/auto_examples``
 are build output, git-ignored.
 """
 
+import os
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -45,7 +47,6 @@ exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.md5",
 # --- API reference from the docstrings
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": False}
 autodoc_typehints = "none"  # the numpydoc sections give the types, the signature the defaults
 numpydoc_show_class_members = False  # the class template lists the methods itself
 numpydoc_class_members_toctree = False
@@ -53,10 +54,20 @@ numpydoc_xref_param_type = False
 
 # --- Markdown pages (the user guide, the design document, the results)
 myst_heading_anchors = 4
-myst_enable_extensions = ["dollarmath", "amsmath"]
-# Links from the Markdown pages to files of the repository outside docs/ (the code, the
-# README) are for readers on GitHub: the site shows them as plain links.
-suppress_warnings = ["myst.xref_missing"]
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]  # ":::{include}"
+# The Markdown files link each other by their paths in the repository, as GitHub shows
+# them (tests/test_docs.py checks that every such link resolves there). On the site, a
+# link to a file the site publishes goes to its page (_rewrite_links below): a file of
+# docs/ to itself, and these files of the repository to the page that shows them
+# (background/*.md include them whole; getting_started.md the README's install section
+# and tour; examples/ is the gallery).
+# A link to any other file of the repository is an error of the build (-W).
+SITE_PAGES = {
+    "README.md": "getting_started.md",
+    "CONTRIBUTING.md": "background/contributing.md",
+    "benchmarks/RESULTS.md": "background/benchmarks.md",
+    "examples": "auto_examples/index.rst",
+}
 
 # --- the gallery: every examples/plot_*.py runs at build time
 sphinx_gallery_conf = {
@@ -81,7 +92,10 @@ warnings.filterwarnings("ignore", category=UserWarning, message=".*Matplotlib.*n
 # --- HTML
 html_theme = "pydata_sphinx_theme"
 html_title = f"gpu-xorder {version}"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["site.css"]  # code wraps, tables fit: no sideways scroll
+# pages without sub-pages: no empty "Section Navigation" column, the text gets its width
+html_sidebars = {page: [] for page in ("index", "getting_started", "fairlearn")}
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
@@ -97,5 +111,40 @@ def _drop_type_docstrings(app, what, name, obj, options, lines):
         lines.clear()
 
 
+#: A Markdown link or image target: ``](target)`` or ``](target#anchor)``
+_LINK = re.compile(r"\]\((?![a-z][a-z0-9+.-]*:|#)([^)\s#]*)(#[^)\s]*)?\)")
+
+
+def _rewrite_links(text, folder):
+    """``text`` (Markdown of a file in ``folder``, a path relative to the repository's
+    root) with every link into the repository made a link of the site: a path under
+    docs/ rooted at the site's sources (``/design.md``), a file of ``SITE_PAGES`` its
+    page; any other path is left as written (the build then warns: -W fails)."""
+    def site_target(match):
+        target, anchor = match.group(1), match.group(2) or ""
+        if not target:
+            return match.group(0)
+        path = os.path.normpath(os.path.join(folder, target)).replace(os.sep, "/")
+        page = SITE_PAGES.get(path)
+        if page is None and path.startswith("docs/"):
+            page = path[len("docs/"):]
+        return f"](/{page}{anchor})" if page else match.group(0)
+    return _LINK.sub(site_target, text)
+
+
+def _site_links_of_page(app, docname, source):
+    if app.env.doc2path(docname).suffix == ".md":
+        folder = os.path.dirname(f"docs/{docname}")
+        source[0] = _rewrite_links(source[0], folder)
+
+
+def _site_links_of_include(app, relative_path, parent_docname, content):
+    if str(relative_path).endswith(".md"):
+        included = (Path(app.srcdir) / relative_path).resolve().relative_to(REPO)
+        content[0] = _rewrite_links(content[0], included.parent.as_posix())
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", _drop_type_docstrings)
+    app.connect("source-read", _site_links_of_page)
+    app.connect("include-read", _site_links_of_include)
