@@ -7,8 +7,6 @@ gallery runs ``examples/plot_*.py`` (sphinx-gallery, into ``docs/auto_examples``
 are build output, git-ignored.
 """
 
-import os
-import re
 import sys
 import warnings
 from pathlib import Path
@@ -17,7 +15,9 @@ import matplotlib
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # the checkout's package, not an installed copy
-sys.path.insert(0, str(REPO / "docs"))  # _gallery_order
+sys.path.insert(0, str(REPO / "docs"))  # _gallery_order, _site
+
+import _site  # noqa: E402  (docs/_site.py: the links, the classes' members)
 
 import gpu_xorder  # noqa: E402  (after the path above)
 
@@ -49,25 +49,17 @@ autosummary_generate = True
 autosummary_imported_members = True
 autodoc_typehints = "none"  # the numpydoc sections give the types, the signature the defaults
 numpydoc_show_class_members = False  # the class template lists the methods itself
+# which members a class's page documents (docs/_templates/autosummary/class.rst)
+autosummary_context = {"class_members": _site.ClassMembers()}
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
 # --- Markdown pages (the user guide, the design document, the results)
 myst_heading_anchors = 4
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]  # ":::{include}"
-# The Markdown files link each other by their paths in the repository, as GitHub shows
-# them (tests/test_docs.py checks that every such link resolves there). On the site, a
-# link to a file the site publishes goes to its page (_rewrite_links below): a file of
-# docs/ to itself, and these files of the repository to the page that shows them
-# (background/*.md include them whole; getting_started.md the README's install section
-# and tour; examples/ is the gallery).
-# A link to any other file of the repository is an error of the build (-W).
-SITE_PAGES = {
-    "README.md": "getting_started.md",
-    "CONTRIBUTING.md": "background/contributing.md",
-    "benchmarks/RESULTS.md": "background/benchmarks.md",
-    "examples": "auto_examples/index.rst",
-}
+# Links between the Markdown files are their paths in the repository (as GitHub shows
+# them); on the site they go to the pages that show those files (docs/_site.py,
+# SITE_PAGES, connected in setup below); a link to any other file fails the build (-W).
 
 # --- the gallery: every examples/plot_*.py runs at build time
 sphinx_gallery_conf = {
@@ -111,40 +103,7 @@ def _drop_type_docstrings(app, what, name, obj, options, lines):
         lines.clear()
 
 
-#: A Markdown link or image target: ``](target)`` or ``](target#anchor)``
-_LINK = re.compile(r"\]\((?![a-z][a-z0-9+.-]*:|#)([^)\s#]*)(#[^)\s]*)?\)")
-
-
-def _rewrite_links(text, folder):
-    """``text`` (Markdown of a file in ``folder``, a path relative to the repository's
-    root) with every link into the repository made a link of the site: a path under
-    docs/ rooted at the site's sources (``/design.md``), a file of ``SITE_PAGES`` its
-    page; any other path is left as written (the build then warns: -W fails)."""
-    def site_target(match):
-        target, anchor = match.group(1), match.group(2) or ""
-        if not target:
-            return match.group(0)
-        path = os.path.normpath(os.path.join(folder, target)).replace(os.sep, "/")
-        page = SITE_PAGES.get(path)
-        if page is None and path.startswith("docs/"):
-            page = path[len("docs/"):]
-        return f"](/{page}{anchor})" if page else match.group(0)
-    return _LINK.sub(site_target, text)
-
-
-def _site_links_of_page(app, docname, source):
-    if app.env.doc2path(docname).suffix == ".md":
-        folder = os.path.dirname(f"docs/{docname}")
-        source[0] = _rewrite_links(source[0], folder)
-
-
-def _site_links_of_include(app, relative_path, parent_docname, content):
-    if str(relative_path).endswith(".md"):
-        included = (Path(app.srcdir) / relative_path).resolve().relative_to(REPO)
-        content[0] = _rewrite_links(content[0], included.parent.as_posix())
-
-
 def setup(app):
     app.connect("autodoc-process-docstring", _drop_type_docstrings)
-    app.connect("source-read", _site_links_of_page)
-    app.connect("include-read", _site_links_of_include)
+    app.connect("source-read", _site.links_of_page)
+    app.connect("include-read", _site.links_of_include)
