@@ -5,7 +5,8 @@ import os
 
 ORDER = ("plot_compas_audit.py", "plot_choosing_lam.py", "plot_constraint.py",
          "plot_many_groups.py", "plot_solvers.py", "plot_large_data.py",
-         "plot_model_files.py", "plot_from_fairlearn.py")
+         "plot_model_files.py", "plot_from_fairlearn.py",
+         "plot_fairlearn_comparison.py")
 
 
 class ExampleOrder:

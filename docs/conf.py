@@ -15,7 +15,9 @@ import matplotlib
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # the checkout's package, not an installed copy
-sys.path.insert(0, str(REPO / "docs"))  # _gallery_order
+sys.path.insert(0, str(REPO / "docs"))  # _gallery_order, _site
+
+import _site  # noqa: E402  (docs/_site.py: the links, the classes' members)
 
 import gpu_xorder  # noqa: E402  (after the path above)
 
@@ -45,18 +47,19 @@ exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.md5",
 # --- API reference from the docstrings
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": False}
 autodoc_typehints = "none"  # the numpydoc sections give the types, the signature the defaults
 numpydoc_show_class_members = False  # the class template lists the methods itself
+# which members a class's page documents (docs/_templates/autosummary/class.rst)
+autosummary_context = {"class_members": _site.ClassMembers()}
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
 # --- Markdown pages (the user guide, the design document, the results)
 myst_heading_anchors = 4
-myst_enable_extensions = ["dollarmath", "amsmath"]
-# Links from the Markdown pages to files of the repository outside docs/ (the code, the
-# README) are for readers on GitHub: the site shows them as plain links.
-suppress_warnings = ["myst.xref_missing"]
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]  # ":::{include}"
+# Links between the Markdown files are their paths in the repository (as GitHub shows
+# them); on the site they go to the pages that show those files (docs/_site.py,
+# SITE_PAGES, connected in setup below); a link to any other file fails the build (-W).
 
 # --- the gallery: every examples/plot_*.py runs at build time
 sphinx_gallery_conf = {
@@ -81,7 +84,10 @@ warnings.filterwarnings("ignore", category=UserWarning, message=".*Matplotlib.*n
 # --- HTML
 html_theme = "pydata_sphinx_theme"
 html_title = f"gpu-xorder {version}"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["site.css"]  # code wraps, tables fit: no sideways scroll
+# pages without sub-pages: no empty "Section Navigation" column, the text gets its width
+html_sidebars = {page: [] for page in ("index", "getting_started", "fairlearn")}
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
@@ -99,3 +105,5 @@ def _drop_type_docstrings(app, what, name, obj, options, lines):
 
 def setup(app):
     app.connect("autodoc-process-docstring", _drop_type_docstrings)
+    app.connect("source-read", _site.links_of_page)
+    app.connect("include-read", _site.links_of_include)

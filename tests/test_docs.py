@@ -135,8 +135,9 @@ def doc_pages():
 
 
 #: The documents whose code blocks run as printed (tests/support/docblocks.py): the
-#: README and every page of the user guide that has code blocks.
-RUN_DOCS = ("README.md",) + tuple(
+#: README, the site's getting-started page and every page of the user guide that has
+#: code blocks.
+RUN_DOCS = ("README.md", "docs/getting_started.md") + tuple(
     path.relative_to(REPO).as_posix() for path in doc_pages()
     if path.parent.name == "user_guide"
     and re.search(r"^ *```(python|bash)$", path.read_text(encoding="utf-8"), re.MULTILINE))
@@ -279,15 +280,17 @@ def _repo_path(word):
 
 
 def test_ci_runs_the_readmes_commands():
-    """The README's install command installs the test extra and runs the demo, its test
-    command is the one .ci/run runs."""
+    """The README's install command is the base install and runs the demo (which needs
+    nothing more: tests/gpu_xorder/cli/test_demo_base_install.py); its test command
+    installs the test extra and runs the suite as .ci/run does."""
     readme = docblocks.blocks((REPO / "README.md").read_text(encoding="utf-8"))
     bash = [b.code.strip() for b in readme if b.lang == "bash"]
     assert bash[0] == ('python3 -m venv .venv && . .venv/bin/activate && '
-                       'pip install ".[test]" && gpu-xorder demo')
-    assert bash[1] == "python -m pytest -q -n auto"
+                       'pip install . && gpu-xorder demo')
+    install, _, run = bash[1].partition(" && ")
+    assert install == 'pip install ".[test]"' and run == "python -m pytest -q -n auto"
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-    assert 'python -m pip install --quiet ".[test]"' in ci and bash[1] in ci
+    assert 'python -m pip install --quiet ".[test]"' in ci and run in ci
 
 
 # ---------------------------------------------------------------- names, paths, links
@@ -563,3 +566,44 @@ def test_api_reference_lists_every_public_name_once():
         elif re.match(r"   [A-Za-z_]\w*$", line) and module:
             listed.append(f"{module}.{line.strip()}")
     assert sorted(listed) == sorted(public_api.documented())
+
+
+# ---------------------------------------------------------------- docs/fairlearn.md
+
+FAIRLEARN_PAGE = REPO / "docs" / "fairlearn.md"
+COMPARISON = REPO / "examples" / "plot_fairlearn_comparison.py"
+
+
+def test_fairlearn_page_quotes_what_the_comparison_prints():
+    """The table of docs/fairlearn.md's "Side by side on COMPAS" is what the gallery's
+    examples/plot_fairlearn_comparison.py prints (within one unit of the last digit: the
+    example trains logistic regressions), and every number the section's sentences
+    quote (outside code spans, the example's parameters) is in that table."""
+    pytest.importorskip("fairlearn")
+    pytest.importorskip("pandas")
+    matplotlib = pytest.importorskip("matplotlib")
+    import contextlib
+    import io
+    import runpy
+
+    from threadpoolctl import threadpool_limits
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    section = FAIRLEARN_PAGE.read_text(encoding="utf-8").split(
+        "## Side by side on COMPAS", 1)[1].split("\n## ", 1)[0]
+    shown = [b for b in docblocks.blocks(section) if b.lang == "text"]
+    assert len(shown) == 1 and "plot_fairlearn_comparison.py" in section
+    table = docblocks.Block("text", "", 0, shown=shown[0].code, exact=True, rounding=True)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), threadpool_limits(1):
+        runpy.run_path(str(COMPARISON), run_name="__docs__")
+    plt.close("all")
+    assert docblocks.matches(table, printed.getvalue()), printed.getvalue()
+    prose = re.sub(r"^( *)```.*?^\1```", "", section, flags=re.MULTILINE | re.DOTALL)
+    prose = re.sub(r"<!--.*?-->|`[^`]*`", "", prose, flags=re.DOTALL)  # not `lam=0.5`
+    quoted = re.findall(r"\d+\.\d+", prose)
+    numbers = set(re.findall(r"\d+\.\d+", table.shown))
+    assert len(quoted) >= 10
+    assert [q for q in quoted if q not in numbers] == []

@@ -141,11 +141,16 @@ def warm_up(backend, scores, y, groups, **params):
 
 def _numba_cached():
     """Whether numba's cache holds compiled kernels of the engine (a guess from its
-    index files; numba recompiles silently where they are stale)."""
+    index files; numba recompiles silently where they are stale). Where numba is not
+    installed (the base install) there is nothing to compile: True, without importing
+    the kernels, which need numba."""
     import glob
+    import importlib.util
     import os
 
-    from ..engine import _numba_kernels
+    from .. import engine
 
-    folder = os.path.join(os.path.dirname(_numba_kernels.__file__), "__pycache__")
+    if importlib.util.find_spec("numba") is None:
+        return True
+    folder = os.path.join(os.path.dirname(engine.__file__), "__pycache__")
     return bool(glob.glob(os.path.join(folder, "_numba_*.nbi")))
