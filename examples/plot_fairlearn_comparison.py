@@ -62,7 +62,10 @@ RATES = ["selection_rate", "tpr", "fpr", "precision"]
 
 def measured(score, cut):
     frame = RankingMetricFrame(y_te, score, sensitive_features=a_te)
-    gaps = frame.decisions(**cut)["difference"].loc[RATES]
+    row = frame.decisions(**cut).loc["difference"].iloc[0]  # the largest gaps, flat
+    gaps = pd.DataFrame({part: [row[rate + suffix] for rate in RATES] for part, suffix
+                         in (("estimate", ""), ("low", "_low"), ("high", "_high"))},
+                        index=RATES)
     return gaps, frame.overall["auc"], frame.difference()["xauc"]
 
 
