@@ -22,6 +22,7 @@ from ._common import (
     file_row,
     group_title,
     read_groups,
+    read_paths,
     require_matplotlib,
 )
 from ._output import METRIC_COLUMNS
@@ -46,7 +47,7 @@ def run(args):
     try:
         level, method = _interval_settings(args)
         outputs = [("--json", args.json)] + _report_outputs(args)
-        check_all_outputs(outputs, [("--plot", args.plot, None)], inputs=(args.data,))
+        check_all_outputs(outputs, [("--plot", args.plot, None)], inputs=read_paths(args))
         if args.plot is not None:
             require_matplotlib()
         data = CsvTable(args.data)
@@ -58,7 +59,7 @@ def run(args):
         if args.plot is not None:  # the pictures' names, known now, checked too
             plan = picture_plan(columns, keys, level is not None)
             check_all_outputs(outputs, [("--plot", args.plot, [p[0] for p in plan])],
-                              inputs=(args.data,))
+                              inputs=read_paths(args))
         costs = _announce(args, y.size, len(keys), len(columns), method)
         rows = [file_row(name, s, y, groups, None) for name, s in columns.items()]
         pairs = [(g, h) for g in keys for h in keys if g != h]
@@ -226,13 +227,13 @@ def _write_outputs(args, document, report):
 
     if report is None:
         if args.json is not None:
-            io.write_json(args.json, document, inputs=(args.data,))
+            io.write_json(args.json, document, inputs=read_paths(args))
         return
     files = [(args.report, lambda f: f.write(report), "\n")]
     if args.json is not None:
         text = io.json_text(document)
         files.append((args.json, lambda f: f.write(text), None))
-    io.write_files(files, inputs=(args.data,))
+    io.write_files(files, inputs=read_paths(args))
 
 
 def _print_decisions(decisions, group):

@@ -169,6 +169,51 @@ def group_title(columns):
     return INTERSECTION_SEP.join(columns)
 
 
+class ReadPath(str):
+    """A path a command reads: the parser's type of every option that names a file to
+    read (the data, a model file at transform or audit), so that :func:`read_paths`
+    finds them all and every output is checked against each."""
+
+
+class WritePath(str):
+    """A path a command writes (a file or a folder): the parser's type of every output
+    option; the tests check each against every :class:`ReadPath` of its command."""
+
+
+class BundledName(str):
+    """The name of a bundled data set a command loads (``--data`` of demo and paper):
+    its file is read, so it is an input too."""
+
+
+def read_paths(args):
+    """Every file the command of ``args`` reads: the values of its options of type
+    :class:`ReadPath` and the files of the bundled data sets it names
+    (:class:`BundledName`), for the check that no output replaces one of them
+    (``io.check_all_outputs(..., inputs=read_paths(args))``)."""
+    paths = []
+    for value in vars(args).values():
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, ReadPath):
+                paths.append(item)
+            elif isinstance(item, BundledName):
+                paths.extend(_bundled_file(item))
+    return tuple(paths)
+
+
+def _bundled_file(name):
+    """The file of the bundled data set ``name`` where it is one on disk (none for the
+    synthetic stand-in, or a package in a zip)."""
+    import os
+    from importlib import resources
+
+    path = resources.files("gpu_xorder.datasets").joinpath("data", f"{name}.csv.gz")
+    try:
+        path = os.fspath(path)
+    except TypeError:  # not a file of the file system
+        return ()
+    return (path,) if os.path.isfile(path) else ()
+
+
 def given(path):
     return () if path is None else (path,)
 

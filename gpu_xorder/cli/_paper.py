@@ -18,6 +18,7 @@ from ._common import (
     dask_backend,
     given,
     group_names,
+    read_paths,
     require_matplotlib,
 )
 from ._output import METRIC_COLUMNS
@@ -36,14 +37,16 @@ def run(args):
             or "icu-standin" in names):
         return _paper_comparison(names, args)
     try:
-        check_all_outputs([("--json", args.json)])  # before the work
+        check_all_outputs([("--json", args.json)],  # before the work
+                          inputs=read_paths(args))
         _check_splits(names, args)
         expected = _announce(names, args, ["xorder"])
         with dask_backend(args.scheduler):
             experiments = [_paper_experiment(name, args, expected.get(name))
                            for name in names]
         if args.json is not None:
-            write_json(args.json, {"experiments": [e.to_dict() for e in experiments]})
+            write_json(args.json, {"experiments": [e.to_dict() for e in experiments]},
+                       inputs=read_paths(args))
     except LIBRARY_ERRORS + FILE_ERRORS as exc:
         return out.error(exc)
     if args.json is not None:
@@ -81,7 +84,8 @@ def _paper_comparison(names, args):
     held = list(OUT_FILES) + [name for data in names for name in figure_names(
         data, args.groups, args.model, args.study, args.fractions)]
     try:
-        check_all_outputs([("--json", args.json)], [("--out", args.out, held)])
+        check_all_outputs([("--json", args.json)], [("--out", args.out, held)],
+                          inputs=read_paths(args))
         _check_splits(names, args)
         expected = _announce(names, args, methods)
         if args.out is not None:
@@ -112,7 +116,7 @@ def _paper_comparison(names, args):
                 _paper_outputs(stack.enter_context(staged_folder(args.out, owned)),
                                comparisons, document, figures)
             if args.json is not None:
-                write_json(args.json, document)
+                write_json(args.json, document, inputs=read_paths(args))
     except LIBRARY_ERRORS + FILE_ERRORS as exc:
         return out.error(exc)
     for path in given(args.json) + given(args.out):

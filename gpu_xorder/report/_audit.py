@@ -169,16 +169,16 @@ def write_audit_report(path: str | os.PathLike, *args, **kwargs) -> None:
     Parameters
     ----------
     path : str or os.PathLike
-        The HTML file to write; never the data file ``source``.
+        The HTML file to write; never a file it reads (``source``, ``model``).
     *args, **kwargs
         The parameters of :func:`audit_report`.
     """
     from ..io import write_files
 
     text = audit_report(*args, **kwargs)
-    source = kwargs.get("source")
+    read = [kwargs.get(name) for name in ("source", "model")]  # every file it reads
     write_files([(path, lambda f: f.write(text), "\n")],
-                inputs=() if source is None else (source,))
+                inputs=[p for p in read if p is not None])
 
 
 def _import_jinja2():

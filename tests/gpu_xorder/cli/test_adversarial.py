@@ -930,3 +930,127 @@ def test_long_work_is_estimated_first_and_ctrl_c_ends_it_quietly(tmp_path):
         # nothing after Ctrl-C: no "done", no traceback (fit's advice may precede it)
         assert all(line.startswith("note:") for line in err.splitlines()), (name, err)
         assert sorted(os.listdir(folder)) == ["data.csv"], name
+
+
+# ---------------------------------------------------------------------- files read
+
+#: A valid command line of every command that writes files, with every option that
+#: names a file to read given (audit's --model is read with --report).
+READING_COMMANDS = {
+    "fit": fit(),
+    "transform": transform(),
+    "audit": audit("--no-ci", "--report", "r.html", "--model", "model.json"),
+    "paper": ["paper", "--data", "german", "--repeats", "1", "--methods", "xorder",
+              "--lam", "1", "--backend", "numpy"],
+}
+#: Options that name a file or a folder, by destination or metavar: each must be typed
+#: ReadPath, WritePath or BundledName (a new one, --context FILE say, is then checked).
+PATH_DESTS = {"data", "model", "output", "json", "report", "plot", "out", "context"}
+
+
+def _subparsers():
+    import argparse
+
+    from gpu_xorder.cli._parser import build_parser
+
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return action.choices
+
+
+def _typed_options(command, kind):
+    """``(option string, dest, metavar)`` of the options of ``command`` of type
+    ``kind`` (positional: the dest)."""
+    return [(a.option_strings[0] if a.option_strings else None, a.dest, a.metavar)
+            for a in _subparsers()[command]._actions if a.type is kind]
+
+
+def test_every_path_option_says_whether_it_is_read_or_written():
+    from gpu_xorder.cli._common import BundledName, ReadPath, WritePath
+
+    for command, sub in _subparsers().items():
+        for a in sub._actions:
+            named = a.dest in PATH_DESTS and (a.choices is None or a.dest == "data")
+            if named or a.metavar in ("FILE", "DIR"):  # not a choice (paper --model lr)
+                assert a.type in (ReadPath, WritePath, BundledName), (command, a.dest)
+
+
+def _with(argv, option, value):
+    """``argv`` with ``option`` set to ``value`` (replaced, or added)."""
+    argv = list(argv)
+    if option in argv:
+        argv[argv.index(option) + 1] = value
+    else:
+        argv += [option, value]
+    return argv
+
+
+def _output_is_input_cases():
+    from gpu_xorder.cli._common import ReadPath, WritePath
+
+    cases = []
+    for command, argv in READING_COMMANDS.items():
+        for out_option, _, metavar in _typed_options(command, WritePath):
+            for in_option, dest, _ in _typed_options(command, ReadPath):
+                if in_option is None:  # the positional data file
+                    cases.append((command, out_option, dest, metavar,
+                                  _with(argv, out_option, argv[1])))
+                else:
+                    cases.append((command, out_option, in_option, metavar,
+                                  _with(argv, out_option, argv[argv.index(in_option) + 1])))
+    return cases
+
+
+@pytest.mark.parametrize("command, output, read, metavar, argv", _output_is_input_cases(),
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_no_output_replaces_a_file_the_command_reads(tmp_path, monkeypatch, capsys,
+                                                     command, output, read, metavar, argv):
+    """Every output option of every command, named as every file the command reads:
+    refused before any work, the input unchanged (audit --report m.json --model m.json
+    once replaced the model file it read)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data.csv").write_bytes(DATA)
+    (tmp_path / "model.json").write_bytes(model())
+    before = _tree(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    target = argv[argv.index(output) + 1]
+    want = (f"refusing to write {target}: it is a file, not a folder" if metavar == "DIR"
+            else f"refusing to write {target}: it is also an input of this command")
+    assert err == f"error: {want}\n"
+    assert _tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("output", ["--json", "--out"])
+def test_paper_never_writes_over_a_bundled_data_set(tmp_path, monkeypatch, capsys, output):
+    """paper reads the bundled data sets' files: an output naming one is refused (here
+    the file is a copy the check is pointed at: the package's own is never risked)."""
+    from gpu_xorder.cli import _common
+
+    real = _common._bundled_file("german")
+    assert len(real) == 1 and os.path.isfile(real[0])  # the file paper reads
+    copy = tmp_path / "german.csv.gz"
+    copy.write_bytes(Path(real[0]).read_bytes())
+    monkeypatch.setattr(_common, "_bundled_file", lambda name: (str(copy),))
+    argv = READING_COMMANDS["paper"] + [output, str(copy)]
+    assert main(argv) == 2
+    want = ("it is a file, not a folder" if output == "--out"
+            else "it is also an input of this command")
+    assert capsys.readouterr().err == f"error: refusing to write {copy}: {want}\n"
+    assert copy.read_bytes() == Path(real[0]).read_bytes()
+
+
+def test_the_report_api_never_writes_over_its_model(tmp_path):
+    """write_audit_report(path=model) is refused, the model file unchanged."""
+    pytest.importorskip("jinja2")
+    pytest.importorskip("matplotlib")
+    from gpu_xorder.report import write_audit_report
+
+    (tmp_path / "m.json").write_bytes(model())
+    s = np.array([float(r[1]) for r in BASE])
+    y = np.array([int(r[2]) for r in BASE])
+    g = np.array([r[3] for r in BASE])
+    with pytest.raises(ValueError, match="it is also an input"):
+        write_audit_report(tmp_path / "m.json", s, y, g, model=tmp_path / "m.json",
+                           level=None)
+    assert (tmp_path / "m.json").read_bytes() == model()
