@@ -114,6 +114,7 @@ def audit_plots(folder, plan, columns, y, groups, intervals, label):
     from .. import metrics
     from ..metrics._ranking import defined
     from ..plotting import plot_intervals, plot_score_distributions, plot_xroc
+    from ..plotting._plots import drawn
 
     keys = [g.item() for g in np.unique(groups)]
     level = None if intervals is None else intervals[0].level
@@ -132,7 +133,7 @@ def audit_plots(folder, plan, columns, y, groups, intervals, label):
             fig = Figure(figsize=(6, 4.5), layout="constrained")
             ax = plot_score_distributions(columns[column], groups, y,
                                           ax=fig.add_subplot())
-            ax.set_title(f"{column}: scores by group")
+            ax.set_title(f"{drawn(column)}: scores by group")
         else:
             s, (a, b) = columns[column], pair
             pairs = [(g, h) for g, h in ((a, b), (b, a))
@@ -142,7 +143,7 @@ def audit_plots(folder, plan, columns, y, groups, intervals, label):
             fig = Figure(figsize=(5.5, 5.2), layout="constrained")
             ax = plot_xroc(s, y, groups, pairs=pairs, band=level, positive=label,
                            ax=fig.add_subplot())
-            ax.set_title(f"{column}: xROC curves of {a} and {b}"
+            ax.set_title(f"{drawn(column)}: xROC curves of {drawn(a)} and {drawn(b)}"
                          + ("" if level is None else f"\n{level:.0%} pointwise bands"))
         fig.savefig(os.path.join(folder, name), dpi=100)
         written.append(name)

@@ -28,6 +28,8 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from ..utils._text import visible
+
 #: The width a console renders at where it does not write to a terminal: wide enough
 #: that no table row or sentence of the command line wraps.
 LOG_WIDTH = 10_000
@@ -46,28 +48,36 @@ output_format = "table"
 
 
 class Output(Console):
-    """rich's Console that, off a terminal, renders at ``LOG_WIDTH`` (no line wraps)
-    and, on stdout under ``--format tsv``, prints tables as tab-separated values."""
+    """rich's Console that, off a terminal, renders at ``LOG_WIDTH`` (no line wraps),
+    on stdout under ``--format tsv`` prints tables as tab-separated values, and shows
+    every character of a text that would act rather than show (an escape sequence in a
+    group label would drive the terminal, U+202E turn the numbers after it around) as
+    its escape (``utils._text.visible``): every line and table cell passes here."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if not self.is_terminal:
             self.width = LOG_WIDTH
 
+    def render_str(self, text, **kwargs):
+        return super().render_str(visible(text, keep="\n"), **kwargs)
+
     def print(self, *objects, **kwargs):
         if output_format != "tsv" or self.stderr:
             return super().print(*objects, **kwargs)
         for obj in objects:
             text = tsv(obj) if isinstance(obj, Table) else "\n".join(
-                "# " + line for line in _plain(obj).splitlines())
+                "# " + line for line in _plain(obj, keep="\n").splitlines())
             self.file.write(text + "\n")
         return None
 
 
-def _plain(cell):
-    """The text of a cell or line, its markup removed."""
-    return Text.from_markup(cell).plain if isinstance(cell, str) else str(
-        getattr(cell, "plain", cell))
+def _plain(cell, keep=""):
+    """The text of a cell or line, its markup removed, every character that acts
+    written as its escape (a tab or a newline in a label would break the rows) but
+    those of ``keep``."""
+    return visible(Text.from_markup(cell).plain if isinstance(cell, str) else str(
+        getattr(cell, "plain", cell)), keep)
 
 
 def tsv(table):

@@ -6,7 +6,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..utils._validation import check_choice
-from ._plots import DISPARITY_NAMES, MIN_AUC_SPAN, _axes, _matplotlib, legend_below, namer
+from ._plots import (
+    DISPARITY_NAMES,
+    MIN_AUC_SPAN,
+    _axes,
+    _matplotlib,
+    drawn,
+    legend_below,
+    namer,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -70,7 +78,7 @@ def plot_intervals(intervals: MetricIntervals | Mapping[str, MetricIntervals], *
     highs, lows = [], []
     for j, (label, ci) in enumerate(sets.items()):
         offset = (j - (len(sets) - 1) / 2) * step
-        legend = label
+        legend = drawn(label)
         for i, (_, get) in enumerate(rows):
             iv = get(ci)
             at = -i - offset

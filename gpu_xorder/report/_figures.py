@@ -4,12 +4,13 @@ figure is 8 points on the page and on paper (the smallest text of the plots is
 matplotlib's ``"small"``, 8.3 points)."""
 
 import base64
+import functools
 import io
 
 from .. import metrics
 from ..metrics._ranking import defined
 from ..plotting import plot_intervals, plot_score_distributions, plot_tradeoff, plot_xroc
-from ..plotting._plots import _matplotlib
+from ..plotting._plots import _matplotlib, isolating
 
 #: CSS pixels per inch: a figure is shown at its drawn size.
 CSS_DPI = 96
@@ -32,6 +33,16 @@ class Picture:
         self.width, self.height = round(width * CSS_DPI), round(height * CSS_DPI)
 
 
+def _isolated(draw):
+    """``draw`` with every label between Unicode isolates (``plotting._plots.isolating``):
+    the page's browser lays out the SVG's text bidirectionally."""
+    @functools.wraps(draw)
+    def drawing(*args, **kwargs):
+        with isolating():
+            return draw(*args, **kwargs)
+    return drawing
+
+
 def _figure(width, height):
     _matplotlib()
     from matplotlib.figure import Figure
@@ -39,6 +50,7 @@ def _figure(width, height):
     return Figure(figsize=(width, height), layout="constrained")
 
 
+@_isolated
 def forest(sets):
     """Every metric (left) and disparity (right) of every score column with its
     interval; ``sets``: ``{column: MetricIntervals}``."""
@@ -57,6 +69,7 @@ def forest(sets):
     return Picture(fig)
 
 
+@_isolated
 def xroc(scores, y, groups, pair, level, positive):
     """The xROC curves of both directions of ``pair`` with pointwise bands; None where
     neither direction is defined."""
@@ -71,6 +84,7 @@ def xroc(scores, y, groups, pair, level, positive):
     return Picture(fig)
 
 
+@_isolated
 def distributions(scores, groups, y, scale="score"):
     """The score distributions per group, positives and negatives apart."""
     fig = _figure(6.0, 4.6)
@@ -78,6 +92,7 @@ def distributions(scores, groups, y, scale="score"):
     return Picture(fig)
 
 
+@_isolated
 def tradeoff(models, scores, y, groups, adjusted, lam, positive):
     """AUC against disparity of the path's models on the audited data (no error bars:
     the points of one path are too close for them; the before-and-after table has the

@@ -1054,3 +1054,42 @@ def test_the_report_api_never_writes_over_its_model(tmp_path):
         write_audit_report(tmp_path / "m.json", s, y, g, model=tmp_path / "m.json",
                            level=None)
     assert (tmp_path / "m.json").read_bytes() == model()
+
+
+# ---------------------------------------------------------------------- odd text
+
+def test_labels_other_layers_interpret_are_shown_as_written(tmp_path, monkeypatch, capsys):
+    """Group labels and a score column name with ``$``, control characters, an escape
+    sequence, bidi controls and a tab: audit with --plot and --report exits 0 after
+    drawing (``$\\foo$`` raised after the work), prints no acting character (an escape
+    sequence drove the terminal, U+202E turned the numbers around), every TSV row has
+    its fields (a tab split one), every SVG of the report is valid XML."""
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("jinja2")
+    import base64
+
+    from support.odd_text import ACTING, ODD_LABELS, assert_valid_svg
+
+    monkeypatch.chdir(tmp_path)
+    labels = list(ODD_LABELS.values())[:6]
+    column = "s\u202e1 $x$\x1b[2J"
+    Path("data.csv").write_text(csv_text(
+        [r[:3] + [labels[k % len(labels)]] + r[4:] for k, r in enumerate(BASE)],
+        header=("id", column, "label", "group", "g2")))
+    argv = ["audit", "data.csv", "--score", column, "--label", "label", "--group", "group"]
+    assert main(argv + ["--ci-method", "delong", "--plot", "P", "--report", "r.html"]) == 0
+    out, err = capsys.readouterr()
+    assert not any(c in out + err for c in ACTING)
+    pictures = os.listdir("P")
+    assert "intervals.png" in pictures and len(pictures) >= 5
+    page = Path("r.html").read_text()
+    uris = re.findall(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", page)
+    assert len(uris) >= 3
+    for uri in uris:
+        assert_valid_svg(base64.b64decode(uri))
+    assert main(argv + ["--format", "tsv", "--no-ci"]) == 0
+    out = capsys.readouterr().out
+    assert not any(c in out for c in ACTING if c != "\t")
+    at = out.splitlines().index("# xAUC(g, h)")
+    rows = out.splitlines()[at + 1:at + 2 + len(labels) * (len(labels) - 1)]
+    assert all(len(row.split("\t")) == 2 for row in rows), rows

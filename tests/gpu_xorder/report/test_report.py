@@ -290,3 +290,27 @@ def test_values_the_data_leave_undefined_read_n_a():
     d = metrics.decision_rates(s, y, g, top_k=20)
     assert d.by_group["tpr"]["b"] is None and d.difference["tpr"] is None
     assert len(page.images) == 3  # one xROC direction is defined: its picture is drawn
+
+
+def test_every_picture_is_valid_svg_whatever_the_labels():
+    """Group labels and a score column name that other layers interpret (``$``,
+    control characters, bidi controls, right-to-left text): every picture of the page
+    is valid XML (a control character once broke every SVG, exit 0), shows each label
+    as written with the acting characters escaped, between Unicode isolates (a browser
+    lays the SVG's text out bidirectionally: U+202E turned the numbers after it)."""
+    from gpu_xorder.utils._text import visible
+    from support.odd_text import ACTING, ODD_LABELS, assert_valid_svg, svg_text
+
+    labels = list(ODD_LABELS.values())[:5]
+    s, y, g = data(300, seed=2, groups=labels)
+    name = ODD_LABELS["right-to-left override"] + " $x$"
+    page = audit_report({name: s}, y, g, method="delong")
+    uris = re.findall(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", page)
+    assert len(uris) >= 3
+    texts = []
+    for uri in uris:
+        texts += svg_text(assert_valid_svg(base64.b64decode(uri)))
+    joined = "\n".join(texts)
+    assert not any(c in joined for c in ACTING)
+    for label in labels:
+        assert f"\u2068{visible(label)}\u2069" in joined, label
