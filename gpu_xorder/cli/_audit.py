@@ -218,7 +218,8 @@ def _report_text(args, columns, y, groups, level, method, intervals):
         random_state=args.seed or 0, threshold=args.threshold, top_k=args.top_k,
         top_share=args.top_share, model=args.model, source=args.data,
         command=shlex.join(["gpu-xorder"] + getattr(args, "argv", ["audit", "..."])),
-        intervals=None if intervals is None else dict(zip(columns, intervals)))
+        intervals=None if intervals is None else dict(zip(columns, intervals)),
+        plot_pairs=args.plot_pairs)
 
 
 def _write_outputs(args, document, report):
@@ -332,12 +333,13 @@ def _announce(args, n, k, n_columns, method):
     elif method == "delong":
         costs["intervals"] = n_columns * _costs.delong_seconds(n, k)
         parts.append("DeLong intervals")
-    if args.plot is not None:
-        n_pairs = k * (k - 1) // 2
-        drawn = min(n_pairs, args.plot_pairs)
-        pictures = n_columns * (1 + drawn) + (method is not None and k <= MAX_FOREST_GROUPS)
-        costs["pictures"] = _costs.pictures_seconds(pictures, n, method is not None)
-        parts.append(f"{pictures} pictures")
+    # --plot's PNGs and --report's SVGs: the same pictures, capped alike
+    drawn = min(k * (k - 1) // 2, args.plot_pairs)
+    pictures = n_columns * (1 + drawn) + (method is not None and k <= MAX_FOREST_GROUPS)
+    for given, what in ((args.plot, "pictures"), (args.report, "pictures in the report")):
+        if given is not None:
+            costs["pictures"] += _costs.pictures_seconds(pictures, n, method is not None)
+            parts.append(f"{pictures} {what}")
     out.estimate(sum(costs.values()), ", ".join(parts))
     return costs
 

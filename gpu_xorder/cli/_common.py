@@ -8,6 +8,11 @@ from rich.markup import escape
 
 from ..datasets._loaders import AGE_BAND_NAMES, GROUP_NAMES
 from ..experiments._experiment import RACE_SEX_NAMES
+
+# audit --plot and --report: xROC pictures per score column unless --plot-pairs says,
+# those of the pairs of groups with the largest disparities (all pairs of 21 groups:
+# 210 pictures, a minute of CPU; of 200 groups, some 20,000)
+from ..plotting._pairs import PLOT_PAIRS as PLOT_PAIRS
 from ..utils._validation import INTERSECTION_SEP
 from . import _output as out
 from ._output import METRIC_COLUMNS
@@ -48,10 +53,6 @@ MAX_SEED = 2**32 - 1
 #: of its bootstrap unless --bootstrap says.
 AUDIT_LEVEL = 0.95
 AUDIT_BOOTSTRAP = 2000
-#: audit --plot: xROC pictures per score column unless --plot-pairs says, those of the
-#: pairs of groups with the largest disparities (all pairs of 21 groups: 210 pictures,
-#: a minute of CPU; of 200 groups, some 20,000).
-PLOT_PAIRS = 20
 MSG_NO_DASK = ('--scheduler needs dask.distributed, which is not installed: '
                'pip install "gpu-xorder[dask]"')
 MSG_SCHEDULER = "cannot reach the Dask scheduler at {address}: {why}"

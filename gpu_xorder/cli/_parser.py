@@ -239,9 +239,9 @@ def build_parser():
                             "with pointwise bands and the score distributions per group "
                             "(needs gpu-xorder[plot])")
     audit.add_argument("--plot-pairs", type=_positive, default=PLOT_PAIRS, metavar="N",
-                       help="xROC pictures of the N pairs of groups with the largest "
-                            f"disparities per score column (default: {PLOT_PAIRS}); "
-                            "the output names those drawn")
+                       help="xROC pictures (--plot and --report) of the N pairs of "
+                            "groups with the largest disparities per score column "
+                            f"(default: {PLOT_PAIRS}); the output names those drawn")
     _report_arguments(audit)
     _format_argument(audit, json=True)
     audit.set_defaults(handler="audit")

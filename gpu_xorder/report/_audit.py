@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import itertools
 import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -23,6 +22,7 @@ import numpy as np
 from .. import metrics
 from ..metrics._decisions import RATE_MEANINGS, RATES
 from ..metrics._ranking import defined
+from ..plotting._pairs import MAX_FOREST_GROUPS, PLOT_PAIRS, forest_rows, worst_pairs
 from ..utils import _params as params
 from ..utils._validation import check_labels, check_scores, encode_groups
 from ..utils._version import __version__
@@ -58,7 +58,8 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike], y: ArrayLike,
                  top_share: float | None = None, model: str | os.PathLike | None = None,
                  source: str | os.PathLike | None = None, command: str | None = None,
                  title: str | None = None,
-                 intervals: Mapping[str, MetricIntervals] | None = None) -> str:
+                 intervals: Mapping[str, MetricIntervals] | None = None,
+                 plot_pairs: int = PLOT_PAIRS) -> str:
     """The audit of one or more score columns as one self-contained HTML page.
 
     Parameters
@@ -100,6 +101,11 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike], y: ArrayLike,
     intervals : mapping of str to MetricIntervals, optional
         The intervals of the score columns, already computed with these settings
         (:func:`gpu_xorder.metrics.confidence_intervals`): not computed again.
+    plot_pairs : int, default=20
+        xROC pictures per score column: those of the ``plot_pairs`` pairs of groups
+        with the largest disparity (any metric), which the page names where pairs are
+        left out (50 groups make 1,225 pairs, a quarter of an hour of pictures). The
+        forest plot is drawn up to 12 groups (``MAX_FOREST_GROUPS``).
 
     Returns
     -------
@@ -122,6 +128,7 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike], y: ArrayLike,
     groups = labels[index]
     keys = [g.item() for g in labels]
     high_score = params.check("high_score", high_score)
+    plot_pairs = _check_plot_pairs(plot_pairs)
     default_rule = threshold is None and top_k is None and top_share is None
     if default_rule:
         top_share = float(y.mean())
@@ -141,9 +148,16 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike], y: ArrayLike,
         "data": _data_summary(y, groups, keys, source),
         "ci": _ci_summary(intervals, random_state),
         "columns": [_column(name, s, y, groups, keys, high_score,
-                            None if intervals is None else intervals[name], positive)
+                            None if intervals is None else intervals[name], positive,
+                            plot_pairs)
                     for name, s in columns.items()],
-        "forest": None if intervals is None else _figures.forest(intervals),
+        "forest": (None if intervals is None or len(keys) > MAX_FOREST_GROUPS
+                   else _figures.forest(intervals)),
+        "forest_note": (None if intervals is None or len(keys) <= MAX_FOREST_GROUPS else
+                        f"The forest plot is left out: {len(keys)} groups give "
+                        f"{forest_rows(len(keys))} intervals per score column, more than "
+                        f"a picture shows (at most {MAX_FOREST_GROUPS} groups); the "
+                        "tables above hold them all."),
         "decisions": _decision_context(decisions, keys, default_rule),
         "rate_titles": RATE_TITLES, "rates": RATES, "rate_meanings": RATE_MEANINGS,
         "model": None if model is None else _model(
@@ -241,7 +255,17 @@ def _ci_summary(intervals, seed):
     return {"level": ci.level, "method": ci.method, "text": how}
 
 
-def _column(name, s, y, groups, keys, high_score, ci, positive):
+def _check_plot_pairs(value):
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"plot_pairs must be an integer >= 1, got {value!r}")
+    if value < 1:
+        raise ValueError(f"plot_pairs must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def _column(name, s, y, groups, keys, high_score, ci, positive, plot_pairs):
     """One score column: its summary, disadvantaged groups, tables and pictures."""
     def value(function, *args):
         return defined(function, s, y, groups, *args)
@@ -276,13 +300,25 @@ def _column(name, s, y, groups, keys, high_score, ci, positive):
         found.append({"metric": title, "text": d.text})
     level = None if ci is None else ci.level
     xrocs = []
-    for a, b in itertools.combinations(keys, 2):
+    drawn, unordered = worst_pairs(
+        keys, {(g, h): v for (_, v, _), (g, h) in zip(tables[1][2], pairs)},
+        {g: v for (_, v, _), g in zip(tables[2][2], keys)},
+        {(g, h): v for (_, v, _), (g, h) in zip(tables[3][2], (
+            p for p in pairs if p[0] < p[1]))}, plot_pairs)
+    for a, b in (p for p in unordered if p in set(drawn)):
         picture = _figures.xroc(s, y, groups, (a, b), level, positive)
         if picture is not None:
             xrocs.append({"pair": f"{a} and {b}", "picture": picture})
+    xroc_note = None
+    if len(unordered) > plot_pairs:
+        xroc_note = (f"xROC pictures of {plot_pairs} of the {len(unordered)} pairs of "
+                     "groups, "
+                     "those of the largest disparity (any metric; plot_pairs, "
+                     "--plot-pairs): " + ", ".join(f"{a} and {b}" for a, b in drawn)
+                     + ".")
     return {"name": name, "summary": summary, "disadvantaged": found,
             "tables": [{"title": t, "meaning": m, "rows": r} for t, m, r in tables],
-            "xrocs": xrocs, "band": level,
+            "xrocs": xrocs, "xroc_note": xroc_note, "band": level,
             "distribution": _figures.distributions(s, groups, y)}
 
 

@@ -314,3 +314,58 @@ def test_every_picture_is_valid_svg_whatever_the_labels():
     assert not any(c in joined for c in ACTING)
     for label in labels:
         assert f"\u2068{visible(label)}\u2069" in joined, label
+
+
+def test_many_groups_draw_the_worst_pairs_only_and_say_so():
+    """8 groups (28 pairs) with plot_pairs=3: the xROC pictures of the 3 pairs of the
+    largest disparity (oracle: each pair's largest of |xAUC(g, h) - xAUC(h, g)|,
+    |PRF(g) - PRF(h)| and URF from the metric functions), named in a note; 13 groups:
+    no forest plot, a note instead (the report once drew every pair: 50 groups, 1,225
+    pictures, a quarter of an hour without a word)."""
+    import itertools
+
+    keys = [f"g{k}" for k in range(8)]
+    s, y, g = data(480, seed=4, groups=keys)
+    page = audit_report(s, y, g, method="delong", plot_pairs=3)
+    gap = {}
+    for a, b in itertools.combinations(keys, 2):
+        gap[a, b] = max(abs(metrics.xauc(s, y, g, a, b) - metrics.xauc(s, y, g, b, a)),
+                        abs(metrics.prf(s, y, g, a) - metrics.prf(s, y, g, b)),
+                        metrics.urf(s, g, a, b))
+    worst = sorted(gap, key=lambda p: -gap[p])[:3]
+    note = re.search(r"xROC pictures of 3 of the 28 pairs of groups, those of the largest "
+                     r"disparity [^:]*: ([^<]*)\.", page)
+    assert note, page[:2000]
+    assert note.group(1).split(", ") == [f"{a} and {b}" for a, b in worst]
+    assert len(re.findall(r'alt="xROC curves of', page)) == 3
+    assert 'id="forest"' in page
+    many = [f"h{k:02d}" for k in range(13)]
+    s, y, g = data(13 * 40, seed=5, groups=many)
+    page = audit_report(s, y, g, method="delong", plot_pairs=1)
+    assert 'id="forest"' not in page
+    assert "The forest plot is left out: 13 groups give" in page
+    with pytest.raises(ValueError, match="plot_pairs must be an integer >= 1"):
+        audit_report(s, y, g, level=None, plot_pairs=0)
+
+
+def test_audit_report_of_many_groups_is_estimated_with_its_pictures(tmp_path, monkeypatch,
+                                                                     capsys):
+    """audit --report counts its pictures in the estimate printed before the work, as
+    many as it then draws (--plot-pairs caps them as for --plot)."""
+    from gpu_xorder.cli import _output
+
+    monkeypatch.setattr(_output, "ESTIMATE_SECONDS", 0.0)
+    keys = [f"g{k:02d}" for k in range(14)]
+    s, y, g = data(14 * 30, seed=6, groups=keys)
+    path = tmp_path / "d.csv"
+    path.write_text("score,label,group\n" + "".join(
+        f"{a!r},{b},{c}\n" for a, b, c in zip(s.tolist(), y.tolist(), g.tolist())))
+    assert main(["audit", str(path), "--score", "score", "--label", "label", "--group",
+                 "group", "--ci-method", "delong", "--report", str(tmp_path / "r.html"),
+                 "--plot-pairs", "4"]) == 0
+    err = capsys.readouterr().err
+    # 14 groups: no forest plot; per column the distributions and 4 xROC pictures
+    assert re.match(r"estimate: about \d+ s \(.*, 5 pictures in the report\)", err), err
+    page = (tmp_path / "r.html").read_text()
+    assert len(re.findall(r'alt="xROC curves of', page)) == 4
+    assert "xROC pictures of 4 of the 91 pairs" in page
