@@ -616,6 +616,28 @@ for option, (command, what) in TYPED_OPTIONS.items():
 
 # ---------------------------------------------------------------------- the runner
 
+# --- shares whose product with n is not whole in floating point: the places exact
+def _25_rows():
+    """25 rows, scores falling: group a the top 7 (2 positives), b the other 18 (5):
+    7 positives, a share 0.28 whose product with 25 is 7.000000000000001 in floating
+    point, which once selected a sliver of the 8th item (of b) and overflowed Katz's
+    interval."""
+    labels = [1, 0, 1, 0, 0, 0, 0] + [1, 0, 0, 1, 0, 0] * 3
+    rows = [[str(k), repr(1 - k / 25), str(labels[k]), "a" if k < 7 else "b", "x"]
+            for k in range(25)]
+    return csv_text(rows).encode()
+
+
+DATA_25 = _25_rows()
+for share in ("0.28", "0.56"):
+    add(f"audit --top-share {share} of 25", Case(audit("--no-ci", "--top-share", share),
+                                                 None, code=0),
+        files={"data.csv": DATA_25})
+add("audit --report, 7 positives of 25", Case(audit("--report", "r.html"), None, code=0,
+                                              outputs=("r.html",)),
+    files={"data.csv": DATA_25})
+
+
 def _tree(root):
     """Every path under ``root``: a file's SHA-256, a folder, a link's target."""
     tree = {}
@@ -1093,3 +1115,21 @@ def test_labels_other_layers_interpret_are_shown_as_written(tmp_path, monkeypatc
     at = out.splitlines().index("# xAUC(g, h)")
     rows = out.splitlines()[at + 1:at + 2 + len(labels) * (len(labels) - 1)]
     assert all(len(row.split("\t")) == 2 for row in rows), rows
+
+
+# ---------------------------------------------------------------------- shares
+
+@pytest.mark.parametrize("share, places", [("0.28", 7), ("0.56", 14), ("0.3", 7.5)])
+def test_a_share_selects_its_places_on_the_command_line(tmp_path, monkeypatch, capsys,
+                                                        share, places):
+    """audit --top-share: the JSON's selected counts add up to the share's places,
+    whole where the decimal product is (0.28 of 25: 7 items, group b none)."""
+    monkeypatch.chdir(tmp_path)
+    Path("data.csv").write_bytes(DATA_25)
+    assert main(audit("--no-ci", "--top-share", share, "--format", "json")) == 0
+    doc = json.loads(capsys.readouterr().out)
+    counts = doc["scores"]["score"]["decisions"]["counts"]
+    assert counts["a"]["selected"] + counts["b"]["selected"] == places
+    assert counts["a"]["selected"] == min(places, 7)
+    rule = doc["scores"]["score"]["decisions"]["rule"]
+    assert rule == f"top {share} of 25 ({places:g} places)"
