@@ -195,16 +195,18 @@ def spell(seconds):
     return f"{hours} h" + (f" {minutes} min" if minutes else "")
 
 
-def estimate(seconds, what, at_least=None, bound=False):
+def estimate(seconds, what, at_least=None, bound=False, lower=False):
     """Before work expected to take ``seconds`` (None: unknown): the line ``estimate:
     about 2 min 10 s (what)`` on stderr (``bound``: ``up to about``, where the data
-    decide), where ``seconds`` reaches ``at_least`` (default ``ESTIMATE_SECONDS``).
-    Returns ``seconds``, for the progress's time left."""
+    decide; ``lower``: ``at least about``, where parts are not counted), where
+    ``seconds`` reaches ``at_least`` (default ``ESTIMATE_SECONDS``). Returns
+    ``seconds``, for the progress's time left (never pass on a ``lower`` one: its
+    count-down would reach 0 with work left)."""
     limit = ESTIMATE_SECONDS if at_least is None else at_least
     if seconds is not None and seconds >= limit:
-        err_console.print(f"[dim]estimate:[/dim] {'up to ' if bound else ''}about "
-                          f"{spell(seconds)} ({escape(what)})", soft_wrap=True,
-                          emoji=False)
+        prefix = "up to " if bound else "at least " if lower else ""
+        err_console.print(f"[dim]estimate:[/dim] {prefix}about {spell(seconds)} "
+                          f"({escape(what)})", soft_wrap=True, emoji=False)
     return seconds
 
 
@@ -215,11 +217,17 @@ def clock(seconds):
     return f"{hours}:{minutes:02d}:{secs:02d}"
 
 
-def times(elapsed, remaining):
+def times(elapsed, remaining, expected=None):
     """``elapsed 0:00:35, about 0:02:35 left`` (only the first part without an
-    estimate)."""
+    estimate): ``remaining`` extrapolates the work done; without it, the ``expected``
+    seconds of an estimate count down, and once they have run out with the work not
+    done the line says ``past the estimate`` (never "about 0:00:00 left")."""
     text = f"elapsed {clock(elapsed)}"
-    return text if remaining is None else f"{text}, about {clock(remaining)} left"
+    if remaining is None and expected is not None:
+        if expected - elapsed < 1.0:
+            return f"{text}, past the estimate of {clock(expected)}"
+        remaining = expected - elapsed
+    return text if remaining is None else f"{text}, about {clock(max(0.0, remaining))} left"
 
 
 class _Times(ProgressColumn):
@@ -228,9 +236,7 @@ class _Times(ProgressColumn):
     def render(self, task):
         elapsed, left = task.elapsed or 0.0, task.time_remaining
         expected = task.fields.get("expected")
-        if left is None and expected is not None:
-            left = max(0.0, expected - elapsed)
-        return Text(times(elapsed, left))
+        return Text(times(elapsed, left, expected))
 
 
 class Heartbeat:
@@ -254,16 +260,13 @@ class Heartbeat:
 
     def line(self, elapsed):
         if self.total is None or self.done is None:
-            left = None if self.expected is None else max(0.0, self.expected - elapsed)
-            return f"{self.label}: running, {times(elapsed, left)}"
-        remaining = (elapsed * (self.total - self.done) / self.done if self.done
-                     else None if self.expected is None
-                     else max(0.0, self.expected - elapsed))
+            return f"{self.label}: running, {times(elapsed, None, self.expected)}"
+        remaining = elapsed * (self.total - self.done) / self.done if self.done else None
         share = self.done / self.total if self.total else 0.0
         count = (f"{self.done} of {self.total}" if self.unit != "cells"
                  else f"{self.done:.3g} of {self.total:.3g}")
         return (f"{self.label}: {count} {self.unit} ({share:.0%}), "
-                f"{times(elapsed, remaining)}")
+                f"{times(elapsed, remaining, None if self.done else self.expected)}")
 
     def tick(self):
         """Write a line when one is due."""
