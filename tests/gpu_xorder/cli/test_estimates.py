@@ -208,3 +208,33 @@ def test_paper_is_estimated_before_its_work_and_after_its_first_repetition(monke
                         r"timed on the first 1 \(\d+ s\), every method counted\)",
                         err[1]), err
     assert not any("0:00:00 left" in line for line in err)
+
+
+def test_audit_report_with_a_model_counts_its_trade_off_path(tmp_path, monkeypatch,
+                                                             capsys):
+    """audit --report --model fits an xOrder path on the data (the trade-off along
+    lam): its cost (fit's model) is part of the estimate before the work."""
+    pytest.importorskip("jinja2")
+    pytest.importorskip("matplotlib")
+    from gpu_xorder.cli import main
+
+    rng = np.random.default_rng(0)
+    n = 400
+    y = (np.arange(n) // 2) % 2
+    s = np.round(rng.normal(size=n) + y, 3)
+    path = tmp_path / "d.csv"
+    path.write_text("score,label,group\n" + "".join(
+        f"{a!r},{b},{'ab'[k % 2]}\n" for k, (a, b) in enumerate(zip(s.tolist(),
+                                                                  y.tolist()))))
+    model = str(tmp_path / "m.json")
+    assert main(["fit", str(path), "--score", "score", "--label", "label", "--group",
+                 "group", "--model", model, "--backend", "numpy"]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(_output, "ESTIMATE_SECONDS", 0.0)
+    assert main(["audit", str(path), "--score", "score", "--label", "label", "--group",
+                 "group", "--no-ci", "--report", str(tmp_path / "r.html"), "--model",
+                 model]) == 0
+    err = capsys.readouterr().err
+    assert re.match(r"estimate: about \d+ s \(400 rows, 2 groups, 1 score column, 4 "
+                    r"pictures in the report, the report's trade-off path of the "
+                    r"model\)", err), err
