@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from ..plotting._pairs import (
+from ..utils._pairs import (
     MAX_FOREST_GROUPS,
     MSG_NO_FOREST,
     MSG_PAIRS_DRAWN,
@@ -27,7 +27,7 @@ PICTURE_NAME_BYTES = 120
 def drawn_plan(plan, columns, keys, values, limit):
     """The pictures of ``plan`` to draw: every one but the xROC pictures of each score
     column beyond the ``limit`` pairs of its largest disparity (any metric; pairs
-    without one last: ``plotting._pairs.worst_pairs``), and the notes that say which
+    without one last: ``utils._pairs.worst_pairs``), and the notes that say which
     were drawn where some were left out; ``(plan, notes)``."""
     ordered = [(g, h) for g in keys for h in keys if g != h]
     chosen, notes = {}, []

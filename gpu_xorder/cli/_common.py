@@ -12,7 +12,7 @@ from ..experiments._experiment import RACE_SEX_NAMES
 # audit --plot and --report: xROC pictures per score column unless --plot-pairs says,
 # those of the pairs of groups with the largest disparities (all pairs of 21 groups:
 # 210 pictures, a minute of CPU; of 200 groups, some 20,000)
-from ..plotting._pairs import PLOT_PAIRS as PLOT_PAIRS
+from ..utils._pairs import PLOT_PAIRS as PLOT_PAIRS
 from ..utils._validation import INTERSECTION_SEP
 from . import _output as out
 from ._output import METRIC_COLUMNS

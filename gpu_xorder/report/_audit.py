@@ -22,8 +22,8 @@ import numpy as np
 from .. import metrics
 from ..metrics._decisions import RATE_MEANINGS, RATES
 from ..metrics._ranking import defined
-from ..plotting._pairs import MAX_FOREST_GROUPS, PLOT_PAIRS, forest_rows, worst_pairs
 from ..utils import _params as params
+from ..utils._pairs import MAX_FOREST_GROUPS, PLOT_PAIRS, forest_rows, worst_pairs
 from ..utils._validation import check_labels, check_scores, encode_groups
 from ..utils._version import __version__
 from . import _figures
