@@ -104,7 +104,7 @@ def audit_plots(folder, plan, columns, y, groups, intervals, label):
     from .. import metrics
     from ..metrics._ranking import defined
     from ..plotting import plot_intervals, plot_score_distributions, plot_xroc
-    from ..plotting._plots import drawn
+    from ..plotting._plots import drawn, legend_inches
 
     keys = [g.item() for g in np.unique(groups)]
     level = None if intervals is None else intervals[0].level
@@ -119,8 +119,9 @@ def audit_plots(folder, plan, columns, y, groups, intervals, label):
             sets = dict(zip(columns, intervals))
             plot_intervals(sets, part="metrics", ax=left)
             plot_intervals(sets, part="disparities", ax=right)
-        elif pair is None:
-            fig = Figure(figsize=(6, 4.5), layout="constrained")
+        elif pair is None:  # taller by the legend's rows beyond four groups
+            fig = Figure(figsize=(6, 4.5 + legend_inches(max(0, 2 * len(keys) - 8), 2)),
+                         layout="constrained")
             ax = plot_score_distributions(columns[column], groups, y,
                                           ax=fig.add_subplot())
             ax.set_title(f"{drawn(column)}: scores by group")

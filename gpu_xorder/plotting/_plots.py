@@ -190,6 +190,17 @@ def legend_below(ax, ncols=1):
                      fontsize="small", frameon=False)
 
 
+#: Inches a row of a small legend (``legend_below``) takes.
+LEGEND_ROW_INCHES = 0.2
+
+
+def legend_inches(entries, ncols):
+    """The height in inches that a legend of ``entries`` in ``ncols`` columns below
+    the axes takes: a figure of many groups grows by it, or constrained layout would
+    collapse the axes (50 groups: 100 entries of score distributions)."""
+    return LEGEND_ROW_INCHES * -(-entries // ncols)
+
+
 def namer(names):
     """``label -> text``: its readable name where ``names`` has one, as drawn
     (:func:`drawn`)."""

@@ -7,10 +7,12 @@ import base64
 import functools
 import io
 
+import numpy as np
+
 from .. import metrics
 from ..metrics._ranking import defined
 from ..plotting import plot_intervals, plot_score_distributions, plot_tradeoff, plot_xroc
-from ..plotting._plots import _matplotlib, isolating
+from ..plotting._plots import _matplotlib, isolating, legend_inches
 
 #: CSS pixels per inch: a figure is shown at its drawn size.
 CSS_DPI = 96
@@ -86,8 +88,10 @@ def xroc(scores, y, groups, pair, level, positive):
 
 @_isolated
 def distributions(scores, groups, y, scale="score"):
-    """The score distributions per group, positives and negatives apart."""
-    fig = _figure(6.0, 4.6)
+    """The score distributions per group, positives and negatives apart (taller by
+    the legend's rows beyond four groups)."""
+    k = len(set(np.asarray(groups).tolist()))
+    fig = _figure(6.0, 4.6 + legend_inches(max(0, 2 * k - 8), 2))
     plot_score_distributions(scores, groups, y, scale=scale, ax=fig.add_subplot())
     return Picture(fig)
 

@@ -369,3 +369,19 @@ def test_audit_report_of_many_groups_is_estimated_with_its_pictures(tmp_path, mo
     page = (tmp_path / "r.html").read_text()
     assert len(re.findall(r'alt="xROC curves of', page)) == 4
     assert "xROC pictures of 4 of the 91 pairs" in page
+
+
+def test_the_distributions_of_many_groups_keep_their_axes():
+    """40 groups give a legend of 80 entries: the picture grows by its rows, so that
+    constrained layout keeps the axes (it collapsed them with a warning on stderr)."""
+    import warnings
+
+    from gpu_xorder.report import _figures
+
+    keys = [f"g{k:02d}" for k in range(40)]
+    s, y, g = data(40 * 20, seed=7, groups=keys)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        picture = _figures.distributions(s, g, y)
+    s2, y2, g2 = data(40, seed=7)  # two groups
+    assert picture.height > 2 * _figures.distributions(s2, g2, y2).height
