@@ -24,7 +24,7 @@ from ..metrics._decisions import RATE_MEANINGS, RATES
 from ..metrics._ranking import defined
 from ..utils import _params as params
 from ..utils._pairs import MAX_FOREST_GROUPS, PLOT_PAIRS, forest_rows, worst_pairs
-from ..utils._validation import check_labels, check_scores, encode_groups
+from ..utils._validation import check_count, check_labels, check_scores, encode_groups
 from ..utils._version import __version__
 from . import _figures
 
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 MSG_NO_JINJA = ('the HTML report needs Jinja2, which is not installed: '
                 'pip install "gpu-xorder[report]"')
+MSG_PLOT_PAIRS = "{name} must be an integer >= 1, got {value!r}"
 MSG_SCORES = "scores must be an array or a non-empty mapping of names to arrays"
 #: The disparities, their names and what each compares.
 DISPARITIES = (("xauc", "Delta-xAUC", "the largest |xAUC(g, h) - xAUC(h, g)| over pairs"),
@@ -128,7 +129,7 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike], y: ArrayLike,
     groups = labels[index]
     keys = [g.item() for g in labels]
     high_score = params.check("high_score", high_score)
-    plot_pairs = _check_plot_pairs(plot_pairs)
+    plot_pairs = check_count(plot_pairs, "plot_pairs", 1, MSG_PLOT_PAIRS)
     default_rule = threshold is None and top_k is None and top_share is None
     if default_rule:
         top_share = float(y.mean())
@@ -253,16 +254,6 @@ def _ci_summary(intervals, seed):
            f"stratified bootstrap (group x label), {ci.n_bootstrap} resamples, seed "
            f"{seed}, percentile intervals")
     return {"level": ci.level, "method": ci.method, "text": how}
-
-
-def _check_plot_pairs(value):
-    import numbers
-
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"plot_pairs must be an integer >= 1, got {value!r}")
-    if value < 1:
-        raise ValueError(f"plot_pairs must be an integer >= 1, got {value!r}")
-    return int(value)
 
 
 def _column(name, s, y, groups, keys, high_score, ci, positive, plot_pairs):

@@ -130,3 +130,16 @@ def test_ctrl_c_at_any_import_of_the_start_up_exits_130_silently(tmp_path):
     sweep up to its ~1,900th import, both starts)."""
     ats = [2, 3, 5, 8, 21, 34, 55, 89, 233, 377, 610, 987, 1597]
     _interrupted_at_imports(tmp_path, [(start, at) for start in STARTS for at in ats])
+
+
+def test_the_command_lines_module_loads_nothing_before_main():
+    """gpu_xorder.cli imports no NumPy, rich or parser at its top: they load inside
+    ``main``'s guard, where a Ctrl-C is exit 130."""
+    code = ("import sys\nimport gpu_xorder.cli\n"
+            "print(sorted(m for m in ('numpy', 'rich', 'gpu_xorder.cli._parser', "
+            "'gpu_xorder.io') if m in sys.modules))\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stdout) == (0, "[]\n"), proc.stderr

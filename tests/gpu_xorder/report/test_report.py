@@ -344,8 +344,10 @@ def test_many_groups_draw_the_worst_pairs_only_and_say_so():
     page = audit_report(s, y, g, method="delong", plot_pairs=1)
     assert 'id="forest"' not in page
     assert "The forest plot is left out: 13 groups give" in page
-    with pytest.raises(ValueError, match="plot_pairs must be an integer >= 1"):
+    with pytest.raises(ValueError, match="plot_pairs must be an integer >= 1, got 0"):
         audit_report(s, y, g, level=None, plot_pairs=0)
+    with pytest.raises(TypeError, match="plot_pairs must be an integer >= 1"):
+        audit_report(s, y, g, level=None, plot_pairs=2.0)
 
 
 def test_audit_report_of_many_groups_is_estimated_with_its_pictures(tmp_path, monkeypatch,
