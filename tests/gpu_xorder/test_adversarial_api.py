@@ -16,7 +16,10 @@ class per table, each crossed with every member of another table:
   curves, estimators, plots, the report) x every container of labels of every type
   (``LABEL_TYPES``: object arrays and pandas object columns of ints, floats, bools and
   ints with floats, lists of NumPy scalars): the result of the typed NumPy array of
-  the same values; booleans mixed with numbers and labels of other types a TypeError.
+  the same values; booleans mixed with numbers and labels of other types a TypeError;
+- every face that takes a share of the items (``SHARE_FACES``: decisions, the frame's,
+  the report's cut-off and its default) x shares whose product with n is whole only in
+  exact arithmetic (0.28 and 0.56 of 25): exactly those places selected.
 
 The next round of hardening adds its classes here.
 """
@@ -612,3 +615,49 @@ def test_labels_that_would_merge_or_have_no_order_are_type_errors(face):
             message = "label of type Decimal"
         with pytest.raises(TypeError, match=message):
             GROUP_FACES[face](groups, 1, 2)
+
+
+# ---------------------------------------------------------------------- shares
+
+#: 25 items, scores falling, group a the top 7 (2 positives): a share q with q * 25
+#: whole in exact arithmetic but not in floating point (0.28, 0.56) once selected a
+#: sliver of the next item, which overflowed Katz's interval (OverflowError).
+S25 = np.arange(25, 0, -1) / 25
+Y25 = np.array([1, 0, 1, 0, 0, 0, 0] + [1, 0, 0, 1, 0, 0] * 3)
+G25 = np.array(["a"] * 7 + ["b"] * 18)
+
+
+def _frame_decisions(share):
+    frame = metrics.RankingMetricFrame(Y25, S25, sensitive_features=G25)
+    tables = frame.decisions(top_share=share)
+    return {key: table.to_dict() for key, table in tables.items()}
+
+
+def _report_share(share):
+    from gpu_xorder.report import audit_report
+
+    return len(audit_report(S25, Y25, G25, level=None, top_share=share)) > 0
+
+
+#: Every face that takes a share of the items: ``face(share)`` runs without error.
+SHARE_FACES = {
+    "decision_rates": lambda q: metrics.decision_rates(S25, Y25, G25, top_share=q).counts,
+    "RankingMetricFrame.decisions": _frame_decisions,
+    "audit_report top_share": _report_share,
+    "audit_report without a cut-off (the share of positives, 7 of 25)":
+        lambda q: _report_share(None),
+}
+
+
+@pytest.mark.parametrize("face", SHARE_FACES)
+def test_every_face_takes_a_share_whose_product_is_not_whole_in_floats(face):
+    if face.startswith("audit_report"):
+        pytest.importorskip("jinja2")
+        pytest.importorskip("matplotlib")
+    if face.startswith("RankingMetricFrame"):
+        pytest.importorskip("pandas")
+    for share in (0.28, 0.56):
+        assert share * 25 != round(share * 25)
+        SHARE_FACES[face](share)
+    counts = metrics.decision_rates(S25, Y25, G25, top_share=0.28).counts
+    assert (counts["a"]["selected"], counts["b"]["selected"]) == (7.0, 0.0)
