@@ -10,21 +10,39 @@ columns; ``paper`` runs the paper's experiments. ``info`` prints versions and wh
 engines can do on this machine.
 """
 
-import importlib
+# Nothing is imported here that the interpreter has not loaded at start-up: a Ctrl-C
+# from the first instruction of the command line lands inside ``main``'s guard, which
+# imports the rest (NumPy, rich, the parser's modules) itself.
 import sys
-import warnings
-
-from ..io._signals import interrupted, interrupts_kept
-from . import _output as out
-from ._parser import build_parser
 
 #: Reported as one line (exit 2) whatever raised it: the promise of no traceback.
 MSG_INTERNAL = "unexpected {kind}: {message} (a bug in gpu-xorder; please report it)"
+#: The exit status after Ctrl-C (128 + SIGINT, as shells report it).
+EXIT_INTERRUPTED = 130
 
 
 def main(argv=None) -> int:
     """Run the command line; return the exit status: 0, 2 for any error (one line on
-    stderr; argparse errors give 2 as well), 130 after Ctrl-C."""
+    stderr; argparse errors give 2 as well), 130 after Ctrl-C, wherever it comes, from
+    the first instruction (while the modules load and the arguments are parsed too),
+    silently."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        _forget_interrupt()
+        return EXIT_INTERRUPTED
+
+
+def _run(argv):
+    """``main`` inside its guard: the modules are imported here, not at the top, so
+    that a Ctrl-C while they load is a KeyboardInterrupt that ``main`` catches."""
+    import importlib
+    import warnings
+
+    from ..io._signals import interrupts_kept
+    from . import _output as out
+    from ._parser import build_parser
+
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -40,9 +58,6 @@ def main(argv=None) -> int:
             # the command's module is imported only when it runs (``--help`` stays fast)
             command = importlib.import_module(f"._{args.handler}", __name__)
             return command.run(args)
-    except KeyboardInterrupt:
-        _forget_interrupt()
-        return 130
     except Exception as exc:  # the promise: one line, never a traceback
         return out.error(MSG_INTERNAL.format(kind=type(exc).__name__, message=exc))
     finally:
@@ -52,6 +67,9 @@ def main(argv=None) -> int:
 def _warning(*args, **kwargs):
     """A warning on stderr, but none after Ctrl-C: nothing is printed after it (an
     import it cut short leaves a file unclosed, a ResourceWarning)."""
+    from ..io._signals import interrupted
+    from . import _output as out
+
     if not interrupted():
         out.warning(*args, **kwargs)
 

@@ -26,6 +26,7 @@ from ._common import (
     group_title,
     read_context,
     read_groups,
+    read_paths,
     require_matplotlib,
 )
 from ._output import METRIC_COLUMNS
@@ -52,7 +53,7 @@ def run(args):
     try:
         level, method = _interval_settings(args)
         outputs = [("--json", args.json)] + _report_outputs(args)
-        inputs = tuple(p for p in (args.data, args.model, args.context) if p is not None)
+        inputs = read_paths(args)
         check_all_outputs(outputs, [("--plot", args.plot, None)], inputs=inputs)
         context = read_context(args.context)
         high_score = args.high_score or "favourable"
@@ -68,7 +69,7 @@ def run(args):
             plan = picture_plan(columns, keys, level is not None)
             check_all_outputs(outputs, [("--plot", args.plot, [p[0] for p in plan])],
                               inputs=inputs)
-        costs = _announce(args, y.size, len(keys), len(columns), method)
+        costs = _announce(args, y.size, len(keys), len(columns), method, groups)
         rows = [file_row(name, s, y, groups, None) for name, s in columns.items()]
         pairs = [(g, h) for g in keys for h in keys if g != h]
         items = _items_of(groups, labels)
@@ -236,7 +237,8 @@ def _report_text(args, columns, y, groups, level, method, intervals, context=Non
         top_share=args.top_share, model=args.model, source=args.data,
         decision=args.decision, delta=args.delta, title=args.title, context=context,
         command=shlex.join(["gpu-xorder"] + getattr(args, "argv", ["audit", "..."])),
-        intervals=None if intervals is None else dict(zip(columns, intervals)))
+        intervals=None if intervals is None else dict(zip(columns, intervals)),
+        plot_pairs=args.plot_pairs)
 
 
 def _write_outputs(args, document, report, inputs):
@@ -337,10 +339,10 @@ def _intervals(name, scores, y, groups, level, method, args, expected=None):
             random_state=args.seed or 0, n_jobs=args.jobs)
 
 
-def _announce(args, n, k, n_columns, method):
+def _announce(args, n, k, n_columns, method, groups=None):
     """The estimated seconds of the audit's parts (``tables``, ``intervals``,
-    ``pictures``), printed as one estimate line where they come to
-    ``out.ESTIMATE_SECONDS`` or more."""
+    ``pictures``, the report's trade-off path of a ``model``), printed as one estimate
+    line where they come to ``out.ESTIMATE_SECONDS`` or more."""
     from . import _costs
 
     n_bootstrap = args.bootstrap or AUDIT_BOOTSTRAP
@@ -355,14 +357,48 @@ def _announce(args, n, k, n_columns, method):
     elif method == "delong":
         costs["intervals"] = n_columns * _costs.delong_seconds(n, k)
         parts.append("DeLong intervals")
-    if args.plot is not None:
-        n_pairs = k * (k - 1) // 2
-        drawn = min(n_pairs, args.plot_pairs)
-        pictures = n_columns * (1 + drawn) + (method is not None and k <= MAX_FOREST_GROUPS)
-        costs["pictures"] = _costs.pictures_seconds(pictures, n, method is not None)
-        parts.append(f"{pictures} pictures")
+    # --plot's PNGs and --report's SVGs: the same pictures, capped alike
+    drawn = min(k * (k - 1) // 2, args.plot_pairs)
+    pictures = n_columns * (1 + drawn) + (method is not None and k <= MAX_FOREST_GROUPS)
+    # the report's model section: the trade-off and the adjusted scores' distributions
+    in_report = pictures + 2 * (args.model is not None)
+    for given, count, what in ((args.plot, pictures, "pictures"),
+                               (args.report, in_report, "pictures in the report")):
+        if given is not None:
+            costs["pictures"] += _costs.pictures_seconds(count, n, method is not None)
+            parts.append(f"{count} {what}")
+    path = _model_path_seconds(args, groups)
+    if path is not None:
+        costs["model"] = path
+        parts.append("the report's trade-off path of the model")
     out.estimate(sum(costs.values()), ", ".join(parts))
     return costs
+
+
+def _model_path_seconds(args, groups):
+    """Seconds of the xOrder path the report fits on the data with --model (its
+    trade-off along lam; ``fit``'s cost model, CPU engines), None where none is fitted
+    or there is no model of its cost (the GPU)."""
+    import argparse
+
+    from ..engine._backend import resolve_backend
+    from ..postprocessing import XOrder
+    from ..report._audit import TRADEOFF_LAMS, TRADEOFF_MAX_ITEMS
+    from ._fit import estimate_seconds
+
+    if args.report is None or args.model is None or groups is None:
+        return None
+    if groups.size > TRADEOFF_MAX_ITEMS:
+        return None
+    engine = resolve_backend("auto")
+    if engine == "cupy":
+        return None
+    est = XOrder.load(args.model)
+    lams = sorted(set(TRADEOFF_LAMS) | {float(est.lam)})
+    fits = argparse.Namespace(subsample=None, method=est.method, solver=est.solver,
+                              lam=lams, max_disparity=None, disparity=est.disparity,
+                              metric=est.metric, memory_limit=None)
+    return estimate_seconds(groups, fits, engine)
 
 
 def _items_of(groups, labels):

@@ -7,57 +7,47 @@ import re
 
 import numpy as np
 
+from ..utils._pairs import (
+    MAX_FOREST_GROUPS,
+    MSG_NO_FOREST,
+    MSG_PAIRS_DRAWN,
+    forest_rows,
+    worst_pairs,
+)
 from ..utils._validation import pair_key
 
-#: Groups beyond which the forest plot of every interval is not drawn: its rows grow
-#: with the square of the groups (12 groups: some 300 rows).
-MAX_FOREST_GROUPS = 12
+__all__ = ["MAX_FOREST_GROUPS", "MSG_NO_FOREST", "MSG_PAIRS_DRAWN", "audit_plots",
+           "drawn_plan", "picture_plan"]
+
 #: The longest picture name in bytes: far below the 255 of common file systems
 #: (NAME_MAX; 143 on eCryptfs), so that a folder's path and a suffix fit as well.
 PICTURE_NAME_BYTES = 120
-MSG_PAIRS_DRAWN = ("{column}: xROC pictures of {drawn} of the {n} pairs of groups, those "
-                   "of the largest disparities (--plot-pairs {limit}): {pairs}; "
-                   "--plot-pairs {n} draws them all")
-MSG_NO_FOREST = ("intervals.png not drawn: {k} groups give {rows} intervals, more than "
-                 "a picture shows (at most {most} groups); they are in --json")
 
 
 def drawn_plan(plan, columns, keys, values, limit):
     """The pictures of ``plan`` to draw: every one but the xROC pictures of each score
     column beyond the ``limit`` pairs of its largest disparity (any metric; pairs
-    without one last), and the notes that say which were drawn where some were left
-    out; ``(plan, notes)``."""
-    pairs = list(itertools.combinations(keys, 2))
-    at = {pair: r for r, pair in enumerate((g, h) for g in keys for h in keys if g != h)}
-    urf_at = {pair: r for r, pair in enumerate(pairs)}
-    position = {g: r for r, g in enumerate(keys)}
+    without one last: ``utils._pairs.worst_pairs``), and the notes that say which
+    were drawn where some were left out; ``(plan, notes)``."""
+    ordered = [(g, h) for g in keys for h in keys if g != h]
     chosen, notes = {}, []
     for c, column in enumerate(columns):
-        xauc, prf, urf = values[1][c], values[2][c], values[3][c]
-        gap = {(a, b): _largest_disparity(
-            (xauc[at[a, b]], xauc[at[b, a]]), (prf[position[a]], prf[position[b]]),
-            urf[urf_at[a, b]]) for a, b in pairs}
-        ranked = sorted(pairs, key=lambda pair: -gap[pair])  # stable: ties in order
-        chosen[column] = set(ranked[:limit])
+        xauc = dict(zip(ordered, values[1][c]))
+        prf = dict(zip(keys, values[2][c]))
+        urf = dict(zip(itertools.combinations(keys, 2), values[3][c]))
+        drawn, pairs = worst_pairs(keys, xauc, prf, urf, limit)
+        chosen[column] = set(drawn)
         if len(pairs) > limit:
             notes.append(MSG_PAIRS_DRAWN.format(
                 column=column, drawn=limit, n=len(pairs), limit=limit,
-                pairs=", ".join(pair_key(a, b, " ~ ") for a, b in ranked[:limit])))
+                option="--plot-pairs",
+                pairs=", ".join(pair_key(a, b, " ~ ") for a, b in drawn)))
     if len(keys) > MAX_FOREST_GROUPS and plan and plan[0][1] is None:
         k = len(keys)
-        notes.append(MSG_NO_FOREST.format(k=k, rows=2 * k + k * (k - 1) + 1,
+        notes.append(MSG_NO_FOREST.format(k=k, rows=forest_rows(k),
                                           most=MAX_FOREST_GROUPS))
         plan = plan[1:]
     return [p for p in plan if p[2] is None or p[2] in chosen[p[1]]], notes
-
-
-def _largest_disparity(xauc, prf, urf):
-    """The largest disparity of a pair of groups: of its two xAUCs, its two PRFs and
-    its URF, those defined (not None); -1 where none is."""
-    found = [abs(x - z) for x, z in (xauc, prf) if x is not None and z is not None]
-    if urf is not None:
-        found.append(urf)
-    return max(found, default=-1.0)
 
 
 def picture_plan(columns, keys, with_intervals):
@@ -114,6 +104,7 @@ def audit_plots(folder, plan, columns, y, groups, intervals, label):
     from .. import metrics
     from ..metrics._ranking import defined
     from ..plotting import plot_intervals, plot_score_distributions, plot_xroc
+    from ..plotting._plots import drawn, legend_inches
 
     keys = [g.item() for g in np.unique(groups)]
     level = None if intervals is None else intervals[0].level
@@ -128,11 +119,12 @@ def audit_plots(folder, plan, columns, y, groups, intervals, label):
             sets = dict(zip(columns, intervals))
             plot_intervals(sets, part="metrics", ax=left)
             plot_intervals(sets, part="disparities", ax=right)
-        elif pair is None:
-            fig = Figure(figsize=(6, 4.5), layout="constrained")
+        elif pair is None:  # taller by the legend's rows beyond four groups
+            fig = Figure(figsize=(6, 4.5 + legend_inches(max(0, 2 * len(keys) - 8), 2)),
+                         layout="constrained")
             ax = plot_score_distributions(y, columns[column], sensitive_features=groups,
                                           ax=fig.add_subplot())
-            ax.set_title(f"{column}: scores by group")
+            ax.set_title(f"{drawn(column)}: scores by group")
         else:
             s, (a, b) = columns[column], pair
             pairs = [(g, h) for g, h in ((a, b), (b, a))
@@ -143,7 +135,7 @@ def audit_plots(folder, plan, columns, y, groups, intervals, label):
             fig = Figure(figsize=(5.5, 5.2), layout="constrained")
             ax = plot_xroc(y, s, sensitive_features=groups, pairs=pairs, band=level,
                            positive=label, ax=fig.add_subplot())
-            ax.set_title(f"{column}: xROC curves of {a} and {b}"
+            ax.set_title(f"{drawn(column)}: xROC curves of {drawn(a)} and {drawn(b)}"
                          + ("" if level is None else f"\n{level:.0%} pointwise bands"))
         fig.savefig(os.path.join(folder, name), dpi=100)
         written.append(name)

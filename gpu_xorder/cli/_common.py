@@ -8,6 +8,11 @@ from rich.markup import escape
 
 from ..datasets._loaders import AGE_BAND_NAMES, GROUP_NAMES
 from ..experiments._experiment import RACE_SEX_NAMES
+
+# audit --plot and --report: xROC pictures per score column unless --plot-pairs says,
+# those of the pairs of groups with the largest disparities (all pairs of 21 groups:
+# 210 pictures, a minute of CPU; of 200 groups, some 20,000)
+from ..utils._pairs import PLOT_PAIRS as PLOT_PAIRS
 from ..utils._validation import INTERSECTION_SEP
 from . import _output as out
 from ._output import METRIC_COLUMNS
@@ -51,10 +56,6 @@ MSG_CONTEXT = "--context {path}: {why}"
 #: Characters of a --context file (audit --report) read at most.
 MAX_CONTEXT_CHARS = 20000
 AUDIT_BOOTSTRAP = 2000
-#: audit --plot: xROC pictures per score column unless --plot-pairs says, those of the
-#: pairs of groups with the largest disparities (all pairs of 21 groups: 210 pictures,
-#: a minute of CPU; of 200 groups, some 20,000).
-PLOT_PAIRS = 20
 MSG_NO_DASK = ('--scheduler needs dask.distributed, which is not installed: '
                'pip install "gpu-xorder[dask]"')
 MSG_SCHEDULER = "cannot reach the Dask scheduler at {address}: {why}"
@@ -196,6 +197,51 @@ def check_split(data, test_size, seed, repeats=1):
 def group_title(columns):
     """How groups read from ``columns`` are called: ``race`` or ``race & sex``."""
     return INTERSECTION_SEP.join(columns)
+
+
+class ReadPath(str):
+    """A path a command reads: the parser's type of every option that names a file to
+    read (the data, a model file at transform or audit), so that :func:`read_paths`
+    finds them all and every output is checked against each."""
+
+
+class WritePath(str):
+    """A path a command writes (a file or a folder): the parser's type of every output
+    option; the tests check each against every :class:`ReadPath` of its command."""
+
+
+class BundledName(str):
+    """The name of a bundled data set a command loads (``--data`` of demo and paper):
+    its file is read, so it is an input too."""
+
+
+def read_paths(args):
+    """Every file the command of ``args`` reads: the values of its options of type
+    :class:`ReadPath` and the files of the bundled data sets it names
+    (:class:`BundledName`), for the check that no output replaces one of them
+    (``io.check_all_outputs(..., inputs=read_paths(args))``)."""
+    paths = []
+    for value in vars(args).values():
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, ReadPath):
+                paths.append(item)
+            elif isinstance(item, BundledName):
+                paths.extend(_bundled_file(item))
+    return tuple(paths)
+
+
+def _bundled_file(name):
+    """The file of the bundled data set ``name`` where it is one on disk (none for the
+    synthetic stand-in, or a package in a zip)."""
+    import os
+    from importlib import resources
+
+    path = resources.files("gpu_xorder.datasets").joinpath("data", f"{name}.csv.gz")
+    try:
+        path = os.fspath(path)
+    except TypeError:  # not a file of the file system
+        return ()
+    return (path,) if os.path.isfile(path) else ()
 
 
 def given(path):

@@ -17,6 +17,7 @@ from ._common import (
     group_title,
     print_findings,
     read_groups,
+    read_paths,
 )
 
 #: CPU seconds of the numba engine's iterative steps per unit of the work
@@ -54,7 +55,7 @@ def run(args):
         lams, chosen = _fit_lams(args)
         # every input and output checked before any work; nothing written until the end
         check_all_outputs([("--model", args.model), ("--output", args.output)],
-                          inputs=(args.data,))
+                          inputs=read_paths(args))
         data = CsvTable(args.data)
         if args.output is not None:
             check_new_column(data, args.column)
@@ -90,7 +91,7 @@ def run(args):
         if args.output is not None:
             files.append((args.output,
                           data.writer(args.column, est.train_scores_adjusted_), ""))
-        write_files(files, inputs=(args.data,))
+        write_files(files, inputs=read_paths(args))
     except LIBRARY_ERRORS + FILE_ERRORS as exc:
         return out.error(exc)
     r = est.result_

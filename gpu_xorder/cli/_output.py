@@ -28,6 +28,8 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from ..utils._text import visible
+
 #: The width a console renders at where it does not write to a terminal: wide enough
 #: that no table row or sentence of the command line wraps.
 LOG_WIDTH = 10_000
@@ -46,28 +48,36 @@ output_format = "table"
 
 
 class Output(Console):
-    """rich's Console that, off a terminal, renders at ``LOG_WIDTH`` (no line wraps)
-    and, on stdout under ``--format tsv``, prints tables as tab-separated values."""
+    """rich's Console that, off a terminal, renders at ``LOG_WIDTH`` (no line wraps),
+    on stdout under ``--format tsv`` prints tables as tab-separated values, and shows
+    every character of a text that would act rather than show (an escape sequence in a
+    group label would drive the terminal, U+202E turn the numbers after it around) as
+    its escape (``utils._text.visible``): every line and table cell passes here."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if not self.is_terminal:
             self.width = LOG_WIDTH
 
+    def render_str(self, text, **kwargs):
+        return super().render_str(visible(text, keep="\n"), **kwargs)
+
     def print(self, *objects, **kwargs):
         if output_format != "tsv" or self.stderr:
             return super().print(*objects, **kwargs)
         for obj in objects:
             text = tsv(obj) if isinstance(obj, Table) else "\n".join(
-                "# " + line for line in _plain(obj).splitlines())
+                "# " + line for line in _plain(obj, keep="\n").splitlines())
             self.file.write(text + "\n")
         return None
 
 
-def _plain(cell):
-    """The text of a cell or line, its markup removed."""
-    return Text.from_markup(cell).plain if isinstance(cell, str) else str(
-        getattr(cell, "plain", cell))
+def _plain(cell, keep=""):
+    """The text of a cell or line, its markup removed, every character that acts
+    written as its escape (a tab or a newline in a label would break the rows) but
+    those of ``keep``."""
+    return visible(Text.from_markup(cell).plain if isinstance(cell, str) else str(
+        getattr(cell, "plain", cell)), keep)
 
 
 def tsv(table):
@@ -185,16 +195,18 @@ def spell(seconds):
     return f"{hours} h" + (f" {minutes} min" if minutes else "")
 
 
-def estimate(seconds, what, at_least=None, bound=False):
+def estimate(seconds, what, at_least=None, bound=False, lower=False):
     """Before work expected to take ``seconds`` (None: unknown): the line ``estimate:
     about 2 min 10 s (what)`` on stderr (``bound``: ``up to about``, where the data
-    decide), where ``seconds`` reaches ``at_least`` (default ``ESTIMATE_SECONDS``).
-    Returns ``seconds``, for the progress's time left."""
+    decide; ``lower``: ``at least about``, where parts are not counted), where
+    ``seconds`` reaches ``at_least`` (default ``ESTIMATE_SECONDS``). Returns
+    ``seconds``, for the progress's time left (never pass on a ``lower`` one: its
+    count-down would reach 0 with work left)."""
     limit = ESTIMATE_SECONDS if at_least is None else at_least
     if seconds is not None and seconds >= limit:
-        err_console.print(f"[dim]estimate:[/dim] {'up to ' if bound else ''}about "
-                          f"{spell(seconds)} ({escape(what)})", soft_wrap=True,
-                          emoji=False)
+        prefix = "up to " if bound else "at least " if lower else ""
+        err_console.print(f"[dim]estimate:[/dim] {prefix}about {spell(seconds)} "
+                          f"({escape(what)})", soft_wrap=True, emoji=False)
     return seconds
 
 
@@ -205,11 +217,17 @@ def clock(seconds):
     return f"{hours}:{minutes:02d}:{secs:02d}"
 
 
-def times(elapsed, remaining):
+def times(elapsed, remaining, expected=None):
     """``elapsed 0:00:35, about 0:02:35 left`` (only the first part without an
-    estimate)."""
+    estimate): ``remaining`` extrapolates the work done; without it, the ``expected``
+    seconds of an estimate count down, and once they have run out with the work not
+    done the line says ``past the estimate`` (never "about 0:00:00 left")."""
     text = f"elapsed {clock(elapsed)}"
-    return text if remaining is None else f"{text}, about {clock(remaining)} left"
+    if remaining is None and expected is not None:
+        if expected - elapsed < 1.0:
+            return f"{text}, past the estimate of {clock(expected)}"
+        remaining = expected - elapsed
+    return text if remaining is None else f"{text}, about {clock(max(0.0, remaining))} left"
 
 
 class _Times(ProgressColumn):
@@ -218,9 +236,7 @@ class _Times(ProgressColumn):
     def render(self, task):
         elapsed, left = task.elapsed or 0.0, task.time_remaining
         expected = task.fields.get("expected")
-        if left is None and expected is not None:
-            left = max(0.0, expected - elapsed)
-        return Text(times(elapsed, left))
+        return Text(times(elapsed, left, expected))
 
 
 class Heartbeat:
@@ -244,16 +260,13 @@ class Heartbeat:
 
     def line(self, elapsed):
         if self.total is None or self.done is None:
-            left = None if self.expected is None else max(0.0, self.expected - elapsed)
-            return f"{self.label}: running, {times(elapsed, left)}"
-        remaining = (elapsed * (self.total - self.done) / self.done if self.done
-                     else None if self.expected is None
-                     else max(0.0, self.expected - elapsed))
+            return f"{self.label}: running, {times(elapsed, None, self.expected)}"
+        remaining = elapsed * (self.total - self.done) / self.done if self.done else None
         share = self.done / self.total if self.total else 0.0
         count = (f"{self.done} of {self.total}" if self.unit != "cells"
                  else f"{self.done:.3g} of {self.total:.3g}")
         return (f"{self.label}: {count} {self.unit} ({share:.0%}), "
-                f"{times(elapsed, remaining)}")
+                f"{times(elapsed, remaining, None if self.done else self.expected)}")
 
     def tick(self):
         """Write a line when one is due."""

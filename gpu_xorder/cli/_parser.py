@@ -21,6 +21,9 @@ from ._common import (
     MAX_GROUPS,
     MAX_SEED,
     PLOT_PAIRS,
+    BundledName,
+    ReadPath,
+    WritePath,
 )
 from ._info import own_version
 
@@ -64,14 +67,14 @@ def _report_arguments(audit):
                           "K-th share the places left)")
     cut.add_argument("--top-share", type=_share, metavar="Q",
                      help="the decision: select the share Q of the items, in (0, 1]")
-    audit.add_argument("--report", metavar="FILE",
+    audit.add_argument("--report", metavar="FILE", type=WritePath,
                        help="also write the audit as one self-contained HTML page "
                             "(pictures inline, prints well; needs gpu-xorder[report]): "
                             "the findings first, data, every metric with its interval, "
                             "pictures, the decisions at the cut-off (default: as many "
                             "selected as there are positives), provenance; needs "
                             "--high-score")
-    audit.add_argument("--model", metavar="FILE",
+    audit.add_argument("--model", metavar="FILE", type=ReadPath,
                        help="with --report: a model file (gpu-xorder fit --model) whose "
                             "scores before and after, trade-off along lam and "
                             "certificate the report shows")
@@ -136,7 +139,8 @@ def build_parser():
             "disparities before and after. " + LAM_NOTE
         ),
     )
-    demo.add_argument("--data", choices=DATASETS, default="compas",
+    demo.add_argument("--data", choices=DATASETS, default=BundledName("compas"),
+                      type=BundledName,
                       help="bundled data set (default: compas)")
     _experiment_arguments(demo, DEFAULT_LAMS, method=True)
     _format_argument(demo)
@@ -150,9 +154,11 @@ def build_parser():
             "and disparities of the scores before and after. " + LAM_NOTE),
     )
     _file_arguments(fit, label_required=True)
-    fit.add_argument("--model", required=True, help="where to save the model (JSON)")
-    fit.add_argument("--output", help="also write the data with the adjusted training "
-                     "scores added as a column (CSV)")
+    fit.add_argument("--model", required=True, type=WritePath,
+                     help="where to save the model (JSON)")
+    fit.add_argument("--output", type=WritePath,
+                     help="also write the data with the adjusted training scores added "
+                          "as a column (CSV)")
     _column_argument(fit)
     fit.add_argument("--lam", type=float, nargs="+", metavar="LAM",
                      help="weight of the disparity, paper's scale (default: 0.5); several "
@@ -185,8 +191,10 @@ def build_parser():
                      "With --label, also print AUC and disparities before and after."),
     )
     _file_arguments(transform, label_required=False, group_options=False)
-    transform.add_argument("--model", required=True, help="model file from gpu-xorder fit")
-    transform.add_argument("--output", required=True, help="CSV file to write")
+    transform.add_argument("--model", required=True, type=ReadPath,
+                           help="model file from gpu-xorder fit")
+    transform.add_argument("--output", required=True, type=WritePath,
+                           help="CSV file to write")
     _column_argument(transform)
     _high_score_argument(transform)
     _format_argument(transform)
@@ -200,7 +208,7 @@ def build_parser():
                      "group and URF for every pair."),
     )
     _file_arguments(audit, label_required=True, many_scores=True)
-    audit.add_argument("--json", metavar="FILE",
+    audit.add_argument("--json", metavar="FILE", type=WritePath,
                        help="also write every value as JSON (null where undefined)")
     audit.add_argument("--high-score", choices=choices("high_score"),
                        help="what a high score does to a person, which decides the group "
@@ -211,7 +219,7 @@ def build_parser():
     _finding_arguments(audit)
     audit.add_argument("--title", metavar="TEXT",
                        help="with --report: the report's title")
-    audit.add_argument("--context", metavar="FILE",
+    audit.add_argument("--context", metavar="FILE", type=ReadPath,
                        help="with --report: a UTF-8 text file printed at the top of the "
                             "report: intended use, model, data period, limitations")
     audit.add_argument("--ci", type=_probability, metavar="LEVEL",
@@ -233,15 +241,15 @@ def build_parser():
     audit.add_argument("--scheduler", metavar="ADDRESS",
                        help="run the bootstrap on the Dask cluster at ADDRESS "
                             "(e.g. tcp://10.0.0.5:8786; needs gpu-xorder[dask])")
-    audit.add_argument("--plot", metavar="DIR",
+    audit.add_argument("--plot", metavar="DIR", type=WritePath,
                        help="also write pictures (PNG) into DIR: every metric with its "
                             "interval (forest plot), xROC curves of every pair of groups "
                             "with pointwise bands and the score distributions per group "
                             "(needs gpu-xorder[plot])")
     audit.add_argument("--plot-pairs", type=_positive, default=PLOT_PAIRS, metavar="N",
-                       help="xROC pictures of the N pairs of groups with the largest "
-                            f"disparities per score column (default: {PLOT_PAIRS}); "
-                            "the output names those drawn")
+                       help="xROC pictures (--plot and --report) of the N pairs of "
+                            "groups with the largest disparities per score column "
+                            f"(default: {PLOT_PAIRS}); the output names those drawn")
     _report_arguments(audit)
     _format_argument(audit, json=True)
     audit.set_defaults(handler="audit")
@@ -257,7 +265,7 @@ def build_parser():
             "the figures the paper quotes. " + LAM_NOTE),
     )
     paper.add_argument("--data", nargs="+", choices=DATASETS + PAPER_EXTRA_DATA,
-                       metavar="NAME",
+                       metavar="NAME", type=BundledName,
                        help="data sets among compas, adult, german, framingham and "
                             "icu-standin (synthetic, the paper's eICU shape, two age "
                             "bands; default: the paper's for the grouping: the four "
@@ -274,7 +282,7 @@ def build_parser():
     paper.add_argument("--scheduler", metavar="ADDRESS",
                        help="run the repetitions on the Dask cluster at ADDRESS "
                             "(e.g. tcp://10.0.0.5:8786; needs gpu-xorder[dask])")
-    paper.add_argument("--json", metavar="FILE",
+    paper.add_argument("--json", metavar="FILE", type=WritePath,
                        help="also write every repetition's values as JSON")
     paper.add_argument("--methods", nargs="+", choices=PAPER_METHODS, metavar="METHOD",
                        help="methods compared with the unadjusted scores, among "
@@ -304,7 +312,7 @@ def build_parser():
                        help="the grid of the post-logit method: joint (alpha and beta on "
                             "logit(s), either group; default) or logit-alpha (beta = -2); "
                             "post-logit-public is always the public code's search")
-    paper.add_argument("--out", metavar="DIR",
+    paper.add_argument("--out", metavar="DIR", type=WritePath,
                        help="write records.json (every record), summary.csv (mean, sd, "
                             "min and max over repetitions), tables.md, timings.csv "
                             "(wall and CPU seconds) and PNG figures (with matplotlib) "
@@ -362,8 +370,9 @@ def _experiment_arguments(parser, lams, method=False, solver="auto"):
 def _file_arguments(parser, label_required, many_scores=False, group_options=True):
     """The CSV file and its columns, as every file command takes them; with
     ``group_options``, how group labels are read and how many groups are allowed."""
-    parser.add_argument("data", help="CSV file with a header row (UTF-8; may be gzip, "
-                                     "bz2 or xz compressed)")
+    parser.add_argument("data", type=ReadPath,
+                        help="CSV file with a header row (UTF-8; may be gzip, bz2 or xz "
+                             "compressed)")
     parser.add_argument("--score", required=True, metavar="COLUMN",
                         nargs="+" if many_scores else None,
                         help="score columns to compare (e.g. before and after xOrder)"

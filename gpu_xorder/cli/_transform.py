@@ -11,6 +11,7 @@ from ._common import (
     file_row,
     group_title,
     print_findings,
+    read_paths,
 )
 
 MSG_UNSEEN = ("{path}, line {line}: {column} holds the group {group}, not seen in fit"
@@ -25,7 +26,7 @@ def run(args):
     from ..io._csv import LABEL_KIND_NAMES, label_kind
     from ..postprocessing import XOrder
 
-    inputs = (args.data, args.model)
+    inputs = read_paths(args)
     try:
         check_all_outputs([("--output", args.output)], inputs=inputs)
         est = XOrder.load(args.model)

@@ -13,6 +13,13 @@ left: each is selected with weight ``(k - above) / tied``, the expected decision
 random tie-break. The counts (selected, true and false positives) are then sums of
 weights, and exactly k items are selected in all.
 
+The places of a share. ``q n`` is computed in floating point, where a share written as
+a decimal is rarely exact (``0.28 * 25`` is ``7.000000000000001``, which would select a
+sliver of an 8th item): a product within ``PLACES_TOLERANCE`` (relative, 1e-9) of a
+whole number is that whole number (:func:`share_places`). Other products keep their
+fraction: ``0.3`` of 25 is 7.5 places, the items tied at the cut or the 8th item
+sharing the half place.
+
 The intervals treat each group's counts as binomial (as fairlearn's users read them);
 under a top-k rule the groups' selections are not independent, since k is fixed, and
 the intervals are approximate. The difference and the ratio of more than two groups
@@ -51,6 +58,9 @@ MSG_RULE = "give exactly one of threshold, top_k and top_share, got {given}"
 MSG_THRESHOLD = "threshold must be a finite number, got {value!r}"
 MSG_TOP_K = "top_k must be an integer from 1 to the number of items ({n}), got {value!r}"
 MSG_TOP_SHARE = "top_share must be a number in (0, 1], got {value!r}"
+#: A share's places ``q n`` within this relative distance of a whole number are that
+#: number (floating-point error of a decimal share, never a real fraction of an item).
+PLACES_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -134,8 +144,9 @@ def decision_rates(y_true: ArrayLike, y_score: ArrayLike, *,
         Select the k highest-scoring items; items tied at the k-th score share the
         places left (the expected decision of a random tie-break).
     top_share : float, optional
-        Select the share ``top_share`` of the items (``top_share * n`` places), ties as
-        for ``top_k``.
+        Select the share ``top_share`` of the items (``top_share * n`` places, a whole
+        number where the product is one up to floating-point error: see
+        :func:`share_places`), ties as for ``top_k``.
     level : float, default=0.95
         Confidence level of the intervals.
 
@@ -223,7 +234,8 @@ def selection(scores, *, threshold=None, top_k=None, top_share=None):
         share = as_real(top_share, "top_share", MSG_TOP_SHARE)
         if not 0.0 < share <= 1.0:
             raise ValueError(MSG_TOP_SHARE.format(value=top_share))
-        places, rule = share * n, f"top {share:.4g} of {n} ({share * n:g} places)"
+        places = share_places(share, n)
+        rule = f"top {share:.4g} of {n} ({places:g} places)"
     ranked = np.sort(scores)[::-1]
     cut = float(ranked[math.ceil(places) - 1])
     above = scores > cut
@@ -231,6 +243,36 @@ def selection(scores, *, threshold=None, top_k=None, top_share=None):
     weight = above.astype(np.float64)
     weight[tied] = (places - above.sum()) / tied.sum()
     return weight, rule, cut
+
+
+def share_places(share, n):
+    """The places the share ``share`` of ``n`` items selects: ``share * n``, or the
+    whole number it is within ``PLACES_TOLERANCE`` (relative) of, so that a decimal
+    share whose product with ``n`` is whole in exact arithmetic (``0.28`` of 25: 7, not
+    ``7.000000000000001``) selects exactly that many items.
+
+    Parameters
+    ----------
+    share : float
+        In (0, 1].
+    n : int
+        Number of items.
+
+    Returns
+    -------
+    float
+        The places, at least the smallest positive product and at most ``n``.
+
+    Examples
+    --------
+    >>> share_places(0.28, 25), share_places(0.3, 25)
+    (7.0, 7.5)
+    """
+    places = share * n
+    whole = round(places)
+    if whole >= 1 and abs(places - whole) <= PLACES_TOLERANCE * whole:
+        return float(whole)
+    return min(places, float(n))
 
 
 def _counts(weight, y):
@@ -276,7 +318,13 @@ def katz(a, b, z):
         return Interval(math.nan if xb <= 0 else xa / na / (xb / nb), math.nan, math.nan)
     r = (xa / na) / (xb / nb)
     half = z * math.sqrt(max(1 / xa - 1 / na + 1 / xb - 1 / nb, 0.0))
-    return Interval(r, r * math.exp(-half), r * math.exp(half))
+    log_r = math.log(r)  # in logs: a count that is a sliver of a tied item makes
+    return Interval(r, _exp(log_r - half), _exp(log_r + half))  # half huge
+
+
+def _exp(x):
+    """``exp(x)``, infinite where it overflows."""
+    return math.inf if x > 700 else math.exp(x)
 
 
 def _largest_gap(pairs, z):
@@ -289,14 +337,15 @@ def _largest_gap(pairs, z):
 
 
 def _smallest_ratio(pairs, z):
-    """The smallest ``min(p_a, p_b) / max(p_a, p_b)`` over pairs; None where a pair's
-    rates are both 0. Its interval: each pair's Katz interval of ``p_a / p_b`` folded
-    onto ``[0, 1]`` (``r`` and ``1 / r`` are the same ratio), then the smallest limits."""
+    """The smallest ``min(p_a, p_b) / max(p_a, p_b)`` over pairs whose rates are not
+    both 0 (0 / 0 says nothing of a pair); None where every pair's are (every rate 0).
+    Its interval: each such pair's Katz interval of ``p_a / p_b`` folded onto
+    ``[0, 1]`` (``r`` and ``1 / r`` are the same ratio), then the smallest limits."""
     folded = []
     for a, b in pairs:
         pa, pb = a[0] / a[1], b[0] / b[1]
         if max(pa, pb) == 0:
-            return None
+            continue
         estimate = min(pa, pb) / max(pa, pb)
         r = katz(a, b, z)
         if math.isnan(r.low):
@@ -306,6 +355,8 @@ def _smallest_ratio(pairs, z):
         else:
             lo, hi = (r.low, r.high) if r.high < 1 else (1 / r.high, 1 / r.low)
             folded.append(Interval(estimate, lo, hi))
+    if not folded:
+        return None
     estimate = min(f.estimate for f in folded)
     if any(math.isnan(f.low) for f in folded):
         return Interval(estimate, math.nan, math.nan)

@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING
 
 from ..metrics._frame import FRAME_METRICS, RankingMetricFrame
 from ..utils._validation import check_choice
-from ._plots import DISPARITY_NAMES, MIN_AUC_SPAN, _axes, _matplotlib, legend_below, namer
+from ._plots import (
+    DISPARITY_NAMES,
+    MIN_AUC_SPAN,
+    _axes,
+    _matplotlib,
+    drawn,
+    legend_below,
+    namer,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -90,7 +98,7 @@ def plot_intervals(intervals: MetricIntervals | RankingMetricFrame
     highs, lows = [], []
     for j, (label, ci) in enumerate(sets.items()):
         offset = (j - (len(sets) - 1) / 2) * step
-        legend = label
+        legend = drawn(label)
         for i, (_, get) in enumerate(rows):
             iv = get(ci)
             at = -i - offset

@@ -18,6 +18,7 @@ import numpy as np
 from .. import metrics
 from ..metrics._ranking import check_order, defined
 from ..utils import _params as params
+from ..utils._text import isolated, visible
 from ..utils._validation import check_choice, check_labels, check_scores, encode_groups
 
 if TYPE_CHECKING:
@@ -36,6 +37,50 @@ MIN_AUC_SPAN = 0.1
 #: Where a point's label may go, in points from the point, tried in turn.
 LABEL_OFFSETS = ((5, 5), (5, -12), (-5, 5), (-5, -12), (5, 16), (5, -23), (-5, 16),
                  (-5, -23))
+
+
+#: Whether :func:`drawn` isolates labels (inside :func:`isolating`).
+_ISOLATING = [False]
+
+
+def drawn(label):
+    """A label (a group's, a column's, a class's) as matplotlib is to draw it: every
+    ``$`` escaped (two would make it mathtext: ``$\\foo$`` an error after the work,
+    ``$0-$50k`` drawn as "0 - 50k"), the characters that act rather than show written
+    as escapes (``utils._text.visible``: a control character makes an SVG invalid XML,
+    U+202E turns the numbers after it around) and, inside :func:`isolating`, between
+    Unicode isolates. Every text of a user that a picture shows passes through it.
+
+    Examples
+    --------
+    >>> print(drawn("$0-$50k"))
+    \\$0-\\$50k
+    """
+    text = visible(label).replace("$", r"\$")
+    return isolated(text) if _ISOLATING[0] else text
+
+
+class isolating:
+    """Within the block, :func:`drawn` puts each label between FSI and PDI: for a
+    picture saved with its text as text (an SVG a browser lays out bidirectionally),
+    where a right-to-left label would otherwise move the numbers beside it. Not for
+    PNG: its renderer draws the isolates as boxes (and needs none)."""
+
+    def __enter__(self):
+        import warnings
+
+        self._before = _ISOLATING[0]
+        _ISOLATING[0] = True
+        self._warnings = warnings.catch_warnings()
+        self._warnings.__enter__()
+        # matplotlib measures the text with a font that has no glyph for the isolates
+        warnings.filterwarnings("ignore", message=r"Glyph 82(96|97) .*missing")
+        return self
+
+    def __exit__(self, *exc):
+        _ISOLATING[0] = self._before
+        self._warnings.__exit__(*exc)
+        return False
 
 
 def _matplotlib():
@@ -127,8 +172,8 @@ def plot_xroc(y_true: ArrayLike, y_score: ArrayLike, *, sensitive_features: Arra
                     np.concatenate((b.tpr_high, b.tpr_low[::-1])), color=colour,
                     alpha=0.15, linewidth=0)
     ax.plot([0, 1], [0, 1], color="0.6", linestyle=":", linewidth=1)
-    what = "" if positive is None else f" ({positive})"
-    other = "" if positive is None else f" (not {positive})"
+    what = "" if positive is None else f" ({drawn(positive)})"
+    other = "" if positive is None else f" (not {drawn(positive)})"
     ax.set(xlim=(0, 1), ylim=(0, 1), aspect="equal",
            title="xROC curves" + ("" if band is None else
                                   f", {band:.0%} pointwise bands"),
@@ -157,11 +202,23 @@ def legend_below(ax, ncols=1):
                      fontsize="small", frameon=False)
 
 
+#: Inches a row of a small legend (``legend_below``) takes.
+LEGEND_ROW_INCHES = 0.2
+
+
+def legend_inches(entries, ncols):
+    """The height in inches that a legend of ``entries`` in ``ncols`` columns below
+    the axes takes: a figure of many groups grows by it, or constrained layout would
+    collapse the axes (50 groups: 100 entries of score distributions)."""
+    return LEGEND_ROW_INCHES * -(-entries // ncols)
+
+
 def namer(names):
-    """``label -> text``: its readable name where ``names`` has one."""
+    """``label -> text``: its readable name where ``names`` has one, as drawn
+    (:func:`drawn`)."""
     if names is None:
-        return str
-    return lambda g: str(names.get(g, g))
+        return drawn
+    return lambda g: drawn(names.get(g, g))
 
 
 def plot_score_distributions(y_true: ArrayLike | None, y_score: ArrayLike, *,
@@ -237,7 +294,7 @@ def plot_score_distributions(y_true: ArrayLike | None, y_score: ArrayLike, *,
             if chosen.any():
                 ax.hist(scores[chosen], bins=edges, density=True, histtype="step",
                         color=colour, linestyle=style,
-                        label=f"{label.item()}{what} (n={int(chosen.sum())})")
+                        label=f"{drawn(label.item())}{what} (n={int(chosen.sum())})")
     ax.set(title="Scores by group" if scale == "score" else "Ranks by group",
            xlabel="score" if scale == "score" else
            "rank share: share of all items scoring lower (0: last, 1: first)",

@@ -16,6 +16,7 @@ from ._plots import (
     DISPARITY_NAMES,
     _axes,
     _matplotlib,
+    drawn,
     honest_limits,
     legend_below,
     namer,
@@ -150,7 +151,7 @@ def plot_tradeoff(models_or_results: Sequence, chosen: object = None, *,
         for k, (text, other) in enumerate((marked or {}).items()):
             point = _measured(np.asarray(other, dtype=np.float64), y, groups, metric)
             ax.plot(*point, "P", markersize=11, color=f"C{4 + k % 6}", zorder=4,
-                    label=text)
+                    label=drawn(text))
             extent.append(point)
     if mark is not None:
         ax.plot(*points[mark], "*", markersize=16, color="C1",
@@ -162,7 +163,7 @@ def plot_tradeoff(models_or_results: Sequence, chosen: object = None, *,
                f"largest over pairs of {len(group_labels)} groups")
     ax.set(title="AUC against disparity" + ("" if data is None else " (held-out data)"),
            xlabel=f"{DISPARITY_NAMES[metric]} {between} (0: parity)",
-           ylabel="AUC" + ("" if positive is None else f" (positive: {positive})"))
+           ylabel="AUC" + ("" if positive is None else f" (positive: {drawn(positive)})"))
     honest_limits(ax, [p[0] for p in extent], [p[1] for p in extent])
     legend_below(ax)
     place_labels(ax, *_lam_labels(points, lams))

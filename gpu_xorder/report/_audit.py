@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import itertools
 import os
 import platform
 from collections.abc import Mapping
@@ -36,7 +35,9 @@ from ..metrics._frame import RankingMetricFrame
 from ..metrics._ranking import defined
 from ..metrics._wording import rule_text
 from ..utils import _params as params
-from ..utils._validation import check_labels, check_scores, encode_groups
+from ..utils._pairs import MAX_FOREST_GROUPS, PLOT_PAIRS, forest_rows, worst_pairs
+from ..utils._text import isolated
+from ..utils._validation import check_count, check_labels, check_scores, encode_groups
 from ..utils._version import __version__
 from . import _figures
 
@@ -49,6 +50,7 @@ MSG_NO_JINJA = ('the HTML report needs Jinja2, which is not installed: '
                 'pip install "gpu-xorder[report]"')
 MSG_FRAME_DATA = ("audit_report(frame, ...) takes the labels and groups from the frame: "
                   "give neither y nor sensitive_features")
+MSG_PLOT_PAIRS = "{name} must be an integer >= 1, got {value!r}"
 MSG_SCORES = "scores must be an array or a non-empty mapping of names to arrays"
 MSG_HIGH_SCORE = ("high_score is required: 'harmful' or 'favourable' (what a high score "
                   "does to a person decides which group a disparity disadvantages), got "
@@ -78,7 +80,8 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike] | RankingMetricFram
                  source: str | os.PathLike | None = None, command: str | None = None,
                  title: str | None = None, decision: str | None = None,
                  delta: float = DEFAULT_DELTA, context: str | None = None,
-                 intervals: Mapping[str, MetricIntervals] | None = None) -> str:
+                 intervals: Mapping[str, MetricIntervals] | None = None,
+                 plot_pairs: int = PLOT_PAIRS) -> str:
     """The audit of one or more score columns as one self-contained HTML page.
 
     Parameters
@@ -133,6 +136,11 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike] | RankingMetricFram
     intervals : mapping of str to MetricIntervals, optional
         The intervals of the score columns, already computed with these settings
         (:func:`gpu_xorder.metrics.confidence_intervals`): not computed again.
+    plot_pairs : int, default=20
+        xROC pictures per score column: those of the ``plot_pairs`` pairs of groups
+        with the largest disparity (any metric), which the page names where pairs are
+        left out (50 groups make 1,225 pairs, a quarter of an hour of pictures). The
+        forest plot is drawn up to 12 groups (``MAX_FOREST_GROUPS``).
 
     Returns
     -------
@@ -169,6 +177,7 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike] | RankingMetricFram
     labels, index = encode_groups(sensitive_features, n)
     groups = labels[index]
     keys = [g.item() for g in labels]
+    plot_pairs = check_count(plot_pairs, "plot_pairs", 1, MSG_PLOT_PAIRS)
     default_rule = threshold is None and top_k is None and top_share is None
     if default_rule:
         top_share = float(y.mean())
@@ -192,9 +201,16 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike] | RankingMetricFram
         "data": _data_summary(y, groups, keys, source),
         "ci": _ci_summary(intervals, random_state),
         "columns": [_column(name, s, y, groups, keys, words,
-                            None if intervals is None else intervals[name], positive)
+                            None if intervals is None else intervals[name], positive,
+                            plot_pairs)
                     for name, s in columns.items()],
-        "forest": None if intervals is None else _figures.forest(intervals),
+        "forest": (None if intervals is None or len(keys) > MAX_FOREST_GROUPS
+                   else _figures.forest(intervals)),
+        "forest_note": (None if intervals is None or len(keys) <= MAX_FOREST_GROUPS else
+                        f"The forest plot is left out: {len(keys)} groups give "
+                        f"{forest_rows(len(keys))} intervals per score column, more than "
+                        f"a picture shows (at most {MAX_FOREST_GROUPS} groups); the "
+                        "tables above hold them all."),
         "decisions": _decision_context(decisions, keys, default_rule, columns, words),
         "rate_titles": RATE_TITLES, "rates": RATES, "rate_meanings": RATE_MEANINGS,
         "model": None if model is None else _model(
@@ -219,7 +235,7 @@ def write_audit_report(path: str | os.PathLike, *args, **kwargs) -> None:
     Parameters
     ----------
     path : str or os.PathLike
-        The HTML file to write; never the data file ``source``.
+        The HTML file to write; never a file it reads (``source``, ``model``).
     *args, **kwargs
         The parameters of :func:`audit_report`: ``(scores, y, sensitive_features,
         ...)`` or ``(frame, ...)``, a :class:`gpu_xorder.metrics.RankingMetricFrame`.
@@ -303,7 +319,7 @@ def _ci_summary(intervals, seed):
     return {"level": ci.level, "method": ci.method, "text": how}
 
 
-def _column(name, s, y, groups, keys, words, ci, positive):
+def _column(name, s, y, groups, keys, words, ci, positive, plot_pairs):
     """One score column: its summary, findings, tables and pictures."""
     def value(function, **kwargs):
         return defined(function, y, s, sensitive_features=groups, **kwargs)
@@ -338,13 +354,25 @@ def _column(name, s, y, groups, keys, words, ci, positive):
         found.append({"metric": title, "finding": d})
     level = None if ci is None else ci.level
     xrocs = []
-    for a, b in itertools.combinations(keys, 2):
+    drawn, unordered = worst_pairs(
+        keys, {(g, h): v for (_, v, _), (g, h) in zip(tables[1][2], pairs)},
+        {g: v for (_, v, _), g in zip(tables[2][2], keys)},
+        {(g, h): v for (_, v, _), (g, h) in zip(tables[3][2], (
+            p for p in pairs if p[0] < p[1]))}, plot_pairs)
+    for a, b in (p for p in unordered if p in set(drawn)):
         picture = _figures.xroc(s, y, groups, (a, b), level, positive)
         if picture is not None:
             xrocs.append({"a": str(a), "b": str(b), "picture": picture})
+    xroc_note = None
+    if len(unordered) > plot_pairs:
+        xroc_note = (f"xROC pictures of {plot_pairs} of the {len(unordered)} pairs of "
+                     "groups, those of the largest disparity (any metric; plot_pairs, "
+                     "--plot-pairs): " + ", ".join(f"{isolated(a)} and {isolated(b)}"
+                                                   for a, b in drawn)
+                     + ".")
     return {"name": name, "summary": summary, "findings": found,
             "tables": [{"title": t, "meaning": m, "rows": r} for t, m, r in tables],
-            "xrocs": xrocs, "band": level,
+            "xrocs": xrocs, "xroc_note": xroc_note, "band": level,
             "distribution": _figures.distributions(s, groups, y)}
 
 

@@ -4,12 +4,15 @@ figure is 8 points on the page and on paper (the smallest text of the plots is
 matplotlib's ``"small"``, 8.3 points)."""
 
 import base64
+import functools
 import io
+
+import numpy as np
 
 from .. import metrics
 from ..metrics._ranking import defined
 from ..plotting import plot_intervals, plot_score_distributions, plot_tradeoff, plot_xroc
-from ..plotting._plots import _matplotlib
+from ..plotting._plots import _matplotlib, isolating, legend_inches
 
 #: CSS pixels per inch: a figure is shown at its drawn size.
 CSS_DPI = 96
@@ -32,6 +35,16 @@ class Picture:
         self.width, self.height = round(width * CSS_DPI), round(height * CSS_DPI)
 
 
+def _isolated(draw):
+    """``draw`` with every label between Unicode isolates (``plotting._plots.isolating``):
+    the page's browser lays out the SVG's text bidirectionally."""
+    @functools.wraps(draw)
+    def drawing(*args, **kwargs):
+        with isolating():
+            return draw(*args, **kwargs)
+    return drawing
+
+
 def _figure(width, height):
     _matplotlib()
     from matplotlib.figure import Figure
@@ -39,6 +52,7 @@ def _figure(width, height):
     return Figure(figsize=(width, height), layout="constrained")
 
 
+@_isolated
 def forest(sets):
     """Every metric (left) and disparity (right) of every score column with its
     interval; ``sets``: ``{column: MetricIntervals}``."""
@@ -57,6 +71,7 @@ def forest(sets):
     return Picture(fig)
 
 
+@_isolated
 def xroc(scores, y, groups, pair, level, positive):
     """The xROC curves of both directions of ``pair`` with pointwise bands; None where
     neither direction is defined."""
@@ -72,14 +87,18 @@ def xroc(scores, y, groups, pair, level, positive):
     return Picture(fig)
 
 
+@_isolated
 def distributions(scores, groups, y, scale="score"):
-    """The score distributions per group, positives and negatives apart."""
-    fig = _figure(6.0, 4.6)
+    """The score distributions per group, positives and negatives apart (taller by
+    the legend's rows beyond four groups)."""
+    k = len(set(np.asarray(groups).tolist()))
+    fig = _figure(6.0, 4.6 + legend_inches(max(0, 2 * k - 8), 2))
     plot_score_distributions(y, scores, sensitive_features=groups, scale=scale,
                              ax=fig.add_subplot())
     return Picture(fig)
 
 
+@_isolated
 def tradeoff(models, scores, y, groups, adjusted, lam, positive):
     """AUC against disparity of the path's models on the audited data (no error bars:
     the points of one path are too close for them; the before-and-after table has the

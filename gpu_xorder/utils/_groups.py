@@ -4,6 +4,7 @@ report keys of pairs of groups. ``_validation`` re-exports these names: callers 
 their inputs through it, one module."""
 
 import math
+import numbers
 
 import numpy as np
 
@@ -12,6 +13,14 @@ MSG_GROUPS_NULL = "sensitive features contain missing values (None or NaN)"
 MSG_GROUPS_MIXED = (
     "sensitive features mix labels of types {types} (e.g. {first!r} and {second!r}); "
     "give every label of a column one type (all strings or all numbers)"
+)
+MSG_GROUPS_BOOL_NUMBER = (
+    "sensitive features mix booleans and numbers (e.g. {first!r} and {second!r}), and "
+    "True equals 1, so two groups would be one; give every label of a column one type"
+)
+MSG_GROUPS_TYPE = (
+    "sensitive features hold a label of type {type} ({value!r}); group labels are "
+    "strings, integers, floats or booleans"
 )
 MSG_GROUPS_RAGGED = (
     "sensitive features are ragged (rows of different lengths): give one label per "
@@ -219,11 +228,42 @@ def _check_group_column(arr, n):
         if isinstance(arr[0], str):  # all strings: kept as they are (_unique)
             _check_label_lengths(np.fromiter(map(len, arr), dtype=np.int64,
                                              count=arr.size), arr)
+        else:
+            arr = _typed(arr)
     elif np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
         raise ValueError(MSG_GROUPS_NULL)
     elif arr.dtype.kind == "U" and arr.dtype.itemsize // 4 > MAX_LABEL_CHARS:
         _check_label_lengths(np.char.str_len(arr), arr)
     return arr
+
+
+def _typed(arr):
+    """An object column of numbers or booleans (a pandas object column, a list of
+    NumPy scalars) as the NumPy array of its type, so that every label is a NumPy
+    scalar like those of any other column: booleans as bool, integers as int64 (beyond
+    int64: as text), integers and floats together as float64 where every integer is a
+    float exactly (1 and 1.0 are one group, as Python compares them; otherwise as
+    text). Booleans with numbers, and labels of other types, raise TypeError."""
+    values = arr.tolist()
+    is_bool = [isinstance(v, (bool, np.bool_)) for v in values]
+    if all(is_bool):
+        return np.array(values, dtype=bool)
+    for v, b in zip(values, is_bool):
+        if not b and not isinstance(v, numbers.Real):
+            raise TypeError(MSG_GROUPS_TYPE.format(type=type(v).__name__, value=v))
+    if any(is_bool):
+        first, second = values[is_bool.index(True)], values[is_bool.index(False)]
+        raise TypeError(MSG_GROUPS_BOOL_NUMBER.format(first=first, second=second))
+    if all(isinstance(v, numbers.Integral) for v in values):
+        try:
+            return np.array(values, dtype=np.int64)
+        except OverflowError:
+            return np.array([str(v) for v in values], dtype=object)
+    floats = np.array(values, dtype=np.float64)
+    if any(isinstance(v, numbers.Integral) and int(f) != v
+           for v, f in zip(values, floats.tolist())):
+        return np.array([str(v) for v in values], dtype=object)  # ints beyond 2**53
+    return floats
 
 
 def _check_label_lengths(lengths, arr):

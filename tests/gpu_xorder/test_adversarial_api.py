@@ -11,7 +11,15 @@ class per table, each crossed with every member of another table:
   and below of every generator (``SIZES``);
 - every weighted metric, scorer and table (``WEIGHTED``) x weights scaled by ``10**k``
   for k from -300 to 300 (``SCALES``): the same value;
-- the exact solver's refusals over a range of memory budgets: never a negative budget.
+- the exact solver's refusals over a range of memory budgets: never a negative budget;
+- every face that takes group labels (``GROUP_FACES``: metrics, intervals, decisions,
+  curves, estimators, plots, the report) x every container of labels of every type
+  (``LABEL_TYPES``: object arrays and pandas object columns of ints, floats, bools and
+  ints with floats, lists of NumPy scalars): the result of the typed NumPy array of
+  the same values; booleans mixed with numbers and labels of other types a TypeError;
+- every face that takes a share of the items (``SHARE_FACES``: decisions, the frame's,
+  the report's cut-off and its default) x shares whose product with n is whole only in
+  exact arithmetic (0.28 and 0.56 of 25): exactly those places selected.
 
 The next round of hardening adds its classes here.
 """
@@ -487,3 +495,178 @@ def test_the_exact_solvers_refusal_states_a_budget_it_was_given(memory_limit):
     budgets = [float(x) for x in re.findall(r"budget \(([-0-9.e+]+) GiB", str(error.value))]
     # stated to 3 digits: up to 0.5% above the limit by rounding
     assert budgets and all(0 < b <= 1.005 * memory_limit / 2**30 for b in budgets), error
+
+
+# ---------------------------------------------------------------------- label types
+
+#: Group labels 1 and 2 (the base data's a and b) in every container and type a user
+#: may hand over, each with the typed NumPy array of the same values: an object array
+#: of ints once crashed every metric (AttributeError: 'int' object has no attribute
+#: 'item').
+def _pandas_object(values):
+    pd = pytest.importorskip("pandas")
+    return pd.Series(values, dtype=object)
+
+
+LABEL_TYPES = {
+    "object ints": (lambda a, b: np.array([a, b], dtype=object), (1, 2)),
+    "object floats": (lambda a, b: np.array([a, b], dtype=object), (1.5, 2.5)),
+    "object bools": (lambda a, b: np.array([a, b], dtype=object), (True, False)),
+    "object ints and floats": (lambda a, b: np.array([a, b], dtype=object), (1, 2.5)),
+    "object NumPy ints": (lambda a, b: np.array([np.int32(a), np.int64(b)], dtype=object),
+                          (1, 2)),
+    "list of NumPy scalars": (lambda a, b: [np.int16(a), np.uint8(b)], (1, 2)),
+    "list of NumPy bools": (lambda a, b: [np.bool_(a), np.bool_(b)], (True, False)),
+    "pandas object ints": (lambda a, b: _pandas_object([a, b]), (1, 2)),
+    "pandas object floats": (lambda a, b: _pandas_object([a, b]), (0.5, 2.0)),
+    "pandas object bools": (lambda a, b: _pandas_object([a, b]), (False, True)),
+}
+
+
+def _labels(kind):
+    """``(groups as the kind gives them, the typed array, label of a, label of b)``."""
+    make, (a, b) = LABEL_TYPES[kind]
+    pair = make(a, b)
+    values = pair.tolist() if hasattr(pair, "tolist") else list(pair)
+    chosen = [values[0] if g == "a" else values[1] for g in G]
+    given = (type(pair)(chosen, dtype=object) if not isinstance(pair, (list, np.ndarray))
+             else np.array(chosen, dtype=object) if isinstance(pair, np.ndarray)
+             else [pair[0] if g == "a" else pair[1] for g in G])
+    typed = np.array([a if g == "a" else b for g in G])
+    return given, typed, typed[0].item(), typed[1].item()
+
+
+def _svg_text(fig):
+    import io
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None})
+    return buffer.getvalue().decode()
+
+
+def _plot(draw):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    fig = Figure()
+    ax = draw(fig.add_subplot())
+    return [t.get_text() for t in ax.get_legend().get_texts()] if ax.get_legend() else []
+
+
+#: Every face that takes group labels: ``face(groups, a, b)`` returns what to compare.
+GROUP_FACES = {
+    "xauc": lambda g, a, b: metrics.xauc(Y, S, sensitive_features=g, g=a, h=b),
+    "prf": lambda g, a, b: metrics.prf(Y, S, sensitive_features=g, g=b),
+    "urf": lambda g, a, b: metrics.urf(Y, S, sensitive_features=g, g=a, h=b),
+    "disparity": lambda g, a, b: [metrics.disparity(Y, S, sensitive_features=g, metric=m)
+                                  for m in ("xauc", "prf", "urf")],
+    "disparity_pairs": lambda g, a, b: {str(k): v for k, v in metrics.disparity_pairs(
+        Y, S, sensitive_features=g, metric="xauc").items()},
+    "confidence_intervals": lambda g, a, b: repr(metrics.confidence_intervals(
+        Y, S, sensitive_features=g, method="delong")),
+    "decision_rates": lambda g, a, b: _plain(metrics.decision_rates(
+        Y, S, sensitive_features=g, top_share=0.28).to_dict()),
+    "disadvantaged_group": lambda g, a, b: metrics.disadvantaged_group(
+        Y, S, sensitive_features=g, metric="xauc").text,
+    "xroc_band": lambda g, a, b: _plain(list(metrics.xroc_band(Y, S, sensitive_features=g,
+                                                               g=a, h=b))),
+    "RankingMetricFrame": lambda g, a, b: metrics.RankingMetricFrame(
+        Y, S, sensitive_features=g).by_group.to_numpy(dtype=float).tolist(),
+    "fair_order": lambda g, a, b: _plain(fair_order(S, Y, g, lam=0.5, backend="numpy",
+                                                    solver="paper").order),
+    "XOrder": lambda g, a, b: _plain(XOrder(lam=0.5, backend="numpy", solver="paper").fit(
+        S, Y, sensitive_features=g).transform(S, sensitive_features=g)),
+    "plot_xroc": lambda g, a, b: _plot(lambda ax: __import__(
+        "gpu_xorder.plotting", fromlist=["x"]).plot_xroc(Y, S, sensitive_features=g, ax=ax)),
+    "plot_score_distributions": lambda g, a, b: _plot(lambda ax: __import__(
+        "gpu_xorder.plotting", fromlist=["x"]).plot_score_distributions(
+            Y, S, sensitive_features=g, ax=ax)),
+    "audit_report": lambda g, a, b: len(__import__(
+        "gpu_xorder.report", fromlist=["x"]).audit_report(S, Y, g, high_score="harmful",
+                                                          level=None)) > 0,
+}
+_OPTIONAL = {"plot_xroc": "matplotlib", "plot_score_distributions": "matplotlib",
+             "audit_report": "jinja2", "RankingMetricFrame": "pandas"}
+#: The faces that draw (a second each) take three kinds: they encode the labels as
+#: every other face does, which the others check in every kind.
+_DRAWN = {"plot_xroc", "plot_score_distributions", "audit_report"}
+_DRAWN_KINDS = ("object ints", "object ints and floats", "pandas object bools")
+
+
+@pytest.mark.parametrize("face", GROUP_FACES)
+def test_every_face_takes_labels_of_every_type(face):
+    if face in _OPTIONAL:
+        pytest.importorskip(_OPTIONAL[face])
+    call = GROUP_FACES[face]
+    for kind in _DRAWN_KINDS if face in _DRAWN else LABEL_TYPES:
+        given, typed, a, b = _labels(kind)
+        want = _plain(_quiet(call, typed, a, b)[0])
+        got = _plain(_quiet(call, given, a, b)[0])
+        assert got == want, kind
+
+
+@pytest.mark.parametrize("face", ["xauc", "confidence_intervals", "decision_rates",
+                                  "fair_order", "plot_xroc"])
+def test_labels_that_would_merge_or_have_no_order_are_type_errors(face):
+    if face in _OPTIONAL:
+        pytest.importorskip(_OPTIONAL[face])
+    for given, message in (
+            ([True if g == "a" else 2 for g in G], "mix booleans and numbers"),
+            ([np.True_ if g == "a" else 0 for g in G], "mix booleans and numbers"),
+            ([(1, 2) if g == "a" else 3 for g in G], "label of type tuple"),
+            ([decimal.Decimal(1) if g == "a" else 2 for g in G], None)):
+        groups = np.array(given, dtype=object)
+        if message is None:  # a Decimal is a number but not a Real: refused as such
+            message = "label of type Decimal"
+        with pytest.raises(TypeError, match=message):
+            GROUP_FACES[face](groups, 1, 2)
+
+
+# ---------------------------------------------------------------------- shares
+
+#: 25 items, scores falling, group a the top 7 (2 positives): a share q with q * 25
+#: whole in exact arithmetic but not in floating point (0.28, 0.56) once selected a
+#: sliver of the next item, which overflowed Katz's interval (OverflowError).
+S25 = np.arange(25, 0, -1) / 25
+Y25 = np.array([1, 0, 1, 0, 0, 0, 0] + [1, 0, 0, 1, 0, 0] * 3)
+G25 = np.array(["a"] * 7 + ["b"] * 18)
+
+
+def _frame_decisions(share):
+    frame = metrics.RankingMetricFrame(Y25, S25, sensitive_features=G25)
+    tables = frame.decisions(top_share=share)
+    return {key: table.to_dict() for key, table in tables.items()}
+
+
+def _report_share(share):
+    from gpu_xorder.report import audit_report
+
+    return len(audit_report(S25, Y25, G25, high_score="harmful", level=None,
+                            top_share=share)) > 0
+
+
+#: Every face that takes a share of the items: ``face(share)`` runs without error.
+SHARE_FACES = {
+    "decision_rates": lambda q: metrics.decision_rates(Y25, S25, sensitive_features=G25,
+                                                       top_share=q).counts,
+    "RankingMetricFrame.decisions": _frame_decisions,
+    "audit_report top_share": _report_share,
+    "audit_report without a cut-off (the share of positives, 7 of 25)":
+        lambda q: _report_share(None),
+}
+
+
+@pytest.mark.parametrize("face", SHARE_FACES)
+def test_every_face_takes_a_share_whose_product_is_not_whole_in_floats(face):
+    if face.startswith("audit_report"):
+        pytest.importorskip("jinja2")
+        pytest.importorskip("matplotlib")
+    if face.startswith("RankingMetricFrame"):
+        pytest.importorskip("pandas")
+    for share in (0.28, 0.56):
+        assert share * 25 != round(share * 25)
+        SHARE_FACES[face](share)
+    counts = metrics.decision_rates(Y25, S25, sensitive_features=G25, top_share=0.28).counts
+    assert (counts["a"]["selected"], counts["b"]["selected"]) == (7.0, 0.0)

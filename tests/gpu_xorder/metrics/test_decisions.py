@@ -194,3 +194,62 @@ def test_input_is_not_modified():
     before = s.copy()
     decision_rates([1, 0, 1, 0], s, sensitive_features=["a", "a", "b", "b"], top_k=2)
     np.testing.assert_array_equal(s, before)
+
+
+def test_a_decimal_share_selects_exactly_its_places():
+    """Every share ``i / 100`` of every n up to 60: the weights add up to the exact
+    rational ``i n / 100`` (Fraction arithmetic, the oracle), a whole number of places
+    selects that many whole items and no sliver of the next (0.28 of 25 is
+    ``7.000000000000001`` in floating point)."""
+    from fractions import Fraction
+
+    from gpu_xorder.metrics._decisions import selection
+
+    for n in range(1, 61):
+        scores = np.arange(n, 0, -1, dtype=np.float64)  # distinct: no ties at the cut
+        for i in range(1, 101):
+            exact = Fraction(i, 100) * n
+            weight, _, _ = selection(scores, top_share=i / 100)
+            assert weight.sum() == pytest.approx(float(exact), abs=1e-12), (n, i)
+            assert (weight == 1).sum() == math.floor(exact), (n, i)
+            assert (weight > 0).sum() == math.ceil(exact), (n, i)
+
+
+@pytest.mark.parametrize("share", [0.28, 0.56])
+def test_a_share_whose_product_is_not_exact_in_floats_runs(share):
+    """The issue's case: 0.28 of 25 items raised OverflowError (a sliver of an 8th
+    item, alone in its group, gave Katz's interval a limit of exp(1e8)); 0.28 and 0.56
+    are the multiples of 1/25 whose float product with 25 is not whole."""
+    n = 25
+    assert share * n != round(share * n)
+    s = np.arange(n, 0, -1) / n
+    y = np.arange(n) % 2
+    grp = np.array(["a"] * round(share * n) + ["b"] * (n - round(share * n)))
+    d = decision_rates(y, s, sensitive_features=grp, top_share=share)
+    assert d.counts["a"]["selected"] == round(share * n)
+    assert d.counts["b"]["selected"] == 0
+    assert d.rule == f"top {share:g} of {n} ({round(share * n)} places)"
+
+
+def test_katz_with_a_sliver_of_a_count_does_not_overflow():
+    r = katz((1e-12, 10), (5, 10), Z95)
+    assert r.low == 0.0 or r.low < r.estimate
+    assert r.high == math.inf or r.high > 1e6
+
+
+def test_the_smallest_ratio_with_two_groups_at_zero_is_zero():
+    """Three groups, two of them never selected: the pair of those two says nothing
+    (0 / 0), the others' ratio is 0, so the smallest is 0, not None (the issue); with
+    every group at 0 it is None. Oracle: min over the pairs with a nonzero rate."""
+    s = np.array([0.9, 0.8, 0.1, 0.2, 0.3, 0.1])
+    y = np.array([1, 0, 1, 0, 1, 0])
+    grp = np.array(["c", "c", "a", "a", "b", "b"])
+    d = decision_rates(y, s, sensitive_features=grp, threshold=0.5)
+    assert d.ratio["selection_rate"].estimate == 0.0
+    assert d.ratio["tpr"].estimate == 0.0 and d.ratio["fpr"].estimate == 0.0
+    rates = {g: d.by_group["selection_rate"][g].estimate for g in "abc"}
+    want = min(min(rates[g], rates[h]) / max(rates[g], rates[h])
+               for g, h in itertools.combinations("abc", 2) if max(rates[g], rates[h]) > 0)
+    assert d.ratio["selection_rate"].estimate == want
+    assert decision_rates(y, s, sensitive_features=grp,
+                          threshold=2.0).ratio["selection_rate"] is None

@@ -309,3 +309,83 @@ def test_paper_xroc_panels_name_the_groups_and_fit_their_labels():
     assert axes[0].get_ylabel() and not axes[1].get_ylabel() and not axes[2].get_ylabel()
     for ax in axes:
         assert max(len(line) for line in ax.get_xlabel().split("\n")) <= XROC_LABEL_WIDTH
+
+
+# ---------------------------------------------------------------------- odd labels
+
+def _odd_drawings():
+    """Every drawing function, each drawing the groups ``g`` and the name ``name``
+    (a score column's, a class's) where it shows one."""
+    from gpu_xorder.plotting import plot_intervals, plot_score_distributions, plot_xroc
+    from gpu_xorder.plotting._tradeoff import plot_tradeoff
+
+    def intervals(s, y, g, name, ax):
+        ci = metrics.confidence_intervals(y, s, sensitive_features=g, method="delong")
+        return plot_intervals({name: ci, "other": ci}, part="metrics", ax=ax)
+
+    def tradeoff(s, y, g, name, ax):
+        models = xorder_path(s, y, sensitive_features=g, lams=[0.0, 1.0],
+                             backend="numpy", solver="paper")
+        return plot_tradeoff(models, positive=name, marked={name: s}, level=None,
+                             data=(y, s, g), ax=ax)
+
+    return {
+        "plot_xroc": lambda s, y, g, name, ax: plot_xroc(y, s, sensitive_features=g,
+                                                         positive=name, ax=ax),
+        "plot_xroc names": lambda s, y, g, name, ax: plot_xroc(
+            y, s, sensitive_features=g, names={g[0]: name}, ax=ax),
+        "plot_score_distributions": lambda s, y, g, name, ax: plot_score_distributions(
+            y, s, sensitive_features=g, ax=ax),
+        "plot_intervals": intervals,
+        "plot_tradeoff": tradeoff,
+    }
+
+
+@pytest.mark.parametrize("face", list(_odd_drawings()))
+def test_labels_other_layers_interpret_are_drawn_as_written(face):
+    """Every label of ``support.odd_text.ODD_LABELS`` as a group and as a name: the
+    figure saves (mathtext raised), its SVG is valid XML (a control character broke
+    it), and its text shows the label literally, each character that acts written as
+    its escape (``$0-$50k`` was drawn as "0 - 50k", U+202E turned the numbers around)."""
+    import io
+
+    from gpu_xorder.utils._text import visible
+    from support.odd_text import ACTING, ODD_LABELS, assert_valid_svg, svg_text
+
+    draw = _odd_drawings()[face]
+    labels = list(ODD_LABELS.values())
+    for k in range(0, len(labels), 3):  # three groups a picture, the next one's name
+        trio, name = labels[k:k + 3], labels[(k + 3) % len(labels)]
+        s, y, _ = data(90, seed=1)
+        g = np.array(trio, dtype=object)[np.arange(90) % 3]
+        fig = Figure(layout="constrained")
+        draw(s, y, g, name, fig.add_subplot())
+        buffer = io.BytesIO()
+        with matplotlib.rc_context({"svg.fonttype": "none"}):
+            fig.savefig(buffer, format="svg")
+        fig.savefig(io.BytesIO(), format="png")
+        texts = " ".join(svg_text(assert_valid_svg(buffer.getvalue())))
+        assert not any(c in texts for c in ACTING), (face, trio, name)
+        if face != "plot_score_distributions":  # it shows the groups only
+            assert visible(name) in texts, (face, name, texts)
+        if face != "plot_tradeoff":  # it shows two groups' names, or the count
+            for label in trio[1:] if face == "plot_xroc names" else trio:
+                assert visible(label) in texts, (face, label, texts)
+
+
+def test_isolating_wraps_every_label_for_a_browser():
+    """Inside ``isolating`` (the report's SVGs) each label is between FSI and PDI, so a
+    right-to-left label or an open override cannot move the numbers after it."""
+    from gpu_xorder.plotting import plot_xroc
+    from gpu_xorder.plotting._plots import drawn, isolating
+
+    s, y, _ = data(80, seed=1)
+    g = np.where(np.arange(80) % 2 == 0, "\u0639\u0631\u0628", "b")
+    with isolating():
+        ax = plot_xroc(y, s, sensitive_features=g, ax=Figure().add_subplot())
+        assert drawn("x$") == "\u2068x\\$\u2069"
+    labels = [line.get_label() for line in ax.get_lines()][:2]
+    assert {label.split(" negatives")[0] for label in labels} == {
+        "\u2068\u0639\u0631\u0628\u2069 positives vs \u2068b\u2069",
+        "\u2068b\u2069 positives vs \u2068\u0639\u0631\u0628\u2069"}
+    assert drawn("x") == "x"  # outside: as written

@@ -455,3 +455,101 @@ def test_cli_context_title_and_decision(csv_file, tmp_path, capsys):
     context.write_bytes(b"\xff\xfe bad")
     assert audit(path, "--report", str(report), "--context", str(context)) == 2
     assert f"--context {context}: not UTF-8 text" in capsys.readouterr().err
+def test_every_picture_is_valid_svg_whatever_the_labels():
+    """Group labels and a score column name that other layers interpret (``$``,
+    control characters, bidi controls, right-to-left text): every picture of the page
+    is valid XML (a control character once broke every SVG, exit 0), shows each label
+    as written with the acting characters escaped, between Unicode isolates (a browser
+    lays the SVG's text out bidirectionally: U+202E turned the numbers after it)."""
+    from gpu_xorder.utils._text import visible
+    from support.odd_text import ACTING, ODD_LABELS, assert_valid_svg, svg_text
+
+    labels = list(ODD_LABELS.values())[:5]
+    s, y, g = data(300, seed=2, groups=labels)
+    name = ODD_LABELS["right-to-left override"] + " $x$"
+    page = audit_report({name: s}, y, g, method="delong", high_score="harmful")
+    uris = re.findall(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", page)
+    assert len(uris) >= 3
+    texts = []
+    for uri in uris:
+        texts += svg_text(assert_valid_svg(base64.b64decode(uri)))
+    joined = "\n".join(texts)
+    assert not any(c in joined for c in ACTING)
+    for label in labels:
+        assert f"\u2068{visible(label)}\u2069" in joined, label
+
+
+def test_many_groups_draw_the_worst_pairs_only_and_say_so():
+    """8 groups (28 pairs) with plot_pairs=3: the xROC pictures of the 3 pairs of the
+    largest disparity (oracle: each pair's largest of |xAUC(g, h) - xAUC(h, g)|,
+    |PRF(g) - PRF(h)| and URF from the metric functions), named in a note; 13 groups:
+    no forest plot, a note instead (the report once drew every pair: 50 groups, 1,225
+    pictures, a quarter of an hour without a word)."""
+    import itertools
+
+    keys = [f"g{k}" for k in range(8)]
+    s, y, g = data(480, seed=4, groups=keys)
+    page = audit_report(s, y, g, method="delong", plot_pairs=3, high_score="harmful")
+    gap = {}
+    for a, b in itertools.combinations(keys, 2):
+        given = {"y_true": y, "y_score": s, "sensitive_features": g}
+        gap[a, b] = max(abs(metrics.xauc(**given, g=a, h=b) - metrics.xauc(**given, g=b, h=a)),
+                        abs(metrics.prf(**given, g=a) - metrics.prf(**given, g=b)),
+                        metrics.urf(**given, g=a, h=b))
+    worst = sorted(gap, key=lambda p: -gap[p])[:3]
+    note = re.search(r"xROC pictures of 3 of the 28 pairs of groups, those of the largest "
+                     r"disparity [^:]*: ([^<]*)\.", page)
+    assert note, page[:2000]
+    assert note.group(1).split(", ") == [f"\u2068{a}\u2069 and \u2068{b}\u2069"
+                                         for a, b in worst]
+    assert len(re.findall(r'alt="xROC curves of', page)) == 3
+    assert 'id="forest"' in page
+    many = [f"h{k:02d}" for k in range(13)]
+    s, y, g = data(13 * 40, seed=5, groups=many)
+    page = audit_report(s, y, g, method="delong", plot_pairs=1, high_score="harmful")
+    assert 'id="forest"' not in page
+    assert "The forest plot is left out: 13 groups give" in page
+    with pytest.raises(ValueError, match="plot_pairs must be an integer >= 1, got 0"):
+        audit_report(s, y, g, level=None, plot_pairs=0, high_score="harmful")
+    with pytest.raises(TypeError, match="plot_pairs must be an integer >= 1"):
+        audit_report(s, y, g, level=None, plot_pairs=2.0, high_score="harmful")
+
+
+def test_audit_report_of_many_groups_is_estimated_with_its_pictures(tmp_path, monkeypatch,
+                                                                     capsys):
+    """audit --report counts its pictures in the estimate printed before the work, as
+    many as it then draws (--plot-pairs caps them as for --plot)."""
+    from gpu_xorder.cli import _output
+
+    monkeypatch.setattr(_output, "ESTIMATE_SECONDS", 0.0)
+    keys = [f"g{k:02d}" for k in range(14)]
+    s, y, g = data(14 * 30, seed=6, groups=keys)
+    path = tmp_path / "d.csv"
+    path.write_text("score,label,group\n" + "".join(
+        f"{a!r},{b},{c}\n" for a, b, c in zip(s.tolist(), y.tolist(), g.tolist())))
+    assert main(["audit", str(path), "--score", "score", "--label", "label", "--group",
+                 "group", "--ci-method", "delong", "--report", str(tmp_path / "r.html"),
+                 "--high-score", "harmful",
+                 "--plot-pairs", "4"]) == 0
+    err = capsys.readouterr().err
+    # 14 groups: no forest plot; per column the distributions and 4 xROC pictures
+    assert re.match(r"estimate: about \d+ s \(.*, 5 pictures in the report\)", err), err
+    page = (tmp_path / "r.html").read_text()
+    assert len(re.findall(r'alt="xROC curves of', page)) == 4
+    assert "xROC pictures of 4 of the 91 pairs" in page
+
+
+def test_the_distributions_of_many_groups_keep_their_axes():
+    """40 groups give a legend of 80 entries: the picture grows by its rows, so that
+    constrained layout keeps the axes (it collapsed them with a warning on stderr)."""
+    import warnings
+
+    from gpu_xorder.report import _figures
+
+    keys = [f"g{k:02d}" for k in range(40)]
+    s, y, g = data(40 * 20, seed=7, groups=keys)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        picture = _figures.distributions(s, g, y)
+    s2, y2, g2 = data(40, seed=7)  # two groups
+    assert picture.height > 2 * _figures.distributions(s2, g2, y2).height
