@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ._experiment import PAPER_FIGURES, _mean_std, figure_values
-from ._studies import PARAMETER_NAMES, POST_PROCESSING, SHARE_STUDIES
+from ._studies import PARAMETER_NAMES, POST_PROCESSING, SHARE_STUDIES, is_size
 
 #: The disparity the "best AUC" column asks for (mean test disparity at most this).
 TARGET = 0.05
@@ -387,6 +387,58 @@ def matched_paired_table(c, level=LEVEL):
     return "\n".join(lines)
 
 
+def train_test_table(c, level=LEVEL):
+    """Training against test disparity (the train-test study, the paper's Figures
+    14-15): per method at its largest weight (the public post-logit at its rule) the
+    mean ± sd on both splits and the gap test minus training with the corrected
+    interval; then xOrder's gap minus each other method's, paired per repetition."""
+    key = c.metric
+    gaps = {}
+    lines = [("Training against test disparity (each method at its largest weight; gap: "
+              f"test minus training, mean over the repetitions [corrected {level:.0%} "
+              "interval]):\n"),
+             "| data | method (parameter) | training Δ | test Δ | gap | excludes 0 |",
+             "|---|---|---|---|---|---|"]
+    for method in c.methods:
+        parameters = [r["parameter"] for r in c.records if r["method"] == method
+                      and r["parameter"] is not None]
+        parameter = max(parameters) if parameters else None
+        split = {s: _per_repeat_split(c, method, parameter, key, s) for s in ("train", "test")}
+        repeats = sorted(set(split["train"]) & set(split["test"]))
+        gap = {r: split["test"][r] - split["train"][r] for r in repeats}
+        gaps[method] = gap
+        cells = ["n/a", ""]
+        if len(gap) >= 2:
+            mean, lo, hi = corrected_interval(list(gap.values()), c.test_size, level)
+            cells = [f"{mean:+.4f} [{lo:+.4f}, {hi:+.4f}]",
+                     "yes" if lo > 0 or hi < 0 else "no"]
+        lines.append(f"| {c.data} | {method} ({_parameter(method, parameter)}) | "
+                     f"{_pm(_mean_std(list(split['train'].values())))} | "
+                     f"{_pm(_mean_std(list(split['test'].values())))} | "
+                     + " | ".join(cells) + " |")
+    if "xorder" in gaps:
+        lines += ["", "xOrder's gap minus the other's, paired per repetition:\n",
+                  "| data | other method | gap difference [interval] | excludes 0 |",
+                  "|---|---|---|---|"]
+        for method in c.methods:
+            if method in ("xorder", "unadjusted") or method not in gaps:
+                continue
+            common = sorted(set(gaps["xorder"]) & set(gaps[method]))
+            if len(common) < 2:
+                continue
+            mean, lo, hi = corrected_interval(
+                [gaps["xorder"][r] - gaps[method][r] for r in common], c.test_size, level)
+            lines.append(f"| {c.data} | {method} | {mean:+.4f} [{lo:+.4f}, {hi:+.4f}] | "
+                         + ("yes" if lo > 0 or hi < 0 else "no") + " |")
+    return "\n".join(lines)
+
+
+def _per_repeat_split(c, method, parameter, key, split):
+    return {r["repeat"]: r[key] for r in c.records
+            if (r["method"], r["parameter"], r["split"]) == (method, parameter, split)
+            and r["setting"] is None and r[key] is not None}
+
+
 def _comparisons(c):
     """The paired and matched tables of a comparison, each followed by a blank line."""
     return [t + "\n" for t in (paired_table(c), matched_table(c), matched_paired_table(c))
@@ -398,14 +450,21 @@ def markdown(comparisons):
     parts = []
     for c in comparisons:
         parts.append(f"### {_title(c)}\n")
-        parts.append(study_table(c) if c.study is not None else comparison_table([c]))
-        parts.append("")
+        if c.study == "train-test":
+            at = c.at_setting(None)
+            parts += [comparison_table([at]), "", train_test_table(c), ""]
+            parts += _comparisons(at)
+        else:
+            parts.append(study_table(c) if c.study is not None else comparison_table([c]))
+            parts.append("")
         if c.study is None:
             parts += _comparisons(c)
         elif c.study in SHARE_STUDIES:  # each share compared as a comparison is
             for share in dict.fromkeys(r["setting"] for r in c.records):
                 at = c.at_setting(share)
-                parts += [f"#### Share {share:g} of the training split ({c.study})\n",
+                what = (f"{share} training items" if is_size(share)
+                        else f"Share {share:g} of the training split")
+                parts += [f"#### {what} ({c.study})\n",
                           comparison_table([at]), ""] + _comparisons(at)
         figures = paper_figure_lines(c)
         if figures:
