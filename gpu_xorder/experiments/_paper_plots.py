@@ -186,6 +186,7 @@ def plot_study(comparison, axes, metric=None, names=None):
                               "AUC")):
         ax.set_xticks(position, [str(s) for s in settings])
         ax.set(xlabel="scores the adjustment learns on" if comparison.study == "shift"
+               else "training items xOrder learns on" if comparison.study == "subsample"
                else "training items" if all(map(is_size, settings))
                else "training share", ylabel=f"{key} (test)")
     axes[0].set_ylim(0.0, max(drawn[0] + [1e-3]) * 1.12)
@@ -197,7 +198,9 @@ def plot_study(comparison, axes, metric=None, names=None):
             "samples-retrain": "base model and adjustment on "
                                + ("that many training items" if all(map(is_size, settings))
                                   else "a share of the training split"),
-            "shift": "in-sample or held-out training scores"}[comparison.study]
+            "shift": "in-sample or held-out training scores",
+            "subsample": "xOrder on every k-th training item, the others on all"}[
+                comparison.study]
     axes[0].figure.suptitle(f"{comparison.data} ({comparison.model}): {what}; mean ± sd "
                             f"over {_repetitions(comparison.repeats)}", fontsize="medium")
     return axes

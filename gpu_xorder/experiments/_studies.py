@@ -19,9 +19,11 @@ Adult 20,000 to 5,000, COMPAS 4,000 to 1,000), with corr-reg and the constrained
 trained on the same items where named; ``study="train-test"`` is the comparison of the
 post-processing methods whose figure sets the training scores beside the test scores
 (the paper's Figures 14-15: score histograms, training against test disparity);
-``study="shift"`` trains the base model on
-half of the training split and learns the post-processing either on those same
-(in-sample) scores or on the other half's (held-out) scores: in-sample scores of a
+``study="subsample"`` (the paper's Figure 11) learns xOrder on about ``size``
+training items, every k-th of each group in score order (``k`` the training split's
+size over ``size``), and the other methods on all of them; ``study="shift"`` trains
+the base model on half of the training split and learns the post-processing either on
+those same (in-sample) scores or on the other half's (held-out) scores: in-sample scores of a
 flexible model such as RankBoost are shifted against the test scores.
 
 Every record is ``{"method", "parameter", "setting", "repeat", "split", "auc",
@@ -61,13 +63,15 @@ POST_LOGIT_MORE_LAMS = (1.0, 2.0, 5.0)
 PARAMETER_NAMES = {"unadjusted": "", "xorder": "lam", "xorder-kd": "lam",
                    "post-logit": "lam", "post-logit-public": "",
                    "corr-reg": "weight", "constrained": "max |D|"}
-STUDIES = ("samples", "samples-retrain", "shift", "train-test")
+STUDIES = ("samples", "samples-retrain", "shift", "train-test", "subsample")
 #: The study whose methods may include the in-processing baselines (each trained on
 #: the setting's share of the training split, as the base model is).
 RETRAIN_STUDY = "samples-retrain"
 IN_PROCESSING = ("corr-reg", "constrained")
+#: The studies that take every two-group method.
+EVERY_METHOD_STUDIES = (RETRAIN_STUDY, "subsample")
 #: The studies whose settings are shares of the training split (``fractions``).
-SHARE_STUDIES = ("samples", "samples-retrain")
+SHARE_STUDIES = ("samples", "samples-retrain", "subsample")
 FRACTIONS = (0.05, 0.1, 0.2, 0.5, 1.0)
 SHIFT_SETTINGS = ("in-sample", "held-out")
 #: Most widenings (by :data:`gpu_xorder.experiments.baselines.WIDEN_FACTOR`) of the
@@ -90,6 +94,7 @@ MSG_FRACTIONS_STUDY = "fractions are the shares of the samples and samples-retra
 MSG_FRACTIONS = "fractions must be distinct shares in (0, 1], got {value!r}"
 MSG_SIZES = "sizes must be distinct whole numbers of training items >= 2, got {value!r}"
 MSG_SIZES_BOTH = "give fractions or sizes, not both"
+MSG_SUBSAMPLE_SIZES = "the subsample study needs sizes (training items xOrder learns on)"
 MSG_SIZE_LARGE = ("size {size} is more than the {n} training items of {data} (test "
                   "share {test_size:g})")
 
@@ -98,7 +103,7 @@ def default_methods(n_groups, study=None):
     """The methods ``compare_methods`` runs when none are named: every method that
     takes ``n_groups`` groups (a study: the post-processing ones)."""
     chosen = POST_PROCESSING if study is not None else METHODS
-    if study == RETRAIN_STUDY:
+    if study in EVERY_METHOD_STUDIES:
         chosen = METHODS
     if n_groups == 2:
         return tuple(m for m in chosen if m != "xorder-kd")
@@ -184,6 +189,8 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
         v.check_choice(study, "study", STUDIES)
     if sizes is not None and fractions is not None:
         raise ValueError(MSG_SIZES_BOTH)
+    if study == "subsample" and sizes is None:
+        raise ValueError(MSG_SUBSAMPLE_SIZES)
     fractions = (_check_fractions(fractions, study) if sizes is None
                  else _check_sizes(sizes, study))
     labels = np.unique(grouping(dataset, groups))
@@ -192,7 +199,7 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
     for name in methods:
         v.check_choice(name, "methods", METHODS)
     methods = tuple(m for m in METHODS if m in set(methods) | {"unadjusted"})
-    allowed = METHODS if study == RETRAIN_STUDY else POST_PROCESSING
+    allowed = METHODS if study in EVERY_METHOD_STUDIES else POST_PROCESSING
     if study is not None and set(methods) - set(allowed):
         raise ValueError(MSG_STUDY_METHODS.format(study=study,
                                                   allowed=", ".join(allowed)))
@@ -370,6 +377,10 @@ def _repetition(data, groups, metric, model_name, methods, lams, study, fraction
     with clock("unadjusted"):
         model = make_model(model_name, random_state=seed).fit(train[0], train[1])
         s_tr, s_te = _scores(model, train[0]), _scores(model, test[0])
+    if study == "subsample":
+        return _subsample_study(methods, lams, metric, engine, post_logit_search, notes,
+                                add, clock, records, fractions, seed, train, test,
+                                s_tr, s_te)
     if study == "samples":
         for fraction in fractions:
             idx = _subset(train[1], train[2], fraction, seed)
@@ -382,6 +393,29 @@ def _repetition(data, groups, metric, model_name, methods, lams, study, fraction
                                 "test": (s_te, test[1], test[2])}
     _in_processing_runs(methods, metric, seed, add, clock, None, train, test)
     return records, clock.seconds, curves if r == 0 else {}, notes
+
+
+def _subsample_study(methods, lams, metric, engine, post_logit_search, notes, add, clock,
+                     records, sizes, seed, train, test, s_tr, s_te):
+    """The subsample study of one repetition: the other methods once on every training
+    item, recorded under every size; xOrder on every k-th item of each group (``k``
+    the training split's size over the size, at least 1)."""
+    first = len(records)
+    others = tuple(m for m in methods if m != "xorder")
+    scores = ((s_tr, train[1], train[2]), (s_te, test[1], test[2]))
+    _post_processing(others, lams, metric, engine, post_logit_search, notes, add, clock,
+                     None, *scores)
+    _in_processing_runs(methods, metric, seed, add, clock, None, train, test)
+    shared = [r for r in records[first:] if r["method"] != "unadjusted"]
+    del records[first:]
+    for size in sizes:
+        k = max(1, int(round(train[1].size / size)))
+        notes.setdefault("xorder subsample k", []).append({str(size): k})
+        _post_processing(tuple(m for m in ("xorder",) if m in methods), lams, metric,
+                         dict(engine, subsample=None if k == 1 else k), post_logit_search,
+                         notes, add, clock, size, *scores)
+        records += [{**r, "setting": size} for r in shared]
+    return records, clock.seconds, {}, notes
 
 
 def _in_processing_runs(methods, metric, seed, add, clock, setting, train, test):
