@@ -337,12 +337,19 @@ def matched_table(c):
     return "\n".join(lines)
 
 
-def matched_repetitions(c):
-    """Per repetition, xOrder's test trade-off curve minus every other method's, the
-    mean AUC difference over the disparities both of that repetition's curves reach
-    (:func:`matched_auc` on the repetition's values per parameter, curves as in
-    :func:`matched_table`): ``{method: {repeat: difference}}``, a repetition left out
-    where the two curves share no disparity."""
+#: Where two curves of a repetition share no disparity: which of them could not reach
+#: the other's (the other lies wholly below it in disparity).
+XORDER_SHORT, OTHER_SHORT = "xorder", "other"
+
+
+def matched_outcomes(c):
+    """Per repetition, xOrder's test trade-off curve against every other method's
+    (curves as in :func:`matched_table`): ``{method: {repeat: (difference, short)}}``,
+    the difference the mean AUC difference over the disparities both curves reach
+    (:func:`matched_auc`) and ``short`` None; where they share no disparity, difference
+    None and ``short`` the method that could not reach the other's disparity
+    (:data:`XORDER_SHORT` where the other's whole curve lies below xOrder's lowest
+    disparity, :data:`OTHER_SHORT` where xOrder's lies below the other's)."""
     points = {}
     for r in c.records:
         if r["split"] == "test" and r["setting"] is None:
@@ -356,34 +363,89 @@ def matched_repetitions(c):
         for method in _others(c, curve):
             at, diff = matched_auc(curve["xorder"], curve[method])
             if at.size:
-                out.setdefault(method, {})[repeat] = float(diff.mean())
+                out.setdefault(method, {})[repeat] = (float(diff.mean()), None)
+                continue
+            lows = [min((d for d, _ in curve[m] if np.isfinite(d)), default=np.nan)
+                    for m in ("xorder", method)]
+            if np.isnan(lows).any():
+                continue
+            short = XORDER_SHORT if lows[1] < lows[0] else OTHER_SHORT
+            out.setdefault(method, {})[repeat] = (None, short)
     return out
 
 
+def matched_repetitions(c):
+    """Per repetition, xOrder's test trade-off curve minus every other method's, the
+    mean AUC difference over the disparities both of that repetition's curves reach
+    (:func:`matched_outcomes`): ``{method: {repeat: difference}}``, a repetition left
+    out where the two curves share no disparity."""
+    out = {}
+    for method, outcomes in matched_outcomes(c).items():
+        met = {r: d for r, (d, short) in outcomes.items() if short is None}
+        if met:
+            out[method] = met
+    return out
+
+
+def scored_against(outcomes):
+    """Every repetition's difference, a repetition where the curves do not meet scored
+    against the method that could not reach the other's disparity: as a loss of the
+    largest size of any difference where they meet (``-m`` against xOrder, ``+m``
+    against the other; ``m = max |difference|``, None where they never meet)."""
+    met = [d for d, short in outcomes.values() if short is None]
+    if not met:
+        return None
+    m = max(abs(d) for d in met)
+    return {r: d if short is None else (-m if short == XORDER_SHORT else m)
+            for r, (d, short) in outcomes.items()}
+
+
 def matched_paired_table(c, level=LEVEL):
-    """AUC at matched disparity per repetition (:func:`matched_repetitions`): the mean
-    over the repetitions where both curves meet, with the corrected resampled t interval
-    (:func:`corrected_interval`) and whether it excludes 0."""
-    per = matched_repetitions(c)
+    """AUC at matched disparity per repetition (:func:`matched_outcomes`): the
+    repetitions where the curves do not meet, by the side that could not reach; the
+    mean over the repetitions where they meet with the corrected resampled t interval
+    (:func:`corrected_interval`); and the mean over every repetition, those that do not
+    meet scored against the method that could not reach the other's disparity
+    (:func:`scored_against`), with its interval and xOrder's wins."""
+    per = matched_outcomes(c)
     if c.repeats < 2 or not per:
         return ""
     lines = [("AUC at matched test disparity per repetition, xorder minus the other (each "
               "repetition's curves interpolated as above, the difference averaged over "
-              "the disparities both reach; mean over the repetitions where they meet, "
-              f"corrected {level:.0%} interval, Nadeau and Bengio 2003):\n"),
+              "the disparities both reach; corrected "
+              f"{level:.0%} intervals, Nadeau and Bengio 2003). Where a repetition's "
+              "curves do not meet, the method that could not reach the other's "
+              "disparity is named; in the last columns such a repetition counts "
+              "against it, as a loss as large as the largest |difference| of any "
+              "repetition where they meet:\n"),
              ("| data | other method | repetitions where the curves meet | AUC difference: "
-              "mean [interval] | excludes 0 |"), "|---|---|---|---|---|"]
+              "mean [interval] | excludes 0 | not meeting (could not reach) | every "
+              "repetition, not meeting counted against: mean [interval] | excludes 0 | "
+              "xorder higher |"), "|---|---|---|---|---|---|---|---|---|"]
     for method in c.methods:
         if method not in per:
             continue
-        d = list(per[method].values())
+        outcomes = per[method]
+        d = [x for x, short in outcomes.values() if short is None]
         cells = ["n/a", ""]
         if len(d) >= 2:
             mean, lo, hi = corrected_interval(d, c.test_size, level)
             cells = [f"{mean:+.4f} [{lo:+.4f}, {hi:+.4f}]",
                      "yes" if lo > 0 or hi < 0 else "no"]
+        missing = [(r, short) for r, (_, short) in outcomes.items() if short is not None]
+        by_side = {side: [str(r) for r, s in missing if s == side]
+                   for side in (XORDER_SHORT, OTHER_SHORT)}
+        gaps = "; ".join(f"{', '.join(reps)} ({'xorder' if side == XORDER_SHORT else method})"
+                         for side, reps in by_side.items() if reps) or "none"
+        scored = scored_against(outcomes)
+        every = ["n/a", "", "n/a"]
+        if scored is not None and len(scored) >= 2:
+            mean, lo, hi = corrected_interval(list(scored.values()), c.test_size, level)
+            every = [f"{mean:+.4f} [{lo:+.4f}, {hi:+.4f}]",
+                     "yes" if lo > 0 or hi < 0 else "no",
+                     f"{sum(x > 0 for x in scored.values())} of {len(scored)}"]
         lines.append(f"| {c.data} | {method} | {len(d)} of {c.repeats} | "
-                     + " | ".join(cells) + " |")
+                     + " | ".join(cells) + f" | {gaps} | " + " | ".join(every) + " |")
     return "\n".join(lines)
 
 
