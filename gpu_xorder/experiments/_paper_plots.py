@@ -29,7 +29,7 @@ from ..plotting._plots import (
     plot_xroc,
 )
 from ..utils._validation import split_pair_key
-from ._studies import FRACTIONS, PARAMETER_NAMES, SHARE_STUDIES, is_size
+from ._studies import FRACTIONS, IN_PROCESSING, PARAMETER_NAMES, SHARE_STUDIES, is_size
 
 MARKERS = {"unadjusted": "*", "xorder": "o", "xorder-kd": "h", "post-logit": "s",
            "post-logit-public": "P", "corr-reg": "^", "constrained": "D"}
@@ -56,12 +56,13 @@ def _figure(width=5.5, height=4.2):
 
 def _between(comparison, names):
     """``between non-white and white`` (two groups) or ``largest over pairs of 3
-    groups``."""
+    groups (age <= 25, 25 < age <= 40, age > 40)`` (the groups' names where known)."""
     name = namer(names)
     labels = comparison.group_labels
     if len(labels) == 2:
         return f"between {name(labels[0])} and {name(labels[1])}"
-    return f"largest over pairs of {len(labels)} groups"
+    return (f"largest over pairs of {len(labels)} groups ("
+            + ", ".join(name(_label(str(g), comparison)) for g in labels) + ")")
 
 
 def plot_comparison(comparison, ax, metric=None, split="test", names=None, positive=None):
@@ -130,8 +131,11 @@ def plot_tradeoff_panels(comparison, fig, metric=None, split="test", names=None,
                     linestyle="-" if len(x) > 1 else "none", capsize=2, elinewidth=0.8,
                     markersize=5)
         name = PARAMETER_NAMES[method]
-        ax.set_title(method + (f" (labels: {name})" if name else ""), fontsize="medium",
-                     color=f"C{k}")
+        own = (method in IN_PROCESSING and comparison.model != "lr")
+        ax.set_title(method + (f" (labels: {name})" if name else "")
+                     + ("\nits own linear model on the features: weight 0 is near lr's"
+                        " unadjusted point, not the star" if own else ""),
+                     fontsize="medium" if not own else "small", color=f"C{k}")
         honest_limits(ax, xs, ys, min_span=PANEL_AUC_SPAN)
         if k % columns == 0:
             ax.set_ylabel(f"AUC ({split})")
@@ -149,8 +153,12 @@ def plot_tradeoff_panels(comparison, fig, metric=None, split="test", names=None,
         int(TITLE_CHARS_PER_INCH * fig.get_figwidth())), fontsize="medium")
     for ax, method in zip(axes, methods):  # labels once the layout is fixed
         x, _, y, _, parameters = points[method]
-        place_labels(ax, list(zip(x, y)), ["" if p is None else f"{p:g}"
-                                           for p in parameters])
+        for label in place_labels(ax, list(zip(x, y)), ["" if p is None else f"{p:g}"
+                                                         for p in parameters]):
+            # readable over the error bars and the grey curves behind
+            label.set_bbox({"boxstyle": "round,pad=0.1", "facecolor": "white",
+                            "edgecolor": "none", "alpha": 0.85})
+            label.set_zorder(5)
     return axes[:len(methods)]
 
 
