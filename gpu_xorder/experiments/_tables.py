@@ -474,7 +474,8 @@ def train_test_table(c, level=LEVEL):
             mean, lo, hi = corrected_interval(list(gap.values()), c.test_size, level)
             cells = [f"{mean:+.4f} [{lo:+.4f}, {hi:+.4f}]",
                      "yes" if lo > 0 or hi < 0 else "no"]
-        lines.append(f"| {c.data} | {method} ({_parameter(method, parameter)}) | "
+        label = _parameter(method, parameter)
+        lines.append(f"| {c.data} | {method}{f' ({label})' if label else ''} | "
                      f"{_pm(_mean_std(list(split['train'].values())))} | "
                      f"{_pm(_mean_std(list(split['test'].values())))} | "
                      + " | ".join(cells) + " |")
