@@ -173,17 +173,29 @@ def plot_study(comparison, axes, metric=None, names=None):
     rows = comparison.summary("test")
     settings = list(dict.fromkeys(r["setting"] for r in rows))
     position = np.arange(len(settings))
+    # two weights keep the picture readable (the CSV has them all); a method of one
+    # point (unadjusted, the public post-logit) is drawn as it is; an in-processing
+    # baseline at its parameter of the lowest test disparity averaged over the settings
+    lowest = {}
+    for method in IN_PROCESSING:
+        means = {}
+        for r in rows:
+            if r["method"] == method and not np.isnan(r[metric][0]):
+                means.setdefault(r["parameter"], []).append(r[metric][0])
+        if means:
+            lowest[method] = min(means, key=lambda p: np.mean(means[p]))
     keys = [(method, parameter) for method, parameter
             in dict.fromkeys((r["method"], r["parameter"]) for r in rows)
-            # two weights keep the picture readable (the CSV has them all); a method
-            # of one point (unadjusted, the public post-logit) is drawn as it is
-            if parameter is None or parameter in (0.05, 0.5)]
+            if parameter is None or (parameter == lowest[method] if method in lowest
+                                     else parameter in (0.05, 0.5))]
     drawn = {0: [], 1: []}
     for k, (method, parameter) in enumerate(keys):
         dodge = (k - (len(keys) - 1) / 2) * 0.06  # error bars side by side
         chosen = {r["setting"]: r for r in rows
                   if (r["method"], r["parameter"]) == (method, parameter)}
-        label = method if parameter is None else f"{method} lam={parameter:g}"
+        label = (method if parameter is None else
+                 f"{method} {PARAMETER_NAMES[method]}={parameter:g}"
+                 + (" (lowest mean Δ)" if method in lowest else ""))
         for panel, (ax, key) in enumerate(zip(axes, (metric, "auc"))):
             mean, sd = np.array([chosen[s][key] for s in settings]).T
             sd = np.nan_to_num(sd)
