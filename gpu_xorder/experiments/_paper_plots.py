@@ -29,7 +29,8 @@ from ..plotting._plots import (
     plot_xroc,
 )
 from ..utils._validation import split_pair_key
-from ._studies import FRACTIONS, IN_PROCESSING, PARAMETER_NAMES, SHARE_STUDIES, is_size
+from ._settings import FRACTIONS, SHARE_STUDIES, is_size
+from ._studies import IN_PROCESSING, PARAMETER_NAMES
 
 MARKERS = {"unadjusted": "*", "xorder": "o", "xorder-kd": "h", "post-logit": "s",
            "post-logit-public": "P", "corr-reg": "^", "constrained": "D"}

@@ -42,6 +42,11 @@ from ..utils import _validation as v
 from ..utils._parallel import map_in_rounds, workers
 from ._comparison import Comparison
 from ._experiment import DEFAULT_LAMS, SPLITS, _record, grouping
+from ._settings import (
+    _check_fractions,
+    _check_sizes,
+    is_size,
+)
 
 METHODS = ("unadjusted", "xorder", "xorder-kd", "post-logit", "post-logit-public",
            "corr-reg", "constrained")
@@ -70,9 +75,6 @@ RETRAIN_STUDY = "samples-retrain"
 IN_PROCESSING = ("corr-reg", "constrained")
 #: The studies that take every two-group method.
 EVERY_METHOD_STUDIES = (RETRAIN_STUDY, "subsample")
-#: The studies whose settings are shares of the training split (``fractions``).
-SHARE_STUDIES = ("samples", "samples-retrain", "subsample")
-FRACTIONS = (0.05, 0.1, 0.2, 0.5, 1.0)
 SHIFT_SETTINGS = ("in-sample", "held-out")
 #: Most widenings (by :data:`gpu_xorder.experiments.baselines.WIDEN_FACTOR`) of the
 #: public post-logit's alpha grid with more than two groups: up to 0-267.3.
@@ -90,9 +92,6 @@ MSG_BASELINE_GROUPS = ("{method} handles two groups; {data} with groups {groups!
 MSG_KD_GROUPS = ("xorder-kd compares the K-D lattice with iterative xOrder on more than "
                  "two groups; {data} with groups {groups!r} has two")
 MSG_ICU_GROUPS = "the ICU stand-in has its two age bands only (groups 'default')"
-MSG_FRACTIONS_STUDY = "fractions are the shares of the samples and samples-retrain studies"
-MSG_FRACTIONS = "fractions must be distinct shares in (0, 1], got {value!r}"
-MSG_SIZES = "sizes must be distinct whole numbers of training items >= 2, got {value!r}"
 MSG_SIZES_BOTH = "give fractions or sizes, not both"
 MSG_SUBSAMPLE_SIZES = "the subsample study needs sizes (training items xOrder learns on)"
 MSG_SIZE_LARGE = ("size {size} is more than the {n} training items of {data} (test "
@@ -246,43 +245,6 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
                       test_size=float(test_size), seed=int(seed),
                       group_labels=tuple(labels.tolist()), records=tuple(records),
                       seconds=seconds, cpu_seconds=cpu, notes=notes, curves=curves)
-
-
-def _check_fractions(fractions, study):
-    """The shares of a samples study, in the order given (default :data:`FRACTIONS`)."""
-    if fractions is None:
-        return FRACTIONS
-    if study not in SHARE_STUDIES:
-        raise ValueError(MSG_FRACTIONS_STUDY)
-    if isinstance(fractions, (str, bytes)) or not hasattr(fractions, "__iter__"):
-        raise TypeError(MSG_FRACTIONS.format(value=fractions))
-    values = tuple(v.as_real(x, "fractions", MSG_FRACTIONS) for x in fractions)
-    if not values or len(set(values)) != len(values) or not all(
-            0.0 < x <= 1.0 for x in values):
-        raise ValueError(MSG_FRACTIONS.format(value=fractions))
-    return values
-
-
-def _check_sizes(sizes, study):
-    """The training sizes of a samples study, in the order given, as ints."""
-    if study not in SHARE_STUDIES:
-        raise ValueError(MSG_FRACTIONS_STUDY)
-    if isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__iter__"):
-        raise TypeError(MSG_SIZES.format(value=sizes))
-    values = []
-    for x in sizes:
-        if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 2:
-            raise ValueError(MSG_SIZES.format(value=sizes))
-        values.append(int(x))
-    if not values or len(set(values)) != len(values):
-        raise ValueError(MSG_SIZES.format(value=sizes))
-    return tuple(values)
-
-
-def is_size(setting):
-    """Whether a samples study's setting is a number of training items (an int), not
-    a share (a float)."""
-    return isinstance(setting, (int, np.integer)) and not isinstance(setting, bool)
 
 
 def _split(dataset, labels, test_size, seed):

@@ -9,8 +9,9 @@ from gpu_xorder import metrics
 from gpu_xorder.cli import main
 from gpu_xorder.datasets import load_dataset
 from gpu_xorder.experiments import _studies
+from gpu_xorder.experiments._matched import corrected_interval, train_test_table
 from gpu_xorder.experiments._studies import _split, compare_methods
-from gpu_xorder.experiments._tables import corrected_interval, markdown, train_test_table
+from gpu_xorder.experiments._tables import markdown
 from gpu_xorder.experiments.models import RankBoost, make_model
 
 

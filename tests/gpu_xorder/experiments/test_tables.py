@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpu_xorder.experiments._studies import Comparison
-from gpu_xorder.experiments._tables import (
+from gpu_xorder.experiments._matched import (
     corrected_interval,
     matched_auc,
     matched_outcomes,
@@ -20,6 +19,7 @@ from gpu_xorder.experiments._tables import (
     t_cdf,
     t_quantile,
 )
+from gpu_xorder.experiments._studies import Comparison
 from support.properties import examples
 
 # two-sided 95% critical values of Student's t, as printed in the usual tables
