@@ -134,8 +134,8 @@ def plot_tradeoff_panels(comparison, fig, metric=None, split="test", names=None,
         name = PARAMETER_NAMES[method]
         own = (method in IN_PROCESSING and comparison.model != "lr")
         ax.set_title(method + (f" (labels: {name})" if name else "")
-                     + ("\nits own linear model on the features: weight 0 is near lr's"
-                        " unadjusted point, not the star" if own else ""),
+                     + ("\nits own linear model: weight 0 lies near\nlr's unadjusted "
+                        "point, not at the star" if own else ""),
                      fontsize="medium" if not own else "small", color=f"C{k}")
         honest_limits(ax, xs, ys, min_span=PANEL_AUC_SPAN)
         if k % columns == 0:
