@@ -290,9 +290,11 @@ def build_parser():
                             "split; with --out also their histograms) or train-test (the "
                             "comparison with the training scores beside the test scores: "
                             "with --out their histograms and the training against the "
-                            "test disparity, the paper's Figures 14-15); samples-retrain "
-                            "also takes corr-reg and constrained, trained on the same "
-                            "items")
+                            "test disparity, the paper's Figures 14-15) or subsample "
+                            "(xOrder learnt on about --sizes N training items, every k-th "
+                            "of each group, the others on all: the paper's Figure 11); "
+                            "samples-retrain and subsample also take corr-reg and "
+                            "constrained")
     paper.add_argument("--fractions", type=float, nargs="+", metavar="F",
                        help="with --study samples or samples-retrain: the shares of the "
                             "training split, each in (0, 1] (default: 0.05 0.1 0.2 0.5 "
@@ -300,7 +302,8 @@ def build_parser():
                             "--out draws each share's trade-off")
     paper.add_argument("--sizes", type=_positive, nargs="+", metavar="N",
                        help="with --study samples or samples-retrain, instead of "
-                            "--fractions: numbers of training items, each at most the "
+                            "--fractions, and with --study subsample (required): "
+                            "numbers of training items, each at most the "
                             "training split's (the paper's Figure 13: Adult 20000 15000 "
                             "10000 5000, COMPAS 4000 3000 2000 1000)")
     paper.add_argument("--post-logit-search", choices=("joint", "logit-alpha"),
