@@ -24,12 +24,8 @@ import json
 
 import numpy as np
 
+from gpu_xorder.experiments._matched import LEVEL, corrected_interval, matched_paired_table
 from gpu_xorder.experiments._studies import Comparison
-from gpu_xorder.experiments._tables import (
-    LEVEL,
-    corrected_interval,
-    matched_paired_table,
-)
 
 
 def _method(text):

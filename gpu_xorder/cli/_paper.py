@@ -34,6 +34,7 @@ def run(args):
     names = args.data or PAPER_DATA[args.groups]
     if (args.methods is None or set(args.methods) - {"unadjusted", "xorder"}
             or args.model != "lr" or args.study is not None or args.out is not None
+            or args.sizes is not None
             or "icu-standin" in names):
         return _paper_comparison(names, args)
     try:
@@ -81,7 +82,7 @@ def _paper_comparison(names, args):
     figures = args.out is not None
     # every file --out will hold, for the checks before the work
     held = list(OUT_FILES) + [name for data in names for name in figure_names(
-        data, args.groups, args.model, args.study, args.fractions)]
+        data, args.groups, args.model, args.study, args.sizes or args.fractions)]
     try:
         check_all_outputs([("--json", args.json)], [("--out", args.out, held)],
                           inputs=read_paths(args))
@@ -104,7 +105,8 @@ def _paper_comparison(names, args):
                         backend=args.backend, method=args.method, solver=args.solver,
                         subsample=args.subsample,
                         post_logit_search=args.post_logit_search,
-                        fractions=args.fractions, n_jobs=args.jobs, progress=report)
+                        fractions=args.fractions, sizes=args.sizes, n_jobs=args.jobs,
+                        progress=report)
                 comparisons.append(comparison)
                 _print_comparison(comparison)
         document = {"experiments": [c.to_dict() for c in comparisons]}

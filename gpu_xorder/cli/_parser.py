@@ -294,19 +294,34 @@ def build_parser():
     paper.add_argument("--model", choices=PAPER_MODELS, default="lr",
                        help="base model: lr (scikit-learn logistic regression, default), "
                             "paper-linear (the paper's code: few plain gradient steps), "
-                            "rankboost")
+                            "rankboost (200 rounds, a sigmoid of the margin), "
+                            "rankboost-public (the public code's: 50 rounds, the weighted "
+                            "vote in [0, 1])")
     paper.add_argument("--study", choices=PAPER_STUDIES,
                        help="robustness study of the post-processing methods (the "
                             "default --methods then): samples (learnt on a share "
                             "of the training scores), samples-retrain (the base model "
                             "also trained on that share) or shift (learnt on in-sample "
                             "or held-out scores of a model trained on half the training "
-                            "split; with --out also their histograms)")
+                            "split; with --out also their histograms) or train-test (the "
+                            "comparison with the training scores beside the test scores: "
+                            "with --out their histograms and the training against the "
+                            "test disparity, the paper's Figures 14-15) or subsample "
+                            "(xOrder learnt on about --sizes N training items, every k-th "
+                            "of each group, the others on all: the paper's Figure 11); "
+                            "samples-retrain and subsample also take corr-reg and "
+                            "constrained")
     paper.add_argument("--fractions", type=float, nargs="+", metavar="F",
                        help="with --study samples or samples-retrain: the shares of the "
                             "training split, each in (0, 1] (default: 0.05 0.1 0.2 0.5 "
                             "1); tables.md then compares the methods at each share, and "
                             "--out draws each share's trade-off")
+    paper.add_argument("--sizes", type=_positive, nargs="+", metavar="N",
+                       help="with --study samples or samples-retrain, instead of "
+                            "--fractions, and with --study subsample (required): "
+                            "numbers of training items, each at most the "
+                            "training split's (the paper's Figure 13: Adult 20000 15000 "
+                            "10000 5000, COMPAS 4000 3000 2000 1000)")
     paper.add_argument("--post-logit-search", choices=("joint", "logit-alpha"),
                        default="joint",
                        help="the grid of the post-logit method: joint (alpha and beta on "

@@ -1,14 +1,17 @@
 """The figures of ``gpu-xorder paper --out``: the test trade-off of every method (the
 paper's Figures 5-9), xROC curves before and after xOrder and post-logit (Figure 10),
-the robustness studies (Figures 11-13) and the score histograms of the shift study
-(Figures 14-15). Every point is a mean over the repetitions with error bars of one
-standard deviation, the count on the figure; axes as :mod:`gpu_xorder.plotting._plots`
-draws them (disparity from 0, AUC spanning at least ``MIN_AUC_SPAN``), but for the
-trade-off's small multiples: one panel per method, the others grey behind it, every
-point labelled with its parameter, axes fitted to the points and their error bars.
-Figures are written at ``DPI`` = 96, the CSS pixels of an inch, so that a page shows
-them at the size they are drawn, and no text is smaller than matplotlib's ``"small"``
-(8.3 points); legends lie outside the axes. matplotlib is imported when called."""
+the robustness studies (Figures 11-13), the score histograms of the shift study
+(Figures 14-15), and the training scores beside the test scores of the train-test
+study (Figures 14-15 as the paper set them up). Trade-off and study points are means
+over the repetitions with error bars of one standard deviation, the count on the
+figure (xROC curves and histograms show repetition 0); axes as
+:mod:`gpu_xorder.plotting._plots` draws them (disparity from 0, AUC spanning at least
+``MIN_AUC_SPAN``), but for the trade-off's small multiples: one panel per method, the
+others grey behind it, every point labelled with its parameter, axes fitted to the
+points and their error bars. Figures are written at ``DPI`` = 96, the CSS pixels of an
+inch, so that a page shows them at the size they are drawn, and no text is smaller than
+matplotlib's ``"small"`` (8.3 points); legends lie outside the axes.
+matplotlib is imported when called."""
 
 import os
 import textwrap
@@ -26,7 +29,8 @@ from ..plotting._plots import (
     plot_xroc,
 )
 from ..utils._validation import split_pair_key
-from ._studies import FRACTIONS, PARAMETER_NAMES, SHARE_STUDIES
+from ._settings import FRACTIONS, SHARE_STUDIES, is_size
+from ._studies import IN_PROCESSING, PARAMETER_NAMES
 
 MARKERS = {"unadjusted": "*", "xorder": "o", "xorder-kd": "h", "post-logit": "s",
            "post-logit-public": "P", "corr-reg": "^", "constrained": "D"}
@@ -53,12 +57,13 @@ def _figure(width=5.5, height=4.2):
 
 def _between(comparison, names):
     """``between non-white and white`` (two groups) or ``largest over pairs of 3
-    groups``."""
+    groups (age <= 25, 25 < age <= 40, age > 40)`` (the groups' names where known)."""
     name = namer(names)
     labels = comparison.group_labels
     if len(labels) == 2:
         return f"between {name(labels[0])} and {name(labels[1])}"
-    return f"largest over pairs of {len(labels)} groups"
+    return (f"largest over pairs of {len(labels)} groups ("
+            + ", ".join(name(_label(str(g), comparison)) for g in labels) + ")")
 
 
 def plot_comparison(comparison, ax, metric=None, split="test", names=None, positive=None):
@@ -127,8 +132,11 @@ def plot_tradeoff_panels(comparison, fig, metric=None, split="test", names=None,
                     linestyle="-" if len(x) > 1 else "none", capsize=2, elinewidth=0.8,
                     markersize=5)
         name = PARAMETER_NAMES[method]
-        ax.set_title(method + (f" (labels: {name})" if name else ""), fontsize="medium",
-                     color=f"C{k}")
+        own = (method in IN_PROCESSING and comparison.model != "lr")
+        ax.set_title(method + (f" (labels: {name})" if name else "")
+                     + ("\nits own linear model: weight 0 lies near\nlr's unadjusted "
+                        "point, not at the star" if own else ""),
+                     fontsize="medium" if not own else "small", color=f"C{k}")
         honest_limits(ax, xs, ys, min_span=PANEL_AUC_SPAN)
         if k % columns == 0:
             ax.set_ylabel(f"AUC ({split})")
@@ -146,8 +154,12 @@ def plot_tradeoff_panels(comparison, fig, metric=None, split="test", names=None,
         int(TITLE_CHARS_PER_INCH * fig.get_figwidth())), fontsize="medium")
     for ax, method in zip(axes, methods):  # labels once the layout is fixed
         x, _, y, _, parameters = points[method]
-        place_labels(ax, list(zip(x, y)), ["" if p is None else f"{p:g}"
-                                           for p in parameters])
+        for label in place_labels(ax, list(zip(x, y)), ["" if p is None else f"{p:g}"
+                                                         for p in parameters]):
+            # readable over the error bars and the grey curves behind
+            label.set_bbox({"boxstyle": "round,pad=0.1", "facecolor": "white",
+                            "edgecolor": "none", "alpha": 0.85})
+            label.set_zorder(5)
     return axes[:len(methods)]
 
 
@@ -162,17 +174,29 @@ def plot_study(comparison, axes, metric=None, names=None):
     rows = comparison.summary("test")
     settings = list(dict.fromkeys(r["setting"] for r in rows))
     position = np.arange(len(settings))
+    # two weights keep the picture readable (the CSV has them all); a method of one
+    # point (unadjusted, the public post-logit) is drawn as it is; an in-processing
+    # baseline at its parameter of the lowest test disparity averaged over the settings
+    lowest = {}
+    for method in IN_PROCESSING:
+        means = {}
+        for r in rows:
+            if r["method"] == method and not np.isnan(r[metric][0]):
+                means.setdefault(r["parameter"], []).append(r[metric][0])
+        if means:
+            lowest[method] = min(means, key=lambda p: np.mean(means[p]))
     keys = [(method, parameter) for method, parameter
             in dict.fromkeys((r["method"], r["parameter"]) for r in rows)
-            # two weights keep the picture readable (the CSV has them all); a method
-            # of one point (unadjusted, the public post-logit) is drawn as it is
-            if parameter is None or parameter in (0.05, 0.5)]
+            if parameter is None or (parameter == lowest[method] if method in lowest
+                                     else parameter in (0.05, 0.5))]
     drawn = {0: [], 1: []}
     for k, (method, parameter) in enumerate(keys):
         dodge = (k - (len(keys) - 1) / 2) * 0.06  # error bars side by side
         chosen = {r["setting"]: r for r in rows
                   if (r["method"], r["parameter"]) == (method, parameter)}
-        label = method if parameter is None else f"{method} lam={parameter:g}"
+        label = (method if parameter is None else
+                 f"{method} {PARAMETER_NAMES[method]}={parameter:g}"
+                 + (" (lowest mean Δ)" if method in lowest else ""))
         for panel, (ax, key) in enumerate(zip(axes, (metric, "auc"))):
             mean, sd = np.array([chosen[s][key] for s in settings]).T
             sd = np.nan_to_num(sd)
@@ -183,6 +207,8 @@ def plot_study(comparison, axes, metric=None, names=None):
                               "AUC")):
         ax.set_xticks(position, [str(s) for s in settings])
         ax.set(xlabel="scores the adjustment learns on" if comparison.study == "shift"
+               else "training items xOrder learns on" if comparison.study == "subsample"
+               else "training items" if all(map(is_size, settings))
                else "training share", ylabel=f"{key} (test)")
     axes[0].set_ylim(0.0, max(drawn[0] + [1e-3]) * 1.12)
     low, high = min(drawn[1]), max(drawn[1])
@@ -190,8 +216,12 @@ def plot_study(comparison, axes, metric=None, names=None):
     axes[1].set_ylim(max(0.0, low - pad), min(1.0, high + pad))
     legend_below(axes[0], ncols=2)
     what = {"samples": "adjustment learnt on a share of the training scores",
-            "samples-retrain": "base model and adjustment on a share of the training split",
-            "shift": "in-sample or held-out training scores"}[comparison.study]
+            "samples-retrain": "base model and adjustment on "
+                               + ("that many training items" if all(map(is_size, settings))
+                                  else "a share of the training split"),
+            "shift": "in-sample or held-out training scores",
+            "subsample": "xOrder on every k-th training item, the others on all"}[
+                comparison.study]
     axes[0].figure.suptitle(f"{comparison.data} ({comparison.model}): {what}; mean ± sd "
                             f"over {_repetitions(comparison.repeats)}", fontsize="medium")
     return axes
@@ -200,11 +230,16 @@ def plot_study(comparison, axes, metric=None, names=None):
 def figure_names(data, groups, model, study=None, fractions=None):
     """The files :func:`write_figures` may write for a comparison of these settings:
     the study's figure (and the shift study's histograms, or a samples study's
-    trade-off at each of its ``fractions``, default ``FRACTIONS``), or the trade-off
-    and (two groups) the xROC curves."""
+    trade-off at each of its ``fractions``, default ``FRACTIONS``: shares, or numbers
+    of training items, whose files are named ``{study}-sizes``; the train-test study's
+    trade-off), or the trade-off and (two groups) the xROC curves."""
     stem = f"{data}_{groups}_{model}"
+    if study == "train-test":
+        return [f"{stem}_{study}.png", f"{stem}_{study}_tradeoff.png"]
     if study is not None:
         shares = (fractions or FRACTIONS) if study in SHARE_STUDIES else ()
+        if shares and all(map(is_size, shares)):
+            study = f"{study}-sizes"
         return ([f"{stem}_{study}.png"]
                 + ([f"{stem}_shift_histograms.png"] if study == "shift" else [])
                 + [f"{stem}_{study}_{share:g}_tradeoff.png" for share in shares])
@@ -219,6 +254,15 @@ def write_figures(comparison, folder, names=None, positive=None):
     files = figure_names(comparison.data, comparison.groups, comparison.model,
                          comparison.study, settings)
     written = []
+    if comparison.study == "train-test":
+        fig = _figure(13, 4.4)
+        plot_train_test(comparison, fig, names=names)
+        written.append(files[0])
+        fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
+        written.append(_write_tradeoff(comparison.at_setting(None), folder, files[1],
+                                       names, positive, "model on the whole training "
+                                       "split"))
+        return written
     if comparison.study is not None:
         fig = _figure(10, 4.2)
         plot_study(comparison, fig.subplots(1, 2), names=names)
@@ -231,9 +275,11 @@ def write_figures(comparison, folder, names=None, positive=None):
             fig.savefig(os.path.join(folder, written[-1]), dpi=DPI)
         if comparison.study in SHARE_STUDIES:  # each share's trade-off, as a comparison's
             for share, name in zip(settings, files[1:]):
+                what = (f"{share} training items" if is_size(share)
+                        else f"share {share:g}")
                 written.append(_write_tradeoff(comparison.at_setting(share), folder, name,
-                                               names, positive, f"share {share:g}, "
-                                               f"{comparison.study}"))
+                                               names, positive,
+                                               f"{what}, {comparison.study}"))
         return written
     written.append(_write_tradeoff(comparison, folder, files[0], names, positive))
     panels = [key for key in XROC_PANELS if key in comparison.curves]
@@ -291,6 +337,61 @@ def plot_shift_histograms(comparison, fig, names=None):
     fig.suptitle(f"{comparison.data} ({comparison.model}): scores of the model trained on "
                  "half the training split, repetition 0 of "
                  f"{comparison.repeats}", fontsize="medium")
+    return fig
+
+
+#: The points of the train-test figure's right panel: xOrder and the joint post-logit
+#: at their largest weight, the public post-logit at its rule.
+TRAIN_TEST_METHODS = ("xorder", "post-logit", "post-logit-public")
+
+
+def plot_train_test(comparison, fig, names=None):
+    """The paper's Figures 14-15 as it set them up: the base model's scores on the
+    training split (in-sample) and the test split, one panel per group (repetition 0),
+    and the training against the test disparity of xOrder and post-logit, one point per
+    repetition, with the line y = x."""
+    samples = comparison.curves["train-test"]
+    labels = comparison.group_labels
+    axes = fig.subplots(1, len(labels) + 1)
+    every = np.concatenate([samples[k][0] for k in ("train", "test")])
+    bins = np.linspace(every.min(), every.max(), 31)
+    name = namer(names)
+    for ax, g in zip(axes, labels):
+        for split, style in (("train", "-"), ("test", ":")):
+            s, _, a = samples[split]
+            ax.hist(s[a == g], bins=bins, density=True, histtype="step", linestyle=style,
+                    linewidth=1.5, label=f"{split} ({int(np.sum(a == g))})")
+        ax.set(title=f"scores of group {name(g)}, repetition 0", xlabel="score",
+               ylabel="density")
+        legend_below(ax)
+    ax = axes[-1]
+    metric = comparison.metric
+    top = 0.0
+    for k, method in enumerate(TRAIN_TEST_METHODS):
+        chosen = [r for r in comparison.records if r["method"] == method
+                  and r["setting"] is None]
+        if not chosen:
+            continue
+        parameters = [r["parameter"] for r in chosen if r["parameter"] is not None]
+        parameter = max(parameters) if parameters else None
+        value = {(r["repeat"], r["split"]): r[metric] for r in chosen
+                 if r["parameter"] == parameter}
+        repeats = sorted({rep for rep, _ in value})
+        x = np.array([value[(rep, "train")] for rep in repeats], dtype=float)
+        y = np.array([value[(rep, "test")] for rep in repeats], dtype=float)
+        label = method if parameter is None else f"{method}, lam {parameter:g}"
+        ax.plot(x, y, marker=MARKERS[method], linestyle="none", color=f"C{k}",
+                label=f"{label} (test mean {np.nanmean(y):.3f})")
+        top = max(top, np.nanmax(x), np.nanmax(y))
+    top = top * 1.08 + 1e-3
+    ax.plot([0, top], [0, top], color="0.5", linewidth=0.8, label="y = x")
+    ax.set(xlim=(0, top), ylim=(0, top), aspect="equal",
+           xlabel=f"{DISPARITY_NAMES[metric]} on the training split",
+           ylabel=f"{DISPARITY_NAMES[metric]} on the test split",
+           title=f"one point per repetition ({comparison.repeats})")
+    legend_below(ax)
+    fig.suptitle(f"{comparison.data} ({comparison.model}, trained on the whole training "
+                 "split): training against test scores and disparity", fontsize="medium")
     return fig
 
 

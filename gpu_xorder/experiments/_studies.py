@@ -14,14 +14,21 @@ penalty weight and a disparity bound.
 ``study="samples"`` learns the post-processing on a stratified fraction of the
 training scores (the base model still trained on the whole training split) and
 applies it to all test scores; ``study="samples-retrain"`` trains the base model on
-that fraction too (the paper's Figure 13); ``study="shift"`` trains the base model on
-half of the training split and learns the post-processing either on those same
-(in-sample) scores or on the other half's (held-out) scores: in-sample scores of a
+that fraction too, or (``sizes``) on that many training items (the paper's Figure 13:
+Adult 20,000 to 5,000, COMPAS 4,000 to 1,000), with corr-reg and the constrained ranker
+trained on the same items where named; ``study="train-test"`` is the comparison of the
+post-processing methods whose figure sets the training scores beside the test scores
+(the paper's Figures 14-15: score histograms, training against test disparity);
+``study="subsample"`` (the paper's Figure 11) learns xOrder on about ``size``
+training items, every k-th of each group in score order (``k`` the training split's
+size over ``size``), and the other methods on all of them; ``study="shift"`` trains
+the base model on half of the training split and learns the post-processing either on
+those same (in-sample) scores or on the other half's (held-out) scores: in-sample scores of a
 flexible model such as RankBoost are shifted against the test scores.
 
 Every record is ``{"method", "parameter", "setting", "repeat", "split", "auc",
 "xauc", "prf", "urf", "xauc_pairs"}`` (``setting``: the fraction, ``"in-sample"`` /
-``"held-out"``, or None).
+``"held-out"``, the number of training items, or None).
 """
 
 import contextlib
@@ -35,6 +42,11 @@ from ..utils import _validation as v
 from ..utils._parallel import map_in_rounds, workers
 from ._comparison import Comparison
 from ._experiment import DEFAULT_LAMS, SPLITS, _record, grouping
+from ._settings import (
+    _check_fractions,
+    _check_sizes,
+    is_size,
+)
 
 METHODS = ("unadjusted", "xorder", "xorder-kd", "post-logit", "post-logit-public",
            "corr-reg", "constrained")
@@ -56,10 +68,13 @@ POST_LOGIT_MORE_LAMS = (1.0, 2.0, 5.0)
 PARAMETER_NAMES = {"unadjusted": "", "xorder": "lam", "xorder-kd": "lam",
                    "post-logit": "lam", "post-logit-public": "",
                    "corr-reg": "weight", "constrained": "max |D|"}
-STUDIES = ("samples", "samples-retrain", "shift")
-#: The studies whose settings are shares of the training split (``fractions``).
-SHARE_STUDIES = ("samples", "samples-retrain")
-FRACTIONS = (0.05, 0.1, 0.2, 0.5, 1.0)
+STUDIES = ("samples", "samples-retrain", "shift", "train-test", "subsample")
+#: The study whose methods may include the in-processing baselines (each trained on
+#: the setting's share of the training split, as the base model is).
+RETRAIN_STUDY = "samples-retrain"
+IN_PROCESSING = ("corr-reg", "constrained")
+#: The studies that take every two-group method.
+EVERY_METHOD_STUDIES = (RETRAIN_STUDY, "subsample")
 SHIFT_SETTINGS = ("in-sample", "held-out")
 #: Most widenings (by :data:`gpu_xorder.experiments.baselines.WIDEN_FACTOR`) of the
 #: public post-logit's alpha grid with more than two groups: up to 0-267.3.
@@ -77,14 +92,18 @@ MSG_BASELINE_GROUPS = ("{method} handles two groups; {data} with groups {groups!
 MSG_KD_GROUPS = ("xorder-kd compares the K-D lattice with iterative xOrder on more than "
                  "two groups; {data} with groups {groups!r} has two")
 MSG_ICU_GROUPS = "the ICU stand-in has its two age bands only (groups 'default')"
-MSG_FRACTIONS_STUDY = "fractions are the shares of the samples and samples-retrain studies"
-MSG_FRACTIONS = "fractions must be distinct shares in (0, 1], got {value!r}"
+MSG_SIZES_BOTH = "give fractions or sizes, not both"
+MSG_SUBSAMPLE_SIZES = "the subsample study needs sizes (training items xOrder learns on)"
+MSG_SIZE_LARGE = ("size {size} is more than the {n} training items of {data} (test "
+                  "share {test_size:g})")
 
 
 def default_methods(n_groups, study=None):
     """The methods ``compare_methods`` runs when none are named: every method that
     takes ``n_groups`` groups (a study: the post-processing ones)."""
     chosen = POST_PROCESSING if study is not None else METHODS
+    if study in EVERY_METHOD_STUDIES:
+        chosen = METHODS
     if n_groups == 2:
         return tuple(m for m in chosen if m != "xorder-kd")
     return tuple(m for m in chosen if m in MULTI_GROUP)
@@ -110,8 +129,8 @@ def _icu_standin():
 def compare_methods(data="german", *, methods=None, model="lr", groups="default",
                     metric="xauc", lams=DEFAULT_LAMS, study=None, repeats=10,
                     test_size=0.3, seed=0, backend="auto", method="auto", solver="paper",
-                    subsample=None, post_logit_search="joint", fractions=None, n_jobs=None,
-                    progress=None):
+                    subsample=None, post_logit_search="joint", fractions=None, sizes=None,
+                    n_jobs=None, progress=None):
     """xOrder against the baselines (or a robustness study) over random splits.
 
     Parameters
@@ -122,16 +141,16 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
         Among :data:`METHODS`; ``"unadjusted"`` is always included. Default:
         :func:`default_methods`. Only :data:`MULTI_GROUP` take more than two groups;
         ``"xorder-kd"`` needs more than two.
-    model : {"lr", "paper-linear", "rankboost"}
+    model : {"lr", "paper-linear", "rankboost", "rankboost-public"}
         Base model whose scores xOrder and post-logit adjust.
     groups, metric, repeats, test_size, seed, backend, method, solver, subsample, n_jobs
         As for :func:`gpu_xorder.paper_experiment` (``metric`` is also what every
         baseline trades).
     lams : sequence of float
         The weights of xOrder and post-logit.
-    study : {None, "samples", "samples-retrain", "shift"}
+    study : {None, "samples", "samples-retrain", "shift", "train-test"}
         None: the comparison; otherwise the robustness study (post-processing methods
-        only).
+        only, but samples-retrain also takes corr-reg and the constrained ranker).
     post_logit_search : {"joint", "logit-alpha"}
         The grid of ``"post-logit"`` (:class:`gpu_xorder.baselines.PostLogit`);
         ``"post-logit-public"`` is always the public code's.
@@ -139,6 +158,10 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
         The shares of the training split, each in (0, 1], of the ``"samples"`` and
         ``"samples-retrain"`` studies (default :data:`FRACTIONS`); refused with any
         other study.
+    sizes : sequence of int, optional
+        Instead of ``fractions``: the numbers of training items (each at most the
+        training split's size) of the samples studies, drawn stratified by label and
+        group; the records' setting is the size.
     progress : callable(done_repeats, repeats), optional
 
     Returns
@@ -163,16 +186,22 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
     v.check_choice(post_logit_search, "post_logit_search", ("joint", "logit-alpha"))
     if study is not None:
         v.check_choice(study, "study", STUDIES)
-    fractions = _check_fractions(fractions, study)
+    if sizes is not None and fractions is not None:
+        raise ValueError(MSG_SIZES_BOTH)
+    if study == "subsample" and sizes is None:
+        raise ValueError(MSG_SUBSAMPLE_SIZES)
+    fractions = (_check_fractions(fractions, study) if sizes is None
+                 else _check_sizes(sizes, study))
     labels = np.unique(grouping(dataset, groups))
     if methods is None:
         methods = default_methods(labels.size, study)
     for name in methods:
         v.check_choice(name, "methods", METHODS)
     methods = tuple(m for m in METHODS if m in set(methods) | {"unadjusted"})
-    if study is not None and set(methods) - set(POST_PROCESSING):
+    allowed = METHODS if study in EVERY_METHOD_STUDIES else POST_PROCESSING
+    if study is not None and set(methods) - set(allowed):
         raise ValueError(MSG_STUDY_METHODS.format(study=study,
-                                                  allowed=", ".join(POST_PROCESSING)))
+                                                  allowed=", ".join(allowed)))
     for name in methods:
         if name not in MULTI_GROUP and labels.size != 2:
             raise ValueError(MSG_BASELINE_GROUPS.format(
@@ -186,6 +215,12 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
         raise ValueError(f"repeats must be an integer >= 1, got {repeats!r}")
     n_jobs = params.check("n_jobs", n_jobs)
+    if sizes is not None:
+        n_train = dataset.y.size - int(np.ceil(float(test_size) * dataset.y.size))
+        for size in fractions:
+            if size > n_train:
+                raise ValueError(MSG_SIZE_LARGE.format(size=size, n=n_train, data=data,
+                                                       test_size=float(test_size)))
     run = functools.partial(_repetition, dataset.name if data != "icu-standin" else data,
                             groups, metric, model, methods,
                             lam_values, study, fractions, test_size,
@@ -212,21 +247,6 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
                       seconds=seconds, cpu_seconds=cpu, notes=notes, curves=curves)
 
 
-def _check_fractions(fractions, study):
-    """The shares of a samples study, in the order given (default :data:`FRACTIONS`)."""
-    if fractions is None:
-        return FRACTIONS
-    if study not in SHARE_STUDIES:
-        raise ValueError(MSG_FRACTIONS_STUDY)
-    if isinstance(fractions, (str, bytes)) or not hasattr(fractions, "__iter__"):
-        raise TypeError(MSG_FRACTIONS.format(value=fractions))
-    values = tuple(v.as_real(x, "fractions", MSG_FRACTIONS) for x in fractions)
-    if not values or len(set(values)) != len(values) or not all(
-            0.0 < x <= 1.0 for x in values):
-        raise ValueError(MSG_FRACTIONS.format(value=fractions))
-    return values
-
-
 def _split(dataset, labels, test_size, seed):
     """The split of :func:`gpu_xorder.experiments._experiment.split_scores`: ``(X, y, a)``
     twice."""
@@ -244,8 +264,9 @@ def _scores(model, X):
 
 
 def _subset(y, a, fraction, seed):
-    """A stratified (by label and group) random share of the rows: indices."""
-    if fraction >= 1.0:
+    """A stratified (by label and group) random share of the rows (``fraction`` a
+    float) or that many rows (an int): indices."""
+    if (fraction >= y.size) if is_size(fraction) else (fraction >= 1.0):
         return np.arange(y.size)
     from sklearn.model_selection import train_test_split
 
@@ -311,11 +332,17 @@ def _repetition(data, groups, metric, model_name, methods, lams, study, fraction
                 s_tr, s_te = _scores(model, train[0][idx]), _scores(model, test[0])
             post(add, clock, fraction, (s_tr, train[1][idx], train[2][idx]),
                  (s_te, test[1], test[2]))
+            _in_processing_runs(methods, metric, seed, add, clock, fraction,
+                                tuple(part[idx] for part in train), test)
         return records, clock.seconds, {}, notes
 
     with clock("unadjusted"):
         model = make_model(model_name, random_state=seed).fit(train[0], train[1])
         s_tr, s_te = _scores(model, train[0]), _scores(model, test[0])
+    if study == "subsample":
+        return _subsample_study(methods, lams, metric, engine, post_logit_search, notes,
+                                add, clock, records, fractions, seed, train, test,
+                                s_tr, s_te)
     if study == "samples":
         for fraction in fractions:
             idx = _subset(train[1], train[2], fraction, seed)
@@ -323,7 +350,40 @@ def _repetition(data, groups, metric, model_name, methods, lams, study, fraction
                  (s_te, test[1], test[2]))
         return records, clock.seconds, {}, notes
     curves = post(add, clock, None, (s_tr, train[1], train[2]), (s_te, test[1], test[2]))
-    for method in ("corr-reg", "constrained"):
+    if study == "train-test" and r == 0:  # the training scores beside the test scores
+        curves["train-test"] = {"train": (s_tr, train[1], train[2]),
+                                "test": (s_te, test[1], test[2])}
+    _in_processing_runs(methods, metric, seed, add, clock, None, train, test)
+    return records, clock.seconds, curves if r == 0 else {}, notes
+
+
+def _subsample_study(methods, lams, metric, engine, post_logit_search, notes, add, clock,
+                     records, sizes, seed, train, test, s_tr, s_te):
+    """The subsample study of one repetition: the other methods once on every training
+    item, recorded under every size; xOrder on every k-th item of each group (``k``
+    the training split's size over the size, at least 1)."""
+    first = len(records)
+    others = tuple(m for m in methods if m != "xorder")
+    scores = ((s_tr, train[1], train[2]), (s_te, test[1], test[2]))
+    _post_processing(others, lams, metric, engine, post_logit_search, notes, add, clock,
+                     None, *scores)
+    _in_processing_runs(methods, metric, seed, add, clock, None, train, test)
+    shared = [r for r in records[first:] if r["method"] != "unadjusted"]
+    del records[first:]
+    for size in sizes:
+        k = max(1, int(round(train[1].size / size)))
+        notes.setdefault("xorder subsample k", []).append({str(size): k})
+        _post_processing(tuple(m for m in ("xorder",) if m in methods), lams, metric,
+                         dict(engine, subsample=None if k == 1 else k), post_logit_search,
+                         notes, add, clock, size, *scores)
+        records += [{**r, "setting": size} for r in shared]
+    return records, clock.seconds, {}, notes
+
+
+def _in_processing_runs(methods, metric, seed, add, clock, setting, train, test):
+    """Corr-reg and the constrained ranker (those of ``methods``) over their grids,
+    trained on ``train``'s features; records on both splits under ``setting``."""
+    for method in IN_PROCESSING:
         if method in methods:
             init = None
             with clock(method):
@@ -333,9 +393,8 @@ def _repetition(data, groups, metric, model_name, methods, lams, study, fraction
                     if method == "corr-reg" and parameter == 0:
                         init = (fitted.coef_, fitted.intercept_)
                     for split, (X, y, a) in zip(SPLITS, (train, test)):
-                        add(method, parameter, None, split, fitted.decision_function(X),
-                            y, a)
-    return records, clock.seconds, curves if r == 0 else {}, notes
+                        add(method, parameter, setting, split,
+                            fitted.decision_function(X), y, a)
 
 
 def _in_processing(method, parameter, metric, seed, init):

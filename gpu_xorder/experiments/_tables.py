@@ -8,153 +8,29 @@ its largest weight paired with every other method (mean difference over the
 repetitions with the corrected resampled t interval of Nadeau and Bengio 2003,
 :func:`corrected_interval`), and the AUC of two methods' trade-off curves at matched
 disparities (:func:`matched_auc`), on the means and per repetition with the corrected
-interval (:func:`matched_paired_table`). docs/RESULTS.md quotes these tables."""
+interval (:func:`gpu_xorder.experiments._matched.matched_paired_table`, with the
+train-test study's table). docs/RESULTS.md quotes these tables."""
 
-import math
 
 import numpy as np
 
 from ._experiment import PAPER_FIGURES, _mean_std, figure_values
-from ._studies import PARAMETER_NAMES, POST_PROCESSING, SHARE_STUDIES
+from ._matched import (
+    LEVEL,
+    _curves,
+    _others,
+    _parameter,
+    _pm,
+    corrected_interval,
+    matched_auc,
+    matched_paired_table,
+    train_test_table,
+)
+from ._settings import SHARE_STUDIES, is_size
 
 #: The disparity the "best AUC" column asks for (mean test disparity at most this).
 TARGET = 0.05
-#: The level of the paired comparisons' intervals.
-LEVEL = 0.95
 
-
-def t_cdf(t, df):
-    """``P(T <= t)`` for Student's t with an integer number ``df >= 1`` of degrees of
-    freedom, in closed form (Abramowitz and Stegun 26.7.3-4: finite sums in
-    ``cos(theta)``, ``theta = arctan(t / sqrt(df))``), so that no SciPy is needed."""
-    if isinstance(df, bool) or int(df) != df or df < 1:
-        raise ValueError(f"df must be an integer >= 1, got {df!r}")
-    df = int(df)
-    theta = math.atan(abs(t) / math.sqrt(df))
-    c2, term, total = math.cos(theta) ** 2, 1.0, 1.0
-    if df % 2:  # odd: 2/pi (theta + sin cos (1 + 2/3 cos^2 + 2*4/(3*5) cos^4 + ...))
-        for j in range(1, (df - 1) // 2):
-            term *= c2 * (2 * j) / (2 * j + 1)
-            total += term
-        inside = 2 / math.pi * (theta + (math.sin(theta) * math.cos(theta) * total
-                                         if df > 1 else 0.0))
-    else:  # even: sin (1 + 1/2 cos^2 + 1*3/(2*4) cos^4 + ...)
-        for j in range(1, df // 2):
-            term *= c2 * (2 * j - 1) / (2 * j)
-            total += term
-        inside = math.sin(theta) * total
-    return 0.5 + math.copysign(inside / 2, t)
-
-
-def t_quantile(p, df):
-    """The ``p`` quantile of Student's t with ``df`` degrees of freedom (bisection on
-    :func:`t_cdf` to about 1e-12)."""
-    if not 0.0 < p < 1.0:
-        raise ValueError(f"p must lie in (0, 1), got {p!r}")
-    if p < 0.5:
-        return -t_quantile(1.0 - p, df)
-    lo, hi = 0.0, 1.0
-    while t_cdf(hi, df) < p:
-        lo, hi = hi, 2 * hi
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if t_cdf(mid, df) < p else (lo, mid)
-        if hi - lo < 1e-12 * max(1.0, hi):
-            break
-    return (lo + hi) / 2
-
-
-def corrected_interval(differences, test_share, level=LEVEL):
-    """Mean and the corrected resampled t interval (Nadeau and Bengio 2003) of paired
-    differences over ``J`` random splits.
-
-    The splits' training sets overlap, so the differences are correlated and the plain
-    ``sd / sqrt(J)`` understates the mean's spread; the correction scales the sample
-    variance by ``1 / J + n_test / n_train`` instead of ``1 / J`` and keeps ``J - 1``
-    degrees of freedom.
-
-    Parameters
-    ----------
-    differences : sequence of float
-        One paired difference per split (at least two).
-    test_share : float
-        The share of the data each split tests on (``n_test / n`` in (0, 1)).
-    level : float, default=0.95
-
-    Returns
-    -------
-    (mean, low, high) : tuple of float
-
-    Examples
-    --------
-    >>> mean, low, high = corrected_interval([1.0, 2.0, 3.0], test_share=0.5)
-    >>> mean, round(high - mean, 4)  # t_2 (4.3027) * sqrt((1/3 + 1) * 1)
-    (2.0, 4.9683)
-    """
-    d = np.asarray(differences, dtype=np.float64)
-    if d.ndim != 1 or d.size < 2 or not np.all(np.isfinite(d)):
-        raise ValueError("differences must be at least two finite numbers")
-    if not 0.0 < test_share < 1.0:
-        raise ValueError(f"test_share must lie in (0, 1), got {test_share!r}")
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}")
-    j = d.size
-    half = (t_quantile(0.5 + level / 2, j - 1)
-            * math.sqrt((1 / j + test_share / (1 - test_share)) * d.var(ddof=1)))
-    mean = float(d.mean())
-    return mean, mean - half, mean + half
-
-
-def matched_auc(curve_a, curve_b):
-    """AUC of trade-off curve ``a`` minus that of ``b`` at the disparities both reach.
-
-    Each curve is a sequence of ``(disparity, auc)`` points (a method's mean test
-    values per parameter); AUC is interpolated linearly in disparity between a curve's
-    points (points of equal disparity averaged). The differences are taken at every
-    point of either curve inside the common range of disparity. Points are taken in
-    order of disparity, dominated ones included (the curve as drawn, not its Pareto
-    front).
-
-    Returns
-    -------
-    (disparities, differences) : tuple of ndarray
-        Both empty where the curves share no range of disparity.
-
-    Examples
-    --------
-    >>> d, diff = matched_auc([(0.0, 0.8), (0.1, 0.9)], [(0.05, 0.8), (0.2, 0.9)])
-    >>> d.tolist(), np.round(diff, 3).tolist()
-    ([0.05, 0.1], [0.05, 0.067])
-    """
-    def prepared(curve):
-        points = np.asarray(curve, dtype=np.float64).reshape(-1, 2)
-        points = points[np.all(np.isfinite(points), axis=1)]
-        x, inverse = np.unique(points[:, 0], return_inverse=True)
-        y = np.bincount(inverse, points[:, 1], x.size) / np.bincount(inverse, None, x.size)
-        return x, y
-
-    (xa, ya), (xb, yb) = prepared(curve_a), prepared(curve_b)
-    if not xa.size or not xb.size:
-        return np.empty(0), np.empty(0)
-    lo, hi = max(xa[0], xb[0]), min(xa[-1], xb[-1])
-    at = np.unique(np.concatenate((xa, xb)))
-    at = at[(at >= lo) & (at <= hi)]
-    return at, np.interp(at, xa, ya) - np.interp(at, xb, yb)
-
-
-def _pm(pair, digits=3):
-    mean, sd = pair
-    if np.isnan(mean):
-        return "n/a"
-    return f"{mean:.{digits}f}" + ("" if np.isnan(sd) else f" ± {sd:.{digits}f}")
-
-
-def _parameter(method, parameter):
-    if method == "post-logit-public":
-        return "least train Δ"
-    if parameter is None:
-        return ""
-    return f"{PARAMETER_NAMES[method]} {parameter:g}".replace("|", "\\|")
 
 
 def _title(c):
@@ -295,25 +171,6 @@ def paired_table(c, level=LEVEL):
     return "\n".join(lines)
 
 
-def _curves(points):
-    """Trade-off curves ``{method: [(disparity, auc), ...]}`` from ``(method,
-    disparity, auc)`` points, one per parameter; the curve of a post-processing method
-    with a weight also starts at the unadjusted point (its weight 0)."""
-    base = [(d, a) for m, d, a in points if m == "unadjusted"]
-    curve = {}
-    for m, d, a in points:
-        if m != "unadjusted":
-            curve.setdefault(m, []).append((d, a))
-    for m in curve:
-        if m in POST_PROCESSING and m != "post-logit-public":
-            curve[m] += base
-    return curve
-
-
-def _others(c, curve):
-    return [m for m in c.methods if m not in ("unadjusted", "xorder") and m in curve]
-
-
 def matched_table(c):
     """Mean test AUC of xOrder's trade-off curve minus every other method's at the
     disparities both curves reach (:func:`matched_auc` on the means per parameter; the
@@ -337,56 +194,6 @@ def matched_table(c):
     return "\n".join(lines)
 
 
-def matched_repetitions(c):
-    """Per repetition, xOrder's test trade-off curve minus every other method's, the
-    mean AUC difference over the disparities both of that repetition's curves reach
-    (:func:`matched_auc` on the repetition's values per parameter, curves as in
-    :func:`matched_table`): ``{method: {repeat: difference}}``, a repetition left out
-    where the two curves share no disparity."""
-    points = {}
-    for r in c.records:
-        if r["split"] == "test" and r["setting"] is None:
-            value = [np.nan if r[k] is None else r[k] for k in (c.metric, "auc")]
-            points.setdefault(r["repeat"], []).append((r["method"], *value))
-    curves = {repeat: _curves(p) for repeat, p in points.items()}
-    out = {}
-    for repeat, curve in sorted(curves.items()):
-        if "xorder" not in curve:
-            continue
-        for method in _others(c, curve):
-            at, diff = matched_auc(curve["xorder"], curve[method])
-            if at.size:
-                out.setdefault(method, {})[repeat] = float(diff.mean())
-    return out
-
-
-def matched_paired_table(c, level=LEVEL):
-    """AUC at matched disparity per repetition (:func:`matched_repetitions`): the mean
-    over the repetitions where both curves meet, with the corrected resampled t interval
-    (:func:`corrected_interval`) and whether it excludes 0."""
-    per = matched_repetitions(c)
-    if c.repeats < 2 or not per:
-        return ""
-    lines = [("AUC at matched test disparity per repetition, xorder minus the other (each "
-              "repetition's curves interpolated as above, the difference averaged over "
-              "the disparities both reach; mean over the repetitions where they meet, "
-              f"corrected {level:.0%} interval, Nadeau and Bengio 2003):\n"),
-             ("| data | other method | repetitions where the curves meet | AUC difference: "
-              "mean [interval] | excludes 0 |"), "|---|---|---|---|---|"]
-    for method in c.methods:
-        if method not in per:
-            continue
-        d = list(per[method].values())
-        cells = ["n/a", ""]
-        if len(d) >= 2:
-            mean, lo, hi = corrected_interval(d, c.test_size, level)
-            cells = [f"{mean:+.4f} [{lo:+.4f}, {hi:+.4f}]",
-                     "yes" if lo > 0 or hi < 0 else "no"]
-        lines.append(f"| {c.data} | {method} | {len(d)} of {c.repeats} | "
-                     + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
 def _comparisons(c):
     """The paired and matched tables of a comparison, each followed by a blank line."""
     return [t + "\n" for t in (paired_table(c), matched_table(c), matched_paired_table(c))
@@ -398,14 +205,21 @@ def markdown(comparisons):
     parts = []
     for c in comparisons:
         parts.append(f"### {_title(c)}\n")
-        parts.append(study_table(c) if c.study is not None else comparison_table([c]))
-        parts.append("")
+        if c.study == "train-test":
+            at = c.at_setting(None)
+            parts += [comparison_table([at]), "", train_test_table(c), ""]
+            parts += _comparisons(at)
+        else:
+            parts.append(study_table(c) if c.study is not None else comparison_table([c]))
+            parts.append("")
         if c.study is None:
             parts += _comparisons(c)
         elif c.study in SHARE_STUDIES:  # each share compared as a comparison is
             for share in dict.fromkeys(r["setting"] for r in c.records):
                 at = c.at_setting(share)
-                parts += [f"#### Share {share:g} of the training split ({c.study})\n",
+                what = (f"{share} training items" if is_size(share)
+                        else f"Share {share:g} of the training split")
+                parts += [f"#### {what} ({c.study})\n",
                           comparison_table([at]), ""] + _comparisons(at)
         figures = paper_figure_lines(c)
         if figures:

@@ -9,13 +9,21 @@
 - :class:`RankBoost`: bipartite RankBoost (RankBoost.B of Freund, Iyer, Schapire and
   Singer 2003) with decision stumps ``1[x_j > theta]`` on quantile thresholds of every
   feature; one round is a weighted histogram of every feature (``np.bincount``).
+  ``"rankboost"`` is 200 rounds scored by a sigmoid of the margin; ``"rankboost-public"``
+  is the authors' public code's variant: 50 rounds, the score the alpha-weighted vote
+  ``sum alpha_t h_t / sum alpha_t`` in [0, 1] (``score="vote"``).
 
-:func:`make_model` builds one by name (``"lr"``, ``"paper-linear"``, ``"rankboost"``).
+:func:`make_model` builds one by name (:data:`MODELS`).
 """
 
 import numpy as np
 
-MODELS = ("lr", "paper-linear", "rankboost")
+MODELS = ("lr", "paper-linear", "rankboost", "rankboost-public")
+#: The public code's RankBoost: its rounds and its score.
+PUBLIC_RANKBOOST = {"n_rounds": 50, "score": "vote"}
+#: The vote scores of ``score="vote"`` are kept inside [VOTE_EPS, 1 - VOTE_EPS] as
+#: probabilities (a logit of them stays finite; the order is unchanged).
+VOTE_EPS = 1e-9
 MSG_MODEL = "unknown model {name!r}; expected one of {choices}"
 MSG_NOT_FITTED = "this {name} is not fitted yet; call fit first"
 MSG_LABELS = "y must hold both labels 0 and 1 and nothing else"
@@ -237,6 +245,11 @@ class RankBoost:
     n_thresholds : int, default=32
         Candidate thresholds per feature (quantiles; every midpoint between distinct
         values when a feature has fewer).
+    score : {"margin", "vote"}, default="margin"
+        What ``predict_proba`` gives as the positive class's probability: a sigmoid of
+        the margin ``sum alpha_t h_t``, or (the public code's) the weighted vote
+        ``sum alpha_t h_t / sum alpha_t`` in [0, 1] (kept within ``VOTE_EPS`` of its
+        ends). ``decision_function`` is the margin either way: the two rank alike.
 
     Attributes
     ----------
@@ -264,9 +277,10 @@ class RankBoost:
     (200,)
     """
 
-    def __init__(self, *, n_rounds=200, n_thresholds=32):
+    def __init__(self, *, n_rounds=200, n_thresholds=32, score="margin"):
         self.n_rounds = n_rounds
         self.n_thresholds = n_thresholds
+        self.score = score
 
     def fit(self, X, y):
         """Fit the model.
@@ -283,6 +297,8 @@ class RankBoost:
         RankBoost
             The fitted model itself.
         """
+        if self.score not in ("margin", "vote"):
+            raise ValueError(f"score must be 'margin' or 'vote', got {self.score!r}")
         y = _labels(y)
         thresholds, codes = stump_bins(X, self.n_thresholds)
         n, p = codes.shape
@@ -351,7 +367,8 @@ class RankBoost:
         return self._staged(X)
 
     def predict_proba(self, X):
-        """The probability of each label, a sigmoid of the margin.
+        """The probability of each label: a sigmoid of the margin, or (``score="vote"``)
+        the weighted vote.
 
         Parameters
         ----------
@@ -363,7 +380,13 @@ class RankBoost:
         ndarray of shape (n, 2)
             The probabilities of labels 0 and 1.
         """
-        p = _sigmoid(self.decision_function(X))
+        margin = self.decision_function(X)
+        if self.score == "vote":
+            total = sum(alpha for *_, alpha in self.stumps_)
+            p = np.clip(margin / total if total > 0 else np.full(margin.shape, 0.5),
+                        VOTE_EPS, 1.0 - VOTE_EPS)
+        else:
+            p = _sigmoid(margin)
         return np.column_stack((1.0 - p, p))
 
     def _staged(self, X):
@@ -382,9 +405,11 @@ def make_model(name, *, random_state=0, **params):
 
     Parameters
     ----------
-    name : {"lr", "paper-linear", "rankboost"}
-        ``"lr"`` (:class:`LogisticModel`), ``"paper-linear"`` (:class:`PaperLinear`) or
-        ``"rankboost"`` (:class:`RankBoost`); :data:`MODELS` lists them.
+    name : {"lr", "paper-linear", "rankboost", "rankboost-public"}
+        ``"lr"`` (:class:`LogisticModel`), ``"paper-linear"`` (:class:`PaperLinear`),
+        ``"rankboost"`` (:class:`RankBoost`) or ``"rankboost-public"`` (:class:`RankBoost`
+        with :data:`PUBLIC_RANKBOOST`: 50 rounds, the weighted vote); :data:`MODELS`
+        lists them.
     random_state : int, default=0
         Passed to :class:`LogisticModel` (the other two are deterministic).
     **params
@@ -401,4 +426,6 @@ def make_model(name, *, random_state=0, **params):
         return PaperLinear(**params)
     if name == "rankboost":
         return RankBoost(**params)
+    if name == "rankboost-public":
+        return RankBoost(**{**PUBLIC_RANKBOOST, **params})
     raise ValueError(MSG_MODEL.format(name=name, choices=MODELS))

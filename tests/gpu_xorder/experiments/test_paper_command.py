@@ -12,14 +12,15 @@ from gpu_xorder.cli import main
 from gpu_xorder.datasets import load_dataset, make_icu
 from gpu_xorder.experiments import _studies
 from gpu_xorder.experiments._experiment import grouping
+from gpu_xorder.experiments._matched import matched_paired_table
+from gpu_xorder.experiments._settings import FRACTIONS
 from gpu_xorder.experiments._studies import (
-    FRACTIONS,
     _split,
     compare_methods,
     default_methods,
     kd_subsample,
 )
-from gpu_xorder.experiments._tables import matched_paired_table, matched_table, paired_table
+from gpu_xorder.experiments._tables import matched_table, paired_table
 from gpu_xorder.experiments.baselines import PostLogit
 from gpu_xorder.experiments.models import make_model
 from support import REPO

@@ -10,15 +10,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpu_xorder.experiments._studies import Comparison
-from gpu_xorder.experiments._tables import (
+from gpu_xorder.experiments._matched import (
     corrected_interval,
     matched_auc,
+    matched_outcomes,
     matched_paired_table,
     matched_repetitions,
     t_cdf,
     t_quantile,
 )
+from gpu_xorder.experiments._studies import Comparison
 from support.properties import examples
 
 # two-sided 95% critical values of Student's t, as printed in the usual tables
@@ -143,8 +144,36 @@ def test_matched_repetitions_by_hand():
         0, 1, 2, 3, 4]
     assert got["post-logit-public"] == pytest.approx(expected)
     mean, lo, hi = corrected_interval(list(expected.values()), 0.3)
+    # repetition 5: the public point below xOrder's lowest disparity, counted against
+    # xOrder as a loss as large as the largest |difference| where the curves meet
+    assert matched_outcomes(c)["post-logit-public"][5] == (None, "xorder")
+    worst = max(abs(x) for x in expected.values())
+    every = [*expected.values(), -worst]
+    m2, lo2, hi2 = corrected_interval(every, 0.3)
+    wins = sum(x > 0 for x in every)
     (line,) = [x for x in matched_paired_table(c).splitlines() if "post-logit-public" in x]
     assert line == (f"| toy | post-logit-public | 5 of 6 | {mean:+.4f} [{lo:+.4f}, "
-                    f"{hi:+.4f}] | {'yes' if lo > 0 or hi < 0 else 'no'} |")
+                    f"{hi:+.4f}] | {'yes' if lo > 0 or hi < 0 else 'no'} | 5 (xorder) | "
+                    f"{m2:+.4f} [{lo2:+.4f}, {hi2:+.4f}] | "
+                    f"{'yes' if lo2 > 0 or hi2 < 0 else 'no'} | {wins} of 6 |")
     # the records.json document gives the same comparison
     assert Comparison.from_dict(c.to_dict()) == c
+
+
+def test_matched_outcomes_name_the_side_that_cannot_reach():
+    """Curves that share no disparity: the method whose lowest disparity lies above the
+    other's whole curve is the one that could not reach it, on either side."""
+    records = []
+    for repeat, dp in enumerate((0.001, 0.5)):  # below xOrder's curve, then above it
+        records += [_record("unadjusted", None, repeat, 0.2, 0.80),
+                    _record("xorder", 0.5, repeat, 0.05, 0.79),
+                    _record("post-logit-public", None, repeat, dp, 0.78)]
+    c = Comparison(data="toy", groups="default", metric="xauc", model="lr",
+                   methods=("unadjusted", "xorder", "post-logit-public"), study=None,
+                   repeats=2, test_size=0.3, seed=0, group_labels=("a", "b"),
+                   records=tuple(records), seconds={})
+    assert matched_outcomes(c) == {"post-logit-public": {0: (None, "xorder"),
+                                                         1: (None, "other")}}
+    assert matched_repetitions(c) == {}
+    (line,) = [x for x in matched_paired_table(c).splitlines() if "post-logit-public" in x]
+    assert "| 0 of 2 | n/a |  | 0 (xorder); 1 (post-logit-public) | n/a |  | n/a |" in line
