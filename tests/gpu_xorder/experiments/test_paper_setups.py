@@ -36,7 +36,7 @@ def test_public_rankboost_is_fifty_rounds_scored_by_the_weighted_vote():
     # the same 50 rounds as the package's RankBoost cut at 50: one ranking, two scales
     margin = RankBoost(n_rounds=50).fit(X, y)
     assert margin.stumps_ == public.stumps_
-    assert metrics.auc(p, y) == metrics.auc(margin.predict_proba(X)[:, 1], y)
+    assert metrics.auc(y, p) == metrics.auc(y, margin.predict_proba(X)[:, 1])
     with pytest.raises(ValueError, match="score"):
         RankBoost(score="sigmoid").fit(X, y)
 
@@ -55,7 +55,7 @@ def test_sizes_train_on_that_many_items_stratified():
     model = make_model("lr", random_state=2).fit(train[0][idx], train[1][idx])
     (rec,) = [r for r in c.records if (r["method"], r["setting"], r["split"])
               == ("unadjusted", 150, "test")]
-    assert rec["auc"] == metrics.auc(model.predict_proba(test[0])[:, 1], test[1])
+    assert rec["auc"] == metrics.auc(test[1], model.predict_proba(test[0])[:, 1])
     # corr-reg trained on the same 150 items, every weight recorded per size
     assert {r["parameter"] for r in c.records if r["method"] == "corr-reg"
             and r["setting"] == 150} == set(_studies.DEFAULT_PARAMETERS["corr-reg"])
@@ -107,7 +107,8 @@ def test_subsample_study_learns_xorder_on_every_kth_item_and_the_rest_on_all():
         (rec,) = [r for r in c.records if (r["method"], r["setting"], r["split"])
                   == ("xorder", size, "test")]
         assert rec["xauc"] == metrics.disparity(
-            fitted.transform(s_te, sensitive_features=test[2]), test[1], test[2])
+            test[1], fitted.transform(s_te,
+                                      sensitive_features=test[2]), sensitive_features=test[2])
     public = [r for r in c.records if r["method"] == "post-logit-public"]
     assert ({tuple(sorted((k, str(v)) for k, v in r.items() if k != "setting"))
              for r in public if r["setting"] == 350}
