@@ -22,10 +22,10 @@ C[b][a] + w_b)`` for PRF, ``(C[a][b], C[b][a], U[a][b] - U[b][a])`` for URF, dec
 ``lean_lanes_2`` / ``lean_lanes_3``; ``m > 1`` ``C[q][b]``, ``C[b][q]`` (and ``U[q][b] -
 U[b][q]``), decided by ``block_lanes_*``, a few passes over the lanes per step.
 
-``SEGMENTS[kind]`` runs a range of steps of one strip and releases the GIL, so that
-threads can fill the strips of a lattice (or of several) in a pipeline
-(``_numba_engine``): strip ``s`` may run steps up to ``c`` once strip ``s - 1`` has run
-``c + lanes - 1`` of its own, the last of them writing the top row it reads.
+``SEGMENTS[kind]`` runs a range of steps of one strip (a tile). ``TILES[kind]`` runs
+tile diagonals of a batch of lattices in one call (the tiled wavefront of
+``_numba_engine._Wavefront``): the tiles of a diagonal in a ``prange``, numba's threads
+meeting once per diagonal.
 
 Indices inside the lane loops are cast to ``uint64``: numba wraps negative indices, and
 with signed indices of unknown sign LLVM turns the loop's loads into gathers (measured:
@@ -33,7 +33,7 @@ with signed indices of unknown sign LLVM turns the loop's loads into gathers (me
 """
 
 import numpy as np
-from numba import njit, uint64
+from numba import njit, prange, uint64
 
 from ._kernel_source import METRIC_CODE
 
@@ -274,11 +274,13 @@ def _strip_steps(lanes_of_step):
         """Steps ``c_lo .. c_hi - 1`` of strip ``s`` (rows ``s lanes + 1 ..``) of one
         lattice, each step's lanes by ``lanes_of_step``.
 
-        ``lane`` ``(2, rows, lanes + 1)`` holds the strip's lane state between segments
-        (entry ``t + 1`` is lane t's last cell; it starts from the first column
-        ``col0`` when ``c_lo == 1``) and is left in ``lane[0]``. ``top`` ``(rows, n_b +
-        1)``: the row above the strip, overwritten with its last row. ``words``: the
-        lattice's decision words (written when ``bits``).
+        ``lane`` ``(2, rows, lanes + 1)`` holds the strip's lane state between segments:
+        step c reads ``lane[(c - 1) % 2]`` and writes ``lane[c % 2]`` (entry ``t + 1`` is
+        lane t's last cell; both halves start from the first column ``col0`` when
+        ``c_lo == 1``, so a lane that has not started yet reads its left cell there and
+        idle lanes need no copies). ``top`` ``(rows, n_b + 1)``: the row above the
+        strip, overwritten with its last row. ``words``: the lattice's decision words
+        (written when ``bits``).
         """
         i0 = s * lanes
         n_rows = min(lanes, n_a - i0)
@@ -290,10 +292,11 @@ def _strip_steps(lanes_of_step):
         dec64 = dec.view(np.uint64)
         acc = np.empty((1, 1) if m == 1 else (8, lanes))
         if c_lo == 1:
-            for r in range(rows):
-                for t in range(n_rows):
-                    lane[0, r, t + 1] = col0[r, i0 + t + 1]
-        p, q = uint64(0), uint64(1)
+            for h in range(2):
+                for r in range(rows):
+                    for t in range(n_rows):
+                        lane[h, r, t + 1] = col0[r, i0 + t + 1]
+        p, q = uint64((c_lo - 1) % 2), uint64(c_lo % 2)
         last = min(c_hi, n_b + n_rows)
         for c in range(c_lo, last):
             t_lo = max(0, c - n_b)
@@ -301,18 +304,11 @@ def _strip_steps(lanes_of_step):
             if c <= n_b:
                 for r in range(rows):
                     lane[p, r, 0] = top[r, c]
+            elif t_lo > 0:  # lane t_lo - 1 finished at the step before: no more bits
+                dec[t_lo - 1] = 0
             kb = n_b - c
             lanes_of_step(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, ubr, i0 + 1,
                           kb, t_lo, t_hi, m, absolute, ge, scalars, per_q, lam, dec, acc)
-            if t_lo > 0 or t_hi < n_rows - 1:  # ramps: idle lanes keep their cell
-                for t in range(t_lo):
-                    dec[t] = 0
-                    for r in range(rows):
-                        lane[q, r, t + 1] = lane[p, r, t + 1]
-                for t in range(t_hi + 1, n_rows):
-                    dec[t] = 0
-                    for r in range(rows):
-                        lane[q, r, t + 1] = lane[p, r, t + 1]
             if bits:
                 # block r0 + b's word of skewed column c - 32 b (the layout of _bits):
                 # lane 32 b + x is bit x; each byte of dec64 is one lane's 0 or 1
@@ -328,10 +324,6 @@ def _strip_steps(lanes_of_step):
                 for r in range(rows):
                     top[r, c - n_rows + 1] = lane[q, r, n_rows]
             p, q = q, p
-        if p == 1:
-            for r in range(rows):
-                for t in range(n_rows):
-                    lane[0, r, t + 1] = lane[1, r, t + 1]
 
     return segment
 
@@ -390,6 +382,82 @@ def _segment_urf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, 
 
 #: ``SEGMENTS[kind](s, c_lo, c_hi, lanes, ...)``: steps of one strip (``_strip_steps``).
 SEGMENTS = (_segment_lean_2, _segment_lean_3, _segment_xauc, _segment_prf, _segment_urf)
+
+
+# ------------------------------------------------------------------ the tiled wavefront
+
+
+@njit(nogil=True)
+def tile_diagonal(d, n_strips, n_tiles, skew):
+    """``(s_lo, count)``: the tiles ``(s, d - skew s)`` of tile diagonal ``d``, ``s =
+    s_lo .. s_lo + count - 1`` (tile ``(s, k)``: steps ``k width + 1 .. (k + 1) width``
+    of strip ``s``)."""
+    s_lo = max(0, -((n_tiles - 1 - d) // skew))
+    s_hi = min(n_strips - 1, d // skew)
+    return s_lo, max(0, s_hi - s_lo + 1)
+
+
+def _tile_rounds(segment):
+    """The tile diagonals of a batch of lattices around one kind's segment function:
+    the tiles of a diagonal in a ``prange`` (numba's threads), one synchronisation per
+    diagonal."""
+
+    @njit(parallel=True, nogil=True, boundscheck=False)
+    def rounds(d_lo, d_hi, n_strips, n_tiles, skew, width, lanes, n_a, n_b, m, metric,
+               absolute, ge, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, ubr, scalars,
+               per_q, lams, col0, tops, words, bits, state):
+        n_lat = lams.size
+        for d in range(d_lo, d_hi):
+            s_lo, count = tile_diagonal(d, n_strips, n_tiles, skew)
+            for x in prange(n_lat * count):
+                b = x // count
+                s = s_lo + x % count
+                c_lo = 1 + (d - skew * s) * width
+                c_hi = min(c_lo + width, n_b + min(lanes, n_a - s * lanes))
+                if c_lo < c_hi:
+                    segment(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos,
+                            isq, nla, la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q,
+                            lams[b], col0, tops[b], words[b], bits, state[b, s])
+
+    return rounds
+
+
+(_rounds_lean_2, _rounds_lean_3, _rounds_xauc, _rounds_prf, _rounds_urf) = (
+    _tile_rounds(f) for f in SEGMENTS)
+
+
+# One compiled, cached function per kind of lattice (``TILES``): ``sched`` is ``(d_lo,
+# d_hi, n_strips, n_tiles, skew, width, lanes)``, ``lattice`` the lattice's arguments
+# (``_numba_engine._Inputs.args``).
+
+
+@njit(nogil=True, cache=True)
+def _tiles_lean_2(sched, lattice, lams, col0, tops, words, bits, state):
+    _rounds_lean_2(*sched, *lattice, lams, col0, tops, words, bits, state)
+
+
+@njit(nogil=True, cache=True)
+def _tiles_lean_3(sched, lattice, lams, col0, tops, words, bits, state):
+    _rounds_lean_3(*sched, *lattice, lams, col0, tops, words, bits, state)
+
+
+@njit(nogil=True, cache=True)
+def _tiles_xauc(sched, lattice, lams, col0, tops, words, bits, state):
+    _rounds_xauc(*sched, *lattice, lams, col0, tops, words, bits, state)
+
+
+@njit(nogil=True, cache=True)
+def _tiles_prf(sched, lattice, lams, col0, tops, words, bits, state):
+    _rounds_prf(*sched, *lattice, lams, col0, tops, words, bits, state)
+
+
+@njit(nogil=True, cache=True)
+def _tiles_urf(sched, lattice, lams, col0, tops, words, bits, state):
+    _rounds_urf(*sched, *lattice, lams, col0, tops, words, bits, state)
+
+#: ``TILES[kind](sched, lattice, lams, col0, tops, words, bits, state)``: tile diagonals
+#: ``d_lo .. d_hi - 1`` of a batch of lattices, one per lam (``_tile_rounds``).
+TILES = (_tiles_lean_2, _tiles_lean_3, _tiles_xauc, _tiles_prf, _tiles_urf)
 
 
 # ------------------------------------------------------------------ traceback

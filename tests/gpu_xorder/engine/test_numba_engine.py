@@ -1,5 +1,5 @@
 """What only the numba engine has, against the NumPy reference: fills without bits,
-bands from given edges, its threads' pipeline, its lazy import. The properties
+bands from given edges, its tiled wavefront on threads, its lazy import. The properties
 every engine shares (fills, solves, bands, K groups, golden digests) are in
 test_engines.py.
 
@@ -15,10 +15,11 @@ import sys
 import numpy as np
 import pytest
 
-pytest.importorskip("numba")
+numba = pytest.importorskip("numba")
 
 import cpu_reference as cr  # noqa: E402
 from gpu_xorder.engine import _numba_engine as ne  # noqa: E402
+from gpu_xorder.engine import _numba_kernels as kernels  # noqa: E402
 from support.problems import ragged_lattices as lattices  # noqa: E402
 from support.problems import random_problem, step_lattices, two_group_problem  # noqa: E402
 
@@ -97,25 +98,49 @@ def test_signed_step_with_old_groups_is_refused_like_the_reference():
         ne.fill(signed, [0.5])
 
 
-@pytest.mark.parametrize("metric", METRICS)
-def test_threads_pipeline_equals_one_thread(metric, monkeypatch):
-    """Strips of 32 rows, 7 steps per kernel call, three threads on a lam batch and on
-    iterative steps: every wait of the pipeline is exercised."""
-    rng = np.random.default_rng(9)
-    s, y, g = two_group_problem(rng, 150, 90, ties=True)
-    lat = cr.build_lattice(s, y, g, metric, "absolute")
-    lams = [0.0, 0.4, 3.0]
-    want = ne.fill(lat, lams, bottom=True)
+def _two_threads(monkeypatch, tile_steps):
+    """Strips of 32 rows, tiles of ``tile_steps`` steps, two threads (at most what numba
+    has) on every batch, a few tile diagonals per kernel call."""
     monkeypatch.setattr(ne, "LANES", 32)
-    monkeypatch.setattr(ne, "CHUNK_STEPS", 7)
+    monkeypatch.setattr(ne, "BLOCK_LANES", 32)
+    monkeypatch.setattr(ne, "TILE_STEPS", tile_steps)
     monkeypatch.setattr(ne, "PARALLEL_CELLS", 0)
-    monkeypatch.setattr(ne, "n_threads", lambda: 3)
-    seen = []
-    got = ne.fill(lat, lams, bottom=True, progress=lambda d, t: seen.append((d, t)))
-    for a, b in zip(got, want):
-        np.testing.assert_array_equal(a, b)
-    assert seen[-1][0] == seen[-1][1] == len(lams) * lat.n_cells
-    assert all(d1 <= d2 for (d1, _), (d2, _) in zip(seen, seen[1:]))
+    monkeypatch.setattr(ne, "CALL_CELLS", 2000)
+    monkeypatch.setattr(ne, "n_threads", lambda: min(2, numba.config.NUMBA_NUM_THREADS))
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("tile_steps", [7, 40])
+def test_tiled_wavefront_equals_reference(metric, tile_steps, monkeypatch):
+    """The tiled wavefront on threads against the reference fill: words, final
+    counters and last row of every lam, ties, strips and tiles cut short (7-step tiles:
+    a strip waits for the tile 5 ahead in the strip above; 40 steps: the next one),
+    groups of one item; progress to the last cell, never back."""
+    _two_threads(monkeypatch, tile_steps)
+    rng = np.random.default_rng(9 + tile_steps)
+    lams = [0.0, 0.4, 3.0]
+    for k, (n_a, n_b) in enumerate(((150, 90), (33, 70), (97, 1), (1, 45), (1, 1))):
+        s, y, g = two_group_problem(rng, n_a, n_b, ties=k % 2 == 0)
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        seen = []
+        words, finals, last = ne.fill(lat, lams, bottom=True,
+                                      progress=lambda d, t, seen=seen: seen.append((d, t)))
+        for b, lam in enumerate(lams):
+            want = cr.fill(lat, lam, bottom=True)
+            np.testing.assert_array_equal(words[b], want[0])
+            np.testing.assert_array_equal(finals[b], want[1])
+            np.testing.assert_array_equal(last[b], want[2])
+        assert seen[-1][0] == seen[-1][1] == len(lams) * lat.n_cells
+        assert all(d1 <= d2 for (d1, _), (d2, _) in zip(seen, seen[1:]))
+    assert numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS  # restored
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_tiled_wavefront_of_iterative_steps(metric, monkeypatch):
+    """Steps with old groups (the block lane passes) on the tiled wavefront: the
+    reference's iterative solve."""
+    _two_threads(monkeypatch, 7)
+    rng = np.random.default_rng(4)
     prob = cr.build_problem(*random_problem(rng, (40, 35, 50), metric, True), 3, metric,
                             "absolute")
     want = cr.solve_iterative(prob, 0.5)
@@ -124,17 +149,37 @@ def test_threads_pipeline_equals_one_thread(metric, monkeypatch):
     assert got[1] == want[1] and got[2] == want[2]
 
 
-def test_pipeline_error_reaches_the_caller(monkeypatch):
-    lat = next(lattices("xauc", "absolute", 1))
-    monkeypatch.setattr(ne, "PARALLEL_CELLS", 0)
-    monkeypatch.setattr(ne, "n_threads", lambda: 2)
-
-    def broken(*args):
-        raise RuntimeError("kernel failed")
-
-    monkeypatch.setattr(ne._Pipeline, "_segment", broken)
-    with pytest.raises(RuntimeError, match="kernel failed"):
-        ne.fill(lat, [0.5, 0.6])
+@pytest.mark.parametrize("lanes, n_a, n_b, width",
+                         [(32, 100, 70, 7), (32, 100, 70, 40), (128, 300, 500, 256),
+                          (128, 129, 3, 1), (32, 33, 1, 2)])
+def test_tile_schedule(lanes, n_a, n_b, width):
+    """Every tile once; a tile's diagonal after its left neighbour's and after the
+    tile of the strip above whose last step writes the last top-row column it reads;
+    the tiles of one diagonal read and write disjoint top-row columns."""
+    n_strips, n_tiles, skew, n_diagonals = ne.tile_plan(n_a, n_b, lanes, width)
+    when = {}
+    for d in range(n_diagonals):
+        s_lo, count = kernels.tile_diagonal(d, n_strips, n_tiles, skew)
+        used = set()
+        for s in range(s_lo, s_lo + count):
+            k = d - skew * s
+            assert 0 <= k < n_tiles and (s, k) not in when
+            when[s, k] = d
+            rows = min(lanes, n_a - s * lanes)
+            c_lo, c_hi = 1 + k * width, min(1 + (k + 1) * width, n_b + rows)
+            if c_lo >= c_hi:
+                continue
+            # steps c_lo .. c_hi - 1 read top[c] (c <= n_b), write top[c - rows + 1]
+            touched = set(range(c_lo, min(c_hi, n_b + 1)))
+            touched |= set(range(max(c_lo, rows) - rows + 1, c_hi - rows + 1))
+            assert not touched & used
+            used |= touched
+            if s > 0:  # strip s - 1 wrote top[c] at its step c + lanes - 1
+                need = min(c_hi - 1, n_b) + lanes - 1
+                assert when[s - 1, (need - 1) // width] < d
+    assert sorted(when) == [(s, k) for s in range(n_strips) for k in range(n_tiles)]
+    for (s, k), d in when.items():
+        assert k == 0 or when[s, k - 1] < d
 
 
 def test_status_and_lazy_import():
