@@ -96,24 +96,28 @@ def _lean_lanes(urf):
         """
         w, inv_auc = scalars[W], scalars[INV_AUC]
         i_0, i_1 = scalars[I_0], scalars[I_1]
-        for u in range(hi - lo + 1):
-            t = uint64(lo + u)
-            k = uint64(kb + lo + u)
-            i = uint64(row + lo + u)
+        # one-dimensional rows, one induction variable
+        p0, p1, p2 = lane[p, 0], lane[p, 1], lane[p, lane.shape[1] - 1]
+        q0, q1, q2 = lane[q, 0], lane[q, 1], lane[q, lane.shape[1] - 1]
+        ya, na, ia, lfa = ypos[0], nla[0], isq[0], la[0]
+        for v in range(lo, hi + 1):
+            t = uint64(v)
+            k = uint64(kb + v)
+            i = uint64(row + v)
             # a-step into (i, j): C[a][b] += y_a[i-1] (n_b0 - Q_b(j)); U[a][b] += r_a[i-1]
             # (n_b - j) (isq: the weight on U, 1 on a lattice of items)
-            a0 = lane[p, 0, t] + ypos[0, i] * nlb[k]
-            a1 = lane[p, 1, t]
+            a0 = p0[t] + ya[i] * nlb[k]
+            a1 = p1[t]
             # b-step into (i, j): C[b][a] += y_b[j-1] (n_a0 - Q_a(i)); U[b][a] += r_b[j-1]
             # (n_a - i)
-            b0 = lane[p, 0, t + _ONE]
-            b1 = lane[p, 1, t + _ONE] + ybr[k] * nla[0, i]
+            b0 = p0[t + _ONE]
+            b1 = p1[t + _ONE] + ybr[k] * na[i]
             # the term's first operands: C[a][b] (PRF rows hold C + w), for URF the
             # U difference; the second: C[b][a]
             fa, fb = a0, b0
             if urf:
-                a2 = lane[p, 2, t] + isq[0, i] * lbr[k]
-                b2 = lane[p, 2, t + _ONE] - la[0, i] * ubr[k]
+                a2 = p2[t] + ia[i] * lbr[k]
+                b2 = p2[t + _ONE] - lfa[i] * ubr[k]
                 fa, fb = a2, b2
             da = pair_term(urf, fa, a1, i_0, i_1)
             db = pair_term(urf, fb, b1, i_0, i_1)
@@ -124,10 +128,10 @@ def _lean_lanes(urf):
             ga = ((a0 + a1) + w) * inv_auc - da * lam
             gb = ((b0 + b1) + w) * inv_auc - db * lam
             d = (ga > gb) | (ge & (ga == gb))
-            lane[q, 0, t + _ONE] = a0 if d else b0
-            lane[q, 1, t + _ONE] = a1 if d else b1
+            q0[t + _ONE] = a0 if d else b0
+            q1[t + _ONE] = a1 if d else b1
             if urf:
-                lane[q, 2, t + _ONE] = a2 if d else b2
+                q2[t + _ONE] = a2 if d else b2
             dec[t] = d
 
     return lean_lanes
