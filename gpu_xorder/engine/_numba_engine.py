@@ -57,10 +57,13 @@ BLOCK_LANES = 128
 #: Least cells of a batch filled by more than one thread.
 PARALLEL_CELLS = 2 * 10**6
 
-#: Steps of a strip per tile when threads share a lattice (a tile diagonal of a square
-#: lattice of n per group holds about n / (2 TILE_STEPS) tiles; fewer, larger tiles
-#: leave threads idle at the end of a diagonal, smaller ones pay more calls).
-TILE_STEPS = 256
+#: Steps of a strip per tile when threads share a lattice. With 512-row strips a tile
+#: diagonal of a square lattice of n per group holds about n / 1024 tiles and a fill
+#: has about 3 n / 512 diagonals, each one synchronisation of the threads (a wake-up of
+#: sleeping threads, tens of microseconds); 256 steps would double the diagonals for
+#: the same share of idle threads at the diagonals' ends with 2 threads (0.983 of
+#: linear at 3 x 10^4 per group, ``benchmarks/numba_wavefront.py``'s schedule bound).
+TILE_STEPS = 512
 
 #: Cells per kernel call, about (progress and interrupts are seen between calls; a
 #: smaller lattice is one call).
