@@ -98,8 +98,11 @@ def _kernels():
     # OpenMP's default spin made two threads 5-50 times slower than one on a machine
     # shared with other work (benchmarks/RESULTS.md). Read when numba first starts its
     # threads; a value the user set is kept.
+    global _LOADED
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from . import _numba_kernels
+
+    _LOADED = True  # numba starts its threads as it compiles or loads the kernels
 
     return _numba_kernels
 
@@ -295,7 +298,8 @@ def _fill(inp, lams, edges, bits, progress):
         else:
             tops = np.ascontiguousarray(np.stack([inp.to_state(r) for r in row0]))
     words = np.zeros((B, cr.n_words(n_a, n_b) if bits else 1), dtype=np.uint32)
-    threads = n_threads() if B * (n_a + 1) * (n_b + 1) >= PARALLEL_CELLS else 1
+    big = B * (n_a + 1) * (n_b + 1) >= PARALLEL_CELLS
+    threads = n_threads() if big and not _FORKED else 1
     _Wavefront(inp, lams, threads).run(col0, tops, words, bits, progress)
     tops[:, :, 0] = col0[None, :, n_a]
     return (words if bits else None), tops
@@ -305,6 +309,21 @@ def _fill(inp, lams, edges, bits, progress):
 #: workqueue threading layer aborts the process on concurrent use; the others would
 #: only oversubscribe the cores).
 _LOCK = threading.Lock()
+
+#: Whether this process is a fork of one that had loaded the kernels: numba's threads
+#: (GNU OpenMP) do not survive a fork, and numba ends a child that uses them, so such a
+#: child fills in its own thread only (the kernels' plain loop, which never enters the
+#: threading layer).
+_FORKED = False
+_LOADED = False
+
+
+def _after_fork():
+    global _FORKED
+    _FORKED = _FORKED or _LOADED
+
+
+os.register_at_fork(after_in_child=_after_fork)
 
 
 class _Wavefront:
@@ -339,12 +358,14 @@ class _Wavefront:
         per_call = max(1, int(self.n_diagonals * CALL_CELLS // cells))
         done = self._tiles_done()
         lattice = inp.args()
-        with _LOCK, _threads(self.threads):
+        threads = _threads(self.threads) if self.threads > 1 else contextlib.nullcontext()
+        with _LOCK, threads:
             for d in range(0, self.n_diagonals, per_call):
                 d_hi = min(d + per_call, self.n_diagonals)
                 sched = (d, d_hi, self.n_strips, self.n_tiles, self.skew, self.width,
                          self.lanes)
-                self.kernel(sched, lattice, self.lams, col0, tops, words, bits, state)
+                self.kernel(sched, lattice, self.lams, col0, tops, words, bits, state,
+                            self.threads > 1)
                 if progress is not None:
                     progress(cells * int(done[d_hi - 1]) // int(done[-1]), cells)
 

@@ -401,12 +401,12 @@ def tile_diagonal(d, n_strips, n_tiles, skew):
     return s_lo, max(0, s_hi - s_lo + 1)
 
 
-def _tile_rounds(segment):
+def _tile_rounds(segment, parallel):
     """The tile diagonals of a batch of lattices around one kind's segment function:
-    the tiles of a diagonal in a ``prange`` (numba's threads), one synchronisation per
-    diagonal."""
+    the tiles of a diagonal in a ``prange`` (numba's threads; one synchronisation per
+    diagonal), or, not ``parallel``, in a plain loop that never enters numba's
+    threading layer."""
 
-    @njit(parallel=True, nogil=True, boundscheck=False)
     def rounds(d_lo, d_hi, n_strips, n_tiles, skew, width, lanes, n_a, n_b, m, metric,
                absolute, ge, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, ubr, scalars,
                per_q, lams, col0, tops, words, bits, state):
@@ -423,44 +423,61 @@ def _tile_rounds(segment):
                             isq, nla, la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q,
                             lams[b], col0, tops[b], words[b], bits, state[b, s])
 
-    return rounds
+    return njit(parallel=parallel, nogil=True, boundscheck=False)(rounds)
 
 
 (_rounds_lean_2, _rounds_lean_3, _rounds_xauc, _rounds_prf, _rounds_urf) = (
-    _tile_rounds(f) for f in SEGMENTS)
+    _tile_rounds(f, True) for f in SEGMENTS)
+(_serial_lean_2, _serial_lean_3, _serial_xauc, _serial_prf, _serial_urf) = (
+    _tile_rounds(f, False) for f in SEGMENTS)
 
 
 # One compiled, cached function per kind of lattice (``TILES``): ``sched`` is ``(d_lo,
 # d_hi, n_strips, n_tiles, skew, width, lanes)``, ``lattice`` the lattice's arguments
-# (``_numba_engine._Inputs.args``).
+# (``_numba_engine._Inputs.args``); ``parallel``: on numba's threads, else in this one.
 
 
 @njit(nogil=True, cache=True)
-def _tiles_lean_2(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_lean_2(*sched, *lattice, lams, col0, tops, words, bits, state)
+def _tiles_lean_2(sched, lattice, lams, col0, tops, words, bits, state, parallel):
+    if parallel:
+        _rounds_lean_2(*sched, *lattice, lams, col0, tops, words, bits, state)
+    else:
+        _serial_lean_2(*sched, *lattice, lams, col0, tops, words, bits, state)
 
 
 @njit(nogil=True, cache=True)
-def _tiles_lean_3(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_lean_3(*sched, *lattice, lams, col0, tops, words, bits, state)
+def _tiles_lean_3(sched, lattice, lams, col0, tops, words, bits, state, parallel):
+    if parallel:
+        _rounds_lean_3(*sched, *lattice, lams, col0, tops, words, bits, state)
+    else:
+        _serial_lean_3(*sched, *lattice, lams, col0, tops, words, bits, state)
 
 
 @njit(nogil=True, cache=True)
-def _tiles_xauc(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_xauc(*sched, *lattice, lams, col0, tops, words, bits, state)
+def _tiles_xauc(sched, lattice, lams, col0, tops, words, bits, state, parallel):
+    if parallel:
+        _rounds_xauc(*sched, *lattice, lams, col0, tops, words, bits, state)
+    else:
+        _serial_xauc(*sched, *lattice, lams, col0, tops, words, bits, state)
 
 
 @njit(nogil=True, cache=True)
-def _tiles_prf(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_prf(*sched, *lattice, lams, col0, tops, words, bits, state)
+def _tiles_prf(sched, lattice, lams, col0, tops, words, bits, state, parallel):
+    if parallel:
+        _rounds_prf(*sched, *lattice, lams, col0, tops, words, bits, state)
+    else:
+        _serial_prf(*sched, *lattice, lams, col0, tops, words, bits, state)
 
 
 @njit(nogil=True, cache=True)
-def _tiles_urf(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_urf(*sched, *lattice, lams, col0, tops, words, bits, state)
+def _tiles_urf(sched, lattice, lams, col0, tops, words, bits, state, parallel):
+    if parallel:
+        _rounds_urf(*sched, *lattice, lams, col0, tops, words, bits, state)
+    else:
+        _serial_urf(*sched, *lattice, lams, col0, tops, words, bits, state)
 
-#: ``TILES[kind](sched, lattice, lams, col0, tops, words, bits, state)``: tile diagonals
-#: ``d_lo .. d_hi - 1`` of a batch of lattices, one per lam (``_tile_rounds``).
+#: ``TILES[kind](sched, lattice, lams, col0, tops, words, bits, state, parallel)``: tile
+#: diagonals ``d_lo .. d_hi - 1`` of a batch of lattices, one per lam (``_tile_rounds``).
 TILES = (_tiles_lean_2, _tiles_lean_3, _tiles_xauc, _tiles_prf, _tiles_urf)
 
 

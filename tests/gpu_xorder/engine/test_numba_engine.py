@@ -8,6 +8,7 @@ and by enumeration in tests/cpu_reference/.
 """
 
 import dataclasses
+import multiprocessing
 import re
 import subprocess
 import sys
@@ -191,3 +192,32 @@ def test_status_and_lazy_import():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["False", "False"]
+
+
+def _fill_in_child(lat, lams, queue):
+    words, finals = ne.fill(lat, lams)
+    queue.put((words, finals))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fork")
+def test_a_forked_child_fills_in_one_thread(monkeypatch):
+    """After a fill on numba's threads, a child forked from this process fills the
+    reference's words in its own thread (numba would end a child that used its GNU
+    OpenMP threads)."""
+    _two_threads(monkeypatch, 40)
+    s, y, g = two_group_problem(np.random.default_rng(3), 90, 70, ties=True)
+    lat = cr.build_lattice(s, y, g, "xauc", "absolute")
+    lams = [0.0, 0.6]
+    ne.fill(lat, lams)  # numba's threads started in this process
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_fill_in_child, args=(lat, lams, queue))
+    child.start()
+    words, finals = queue.get(timeout=120)
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    assert not ne._FORKED  # this process still uses its threads
+    for b, lam in enumerate(lams):
+        want = cr.fill(lat, lam)
+        np.testing.assert_array_equal(words[b], want[0])
+        np.testing.assert_array_equal(finals[b], want[1])
