@@ -98,11 +98,8 @@ def _kernels():
     # OpenMP's default spin made two threads 5-50 times slower than one on a machine
     # shared with other work (benchmarks/RESULTS.md). Read when numba first starts its
     # threads; a value the user set is kept.
-    global _LOADED
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from . import _numba_kernels
-
-    _LOADED = True  # numba starts its threads as it compiles or loads the kernels
 
     return _numba_kernels
 
@@ -310,17 +307,17 @@ def _fill(inp, lams, edges, bits, progress):
 #: only oversubscribe the cores).
 _LOCK = threading.Lock()
 
-#: Whether this process is a fork of one that had loaded the kernels: numba's threads
-#: (GNU OpenMP) do not survive a fork, and numba ends a child that uses them, so such a
-#: child fills in its own thread only (the kernels' plain loop, which never enters the
-#: threading layer).
+#: Whether this process is a fork of one that had started numba's threads (which it
+#: does as it compiles or loads ``TILES``): they (GNU OpenMP) do not survive a fork,
+#: and numba ends a child that uses them, so such a child fills in its own thread only
+#: (``TILES_SERIAL``, which never enters the threading layer).
 _FORKED = False
-_LOADED = False
+_THREADED = False
 
 
 def _after_fork():
     global _FORKED
-    _FORKED = _FORKED or _LOADED
+    _FORKED = _FORKED or _THREADED
 
 
 os.register_at_fork(after_in_child=_after_fork)
@@ -347,7 +344,12 @@ class _Wavefront:
         self.width = steps if threads == 1 else min(steps, TILE_STEPS)
         self.n_strips, self.n_tiles, self.skew, self.n_diagonals = tile_plan(
             inp.n_a, inp.n_b, lanes, self.width)
-        self.kernel = _kernels().TILES[inp.kind]
+        if threads > 1:
+            global _THREADED
+            _THREADED = True
+            self.kernel = _kernels().TILES[inp.kind]
+        else:
+            self.kernel = _kernels().TILES_SERIAL[inp.kind]
 
     def run(self, col0, tops, words, bits, progress):
         """Every diagonal, in calls of about ``CALL_CELLS`` cells each (progress and
@@ -364,8 +366,7 @@ class _Wavefront:
                 d_hi = min(d + per_call, self.n_diagonals)
                 sched = (d, d_hi, self.n_strips, self.n_tiles, self.skew, self.width,
                          self.lanes)
-                self.kernel(sched, lattice, self.lams, col0, tops, words, bits, state,
-                            self.threads > 1)
+                self.kernel(sched, lattice, self.lams, col0, tops, words, bits, state)
                 if progress is not None:
                     progress(cells * int(done[d_hi - 1]) // int(done[-1]), cells)
 

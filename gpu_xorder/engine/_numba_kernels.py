@@ -432,53 +432,68 @@ def _tile_rounds(segment, parallel):
     _tile_rounds(f, False) for f in SEGMENTS)
 
 
-# One compiled, cached function per kind of lattice (``TILES``): ``sched`` is ``(d_lo,
-# d_hi, n_strips, n_tiles, skew, width, lanes)``, ``lattice`` the lattice's arguments
-# (``_numba_engine._Inputs.args``); ``parallel``: on numba's threads, else in this one.
+# Compiled, cached functions per kind of lattice, on numba's threads (``TILES``) or in
+# the calling thread (``TILES_SERIAL``, which never enters numba's threading layer and
+# compiles only where it runs): ``sched`` is ``(d_lo, d_hi, n_strips, n_tiles, skew,
+# width, lanes)``, ``lattice`` the lattice's arguments (``_numba_engine._Inputs.args``).
 
 
 @njit(nogil=True, cache=True)
-def _tiles_lean_2(sched, lattice, lams, col0, tops, words, bits, state, parallel):
-    if parallel:
-        _rounds_lean_2(*sched, *lattice, lams, col0, tops, words, bits, state)
-    else:
-        _serial_lean_2(*sched, *lattice, lams, col0, tops, words, bits, state)
+def _tiles_lean_2(sched, lattice, lams, col0, tops, words, bits, state):
+    _rounds_lean_2(*sched, *lattice, lams, col0, tops, words, bits, state)
 
 
 @njit(nogil=True, cache=True)
-def _tiles_lean_3(sched, lattice, lams, col0, tops, words, bits, state, parallel):
-    if parallel:
-        _rounds_lean_3(*sched, *lattice, lams, col0, tops, words, bits, state)
-    else:
-        _serial_lean_3(*sched, *lattice, lams, col0, tops, words, bits, state)
+def _serial_tiles_lean_2(sched, lattice, lams, col0, tops, words, bits, state):
+    _serial_lean_2(*sched, *lattice, lams, col0, tops, words, bits, state)
 
 
 @njit(nogil=True, cache=True)
-def _tiles_xauc(sched, lattice, lams, col0, tops, words, bits, state, parallel):
-    if parallel:
-        _rounds_xauc(*sched, *lattice, lams, col0, tops, words, bits, state)
-    else:
-        _serial_xauc(*sched, *lattice, lams, col0, tops, words, bits, state)
+def _tiles_lean_3(sched, lattice, lams, col0, tops, words, bits, state):
+    _rounds_lean_3(*sched, *lattice, lams, col0, tops, words, bits, state)
 
 
 @njit(nogil=True, cache=True)
-def _tiles_prf(sched, lattice, lams, col0, tops, words, bits, state, parallel):
-    if parallel:
-        _rounds_prf(*sched, *lattice, lams, col0, tops, words, bits, state)
-    else:
-        _serial_prf(*sched, *lattice, lams, col0, tops, words, bits, state)
+def _serial_tiles_lean_3(sched, lattice, lams, col0, tops, words, bits, state):
+    _serial_lean_3(*sched, *lattice, lams, col0, tops, words, bits, state)
 
 
 @njit(nogil=True, cache=True)
-def _tiles_urf(sched, lattice, lams, col0, tops, words, bits, state, parallel):
-    if parallel:
-        _rounds_urf(*sched, *lattice, lams, col0, tops, words, bits, state)
-    else:
-        _serial_urf(*sched, *lattice, lams, col0, tops, words, bits, state)
+def _tiles_xauc(sched, lattice, lams, col0, tops, words, bits, state):
+    _rounds_xauc(*sched, *lattice, lams, col0, tops, words, bits, state)
 
-#: ``TILES[kind](sched, lattice, lams, col0, tops, words, bits, state, parallel)``: tile
-#: diagonals ``d_lo .. d_hi - 1`` of a batch of lattices, one per lam (``_tile_rounds``).
+
+@njit(nogil=True, cache=True)
+def _serial_tiles_xauc(sched, lattice, lams, col0, tops, words, bits, state):
+    _serial_xauc(*sched, *lattice, lams, col0, tops, words, bits, state)
+
+
+@njit(nogil=True, cache=True)
+def _tiles_prf(sched, lattice, lams, col0, tops, words, bits, state):
+    _rounds_prf(*sched, *lattice, lams, col0, tops, words, bits, state)
+
+
+@njit(nogil=True, cache=True)
+def _serial_tiles_prf(sched, lattice, lams, col0, tops, words, bits, state):
+    _serial_prf(*sched, *lattice, lams, col0, tops, words, bits, state)
+
+
+@njit(nogil=True, cache=True)
+def _tiles_urf(sched, lattice, lams, col0, tops, words, bits, state):
+    _rounds_urf(*sched, *lattice, lams, col0, tops, words, bits, state)
+
+
+@njit(nogil=True, cache=True)
+def _serial_tiles_urf(sched, lattice, lams, col0, tops, words, bits, state):
+    _serial_urf(*sched, *lattice, lams, col0, tops, words, bits, state)
+
+
+#: ``TILES[kind](sched, lattice, lams, col0, tops, words, bits, state)``: tile diagonals
+#: ``d_lo .. d_hi - 1`` of a batch of lattices, one per lam (``_tile_rounds``), the tiles
+#: of a diagonal on numba's threads; ``TILES_SERIAL[kind]``: the same in this thread.
 TILES = (_tiles_lean_2, _tiles_lean_3, _tiles_xauc, _tiles_prf, _tiles_urf)
+TILES_SERIAL = (_serial_tiles_lean_2, _serial_tiles_lean_3, _serial_tiles_xauc,
+                _serial_tiles_prf, _serial_tiles_urf)
 
 
 # ------------------------------------------------------------------ traceback
