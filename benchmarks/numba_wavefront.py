@@ -184,7 +184,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
     ne.fill(lattice(300, 300), [LAM])  # compile (or load the cache) outside the timings
-    print(f"numba {numba.__version__}, threading layer {numba.threading_layer()}, "
+    print(f"numba {numba.__version__}, "
           f"{numba.config.NUMBA_NUM_THREADS} threads, {os.cpu_count()} CPUs; lanes "
           f"{ne.LANES}, tiles of {ne.TILE_STEPS} steps; "
           f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}")
@@ -192,8 +192,12 @@ def main():
         yardstick_table(args.yardstick_sizes, args.rounds, args.reference_max)
     if args.sizes:
         threads_table(args.sizes, args.threads, args.rounds)
-    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    print(f"finished {started}")
+    try:
+        layer = numba.threading_layer()
+    except ValueError:  # no threaded fill ran
+        layer = "not started"
+    print(f"threading layer {layer}; finished "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
 
 
 if __name__ == "__main__":
