@@ -47,7 +47,8 @@ MSG_EDGES = ("edges of shapes {col0} and {row0}: expected ({k}, {n_a} + 1) and (
 #: Rows per strip of a two-group lattice (or a first iterative step): one vectorised
 #: loop covers a step's lanes; fewer lanes spend more of each step on its fixed cost,
 #: more lanes more steps in each strip's ramps and fewer strips to share among threads
-#: (benchmarks/RESULTS.md: 512 rows ran 0.80-0.88 of 128 rows' time on one thread).
+#: (benchmarks/RESULTS.md, issue #47: of 256 to 2048 rows, 512 ran fastest on one
+#: thread).
 LANES = 512
 
 #: Rows per strip of a step with old groups: its lane passes keep ``3 m`` state rows
@@ -95,8 +96,8 @@ def smoke_test():
 
 def _kernels():
     # numba's OpenMP threads wait for the next tile diagonal asleep, not spinning: GNU
-    # OpenMP's default spin made two threads 5-50 times slower than one on a machine
-    # shared with other work (benchmarks/RESULTS.md). Read when numba first starts its
+    # OpenMP's default spin made two threads up to 200 times slower than one on a
+    # machine shared with other work (benchmarks/RESULTS.md). Read when numba first starts its
     # threads; a value the user set is kept.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from . import _numba_kernels
@@ -302,9 +303,9 @@ def _fill(inp, lams, edges, bits, progress):
     return (words if bits else None), tops
 
 
-#: Serialises the parallel kernels of threads that fill at the same time (numba's
-#: workqueue threading layer aborts the process on concurrent use; the others would
-#: only oversubscribe the cores).
+#: Serialises the threaded fills (``TILES``) of Python threads that fill at the same
+#: time (numba's workqueue threading layer aborts the process on concurrent use; the
+#: others would only oversubscribe the cores); one-thread fills run side by side.
 _LOCK = threading.Lock()
 
 #: Whether this process is a fork of one that had started numba's threads (which it
@@ -333,8 +334,8 @@ class _Wavefront:
     - 2) // width``. So the tiles with ``k + skew s = d`` are independent: numba's
     threads share those of diagonal ``d`` (of every lattice of the batch), and wait
     for each other once per diagonal. Tiles of one diagonal read and write disjoint
-    columns of the shared top row (``skew - 1`` tiles apart, more than a strip's
-    lanes). One thread: a tile is a whole strip.
+    columns of the shared top row (``(skew - 1) width`` steps apart, more than ``lanes
+    - 2``). One thread: a tile is a whole strip.
     """
 
     def __init__(self, inp, lams, threads):
@@ -360,8 +361,7 @@ class _Wavefront:
         per_call = max(1, int(self.n_diagonals * CALL_CELLS // cells))
         done = self._tiles_done()
         lattice = inp.args()
-        threads = _threads(self.threads) if self.threads > 1 else contextlib.nullcontext()
-        with _LOCK, threads:
+        with _LOCK if self.threads > 1 else contextlib.nullcontext():
             for d in range(0, self.n_diagonals, per_call):
                 d_hi = min(d + per_call, self.n_diagonals)
                 sched = (d, d_hi, self.n_strips, self.n_tiles, self.skew, self.width,
@@ -385,19 +385,6 @@ def tile_plan(n_a, n_b, lanes, width):
     n_tiles = -(-(n_b + min(lanes, n_a) - 1) // width)
     skew = 2 + (lanes - 2) // width
     return n_strips, n_tiles, skew, n_tiles + skew * (n_strips - 1)
-
-
-@contextlib.contextmanager
-def _threads(count):
-    """numba's threads of this thread set to ``count`` for the block."""
-    import numba
-
-    before = numba.get_num_threads()
-    numba.set_num_threads(count)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(before)
 
 
 # ------------------------------------------------------------------ solves

@@ -133,7 +133,6 @@ def test_tiled_wavefront_equals_reference(metric, tile_steps, monkeypatch):
             np.testing.assert_array_equal(last[b], want[2])
         assert seen[-1][0] == seen[-1][1] == len(lams) * lat.n_cells
         assert all(d1 <= d2 for (d1, _), (d2, _) in zip(seen, seen[1:]))
-    assert numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS  # restored
 
 
 @pytest.mark.parametrize("metric", METRICS)
