@@ -99,25 +99,27 @@ def test_signed_step_with_old_groups_is_refused_like_the_reference():
         ne.fill(signed, [0.5])
 
 
-def _two_threads(monkeypatch, tile_steps):
+def _two_threads(monkeypatch, tile_steps, threads=2):
     """Strips of 32 rows, tiles of ``tile_steps`` steps, two threads (at most what numba
-    has) on every batch, a few tile diagonals per kernel call."""
+    has; or one) on every batch, a few tile diagonals per kernel call."""
     monkeypatch.setattr(ne, "LANES", 32)
     monkeypatch.setattr(ne, "BLOCK_LANES", 32)
     monkeypatch.setattr(ne, "TILE_STEPS", tile_steps)
     monkeypatch.setattr(ne, "PARALLEL_CELLS", 0)
     monkeypatch.setattr(ne, "CALL_CELLS", 2000)
-    monkeypatch.setattr(ne, "n_threads", lambda: min(2, numba.config.NUMBA_NUM_THREADS))
+    monkeypatch.setattr(ne, "n_threads",
+                        lambda: min(threads, numba.config.NUMBA_NUM_THREADS))
 
 
 @pytest.mark.parametrize("metric", METRICS)
-@pytest.mark.parametrize("tile_steps", [7, 40])
-def test_tiled_wavefront_equals_reference(metric, tile_steps, monkeypatch):
+@pytest.mark.parametrize("tile_steps, threads", [(7, 2), (40, 2), (512, 1)])
+def test_tiled_wavefront_equals_reference(metric, tile_steps, threads, monkeypatch):
     """The tiled wavefront on threads against the reference fill: words, final
     counters and last row of every lam, ties, strips and tiles cut short (7-step tiles:
-    a strip waits for the tile 5 ahead in the strip above; 40 steps: the next one),
-    groups of one item; progress to the last cell, never back."""
-    _two_threads(monkeypatch, tile_steps)
+    a strip waits for the tile 5 ahead in the strip above; 40 steps: the next one; one
+    thread: whole strips, in the plain-loop kernels), groups of one item, a few
+    diagonals per call; progress to the last cell, never back."""
+    _two_threads(monkeypatch, tile_steps, threads)
     rng = np.random.default_rng(9 + tile_steps)
     lams = [0.0, 0.4, 3.0]
     for k, (n_a, n_b) in enumerate(((150, 90), (33, 70), (97, 1), (1, 45), (1, 1))):
