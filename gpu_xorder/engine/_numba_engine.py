@@ -1,10 +1,10 @@
 """The numba engine: the compiled CPU fill of ``_numba_kernels`` behind the interface of
 ``_cupy_engine``.
 
-docs/design.md, section 9.6. numba is imported only here and in ``_numba_kernels``, and
-only when a function of this module runs (``import gpu_xorder`` never loads it). The
-decisions, paths and counters are ``cpu_reference``'s, bit for bit; what differs is
-speed. ``numba.get_num_threads()`` threads (``NUMBA_NUM_THREADS``,
+docs/design.md, section 9.6. numba is imported only here, in ``_numba_kernels`` and
+``_numba_tiles``, and only when a function of this module runs (``import gpu_xorder``
+never loads it). The decisions, paths and counters are ``cpu_reference``'s, bit for bit;
+what differs is speed. ``numba.get_num_threads()`` threads (``NUMBA_NUM_THREADS``,
 ``numba.set_num_threads``) fill the tiles of a lattice, and of a lam batch, one tile
 diagonal after the other (:class:`_Wavefront`); the kernels release the GIL.
 
@@ -58,12 +58,11 @@ BLOCK_LANES = 128
 #: Least cells of a batch filled by more than one thread.
 PARALLEL_CELLS = 2 * 10**6
 
-#: Steps of a strip per tile when threads share a lattice. With 512-row strips a tile
-#: diagonal of a square lattice of n per group holds about n / 1024 tiles and a fill
-#: has about 3 n / 512 diagonals, each one synchronisation of the threads (a wake-up of
-#: sleeping threads, tens of microseconds); 256 steps would double the diagonals for
-#: the same share of idle threads at the diagonals' ends with 2 threads (0.983 of
-#: linear at 3 x 10^4 per group, ``benchmarks/numba_wavefront.py``'s schedule bound).
+#: Steps of a strip per tile when threads share a lattice. With 512-row strips a fill
+#: of n per group has about 3 n / 512 tile diagonals, each one wake-up of sleeping
+#: threads (tens of microseconds); 256 steps would double them for the same share of
+#: idle threads at the diagonals' ends with 2 threads (0.983 of linear at 3 x 10^4 per
+#: group, ``benchmarks/numba_wavefront.py``'s schedule bound).
 TILE_STEPS = 512
 
 #: Cells per kernel call, about (progress and interrupts are seen between calls; a
@@ -99,10 +98,20 @@ def _kernels():
     # OpenMP's default spin made two threads up to 200 times slower than one on a
     # machine shared with other work (benchmarks/RESULTS.md). Read when numba first starts its
     # threads; a value the user set is kept.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from . import _numba_kernels
 
     return _numba_kernels
+
+
+def _tiles():
+    # numba's OpenMP threads wait for the next tile diagonal asleep, not spinning: GNU
+    # OpenMP's default spin made two threads up to 200 times slower than one on a
+    # machine shared with other work (benchmarks/RESULTS.md). Read when numba first
+    # starts its threads; a value the user set is kept.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    from . import _numba_tiles
+
+    return _numba_tiles
 
 
 def n_threads():
@@ -348,9 +357,9 @@ class _Wavefront:
         if threads > 1:
             global _THREADED
             _THREADED = True
-            self.kernel = _kernels().TILES[inp.kind]
+            self.kernel = _tiles().TILES[inp.kind]
         else:
-            self.kernel = _kernels().TILES_SERIAL[inp.kind]
+            self.kernel = _tiles().TILES_SERIAL[inp.kind]
 
     def run(self, col0, tops, words, bits, progress):
         """Every diagonal, in calls of about ``CALL_CELLS`` cells each (progress and

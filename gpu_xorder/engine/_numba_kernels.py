@@ -22,10 +22,8 @@ C[b][a] + w_b)`` for PRF, ``(C[a][b], C[b][a], U[a][b] - U[b][a])`` for URF, dec
 ``lean_lanes_2`` / ``lean_lanes_3``; ``m > 1`` ``C[q][b]``, ``C[b][q]`` (and ``U[q][b] -
 U[b][q]``), decided by ``block_lanes_*``, a few passes over the lanes per step.
 
-``SEGMENTS[kind]`` runs a range of steps of one strip (a tile). ``TILES[kind]`` runs
-tile diagonals of a batch of lattices in one call (the tiled wavefront of
-``_numba_engine._Wavefront``): the tiles of a diagonal in a ``prange``, numba's threads
-meeting once per diagonal.
+``SEGMENTS[kind]`` runs a range of steps of one strip: a tile of the tiled wavefront
+(``_numba_tiles``).
 
 Indices inside the lane loops are cast to ``uint64``: numba wraps negative indices, and
 with signed indices of unknown sign LLVM turns the loop's loads into gathers (measured:
@@ -33,7 +31,7 @@ with signed indices of unknown sign LLVM turns the loop's loads into gathers (me
 """
 
 import numpy as np
-from numba import njit, prange, uint64
+from numba import njit, uint64
 
 from ._kernel_source import METRIC_CODE
 
@@ -386,114 +384,6 @@ def _segment_urf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, 
 
 #: ``SEGMENTS[kind](s, c_lo, c_hi, lanes, ...)``: steps of one strip (``_strip_steps``).
 SEGMENTS = (_segment_lean_2, _segment_lean_3, _segment_xauc, _segment_prf, _segment_urf)
-
-
-# ------------------------------------------------------------------ the tiled wavefront
-
-
-@njit(nogil=True)
-def tile_diagonal(d, n_strips, n_tiles, skew):
-    """``(s_lo, count)``: the tiles ``(s, d - skew s)`` of tile diagonal ``d``, ``s =
-    s_lo .. s_lo + count - 1`` (tile ``(s, k)``: steps ``k width + 1 .. (k + 1) width``
-    of strip ``s``)."""
-    s_lo = max(0, -((n_tiles - 1 - d) // skew))
-    s_hi = min(n_strips - 1, d // skew)
-    return s_lo, max(0, s_hi - s_lo + 1)
-
-
-def _tile_rounds(segment, parallel):
-    """The tile diagonals of a batch of lattices around one kind's segment function:
-    the tiles of a diagonal in a ``prange`` (numba's threads; one synchronisation per
-    diagonal), or, not ``parallel``, in a plain loop that never enters numba's
-    threading layer."""
-
-    def rounds(d_lo, d_hi, n_strips, n_tiles, skew, width, lanes, n_a, n_b, m, metric,
-               absolute, ge, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, ubr, scalars,
-               per_q, lams, col0, tops, words, bits, state):
-        n_lat = lams.size
-        for d in range(d_lo, d_hi):
-            s_lo, count = tile_diagonal(d, n_strips, n_tiles, skew)
-            for x in prange(n_lat * count):
-                b = x // count
-                s = s_lo + x % count
-                c_lo = 1 + (d - skew * s) * width
-                c_hi = min(c_lo + width, n_b + min(lanes, n_a - s * lanes))
-                if c_lo < c_hi:
-                    segment(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos,
-                            isq, nla, la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q,
-                            lams[b], col0, tops[b], words[b], bits, state[b, s])
-
-    return njit(parallel=parallel, nogil=True, boundscheck=False)(rounds)
-
-
-(_rounds_lean_2, _rounds_lean_3, _rounds_xauc, _rounds_prf, _rounds_urf) = (
-    _tile_rounds(f, True) for f in SEGMENTS)
-(_serial_lean_2, _serial_lean_3, _serial_xauc, _serial_prf, _serial_urf) = (
-    _tile_rounds(f, False) for f in SEGMENTS)
-
-
-# Compiled, cached functions per kind of lattice, on numba's threads (``TILES``) or in
-# the calling thread (``TILES_SERIAL``, which never enters numba's threading layer and
-# compiles only where it runs): ``sched`` is ``(d_lo, d_hi, n_strips, n_tiles, skew,
-# width, lanes)``, ``lattice`` the lattice's arguments (``_numba_engine._Inputs.args``).
-
-
-@njit(nogil=True, cache=True)
-def _tiles_lean_2(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_lean_2(*sched, *lattice, lams, col0, tops, words, bits, state)
-
-
-@njit(nogil=True, cache=True)
-def _serial_tiles_lean_2(sched, lattice, lams, col0, tops, words, bits, state):
-    _serial_lean_2(*sched, *lattice, lams, col0, tops, words, bits, state)
-
-
-@njit(nogil=True, cache=True)
-def _tiles_lean_3(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_lean_3(*sched, *lattice, lams, col0, tops, words, bits, state)
-
-
-@njit(nogil=True, cache=True)
-def _serial_tiles_lean_3(sched, lattice, lams, col0, tops, words, bits, state):
-    _serial_lean_3(*sched, *lattice, lams, col0, tops, words, bits, state)
-
-
-@njit(nogil=True, cache=True)
-def _tiles_xauc(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_xauc(*sched, *lattice, lams, col0, tops, words, bits, state)
-
-
-@njit(nogil=True, cache=True)
-def _serial_tiles_xauc(sched, lattice, lams, col0, tops, words, bits, state):
-    _serial_xauc(*sched, *lattice, lams, col0, tops, words, bits, state)
-
-
-@njit(nogil=True, cache=True)
-def _tiles_prf(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_prf(*sched, *lattice, lams, col0, tops, words, bits, state)
-
-
-@njit(nogil=True, cache=True)
-def _serial_tiles_prf(sched, lattice, lams, col0, tops, words, bits, state):
-    _serial_prf(*sched, *lattice, lams, col0, tops, words, bits, state)
-
-
-@njit(nogil=True, cache=True)
-def _tiles_urf(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_urf(*sched, *lattice, lams, col0, tops, words, bits, state)
-
-
-@njit(nogil=True, cache=True)
-def _serial_tiles_urf(sched, lattice, lams, col0, tops, words, bits, state):
-    _serial_urf(*sched, *lattice, lams, col0, tops, words, bits, state)
-
-
-#: ``TILES[kind](sched, lattice, lams, col0, tops, words, bits, state)``: tile diagonals
-#: ``d_lo .. d_hi - 1`` of a batch of lattices, one per lam (``_tile_rounds``), the tiles
-#: of a diagonal on numba's threads; ``TILES_SERIAL[kind]``: the same in this thread.
-TILES = (_tiles_lean_2, _tiles_lean_3, _tiles_xauc, _tiles_prf, _tiles_urf)
-TILES_SERIAL = (_serial_tiles_lean_2, _serial_tiles_lean_3, _serial_tiles_xauc,
-                _serial_tiles_prf, _serial_tiles_urf)
 
 
 # ------------------------------------------------------------------ traceback

@@ -9,9 +9,11 @@ and by enumeration in tests/cpu_reference/.
 
 import dataclasses
 import multiprocessing
+import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,7 +22,7 @@ numba = pytest.importorskip("numba")
 
 import cpu_reference as cr  # noqa: E402
 from gpu_xorder.engine import _numba_engine as ne  # noqa: E402
-from gpu_xorder.engine import _numba_kernels as kernels  # noqa: E402
+from gpu_xorder.engine import _numba_tiles as tiles  # noqa: E402
 from support.problems import ragged_lattices as lattices  # noqa: E402
 from support.problems import random_problem, step_lattices, two_group_problem  # noqa: E402
 
@@ -161,7 +163,7 @@ def test_tile_schedule(lanes, n_a, n_b, width):
     n_strips, n_tiles, skew, n_diagonals = ne.tile_plan(n_a, n_b, lanes, width)
     when = {}
     for d in range(n_diagonals):
-        s_lo, count = kernels.tile_diagonal(d, n_strips, n_tiles, skew)
+        s_lo, count = tiles.tile_diagonal(d, n_strips, n_tiles, skew)
         used = set()
         for s in range(s_lo, s_lo + count):
             k = d - skew * s
@@ -222,3 +224,41 @@ def test_a_forked_child_fills_in_one_thread(monkeypatch):
         want = cr.fill(lat, lam)
         np.testing.assert_array_equal(words[b], want[0])
         np.testing.assert_array_equal(finals[b], want[1])
+
+
+CACHED_KINDS = """
+import numpy as np, cpu_reference as cr
+from support.problems import random_problem
+from gpu_xorder.engine import _numba_engine as ne
+ne.PARALLEL_CELLS = {parallel_cells}
+rng = np.random.default_rng(5)
+same = []
+for metric in ("xauc", "urf", "prf"):
+    prob = cr.build_problem(*random_problem(rng, (70, 60, 50), metric, True), 3, metric,
+                            "absolute")
+    def solve(lat, lam, progress=None):
+        words, final = cr.fill(lat, lam)
+        got = ne.fill(lat, [lam])
+        same.append(bool(np.array_equal(got[0][0], words)
+                         and np.array_equal(got[1][0], final)))
+        return cr.traceback(words, lat.n_a, lat.n_b), final
+    cr.solve_iterative(prob, 0.7, solve=solve)
+print(same)
+"""
+
+
+@pytest.mark.parametrize("parallel_cells", [0, 10**12])
+def test_kernels_from_the_cache_in_a_new_process(parallel_cells, monkeypatch):
+    """Every kind of fill, compiled here (so cached), then loaded from numba's cache by
+    a new process, kind after kind, threaded and not, equals the reference: cached
+    callers of closures that share a qualified name linked to one another's machine
+    code (wrong counters, a corrupted heap) before the tile rounds were inlined."""
+    code = CACHED_KINDS.format(parallel_cells=parallel_cells)
+    monkeypatch.setattr(ne, "PARALLEL_CELLS", ne.PARALLEL_CELLS)  # the code sets it
+    exec(compile(code, "cached_kinds", "exec"), {"__name__": "cached_kinds"})
+    tests = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [tests] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, check=True).stdout
+    assert out.split()[-1] == "True]" and "False" not in out and out.count("True") == 6
