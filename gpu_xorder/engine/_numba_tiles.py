@@ -24,19 +24,19 @@ def tile_diagonal(d, n_strips, n_tiles, skew):
     return s_lo, max(0, s_hi - s_lo + 1)
 
 
-def _tile_rounds(segment):
-    """The tile diagonals of a batch of lattices around one kind's segment function,
-    inlined into the cached ``TILES`` (compiled ``parallel``: the tiles of a diagonal
-    in a ``prange``, numba's threads meeting once per diagonal) and ``TILES_SERIAL``
-    (the ``prange`` a plain loop that never enters numba's threading layer). Inlined,
-    not called: numba names a closure's machine code by its qualified name, which every
-    kind's closure shares, so cached callers of separate closures would link to one."""
+def _tile_rounds(segment, parallel, name):
+    """The tile diagonals of a batch of lattices around one kind's segment function:
+    the tiles of a diagonal in a ``prange`` (``parallel``: numba's threads, meeting once
+    per diagonal), else in a plain loop that never enters numba's threading layer.
 
-    @njit(nogil=True, boundscheck=False, inline="always")
-    def rounds(sched, lattice, lams, col0, tops, words, bits, state):
-        d_lo, d_hi, n_strips, n_tiles, skew, width, lanes = sched
-        (n_a, n_b, m, metric, absolute, ge, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, ubr,
-         scalars, per_q) = lattice
+    Named ``name``: numba names a function's machine code by its qualified name, which
+    every closure of this factory would share, and a process loading the cached
+    callers of two of them linked one kind's rounds to the other's (wrong counters, a
+    corrupted heap)."""
+
+    def rounds(d_lo, d_hi, n_strips, n_tiles, skew, width, lanes, n_a, n_b, m, metric,
+               absolute, ge, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, ubr, scalars,
+               per_q, lams, col0, tops, words, bits, state):
         n_lat = lams.size
         for d in range(d_lo, d_hi):
             s_lo, count = tile_diagonal(d, n_strips, n_tiles, skew)
@@ -50,11 +50,15 @@ def _tile_rounds(segment):
                             isq, nla, la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q,
                             lams[b], col0, tops[b], words[b], bits, state[b, s])
 
-    return rounds
+    rounds.__name__ = rounds.__qualname__ = name
+    return njit(parallel=parallel, nogil=True, boundscheck=False)(rounds)
 
 
+_KINDS = ("lean_2", "lean_3", "xauc", "prf", "urf")  # the order of SEGMENTS
 (_rounds_lean_2, _rounds_lean_3, _rounds_xauc, _rounds_prf, _rounds_urf) = (
-    _tile_rounds(f) for f in SEGMENTS)
+    _tile_rounds(f, True, f"_rounds_{kind}") for f, kind in zip(SEGMENTS, _KINDS))
+(_serial_lean_2, _serial_lean_3, _serial_xauc, _serial_prf, _serial_urf) = (
+    _tile_rounds(f, False, f"_serial_{kind}") for f, kind in zip(SEGMENTS, _KINDS))
 
 
 # Compiled, cached functions per kind of lattice, on numba's threads (``TILES``) or in
@@ -63,54 +67,54 @@ def _tile_rounds(segment):
 # width, lanes)``, ``lattice`` the lattice's arguments (``_numba_engine._Inputs.args``).
 
 
-@njit(parallel=True, nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _tiles_lean_2(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_lean_2(sched, lattice, lams, col0, tops, words, bits, state)
+    _rounds_lean_2(*sched, *lattice, lams, col0, tops, words, bits, state)
 
 
 @njit(nogil=True, cache=True)
 def _serial_tiles_lean_2(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_lean_2(sched, lattice, lams, col0, tops, words, bits, state)
+    _serial_lean_2(*sched, *lattice, lams, col0, tops, words, bits, state)
 
 
-@njit(parallel=True, nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _tiles_lean_3(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_lean_3(sched, lattice, lams, col0, tops, words, bits, state)
+    _rounds_lean_3(*sched, *lattice, lams, col0, tops, words, bits, state)
 
 
 @njit(nogil=True, cache=True)
 def _serial_tiles_lean_3(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_lean_3(sched, lattice, lams, col0, tops, words, bits, state)
+    _serial_lean_3(*sched, *lattice, lams, col0, tops, words, bits, state)
 
 
-@njit(parallel=True, nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _tiles_xauc(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_xauc(sched, lattice, lams, col0, tops, words, bits, state)
+    _rounds_xauc(*sched, *lattice, lams, col0, tops, words, bits, state)
 
 
 @njit(nogil=True, cache=True)
 def _serial_tiles_xauc(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_xauc(sched, lattice, lams, col0, tops, words, bits, state)
+    _serial_xauc(*sched, *lattice, lams, col0, tops, words, bits, state)
 
 
-@njit(parallel=True, nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _tiles_prf(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_prf(sched, lattice, lams, col0, tops, words, bits, state)
+    _rounds_prf(*sched, *lattice, lams, col0, tops, words, bits, state)
 
 
 @njit(nogil=True, cache=True)
 def _serial_tiles_prf(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_prf(sched, lattice, lams, col0, tops, words, bits, state)
+    _serial_prf(*sched, *lattice, lams, col0, tops, words, bits, state)
 
 
-@njit(parallel=True, nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _tiles_urf(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_urf(sched, lattice, lams, col0, tops, words, bits, state)
+    _rounds_urf(*sched, *lattice, lams, col0, tops, words, bits, state)
 
 
 @njit(nogil=True, cache=True)
 def _serial_tiles_urf(sched, lattice, lams, col0, tops, words, bits, state):
-    _rounds_urf(sched, lattice, lams, col0, tops, words, bits, state)
+    _serial_urf(*sched, *lattice, lams, col0, tops, words, bits, state)
 
 
 #: ``TILES[kind](sched, lattice, lams, col0, tops, words, bits, state)``: tile diagonals
