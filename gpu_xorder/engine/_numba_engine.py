@@ -1,12 +1,12 @@
 """The numba engine: the compiled CPU fill of ``_numba_kernels`` behind the interface of
 ``_cupy_engine``.
 
-docs/design.md, section 9.6. numba is imported only here and in ``_numba_kernels``, and
-only when a function of this module runs (``import gpu_xorder`` never loads it). The
-decisions, paths and counters are ``cpu_reference``'s, bit for bit; what differs is
-speed. ``numba.get_num_threads()`` threads (``NUMBA_NUM_THREADS``,
-``numba.set_num_threads``) fill the strips of a lattice, and of a lam batch, in a
-pipeline (:class:`_Pipeline`); the kernels release the GIL.
+docs/design.md, section 9.6. numba is imported only here, in ``_numba_kernels`` and
+``_numba_tiles``, and only when a function of this module runs (``import gpu_xorder``
+never loads it). The decisions, paths and counters are ``cpu_reference``'s, bit for bit;
+what differs is speed. ``numba.get_num_threads()`` threads (``NUMBA_NUM_THREADS``,
+``numba.set_num_threads``) fill the tiles of a lattice, and of a lam batch, one tile
+diagonal after the other (:class:`_Wavefront`); the kernels release the GIL.
 
 ``progress(done, total)`` counts the cells of every lattice of the call (of both passes
 for bands).
@@ -15,6 +15,7 @@ for bands).
 import contextlib
 import contextvars
 import functools
+import os
 import threading
 
 import numpy as np
@@ -43,24 +44,30 @@ MSG_NO_NUMBA = "numba is not installed (pip install 'gpu-xorder[numba]'): {error
 MSG_EDGES = ("edges of shapes {col0} and {row0}: expected ({k}, {n_a} + 1) and ({k}, {n_b} "
              "+ 1) or ({B}, {k}, {n_b} + 1)")
 
-#: Rows per strip: one vectorised loop covers a step's lanes; fewer lanes spend more
-#: of each step on its fixed cost, more lanes more steps in each strip's ramps
-#: (benchmarks/RESULTS.md).
-LANES = 128
+#: Rows per strip of a two-group lattice (or a first iterative step): one vectorised
+#: loop covers a step's lanes; fewer lanes spend more of each step on its fixed cost,
+#: more lanes more steps in each strip's ramps and fewer strips to share among threads
+#: (benchmarks/RESULTS.md, issue #47: of 256 to 2048 rows, 512 ran fastest on one
+#: thread).
+LANES = 512
 
-#: Least cells of a batch filled by more than one thread (starting threads costs
-#: about a hundred microseconds).
+#: Rows per strip of a step with old groups: its lane passes keep ``3 m`` state rows
+#: and 8 rows of scratch per lane, which should stay in the core's caches.
+BLOCK_LANES = 128
+
+#: Least cells of a batch filled by more than one thread.
 PARALLEL_CELLS = 2 * 10**6
 
-#: Most steps of a strip per kernel call in a pipeline (at least 4 calls per strip, so
-#: the next strip can start early); one call costs a few microseconds.
-CHUNK_STEPS = 4096
+#: Steps of a strip per tile when threads share a lattice. With 512-row strips a fill
+#: of n per group has about 3 n / 512 tile diagonals, each one wake-up of sleeping
+#: threads (tens of microseconds); 256 steps would double them for the same share of
+#: idle threads at the diagonals' ends with 2 threads (0.983 of linear at 3 x 10^4 per
+#: group, ``benchmarks/numba_wavefront.py``'s schedule bound).
+TILE_STEPS = 512
 
-#: Cells between progress reports of a fill in one thread, at least.
-CHUNK_CELLS = 4 * 10**6
-
-#: Seconds between progress reports of a pipeline, at most.
-PROGRESS_SECONDS = 0.2
+#: Cells per kernel call, about (progress and interrupts are seen between calls; a
+#: smaller lattice is one call).
+CALL_CELLS = 5 * 10**7
 
 
 @functools.lru_cache(maxsize=None)
@@ -87,9 +94,24 @@ def smoke_test():
 
 
 def _kernels():
+    # numba's OpenMP threads wait for the next tile diagonal asleep, not spinning: GNU
+    # OpenMP's default spin made two threads up to 200 times slower than one on a
+    # machine shared with other work (benchmarks/RESULTS.md). Read when numba first starts its
+    # threads; a value the user set is kept.
     from . import _numba_kernels
 
     return _numba_kernels
+
+
+def _tiles():
+    # numba's OpenMP threads wait for the next tile diagonal asleep, not spinning: GNU
+    # OpenMP's default spin made two threads up to 200 times slower than one on a
+    # machine shared with other work (benchmarks/RESULTS.md). Read when numba first
+    # starts its threads; a value the user set is kept.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    from . import _numba_tiles
+
+    return _numba_tiles
 
 
 def n_threads():
@@ -283,118 +305,95 @@ def _fill(inp, lams, edges, bits, progress):
         else:
             tops = np.ascontiguousarray(np.stack([inp.to_state(r) for r in row0]))
     words = np.zeros((B, cr.n_words(n_a, n_b) if bits else 1), dtype=np.uint32)
-    pipe = _Pipeline(inp, lams, col0, tops, words, bits)
-    threads = min(n_threads(), pipe.n_strips * B)
-    if threads > 1 and B * (n_a + 1) * (n_b + 1) >= PARALLEL_CELLS:
-        pipe.run(threads, progress)
-    else:
-        pipe.run_here(progress)
+    big = B * (n_a + 1) * (n_b + 1) >= PARALLEL_CELLS
+    threads = n_threads() if big and not _FORKED else 1
+    _Wavefront(inp, lams, threads).run(col0, tops, words, bits, progress)
     tops[:, :, 0] = col0[None, :, n_a]
     return (words if bits else None), tops
 
 
-class _Pipeline:
-    """The strips of every lattice of a batch, lattice after lattice, dealt round robin
-    to ``threads`` threads (docs/design.md, section 9.6).
+#: Serialises the threaded fills (``TILES``) of Python threads that fill at the same
+#: time (numba's workqueue threading layer aborts the process on concurrent use; the
+#: others would only oversubscribe the cores); one-thread fills run side by side.
+_LOCK = threading.Lock()
 
-    A thread runs its strips in order, ``chunk`` steps per kernel call; before steps
-    ``.. c`` of strip ``s`` it waits until strip ``s - 1`` of the lattice has finished
-    step ``min(c, n_b) + lanes - 1``, which wrote the top row's column ``c``. Strip
-    ``s - 1`` never waits for strip ``s``, so the chain always moves; the main thread
-    only joins and reports progress (woken at every chunk it cost 10-25% more CPU).
+#: Whether this process is a fork of one that had started numba's threads (which it
+#: does as it compiles or loads ``TILES``): they (GNU OpenMP) do not survive a fork,
+#: and numba ends a child that uses them, so such a child fills in its own thread only
+#: (``TILES_SERIAL``, which never enters the threading layer).
+_FORKED = False
+_THREADED = False
+
+
+def _after_fork():
+    global _FORKED
+    _FORKED = _FORKED or _THREADED
+
+
+os.register_at_fork(after_in_child=_after_fork)
+
+
+class _Wavefront:
+    """The tiled wavefront of a batch of lattices (docs/design.md, section 9.6).
+
+    Strip ``s`` (rows ``s lanes + 1 ..``) runs its steps in tiles of ``width`` steps;
+    tile ``(s, k)`` needs tile ``(s, k - 1)`` (its lane state) and strip ``s - 1``'s
+    steps up to ``(k + 1) width + lanes - 1`` (the last of them writes the top row's
+    column ``(k + 1) width``), i.e. tile ``(s - 1, k + skew - 1)``, ``skew = 2 + (lanes
+    - 2) // width``. So the tiles with ``k + skew s = d`` are independent: numba's
+    threads share those of diagonal ``d`` (of every lattice of the batch), and wait
+    for each other once per diagonal. Tiles of one diagonal read and write disjoint
+    columns of the shared top row (``(skew - 1) width`` steps apart, more than ``lanes
+    - 2``). One thread: a tile is a whole strip.
     """
 
-    def __init__(self, inp, lams, col0, tops, words, bits):
-        self.inp, self.lams, self.col0 = inp, lams, col0
-        self.tops, self.words, self.bits = tops, words, bits
-        self.lanes = lanes = LANES
-        self.n_strips = -(-inp.n_a // lanes)
-        n_b = inp.n_b
-        self.chunk = min(CHUNK_STEPS, -(-(n_b + lanes) // 4))
-        self.steps = (n_b + lanes - 1) * (self.n_strips - 1) + n_b + (
-            inp.n_a - lanes * (self.n_strips - 1)) - 1
-        self.total = lams.size * self.steps
-        self.done = np.zeros((lams.size, self.n_strips), dtype=np.int64)
-        self.steps_done = 0
-        self.failed = None
-        self.kernel = _kernels().SEGMENTS[inp.kind]
+    def __init__(self, inp, lams, threads):
+        self.inp, self.lams, self.threads = inp, lams, threads
+        self.lanes = lanes = LANES if inp.m == 1 else BLOCK_LANES
+        steps = inp.n_b + min(lanes, inp.n_a) - 1  # of the longest strip
+        self.width = steps if threads == 1 else min(steps, TILE_STEPS)
+        self.n_strips, self.n_tiles, self.skew, self.n_diagonals = tile_plan(
+            inp.n_a, inp.n_b, lanes, self.width)
+        if threads > 1:
+            global _THREADED
+            _THREADED = True
+            self.kernel = _tiles().TILES[inp.kind]
+        else:
+            self.kernel = _tiles().TILES_SERIAL[inp.kind]
 
-    def _segment(self, b, s, c_lo, c_hi, lane):
-        self.kernel(s, c_lo, c_hi, self.lanes, *self.inp.args(), self.lams[b], self.col0,
-                    self.tops[b], self.words[b], self.bits, lane)
+    def run(self, col0, tops, words, bits, progress):
+        """Every diagonal, in calls of about ``CALL_CELLS`` cells each (progress and
+        interrupts are seen between calls)."""
+        inp, B = self.inp, self.lams.size
+        state = np.zeros((B, self.n_strips, 2, inp.rows, self.lanes + 1))
+        cells = (inp.n_a + 1) * (inp.n_b + 1) * B
+        per_call = max(1, int(self.n_diagonals * CALL_CELLS // cells))
+        done = self._tiles_done()
+        lattice = inp.args()
+        with _LOCK if self.threads > 1 else contextlib.nullcontext():
+            for d in range(0, self.n_diagonals, per_call):
+                d_hi = min(d + per_call, self.n_diagonals)
+                sched = (d, d_hi, self.n_strips, self.n_tiles, self.skew, self.width,
+                         self.lanes)
+                self.kernel(sched, lattice, self.lams, col0, tops, words, bits, state)
+                if progress is not None:
+                    progress(cells * int(done[d_hi - 1]) // int(done[-1]), cells)
 
-    def _cells(self, progress):
-        if progress is not None:
-            cells = (self.inp.n_a + 1) * (self.inp.n_b + 1) * self.lams.size
-            progress(cells * self.steps_done // self.total, cells)
+    def _tiles_done(self):
+        """Tiles finished after each diagonal (cumulative)."""
+        s, k = np.divmod(np.arange(self.n_strips * self.n_tiles), self.n_tiles)
+        per = np.bincount(k + self.skew * s, minlength=self.n_diagonals)
+        return np.cumsum(per)
 
-    def run_here(self, progress):
-        """Every strip in this thread, a whole strip per kernel call."""
-        lane = self._lane()
-        every = max(1, CHUNK_CELLS // (self.lanes * (self.inp.n_b + 1)))
-        for b in range(self.lams.size):
-            for s in range(self.n_strips):
-                end = self._end(s)
-                self._segment(b, s, 1, end, lane)
-                self.steps_done += end - 1
-                if (s + 1) % every == 0 or s == self.n_strips - 1:
-                    self._cells(progress)
 
-    def run(self, threads, progress):
-        self.cond = threading.Condition()
-        jobs = [(b, s) for b in range(self.lams.size) for s in range(self.n_strips)]
-        workers = [threading.Thread(target=self._work, args=(jobs[w::threads],),
-                                    daemon=True) for w in range(threads)]
-        for w in workers:
-            w.start()
-        reported = -1
-        for w in workers:  # the main thread only reports, every PROGRESS_SECONDS
-            while w.is_alive():
-                w.join(PROGRESS_SECONDS)
-                if self.steps_done != reported:
-                    reported = self.steps_done
-                    self._cells(progress)
-        if self.failed is not None:
-            raise self.failed
-        if reported != self.steps_done:
-            self._cells(progress)
-
-    def _work(self, jobs):
-        try:
-            lane = self._lane()
-            for b, s in jobs:
-                end, c = self._end(s), 1
-                while c < end:
-                    c_hi = min(c + self.chunk, end)
-                    if self.failed is not None:
-                        return
-                    if s > 0:
-                        need = min(c_hi - 1, self.inp.n_b) + self.lanes - 1
-                        with self.cond:
-                            self.cond.wait_for(functools.partial(self._ready, b, s, need))
-                            if self.failed is not None:
-                                return
-                    self._segment(b, s, c, c_hi, lane)
-                    with self.cond:
-                        self.done[b, s] = c_hi - 1
-                        self.steps_done += c_hi - c
-                        self.cond.notify_all()
-                    c = c_hi
-        except BaseException as exc:  # noqa: B036 (handed to the calling thread)
-            with self.cond:
-                self.failed = exc
-                self.cond.notify_all()
-
-    def _ready(self, b, s, need):
-        """Strip ``s``'s wait: has strip ``s - 1`` of lattice ``b`` reached ``need``?"""
-        return self.done[b, s - 1] >= need or self.failed is not None
-
-    def _end(self, s):
-        """One past the last step of strip ``s``."""
-        return self.inp.n_b + min(self.lanes, self.inp.n_a - s * self.lanes)
-
-    def _lane(self):
-        return np.zeros((2, self.inp.rows, self.lanes + 1))
+def tile_plan(n_a, n_b, lanes, width):
+    """``(n_strips, n_tiles, skew, n_diagonals)`` of the tiled wavefront of an ``n_a x
+    n_b`` lattice: strips of ``lanes`` rows, tiles of ``width`` steps, tile ``(s, k)``
+    on diagonal ``k + skew s`` (:class:`_Wavefront`)."""
+    n_strips = -(-n_a // lanes)
+    n_tiles = -(-(n_b + min(lanes, n_a) - 1) // width)
+    skew = 2 + (lanes - 2) // width
+    return n_strips, n_tiles, skew, n_tiles + skew * (n_strips - 1)
 
 
 # ------------------------------------------------------------------ solves

@@ -22,10 +22,8 @@ C[b][a] + w_b)`` for PRF, ``(C[a][b], C[b][a], U[a][b] - U[b][a])`` for URF, dec
 ``lean_lanes_2`` / ``lean_lanes_3``; ``m > 1`` ``C[q][b]``, ``C[b][q]`` (and ``U[q][b] -
 U[b][q]``), decided by ``block_lanes_*``, a few passes over the lanes per step.
 
-``SEGMENTS[kind]`` runs a range of steps of one strip and releases the GIL, so that
-threads can fill the strips of a lattice (or of several) in a pipeline
-(``_numba_engine``): strip ``s`` may run steps up to ``c`` once strip ``s - 1`` has run
-``c + lanes - 1`` of its own, the last of them writing the top row it reads.
+``SEGMENTS[kind]`` runs a range of steps of one strip: a tile of the tiled wavefront
+(``_numba_tiles``).
 
 Indices inside the lane loops are cast to ``uint64``: numba wraps negative indices, and
 with signed indices of unknown sign LLVM turns the loop's loads into gathers (measured:
@@ -96,24 +94,28 @@ def _lean_lanes(urf):
         """
         w, inv_auc = scalars[W], scalars[INV_AUC]
         i_0, i_1 = scalars[I_0], scalars[I_1]
-        for u in range(hi - lo + 1):
-            t = uint64(lo + u)
-            k = uint64(kb + lo + u)
-            i = uint64(row + lo + u)
+        # one-dimensional rows, one induction variable
+        p0, p1, p2 = lane[p, 0], lane[p, 1], lane[p, lane.shape[1] - 1]
+        q0, q1, q2 = lane[q, 0], lane[q, 1], lane[q, lane.shape[1] - 1]
+        ya, na, ia, lfa = ypos[0], nla[0], isq[0], la[0]
+        for v in range(lo, hi + 1):
+            t = uint64(v)
+            k = uint64(kb + v)
+            i = uint64(row + v)
             # a-step into (i, j): C[a][b] += y_a[i-1] (n_b0 - Q_b(j)); U[a][b] += r_a[i-1]
             # (n_b - j) (isq: the weight on U, 1 on a lattice of items)
-            a0 = lane[p, 0, t] + ypos[0, i] * nlb[k]
-            a1 = lane[p, 1, t]
+            a0 = p0[t] + ya[i] * nlb[k]
+            a1 = p1[t]
             # b-step into (i, j): C[b][a] += y_b[j-1] (n_a0 - Q_a(i)); U[b][a] += r_b[j-1]
             # (n_a - i)
-            b0 = lane[p, 0, t + _ONE]
-            b1 = lane[p, 1, t + _ONE] + ybr[k] * nla[0, i]
+            b0 = p0[t + _ONE]
+            b1 = p1[t + _ONE] + ybr[k] * na[i]
             # the term's first operands: C[a][b] (PRF rows hold C + w), for URF the
             # U difference; the second: C[b][a]
             fa, fb = a0, b0
             if urf:
-                a2 = lane[p, 2, t] + isq[0, i] * lbr[k]
-                b2 = lane[p, 2, t + _ONE] - la[0, i] * ubr[k]
+                a2 = p2[t] + ia[i] * lbr[k]
+                b2 = p2[t + _ONE] - lfa[i] * ubr[k]
                 fa, fb = a2, b2
             da = pair_term(urf, fa, a1, i_0, i_1)
             db = pair_term(urf, fb, b1, i_0, i_1)
@@ -124,10 +126,10 @@ def _lean_lanes(urf):
             ga = ((a0 + a1) + w) * inv_auc - da * lam
             gb = ((b0 + b1) + w) * inv_auc - db * lam
             d = (ga > gb) | (ge & (ga == gb))
-            lane[q, 0, t + _ONE] = a0 if d else b0
-            lane[q, 1, t + _ONE] = a1 if d else b1
+            q0[t + _ONE] = a0 if d else b0
+            q1[t + _ONE] = a1 if d else b1
             if urf:
-                lane[q, 2, t + _ONE] = a2 if d else b2
+                q2[t + _ONE] = a2 if d else b2
             dec[t] = d
 
     return lean_lanes
@@ -274,11 +276,13 @@ def _strip_steps(lanes_of_step):
         """Steps ``c_lo .. c_hi - 1`` of strip ``s`` (rows ``s lanes + 1 ..``) of one
         lattice, each step's lanes by ``lanes_of_step``.
 
-        ``lane`` ``(2, rows, lanes + 1)`` holds the strip's lane state between segments
-        (entry ``t + 1`` is lane t's last cell; it starts from the first column
-        ``col0`` when ``c_lo == 1``) and is left in ``lane[0]``. ``top`` ``(rows, n_b +
-        1)``: the row above the strip, overwritten with its last row. ``words``: the
-        lattice's decision words (written when ``bits``).
+        ``lane`` ``(2, rows, lanes + 1)`` holds the strip's lane state between segments:
+        step c reads ``lane[(c - 1) % 2]`` and writes ``lane[c % 2]`` (entry ``t + 1`` is
+        lane t's last cell; both halves start from the first column ``col0`` when
+        ``c_lo == 1``, so a lane that has not started yet reads its left cell there and
+        idle lanes need no copies). ``top`` ``(rows, n_b + 1)``: the row above the
+        strip, overwritten with its last row. ``words``: the lattice's decision words
+        (written when ``bits``).
         """
         i0 = s * lanes
         n_rows = min(lanes, n_a - i0)
@@ -290,10 +294,11 @@ def _strip_steps(lanes_of_step):
         dec64 = dec.view(np.uint64)
         acc = np.empty((1, 1) if m == 1 else (8, lanes))
         if c_lo == 1:
-            for r in range(rows):
-                for t in range(n_rows):
-                    lane[0, r, t + 1] = col0[r, i0 + t + 1]
-        p, q = uint64(0), uint64(1)
+            for h in range(2):
+                for r in range(rows):
+                    for t in range(n_rows):
+                        lane[h, r, t + 1] = col0[r, i0 + t + 1]
+        p, q = uint64((c_lo - 1) % 2), uint64(c_lo % 2)
         last = min(c_hi, n_b + n_rows)
         for c in range(c_lo, last):
             t_lo = max(0, c - n_b)
@@ -301,18 +306,11 @@ def _strip_steps(lanes_of_step):
             if c <= n_b:
                 for r in range(rows):
                     lane[p, r, 0] = top[r, c]
+            elif t_lo > 0:  # lane t_lo - 1 finished at the step before: no more bits
+                dec[t_lo - 1] = 0
             kb = n_b - c
             lanes_of_step(lane, p, q, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, ubr, i0 + 1,
                           kb, t_lo, t_hi, m, absolute, ge, scalars, per_q, lam, dec, acc)
-            if t_lo > 0 or t_hi < n_rows - 1:  # ramps: idle lanes keep their cell
-                for t in range(t_lo):
-                    dec[t] = 0
-                    for r in range(rows):
-                        lane[q, r, t + 1] = lane[p, r, t + 1]
-                for t in range(t_hi + 1, n_rows):
-                    dec[t] = 0
-                    for r in range(rows):
-                        lane[q, r, t + 1] = lane[p, r, t + 1]
             if bits:
                 # block r0 + b's word of skewed column c - 32 b (the layout of _bits):
                 # lane 32 b + x is bit x; each byte of dec64 is one lane's 0 or 1
@@ -328,10 +326,6 @@ def _strip_steps(lanes_of_step):
                 for r in range(rows):
                     top[r, c - n_rows + 1] = lane[q, r, n_rows]
             p, q = q, p
-        if p == 1:
-            for r in range(rows):
-                for t in range(n_rows):
-                    lane[0, r, t + 1] = lane[1, r, t + 1]
 
     return segment
 

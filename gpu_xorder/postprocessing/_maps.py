@@ -149,7 +149,14 @@ def _keep_apart(values, mapped, x, y):
     """``mapped`` (the map through knots ``(x, y)`` of one group's ``values``) with
     distinct values strictly increasing and equal ones equal: where rounding put two on
     one float, moved by the fewest ulps, within ``[y[0], y[-1]]`` for values within
-    ``[x[0], x[-1]]`` (beyond them, up to the largest float)."""
+    ``[x[0], x[-1]]`` (beyond them, up to the largest float).
+
+    The map is non-decreasing (:func:`map_one`: every piece, and the clip at its
+    knots), so ``sort(mapped)`` is ``mapped`` in the order of ``sort(values)``: two
+    sorts of plain floats find whether distinct values share a float, and only then
+    does the group pay for the stable argsort of the repair."""
+    if not _collide(values, mapped):
+        return mapped
     by = np.argsort(values, kind="stable")
     new = np.ones(by.size, dtype=bool)
     new[1:] = values[by][1:] != values[by][:-1]
@@ -167,6 +174,18 @@ def _keep_apart(values, mapped, x, y):
     run = np.diff(np.append(np.flatnonzero(new), by.size))  # items per distinct value
     out[by] = np.repeat(from_ordinal(apart), run)
     return out
+
+
+def _collide(values, mapped):
+    """Whether two distinct ``values`` have one ``mapped`` float, ``mapped`` a
+    non-decreasing function of ``values``: the sorted images tie where the sorted values
+    do not. Sorting the images first spares the values' sort where no two images tie."""
+    images = np.sort(mapped)
+    tied = images[1:] == images[:-1]
+    if not tied.any():
+        return False
+    inputs = np.sort(values)
+    return bool(np.any(tied & (inputs[1:] != inputs[:-1])))
 
 
 def _refuse_crowded(u, low, high):

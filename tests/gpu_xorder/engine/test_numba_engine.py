@@ -1,5 +1,5 @@
 """What only the numba engine has, against the NumPy reference: fills without bits,
-bands from given edges, its threads' pipeline, its lazy import. The properties
+bands from given edges, its tiled wavefront on threads, its lazy import. The properties
 every engine shares (fills, solves, bands, K groups, golden digests) are in
 test_engines.py.
 
@@ -8,17 +8,21 @@ and by enumeration in tests/cpu_reference/.
 """
 
 import dataclasses
+import multiprocessing
+import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-pytest.importorskip("numba")
+numba = pytest.importorskip("numba")
 
 import cpu_reference as cr  # noqa: E402
 from gpu_xorder.engine import _numba_engine as ne  # noqa: E402
+from gpu_xorder.engine import _numba_tiles as tiles  # noqa: E402
 from support.problems import ragged_lattices as lattices  # noqa: E402
 from support.problems import random_problem, step_lattices, two_group_problem  # noqa: E402
 
@@ -97,25 +101,50 @@ def test_signed_step_with_old_groups_is_refused_like_the_reference():
         ne.fill(signed, [0.5])
 
 
-@pytest.mark.parametrize("metric", METRICS)
-def test_threads_pipeline_equals_one_thread(metric, monkeypatch):
-    """Strips of 32 rows, 7 steps per kernel call, three threads on a lam batch and on
-    iterative steps: every wait of the pipeline is exercised."""
-    rng = np.random.default_rng(9)
-    s, y, g = two_group_problem(rng, 150, 90, ties=True)
-    lat = cr.build_lattice(s, y, g, metric, "absolute")
-    lams = [0.0, 0.4, 3.0]
-    want = ne.fill(lat, lams, bottom=True)
+def _two_threads(monkeypatch, tile_steps, threads=2):
+    """Strips of 32 rows, tiles of ``tile_steps`` steps, two threads (at most what numba
+    has; or one) on every batch, a few tile diagonals per kernel call."""
     monkeypatch.setattr(ne, "LANES", 32)
-    monkeypatch.setattr(ne, "CHUNK_STEPS", 7)
+    monkeypatch.setattr(ne, "BLOCK_LANES", 32)
+    monkeypatch.setattr(ne, "TILE_STEPS", tile_steps)
     monkeypatch.setattr(ne, "PARALLEL_CELLS", 0)
-    monkeypatch.setattr(ne, "n_threads", lambda: 3)
-    seen = []
-    got = ne.fill(lat, lams, bottom=True, progress=lambda d, t: seen.append((d, t)))
-    for a, b in zip(got, want):
-        np.testing.assert_array_equal(a, b)
-    assert seen[-1][0] == seen[-1][1] == len(lams) * lat.n_cells
-    assert all(d1 <= d2 for (d1, _), (d2, _) in zip(seen, seen[1:]))
+    monkeypatch.setattr(ne, "CALL_CELLS", 2000)
+    monkeypatch.setattr(ne, "n_threads",
+                        lambda: min(threads, numba.config.NUMBA_NUM_THREADS))
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("tile_steps, threads", [(7, 2), (40, 2), (512, 1)])
+def test_tiled_wavefront_equals_reference(metric, tile_steps, threads, monkeypatch):
+    """The tiled wavefront on threads against the reference fill: words, final
+    counters and last row of every lam, ties, strips and tiles cut short (7-step tiles:
+    a strip waits for the tile 5 ahead in the strip above; 40 steps: the next one; one
+    thread: whole strips, in the plain-loop kernels), groups of one item, a few
+    diagonals per call; progress to the last cell, never back."""
+    _two_threads(monkeypatch, tile_steps, threads)
+    rng = np.random.default_rng(9 + tile_steps)
+    lams = [0.0, 0.4, 3.0]
+    for k, (n_a, n_b) in enumerate(((150, 90), (33, 70), (97, 1), (1, 45), (1, 1))):
+        s, y, g = two_group_problem(rng, n_a, n_b, ties=k % 2 == 0)
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        seen = []
+        words, finals, last = ne.fill(lat, lams, bottom=True,
+                                      progress=lambda d, t, seen=seen: seen.append((d, t)))
+        for b, lam in enumerate(lams):
+            want = cr.fill(lat, lam, bottom=True)
+            np.testing.assert_array_equal(words[b], want[0])
+            np.testing.assert_array_equal(finals[b], want[1])
+            np.testing.assert_array_equal(last[b], want[2])
+        assert seen[-1][0] == seen[-1][1] == len(lams) * lat.n_cells
+        assert all(d1 <= d2 for (d1, _), (d2, _) in zip(seen, seen[1:]))
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_tiled_wavefront_of_iterative_steps(metric, monkeypatch):
+    """Steps with old groups (the block lane passes) on the tiled wavefront: the
+    reference's iterative solve."""
+    _two_threads(monkeypatch, 7)
+    rng = np.random.default_rng(4)
     prob = cr.build_problem(*random_problem(rng, (40, 35, 50), metric, True), 3, metric,
                             "absolute")
     want = cr.solve_iterative(prob, 0.5)
@@ -124,17 +153,37 @@ def test_threads_pipeline_equals_one_thread(metric, monkeypatch):
     assert got[1] == want[1] and got[2] == want[2]
 
 
-def test_pipeline_error_reaches_the_caller(monkeypatch):
-    lat = next(lattices("xauc", "absolute", 1))
-    monkeypatch.setattr(ne, "PARALLEL_CELLS", 0)
-    monkeypatch.setattr(ne, "n_threads", lambda: 2)
-
-    def broken(*args):
-        raise RuntimeError("kernel failed")
-
-    monkeypatch.setattr(ne._Pipeline, "_segment", broken)
-    with pytest.raises(RuntimeError, match="kernel failed"):
-        ne.fill(lat, [0.5, 0.6])
+@pytest.mark.parametrize("lanes, n_a, n_b, width",
+                         [(32, 100, 70, 7), (32, 100, 70, 40), (128, 300, 500, 256),
+                          (128, 129, 3, 1), (32, 33, 1, 2)])
+def test_tile_schedule(lanes, n_a, n_b, width):
+    """Every tile once; a tile's diagonal after its left neighbour's and after the
+    tile of the strip above whose last step writes the last top-row column it reads;
+    the tiles of one diagonal read and write disjoint top-row columns."""
+    n_strips, n_tiles, skew, n_diagonals = ne.tile_plan(n_a, n_b, lanes, width)
+    when = {}
+    for d in range(n_diagonals):
+        s_lo, count = tiles.tile_diagonal(d, n_strips, n_tiles, skew)
+        used = set()
+        for s in range(s_lo, s_lo + count):
+            k = d - skew * s
+            assert 0 <= k < n_tiles and (s, k) not in when
+            when[s, k] = d
+            rows = min(lanes, n_a - s * lanes)
+            c_lo, c_hi = 1 + k * width, min(1 + (k + 1) * width, n_b + rows)
+            if c_lo >= c_hi:
+                continue
+            # steps c_lo .. c_hi - 1 read top[c] (c <= n_b), write top[c - rows + 1]
+            touched = set(range(c_lo, min(c_hi, n_b + 1)))
+            touched |= set(range(max(c_lo, rows) - rows + 1, c_hi - rows + 1))
+            assert not touched & used
+            used |= touched
+            if s > 0:  # strip s - 1 wrote top[c] at its step c + lanes - 1
+                need = min(c_hi - 1, n_b) + lanes - 1
+                assert when[s - 1, (need - 1) // width] < d
+    assert sorted(when) == [(s, k) for s in range(n_strips) for k in range(n_tiles)]
+    for (s, k), d in when.items():
+        assert k == 0 or when[s, k - 1] < d
 
 
 def test_status_and_lazy_import():
@@ -146,3 +195,70 @@ def test_status_and_lazy_import():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["False", "False"]
+
+
+def _fill_in_child(lat, lams, queue):
+    words, finals = ne.fill(lat, lams)
+    queue.put((words, finals))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fork")
+def test_a_forked_child_fills_in_one_thread(monkeypatch):
+    """After a fill on numba's threads, a child forked from this process fills the
+    reference's words in its own thread (numba would end a child that used its GNU
+    OpenMP threads)."""
+    _two_threads(monkeypatch, 40)
+    s, y, g = two_group_problem(np.random.default_rng(3), 90, 70, ties=True)
+    lat = cr.build_lattice(s, y, g, "xauc", "absolute")
+    lams = [0.0, 0.6]
+    ne.fill(lat, lams)  # numba's threads started in this process
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_fill_in_child, args=(lat, lams, queue))
+    child.start()
+    words, finals = queue.get(timeout=120)
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    assert not ne._FORKED  # this process still uses its threads
+    for b, lam in enumerate(lams):
+        want = cr.fill(lat, lam)
+        np.testing.assert_array_equal(words[b], want[0])
+        np.testing.assert_array_equal(finals[b], want[1])
+
+
+CACHED_KINDS = """
+import numpy as np, cpu_reference as cr
+from support.problems import random_problem
+from gpu_xorder.engine import _numba_engine as ne
+ne.PARALLEL_CELLS = {parallel_cells}
+rng = np.random.default_rng(5)
+same = []
+for metric in ("xauc", "urf", "prf"):
+    prob = cr.build_problem(*random_problem(rng, (70, 60, 50), metric, True), 3, metric,
+                            "absolute")
+    def solve(lat, lam, progress=None):
+        words, final = cr.fill(lat, lam)
+        got = ne.fill(lat, [lam])
+        same.append(bool(np.array_equal(got[0][0], words)
+                         and np.array_equal(got[1][0], final)))
+        return cr.traceback(words, lat.n_a, lat.n_b), final
+    cr.solve_iterative(prob, 0.7, solve=solve)
+print(same)
+"""
+
+
+@pytest.mark.parametrize("parallel_cells", [0, 10**12])
+def test_kernels_from_the_cache_in_a_new_process(parallel_cells, monkeypatch):
+    """Every kind of fill, compiled here (so cached), then loaded from numba's cache by
+    a new process, kind after kind, threaded and not, equals the reference: cached
+    callers of closures that share a qualified name linked to one another's machine
+    code (wrong counters, a corrupted heap) before the tile rounds were inlined."""
+    code = CACHED_KINDS.format(parallel_cells=parallel_cells)
+    monkeypatch.setattr(ne, "PARALLEL_CELLS", ne.PARALLEL_CELLS)  # the code sets it
+    exec(compile(code, "cached_kinds", "exec"), {"__name__": "cached_kinds"})
+    tests = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [tests] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, check=True).stdout
+    assert out.split()[-1] == "True]" and "False" not in out and out.count("True") == 6
