@@ -46,13 +46,23 @@ EXACT_FIRST_SHARE = 1.0 / 1024
 #: Rounds of a cutting-plane search on ``mu`` run to the end (each round one fill).
 MAX_ROUNDS = 30
 
-#: ``solver="auto"`` runs the exact solver on lattices of at most this many cells
-#: (about 255 x 255: 0.3-3.4 s on COMPAS and Adult samples, docs/design.md, section
-#: 3.5) while its fronts are on course for at most ``AUTO_EXACT_STATES`` states (a few
-#: seconds; predicted from the current anti-diagonal, so a solve about to finish goes
-#: on); beyond, it keeps the Lagrangian result.
-AUTO_EXACT_CELLS = 2**16
-AUTO_EXACT_STATES = 8 * 10**6
+#: ``solver="auto"`` runs the exact solver where its estimated cost fits ``exact_budget``
+#: seconds (``fair_order``'s parameter; this is its default): a few seconds, which the
+#: exact solver needed on most random problems of 400-2,000 items (benchmarks/RESULTS.md,
+#: "Exact where affordable"); beyond it, the Lagrangian search's result.
+EXACT_BUDGET = 2.0
+
+#: The exact solver's cost model, seconds of one core of the 2-core development machine
+#: (NumPy, whatever the engine: benchmarks/exact_estimate.py checks it against measured
+#: times): each completion table costs ``COMPLETION_SECONDS_PER_CELL`` per lattice cell,
+#: the fronts ``FRONT_SECONDS_PER_DIAGONAL`` per anti-diagonal and
+#: ``FRONT_SECONDS_PER_STATE`` per stored state. The budget becomes a number of states
+#: by this model, so the choice is the same on a loaded machine as on an idle one; the
+#: fronts stop as soon as their states are on course (predicted from the current
+#: anti-diagonal) to exceed it.
+COMPLETION_SECONDS_PER_CELL = 5e-8
+FRONT_SECONDS_PER_DIAGONAL = 1e-4
+FRONT_SECONDS_PER_STATE = 5e-7
 
 #: ``solver="exact"`` refuses lattices of more cells than this (about 2048 x 2048: at
 #: 2000 per group 9-72 s measured, and the time grows quickly beyond).
@@ -395,7 +405,44 @@ def _proven(bound, value):
     return value if bound - value <= TOLERANCE else bound
 
 
-def exact(lat, lam, best, search, max_bytes, max_states=None):
+class OverBudget(Exception):
+    """The exact solver's estimated cost exceeds ``exact_budget`` (its message says by
+    what)."""
+
+
+def exact_cost(n_a, n_b, tables, states):
+    """Seconds the exact solver is expected to take on an ``n_a`` x ``n_b`` lattice (the
+    cost model above): ``tables`` completion tables and ``states`` stored states."""
+    return (tables * (n_a + 1) * (n_b + 1) * COMPLETION_SECONDS_PER_CELL
+            + (n_a + n_b) * FRONT_SECONDS_PER_DIAGONAL
+            + states * FRONT_SECONDS_PER_STATE)
+
+
+def exact_allowance(lat, tables, budget):
+    """The front states the exact solver may store within ``budget`` seconds with
+    ``tables`` completion tables (None: no budget); ``OverBudget`` where the tables and
+    the diagonals alone exceed it. The one decision of exact-versus-search of
+    ``solver="auto"`` (besides a bound that proves the search's ordering optimal)."""
+    if budget is None:
+        return None
+    fixed = exact_cost(lat.n_a, lat.n_b, tables, 0)
+    if fixed > budget:
+        raise OverBudget(MSG_OVER_BUDGET_TABLES.format(
+            tables=tables, n_a=lat.n_a, n_b=lat.n_b, seconds=fixed, budget=budget))
+    return int((budget - fixed) / FRONT_SECONDS_PER_STATE)
+
+
+MSG_OVER_BUDGET_TABLES = (
+    "the exact solver's {tables} completion tables of the {n_a} x {n_b} lattice alone "
+    "take about {seconds:.3g} s, over exact_budget={budget:g} s"
+)
+MSG_OVER_BUDGET_FRONTS = (
+    "the exact solver's fronts were on course for {states:.3g} states (about {seconds:.3g} "
+    "s in all), over exact_budget={budget:g} s"
+)
+
+
+def exact(lat, lam, best, search, max_bytes, budget=None):
     """The optimum of ``AUC - lam * |D|``: ``(Candidate, stats)``. ``best`` and
     ``search`` come from ``lagrangian``: the best objective found and the weights whose
     signed values bound it.
@@ -405,10 +452,14 @@ def exact(lat, lam, best, search, max_bytes, max_states=None):
     ``share`` = ``EXACT_FIRST_SHARE``, doubling up to 1 (the known objective). A guess
     above the optimum leaves no state or a final state below the guess; a guess at or
     below it keeps the optimum, which is then what the fronts return. Raises
-    ``FrontsTooLarge`` over ``max_bytes`` (tables and fronts) or ``max_states``."""
+    ``FrontsTooLarge`` over ``max_bytes`` (tables and fronts), ``OverBudget`` where
+    the cost model puts it over ``budget`` seconds (before the tables, or as soon as
+    the fronts are on course to exceed it). ``stats``: ``states`` stored, ``largest``
+    front, ``tries`` (lower bounds guessed), ``tables``, ``estimate`` (seconds by the
+    cost model, of the states stored)."""
     known = absolute_objective(best, lam)
     inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
-    stats = {"states": 0, "largest": 0, "tries": 0}
+    stats = {"states": 0, "largest": 0, "tries": 0, "tables": 0}
     bound = min((signed_value(c, mu) for mu, c in inside), default=np.inf)
     if bound - known <= TOLERANCE:
         return best, stats
@@ -420,6 +471,8 @@ def exact(lat, lam, best, search, max_bytes, max_states=None):
                 n_a=lat.n_a, n_b=lat.n_b, table=table / 2**30, limit=max_bytes / 2**30))
         mus = _spread(mus, int(max_bytes // 2 // table))
         max_bytes -= len(mus) * table
+    max_states = exact_allowance(lat, len(mus), budget)
+    stats["tables"] = len(mus)
     bounds = [(mu, cpu_reference.completion_values(lat, mu)) for mu in mus]
     share = EXACT_FIRST_SHARE
     while True:
@@ -432,6 +485,13 @@ def exact(lat, lam, best, search, max_bytes, max_states=None):
         except cpu_reference.NoneLeft:
             share *= 2.0
             continue
+        except cpu_reference.FrontsTooLarge as exc:
+            if max_states is None or getattr(exc, "predicted", None) is None:
+                raise
+            states = stats["states"] + exc.predicted
+            raise OverBudget(MSG_OVER_BUDGET_FRONTS.format(
+                states=states, budget=budget,
+                seconds=exact_cost(lat.n_a, lat.n_b, len(mus), states))) from None
         stats["states"] += got["states"]
         stats["largest"] = max(stats["largest"], got["largest"])
         found = candidate(lat, path, final)
@@ -442,6 +502,7 @@ def exact(lat, lam, best, search, max_bytes, max_states=None):
         share *= 2.0
     if known >= absolute_objective(found, lam):
         found = best  # the same optimum: keep the ordering already known
+    stats["estimate"] = exact_cost(lat.n_a, lat.n_b, len(mus), stats["states"])
     return found, stats
 
 
@@ -452,16 +513,18 @@ def _spread(mus, k):
     return [mus[i] for i in sorted(set(np.linspace(0, len(mus) - 1, k).round().astype(int)))]
 
 
-def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1):
+def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
+                   exact_budget=EXACT_BUDGET):
     """``solver`` ("lagrangian", "exact" or "auto") for every lam:
-    ``[(Candidate, upper_bound, solver_that_ran, extra), ...]``.
+    ``[(Candidate, upper_bound, solver_that_ran, extra), ...]``; ``extra["solver_reason"]``
+    says why that solver ran.
 
-    "auto" runs the exact solver where the lattice has at most ``AUTO_EXACT_CELLS``
-    cells, while its fronts are on course for at most ``AUTO_EXACT_STATES`` states, and
-    keeps the Lagrangian result beyond; "exact" refuses lattices of more than
-    ``EXACT_MAX_CELLS`` cells (``ValueError``, before any fill) and raises
-    ``FrontsTooLarge`` when the fronts outgrow ``exact_bytes``. ``batch``: see
-    ``lagrangian``.
+    "auto" runs the exact solver where its estimated cost fits ``exact_budget`` seconds
+    (``exact_allowance``; None: no limit; 0: the search alone) and the lattice has at
+    most ``EXACT_MAX_CELLS`` cells, and keeps the Lagrangian result beyond; "exact"
+    refuses lattices of more than ``EXACT_MAX_CELLS`` cells (``ValueError``, before any
+    fill) and raises ``FrontsTooLarge`` when the fronts outgrow ``exact_bytes``.
+    ``batch``: see ``lagrangian``.
     """
     if solver == "exact" and lat.n_cells > EXACT_MAX_CELLS:
         raise ValueError(MSG_EXACT_SIZE.format(
@@ -469,23 +532,57 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1):
             n_a=lat.n_a, n_b=lat.n_b))
     solved, search, tally = lagrangian(lat, lams, fills, finals,
                                        converge=solver != "auto", batch=batch)
-    try_exact = solver == "exact" or (solver == "auto" and lat.n_cells <= AUTO_EXACT_CELLS)
+    budget = None if solver == "exact" else exact_budget
     out = []
     for lam, (best, bound) in zip(lams, solved):
         ran = "lagrangian" if lam > 0 else "paper"
         extra = {"signed_fills": len(search.points), "fills": tally.asdict()}
-        if lam > 0 and bound > absolute_objective(best, lam) and try_exact:
+        value = absolute_objective(best, lam)
+        if lam == 0:
+            why = REASONS["zero"]
+        elif bound <= value:  # proven by the bound alone
+            ran = "exact" if solver == "exact" else ran
+            why = REASONS["proven"]
+        elif solver == "lagrangian":
+            why = REASONS["asked"]
+        elif solver == "auto" and lat.n_cells > EXACT_MAX_CELLS:
+            why = REASONS["size"].format(limit=EXACT_MAX_CELLS)
+        elif solver == "auto" and budget == 0:
+            why = REASONS["zero_budget"]
+        else:
             try:
-                best, stats = exact(lat, lam, best, search, exact_bytes,
-                                    AUTO_EXACT_STATES if solver == "auto" else None)
-            except cpu_reference.FrontsTooLarge:
+                best, stats = exact(lat, lam, best, search, exact_bytes, budget)
+            except OverBudget as exc:
+                why = str(exc)
+            except cpu_reference.FrontsTooLarge as exc:
                 if solver == "exact":
                     raise
-                extra["exact"] = "fronts over the auto budget"
+                why = str(exc)
             else:
                 ran, bound = "exact", absolute_objective(best, lam)
-                extra.update(front_states=stats["states"], largest_front=stats["largest"])
-        elif lam > 0 and bound <= absolute_objective(best, lam):
-            ran = "exact" if solver == "exact" else ran  # proven by the bound alone
+                why = (REASONS["exact"] if budget is None else REASONS["fits"]).format(
+                    budget=budget, seconds=stats["estimate"])
+                extra.update(front_states=stats["states"], largest_front=stats["largest"],
+                             exact_tables=stats["tables"])
+        extra["solver_reason"] = why
         out.append((best, bound, ran, extra))
+    # the lams share one search: another lam's exact answer may be the better one here
+    found = [best for best, *_ in out]
+    for k, (lam, (best, bound, ran, extra)) in enumerate(zip(lams, out)):
+        other = _best(best, found, lam)
+        if ran == "lagrangian" and other is not best:
+            out[k] = (_relinked(lat, lam, other, [best]), bound, ran, extra)
     return out
+
+
+#: Why the solver of a two-group result ran (``extra["solver_reason"]``).
+REASONS = {
+    "zero": "lam = 0: the cell rule is exact",
+    "proven": "the search's certified bound equals its objective: proven optimal",
+    "asked": "solver='lagrangian' was asked for",
+    "size": "the lattice has more than {limit:.3g} cells, beyond the exact solver",
+    "zero_budget": "exact_budget=0: the search alone",
+    "exact": "solver='exact' was asked for",
+    "fits": "the exact solver's estimated cost ({seconds:.3g} s) fits exact_budget="
+            "{budget:g} s",
+}

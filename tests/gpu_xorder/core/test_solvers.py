@@ -181,12 +181,18 @@ def test_lam_zero_and_signed_are_proven():
 
 
 def test_auto_falls_back_when_the_fronts_outgrow_its_budget(monkeypatch):
-    monkeypatch.setattr(_solvers, "AUTO_EXACT_STATES", 64)
+    monkeypatch.setattr(_solvers, "FRONT_SECONDS_PER_STATE", 1.0)
     rng = np.random.default_rng(2)
     s, y, g = two_group_problem(rng, 30, 30)
     res = fair_order(s, y, g, lam=2.0, backend="numpy")
     assert res.solver == "lagrangian" and res.gap > 0
-    assert res.extra["exact"] == "fronts over the auto budget"
+    assert res.extra["solver_reason"].startswith("the exact solver's fronts were on course")
+    assert "over exact_budget=2 s" in res.extra["solver_reason"]
+    monkeypatch.setattr(_solvers, "COMPLETION_SECONDS_PER_CELL", 1.0)
+    res = fair_order(s, y, g, lam=2.0, backend="numpy", exact_budget=5)
+    assert res.solver == "lagrangian" and res.extra["solver_reason"].startswith(
+        "the exact solver's ") and "completion tables of the 30 x 30 lattice alone" in (
+        res.extra["solver_reason"])
     with pytest.raises(MemoryError, match="30 x 30 lattice"):
         fair_order(s, y, g, lam=2.0, solver="exact", backend="numpy",
                    memory_limit=9000)  # one bounds' table (7688 bytes), few states
@@ -432,20 +438,25 @@ def test_every_lam_of_a_path_is_at_least_every_other_lams_answer(data):
     """One search serves the lams of a path, so each lam's answer is at least as good
     at that lam as any other lam's answer. COMPAS (repetition 0), xauc, lams 0.01, 0.05,
     0.5 is the case that broke it: lam 0.5 kept 0.781957 where lam 0.05's ordering
-    scores 0.782042 at lam 0.5; and random two-group data with ties, every metric."""
+    scores 0.782042 at lam 0.5; and random two-group data with ties, every metric (the
+    search alone, and for URF a budget that lets the exact solver answer some lams, not
+    all: an exact answer serves the other lams too)."""
     if data == "compas":
         from gpu_xorder.datasets import load_dataset
         from gpu_xorder.experiments._experiment import grouping, split_scores
 
         dataset = load_dataset("compas")
         (s, y, a), _ = split_scores(dataset, grouping(dataset, "default"), seed=0)
-        cases = [(s, y, a, "xauc", [0.01, 0.05, 0.5])]
+        cases = [(s, y, a, "xauc", [0.01, 0.05, 0.5], 2.0)]
     else:
         rng = np.random.default_rng(5)
-        cases = [(*two_group_problem(rng, 400, 300, True), metric, [0.0, 0.02, 0.1, 0.5, 2.0])
-                 for metric in METRICS]
-    for s, y, a, metric, lams in cases:
-        path = fair_order(s, y, a, lam=lams, metric=metric, backend="numpy")
+        cases = [(*two_group_problem(rng, 400, 300, True), metric, [0.0, 0.02, 0.1, 0.5, 2.0],
+                  0.5 if metric == "urf" else 0.0) for metric in METRICS]
+    for s, y, a, metric, lams, budget in cases:
+        path = fair_order(s, y, a, lam=lams, metric=metric, backend="numpy",
+                          exact_budget=budget)
+        if budget == 0.5:
+            assert {r.solver for r in path} == {"paper", "exact", "lagrangian"}
         for lam, r in zip(lams, path):
             best_other = max(o.auc - lam * abs(o.disparity) for o in path)
             assert r.objective >= best_other - 1e-12, (metric, lam)
@@ -562,7 +573,6 @@ def test_coarse_started_search_against_enumeration(monkeypatch, metric):
     monkeypatch.setattr(_solvers, "COARSE_BLOCKS", 2)
     monkeypatch.setattr(_solvers, "COARSE_FINEST", 2)
     monkeypatch.setattr(_solvers, "COARSE_FACTOR", 2)
-    monkeypatch.setattr(_solvers, "AUTO_EXACT_CELLS", 0)  # no exact solve in auto
     rng = np.random.default_rng(zlib.crc32(metric.encode()) + 11)
     assert _solvers.coarse_levels(7) == [4, 2]
     for _ in range(12):
@@ -573,7 +583,7 @@ def test_coarse_started_search_against_enumeration(monkeypatch, metric):
                            backend="numpy")
         for solver in ("auto", "lagrangian"):
             got = fair_order(s, y, g, metric=metric, lam=lams, solver=solver,
-                             backend="numpy")
+                             backend="numpy", exact_budget=0)  # no exact solve in auto
             for r, p, opt in zip(got, paper, best):
                 assert r.solver == "lagrangian"
                 assert p.objective - 1e-12 <= r.objective <= opt + 1e-12
@@ -584,7 +594,7 @@ def test_coarse_started_search_against_enumeration(monkeypatch, metric):
         # an engine with batched fills: five weights at once, no refinement
         lat = cr.build_lattice(s, y, g, metric, "absolute")
         batched = _solvers.solve_absolute(lat, lams, _numpy_fills, _numpy_finals, "auto",
-                                          None, batch=5)
+                                          None, batch=5, exact_budget=0)
         for (cand, bound, _, extra), p, opt, lam in zip(batched, paper, best, lams):
             value = _candidates.absolute_objective(cand, lam)
             assert p.objective - 1e-12 <= value <= opt + 1e-12 <= bound + 2e-12
@@ -608,13 +618,25 @@ def test_auto_finishes_an_exact_solve_that_fits_its_budget(monkeypatch):
     """The budget of auto's exact solve is on the predicted states, not on those
     stored so far: a solve of S states finishes under a budget of 3 S (the prediction
     from the current anti-diagonal overshot by at most 2.8x on COMPAS and Adult
-    samples), and one over it stops."""
+    samples), and one over it stops. The budget is in seconds of the cost model
+    (``exact_cost``), which the result's reason quotes."""
     rng = np.random.default_rng(44)
     s, y, g = two_group_problem(rng, 40, 35)
-    states = fair_order(s, y, g, lam=2.0, solver="exact", backend="numpy").extra[
-        "front_states"]
-    monkeypatch.setattr(_solvers, "AUTO_EXACT_STATES", 3 * states)
-    assert fair_order(s, y, g, lam=2.0, backend="numpy").solver == "exact"
-    monkeypatch.setattr(_solvers, "AUTO_EXACT_STATES", states // 4)
-    res = fair_order(s, y, g, lam=2.0, backend="numpy")
-    assert res.solver == "lagrangian" and res.extra["exact"] == "fronts over the auto budget"
+    ex = fair_order(s, y, g, lam=2.0, solver="exact", backend="numpy")
+    states, tables = ex.extra["front_states"], ex.extra["exact_tables"]
+    assert ex.extra["solver_reason"] == "solver='exact' was asked for"
+    cost = _solvers.exact_cost(40, 35, tables, states)
+    fixed = _solvers.exact_cost(40, 35, tables, 0)
+    res = fair_order(s, y, g, lam=2.0, backend="numpy",
+                     exact_budget=fixed + 3 * (cost - fixed))
+    assert res.solver == "exact" and res.objective == ex.objective
+    assert res.extra["solver_reason"] == (
+        f"the exact solver's estimated cost ({cost:.3g} s) fits exact_budget="
+        f"{fixed + 3 * (cost - fixed):g} s")
+    res = fair_order(s, y, g, lam=2.0, backend="numpy",
+                     exact_budget=fixed + (cost - fixed) / 4)
+    assert res.solver == "lagrangian" and res.objective < ex.objective
+    assert "fronts were on course" in res.extra["solver_reason"]
+    zero = fair_order(s, y, g, lam=2.0, backend="numpy", exact_budget=0)
+    assert zero.solver == "lagrangian"
+    assert zero.extra["solver_reason"] == "exact_budget=0: the search alone"
