@@ -36,33 +36,18 @@ from ._candidates import (
     candidate_states,
     signed_value,
 )
-
-#: The exact solver: completion values of this many weights spread over [-lam, lam]
-#: (besides the search's) bound the fronts' states; the first guess of the lower bound
-#: lies this share of the Lagrangian gap below the bound (docs/design.md, section 3.5).
-EXACT_MUS = 17
-EXACT_FIRST_SHARE = 1.0 / 1024
+from ._exact import (  # noqa: F401 (the solvers' names, as callers know them)
+    EXACT_BUDGET,
+    EXACT_FIRST_SHARE,
+    EXACT_MUS,
+    OverBudget,
+    exact,
+    exact_allowance,
+    exact_cost,
+)
 
 #: Rounds of a cutting-plane search on ``mu`` run to the end (each round one fill).
 MAX_ROUNDS = 30
-
-#: ``solver="auto"`` runs the exact solver where its estimated cost fits ``exact_budget``
-#: seconds (``fair_order``'s parameter; this is its default): a few seconds, which the
-#: exact solver needed on most random problems of 400-2,000 items (benchmarks/RESULTS.md,
-#: "Exact where affordable"); beyond it, the Lagrangian search's result.
-EXACT_BUDGET = 2.0
-
-#: The exact solver's cost model, seconds of one core of the 2-core development machine
-#: (NumPy, whatever the engine: benchmarks/exact_estimate.py checks it against measured
-#: times): each completion table costs ``COMPLETION_SECONDS_PER_CELL`` per lattice cell,
-#: the fronts ``FRONT_SECONDS_PER_DIAGONAL`` per anti-diagonal and
-#: ``FRONT_SECONDS_PER_STATE`` per stored state. The budget becomes a number of states
-#: by this model, so the choice is the same on a loaded machine as on an idle one; the
-#: fronts stop as soon as their states are on course (predicted from the current
-#: anti-diagonal) to exceed it.
-COMPLETION_SECONDS_PER_CELL = 5e-8
-FRONT_SECONDS_PER_DIAGONAL = 1e-4
-FRONT_SECONDS_PER_STATE = 5e-7
 
 #: ``solver="exact"`` refuses lattices of more cells than this (about 2048 x 2048: at
 #: 2000 per group 9-72 s measured, and the time grows quickly beyond).
@@ -100,12 +85,6 @@ MSG_EXACT_SIZE = (
     "solver='exact' handles lattices of up to {limit:.3g} cells (about {side} items per "
     "group); this one has {cells:.3g} ({n_a} x {n_b}); use solver='lagrangian' (the "
     "certified gap says how far from the optimum it can be) or subsample each group"
-)
-MSG_EXACT_TABLES = (
-    "the exact solver's completion values for the {n_a} x {n_b} lattice take {table:.3g} "
-    "GiB, more than half the memory budget ({limit:.3g} GiB; the other half holds its "
-    "Pareto fronts); use solver='lagrangian' (a certified bound), subsample, or a "
-    "larger memory_limit"
 )
 
 
@@ -239,7 +218,8 @@ def _coarse(lat_signed, hi, fills, search, tally):
     return search.model_minimum()[0], found
 
 
-def lagrangian(lat, lams, fills, finals, converge=True, batch=1):
+def lagrangian(lat, lams, fills, finals, converge=True, batch=1,
+               relink=cpu_reference.relink):
     """The Lagrangian solver for every lam: ``([(Candidate, upper_bound), ...], search,
     tally)``.
 
@@ -254,7 +234,8 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1):
     ``[-lam, lam]``. The candidates of each lam are relinked; the best is kept (the cell
     rule at lam on a tie). lam = 0 needs no search: the rule is exact there. ``batch``
     > 1: the first fill of the lattice takes that many weights (``BATCH_OFFSETS``) and
-    no refinement follows (for engines whose batched fills cost about one).
+    no refinement follows (for engines whose batched fills cost about one). ``relink``:
+    ``cpu_reference.relink`` or its compiled twin (:func:`relink_for`).
     """
     lat_signed = dataclasses.replace(lat, mode="signed")
     tally = Tally()
@@ -327,7 +308,7 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1):
             best = candidate(lat, *fills(lat, np.array([lam]))[0])
             tally.bit_fills += 1
         coarse = sorted(found, key=lambda c: -absolute_objective(c, lam))[:COARSE_RELINK]
-        chosen.append(_relinked(lat, lam, best, rules + signed + coarse))
+        chosen.append(_relinked(lat, lam, best, rules + signed + coarse, relink))
     out = []
     for lam, best in zip(lams, chosen):
         if lam == 0:
@@ -336,7 +317,7 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1):
         # the lams share one search: another lam's answer may be the better one here
         other = _best(best, chosen, lam)
         if other is not best:
-            best = _relinked(lat, lam, other, [best])
+            best = _relinked(lat, lam, other, [best], relink)
         inside = [signed_value(c, mu) for mu, c in search.points if abs(mu) <= lam]
         value = absolute_objective(best, lam)
         out.append((best, _proven(max(min(inside), value), value)))
@@ -368,14 +349,15 @@ def _best(first, pool, lam):
     return best
 
 
-def _relinked(lat, lam, best, others):
-    """``best`` relinked with each of ``others`` in turn (``cpu_reference.relink``): an
-    ordering at least as good as all of them."""
+def _relinked(lat, lam, best, others, relink=cpu_reference.relink):
+    """``best`` relinked with each of ``others`` in turn (``relink``:
+    ``cpu_reference.relink`` or its compiled twin, :func:`relink_for`): an ordering at
+    least as good as all of them."""
     for other in others:
         if other is best or other.path is None:
             continue
         states = (candidate_states(lat, best), candidate_states(lat, other))
-        path, final = cpu_reference.relink(lat, lam, best.path, other.path, states)
+        path, final = relink(lat, lam, best.path, other.path, states)
         c = candidate(lat, path, final)
         if absolute_objective(c, lam) > absolute_objective(best, lam) + TOLERANCE:
             best = c
@@ -405,116 +387,21 @@ def _proven(bound, value):
     return value if bound - value <= TOLERANCE else bound
 
 
-class OverBudget(Exception):
-    """The exact solver's estimated cost exceeds ``exact_budget`` (its message says by
-    what)."""
+def relink_for(engine_name):
+    """The relink a solve on engine ``engine_name`` uses: numba's compiled twin of
+    ``cpu_reference.relink`` (the same result, bit for bit) on the numba and CuPy
+    engines where numba imports, else the reference."""
+    from ..engine import _numba_engine
 
+    if engine_name in ("numba", "cupy") and _numba_engine.available():
+        from ..engine._numba_relink import relink
 
-def exact_cost(n_a, n_b, tables, states):
-    """Seconds the exact solver is expected to take on an ``n_a`` x ``n_b`` lattice (the
-    cost model above): ``tables`` completion tables and ``states`` stored states."""
-    return (tables * (n_a + 1) * (n_b + 1) * COMPLETION_SECONDS_PER_CELL
-            + (n_a + n_b) * FRONT_SECONDS_PER_DIAGONAL
-            + states * FRONT_SECONDS_PER_STATE)
-
-
-def exact_allowance(lat, tables, budget):
-    """The front states the exact solver may store within ``budget`` seconds with
-    ``tables`` completion tables (None: no budget); ``OverBudget`` where the tables and
-    the diagonals alone exceed it. The one decision of exact-versus-search of
-    ``solver="auto"`` (besides a bound that proves the search's ordering optimal)."""
-    if budget is None:
-        return None
-    fixed = exact_cost(lat.n_a, lat.n_b, tables, 0)
-    if fixed > budget:
-        raise OverBudget(MSG_OVER_BUDGET_TABLES.format(
-            tables=tables, n_a=lat.n_a, n_b=lat.n_b, seconds=fixed, budget=budget))
-    return int((budget - fixed) / FRONT_SECONDS_PER_STATE)
-
-
-MSG_OVER_BUDGET_TABLES = (
-    "the exact solver's {tables} completion tables of the {n_a} x {n_b} lattice alone "
-    "take about {seconds:.3g} s, over exact_budget={budget:g} s"
-)
-MSG_OVER_BUDGET_FRONTS = (
-    "the exact solver's fronts were on course for {states:.3g} states (about {seconds:.3g} "
-    "s in all), over exact_budget={budget:g} s"
-)
-
-
-def exact(lat, lam, best, search, max_bytes, budget=None):
-    """The optimum of ``AUC - lam * |D|``: ``(Candidate, stats)``. ``best`` and
-    ``search`` come from ``lagrangian``: the best objective found and the weights whose
-    signed values bound it.
-
-    The fronts are pruned by the completion values of ``EXACT_MUS`` weights and of the
-    search's, against a guessed lower bound: ``bound - share * (bound - known)`` for
-    ``share`` = ``EXACT_FIRST_SHARE``, doubling up to 1 (the known objective). A guess
-    above the optimum leaves no state or a final state below the guess; a guess at or
-    below it keeps the optimum, which is then what the fronts return. Raises
-    ``FrontsTooLarge`` over ``max_bytes`` (tables and fronts), ``OverBudget`` where
-    the cost model puts it over ``budget`` seconds (before the tables, or as soon as
-    the fronts are on course to exceed it). ``stats``: ``states`` stored, ``largest``
-    front, ``tries`` (lower bounds guessed), ``tables``, ``estimate`` (seconds by the
-    cost model, of the states stored)."""
-    known = absolute_objective(best, lam)
-    inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
-    stats = {"states": 0, "largest": 0, "tries": 0, "tables": 0}
-    bound = min((signed_value(c, mu) for mu, c in inside), default=np.inf)
-    if bound - known <= TOLERANCE:
-        return best, stats
-    mus = sorted({mu for mu, _ in inside} | set(np.linspace(-lam, lam, EXACT_MUS)))
-    table = 8 * lat.n_cells
-    if max_bytes is not None:  # at most half the budget in completion values
-        if table > max_bytes // 2:  # not one table: the fronts would get a negative rest
-            raise cpu_reference.FrontsTooLarge(MSG_EXACT_TABLES.format(
-                n_a=lat.n_a, n_b=lat.n_b, table=table / 2**30, limit=max_bytes / 2**30))
-        mus = _spread(mus, int(max_bytes // 2 // table))
-        max_bytes -= len(mus) * table
-    max_states = exact_allowance(lat, len(mus), budget)
-    stats["tables"] = len(mus)
-    bounds = [(mu, cpu_reference.completion_values(lat, mu)) for mu in mus]
-    share = EXACT_FIRST_SHARE
-    while True:
-        lower = known if share >= 1 else bound - share * (bound - known)
-        stats["tries"] += 1
-        left = None if max_states is None else max_states - stats["states"]
-        try:
-            path, final, got = cpu_reference.solve_fronts(
-                lat, lam, lower=lower, bounds=bounds, max_bytes=max_bytes, max_states=left)
-        except cpu_reference.NoneLeft:
-            share *= 2.0
-            continue
-        except cpu_reference.FrontsTooLarge as exc:
-            if max_states is None or getattr(exc, "predicted", None) is None:
-                raise
-            states = stats["states"] + exc.predicted
-            raise OverBudget(MSG_OVER_BUDGET_FRONTS.format(
-                states=states, budget=budget,
-                seconds=exact_cost(lat.n_a, lat.n_b, len(mus), states))) from None
-        stats["states"] += got["states"]
-        stats["largest"] = max(stats["largest"], got["largest"])
-        found = candidate(lat, path, final)
-        if absolute_objective(found, lam) >= lower - cpu_reference.PRUNE_TOLERANCE:
-            break
-        if absolute_objective(found, lam) > known:  # below the guess: a better start
-            best, known = found, absolute_objective(found, lam)
-        share *= 2.0
-    if known >= absolute_objective(found, lam):
-        found = best  # the same optimum: keep the ordering already known
-    stats["estimate"] = exact_cost(lat.n_a, lat.n_b, len(mus), stats["states"])
-    return found, stats
-
-
-def _spread(mus, k):
-    """At most ``k`` of the sorted ``mus``, evenly spread."""
-    if len(mus) <= k:
-        return mus
-    return [mus[i] for i in sorted(set(np.linspace(0, len(mus) - 1, k).round().astype(int)))]
+        return relink
+    return cpu_reference.relink
 
 
 def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
-                   exact_budget=EXACT_BUDGET):
+                   exact_budget=EXACT_BUDGET, relink=cpu_reference.relink):
     """``solver`` ("lagrangian", "exact" or "auto") for every lam:
     ``[(Candidate, upper_bound, solver_that_ran, extra), ...]``; ``extra["solver_reason"]``
     says why that solver ran.
@@ -524,14 +411,15 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
     most ``EXACT_MAX_CELLS`` cells, and keeps the Lagrangian result beyond; "exact"
     refuses lattices of more than ``EXACT_MAX_CELLS`` cells (``ValueError``, before any
     fill) and raises ``FrontsTooLarge`` when the fronts outgrow ``exact_bytes``.
-    ``batch``: see ``lagrangian``.
+    ``batch``, ``relink``: see ``lagrangian`` and :func:`relink_for`.
     """
     if solver == "exact" and lat.n_cells > EXACT_MAX_CELLS:
         raise ValueError(MSG_EXACT_SIZE.format(
             limit=EXACT_MAX_CELLS, side=int(np.sqrt(EXACT_MAX_CELLS)), cells=lat.n_cells,
             n_a=lat.n_a, n_b=lat.n_b))
     solved, search, tally = lagrangian(lat, lams, fills, finals,
-                                       converge=solver != "auto", batch=batch)
+                                       converge=solver != "auto", batch=batch,
+                                       relink=relink)
     budget = None if solver == "exact" else exact_budget
     out = []
     for lam, (best, bound) in zip(lams, solved):
@@ -571,7 +459,7 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
     for k, (lam, (best, bound, ran, extra)) in enumerate(zip(lams, out)):
         other = _best(best, found, lam)
         if ran == "lagrangian" and other is not best:
-            out[k] = (_relinked(lat, lam, other, [best]), bound, ran, extra)
+            out[k] = (_relinked(lat, lam, other, [best], relink), bound, ran, extra)
     return out
 
 

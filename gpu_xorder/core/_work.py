@@ -171,7 +171,8 @@ def _solve_two(lat, labels, lams, solver, fills, finals, progress, eng, memory_l
         for part in np.split(searched, searched.size) if alone else [searched]:
             solved = _solvers.solve_absolute(lat, lams[part], counted(fills),
                                              counted(finals), chosen[part[0]], budget,
-                                             exact_budget=exact_budget)
+                                             exact_budget=exact_budget,
+                                             relink=_solvers.relink_for(eng.NAME))
             for i, (best, bound, ran, extra) in zip(part, solved):
                 results[i] = _candidate_result(lat, labels, lams[i], best, eng.NAME,
                                                {**bands, **extra}, ran, bound, items)

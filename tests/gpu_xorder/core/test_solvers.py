@@ -9,7 +9,7 @@ import pytest
 
 import cpu_reference as cr
 from gpu_xorder import XOrder, fair_order
-from gpu_xorder.core import _candidates, _constrained, _solvers
+from gpu_xorder.core import _candidates, _constrained, _exact, _solvers
 from support.oracles import brute_terms, interleaving_ranks, order_scores
 from support.problems import two_group_problem
 
@@ -181,14 +181,14 @@ def test_lam_zero_and_signed_are_proven():
 
 
 def test_auto_falls_back_when_the_fronts_outgrow_its_budget(monkeypatch):
-    monkeypatch.setattr(_solvers, "FRONT_SECONDS_PER_STATE", 1.0)
+    monkeypatch.setattr(_exact, "FRONT_SECONDS_PER_STATE", 1.0)
     rng = np.random.default_rng(2)
     s, y, g = two_group_problem(rng, 30, 30)
     res = fair_order(s, y, g, lam=2.0, backend="numpy")
     assert res.solver == "lagrangian" and res.gap > 0
     assert res.extra["solver_reason"].startswith("the exact solver's fronts were on course")
     assert "over exact_budget=2 s" in res.extra["solver_reason"]
-    monkeypatch.setattr(_solvers, "COMPLETION_SECONDS_PER_CELL", 1.0)
+    monkeypatch.setattr(_exact, "COMPLETION_SECONDS_PER_CELL", 1.0)
     res = fair_order(s, y, g, lam=2.0, backend="numpy", exact_budget=5)
     assert res.solver == "lagrangian" and res.extra["solver_reason"].startswith(
         "the exact solver's ") and "completion tables of the 30 x 30 lattice alone" in (
