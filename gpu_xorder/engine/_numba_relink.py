@@ -27,11 +27,6 @@ import numpy as np
 from numba import njit
 
 import cpu_reference as cr
-from cpu_reference._fronts import final_counters
-from cpu_reference._objective import flipped, pair_scales
-
-#: Metric codes of the kernel.
-_METRIC = {"xauc": 0, "prf": 1, "urf": 2}
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -198,15 +193,9 @@ def relink(lat, lam, first, second, states=(None, None)):
     pad = np.zeros((3, differ.size), dtype=np.int64)
     i1, i2 = pad.copy(), pad
     i1[:rows], i2[:rows] = inc1[:, differ], inc2[:, differ]
-    c = lat.consts
-    metric = lat.metric
-    scale_first, scale_second = pair_scales(c, metric)
-    wq, wb = (float(c.w_q[0]), float(c.w_b)) if metric == "prf" else (0.0, 0.0)
-    use_second, final = _run(
-        i1, i2, start, float(lam), _METRIC[metric], float(c.w), float(c.inv_auc), wq, wb,
-        float(scale_first), float(scale_second), flipped(c, "signed"))
+    use_second, final = _run(i1, i2, start, float(lam), *cr.relink_terms(lat))
     path = np.array(first, dtype=np.int8)
     second = np.asarray(second)
     for t in differ[use_second]:
         path[shared[t]:shared[t + 1]] = second[shared[t]:shared[t + 1]]
-    return path, final_counters(lat, final[:rows])
+    return path, cr.state_counters(lat, final[:rows])
