@@ -218,6 +218,51 @@ def test_solver_errors():
         fair_order(s, y, g, max_disparity=1.5)
     with pytest.raises(TypeError, match="max_disparity"):
         fair_order(s, y, g, max_disparity="0.1")
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="exact_budget must be a finite number"):
+            fair_order(s, y, g, lam=1.0, exact_budget=bad)
+        with pytest.raises(ValueError, match="exact_budget must be a finite number"):
+            XOrder(lam=1.0, exact_budget=bad).fit(s, y, sensitive_features=g)
+    for bad in ("2", None, True):
+        with pytest.raises(TypeError, match="exact_budget"):
+            fair_order(s, y, g, lam=1.0, exact_budget=bad)
+
+
+def test_exact_budget_default_is_the_documented_one():
+    import inspect
+
+    for front_door in (fair_order, XOrder):
+        default = inspect.signature(front_door).parameters["exact_budget"].default
+        assert default == _exact.EXACT_BUDGET == _solvers.EXACT_BUDGET
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_auto_within_its_budget_is_the_optimum_and_says_why(metric):
+    """Small problems: with the default budget, auto returns the optimum of enumeration
+    (exact, or the search proven optimal by its bound, each saying so); with the budget
+    0 it returns the search's answer, never below the cell rule, its bound never below
+    the optimum."""
+    rng = np.random.default_rng(zlib.crc32(metric.encode()) + 44)
+    reasons = set()
+    for _ in range(8):
+        s, y, g = two_group_problem(rng, int(rng.integers(3, 8)), int(rng.integers(3, 8)))
+        for lam in (0.5, 3.0):
+            opt = best_absolute(s, y, g, metric, lam)
+            rule = fair_order(s, y, g, metric=metric, lam=lam, solver="paper",
+                              backend="numpy")
+            got = fair_order(s, y, g, metric=metric, lam=lam, backend="numpy")
+            assert got.objective == pytest.approx(opt, abs=1e-12)
+            assert got.upper_bound == got.objective
+            reasons.add(got.extra["solver_reason"].split(" (")[0])
+            assert got.solver == ("exact" if got.extra["solver_reason"].startswith(
+                "the exact solver's estimated cost") else "lagrangian")
+            alone = fair_order(s, y, g, metric=metric, lam=lam, backend="numpy",
+                               exact_budget=0)
+            assert rule.objective - 1e-12 <= alone.objective <= opt + 1e-12
+            assert alone.upper_bound >= opt - 1e-12
+            assert alone.solver == "lagrangian"
+    assert reasons == {"the exact solver's estimated cost",
+                       "the search's certified bound equals its objective: proven optimal"}
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -640,3 +685,23 @@ def test_auto_finishes_an_exact_solve_that_fits_its_budget(monkeypatch):
     zero = fair_order(s, y, g, lam=2.0, backend="numpy", exact_budget=0)
     assert zero.solver == "lagrangian"
     assert zero.extra["solver_reason"] == "exact_budget=0: the search alone"
+
+
+def test_exact_budget_travels_through_a_model_file(tmp_path):
+    """A model file keeps ``exact_budget`` (a Decimal as a number) and a file without it
+    (older) loads with the default."""
+    import decimal
+    import json
+
+    rng = np.random.default_rng(45)
+    s, y, g = two_group_problem(rng, 12, 10)
+    model = XOrder(lam=1.0, backend="numpy", exact_budget=decimal.Decimal("0.5"))
+    model.fit(s, y, sensitive_features=g)
+    path = tmp_path / "model.json"
+    model.save(path)
+    assert json.loads(path.read_text())["params"]["exact_budget"] == 0.5
+    assert XOrder.load(path).get_params()["exact_budget"] == 0.5
+    doc = json.loads(path.read_text())
+    del doc["params"]["exact_budget"]
+    path.write_text(json.dumps(doc))
+    assert XOrder.load(path).get_params()["exact_budget"] == _exact.EXACT_BUDGET
