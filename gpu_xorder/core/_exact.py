@@ -22,17 +22,19 @@ EXACT_FIRST_SHARE = 1.0 / 1024
 #: "Exact where affordable"); beyond it, the Lagrangian search's result.
 EXACT_BUDGET = 2.0
 
-#: The exact solver's cost model, seconds of one core of the 2-core development machine
-#: (NumPy, whatever the engine: benchmarks/exact_estimate.py checks it against measured
-#: times): each completion table costs ``COMPLETION_SECONDS_PER_CELL`` per lattice cell,
-#: the fronts ``FRONT_SECONDS_PER_DIAGONAL`` per anti-diagonal and
-#: ``FRONT_SECONDS_PER_STATE`` per stored state. The budget becomes a number of states
-#: by this model, so the choice is the same on a loaded machine as on an idle one; the
-#: fronts stop as soon as their states are on course (predicted from the current
-#: anti-diagonal) to exceed it.
-COMPLETION_SECONDS_PER_CELL = 5e-8
-FRONT_SECONDS_PER_DIAGONAL = 1e-4
-FRONT_SECONDS_PER_STATE = 5e-7
+#: The exact solver's cost model, CPU seconds on the 2-core development machine (NumPy,
+#: whatever the engine; fitted on 12 random problems of 486-1,846 items, measured within
+#: 0.77-1.35 times the model, and checked on 51 by benchmarks/exact_estimate.py): each
+#: completion table costs ``COMPLETION_SECONDS_PER_CELL`` per lattice cell, each try of
+#: the fronts (a guessed lower bound; ``EXPECTED_TRIES`` before they run)
+#: ``FRONT_SECONDS_PER_DIAGONAL`` per anti-diagonal, and every stored state
+#: ``FRONT_SECONDS_PER_STATE``. The budget becomes a number of states by this model, so
+#: the choice is the same on a loaded machine as on an idle one; the fronts stop as soon
+#: as their states are on course (predicted from the current anti-diagonal) to exceed it.
+COMPLETION_SECONDS_PER_CELL = 5.5e-8
+FRONT_SECONDS_PER_DIAGONAL = 7.5e-5
+FRONT_SECONDS_PER_STATE = 4.4e-7
+EXPECTED_TRIES = 8
 
 
 MSG_EXACT_TABLES = (
@@ -48,11 +50,12 @@ class OverBudget(Exception):
     what)."""
 
 
-def exact_cost(n_a, n_b, tables, states):
+def exact_cost(n_a, n_b, tables, states, tries=EXPECTED_TRIES):
     """Seconds the exact solver is expected to take on an ``n_a`` x ``n_b`` lattice (the
-    cost model above): ``tables`` completion tables and ``states`` stored states."""
+    cost model above): ``tables`` completion tables, ``tries`` runs of the fronts and
+    ``states`` stored states."""
     return (tables * (n_a + 1) * (n_b + 1) * COMPLETION_SECONDS_PER_CELL
-            + (n_a + n_b) * FRONT_SECONDS_PER_DIAGONAL
+            + tries * (n_a + n_b) * FRONT_SECONDS_PER_DIAGONAL
             + states * FRONT_SECONDS_PER_STATE)
 
 
@@ -140,7 +143,8 @@ def exact(lat, lam, best, search, max_bytes, budget=None):
         share *= 2.0
     if known >= absolute_objective(found, lam):
         found = best  # the same optimum: keep the ordering already known
-    stats["estimate"] = exact_cost(lat.n_a, lat.n_b, len(mus), stats["states"])
+    stats["estimate"] = exact_cost(lat.n_a, lat.n_b, len(mus), stats["states"],
+                                   stats["tries"])
     return found, stats
 
 

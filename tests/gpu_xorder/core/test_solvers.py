@@ -670,16 +670,16 @@ def test_auto_finishes_an_exact_solve_that_fits_its_budget(monkeypatch):
     ex = fair_order(s, y, g, lam=2.0, solver="exact", backend="numpy")
     states, tables = ex.extra["front_states"], ex.extra["exact_tables"]
     assert ex.extra["solver_reason"] == "solver='exact' was asked for"
-    cost = _solvers.exact_cost(40, 35, tables, states)
-    fixed = _solvers.exact_cost(40, 35, tables, 0)
-    res = fair_order(s, y, g, lam=2.0, backend="numpy",
-                     exact_budget=fixed + 3 * (cost - fixed))
+    fixed = _solvers.exact_cost(40, 35, tables, 0)  # expected tries
+    cost = _solvers.exact_cost(40, 35, tables, states, ex.extra["exact_tries"])
+    per_state = _exact.FRONT_SECONDS_PER_STATE
+    budget = fixed + 3 * states * per_state
+    res = fair_order(s, y, g, lam=2.0, backend="numpy", exact_budget=budget)
     assert res.solver == "exact" and res.objective == ex.objective
     assert res.extra["solver_reason"] == (
-        f"the exact solver's estimated cost ({cost:.3g} s) fits exact_budget="
-        f"{fixed + 3 * (cost - fixed):g} s")
+        f"the exact solver's estimated cost ({cost:.3g} s) fits exact_budget={budget:g} s")
     res = fair_order(s, y, g, lam=2.0, backend="numpy",
-                     exact_budget=fixed + (cost - fixed) / 4)
+                     exact_budget=fixed + states * per_state / 4)
     assert res.solver == "lagrangian" and res.objective < ex.objective
     assert "fronts were on course" in res.extra["solver_reason"]
     zero = fair_order(s, y, g, lam=2.0, backend="numpy", exact_budget=0)
