@@ -3,8 +3,8 @@ times: the estimate ``solver="auto"`` turns ``exact_budget`` into front states b
 
 Run from the source tree::
 
-    PYTHONPATH=. python benchmarks/exact_estimate.py [--cases 51] [--backend numba]
-        [--out FILE]
+    PYTHONPATH=. python benchmarks/exact_estimate.py [--first 0] [--cases 51]
+        [--backend numba] [--out FILE]
 
 The problems are those of ``search_shortfall.py``. Each is solved by ``fair_order``
 with ``exact_budget`` large enough for any of them, so that the exact solver always
@@ -33,6 +33,7 @@ def main(argv=None):
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=51)
+    parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--backend", default="numba")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
@@ -48,7 +49,7 @@ def main(argv=None):
 
     _solvers.exact = exact
     rows = []
-    for k in range(args.cases):
+    for k in range(args.first, args.first + args.cases):
         s, y, g, metric, lam = case(k)
         timed.clear()
         res = fair_order(s, y, g, metric=metric, lam=lam, backend=args.backend,
