@@ -469,8 +469,22 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
     return out
 
 
+def rule_reason(solver, lam, mode, uncertified=None):
+    """Why the cell rule answered a two-group solve (``extra["solver_reason"]``): exact
+    there, asked for, or the message of ``uncertified``."""
+    if lam == 0:
+        return REASONS["zero"]
+    if mode == "signed":
+        return REASONS["signed"]
+    if solver == "paper":
+        return REASONS["paper"]
+    return uncertified
+
+
 #: Why the solver of a two-group result ran (``extra["solver_reason"]``).
 REASONS = {
+    "signed": "disparity='signed': the cell rule is exact",
+    "paper": "solver='paper' was asked for",
     "zero": "lam = 0: the cell rule is exact",
     "proven": "the search's certified bound equals its objective: proven optimal",
     "asked": "solver='lagrangian' was asked for",

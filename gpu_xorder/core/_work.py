@@ -162,6 +162,7 @@ def _solve_two(lat, labels, lams, solver, fills, finals, progress, eng, memory_l
         for i, c in zip(rule, paper):
             why = reason("paper", lams[i:i + 1]) if alone else uncertified
             extra = {} if why is None else {"uncertified": why}
+            extra["solver_reason"] = _solvers.rule_reason(solver, lams[i], lat.mode, why)
             exact = lams[i] == 0 or lat.mode == "signed"
             results[i] = _candidate_result(
                 lat, labels, lams[i], c, eng.NAME, {**bands, **extra}, "paper",
