@@ -16,7 +16,6 @@ would have sent to the exact solver by the estimate and by the measurement.
 """
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -29,7 +28,7 @@ from gpu_xorder.core import _exact, _solvers
 
 def main(argv=None):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from search_shortfall import case
+    from search_shortfall import case, report
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=51)
@@ -78,11 +77,7 @@ def main(argv=None):
         "within_budget_measured": int(sum(r["measured"] <= budget for r in rows)),
         "budget": budget,
     }
-    print(json.dumps(summary, indent=1))
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump({"summary": summary, "rows": rows}, f, indent=1)
-    return summary
+    return report(summary, rows, args.out)
 
 
 if __name__ == "__main__":

@@ -99,9 +99,14 @@ def main(argv=None):
         "worst": float(short.max()),
         "time_ratio_median": float(np.median([r["t_auto"] / r["t_rule"] for r in rows])),
     }
+    return report(summary, rows, args.out)
+
+
+def report(summary, rows, out):
+    """Print ``summary``; with ``out``, write it and the ``rows`` as JSON."""
     print(json.dumps(summary, indent=1))
-    if args.out:
-        with open(args.out, "w") as f:
+    if out:
+        with open(out, "w") as f:
             json.dump({"summary": summary, "rows": rows}, f, indent=1)
     return summary
 
