@@ -61,7 +61,7 @@ from ._lattice import (
                       problem_lattice,
 )
 from ._objective import MSG_SIGNED_TWO, PAD, StepObjective, cell_values
-from ._relink import path_counters, path_states, relink
+from ._relink import path_counters, path_states, relink, relink_terms, state_counters
 from ._traceback import path_to_order, traceback
 
 __all__ = [
@@ -117,6 +117,8 @@ __all__ = [
     "path_to_order",
     "plan_bands",
     "relink",
+    "relink_terms",
+    "state_counters",
     "solve_banded",
     "solve_fronts",
     "solve_iterative",

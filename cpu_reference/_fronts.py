@@ -109,7 +109,12 @@ MSG_NONE_LEFT = "no state of the fronts reaches the lower bound given (or the co
 
 
 class FrontsTooLarge(MemoryError):
-    """The Pareto fronts outgrew the memory budget of the exact solver."""
+    """The Pareto fronts outgrew the memory budget of the exact solver; ``predicted``:
+    the states they were on course for, where ``max_states`` stopped them (else None)."""
+
+    def __init__(self, message, predicted=None):
+        super().__init__(message)
+        self.predicted = predicted
 
 
 class NoneLeft(ValueError):
@@ -258,10 +263,11 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
             raise FrontsTooLarge(MSG_FRONTS.format(
                 n_a=n_a, n_b=n_b, lam=lam, limit=max_bytes / 2**30, states=stored, d=d + 1,
                 n_d=n_d))
-        if max_states is not None and stored + rows.size * (n_d - d - 1) > max_states:
+        predicted = stored + rows.size * (n_d - d - 1)
+        if max_states is not None and predicted > max_states:
             raise FrontsTooLarge(MSG_FRONT_STATES.format(
                 n_a=n_a, n_b=n_b, states=stored, d=d + 1, n_d=n_d,
-                predicted=stored + rows.size * (n_d - d - 1), limit=max_states))
+                predicted=predicted, limit=max_states), predicted=predicted)
     auc, dis = pair_terms_of_states(lat, state)
     if eps is None:
         value = auc - lam * np.abs(dis)

@@ -14,6 +14,7 @@ good as both paths.
 import numpy as np
 
 from ._fronts import final_counters, pair_increments, pair_terms_of_states
+from ._objective import flipped, pair_scales
 
 
 def path_states(lat, path):
@@ -31,6 +32,24 @@ def path_states(lat, path):
     np.cumsum(gains, axis=1, out=states[:, 1:])
     rows = np.concatenate(([0], np.cumsum(~is_b)))
     return states, rows
+
+
+def relink_terms(lat):
+    """The scalars by which ``pair_terms_of_states`` forms a state's ``auc`` and signed
+    ``d``, for a compiled twin of :func:`relink` to repeat its operations:
+    ``(metric code (0 xauc, 1 prf, 2 urf), w, inv_auc, w_a, w_b (PRF; else 0),
+    scale_first, scale_second, flip)``."""
+    c, metric = lat.consts, lat.metric
+    scale_first, scale_second = pair_scales(c, metric)
+    w_a, w_b = (float(c.w_q[0]), float(c.w_b)) if metric == "prf" else (0.0, 0.0)
+    return ({"xauc": 0, "prf": 1, "urf": 2}[metric], float(c.w), float(c.inv_auc), w_a, w_b,
+            float(scale_first), float(scale_second), bool(flipped(c, "signed")))
+
+
+def state_counters(lat, state):
+    """The counters (``_lattice.COUNTERS`` order) of a last-cell state (rows ``cab,
+    cba[, uab - uba]``)."""
+    return final_counters(lat, state)
 
 
 def path_counters(lat, path):

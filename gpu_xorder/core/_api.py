@@ -23,7 +23,7 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
                solver: str = "auto", max_disparity: float | None = None,
                memory_limit: int | str | None = None,
                progress: Callable[[int, int], object] | None = None,
-               n_jobs: int | None = None,
+               n_jobs: int | None = None, exact_budget: float = 2.0,
                groups: ArrayLike | None = None) -> FairOrderResult | list[FairOrderResult]:
     """Interleave the groups' rankings to trade AUC against ranking disparity.
 
@@ -93,15 +93,15 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
         ``"paper"``. ``"exact"``: the optimum, by Pareto fronts pruned with those bounds
         (NumPy; a ``ValueError`` before any fill above ``EXACT_MAX_CELLS`` cells, a
         ``MemoryError`` naming the size when the fronts outgrow the memory budget).
-        ``"auto"``: exact on lattices of up to
-        ``AUTO_EXACT_CELLS`` cells while its fronts stay small, else lagrangian (up to
-        the cells the engine certifies in the time of a few fills, its
+        ``"auto"``: the Lagrangian search, then the exact solver where its
+        estimated cost fits ``exact_budget`` (the search's result beyond); the search
+        runs up to the cells the engine certifies in the time of a few fills, its
         ``CERTIFIED_CELLS``: 2.5e8 on NumPy, 2.5e9 on numba, no limit on the GPU;
         beyond, the cell rule with a ``UserWarning`` and ``extra["uncertified"]``
-        saying why).
-        ``result.solver`` says which ran. With ``lam = 0``, ``disparity="signed"`` or
-        more than two groups the cell rule runs (exact in the first two cases; the
-        other solvers need two groups).
+        saying why.
+        ``result.solver`` says which ran and ``result.extra["solver_reason"]`` why.
+        With ``lam = 0``, ``disparity="signed"`` or more than two groups the cell rule
+        runs (exact in the first two cases; the other solvers need two groups).
     max_disparity : float or None, default=None
         Fairness as a constraint: maximise AUC subject to ``|D| <= max_disparity`` on
         the data given (two groups; leave ``lam`` at 0). The weight is searched over
@@ -133,6 +133,12 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
         processes (joblib; -1: one per CPU core; None: 1). The results are the same;
         the memory budget is shared by the lattices filled at once. The GPU ignores it
         (a sequence already fills in one batch).
+    exact_budget : float, default=2.0
+        Seconds ``solver="auto"`` may spend in the exact solver (two groups, ``|D|``):
+        it runs where its estimated cost fits (completion tables, then Pareto fronts
+        stopped as soon as they are on course to exceed it; seconds of one core of a
+        2-core machine, by a cost model of states, not a clock, so the result does not
+        depend on the machine's load). 0: the search alone.
     groups : array-like, optional
         Deprecated keyword name of ``sensitive_features`` (a ``FutureWarning``).
 
@@ -167,9 +173,10 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
     lams, batch = params.check("lam", lam)
     params.check_together(lam=lams if batch else float(lams[0]), max_disparity=max_disparity)
     memory_limit = params.check("memory_limit", memory_limit)
+    exact_budget = params.check("exact_budget", exact_budget)
     n_jobs = params.check("n_jobs", n_jobs)
     results = solve_encoded(s, labels_y, labels, index, lams, metric=metric, mode=mode,
                             backend=backend, method=method, solver=solver,
                             max_disparity=max_disparity, memory_limit=memory_limit,
-                            progress=progress, n_jobs=n_jobs)
+                            progress=progress, n_jobs=n_jobs, exact_budget=exact_budget)
     return results if batch else results[0]

@@ -38,8 +38,9 @@ def estimate_solver_seconds(solver, n_a, n_b, lams, seconds_per_cell, *,
     -------
     float
         The fills' time, plus for exact solves the completion values (a fill each) and
-        ``EXACT_STATES_PER_CELL`` states per cell (``AUTO_EXACT_STATES`` at most for
-        ``"auto"``); measured spreads are in docs/design.md, section 3.5.
+        ``EXACT_STATES_PER_CELL`` states per cell (for ``"auto"``, its default
+        ``exact_budget`` where the exact solver may fit it); measured spreads are in
+        docs/design.md, section 3.5.
     """
     cells = (n_a + 1) * (n_b + 1)
     bitless = seconds_per_cell if bitless_seconds_per_cell is None else (
@@ -57,12 +58,10 @@ def estimate_solver_seconds(solver, n_a, n_b, lams, seconds_per_cell, *,
     for lam in lams:
         fills = _solvers.expected_fills(chosen, lam, n)
         seconds += cells * (seconds_per_cell + (fills - 1) * (seconds_per_cell + bitless) / 2)
-        exact = lam > 0 and (chosen == "exact" or (
-            chosen == "auto" and cells <= _solvers.AUTO_EXACT_CELLS))
-        if exact:
-            states = EXACT_STATES_PER_CELL * cells
-            if chosen == "auto":
-                states = min(states, _solvers.AUTO_EXACT_STATES)
+        if lam > 0 and chosen == "exact":
             seconds += _solvers.EXACT_MUS * cells * seconds_per_cell + (
-                states * seconds_per_state)
+                EXACT_STATES_PER_CELL * cells * seconds_per_state)
+        elif lam > 0 and chosen == "auto" and _solvers.exact_cost(
+                n_a, n_b, _solvers.EXACT_MUS, 0) <= _solvers.EXACT_BUDGET:
+            seconds += _solvers.EXACT_BUDGET  # the exact solver within its budget, at most
     return seconds

@@ -36,23 +36,18 @@ from ._candidates import (
     candidate_states,
     signed_value,
 )
-
-#: The exact solver: completion values of this many weights spread over [-lam, lam]
-#: (besides the search's) bound the fronts' states; the first guess of the lower bound
-#: lies this share of the Lagrangian gap below the bound (docs/design.md, section 3.5).
-EXACT_MUS = 17
-EXACT_FIRST_SHARE = 1.0 / 1024
+from ._exact import (  # noqa: F401 (the solvers' names, as callers know them)
+    EXACT_BUDGET,
+    EXACT_FIRST_SHARE,
+    EXACT_MUS,
+    OverBudget,
+    exact,
+    exact_allowance,
+    exact_cost,
+)
 
 #: Rounds of a cutting-plane search on ``mu`` run to the end (each round one fill).
 MAX_ROUNDS = 30
-
-#: ``solver="auto"`` runs the exact solver on lattices of at most this many cells
-#: (about 255 x 255: 0.3-3.4 s on COMPAS and Adult samples, docs/design.md, section
-#: 3.5) while its fronts are on course for at most ``AUTO_EXACT_STATES`` states (a few
-#: seconds; predicted from the current anti-diagonal, so a solve about to finish goes
-#: on); beyond, it keeps the Lagrangian result.
-AUTO_EXACT_CELLS = 2**16
-AUTO_EXACT_STATES = 8 * 10**6
 
 #: ``solver="exact"`` refuses lattices of more cells than this (about 2048 x 2048: at
 #: 2000 per group 9-72 s measured, and the time grows quickly beyond).
@@ -90,12 +85,6 @@ MSG_EXACT_SIZE = (
     "solver='exact' handles lattices of up to {limit:.3g} cells (about {side} items per "
     "group); this one has {cells:.3g} ({n_a} x {n_b}); use solver='lagrangian' (the "
     "certified gap says how far from the optimum it can be) or subsample each group"
-)
-MSG_EXACT_TABLES = (
-    "the exact solver's completion values for the {n_a} x {n_b} lattice take {table:.3g} "
-    "GiB, more than half the memory budget ({limit:.3g} GiB; the other half holds its "
-    "Pareto fronts); use solver='lagrangian' (a certified bound), subsample, or a "
-    "larger memory_limit"
 )
 
 
@@ -229,7 +218,8 @@ def _coarse(lat_signed, hi, fills, search, tally):
     return search.model_minimum()[0], found
 
 
-def lagrangian(lat, lams, fills, finals, converge=True, batch=1):
+def lagrangian(lat, lams, fills, finals, converge=True, batch=1,
+               relink=cpu_reference.relink):
     """The Lagrangian solver for every lam: ``([(Candidate, upper_bound), ...], search,
     tally)``.
 
@@ -244,7 +234,8 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1):
     ``[-lam, lam]``. The candidates of each lam are relinked; the best is kept (the cell
     rule at lam on a tie). lam = 0 needs no search: the rule is exact there. ``batch``
     > 1: the first fill of the lattice takes that many weights (``BATCH_OFFSETS``) and
-    no refinement follows (for engines whose batched fills cost about one).
+    no refinement follows (for engines whose batched fills cost about one). ``relink``:
+    ``cpu_reference.relink`` or its compiled twin (:func:`relink_for`).
     """
     lat_signed = dataclasses.replace(lat, mode="signed")
     tally = Tally()
@@ -317,7 +308,7 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1):
             best = candidate(lat, *fills(lat, np.array([lam]))[0])
             tally.bit_fills += 1
         coarse = sorted(found, key=lambda c: -absolute_objective(c, lam))[:COARSE_RELINK]
-        chosen.append(_relinked(lat, lam, best, rules + signed + coarse))
+        chosen.append(_relinked(lat, lam, best, rules + signed + coarse, relink))
     out = []
     for lam, best in zip(lams, chosen):
         if lam == 0:
@@ -326,7 +317,7 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1):
         # the lams share one search: another lam's answer may be the better one here
         other = _best(best, chosen, lam)
         if other is not best:
-            best = _relinked(lat, lam, other, [best])
+            best = _relinked(lat, lam, other, [best], relink)
         inside = [signed_value(c, mu) for mu, c in search.points if abs(mu) <= lam]
         value = absolute_objective(best, lam)
         out.append((best, _proven(max(min(inside), value), value)))
@@ -358,14 +349,15 @@ def _best(first, pool, lam):
     return best
 
 
-def _relinked(lat, lam, best, others):
-    """``best`` relinked with each of ``others`` in turn (``cpu_reference.relink``): an
-    ordering at least as good as all of them."""
+def _relinked(lat, lam, best, others, relink=cpu_reference.relink):
+    """``best`` relinked with each of ``others`` in turn (``relink``:
+    ``cpu_reference.relink`` or its compiled twin, :func:`relink_for`): an ordering at
+    least as good as all of them."""
     for other in others:
         if other is best or other.path is None:
             continue
         states = (candidate_states(lat, best), candidate_states(lat, other))
-        path, final = cpu_reference.relink(lat, lam, best.path, other.path, states)
+        path, final = relink(lat, lam, best.path, other.path, states)
         c = candidate(lat, path, final)
         if absolute_objective(c, lam) > absolute_objective(best, lam) + TOLERANCE:
             best = c
@@ -395,97 +387,110 @@ def _proven(bound, value):
     return value if bound - value <= TOLERANCE else bound
 
 
-def exact(lat, lam, best, search, max_bytes, max_states=None):
-    """The optimum of ``AUC - lam * |D|``: ``(Candidate, stats)``. ``best`` and
-    ``search`` come from ``lagrangian``: the best objective found and the weights whose
-    signed values bound it.
+def relink_for(engine_name):
+    """The relink a solve on engine ``engine_name`` uses: numba's compiled twin of
+    ``cpu_reference.relink`` (the same result, bit for bit) on the numba and CuPy
+    engines where numba imports, else the reference."""
+    from ..engine import _numba_engine
 
-    The fronts are pruned by the completion values of ``EXACT_MUS`` weights and of the
-    search's, against a guessed lower bound: ``bound - share * (bound - known)`` for
-    ``share`` = ``EXACT_FIRST_SHARE``, doubling up to 1 (the known objective). A guess
-    above the optimum leaves no state or a final state below the guess; a guess at or
-    below it keeps the optimum, which is then what the fronts return. Raises
-    ``FrontsTooLarge`` over ``max_bytes`` (tables and fronts) or ``max_states``."""
-    known = absolute_objective(best, lam)
-    inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
-    stats = {"states": 0, "largest": 0, "tries": 0}
-    bound = min((signed_value(c, mu) for mu, c in inside), default=np.inf)
-    if bound - known <= TOLERANCE:
-        return best, stats
-    mus = sorted({mu for mu, _ in inside} | set(np.linspace(-lam, lam, EXACT_MUS)))
-    table = 8 * lat.n_cells
-    if max_bytes is not None:  # at most half the budget in completion values
-        if table > max_bytes // 2:  # not one table: the fronts would get a negative rest
-            raise cpu_reference.FrontsTooLarge(MSG_EXACT_TABLES.format(
-                n_a=lat.n_a, n_b=lat.n_b, table=table / 2**30, limit=max_bytes / 2**30))
-        mus = _spread(mus, int(max_bytes // 2 // table))
-        max_bytes -= len(mus) * table
-    bounds = [(mu, cpu_reference.completion_values(lat, mu)) for mu in mus]
-    share = EXACT_FIRST_SHARE
-    while True:
-        lower = known if share >= 1 else bound - share * (bound - known)
-        stats["tries"] += 1
-        left = None if max_states is None else max_states - stats["states"]
-        try:
-            path, final, got = cpu_reference.solve_fronts(
-                lat, lam, lower=lower, bounds=bounds, max_bytes=max_bytes, max_states=left)
-        except cpu_reference.NoneLeft:
-            share *= 2.0
-            continue
-        stats["states"] += got["states"]
-        stats["largest"] = max(stats["largest"], got["largest"])
-        found = candidate(lat, path, final)
-        if absolute_objective(found, lam) >= lower - cpu_reference.PRUNE_TOLERANCE:
-            break
-        if absolute_objective(found, lam) > known:  # below the guess: a better start
-            best, known = found, absolute_objective(found, lam)
-        share *= 2.0
-    if known >= absolute_objective(found, lam):
-        found = best  # the same optimum: keep the ordering already known
-    return found, stats
+    if engine_name in ("numba", "cupy") and _numba_engine.available():
+        from ..engine._numba_relink import relink
+
+        return relink
+    return cpu_reference.relink
 
 
-def _spread(mus, k):
-    """At most ``k`` of the sorted ``mus``, evenly spread."""
-    if len(mus) <= k:
-        return mus
-    return [mus[i] for i in sorted(set(np.linspace(0, len(mus) - 1, k).round().astype(int)))]
-
-
-def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1):
+def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
+                   exact_budget=EXACT_BUDGET, relink=cpu_reference.relink):
     """``solver`` ("lagrangian", "exact" or "auto") for every lam:
-    ``[(Candidate, upper_bound, solver_that_ran, extra), ...]``.
+    ``[(Candidate, upper_bound, solver_that_ran, extra), ...]``; ``extra["solver_reason"]``
+    says why that solver ran.
 
-    "auto" runs the exact solver where the lattice has at most ``AUTO_EXACT_CELLS``
-    cells, while its fronts are on course for at most ``AUTO_EXACT_STATES`` states, and
-    keeps the Lagrangian result beyond; "exact" refuses lattices of more than
-    ``EXACT_MAX_CELLS`` cells (``ValueError``, before any fill) and raises
-    ``FrontsTooLarge`` when the fronts outgrow ``exact_bytes``. ``batch``: see
-    ``lagrangian``.
+    "auto" runs the exact solver where its estimated cost fits ``exact_budget`` seconds
+    (``exact_allowance``; None: no limit; 0: the search alone) and the lattice has at
+    most ``EXACT_MAX_CELLS`` cells, and keeps the Lagrangian result beyond; where the
+    tables of ``EXACT_MUS`` weights fit the budget, its search runs to the end (as
+    "lagrangian"), else it stops early; "exact"
+    refuses lattices of more than ``EXACT_MAX_CELLS`` cells (``ValueError``, before any
+    fill) and raises ``FrontsTooLarge`` when the fronts outgrow ``exact_bytes``.
+    ``batch``, ``relink``: see ``lagrangian`` and :func:`relink_for`.
     """
     if solver == "exact" and lat.n_cells > EXACT_MAX_CELLS:
         raise ValueError(MSG_EXACT_SIZE.format(
             limit=EXACT_MAX_CELLS, side=int(np.sqrt(EXACT_MAX_CELLS)), cells=lat.n_cells,
             n_a=lat.n_a, n_b=lat.n_b))
+    budget = None if solver == "exact" else exact_budget
+    # the exact solver may run: the search to the end first (its bound prunes the
+    # fronts: 1.2e6 states against 3.9e7 after the early stop, 1,846 items, prf)
+    exact_may_run = solver == "auto" and lat.n_cells <= EXACT_MAX_CELLS and (
+        exact_cost(lat.n_a, lat.n_b, EXACT_MUS, 0) <= budget)
     solved, search, tally = lagrangian(lat, lams, fills, finals,
-                                       converge=solver != "auto", batch=batch)
-    try_exact = solver == "exact" or (solver == "auto" and lat.n_cells <= AUTO_EXACT_CELLS)
+                                       converge=solver != "auto" or exact_may_run,
+                                       batch=batch, relink=relink)
     out = []
     for lam, (best, bound) in zip(lams, solved):
         ran = "lagrangian" if lam > 0 else "paper"
         extra = {"signed_fills": len(search.points), "fills": tally.asdict()}
-        if lam > 0 and bound > absolute_objective(best, lam) and try_exact:
+        value = absolute_objective(best, lam)
+        if lam == 0:
+            why = REASONS["zero"]
+        elif bound <= value:  # proven by the bound alone
+            ran = "exact" if solver == "exact" else ran
+            why = REASONS["proven"]
+        elif solver == "lagrangian":
+            why = REASONS["asked"]
+        elif solver == "auto" and lat.n_cells > EXACT_MAX_CELLS:
+            why = REASONS["size"].format(limit=EXACT_MAX_CELLS)
+        elif solver == "auto" and budget == 0:
+            why = REASONS["zero_budget"]
+        else:
             try:
-                best, stats = exact(lat, lam, best, search, exact_bytes,
-                                    AUTO_EXACT_STATES if solver == "auto" else None)
-            except cpu_reference.FrontsTooLarge:
+                best, stats = exact(lat, lam, best, search, exact_bytes, budget)
+            except OverBudget as exc:
+                why = str(exc)
+            except cpu_reference.FrontsTooLarge as exc:
                 if solver == "exact":
                     raise
-                extra["exact"] = "fronts over the auto budget"
+                why = str(exc)
             else:
                 ran, bound = "exact", absolute_objective(best, lam)
-                extra.update(front_states=stats["states"], largest_front=stats["largest"])
-        elif lam > 0 and bound <= absolute_objective(best, lam):
-            ran = "exact" if solver == "exact" else ran  # proven by the bound alone
+                why = (REASONS["exact"] if budget is None else REASONS["fits"]).format(
+                    budget=budget, seconds=stats["estimate"])
+                extra.update(front_states=stats["states"], largest_front=stats["largest"],
+                             exact_tables=stats["tables"], exact_tries=stats["tries"])
+        extra["solver_reason"] = why
         out.append((best, bound, ran, extra))
+    # the lams share one search: another lam's exact answer may be the better one here
+    found = [best for best, *_ in out]
+    for k, (lam, (best, bound, ran, extra)) in enumerate(zip(lams, out)):
+        other = _best(best, found, lam)
+        if ran == "lagrangian" and other is not best:
+            out[k] = (_relinked(lat, lam, other, [best], relink), bound, ran, extra)
     return out
+
+
+def rule_reason(solver, lam, mode, uncertified=None):
+    """Why the cell rule answered a two-group solve (``extra["solver_reason"]``): exact
+    there, asked for, or the message of ``uncertified``."""
+    if lam == 0:
+        return REASONS["zero"]
+    if mode == "signed":
+        return REASONS["signed"]
+    if solver == "paper":
+        return REASONS["paper"]
+    return uncertified
+
+
+#: Why the solver of a two-group result ran (``extra["solver_reason"]``).
+REASONS = {
+    "signed": "disparity='signed': the cell rule is exact",
+    "paper": "solver='paper' was asked for",
+    "zero": "lam = 0: the cell rule is exact",
+    "proven": "the search's certified bound equals its objective: proven optimal",
+    "asked": "solver='lagrangian' was asked for",
+    "size": "the lattice has more than {limit:.3g} cells, beyond the exact solver",
+    "zero_budget": "exact_budget=0: the search alone",
+    "exact": "solver='exact' was asked for",
+    "fits": "the exact solver's estimated cost ({seconds:.3g} s) fits exact_budget="
+            "{budget:g} s",
+}

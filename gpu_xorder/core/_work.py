@@ -30,7 +30,7 @@ MSG_SIGNED_WORSE = (
 
 def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, method,
                   solver, max_disparity, memory_limit, progress, n_jobs, keep_ties=False,
-                  alone=False):
+                  alone=False, exact_budget=_solvers.EXACT_BUDGET):
     """The work of :func:`fair_order` on validated, encoded inputs: a list of results,
     one per value of ``lams`` (a float64 array). ``XOrder`` and ``xorder_path`` call it
     with the data and parameters they validated themselves; ``labels`` are the sorted
@@ -47,7 +47,10 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
     solver choice, search and candidates; the fills of the cell rule still share one
     batch), so that each result is bit for bit that of the value alone, whatever the
     other values (``xorder_path``); by default the values of a two-group search share
-    it (docs/design.md, section 3.5, "Ties, and the values of a sequence")."""
+    it (docs/design.md, section 3.5, "Ties, and the values of a sequence").
+
+    ``exact_budget``: seconds the exact solver of ``solver="auto"`` may take
+    (``_solvers.exact_allowance``)."""
     v.check_supports(labels, index, labels_y, metric)
     params.check_together(n_groups=labels.size, disparity=mode, solver=solver,
                           max_disparity=max_disparity)
@@ -94,7 +97,7 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
                                           eng, bands, items)]
         else:
             results = _solve_two(work, labels, lams, solver, fills, finals, progress,
-                                 eng, memory_limit, bands, items, alone)
+                                 eng, memory_limit, bands, items, alone, exact_budget)
     if bands:
         logger.info("gpu_xorder: the %d x %d lattice was filled in %d bands of %d rows "
                     "(decision bits over the memory limit)", work.n_a, work.n_b,
@@ -114,7 +117,7 @@ def _tie_runs(lat, s):
 
 
 def _solve_two(lat, labels, lams, solver, fills, finals, progress, eng, memory_limit,
-               bands, items=None, alone=False):
+               bands, items=None, alone=False, exact_budget=_solvers.EXACT_BUDGET):
     """Two groups: the cell rule, or the solver asked for (docs/design.md, section 3.5).
 
     The values of ``lams`` share one solver choice and one search, or with ``alone``
@@ -159,6 +162,7 @@ def _solve_two(lat, labels, lams, solver, fills, finals, progress, eng, memory_l
         for i, c in zip(rule, paper):
             why = reason("paper", lams[i:i + 1]) if alone else uncertified
             extra = {} if why is None else {"uncertified": why}
+            extra["solver_reason"] = _solvers.rule_reason(solver, lams[i], lat.mode, why)
             exact = lams[i] == 0 or lat.mode == "signed"
             results[i] = _candidate_result(
                 lat, labels, lams[i], c, eng.NAME, {**bands, **extra}, "paper",
@@ -167,7 +171,9 @@ def _solve_two(lat, labels, lams, solver, fills, finals, progress, eng, memory_l
         budget = _plan.host_budget(memory_limit)[0]
         for part in np.split(searched, searched.size) if alone else [searched]:
             solved = _solvers.solve_absolute(lat, lams[part], counted(fills),
-                                             counted(finals), chosen[part[0]], budget)
+                                             counted(finals), chosen[part[0]], budget,
+                                             exact_budget=exact_budget,
+                                             relink=_solvers.relink_for(eng.NAME))
             for i, (best, bound, ran, extra) in zip(part, solved):
                 results[i] = _candidate_result(lat, labels, lams[i], best, eng.NAME,
                                                {**bands, **extra}, ran, bound, items)

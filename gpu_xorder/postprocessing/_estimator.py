@@ -99,6 +99,9 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         the training gain of the default solver does not carry to new data on
         average, and this choice does (docs/user_guide/solvers.md, "Solvers and the
         certificate").
+    exact_budget : float, default=2.0
+        Seconds ``solver="auto"`` may spend in the exact solver (see
+        :func:`gpu_xorder.fair_order`); 0: the Lagrangian search alone.
 
     Attributes
     ----------
@@ -193,7 +196,8 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
                  backend: str = "auto", method: str = "auto", subsample: int | None = None,
                  memory_limit: int | str | None = None, solver: str = "auto",
                  max_disparity: float | None = None,
-                 validation: float | tuple | None = None) -> None:
+                 validation: float | tuple | None = None,
+                 exact_budget: float = 2.0) -> None:
         self.metric = metric
         self.lam = lam
         self.disparity = disparity
@@ -205,6 +209,7 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         self.solver = solver
         self.max_disparity = max_disparity
         self.validation = validation
+        self.exact_budget = exact_budget
 
     def fit(self, scores: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLike,
             sample_weight: ArrayLike | None = None,

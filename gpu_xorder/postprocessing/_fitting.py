@@ -18,7 +18,7 @@ MSG_REFERENCE = "reference_group {value!r} is not one of the groups {labels}"
 
 #: The parameters of the table (``utils._params``) that ``XOrder`` takes besides lam.
 PARAMS = ("metric", "disparity", "backend", "method", "solver", "max_disparity",
-          "subsample", "memory_limit", "validation")
+          "subsample", "memory_limit", "validation", "exact_budget")
 
 
 def check_params(params):
@@ -63,7 +63,8 @@ class Fitting(NamedTuple):
             backend=checked["backend"], method=checked["method"],
             solver=checked["solver"], max_disparity=constraint,
             memory_limit=checked["memory_limit"], progress=progress,
-            n_jobs=_params.check("n_jobs", n_jobs), keep_ties=True, alone=True)
+            n_jobs=_params.check("n_jobs", n_jobs), keep_ties=True, alone=True,
+            exact_budget=checked["exact_budget"])
         return results if np.ndim(lam) else results[0]
 
 

@@ -385,7 +385,7 @@ def model_document(est, columns=None):
                "ordering_disparity": r.disparity, "objective": r.objective,
                "upper_bound": r.upper_bound, "lam": est.lam_}
     params = est.get_params()
-    for name in ("lam", "max_disparity", "validation"):  # Decimal, 0-d array: JSON
+    for name in ("lam", "max_disparity", "validation", "exact_budget"):  # Decimal: JSON
         if v.is_number(params[name]):
             params[name] = float(params[name])
     if not isinstance(params["validation"], (float, type(None))):

@@ -77,6 +77,17 @@ def _count(minimum, message=v.MSG_COUNT):
     return lambda value, name: v.check_count(value, name, minimum, message)
 
 
+MSG_EXACT_BUDGET = "exact_budget must be a finite number of seconds >= 0, got {value!r}"
+
+
+def _seconds(value, name):
+    """A finite real number >= 0 (``exact_budget``, seconds)."""
+    seconds = v.as_real(value, name, MSG_EXACT_BUDGET)
+    if not (np.isfinite(seconds) and seconds >= 0):
+        raise ValueError(MSG_EXACT_BUDGET.format(value=value))
+    return seconds
+
+
 def _progress(value, name):
     if value is not None and not callable(value):
         raise TypeError(MSG_PROGRESS)
@@ -101,6 +112,7 @@ PARAMETERS = {p.name: p for p in (
               json=(int,) + _NONE, text="null or an integer >= 1"),
     Parameter("memory_limit", lambda value, name: v.check_memory_limit(value),
               json=(int,) + _NONE, text="null or an integer >= 1 (bytes)"),
+    Parameter("exact_budget", _seconds, json=_NUMBER, text="a finite number >= 0 (seconds)"),
     Parameter("level", _fraction(v.MSG_LEVEL)),
     Parameter("test_size", _fraction(v.MSG_TEST_SIZE)),
     Parameter("random_state", lambda value, name: v.check_random_state(value)),

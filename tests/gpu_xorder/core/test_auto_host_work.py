@@ -104,15 +104,17 @@ def test_search_slack_is_the_callable_slack(eps):
 
 
 def _plain(monkeypatch):
-    """Every shortcut off: no session, path states recomputed at every relink, relink
-    sorting by ``np.lexsort``. (A coarse path's counters are its block fill's, exact for
-    every metric: ``test_solvers.py``'s block lattice tests.)"""
+    """Every shortcut off: no session, path states recomputed at every relink, the
+    reference relink (not numba's compiled twin) sorting by ``np.lexsort``. (A coarse
+    path's counters are its block fill's, exact for every metric: ``test_solvers.py``'s
+    block lattice tests.)"""
     from gpu_xorder.engine import _numba_engine
 
     monkeypatch.setattr(_numba_engine, "session", contextlib.nullcontext)
     monkeypatch.setattr(_solvers, "candidate_states",
                         lambda lat, cand: cr.path_states(lat, cand.path))
     monkeypatch.setattr(_relink, "_descending", lexsorted)
+    monkeypatch.setattr(_solvers, "relink_for", lambda name: cr.relink)
 
 
 def _answers(results):
@@ -137,7 +139,8 @@ def test_auto_answers_are_those_without_the_shortcuts(monkeypatch, metric, ties)
     def solve_all():
         out = []
         for kw in calls:
-            res = fair_order(s, y, g, metric=metric, solver="auto", backend="numba", **kw)
+            res = fair_order(s, y, g, metric=metric, solver="auto", backend="numba",
+                             exact_budget=0, **kw)  # the search's shortcuts
             out += _answers(res if isinstance(res, list) else [res])
         return out
 

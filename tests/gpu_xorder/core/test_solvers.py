@@ -9,7 +9,7 @@ import pytest
 
 import cpu_reference as cr
 from gpu_xorder import XOrder, fair_order
-from gpu_xorder.core import _candidates, _constrained, _solvers
+from gpu_xorder.core import _candidates, _constrained, _exact, _solvers
 from support.oracles import brute_terms, interleaving_ranks, order_scores
 from support.problems import two_group_problem
 
@@ -181,12 +181,18 @@ def test_lam_zero_and_signed_are_proven():
 
 
 def test_auto_falls_back_when_the_fronts_outgrow_its_budget(monkeypatch):
-    monkeypatch.setattr(_solvers, "AUTO_EXACT_STATES", 64)
+    monkeypatch.setattr(_exact, "FRONT_SECONDS_PER_STATE", 1.0)
     rng = np.random.default_rng(2)
     s, y, g = two_group_problem(rng, 30, 30)
     res = fair_order(s, y, g, lam=2.0, backend="numpy")
     assert res.solver == "lagrangian" and res.gap > 0
-    assert res.extra["exact"] == "fronts over the auto budget"
+    assert res.extra["solver_reason"].startswith("the exact solver's fronts were on course")
+    assert "over exact_budget=2 s" in res.extra["solver_reason"]
+    monkeypatch.setattr(_exact, "COMPLETION_SECONDS_PER_CELL", 1.0)
+    res = fair_order(s, y, g, lam=2.0, backend="numpy", exact_budget=5)
+    assert res.solver == "lagrangian" and res.extra["solver_reason"].startswith(
+        "the exact solver's ") and "completion tables of the 30 x 30 lattice alone" in (
+        res.extra["solver_reason"])
     with pytest.raises(MemoryError, match="30 x 30 lattice"):
         fair_order(s, y, g, lam=2.0, solver="exact", backend="numpy",
                    memory_limit=9000)  # one bounds' table (7688 bytes), few states
@@ -212,6 +218,51 @@ def test_solver_errors():
         fair_order(s, y, g, max_disparity=1.5)
     with pytest.raises(TypeError, match="max_disparity"):
         fair_order(s, y, g, max_disparity="0.1")
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="exact_budget must be a finite number"):
+            fair_order(s, y, g, lam=1.0, exact_budget=bad)
+        with pytest.raises(ValueError, match="exact_budget must be a finite number"):
+            XOrder(lam=1.0, exact_budget=bad).fit(s, y, sensitive_features=g)
+    for bad in ("2", None, True):
+        with pytest.raises(TypeError, match="exact_budget"):
+            fair_order(s, y, g, lam=1.0, exact_budget=bad)
+
+
+def test_exact_budget_default_is_the_documented_one():
+    import inspect
+
+    for front_door in (fair_order, XOrder):
+        default = inspect.signature(front_door).parameters["exact_budget"].default
+        assert default == _exact.EXACT_BUDGET == _solvers.EXACT_BUDGET
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_auto_within_its_budget_is_the_optimum_and_says_why(metric):
+    """Small problems: with the default budget, auto returns the optimum of enumeration
+    (exact, or the search proven optimal by its bound, each saying so); with the budget
+    0 it returns the search's answer, never below the cell rule, its bound never below
+    the optimum."""
+    rng = np.random.default_rng(zlib.crc32(metric.encode()) + 44)
+    reasons = set()
+    for _ in range(8):
+        s, y, g = two_group_problem(rng, int(rng.integers(3, 8)), int(rng.integers(3, 8)))
+        for lam in (0.5, 3.0):
+            opt = best_absolute(s, y, g, metric, lam)
+            rule = fair_order(s, y, g, metric=metric, lam=lam, solver="paper",
+                              backend="numpy")
+            got = fair_order(s, y, g, metric=metric, lam=lam, backend="numpy")
+            assert got.objective == pytest.approx(opt, abs=1e-12)
+            assert got.upper_bound == got.objective
+            reasons.add(got.extra["solver_reason"].split(" (")[0])
+            assert got.solver == ("exact" if got.extra["solver_reason"].startswith(
+                "the exact solver's estimated cost") else "lagrangian")
+            alone = fair_order(s, y, g, metric=metric, lam=lam, backend="numpy",
+                               exact_budget=0)
+            assert rule.objective - 1e-12 <= alone.objective <= opt + 1e-12
+            assert alone.upper_bound >= opt - 1e-12
+            assert alone.solver == "lagrangian"
+    assert reasons == {"the exact solver's estimated cost",
+                       "the search's certified bound equals its objective: proven optimal"}
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -433,20 +484,25 @@ def test_every_lam_of_a_path_is_at_least_every_other_lams_answer(data):
     """One search serves the lams of a path, so each lam's answer is at least as good
     at that lam as any other lam's answer. COMPAS (repetition 0), xauc, lams 0.01, 0.05,
     0.5 is the case that broke it: lam 0.5 kept 0.781957 where lam 0.05's ordering
-    scores 0.782042 at lam 0.5; and random two-group data with ties, every metric."""
+    scores 0.782042 at lam 0.5; and random two-group data with ties, every metric (the
+    search alone, and for URF a budget that lets the exact solver answer some lams, not
+    all: an exact answer serves the other lams too)."""
     if data == "compas":
         from gpu_xorder.datasets import load_dataset
         from gpu_xorder.experiments._experiment import grouping, split_scores
 
         dataset = load_dataset("compas")
         (s, y, a), _ = split_scores(dataset, grouping(dataset, "default"), seed=0)
-        cases = [(s, y, a, "xauc", [0.01, 0.05, 0.5])]
+        cases = [(s, y, a, "xauc", [0.01, 0.05, 0.5], 2.0)]
     else:
         rng = np.random.default_rng(5)
-        cases = [(*two_group_problem(rng, 400, 300, True), metric, [0.0, 0.02, 0.1, 0.5, 2.0])
-                 for metric in METRICS]
-    for s, y, a, metric, lams in cases:
-        path = fair_order(s, y, a, lam=lams, metric=metric, backend="numpy")
+        cases = [(*two_group_problem(rng, 400, 300, True), metric, [0.0, 0.02, 0.1, 0.5, 2.0],
+                  1.0 if metric == "urf" else 0.0) for metric in METRICS]
+    for s, y, a, metric, lams, budget in cases:
+        path = fair_order(s, y, a, lam=lams, metric=metric, backend="numpy",
+                          exact_budget=budget)
+        if budget == 1.0:
+            assert {r.solver for r in path} == {"paper", "exact", "lagrangian"}
         for lam, r in zip(lams, path):
             best_other = max(o.auc - lam * abs(o.disparity) for o in path)
             assert r.objective >= best_other - 1e-12, (metric, lam)
@@ -563,7 +619,6 @@ def test_coarse_started_search_against_enumeration(monkeypatch, metric):
     monkeypatch.setattr(_solvers, "COARSE_BLOCKS", 2)
     monkeypatch.setattr(_solvers, "COARSE_FINEST", 2)
     monkeypatch.setattr(_solvers, "COARSE_FACTOR", 2)
-    monkeypatch.setattr(_solvers, "AUTO_EXACT_CELLS", 0)  # no exact solve in auto
     rng = np.random.default_rng(zlib.crc32(metric.encode()) + 11)
     assert _solvers.coarse_levels(7) == [4, 2]
     for _ in range(12):
@@ -574,7 +629,7 @@ def test_coarse_started_search_against_enumeration(monkeypatch, metric):
                            backend="numpy")
         for solver in ("auto", "lagrangian"):
             got = fair_order(s, y, g, metric=metric, lam=lams, solver=solver,
-                             backend="numpy")
+                             backend="numpy", exact_budget=0)  # no exact solve in auto
             for r, p, opt in zip(got, paper, best):
                 assert r.solver == "lagrangian"
                 assert p.objective - 1e-12 <= r.objective <= opt + 1e-12
@@ -585,7 +640,7 @@ def test_coarse_started_search_against_enumeration(monkeypatch, metric):
         # an engine with batched fills: five weights at once, no refinement
         lat = cr.build_lattice(s, y, g, metric, "absolute")
         batched = _solvers.solve_absolute(lat, lams, _numpy_fills, _numpy_finals, "auto",
-                                          None, batch=5)
+                                          None, batch=5, exact_budget=0)
         for (cand, bound, _, extra), p, opt, lam in zip(batched, paper, best, lams):
             value = _candidates.absolute_objective(cand, lam)
             assert p.objective - 1e-12 <= value <= opt + 1e-12 <= bound + 2e-12
@@ -609,13 +664,45 @@ def test_auto_finishes_an_exact_solve_that_fits_its_budget(monkeypatch):
     """The budget of auto's exact solve is on the predicted states, not on those
     stored so far: a solve of S states finishes under a budget of 3 S (the prediction
     from the current anti-diagonal overshot by at most 2.8x on COMPAS and Adult
-    samples), and one over it stops."""
+    samples), and one over it stops. The budget is in seconds of the cost model
+    (``exact_cost``), which the result's reason quotes."""
     rng = np.random.default_rng(44)
     s, y, g = two_group_problem(rng, 40, 35)
-    states = fair_order(s, y, g, lam=2.0, solver="exact", backend="numpy").extra[
-        "front_states"]
-    monkeypatch.setattr(_solvers, "AUTO_EXACT_STATES", 3 * states)
-    assert fair_order(s, y, g, lam=2.0, backend="numpy").solver == "exact"
-    monkeypatch.setattr(_solvers, "AUTO_EXACT_STATES", states // 4)
-    res = fair_order(s, y, g, lam=2.0, backend="numpy")
-    assert res.solver == "lagrangian" and res.extra["exact"] == "fronts over the auto budget"
+    ex = fair_order(s, y, g, lam=2.0, solver="exact", backend="numpy")
+    states, tables = ex.extra["front_states"], ex.extra["exact_tables"]
+    assert ex.extra["solver_reason"] == "solver='exact' was asked for"
+    fixed = _solvers.exact_cost(40, 35, tables, 0)  # expected tries
+    cost = _solvers.exact_cost(40, 35, tables, states, ex.extra["exact_tries"])
+    per_state = _exact.FRONT_SECONDS_PER_STATE
+    budget = fixed + 3 * states * per_state
+    res = fair_order(s, y, g, lam=2.0, backend="numpy", exact_budget=budget)
+    assert res.solver == "exact" and res.objective == ex.objective
+    assert res.extra["solver_reason"] == (
+        f"the exact solver's estimated cost ({cost:.3g} s) fits exact_budget={budget:g} s")
+    res = fair_order(s, y, g, lam=2.0, backend="numpy",
+                     exact_budget=fixed + states * per_state / 4)
+    assert res.solver == "lagrangian" and res.objective < ex.objective
+    assert "fronts were on course" in res.extra["solver_reason"]
+    zero = fair_order(s, y, g, lam=2.0, backend="numpy", exact_budget=0)
+    assert zero.solver == "lagrangian"
+    assert zero.extra["solver_reason"] == "exact_budget=0: the search alone"
+
+
+def test_exact_budget_travels_through_a_model_file(tmp_path):
+    """A model file keeps ``exact_budget`` (a Decimal as a number) and a file without it
+    (older) loads with the default."""
+    import decimal
+    import json
+
+    rng = np.random.default_rng(45)
+    s, y, g = two_group_problem(rng, 12, 10)
+    model = XOrder(lam=1.0, backend="numpy", exact_budget=decimal.Decimal("0.5"))
+    model.fit(s, y, sensitive_features=g)
+    path = tmp_path / "model.json"
+    model.save(path)
+    assert json.loads(path.read_text())["params"]["exact_budget"] == 0.5
+    assert XOrder.load(path).get_params()["exact_budget"] == 0.5
+    doc = json.loads(path.read_text())
+    del doc["params"]["exact_budget"]
+    path.write_text(json.dumps(doc))
+    assert XOrder.load(path).get_params()["exact_budget"] == _exact.EXACT_BUDGET

@@ -340,8 +340,12 @@ def test_fair_order_in_bands_equals_whole(engine, metric):
             b.auc, b.disparity, b.objective, b.upper_bound)
         assert b.extra["bands"] > 1 and b.backend == engine.backend
         assert b.extra["bands"] == -(-n_a // b.extra["band_rows"])
-        assert {k: v for k, v in b.extra.items() if k not in ("bands", "band_rows")} == (
-            a.extra)
+        # the reason may differ: the exact solver may be refused by the memory limit
+        # before the exact budget
+        assert a.solver == b.solver
+        assert {k: v for k, v in b.extra.items()
+                if k not in ("bands", "band_rows", "solver_reason")} == (
+            {k: v for k, v in a.extra.items() if k != "solver_reason"})
 
 
 @pytest.mark.parametrize("coarse", [False, True])

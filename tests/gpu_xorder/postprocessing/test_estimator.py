@@ -350,7 +350,7 @@ def test_clone_get_params_set_params():
     assert params == dict(metric="prf", lam=0.25, disparity="signed", reference_group="b",
                           backend="numpy", method="iterative", subsample=3,
                           memory_limit=2**30, solver="paper", max_disparity=None,
-                          validation=None)
+                          validation=None, exact_budget=2.0)
     twin = clone(xo)
     assert twin is not xo and twin.get_params() == params
     assert twin.set_params(lam=3.0, metric="urf") is twin

@@ -1,0 +1,94 @@
+"""The 11-lam path and the held-out choice of lam at 800 items: CPU seconds of this
+tree against another git revision's, in one run (issue #44, deliverable 3).
+
+Run from the source tree::
+
+    PYTHONPATH=. python benchmarks/path_times.py [--baseline 9de83f7] [--n 400]
+        [--backends numpy numba] [--repeat 3] [--budget B]
+
+Cases: ``xorder_path`` over ``VALIDATION_LAMS`` (11 values) and
+``XOrder(lam=1, validation=0.3).fit`` on the synthetic problem of ``solver_table.py``
+(``--n`` items per group, xAUC). Each runs ``--repeat`` times in a subprocess per tree,
+the trees alternating (the same machine, the same run); the fastest CPU time counts
+(``time.process_time``: every thread of the process). ``--budget``: this tree's
+``exact_budget`` (default: the library's default); the baseline has no such parameter.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def worker(args):
+    sys.path.insert(0, HERE)
+    from solver_table import problem
+
+    from gpu_xorder import XOrder, xorder_path
+    from gpu_xorder.postprocessing._held_out import VALIDATION_LAMS
+
+    s, y, g = problem(args.n)
+    kw = {} if args.budget is None else {"exact_budget": args.budget}
+    XOrder(lam=1.0, backend=args.backend, **kw).fit(s[::8], y[::8], sensitive_features=g[::8])
+    out = {}
+    for name, run in (
+            ("path", lambda: xorder_path(s, y, sensitive_features=g, lams=VALIDATION_LAMS,
+                                         backend=args.backend, **kw)),
+            ("validation", lambda: XOrder(lam=1.0, validation=0.3, backend=args.backend,
+                                          **kw).fit(s, y, sensitive_features=g))):
+        best = float("inf")
+        for _ in range(args.repeat):
+            t0 = time.process_time()
+            models = run()
+            best = min(best, time.process_time() - t0)
+        out[name] = best
+        if name == "path":
+            out["solvers"] = sorted({m.result_.solver for m in models})
+        else:
+            out["chosen"] = models.validation_["chosen"]
+    print(json.dumps(out))
+
+
+def run_tree(tree, args, backend, budget):
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--n", str(args.n),
+           "--backend", backend, "--repeat", str(args.repeat)]
+    if budget is not None:
+        cmd += ["--budget", str(budget)]
+    env = dict(os.environ, PYTHONPATH=tree)
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", default="9de83f7")
+    parser.add_argument("--n", type=int, default=400)
+    parser.add_argument("--backends", nargs="+", default=["numpy", "numba"])
+    parser.add_argument("--backend", default="numpy")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--budget", type=float, default=None)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        return worker(args)
+    sys.path.insert(0, HERE)
+    from auto_vs_rule import baseline_tree
+
+    old = baseline_tree(args.baseline)
+    new = os.path.dirname(HERE)
+    for backend in args.backends:
+        before = run_tree(old, args, backend, None)
+        after = run_tree(new, args, backend, args.budget)
+        for name in ("path", "validation"):
+            print(f"{backend:6s} {name:10s} before {before[name]:7.3f}s after "
+                  f"{after[name]:7.3f}s ratio {after[name] / before[name]:.2f}", flush=True)
+        print(f"{backend:6s} solvers before {before['solvers']} after {after['solvers']}; "
+              f"chosen lam before {before['chosen']} after {after['chosen']}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,155 @@
+"""The exact solver of ``AUC - lam * |D|`` for two groups (Pareto fronts pruned by the
+Lagrangian search's bounds, ``cpu_reference.solve_fronts``), its cost model, and the one
+decision of ``solver="auto"`` between it and the search: :func:`exact_allowance`
+against ``exact_budget`` (docs/design.md, section 3.5)."""
+
+import numpy as np
+
+import cpu_reference
+
+from ._candidates import TOLERANCE, absolute_objective, candidate, signed_value
+
+#: The exact solver: completion values of this many weights spread over [-lam, lam]
+#: (besides the search's) bound the fronts' states; the first guess of the lower bound
+#: lies this share of the Lagrangian gap below the bound (docs/design.md, section 3.5).
+EXACT_MUS = 17
+EXACT_FIRST_SHARE = 1.0 / 1024
+
+
+#: ``solver="auto"`` runs the exact solver where its estimated cost fits ``exact_budget``
+#: seconds (``fair_order``'s parameter; this is its default): a few seconds, which the
+#: exact solver needed on most random problems of 400-2,000 items (benchmarks/RESULTS.md,
+#: "Exact where affordable"); beyond it, the Lagrangian search's result.
+EXACT_BUDGET = 2.0
+
+#: The exact solver's cost model, CPU seconds on the 2-core development machine (NumPy,
+#: whatever the engine; fitted on 12 random problems of 486-1,846 items, measured within
+#: 0.77-1.35 times the model, and checked on 51 by benchmarks/exact_estimate.py): each
+#: completion table costs ``COMPLETION_SECONDS_PER_CELL`` per lattice cell, each try of
+#: the fronts (a guessed lower bound; ``EXPECTED_TRIES`` before they run)
+#: ``FRONT_SECONDS_PER_DIAGONAL`` per anti-diagonal, and every stored state
+#: ``FRONT_SECONDS_PER_STATE``. The budget becomes a number of states by this model, so
+#: the choice is the same on a loaded machine as on an idle one; the fronts stop as soon
+#: as their states are on course (predicted from the current anti-diagonal) to exceed it.
+COMPLETION_SECONDS_PER_CELL = 5.5e-8
+FRONT_SECONDS_PER_DIAGONAL = 7.5e-5
+FRONT_SECONDS_PER_STATE = 4.4e-7
+EXPECTED_TRIES = 8
+
+
+MSG_EXACT_TABLES = (
+    "the exact solver's completion values for the {n_a} x {n_b} lattice take {table:.3g} "
+    "GiB, more than half the memory budget ({limit:.3g} GiB; the other half holds its "
+    "Pareto fronts); use solver='lagrangian' (a certified bound), subsample, or a "
+    "larger memory_limit"
+)
+
+
+class OverBudget(Exception):
+    """The exact solver's estimated cost exceeds ``exact_budget`` (its message says by
+    what)."""
+
+
+def exact_cost(n_a, n_b, tables, states, tries=EXPECTED_TRIES):
+    """Seconds the exact solver is expected to take on an ``n_a`` x ``n_b`` lattice (the
+    cost model above): ``tables`` completion tables, ``tries`` runs of the fronts and
+    ``states`` stored states."""
+    return (tables * (n_a + 1) * (n_b + 1) * COMPLETION_SECONDS_PER_CELL
+            + tries * (n_a + n_b) * FRONT_SECONDS_PER_DIAGONAL
+            + states * FRONT_SECONDS_PER_STATE)
+
+
+def exact_allowance(lat, tables, budget):
+    """The front states the exact solver may store within ``budget`` seconds with
+    ``tables`` completion tables (None: no budget); ``OverBudget`` where the tables and
+    the diagonals alone exceed it. The one decision of exact-versus-search of
+    ``solver="auto"`` (besides a bound that proves the search's ordering optimal)."""
+    if budget is None:
+        return None
+    fixed = exact_cost(lat.n_a, lat.n_b, tables, 0)
+    if fixed > budget:
+        raise OverBudget(MSG_OVER_BUDGET_TABLES.format(
+            tables=tables, n_a=lat.n_a, n_b=lat.n_b, seconds=fixed, budget=budget))
+    return int((budget - fixed) / FRONT_SECONDS_PER_STATE)
+
+
+MSG_OVER_BUDGET_TABLES = (
+    "the exact solver's {tables} completion tables of the {n_a} x {n_b} lattice alone "
+    "take about {seconds:.3g} s, over exact_budget={budget:g} s"
+)
+MSG_OVER_BUDGET_FRONTS = (
+    "the exact solver's fronts were on course for {states:.3g} states (about {seconds:.3g} "
+    "s in all), over exact_budget={budget:g} s"
+)
+
+
+def exact(lat, lam, best, search, max_bytes, budget=None):
+    """The optimum of ``AUC - lam * |D|``: ``(Candidate, stats)``. ``best`` and
+    ``search`` come from ``lagrangian``: the best objective found and the weights whose
+    signed values bound it.
+
+    The fronts are pruned by the completion values of ``EXACT_MUS`` weights and of the
+    search's, against a guessed lower bound: ``bound - share * (bound - known)`` for
+    ``share`` = ``EXACT_FIRST_SHARE``, doubling up to 1 (the known objective). A guess
+    above the optimum leaves no state or a final state below the guess; a guess at or
+    below it keeps the optimum, which is then what the fronts return. Raises
+    ``FrontsTooLarge`` over ``max_bytes`` (tables and fronts), ``OverBudget`` where
+    the cost model puts it over ``budget`` seconds (before the tables, or as soon as
+    the fronts are on course to exceed it). ``stats``: ``states`` stored, ``largest``
+    front, ``tries`` (lower bounds guessed), ``tables``, ``estimate`` (seconds by the
+    cost model, of the states stored)."""
+    known = absolute_objective(best, lam)
+    inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
+    stats = {"states": 0, "largest": 0, "tries": 0, "tables": 0}
+    bound = min((signed_value(c, mu) for mu, c in inside), default=np.inf)
+    if bound - known <= TOLERANCE:
+        return best, stats
+    mus = sorted({mu for mu, _ in inside} | set(np.linspace(-lam, lam, EXACT_MUS)))
+    table = 8 * lat.n_cells
+    if max_bytes is not None:  # at most half the budget in completion values
+        if table > max_bytes // 2:  # not one table: the fronts would get a negative rest
+            raise cpu_reference.FrontsTooLarge(MSG_EXACT_TABLES.format(
+                n_a=lat.n_a, n_b=lat.n_b, table=table / 2**30, limit=max_bytes / 2**30))
+        mus = _spread(mus, int(max_bytes // 2 // table))
+        max_bytes -= len(mus) * table
+    max_states = exact_allowance(lat, len(mus), budget)
+    stats["tables"] = len(mus)
+    bounds = [(mu, cpu_reference.completion_values(lat, mu)) for mu in mus]
+    share = EXACT_FIRST_SHARE
+    while True:
+        lower = known if share >= 1 else bound - share * (bound - known)
+        stats["tries"] += 1
+        left = None if max_states is None else max_states - stats["states"]
+        try:
+            path, final, got = cpu_reference.solve_fronts(
+                lat, lam, lower=lower, bounds=bounds, max_bytes=max_bytes, max_states=left)
+        except cpu_reference.NoneLeft:
+            share *= 2.0
+            continue
+        except cpu_reference.FrontsTooLarge as exc:
+            if max_states is None or getattr(exc, "predicted", None) is None:
+                raise
+            states = stats["states"] + exc.predicted
+            raise OverBudget(MSG_OVER_BUDGET_FRONTS.format(
+                states=states, budget=budget,
+                seconds=exact_cost(lat.n_a, lat.n_b, len(mus), states))) from None
+        stats["states"] += got["states"]
+        stats["largest"] = max(stats["largest"], got["largest"])
+        found = candidate(lat, path, final)
+        if absolute_objective(found, lam) >= lower - cpu_reference.PRUNE_TOLERANCE:
+            break
+        if absolute_objective(found, lam) > known:  # below the guess: a better start
+            best, known = found, absolute_objective(found, lam)
+        share *= 2.0
+    if known >= absolute_objective(found, lam):
+        found = best  # the same optimum: keep the ordering already known
+    stats["estimate"] = exact_cost(lat.n_a, lat.n_b, len(mus), stats["states"],
+                                   stats["tries"])
+    return found, stats
+
+
+def _spread(mus, k):
+    """At most ``k`` of the sorted ``mus``, evenly spread."""
+    if len(mus) <= k:
+        return mus
+    return [mus[i] for i in sorted(set(np.linspace(0, len(mus) - 1, k).round().astype(int)))]

@@ -1,0 +1,201 @@
+"""The relink of two paths (``cpu_reference.relink``) compiled with numba: the same
+path and counters, bit for bit, at compiled speed.
+
+``cpu_reference.relink`` (pure NumPy, the oracle) runs one NumPy round per stretch where
+the two paths differ (a merge of the two shifted fronts, a sort, a sweep): thousands of
+small rounds, each paying NumPy's call overhead. Here one compiled loop does them all:
+
+- the states of both paths and their shared cells are ``cpu_reference``'s
+  (``path_states``, NumPy, vectorised over the path);
+- per stretch, the candidates are the front plus either segment's increments; their
+  ``auc`` and signed ``d`` by the operations of ``cpu_reference._objective``
+  (``state_rows``, ``state_values``: the same float64 operations in the same order,
+  numba without fastmath), ``p = auc - lam * d``, ``q = auc + lam * d``;
+- the order is ``_relink._descending``'s: by ``p`` descending, then ``q`` descending,
+  then candidate index (the front plus the first path's segment, then the second's):
+  the merge of two runs already in that order, or an insertion sort where rounding
+  broke a run's order;
+- a candidate survives iff its ``q`` beats every one before it; the last front's first
+  state of the largest ``auc - lam * |d|`` is walked back to the segments chosen.
+
+numba is imported with this module, which only the engine choice of a solve on numba
+imports (``_relink.relink_for``; ``import gpu_xorder`` never loads it); the kernel is
+cached on disk (``cache=True``).
+"""
+
+import numpy as np
+from numba import njit
+
+import cpu_reference as cr
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _terms(a, b, c, kind, w, inv_auc, wq, wb, sf, ss, flip):
+    """``(auc, d)`` of one state (``cab, cba, uab - uba``): ``pair_terms_of_states``."""
+    fa = np.float64(a)
+    fb = np.float64(b)
+    if kind == 1:  # PRF's rows hold w_a, w_b
+        fa = fa + wq
+        fb = fb + wb
+        auc = (fa + fb) * inv_auc
+    else:
+        auc = ((fa + fb) + w) * inv_auc
+    if kind == 2:
+        d = (np.float64(c) - 0.0) * sf
+    else:
+        d = fa * sf - fb * ss
+    if flip:
+        d = -d
+    return auc, d
+
+@njit(cache=True, nogil=True, inline="always")
+def _before(p, q, i, j):
+    """Whether candidate ``i`` comes before ``j``: p descending, q descending,
+    index ascending."""
+    if p[i] != p[j]:
+        return p[i] > p[j]
+    if q[i] != q[j]:
+        return q[i] > q[j]
+    return i < j
+
+
+@njit(cache=True, nogil=True)
+def _order(p, q, size):
+    """The candidates' order (``_relink._descending``): p descending, q descending,
+    index ascending; the merge of the runs ``[0, size)`` and ``[size, m)`` where each
+    is in that order already, else an insertion sort (nearly sorted: fast)."""
+    m = p.size
+    order = np.empty(m, np.int64)
+    sorted_runs = True
+    for k in range(1, m):
+        if k != size and not _before(p, q, k - 1, k):
+            sorted_runs = False
+            break
+    if sorted_runs:
+        i, j, o = 0, size, 0
+        while i < size and j < m:
+            if _before(p, q, i, j):
+                order[o] = i
+                i += 1
+            else:
+                order[o] = j
+                j += 1
+            o += 1
+        while i < size:
+            order[o] = i
+            i += 1
+            o += 1
+        while j < m:
+            order[o] = j
+            j += 1
+            o += 1
+    else:
+        for k in range(m):
+            order[k] = k
+        for k in range(1, m):
+            x = order[k]
+            h = k - 1
+            while h >= 0 and _before(p, q, x, order[h]):
+                order[h + 1] = order[h]
+                h -= 1
+            order[h + 1] = x
+    return order
+
+
+@njit(cache=True, nogil=True)
+def _run(inc1, inc2, start, lam, kind, w, inv_auc, wq, wb, sf, ss, flip):
+    """``(second, final)``: per stretch whether the second path's segment is
+    taken, and the chosen last state (3 rows)."""
+    n = inc1.shape[1]
+    cap = 16
+    fa = np.empty(cap, np.int64)
+    fb = np.empty(cap, np.int64)
+    fc = np.empty(cap, np.int64)
+    fa[0], fb[0], fc[0] = start[0], start[1], start[2]
+    size = 1
+    parents = np.empty(max(16, 4 * n), np.int64)
+    offsets = np.zeros(n + 1, np.int64)
+    sizes = np.empty(n, np.int64)
+    for t in range(n):
+        m = 2 * size
+        ca = np.empty(m, np.int64)
+        cb = np.empty(m, np.int64)
+        cc = np.empty(m, np.int64)
+        p = np.empty(m)
+        q = np.empty(m)
+        for k in range(m):
+            if k < size:
+                ca[k] = fa[k] + inc1[0, t]
+                cb[k] = fb[k] + inc1[1, t]
+                cc[k] = fc[k] + inc1[2, t]
+            else:
+                ca[k] = fa[k - size] + inc2[0, t]
+                cb[k] = fb[k - size] + inc2[1, t]
+                cc[k] = fc[k - size] + inc2[2, t]
+            auc, d = _terms(ca[k], cb[k], cc[k], kind, w, inv_auc, wq, wb, sf, ss,
+                           flip)
+            penalty = lam * d
+            p[k] = auc - penalty
+            q[k] = auc + penalty
+        order = _order(p, q, size)
+        # the sweep: a candidate survives iff its q beats every one before it
+        if fa.size < m:
+            fa = np.empty(2 * m, np.int64)
+            fb = np.empty(2 * m, np.int64)
+            fc = np.empty(2 * m, np.int64)
+        if parents.size < offsets[t] + m:
+            grown = np.empty(2 * (offsets[t] + m), np.int64)
+            grown[:offsets[t]] = parents[:offsets[t]]
+            parents = grown
+        kept = 0
+        best_q = -np.inf
+        for o in range(m):
+            k = order[o]
+            if o == 0 or q[k] > best_q:
+                fa[kept], fb[kept], fc[kept] = ca[k], cb[k], cc[k]
+                parents[offsets[t] + kept] = k
+                kept += 1
+            if o == 0 or q[k] > best_q:
+                best_q = q[k]
+        sizes[t] = size
+        offsets[t + 1] = offsets[t] + kept
+        size = kept
+    # the first state of the largest auc - lam * |d|
+    best, best_value = 0, -np.inf
+    for k in range(size):
+        auc, d = _terms(fa[k], fb[k], fc[k], kind, w, inv_auc, wq, wb, sf, ss, flip)
+        value = auc - lam * abs(d)
+        if k == 0 or value > best_value:
+            best, best_value = k, value
+    final = np.empty(3, np.int64)
+    final[0], final[1], final[2] = fa[best], fb[best], fc[best]
+    second = np.zeros(n, np.bool_)
+    k = best
+    for t in range(n - 1, -1, -1):
+        k = parents[offsets[t] + k]
+        if k >= sizes[t]:
+            second[t] = True
+            k -= sizes[t]
+    return second, final
+
+
+
+def relink(lat, lam, first, second, states=(None, None)):
+    """``cpu_reference.relink``, compiled: the same ``(path, counters)``, bit for bit."""
+    s1, r1 = cr.path_states(lat, first) if states[0] is None else states[0]
+    s2, r2 = cr.path_states(lat, second) if states[1] is None else states[1]
+    shared = np.flatnonzero(r1 == r2)
+    inc1, inc2 = np.diff(s1[:, shared], axis=1), np.diff(s2[:, shared], axis=1)
+    differ = np.flatnonzero(np.any(inc1 != inc2, axis=0))
+    rows = s1.shape[0]
+    start = np.zeros(3, dtype=np.int64)
+    start[:rows] = s1[:, -1] - inc1[:, differ].sum(axis=1)
+    pad = np.zeros((3, differ.size), dtype=np.int64)
+    i1, i2 = pad.copy(), pad
+    i1[:rows], i2[:rows] = inc1[:, differ], inc2[:, differ]
+    use_second, final = _run(i1, i2, start, float(lam), *cr.relink_terms(lat))
+    path = np.array(first, dtype=np.int8)
+    second = np.asarray(second)
+    for t in differ[use_second]:
+        path[shared[t]:shared[t + 1]] = second[shared[t]:shared[t + 1]]
+    return path, cr.state_counters(lat, final[:rows])
