@@ -1,5 +1,5 @@
-"""``fair_order``: check the arguments, then the work (``_work.solve_encoded``), which
-runs what ``_choice`` decides."""
+"""``fair_order``: check the arguments, make the plan (``_work.plan_encoded``, which
+asks ``_choice``), then carry it out (``_work.execute``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 from ..utils import _params as params
 from ..utils import _validation as v
 from ..utils._frames import warn_misaligned
+from ._choice import Plan
 from ._result import FairOrderResult
-from ._work import solve_encoded
+from ._work import execute, plan_encoded
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -24,7 +25,8 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
                memory_limit: int | str | None = None,
                progress: Callable[[int, int], object] | None = None,
                n_jobs: int | None = None,
-               groups: ArrayLike | None = None) -> FairOrderResult | list[FairOrderResult]:
+               groups: ArrayLike | None = None,
+               plan_only: bool = False) -> FairOrderResult | list[FairOrderResult] | Plan:
     """Interleave the groups' rankings to trade AUC against ranking disparity.
 
     Every group keeps its own descending score order; the DP chooses how the groups
@@ -135,11 +137,16 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
         (a sequence already fills in one batch).
     groups : array-like, optional
         Deprecated keyword name of ``sensitive_features`` (a ``FutureWarning``).
+    plan_only : bool, default=False
+        Return what would run, without running it: the :class:`~gpu_xorder.Plan`
+        (engine, route, solver of every lam, expected fills and cells, decision bits,
+        estimated seconds, the warnings the solve would give), as a database explains
+        a query. The inputs are checked as for a solve.
 
     Returns
     -------
-    FairOrderResult or list of FairOrderResult
-        One per ``lam`` value when ``lam`` is a sequence.
+    FairOrderResult or list of FairOrderResult or Plan
+        One per ``lam`` value when ``lam`` is a sequence; the plan with ``plan_only``.
 
     Examples
     --------
@@ -151,6 +158,8 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
     >>> res = fair_order(scores, y, groups, lam=1.0, backend="numpy")
     >>> sorted(res.order.tolist()) == list(range(8))
     True
+    >>> fair_order(scores, y, groups, lam=1.0, backend="numpy", plan_only=True).engine
+    'numpy'
     """
     groups = v.sensitive_features_argument(sensitive_features, groups)
     warn_misaligned(scores=scores, y=y, sensitive_features=groups)
@@ -168,8 +177,11 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
     params.check_together(lam=lams if batch else float(lams[0]), max_disparity=max_disparity)
     memory_limit = params.check("memory_limit", memory_limit)
     n_jobs = params.check("n_jobs", n_jobs)
-    results = solve_encoded(s, labels_y, labels, index, lams, metric=metric, mode=mode,
-                            backend=backend, method=method, solver=solver,
-                            max_disparity=max_disparity, memory_limit=memory_limit,
-                            progress=progress, n_jobs=n_jobs)
+    plan = plan_encoded(s, labels_y, labels, index, lams, metric=metric, mode=mode,
+                        backend=backend, method=method, solver=solver,
+                        max_disparity=max_disparity, memory_limit=memory_limit,
+                        n_jobs=n_jobs)
+    if plan_only:
+        return plan
+    results = execute(s, labels_y, labels, index, plan, progress)
     return results if batch else results[0]

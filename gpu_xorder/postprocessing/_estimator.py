@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     import pandas as pd
     from numpy.typing import ArrayLike
 
+    from ..core import Plan
+
 MSG_LAM_SEQUENCE = (
     "XOrder needs a single lam value, got a sequence of {k}; call gpu_xorder.fair_order "
     "for a sweep over lam"
@@ -268,6 +270,40 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         self._set_fitted(fitting, fitting.solve(checked, lam, progress), lam)
         warn_unrealised(self, fitting, checked["max_disparity"], stacklevel=3)
         return self
+
+    def plan(self, scores: ArrayLike, y: ArrayLike, *,
+             sensitive_features: ArrayLike) -> Plan:
+        """What :meth:`fit` would run on these data, without running it.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n,) or (n, 1)
+            Finite training risk scores.
+        y : array-like of shape (n,)
+            Binary labels (0/1).
+        sensitive_features : array-like of shape (n,) or (n, c)
+            Protected group of every item.
+
+        Returns
+        -------
+        Plan
+            The engine, route, solver of every lam, expected fills, cells, decision
+            bits, estimated seconds and warnings of the fit (after ``subsample``; a
+            sequence ``lam``: of :func:`gpu_xorder.xorder_path` over it); ``print`` it
+            for a summary.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> plan = XOrder(backend="numpy", lam=1.0).plan(
+        ...     np.array([0.9, 0.1, 0.6, 0.4]), np.array([1, 0, 1, 0]),
+        ...     sensitive_features=np.array([0, 0, 1, 1]))
+        >>> plan.engine, plan.sizes
+        ('numpy', (2, 2))
+        """
+        checked = check_params(self.get_params())
+        fitting = prepare(scores, y, sensitive_features, checked, self.reference_group, 4)
+        return fitting.plan(checked, checked["lam"][0])
 
     def transform(self, scores: ArrayLike, *,
                   sensitive_features: ArrayLike) -> np.ndarray | pd.Series | pd.DataFrame:

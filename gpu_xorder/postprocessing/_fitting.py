@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core._work import solve_encoded
+from ..core._work import execute, plan_encoded
 from ..utils import _frames, _params
 from ..utils import _validation as v
 from ._scores import score_column
@@ -47,23 +47,30 @@ class Fitting(NamedTuple):
     keep: np.ndarray        # items the ordering is learned on (increasing)
     names: np.ndarray | None  # feature_names_in_ (a DataFrame's column name)
 
+    def plan(self, checked, lam, n_jobs=None):
+        """The plan (``core._choice.Plan``) of :meth:`solve` with the same arguments:
+        what it runs, decided once."""
+        k = self.keep
+        constraint = checked["max_disparity"] if checked["validation"] is None else None
+        return plan_encoded(
+            self.scores[k], self.y[k], self.labels, self.index[k],
+            np.atleast_1d(np.asarray(lam, dtype=np.float64)), metric=checked["metric"],
+            mode=checked["disparity"], backend=checked["backend"],
+            method=checked["method"], solver=checked["solver"], max_disparity=constraint,
+            memory_limit=checked["memory_limit"], n_jobs=_params.check("n_jobs", n_jobs),
+            keep_ties=True, alone=True)
+
     def solve(self, checked, lam, progress, n_jobs=None):
         """The ordering of the kept items with the validated parameters ``checked``
         (:func:`check_params`); ``lam`` a float (one result) or an array (a list of
         results, one batched DP). The data were validated and encoded once, in
-        :func:`prepare`: this calls the encoded core of :func:`fair_order`, every
-        value solved as if alone, so that a path's model is its single fit's."""
+        :func:`prepare`: this carries out the plan (:meth:`plan`) of the encoded core of
+        :func:`fair_order`, every value solved as if alone, so that a path's model is
+        its single fit's."""
         progress = _params.check("progress", progress)
         k = self.keep
-        lams = np.atleast_1d(np.asarray(lam, dtype=np.float64))
-        constraint = checked["max_disparity"] if checked["validation"] is None else None
-        results = solve_encoded(
-            self.scores[k], self.y[k], self.labels, self.index[k], lams,
-            metric=checked["metric"], mode=checked["disparity"],
-            backend=checked["backend"], method=checked["method"],
-            solver=checked["solver"], max_disparity=constraint,
-            memory_limit=checked["memory_limit"], progress=progress,
-            n_jobs=_params.check("n_jobs", n_jobs), keep_ties=True, alone=True)
+        results = execute(self.scores[k], self.y[k], self.labels, self.index[k],
+                          self.plan(checked, lam, n_jobs), progress)
         return results if np.ndim(lam) else results[0]
 
 
