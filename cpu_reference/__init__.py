@@ -53,13 +53,13 @@ from ._kobjective import KdObjective, kgroup_values
 from ._lattice import (
                       COUNTER_KINDS,
                       COUNTERS,
-                      CounterKinds,
                       StepConstants,
                       StepLattice,
                       build_lattice,
                       edge_counters,
                       problem_lattice,
 )
+from ._metrics import METRIC_NAMES, METRICS, CounterKinds, Metric
 from ._objective import MSG_SIGNED_TWO, PAD, StepObjective, cell_values
 from ._relink import path_counters, path_states, relink
 from ._traceback import path_to_order, traceback
@@ -76,6 +76,9 @@ __all__ = [
     "KProblem",
     "NoneLeft",
     "KdLayout",
+    "METRICS",
+    "METRIC_NAMES",
+    "Metric",
     "MSG_SIGNED_TWO",
     "PAD",
     "KdObjective",

@@ -28,6 +28,8 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+import cpu_reference
+
 #: The width a console renders at where it does not write to a terminal: wide enough
 #: that no table row or sentence of the command line wraps.
 LOG_WIDTH = 10_000
@@ -83,7 +85,9 @@ def tsv(table):
 console = Output(highlight=False)
 err_console = Output(stderr=True, highlight=False)
 
-METRIC_COLUMNS = (("xauc", "Delta-xAUC"), ("prf", "Delta-PRF"), ("urf", "Delta-URF"))
+#: ``(metric, column header)`` of every metric of the registry
+#: (``cpu_reference.METRICS``).
+METRIC_COLUMNS = tuple((name, m.display) for name, m in cpu_reference.METRICS.items())
 
 
 def one_line(problem):

@@ -169,7 +169,7 @@ def kd_variants(metric):
                                                           "kd_traceback_kernel")]
 
 
-def every_variant(metrics=("xauc", "prf", "urf"), kernels=("tiles", "strips")):
+def every_variant(metrics=cr.METRIC_NAMES, kernels=("tiles", "strips")):
     """Every variant a fit can reach with the engine's own choices (no ``tile_j`` or
     ``chunk`` of the caller's): both modes of two groups, iterative steps of 1 ..
     ``MAX_OLD_GROUPS`` old groups at every width, K-D, tracebacks."""

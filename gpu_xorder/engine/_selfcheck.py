@@ -113,7 +113,7 @@ def run(engine):
     return Report(kernel, lattices, time.perf_counter() - start)
 
 
-METRICS = ("xauc", "prf", "urf")
+METRICS = cr.METRIC_NAMES
 
 #: Lam values of the batch check: past the grid's 65535 lattices of one launch.
 BIG_BATCH = _launch.MAX_GRID_Y + 3

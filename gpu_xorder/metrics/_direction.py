@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+import cpu_reference
 from cpu_reference import half_wins2
 
 from ..utils import _params as params
@@ -25,7 +26,7 @@ __all__ = ["disadvantaged_group", "Disadvantage"]
 MSG_INTERVALS = ("intervals must be the MetricIntervals of the same groups, got "
                  "{what}")
 
-_NAMES = {"xauc": "Delta-xAUC", "prf": "Delta-PRF", "urf": "Delta-URF"}
+_NAMES = {name: m.display for name, m in cpu_reference.METRICS.items()}
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import cpu_reference
+
 from ..utils._validation import check_choice
 from ._plots import DISPARITY_NAMES, MIN_AUC_SPAN, _axes, _matplotlib, legend_below, namer
 
@@ -116,7 +118,7 @@ def _interval_rows(groups, part, name):
                    for g in groups for h in groups if g != h]
                 + [(f"PRF({name(g)})", lambda ci, g=g: ci.prf[g]) for g in groups])
     rows = []
-    for metric, prefix in (("xauc", "Delta-xAUC"), ("prf", "Delta-PRF"), ("urf", "URF")):
+    for metric, prefix in ((n, m.pair_display) for n, m in cpu_reference.METRICS.items()):
         rows += [(f"{prefix}({name(g)}, {name(h)})",
                   lambda ci, m=metric, p=(g, h): ci.disparity_pairs[m][p])
                  for g, h in pairs]
