@@ -817,12 +817,15 @@ def test_help_does_not_import_the_heavy_modules():
     code = ("import sys\nfrom gpu_xorder.cli import main\n"
             "for argv in (['--help'], ['fit', '--help'], ['--version']):\n"
             "    assert main(argv) == 0\n"
-            "heavy = ('sklearn', 'scipy', 'pandas', 'cupy', 'matplotlib', 'cpu_reference')\n"
-            "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & set(heavy)))\n")
+            "heavy = ('sklearn', 'scipy', 'pandas', 'cupy', 'matplotlib')\n"
+            "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & set(heavy)))\n"
+            "print('REFERENCE', sorted(m for m in sys.modules if m.startswith('cpu_ref')))\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "LOADED []" in proc.stdout
+    # of the reference, only the metric registry (the choices of --metric)
+    assert "REFERENCE ['cpu_reference', 'cpu_reference._metrics']" in proc.stdout
     proc = subprocess.run([sys.executable, "-m", "gpu_xorder", "--help"], cwd=REPO,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "--version" in proc.stdout
