@@ -40,7 +40,6 @@ def run(args):
     from ..io import check_all_outputs, json_text, write_files
     from ..io._csv import parse_label
     from ..postprocessing import XOrder, xorder_path
-    from ..postprocessing._fitting import check_params
     from ..postprocessing._model_file import model_document
 
     try:
@@ -64,11 +63,10 @@ def run(args):
                       memory_limit=args.memory_limit, solver=args.solver)
         est = XOrder(lam=0.0 if args.max_disparity is not None else lams,
                      max_disparity=args.max_disparity, **params)
-        check_params(est.get_params())
         _check_subsample(scores, y, groups, args)
-        # what runs, decided once (the path's plan over every --lam value)
-        plan = XOrder(**{**est.get_params(), "lam": est.lam if args.max_disparity
-                         is not None else lams}).plan(scores, y, sensitive_features=groups)
+        # the request validated and what runs decided, once, before any work (the
+        # path's plan over every --lam value)
+        plan = est.plan(scores, y, sensitive_features=groups)
         if args.plan:
             out.console.print(escape(str(plan)), soft_wrap=True, emoji=False)
             return 0

@@ -1,5 +1,6 @@
-"""``fair_order``: check the arguments, make the plan (``_work.plan_encoded``, which
-asks ``_choice``), then carry it out (``_work.execute``)."""
+"""``fair_order``: the arguments validated once (``utils._params.validate``), the plan
+made (``_work.plan_encoded``, which asks ``_choice``), then carried out
+(``_work.execute``)."""
 
 from __future__ import annotations
 
@@ -163,25 +164,17 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
     """
     groups = v.sensitive_features_argument(sensitive_features, groups)
     warn_misaligned(scores=scores, y=y, sensitive_features=groups)
-    metric, mode, backend, method, solver, max_disparity, progress = (
-        params.check(name, value) for name, value in (
-            ("metric", metric), ("disparity", disparity), ("backend", backend),
-            ("method", method), ("solver", solver), ("max_disparity", max_disparity),
-            ("progress", progress)))
-    s = v.check_scores(scores)
-    v.check_size(s.size)
-    labels_y = v.check_labels(y, s.size)
-    labels, index = v.encode_groups(groups, s.size)
-    v.check_n_groups(labels)
-    lams, batch = params.check("lam", lam)
-    params.check_together(lam=lams if batch else float(lams[0]), max_disparity=max_disparity)
-    memory_limit = params.check("memory_limit", memory_limit)
-    n_jobs = params.check("n_jobs", n_jobs)
-    plan = plan_encoded(s, labels_y, labels, index, lams, metric=metric, mode=mode,
-                        backend=backend, method=method, solver=solver,
-                        max_disparity=max_disparity, memory_limit=memory_limit,
-                        n_jobs=n_jobs)
+    request = params.validate(dict(
+        metric=metric, disparity=disparity, backend=backend, method=method, solver=solver,
+        max_disparity=max_disparity, progress=progress, lam=lam, memory_limit=memory_limit,
+        n_jobs=n_jobs), data=(scores, y, groups))
+    lams, batch = request["lam"]
+    plan = plan_encoded(*request.data, lams, metric=request["metric"],
+                        mode=request["disparity"], backend=request["backend"],
+                        method=request["method"], solver=request["solver"],
+                        max_disparity=request["max_disparity"],
+                        memory_limit=request["memory_limit"], n_jobs=request["n_jobs"])
     if plan_only:
         return plan
-    results = execute(s, labels_y, labels, index, plan, progress)
+    results = execute(*request.data, plan, request["progress"])
     return results if batch else results[0]

@@ -13,7 +13,6 @@ import numpy as np
 import cpu_reference
 
 from .. import metrics as metrics_mod
-from ..utils import _params as params
 from ..utils import _validation as v
 from ..utils._parallel import map_lams
 from . import _candidates, _choice, _constrained, _solvers
@@ -55,10 +54,10 @@ def plan_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, met
     solver choice, search and candidates; the fills of the cell rule still share one
     batch), so that each result is bit for bit that of the value alone, whatever the
     other values (``xorder_path``); by default the values of a two-group search share
-    it (docs/design.md, section 3.5, "Ties, and the values of a sequence")."""
-    v.check_supports(labels, index, labels_y, metric)
-    params.check_together(n_groups=labels.size, disparity=mode, solver=solver,
-                          max_disparity=max_disparity)
+    it (docs/design.md, section 3.5, "Ties, and the values of a sequence").
+
+    The inputs and parameters are a request's (``utils._params.validate``), checked
+    there once: nothing is checked again here."""
     return _choice.plan(_rows(s, index, labels.size, keep_ties), lams, metric=metric,
                         mode=mode, backend=backend, method=method, solver=solver,
                         max_disparity=max_disparity, memory_limit=memory_limit,

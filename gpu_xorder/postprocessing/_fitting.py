@@ -22,18 +22,13 @@ PARAMS = ("metric", "disparity", "backend", "method", "solver", "max_disparity",
 
 
 def check_params(params):
-    """``XOrder``'s parameters ``params`` (``get_params()``) validated by the table
-    (``utils._params``): ``{name: value}`` for the names of ``PARAMS`` (``validation``:
-    None, a share as a float, or held-out data as a tuple) and ``"lam"``
-    (``(values, is_batch)``, as ``check_lam``), then the rules between them. Only
-    these values reach arithmetic: the estimator keeps what the user gave (a
-    ``Decimal``, a 0-d array)."""
-    checked = {name: _params.check(name, params[name]) for name in PARAMS}
-    lams = checked["lam"] = _params.check("lam", params["lam"])
-    _params.check_together(lam=lams[0] if lams[1] else float(lams[0][0]),
-                           max_disparity=checked["max_disparity"],
-                           validation=checked["validation"])
-    return checked
+    """``XOrder``'s parameters ``params`` (``get_params()``) as a validated request
+    (``utils._params.validate``): ``request[name]`` for the names of ``PARAMS``
+    (``validation``: None, a share as a float, or held-out data as a tuple) and
+    ``"lam"`` (``(values, is_batch)``, as ``check_lam``), the rules between them
+    checked. Only these values reach arithmetic: the estimator keeps what the user gave
+    (a ``Decimal``, a 0-d array). :func:`prepare` adds the data."""
+    return _params.validate({name: params[name] for name in PARAMS + ("lam",)})
 
 
 class Fitting(NamedTuple):
@@ -77,15 +72,13 @@ class Fitting(NamedTuple):
 def prepare(scores, y, sensitive_features, checked, reference_group, stacklevel):
     """The :class:`Fitting` of the training data: validated, encoded, the reference
     group (``reference_group``, or the one of highest mean score) and the items to learn
-    on (``checked``: the validated parameters, :func:`check_params`); ``stacklevel``:
+    on (``checked``: the request of the parameters, :func:`check_params`, to which the
+    data are added: validated once, with the rules that need the groups); ``stacklevel``:
     the misaligned-index warning's, as ``_frames.warn_misaligned`` counts it."""
     _frames.warn_misaligned(stacklevel, scores=scores, y=y,
                             sensitive_features=sensitive_features)
-    s = v.check_scores(score_column(scores)[0])
-    v.check_size(s.size)
-    labels_y = v.check_labels(y, s.size)
-    labels, index = v.encode_groups(sensitive_features, s.size)
-    v.check_n_groups(labels)
+    s, labels_y, labels, index = checked.with_data(score_column(scores)[0], y,
+                                                   sensitive_features).data
     reference = _reference_index(s, labels, index, reference_group)
     keep = subsample_with_supports(s, labels_y, labels, index,
                                    checked["subsample"] or 1, checked["metric"])
