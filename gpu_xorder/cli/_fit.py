@@ -163,7 +163,7 @@ def _certificate(r):
 def _check_subsample(scores, y, groups, args):
     """Refuse a --subsample that leaves a group without what the metric needs (before
     the fit, which would only say that the subsample lacks positives or negatives)."""
-    from ..postprocessing._subsample import subsample_with_supports
+    from ..postprocessing._fitted import subsample_with_supports
     from ..utils import _validation as v
 
     if args.subsample is None or args.subsample == 1:

@@ -1,16 +1,20 @@
-"""What runs: the one place that decides the engine, the route, the solver and the
-memory plan of a solve (docs/design.md, section 7, "What decides what runs").
+"""What runs: the one place that decides the engine, the route, the solver, the memory
+plan and the cost of a solve (docs/design.md, section 7, "What decides what runs"), once:
+:func:`plan` returns one immutable :class:`Plan`, which ``_work.execute`` carries out
+and the command line prints (``gpu-xorder fit --plan``, the estimate before a fit).
 
-``fair_order``'s work (``_work``) and the command line's estimates (``cli._fit``) ask
-the same functions, so that an estimate counts the fills the solve takes:
+Its parts:
 
 - the engine: :func:`engine_for` (CuPy, numba, NumPy: ``engine._backend``);
 - the route: :func:`k_group_route` (the K-group methods, or the two-group solvers);
-- two groups: the solver of every lam (:func:`choose_solver`, :func:`solvers`) and
-  why ``"auto"`` may run the cell rule uncertified (:func:`uncertified_reason`);
+- two groups: the solver of every lam (:func:`choose_solver`, :func:`solvers`), the
+  fills they are expected to take (:func:`expected_fills`) and why ``"auto"`` may run
+  the cell rule uncertified (:func:`uncertified_reason`);
 - K groups: the method, the engine that takes it and the memory budget
-  (:func:`k_group_plan`), the worker processes (:func:`k_group_workers`);
-- the lattice cells a solve fills (:func:`expected_cells`).
+  (:func:`k_group_plan`), the worker processes (:func:`k_group_workers`), the cells
+  (:func:`k_group_cells`);
+- the cost: :func:`estimate_solver_seconds`, :func:`front_states_bound` and
+  ``engine._plan.estimate_seconds``.
 
 The engine is asked for its capabilities (``engine._interface.Engine``), never named.
 """
@@ -113,12 +117,6 @@ def _budget(eng, memory_limit):
     if eng.OWN_MEMORY:
         return memory_limit, "memory_limit"
     return _plan.host_budget(memory_limit)
-
-
-def k_group_method(eng, method, sizes, memory_limit):
-    """The K-group method ``method`` resolves to on engine ``eng`` (``"auto"``: K-D up
-    to ``_plan.KD_MAX_CELLS`` cells while its bits fit the budget, else iterative)."""
-    return _plan.choose_method(method, sizes, _budget(eng, memory_limit)[0])
 
 
 def k_group_plan(eng, backend, method, sizes, memory_limit):

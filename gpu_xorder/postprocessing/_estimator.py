@@ -1,6 +1,6 @@
 """``XOrder``: the scikit-learn style transformer over ``fair_order`` and the transfer.
 
-A thin layer (STYLE item 6): ``fit`` validates (``_fitting``), learns the ordering with
+A thin layer (STYLE item 6): ``fit`` validates (``_fitted``), learns the ordering with
 :func:`gpu_xorder.fair_order` and the score maps (``_fitted.FittedMaps``, the one object
 of its fitted state that ``transform`` applies; docs/design.md, section 5).
 """
@@ -20,8 +20,7 @@ from ..io import write_json
 from ..utils import _frames, _params
 from ..utils import _validation as v
 from . import _model_file
-from ._fitted import FittedModel
-from ._fitting import check_params, prepare
+from ._fitted import FittedModel, check_params, prepare
 from ._held_out import validated_fit
 from ._promises import warn_unrealised
 from ._scores import check_equal_weights, score_column, shaped
