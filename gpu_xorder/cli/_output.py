@@ -41,9 +41,9 @@ LOG_TICK = 1.0
 ESTIMATE_SECONDS = 30.0
 #: The clock of those lines (tests replace it).
 NOW = time.monotonic
-#: How tables are printed: rich's boxes, or tab-separated values (``--format tsv``:
-#: one ``# title`` line, a header row and the rows; every other line starts with ``#``).
-FORMATS = ("table", "tsv")
+#: How tables are printed: ``"table"``, rich's boxes, or ``"tsv"``, tab-separated values
+#: (``--format tsv``: one ``# title`` line, a header row and the rows; every other line
+#: starts with ``#``).
 output_format = "table"
 
 

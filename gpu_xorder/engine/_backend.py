@@ -174,11 +174,6 @@ def _log_fallback_once(chosen, reason):
     logger.info("gpu_xorder: using the %s backend (CuPy: %s)", chosen, reason)
 
 
-def cupy_engine():
-    """The CuPy engine module (only after ``resolve_backend`` returned ``"cupy"``)."""
-    return cupy_status()[2]
-
-
 def backend_info():
     """What is available: CuPy version, device name, memory, compute capability, the
     self-check's result and time."""

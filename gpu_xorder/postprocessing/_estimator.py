@@ -61,8 +61,11 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         training score (the group ranked highest, which :meth:`summary` names
         advantaged or disadvantaged as ``high_score`` says; on equal means the first in
         sorted label order).
-    backend : {"auto", "numpy", "cupy"}, default="auto"
-        Where the dynamic program runs.
+    backend : {"auto", "numpy", "numba", "cupy"}, default="auto"
+        Where the dynamic program runs, each engine with the same decisions (see
+        :func:`gpu_xorder.fair_order`): ``"numpy"`` the reference, ``"numba"`` the
+        compiled CPU engine, ``"cupy"`` the GPU; ``"auto"`` takes CuPy, then numba,
+        then NumPy.
     method : {"auto", "kd", "iterative", "best"}, default="auto"
         How more than two groups are merged (see :func:`gpu_xorder.fair_order`). With
         more than two groups the reference group keeps its scores and every other group
