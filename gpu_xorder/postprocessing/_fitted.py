@@ -283,8 +283,8 @@ def fit_path(template, scores, y, sensitive_features, lams, progress=None, n_job
     (:func:`gpu_xorder.xorder_path`, a held-out choice of the weight); ``stacklevel``:
     the warnings' (``warn_unrealised``)."""
     params = template.get_params()
-    values, _ = _params.check("lam", lams)
-    checked = check_params(params)
+    checked = check_params({**params, "lam": lams})  # one request: the path's lams
+    values = checked["lam"][0]
     fitting = prepare(scores, y, sensitive_features, checked, params["reference_group"],
                       stacklevel + 1)
     results = fitting.solve(checked, values, progress, n_jobs)
