@@ -223,8 +223,10 @@ def validate(params, data=None):
     """The :class:`Request` of ``params`` (a dict by name of the table): each value
     checked by its row, the rules that need no data with the full set of names, then
     ``data`` (``(scores, y, groups)``, optional) by :meth:`Request.with_data`."""
-    request = Request(types.MappingProxyType(
-        {name: check(name, value) for name, value in params.items()}))
+    values = {name: check(name, value) for name, value in params.items()}
+    if "lam" in values:
+        values["lam"][0].flags.writeable = False  # the request is immutable
+    request = Request(types.MappingProxyType(values))
     check_together(**request._together())
     return request if data is None else request.with_data(*data)
 

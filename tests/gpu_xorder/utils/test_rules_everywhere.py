@@ -101,3 +101,21 @@ def test_every_rule_fires_from_every_entry(i, k, params, entry, tmp_path, capsys
 
 def test_every_rule_has_a_breaking_case():
     assert sorted({i for i, _, _, _ in CASES}) == list(range(len(_params.RULES)))
+
+
+def test_every_rule_name_is_given_by_every_request():
+    """A request checks every rule with all its names: those an entry lacks at their
+    defaults, the number of groups with the data; so no name can skip a rule."""
+    names = {n for rule in _params.RULES for n in rule.names}
+    assert names - set(_params.DEFAULTS) == {"n_groups"}
+    request = _params.validate({"metric": "prf", "lam": [0.0, 1.0]})
+    assert set(request._together()) == set(_params.DEFAULTS)
+    with pytest.raises(TypeError):
+        request.values["metric"] = "xauc"
+    with pytest.raises(ValueError):
+        request["lam"][0][0] = 5.0
+    s, y, g = _data(3)
+    with_data = request.with_data(s, y, g)
+    assert with_data.data.labels.tolist() == [0, 1, 2] and request.data is None
+    with pytest.raises(ValueError, match="solver='exact' handles two groups"):
+        _params.validate({"solver": "exact"}).with_data(s, y, g)
