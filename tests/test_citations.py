@@ -9,6 +9,8 @@ import io
 import re
 import tokenize
 
+from test_docs import PROJECT_MODULES, _resolves
+
 from support import REPO
 
 ROOTS = ("gpu_xorder", "cpu_reference")
@@ -17,45 +19,9 @@ CITE = re.compile(r"``?((?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Za-z_][A-Za-z0-9_]*)(?:\
 SUFFIXES = {"py", "cu", "cuh", "md", "j2", "json", "csv", "png", "toml"}
 
 
-def _modules():
-    """``{dotted name: path}`` of every module and package (``gpu_xorder.engine._plan``)."""
-    out = {}
-    for root in ROOTS:
-        for path in (REPO / root).rglob("*.py"):
-            parts = list(path.relative_to(REPO).with_suffix("").parts)
-            if parts[-1] == "__init__":
-                parts.pop()
-            out[".".join(parts)] = path
-    return out
-
-
-MODULES = _modules()
-
-
-def _defined(path):
-    """Top-level names of a module: definitions, assignments, imports, and a package's
-    lazily exported names (``_EXPORTS``)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    names = set()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                for t in ast.walk(target):
-                    if isinstance(t, ast.Name):
-                        names.add(t.id)
-            if any(getattr(t, "id", None) == "_EXPORTS" for t in targets) and isinstance(
-                    node.value, ast.Dict):
-                names.update(k.value for k in node.value.keys
-                             if isinstance(k, ast.Constant))
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).split(".")[0] for a in node.names)
-    return names
-
-
-DEFINED = {name: _defined(path) for name, path in MODULES.items()}
+#: The project's modules and how a dotted name resolves in one: test_docs's, which
+#: checks the names the documentation cites the same way.
+MODULES = PROJECT_MODULES
 
 
 def _resolve(dotted):
@@ -98,7 +64,7 @@ def test_every_cited_name_exists():
                     if dotted.rpartition(".")[2] in SUFFIXES:
                         continue
                     found = _resolve(dotted)
-                    if found is not None and found[1] not in DEFINED[found[0]] and (
-                            f"{found[0]}.{found[1]}" not in MODULES):
+                    if found is not None and ".".join(found) not in MODULES and (
+                            not _resolves(found[0], [found[1]])):
                         missing.append(f"{path.relative_to(REPO)}: {dotted}")
     assert not missing, "\n".join(missing)
