@@ -406,7 +406,10 @@ def _two_group_plan(eng, solver, lams, common):
         warning, uncertified = _uncertified(solver, chosen, lams, n_a, n_b, eng,
                                             common["alone"])
     bits = cpu_reference.n_words(n_a, n_b) * 4
-    host = _plan.host_budget(common["memory_limit"])[0]  # the exact solver's fronts too
+    # the host's budget: the bands of a host engine's fills, the exact solver's fronts
+    searched = any(c not in ("paper", "constrained") for c in chosen) or constrained
+    host = _plan.host_budget(common["memory_limit"])[0] if (
+        searched or not eng.OWN_MEMORY) else None
     budget = common["memory_limit"] if eng.OWN_MEMORY else host
     return Plan(engine=eng.NAME, route="banded" if budget is not None and bits > budget
                 else "2d", solvers=tuple(chosen), expected_fills=int(fills),
