@@ -8,8 +8,10 @@ engine's modules are the ones that do, when a probe first asks.
 
 import dataclasses
 import functools
+import glob
 import importlib
 import logging
+import os
 import warnings
 
 import numpy as np
@@ -162,6 +164,24 @@ def resolve_backend(name):
     elif not probe.warn:
         _log_fallback_once(chosen, probe.reason)
     return chosen
+
+
+def compiles_on_first_use(backend):
+    """Whether a fit on ``backend`` (validated) may first compile the numba engine's
+    kernels: ``"numba"``, or ``"auto"`` where numba may run, while numba's cache holds
+    none of them (a guess from its index files; numba recompiles silently where they
+    are stale)."""
+    if backend not in ("auto", "numba"):
+        return False
+    folder = os.path.join(os.path.dirname(__file__), "__pycache__")
+    return not glob.glob(os.path.join(folder, "_numba_*.nbi"))
+
+
+def warms_up(backend):
+    """Whether a fit on ``backend`` is worth a warm-up fit on a few items, so that no
+    timed fit counts a compilation: the CPU engines (numba compiles, or loads its
+    cache, on its first fill); the GPU compiles and checks its kernels itself."""
+    return resolve_backend(backend) != "cupy"
 
 
 def engine(name):
