@@ -938,3 +938,20 @@ def test_fit_plan_prints_what_would_run_and_writes_nothing(tmp_path, capsys):
     assert main(args) == 2  # without --plan, --model is required
     assert "--model is required" in capsys.readouterr().err
     assert sorted(os.listdir(tmp_path)) == before
+
+
+def test_the_demo_warm_up_asks_the_engine_layer(monkeypatch, tmp_path):
+    """Whether a demo warms up and says it compiles is the engine layer's answer: the
+    GPU needs no warm-up; numba compiles where its cache holds no index file."""
+    from gpu_xorder.engine import _backend
+
+    assert _backend.warms_up("numpy")
+    monkeypatch.setattr(_backend, "resolve_backend", lambda name: "cupy")
+    assert not _backend.warms_up("auto")
+    assert not _backend.compiles_on_first_use("numpy")
+    assert not _backend.compiles_on_first_use("cupy")
+    monkeypatch.setattr(_backend.os.path, "dirname", lambda path: str(tmp_path))
+    assert _backend.compiles_on_first_use("numba")  # an empty cache
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "_numba_kernels.fill-1.py311.nbi").write_text("")
+    assert not _backend.compiles_on_first_use("auto")
