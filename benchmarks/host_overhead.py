@@ -116,7 +116,9 @@ def main(argv=None):
     final = final if final is not None else np.zeros(lat.n_counters, dtype=np.int64)
 
     class Instant:
-        NAME, CERTIFIED_CELLS = "cupy", float("inf")  # the CuPy engine's
+        # the CuPy engine's capabilities (those the plan reads)
+        NAME, CERTIFIED_CELLS, FILL_SECONDS_PER_CELL, OWN_MEMORY = (
+            "cupy", float("inf"), None, True)
         session = staticmethod(contextlib.nullcontext)
 
         @staticmethod

@@ -2,67 +2,83 @@
 
 The fallback backend of ``gpu_xorder`` and the source of truth every CUDA kernel is
 tested against, decision for decision.
+
+The names below are imported on first use (PEP 562), so that reading the metric
+registry (``METRICS``, ``_metrics.py``) loads no dynamic program: the command line's
+``--help`` takes its metric choices from it.
 """
 
-from ._banded import (
-                      HostWalker,
-                      band_lattice,
-                      banded_bytes,
-                      least_banded_bytes,
-                      numpy_band_fill,
-                      plan_bands,
-                      solve_banded,
-)
-from ._bits import bits_to_matrix, n_words
-from ._blocks import block_lattice, expand_merged, expand_path, merged_lattice
-from ._counting import half_wins2
-from ._fill import fill
-from ._fronts import (
-                      EPS_TOLERANCE,
-                      PRUNE_TOLERANCE,
-                      FrontsTooLarge,
-                      NoneLeft,
-                      completion_values,
-                      solve_fronts,
-                      within_eps,
-)
-from ._iterative import (
-                      merge_order,
-                      solve_iterative,
-                      solve_lattice,
-                      step_counters,
-                      step_lattice,
-                      step_shapes,
-)
-from ._iterative import total_cells as iterative_cells
-from ._kd import CHUNK_BYTES as KD_CHUNK_BYTES
-from ._kd import KdLayout, solve_kd
-from ._kd import n_cells as kd_cells
-from ._kgroups import (
-                      KProblem,
-                      build_problem,
-                      dp_order,
-                      expand_runs,
-                      group_dtype,
-                      ordered_pairs,
-                      runs_problem,
-                      tie_runs,
-)
-from ._kgroups import build_constants as kgroup_constants
-from ._kobjective import KdObjective, kgroup_values
-from ._lattice import (
-                      COUNTER_KINDS,
-                      COUNTERS,
-                      CounterKinds,
-                      StepConstants,
-                      StepLattice,
-                      build_lattice,
-                      edge_counters,
-                      problem_lattice,
-)
-from ._objective import MSG_SIGNED_TWO, PAD, StepObjective, cell_values
-from ._relink import path_counters, path_states, relink, relink_terms, state_counters
-from ._traceback import path_to_order, traceback
+import importlib
+
+#: Every public name and ``(module, name in it)``.
+_EXPORTS = {
+    "COUNTERS": ("._lattice", "COUNTERS"),
+    "COUNTER_KINDS": ("._lattice", "COUNTER_KINDS"),
+    "CounterKinds": ("._metrics", "CounterKinds"),
+    "EPS_TOLERANCE": ("._fronts", "EPS_TOLERANCE"),
+    "FrontsTooLarge": ("._fronts", "FrontsTooLarge"),
+    "HostWalker": ("._banded", "HostWalker"),
+    "KD_CHUNK_BYTES": ("._kd", "CHUNK_BYTES"),
+    "KProblem": ("._kgroups", "KProblem"),
+    "KdLayout": ("._kd", "KdLayout"),
+    "KdObjective": ("._kobjective", "KdObjective"),
+    "METRICS": ("._metrics", "METRICS"),
+    "METRIC_NAMES": ("._metrics", "METRIC_NAMES"),
+    "MSG_SIGNED_TWO": ("._objective", "MSG_SIGNED_TWO"),
+    "Metric": ("._metrics", "Metric"),
+    "NoneLeft": ("._fronts", "NoneLeft"),
+    "PAD": ("._objective", "PAD"),
+    "PRUNE_TOLERANCE": ("._fronts", "PRUNE_TOLERANCE"),
+    "StepConstants": ("._lattice", "StepConstants"),
+    "StepLattice": ("._lattice", "StepLattice"),
+    "StepObjective": ("._objective", "StepObjective"),
+    "band_lattice": ("._banded", "band_lattice"),
+    "banded_bytes": ("._banded", "banded_bytes"),
+    "bits_to_matrix": ("._bits", "bits_to_matrix"),
+    "block_lattice": ("._blocks", "block_lattice"),
+    "build_lattice": ("._lattice", "build_lattice"),
+    "build_problem": ("._kgroups", "build_problem"),
+    "cell_values": ("._objective", "cell_values"),
+    "completion_values": ("._fronts", "completion_values"),
+    "dp_order": ("._kgroups", "dp_order"),
+    "edge_counters": ("._lattice", "edge_counters"),
+    "expand_merged": ("._blocks", "expand_merged"),
+    "expand_path": ("._blocks", "expand_path"),
+    "expand_runs": ("._kgroups", "expand_runs"),
+    "fill": ("._fill", "fill"),
+    "group_dtype": ("._kgroups", "group_dtype"),
+    "half_wins2": ("._counting", "half_wins2"),
+    "iterative_cells": ("._iterative", "total_cells"),
+    "kd_cells": ("._kd", "n_cells"),
+    "kgroup_constants": ("._kgroups", "build_constants"),
+    "kgroup_values": ("._kobjective", "kgroup_values"),
+    "least_banded_bytes": ("._banded", "least_banded_bytes"),
+    "merge_order": ("._iterative", "merge_order"),
+    "merged_lattice": ("._blocks", "merged_lattice"),
+    "n_words": ("._bits", "n_words"),
+    "numpy_band_fill": ("._banded", "numpy_band_fill"),
+    "ordered_pairs": ("._kgroups", "ordered_pairs"),
+    "path_counters": ("._relink", "path_counters"),
+    "path_states": ("._relink", "path_states"),
+    "path_to_order": ("._traceback", "path_to_order"),
+    "plan_bands": ("._banded", "plan_bands"),
+    "problem_lattice": ("._lattice", "problem_lattice"),
+    "relink": ("._relink", "relink"),
+    "relink_terms": ("._relink", "relink_terms"),
+    "runs_problem": ("._kgroups", "runs_problem"),
+    "solve_banded": ("._banded", "solve_banded"),
+    "solve_fronts": ("._fronts", "solve_fronts"),
+    "solve_iterative": ("._iterative", "solve_iterative"),
+    "solve_kd": ("._kd", "solve_kd"),
+    "solve_lattice": ("._iterative", "solve_lattice"),
+    "step_counters": ("._iterative", "step_counters"),
+    "step_lattice": ("._iterative", "step_lattice"),
+    "step_shapes": ("._iterative", "step_shapes"),
+    "state_counters": ("._relink", "state_counters"),
+    "tie_runs": ("._kgroups", "tie_runs"),
+    "traceback": ("._traceback", "traceback"),
+    "within_eps": ("._fronts", "within_eps"),
+}
 
 __all__ = [
     "EPS_TOLERANCE",
@@ -76,6 +92,9 @@ __all__ = [
     "KProblem",
     "NoneLeft",
     "KdLayout",
+    "METRICS",
+    "METRIC_NAMES",
+    "Metric",
     "MSG_SIGNED_TWO",
     "PAD",
     "KdObjective",
@@ -129,3 +148,16 @@ __all__ = [
     "step_shapes",
     "traceback",
 ]
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = _EXPORTS[name]
+    value = getattr(importlib.import_module(module, __name__), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -21,7 +21,7 @@ the band's rows, which is the full layout's words of those blocks.
 Cost: ``2 - 1 / n_bands`` fills. Memory: the bits of one band plus ``n_bands - 1``
 checkpoints, instead of the bits of the whole lattice. The schedule is written once
 against a ``fill_band`` callable: the NumPy fill here, the tiled CUDA kernel in
-``gpu_xorder._cupy_engine``.
+``gpu_xorder.engine._cupy_engine``.
 """
 
 import dataclasses

@@ -26,46 +26,15 @@ Everything a cell needs is a prefix count computed once (the public reference co
 summed a label suffix in every cell, which is O(N^3)).
 """
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ._kgroups import build_constants, build_problem
+from ._metrics import METRICS
 
-
-@dataclass(frozen=True)
-class CounterKinds:
-    """The pair counters a metric keeps (docs/design.md, section 3.1).
-
-    ``kinds``: ``("C",)`` (positive above negative) or ``("C", "U")`` (and any above
-    any, URF); ``names``: the two-group counters, in the order every engine keeps them.
-    Derived: ``has_u``, whether the metric keeps ``U`` (URF); ``per_pair``, the counters
-    of one pair of groups, every kind in both directions (2 or 4); ``state_rows``, the
-    float64 state rows of one pair in the fills, ``C`` in both directions and for URF
-    ``U[g][h] - U[h][g]`` (2 or 3: the final ``U`` follow from ``U[g][h] + U[h][g]``,
-    the pairs of g and h with an item placed).
-    """
-
-    kinds: tuple
-    names: tuple
-    has_u: bool = field(init=False)
-    per_pair: int = field(init=False)
-    state_rows: int = field(init=False)
-
-    def __post_init__(self):
-        # plain attributes, not properties: the fills read them per lattice
-        has_u = "U" in self.kinds
-        object.__setattr__(self, "has_u", has_u)
-        object.__setattr__(self, "per_pair", 2 * len(self.kinds))
-        object.__setattr__(self, "state_rows", 2 * len(self.kinds) - has_u)
-
-
-#: Per metric, the counters it keeps: the one table every backend and layout reads.
-COUNTER_KINDS = {
-    "xauc": CounterKinds(("C",), ("cab", "cba")),
-    "prf": CounterKinds(("C",), ("cab", "cba")),
-    "urf": CounterKinds(("C", "U"), ("cab", "cba", "uab", "uba")),
-}
+#: Per metric, the counters it keeps (the registry's ``kinds``).
+COUNTER_KINDS = {name: m.kinds for name, m in METRICS.items()}
 
 #: The two-group counters of every metric, by name (``FairOrderResult.counters``).
 COUNTERS = {metric: kinds.names for metric, kinds in COUNTER_KINDS.items()}

@@ -34,6 +34,7 @@ the other order is ``-t``, carried as ``t * (-lam)``, the same double as ``(-t) 
 import numpy as np
 
 from ._lattice import COUNTER_KINDS
+from ._metrics import METRICS
 
 #: The signed disparity ``D`` is the term of one pair of groups: the one message of the
 #: rule, wherever it is checked (``gpu_xorder.utils._params.RULES``, the fills).
@@ -72,7 +73,7 @@ def _pair_term(urf):
 
 #: ``PAIR_TERM[metric](first, second, scale_first, scale_second, out=None, tmp=None)``:
 #: the disparity term of a pair of groups (:func:`_pair_term`), written once.
-PAIR_TERM = {"xauc": _pair_term(False), "prf": _pair_term(False), "urf": _pair_term(True)}
+PAIR_TERM = {name: _pair_term(m.any_pairs) for name, m in METRICS.items()}
 
 
 def prf_share(r, w, inv_p, out=None):

@@ -188,13 +188,18 @@ def test_public_modules_import_no_heavy_library():
     assert out.strip() == "[]"
 
 
-def test_no_module_is_over_500_lines():
-    """A module is one concept: none of the packages' modules is over 500 lines
-    (CONTRIBUTING.md, the layout)."""
+#: A sanity bound, not a target: a module is one concept, split along its seams where
+#: it holds two, whatever its length; one over this many lines has surely grown two.
+MAX_MODULE_LINES = 800
+
+
+def test_no_module_is_past_the_sanity_bound():
+    """No module of the packages is over ``MAX_MODULE_LINES`` lines (CONTRIBUTING.md,
+    "Rules": cohesion first, this bound only catches what grew unnoticed)."""
     long = {}
     for package in ("gpu_xorder", "cpu_reference"):
         for path in (REPO / package).rglob("*.py"):
             lines = len(path.read_text().splitlines())
-            if lines > 500:
+            if lines > MAX_MODULE_LINES:
                 long[str(path.relative_to(REPO))] = lines
     assert not long, long

@@ -1,7 +1,7 @@
 """What the command line's long work costs, for the estimates it prints before the work
 (``_output.estimate``): CPU seconds on the 2-core development machine of the audit's
 tables, intervals and pictures and of ``paper``'s repetitions (``fit``'s model is
-``_fit.estimate_seconds``). Each rate is a least-squares fit of measured times;
+``core._choice.plan``, its ``seconds``). Each rate is a least-squares fit of measured times;
 ``tests/gpu_xorder/cli/test_estimates.py`` (slow) checks them against measured
 times within a factor of two; a machine twice as fast takes half.
 """

@@ -122,14 +122,14 @@ def warm_up(backend, scores, y, groups, **params):
     compilation; on first use, saying so."""
     import numpy as np
 
-    from ..engine._backend import resolve_backend
+    from ..engine import _backend
     from ..postprocessing import XOrder
 
-    first = not _numba_cached()
-    if first and backend in ("auto", "numba"):
+    first = _backend.compiles_on_first_use(backend)
+    if first:
         out.err_console.print(f"[dim]{MSG_COMPILING}[/dim]", soft_wrap=True)
     with out.working(MSG_COMPILING if first else "preparing the xOrder engine"):
-        if resolve_backend(backend) == "cupy":
+        if not _backend.warms_up(backend):
             return
         keep = np.concatenate([
             np.flatnonzero((groups == g) & (y == label))[:WARM_UP_ITEMS // 2]
@@ -137,20 +137,3 @@ def warm_up(backend, scores, y, groups, **params):
         with contextlib.suppress(*LIBRARY_ERRORS):  # the fit itself says what fails
             XOrder(lam=0.5, backend=backend, **params).fit(
                 scores[keep], y[keep], sensitive_features=groups[keep])
-
-
-def _numba_cached():
-    """Whether numba's cache holds compiled kernels of the engine (a guess from its
-    index files; numba recompiles silently where they are stale). Where numba is not
-    installed (the base install) there is nothing to compile: True, without importing
-    the kernels, which need numba."""
-    import glob
-    import importlib.util
-    import os
-
-    from .. import engine
-
-    if importlib.util.find_spec("numba") is None:
-        return True
-    folder = os.path.join(os.path.dirname(engine.__file__), "__pycache__")
-    return bool(glob.glob(os.path.join(folder, "_numba_*.nbi")))

@@ -20,19 +20,13 @@ from ._common import (
     read_paths,
 )
 
-#: CPU seconds of the numba engine's iterative steps per unit of the work
-#: ``engine._plan.numpy_work`` counts (K-D runs the NumPy reference), fitted on ten
-#: shapes from 3 groups of 1500 to 300 groups of 4 on the 2-core development machine
-#: (each within 1.5 times of the measured time): an old group's rows of a step cost
-#: numba more than NumPy (``row``), so that many small groups take numba as long as
-#: NumPy, or longer, while large groups take it a fraction.
-NUMBA_ITERATIVE_SECONDS = {"cell": 1.5e-9, "lane": 1.5e-9, "row": 3.5e-7}
 LONG_FIT_SECONDS = 60.0
 
 MSG_LONG_FIT = ("this fit fills about {cells:.2g} lattice cells: roughly {time} on the "
                 "{engine} engine of a 2-core CPU. --subsample {k} would learn the order on "
                 "1 in {k} items of each group in about {time_k}; a GPU (--backend cupy) "
                 "is faster still")
+MSG_MODEL = "--model is required (where to save the model), except with --plan"
 MSG_LAM_AND_MAX = (
     "give --lam or --max-disparity, not both (--max-disparity chooses the weight)")
 MSG_CHOOSE = "--choose {lam:g} is not one of the --lam values ({lams})"
@@ -43,15 +37,15 @@ DEFAULT_FIT_LAM = 0.5
 
 
 def run(args):
-    from ..engine._backend import resolve_backend
     from ..io import Table as CsvTable
     from ..io import check_all_outputs, json_text, write_files
     from ..io._csv import parse_label
     from ..postprocessing import XOrder, xorder_path
-    from ..postprocessing._fitting import check_params
     from ..postprocessing._model_file import model_document
 
     try:
+        if args.model is None and not args.plan:
+            raise ValueError(MSG_MODEL)
         lams, chosen = _fit_lams(args)
         # every input and output checked before any work; nothing written until the end
         check_all_outputs([("--model", args.model), ("--output", args.output)],
@@ -70,11 +64,14 @@ def run(args):
                       memory_limit=args.memory_limit, solver=args.solver)
         est = XOrder(lam=0.0 if args.max_disparity is not None else lams,
                      max_disparity=args.max_disparity, **params)
-        check_params(est.get_params())
         _check_subsample(scores, y, groups, args)
-        engine = resolve_backend(args.backend)
-        if engine != "cupy":
-            _note_long_fit(groups, args, engine)
+        # the request validated and what runs decided, once, before any work (the
+        # path's plan over every --lam value)
+        plan = est.plan(scores, y, sensitive_features=groups)
+        if args.plan:
+            out.console.print(escape(str(plan)), soft_wrap=True, emoji=False)
+            return 0
+        _note_long_fit(plan, args)
         start = time.perf_counter()
         with out.fit_progress() as progress:
             if args.max_disparity is None:
@@ -168,7 +165,7 @@ def _certificate(r):
 def _check_subsample(scores, y, groups, args):
     """Refuse a --subsample that leaves a group without what the metric needs (before
     the fit, which would only say that the subsample lacks positives or negatives)."""
-    from ..postprocessing._subsample import subsample_with_supports
+    from ..postprocessing._fitted import subsample_with_supports
     from ..utils import _validation as v
 
     if args.subsample is None or args.subsample == 1:
@@ -179,108 +176,26 @@ def _check_subsample(scores, y, groups, args):
                             option="--subsample ", items="rows")
 
 
-def _sizes(groups, args):
-    """Items per group that the fit learns on (after --subsample)."""
-    step = args.subsample or 1
-    return [-(-int(c) // step) for c in np.unique(groups, return_counts=True)[1]]
-
-
-def lattice_cells(groups, args, engine="numpy"):
-    """Lattice cells the fit will fill on ``engine``, every --lam value together: what
-    ``fair_order`` chooses (``core._choice.expected_cells``)."""
-    from ..core import _choice
-    from ..engine._backend import engine as engine_module
-    from ..utils import _params
-
-    lams = args.lam if isinstance(args.lam, (list, tuple)) else [args.lam]
-    return _choice.expected_cells(
-        _sizes(groups, args), [x for x in lams if x is not None] or [DEFAULT_FIT_LAM],
-        method=args.method, solver=args.solver, mode=args.disparity,
-        max_disparity=getattr(args, "max_disparity", None), eng=engine_module(engine),
-        memory_limit=_params.check("memory_limit", getattr(args, "memory_limit", None)))
-
-
-def estimate_seconds(groups, args, engine):
-    """Seconds the fit is expected to take on a CPU engine: the two-group solver's
-    fills at the engine's rate per cell (its ``FILL_SECONDS_PER_CELL``), the constrained
-    solver's search and, on lattices it solves exactly, its fronts at their bound
-    (``front_states_bound``: the data decide, 0.1 to 16 s measured on 60 per group;
-    ``bounded`` says so); the K-group methods ``core._choice`` picks by the NumPy
-    reference's calibrated model (``engine._plan.estimate_seconds``), iterative steps
-    on numba at ``NUMBA_ITERATIVE_SECONDS``."""
-    from ..core import _choice
-    from ..core._estimates import EXACT_SECONDS_PER_STATE, estimate_solver_seconds
-    from ..engine._backend import engine as engine_module
-    from ..engine._plan import estimate_seconds as numpy_seconds
-    from ..engine._plan import numpy_work
-    from ..utils import _params
-
-    eng = engine_module(engine)
-    sizes = _sizes(groups, args)
-    if len(sizes) == 2 and getattr(args, "max_disparity", None) is not None:
-        seconds = estimate_solver_seconds(args.solver, *sizes, [1.0],
-                                          eng.FILL_SECONDS_PER_CELL,
-                                          max_disparity=args.max_disparity,
-                                          certified_cells=eng.CERTIFIED_CELLS)
-        if bounded(groups, args):  # the fronts at their bound, not a typical size
-            seconds += front_states_bound(*sizes) * EXACT_SECONDS_PER_STATE
-        return seconds
-    if len(sizes) == 2:
-        return lattice_cells(groups, args, engine) * eng.FILL_SECONDS_PER_CELL
-    n_lams = len(args.lam) if isinstance(args.lam, (list, tuple)) else 1
-    memory_limit = _params.check("memory_limit", getattr(args, "memory_limit", None))
-    total = 0.0
-    for name in (("kd", "iterative") if args.method == "best"
-                 else (_choice.k_group_method(eng, args.method, sizes, memory_limit),)):
-        if engine == "numba" and name == "iterative":
-            work = numpy_work(name, sizes, args.metric)
-            total += n_lams * sum(NUMBA_ITERATIVE_SECONDS.get(key, 0.0) * amount
-                                  for key, amount in work.items())
-        else:
-            total += numpy_seconds(name, sizes, "numpy", args.metric, n_fills=n_lams)
-    return total
-
-
-def front_states_bound(n_a, n_b):
-    """The most states the exact fronts of an ``n_a`` x ``n_b`` lattice can hold: at
-    most one per path into a cell, ``sum C(i + j, i) = C(n_a + n_b + 2, n_a + 1) - 1``
-    over its cells, and never more than the solver's cap
-    (``_constrained.CONSTRAINT_EXACT_STATES``)."""
-    from ..core._constrained import CONSTRAINT_EXACT_STATES
-
-    paths = math.comb(n_a + n_b + 2, n_a + 1) - 1 if n_a + n_b < 200 else math.inf
-    return min(CONSTRAINT_EXACT_STATES, paths)
-
-
-def bounded(groups, args):
-    """Whether the estimate is a bound rather than a typical time: a constrained fit
-    (--max-disparity) on a lattice its exact fronts solve, whose size the data decide."""
-    from ..core._constrained import CONSTRAINT_EXACT_CELLS
-
-    if getattr(args, "max_disparity", None) is None:
-        return False
-    sizes = _sizes(groups, args)
-    return len(sizes) == 2 and (sizes[0] + 1) * (sizes[1] + 1) <= CONSTRAINT_EXACT_CELLS
-
-
-def _note_long_fit(groups, args, engine):
-    """Before a fit that takes long on the CPU: an estimate (``out.estimate``: 30 s or
-    more; a constrained fit's bound), and from ``LONG_FIT_SECONDS`` a ``--subsample``
-    that would take about ten seconds."""
-    seconds = estimate_seconds(groups, args, engine)
-    if bounded(groups, args):
+def _note_long_fit(plan, args):
+    """Before a fit that takes long on the CPU: the plan's estimate (``out.estimate``:
+    30 s or more; a constrained fit's bound), and from ``LONG_FIT_SECONDS`` a
+    ``--subsample`` that would take about ten seconds (the fills grow as the square of
+    the group sizes)."""
+    seconds = plan.seconds
+    if seconds is None:
+        return
+    if plan.seconds_bound:
         out.estimate(seconds, f"at most; a constrained fit (--max-disparity "
-                     f"{args.max_disparity:g}) on the {engine} engine: the exact solver's "
-                     "fronts, whose size the data decide, may take most of it",
+                     f"{args.max_disparity:g}) on the {plan.engine} engine: the exact "
+                     "solver's fronts, whose size the data decide, may take most of it",
                      bound=True)
         return
-    out.estimate(seconds, f"the fit on the {engine} engine")
+    out.estimate(seconds, f"the fit on the {plan.engine} engine")
     if seconds < LONG_FIT_SECONDS:
         return
     k = (args.subsample or 1) * max(2, math.ceil(math.sqrt(seconds / 10.0)))
     out.err_console.print(
         "[yellow]note:[/yellow] " + escape(MSG_LONG_FIT.format(
-            cells=float(lattice_cells(groups, args, engine)),
-            time=out.duration(seconds), engine=engine,
+            cells=float(plan.cells), time=out.duration(seconds), engine=plan.engine,
             k=k, time_k=out.duration(seconds * ((args.subsample or 1) / k) ** 2))),
         soft_wrap=True, emoji=False)

@@ -28,6 +28,8 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+import cpu_reference
+
 from ..utils._text import visible
 
 #: The width a console renders at where it does not write to a terminal: wide enough
@@ -41,9 +43,9 @@ LOG_TICK = 1.0
 ESTIMATE_SECONDS = 30.0
 #: The clock of those lines (tests replace it).
 NOW = time.monotonic
-#: How tables are printed: rich's boxes, or tab-separated values (``--format tsv``:
-#: one ``# title`` line, a header row and the rows; every other line starts with ``#``).
-FORMATS = ("table", "tsv")
+#: How tables are printed: ``"table"``, rich's boxes, or ``"tsv"``, tab-separated values
+#: (``--format tsv``: one ``# title`` line, a header row and the rows; every other line
+#: starts with ``#``).
 output_format = "table"
 
 
@@ -93,7 +95,9 @@ def tsv(table):
 console = Output(highlight=False)
 err_console = Output(stderr=True, highlight=False)
 
-METRIC_COLUMNS = (("xauc", "Delta-xAUC"), ("prf", "Delta-PRF"), ("urf", "Delta-URF"))
+#: ``(metric, column header)`` of every metric of the registry
+#: (``cpu_reference.METRICS``).
+METRIC_COLUMNS = tuple((name, m.display) for name, m in cpu_reference.METRICS.items())
 
 
 def one_line(problem):

@@ -173,26 +173,27 @@ def _announce(names, args, methods):
     least about``); each data set's first repetition then times the rest
     (``_timed_repetitions``). Returns the seconds per data set (none where there is
     no estimate)."""
-    import argparse
-
-    from ..engine._backend import resolve_backend
+    from ..core._choice import plan
     from ..experiments._experiment import grouping
     from ..experiments._studies import load_data
-    from ._fit import estimate_seconds
 
-    engine = resolve_backend(args.backend)
-    if engine == "cupy" or (methods is not None and not {"xorder", "xorder-kd"} & set(
-            methods)):
+    if methods is not None and not {"xorder", "xorder-kd"} & set(methods):
         return {}
-    fits = argparse.Namespace(subsample=args.subsample, method=args.method,
-                              solver=args.solver, lam=list(args.lam), max_disparity=None,
-                              disparity="absolute", metric=args.metric)
-    seconds = {}
+    seconds, engine = {}, None
     for name in names:
         groups = grouping(load_data(name), args.groups)
-        labels, counts = np.unique(groups, return_counts=True)
-        train = np.repeat(labels, np.ceil(counts * (1 - args.test_size)).astype(int))
-        seconds[name] = args.repeats * estimate_seconds(train, fits, engine)
+        counts = np.unique(groups, return_counts=True)[1]
+        train = np.ceil(counts * (1 - args.test_size)).astype(int)
+        try:  # a method that cannot run is the fits' to refuse, with their message
+            fits = plan(-(-train // (args.subsample or 1)), list(args.lam),
+                        metric=args.metric, mode="absolute", backend=args.backend,
+                        method=args.method, solver=args.solver, max_disparity=None,
+                        memory_limit=None, alone=True)
+        except (ValueError, MemoryError):
+            return {}
+        if fits.seconds is None:  # no calibrated model on this engine (the GPU)
+            return {}
+        seconds[name], engine = args.repeats * fits.seconds, fits.engine
     others = "" if methods == ["xorder"] else " and the other methods"
     out.estimate(sum(seconds.values()),
                  f"{out.repetitions(args.repeats)} of {', '.join(names)}: xOrder's fits "

@@ -154,8 +154,12 @@ def build_parser():
             "and disparities of the scores before and after. " + LAM_NOTE),
     )
     _file_arguments(fit, label_required=True)
-    fit.add_argument("--model", required=True, type=WritePath,
-                     help="where to save the model (JSON)")
+    fit.add_argument("--model", type=WritePath,
+                     help="where to save the model (JSON; required, except with --plan)")
+    fit.add_argument("--plan", action="store_true",
+                     help="print what the fit would run (engine, route, solvers, lattice "
+                          "cells, memory, estimated seconds) and stop: nothing is fitted "
+                          "or written")
     fit.add_argument("--output", type=WritePath,
                      help="also write the data with the adjusted training scores added "
                           "as a column (CSV)")

@@ -2,6 +2,7 @@
 results."""
 
 from ._api import fair_order
+from ._choice import Plan
 from ._result import FairOrderResult
 
-__all__ = ["FairOrderResult", "fair_order"]
+__all__ = ["FairOrderResult", "Plan", "fair_order"]

@@ -1,5 +1,6 @@
-"""``fair_order``: check the arguments, then the work (``_work.solve_encoded``), which
-runs what ``_choice`` decides."""
+"""``fair_order``: the arguments validated once (``utils._params.validate``), the plan
+made (``_work.plan_encoded``, which asks ``_choice``), then carried out
+(``_work.execute``)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from typing import TYPE_CHECKING
 from ..utils import _params as params
 from ..utils import _validation as v
 from ..utils._frames import warn_misaligned
+from ._choice import Plan
 from ._result import FairOrderResult
-from ._work import solve_encoded
+from ._work import execute, plan_encoded
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -24,7 +26,8 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
                memory_limit: int | str | None = None,
                progress: Callable[[int, int], object] | None = None,
                n_jobs: int | None = None, exact_budget: float = 2.0,
-               groups: ArrayLike | None = None) -> FairOrderResult | list[FairOrderResult]:
+               groups: ArrayLike | None = None,
+               plan_only: bool = False) -> FairOrderResult | list[FairOrderResult] | Plan:
     """Interleave the groups' rankings to trade AUC against ranking disparity.
 
     Every group keeps its own descending score order; the DP chooses how the groups
@@ -141,11 +144,16 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
         depend on the machine's load). 0: the search alone.
     groups : array-like, optional
         Deprecated keyword name of ``sensitive_features`` (a ``FutureWarning``).
+    plan_only : bool, default=False
+        Return what would run, without running it: the :class:`~gpu_xorder.Plan`
+        (engine, route, solver of every lam, expected fills and cells, decision bits,
+        estimated seconds, the warnings the solve would give), as a database explains
+        a query. The inputs are checked as for a solve.
 
     Returns
     -------
-    FairOrderResult or list of FairOrderResult
-        One per ``lam`` value when ``lam`` is a sequence.
+    FairOrderResult or list of FairOrderResult or Plan
+        One per ``lam`` value when ``lam`` is a sequence; the plan with ``plan_only``.
 
     Examples
     --------
@@ -157,26 +165,23 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
     >>> res = fair_order(scores, y, groups, lam=1.0, backend="numpy")
     >>> sorted(res.order.tolist()) == list(range(8))
     True
+    >>> fair_order(scores, y, groups, lam=1.0, backend="numpy", plan_only=True).engine
+    'numpy'
     """
     groups = v.sensitive_features_argument(sensitive_features, groups)
     warn_misaligned(scores=scores, y=y, sensitive_features=groups)
-    metric, mode, backend, method, solver, max_disparity, progress = (
-        params.check(name, value) for name, value in (
-            ("metric", metric), ("disparity", disparity), ("backend", backend),
-            ("method", method), ("solver", solver), ("max_disparity", max_disparity),
-            ("progress", progress)))
-    s = v.check_scores(scores)
-    v.check_size(s.size)
-    labels_y = v.check_labels(y, s.size)
-    labels, index = v.encode_groups(groups, s.size)
-    v.check_n_groups(labels)
-    lams, batch = params.check("lam", lam)
-    params.check_together(lam=lams if batch else float(lams[0]), max_disparity=max_disparity)
-    memory_limit = params.check("memory_limit", memory_limit)
-    exact_budget = params.check("exact_budget", exact_budget)
-    n_jobs = params.check("n_jobs", n_jobs)
-    results = solve_encoded(s, labels_y, labels, index, lams, metric=metric, mode=mode,
-                            backend=backend, method=method, solver=solver,
-                            max_disparity=max_disparity, memory_limit=memory_limit,
-                            progress=progress, n_jobs=n_jobs, exact_budget=exact_budget)
+    request = params.validate(dict(
+        metric=metric, disparity=disparity, backend=backend, method=method, solver=solver,
+        max_disparity=max_disparity, progress=progress, lam=lam, memory_limit=memory_limit,
+        n_jobs=n_jobs, exact_budget=exact_budget), data=(scores, y, groups))
+    lams, batch = request["lam"]
+    plan = plan_encoded(*request.data, lams, metric=request["metric"],
+                        mode=request["disparity"], backend=request["backend"],
+                        method=request["method"], solver=request["solver"],
+                        max_disparity=request["max_disparity"],
+                        memory_limit=request["memory_limit"], n_jobs=request["n_jobs"],
+                        exact_budget=request["exact_budget"])
+    if plan_only:
+        return plan
+    results = execute(*request.data, plan, request["progress"])
     return results if batch else results[0]

@@ -1,21 +1,27 @@
-"""What runs: the one place that decides the engine, the route, the solver and the
-memory plan of a solve (docs/design.md, section 7, "What decides what runs").
+"""What runs: the one place that decides the engine, the route, the solver, the memory
+plan and the cost of a solve (docs/design.md, section 7, "What decides what runs"), once:
+:func:`plan` returns one immutable :class:`Plan`, which ``_work.execute`` carries out
+and the command line prints (``gpu-xorder fit --plan``, the estimate before a fit).
 
-``fair_order``'s work (``_work``) and the command line's estimates (``cli._fit``) ask
-the same functions, so that an estimate counts the fills the solve takes:
+Its parts:
 
 - the engine: :func:`engine_for` (CuPy, numba, NumPy: ``engine._backend``);
 - the route: :func:`k_group_route` (the K-group methods, or the two-group solvers);
-- two groups: the solver of every lam (:func:`choose_solver`, :func:`solvers`) and
-  why ``"auto"`` may run the cell rule uncertified (:func:`uncertified_reason`);
+- two groups: the solver of every lam (:func:`choose_solver`, :func:`solvers`), the
+  fills they are expected to take (:func:`expected_fills`) and why ``"auto"`` may run
+  the cell rule uncertified (:func:`uncertified_reason`);
 - K groups: the method, the engine that takes it and the memory budget
-  (:func:`k_group_plan`), the worker processes (:func:`k_group_workers`);
-- the lattice cells a solve fills (:func:`expected_cells`).
+  (:func:`k_group_plan`), the worker processes (:func:`k_group_workers`), the cells
+  (:func:`k_group_cells`);
+- the cost: :func:`estimate_solver_seconds`, :func:`front_states_bound` and
+  ``engine._plan.estimate_seconds``.
 
 The engine is asked for its capabilities (``engine._interface.Engine``), never named.
 """
 
+import dataclasses
 import logging
+import math
 
 import numpy as np
 
@@ -23,7 +29,7 @@ import cpu_reference
 
 from ..engine import _backend, _plan
 from ..utils import _parallel
-from . import _solvers
+from . import _constrained, _solvers
 
 logger = logging.getLogger("gpu_xorder")
 
@@ -113,12 +119,6 @@ def _budget(eng, memory_limit):
     return _plan.host_budget(memory_limit)
 
 
-def k_group_method(eng, method, sizes, memory_limit):
-    """The K-group method ``method`` resolves to on engine ``eng`` (``"auto"``: K-D up
-    to ``_plan.KD_MAX_CELLS`` cells while its bits fit the budget, else iterative)."""
-    return _plan.choose_method(method, sizes, _budget(eng, memory_limit)[0])
-
-
 def k_group_plan(eng, backend, method, sizes, memory_limit):
     """``(engine, method, budget)`` of a K-group solve of groups of ``sizes``.
 
@@ -166,23 +166,310 @@ def k_group_cells(sizes, method):
     return cells[method](sizes)
 
 
-# ------------------------------------------------------------------ estimates
+# ------------------------------------------------------------------ costs
+
+#: Seconds per state of the exact solver's fronts (NumPy: 185 s for 2.1e8 states) and
+#: states per lattice cell a solve typically stores (COMPAS and Adult samples of 1000
+#: per group: 0.1 to 200, median near 10; docs/design.md, section 3.5).
+EXACT_SECONDS_PER_STATE = 1e-6
+EXACT_STATES_PER_CELL = 10.0
 
 
-def expected_cells(sizes, lams, *, method, solver, mode, max_disparity, eng,
-                   memory_limit=None):
-    """Lattice cells a solve of groups of ``sizes`` at ``lams`` is expected to fill, by
-    the choices above: two groups, the fills of the solver of each lam (a constrained
-    solve: a search at lam 1); the K-group methods, their cells per lam."""
-    sizes = [int(n) for n in sizes]
-    if not k_group_route(len(sizes), method, solver, max_disparity):
-        if max_disparity is not None:
-            lams = [1.0]
-        cells = cpu_reference.kd_cells(sizes)
-        chosen = solvers(solver, mode, np.asarray(lams, dtype=np.float64), cells, eng)
-        return cells * expected_fills(chosen, lams, max(sizes))
-    if len(sizes) == 2:  # every method is the 2-D DP, once per lam
-        return cpu_reference.kd_cells(sizes) * len(lams)
-    if method != "best":
-        method = k_group_method(eng, method, sizes, memory_limit)
-    return k_group_cells(sizes, method) * len(lams)
+def estimate_solver_seconds(solver, n_a, n_b, lams, seconds_per_cell, *,
+                            bitless_seconds_per_cell=None, max_disparity=None,
+                            seconds_per_state=EXACT_SECONDS_PER_STATE,
+                            certified_cells=float("inf")):
+    """Expected seconds of a two-group solve, from the rate of one fill.
+
+    Parameters
+    ----------
+    solver : {"auto", "paper", "lagrangian", "exact"}
+        As given to ``fair_order`` (``"auto"`` is resolved as it would be).
+    n_a, n_b : int
+        Group sizes.
+    lams : sequence of float
+    seconds_per_cell : float
+        One fill with decision bits and its traceback, per lattice cell.
+    bitless_seconds_per_cell : float, optional
+        One fill of final counters only (default: ``seconds_per_cell``).
+    max_disparity : float, optional
+        The constrained solve instead (``lams`` ignored).
+    seconds_per_state : float
+        The exact solver's fronts, per state.
+    certified_cells : float
+        The engine's size limit for ``"auto"`` (its ``CERTIFIED_CELLS``).
+
+    Returns
+    -------
+    float
+        The fills' time, plus for exact solves the completion values (a fill each) and
+        ``EXACT_STATES_PER_CELL`` states per cell (``AUTO_EXACT_STATES`` at most for
+        ``"auto"``); measured spreads are in docs/design.md, section 3.5.
+    """
+    cells = (n_a + 1) * (n_b + 1)
+    bitless = seconds_per_cell if bitless_seconds_per_cell is None else (
+        bitless_seconds_per_cell)
+    n = max(n_a, n_b)
+    if max_disparity is not None:
+        if cells <= _constrained.CONSTRAINT_EXACT_CELLS:
+            fronts = min(EXACT_STATES_PER_CELL * cells, _constrained.CONSTRAINT_EXACT_STATES)
+            return (_constrained.CONSTRAINT_SEARCH_FILLS + _solvers.EXACT_MUS + 2) * cells * (
+                seconds_per_cell) + fronts * seconds_per_state
+        solves = _constrained.CONSTRAINT_SOLVES * _solvers.EXPECTED_AUTO_FILLS * bitless
+        return (_constrained.CONSTRAINT_SEARCH_FILLS * seconds_per_cell + solves) * cells
+    chosen = choose_solver(solver, "absolute", lams, cells, certified_cells)
+    seconds = 0.0
+    for lam in lams:
+        fills = _solvers.expected_fills(chosen, lam, n)
+        seconds += cells * (seconds_per_cell + (fills - 1) * (seconds_per_cell + bitless) / 2)
+        exact = lam > 0 and (chosen == "exact" or (
+            chosen == "auto" and cells <= _solvers.AUTO_EXACT_CELLS))
+        if exact:
+            states = EXACT_STATES_PER_CELL * cells
+            if chosen == "auto":
+                states = min(states, _solvers.AUTO_EXACT_STATES)
+            seconds += _solvers.EXACT_MUS * cells * seconds_per_cell + (
+                states * seconds_per_state)
+    return seconds
+
+
+def front_states_bound(n_a, n_b):
+    """The most states the exact fronts of an ``n_a`` x ``n_b`` lattice can hold: at
+    most one per path into a cell, ``sum C(i + j, i) = C(n_a + n_b + 2, n_a + 1) - 1``
+    over its cells, and never more than the solver's cap
+    (``_constrained.CONSTRAINT_EXACT_STATES``)."""
+    paths = math.comb(n_a + n_b + 2, n_a + 1) - 1 if n_a + n_b < 200 else math.inf
+    return min(_constrained.CONSTRAINT_EXACT_STATES, paths)
+
+
+# ------------------------------------------------------------------ the plan
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """One K-group method of a plan: the engine that runs it, its memory budget,
+    worker processes and the cells of one solve."""
+
+    method: str
+    eng: object = dataclasses.field(repr=False, compare=False)
+    solver: str = dataclasses.field(repr=False, default="auto")
+    exact_budget: float = dataclasses.field(repr=False, default=_solvers.EXACT_BUDGET)
+    budget: int | None = dataclasses.field(repr=False)
+    workers: int
+    cells: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """What one solve runs, decided once by :func:`plan` before any fill; the work
+    (``_work.execute``) carries it out and asks nothing again.
+
+    Attributes
+    ----------
+    engine : str
+        The engine that fills the lattices (``"numpy"``, ``"numba"``, ``"cupy"``;
+        ``"best"`` on two engines: both, joined by ``" and "``).
+    route : {"2d", "banded", "kd", "iterative", "best"}
+        Two groups: the 2-D DP with the solver of every lam, its decision bits whole
+        (``"2d"``) or in bands of rows (``"banded"``, over the memory budget); the
+        K-group methods: K-D, iterative, or both (``"best"``).
+    sizes : tuple of int
+        Rows per group the DP takes (the runs of equal scores where ties are kept).
+    lams : tuple of float
+    solvers : tuple of str
+        Two groups: the solver of every lam (``"paper"`` the cell rule; ``"auto"``
+        exact or Lagrangian as the search finds, the cell rule at lam 0;
+        ``"constrained"`` the search of ``max_disparity``); K groups: ``"paper"``.
+    expected_fills : int
+        Lattice fills expected, all lams together.
+    cells : int
+        Lattice cells expected to be filled.
+    bytes : int
+        Decision bits of one lattice (K groups: of the largest step) kept whole.
+    seconds : float or None
+        Expected CPU seconds on the 2-core development machine (None on the GPU, which
+        has no calibrated model).
+    seconds_bound : bool
+        ``seconds`` is a bound rather than a typical time (a constrained solve's exact
+        fronts, whose size the data decide).
+    warnings : tuple of str
+        The ``UserWarning`` messages the solve gives before any fill.
+    metric, mode, max_disparity, memory_limit, n_jobs, keep_ties, alone
+        The validated request the plan is of.
+    steps : tuple of Step
+        K groups: every method's engine, memory budget, worker processes and cells.
+    uncertified : tuple of str or None
+        Two groups: per lam, why the cell rule runs uncertified (the result's
+        ``extra["uncertified"]``), or None.
+    host_budget : int or None
+        Bytes the exact solver's fronts may take (two groups).
+    eng : module
+        The engine (``engine._interface.Engine``) that runs the route.
+    """
+
+    engine: str
+    route: str
+    sizes: tuple
+    lams: tuple
+    solvers: tuple
+    expected_fills: int
+    cells: int
+    bytes: int
+    seconds: float | None
+    seconds_bound: bool
+    warnings: tuple
+    metric: str = dataclasses.field(repr=False)
+    mode: str = dataclasses.field(repr=False)
+    max_disparity: float | None = dataclasses.field(repr=False)
+    memory_limit: int | None = dataclasses.field(repr=False)
+    n_jobs: int | None = dataclasses.field(repr=False)
+    keep_ties: bool = dataclasses.field(repr=False)
+    alone: bool = dataclasses.field(repr=False)
+    steps: tuple = dataclasses.field(repr=False)
+    uncertified: tuple = dataclasses.field(repr=False)
+    host_budget: int | None = dataclasses.field(repr=False)
+    eng: object = dataclasses.field(repr=False, compare=False)
+
+    @property
+    def two_group(self):
+        """Whether the two-group solvers run (not the K-group methods)."""
+        return self.route in ("2d", "banded")
+
+    def __str__(self):
+        lines = [f"engine   {self.engine}",
+                 f"route    {ROUTES[self.route]}",
+                 "groups   " + " x ".join(str(n) for n in self.sizes),
+                 "lams     " + ("max |D| {:g}".format(self.max_disparity)
+                                if self.max_disparity is not None else
+                                " ".join(f"{x:g}" for x in self.lams))]
+        if self.two_group:
+            lines.append("solvers  " + " ".join(self.solvers))
+        lines += [f"fills    {self.expected_fills} (expected)",
+                  f"cells    {self.cells:.3g}",
+                  f"memory   {_size(self.bytes)} of decision bits",
+                  "seconds  " + ("unknown (no calibrated model on this engine)"
+                                 if self.seconds is None else
+                                 f"{'at most ' if self.seconds_bound else 'about '}"
+                                 f"{self.seconds:.3g} (2-core CPU)")]
+        lines += [f"warning  {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+
+#: The routes in words (``Plan.__str__``).
+ROUTES = {"2d": "2-D DP (two groups)",
+          "banded": "2-D DP in bands of rows (decision bits over the memory budget)",
+          "kd": "K-D DP", "iterative": "iterative xOrder (2-D steps)",
+          "best": "K-D and iterative xOrder, the better per lam"}
+
+
+def _size(n):
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n} B"
+
+
+def plan(sizes, lams, *, metric, mode, backend, method, solver, max_disparity,
+         memory_limit, n_jobs=None, keep_ties=False, alone=False,
+         exact_budget=_solvers.EXACT_BUDGET):
+    """The :class:`Plan` of a solve of groups of ``sizes`` (rows the DP takes) at
+    ``lams`` with validated parameters: every choice of this module made once.
+
+    Raises ``ValueError`` where a named backend's kernels do not take the groups, and
+    ``MemoryError`` where a K-group method's decision bits exceed the budget."""
+    sizes = tuple(int(n) for n in sizes)
+    lams = np.atleast_1d(np.asarray(lams, dtype=np.float64))
+    common = dict(sizes=sizes, lams=tuple(float(x) for x in lams), metric=metric, mode=mode,
+                  max_disparity=max_disparity, memory_limit=memory_limit, n_jobs=n_jobs,
+                  keep_ties=keep_ties, alone=alone, solver=solver,
+                  exact_budget=float(exact_budget))
+    eng = engine_for(backend)
+    if k_group_route(len(sizes), method, solver, max_disparity):
+        return _k_group_plan(eng, backend, method, lams, common)
+    return _two_group_plan(eng, solver, lams, common)
+
+
+def _two_group_plan(eng, solver, lams, common):
+    n_a, n_b = common["sizes"]
+    cells, n = (n_a + 1) * (n_b + 1), max(n_a, n_b)
+    constrained = common["max_disparity"] is not None
+    searched_lams = np.array([1.0]) if constrained else lams
+    chosen = solvers(solver, common["mode"], searched_lams, cells, eng, common["alone"])
+    fills = expected_fills(chosen, searched_lams, n)
+    if constrained:
+        seconds = estimate_solver_seconds(
+            solver, n_a, n_b, [1.0], eng.FILL_SECONDS_PER_CELL or 0.0,
+            max_disparity=common["max_disparity"], certified_cells=eng.CERTIFIED_CELLS)
+        bound = cells <= _constrained.CONSTRAINT_EXACT_CELLS
+        if bound:  # the fronts at their bound, not a typical size
+            seconds += front_states_bound(n_a, n_b) * EXACT_SECONDS_PER_STATE
+        warning, uncertified, chosen = None, (None,), ("constrained",)
+    else:
+        seconds = cells * fills * (eng.FILL_SECONDS_PER_CELL or 0.0)
+        # "auto" runs the exact solver where its cost model fits the budget: at most that
+        budget = common["exact_budget"]
+        if budget > 0 and _solvers.exact_cost(n_a, n_b, _solvers.EXACT_MUS, 0) <= budget:
+            seconds += budget * sum(1 for c, lam in zip(chosen, lams) if c == "auto"
+                                    and lam > 0)
+        bound = False
+        warning, uncertified = _uncertified(solver, chosen, lams, n_a, n_b, eng,
+                                            common["alone"])
+    bits = cpu_reference.n_words(n_a, n_b) * 4
+    # the host's budget: the bands of a host engine's fills, the exact solver's fronts
+    searched = any(c not in ("paper", "constrained") for c in chosen) or constrained
+    host = _plan.host_budget(common["memory_limit"])[0] if (
+        searched or not eng.OWN_MEMORY) else None
+    budget = common["memory_limit"] if eng.OWN_MEMORY else host
+    return Plan(engine=eng.NAME, route="banded" if budget is not None and bits > budget
+                else "2d", solvers=tuple(chosen), expected_fills=int(fills),
+                cells=int(cells * fills), bytes=int(bits),
+                seconds=None if eng.FILL_SECONDS_PER_CELL is None else float(seconds),
+                seconds_bound=bound, uncertified=tuple(uncertified),
+                warnings=() if warning is None else (warning,),
+                steps=(), eng=eng, host_budget=host, **common)
+
+
+def _uncertified(solver, chosen, lams, n_a, n_b, eng, alone):
+    """``(warning, per lam)``: why ``"auto"`` runs the cell rule uncertified, for all
+    lams together (the warning's message) and for every lam of the cell rule (its
+    ``extra["uncertified"]``; with ``alone``, its own reason); None where it does not."""
+    searched = [c for c in chosen if c != "paper"]
+    first = uncertified_reason(solver, searched[0] if searched else "paper", lams,
+                               n_a, n_b, eng)
+    return first, [None if c != "paper" else uncertified_reason(
+        solver, "paper", lams[i:i + 1], n_a, n_b, eng) if alone else first
+        for i, c in enumerate(chosen)]
+
+
+def _k_group_plan(eng, backend, method, lams, common):
+    sizes = common["sizes"]
+    k = len(sizes)
+    names = ("kd", "iterative") if method == "best" and k > 2 else (
+        "kd" if method == "best" else method,)
+    steps = []
+    for name in names:
+        step_eng, chosen, budget = k_group_plan(eng, backend, name, sizes,
+                                                common["memory_limit"])
+        two = step_eng.BATCHED_FILLS and k == 2
+        workers = 1 if two else k_group_workers(step_eng, common["n_jobs"], lams.size,
+                                                budget, sizes, chosen)
+        steps.append(Step(chosen, step_eng, budget, workers,
+                          k_group_cells(sizes, chosen)))
+    if k == 2:  # every method is the 2-D DP, once per lam
+        cells = cpu_reference.kd_cells(sizes) * lams.size
+        rate = steps[0].eng.FILL_SECONDS_PER_CELL
+        seconds = None if rate is None else cells * rate
+    else:
+        cells = sum(s.cells for s in steps) * lams.size
+        seconds = [_plan.estimate_seconds(s.method, sizes, s.eng.NAME, common["metric"],
+                                          n_fills=lams.size) for s in steps]
+        seconds = None if None in seconds else sum(seconds)
+    return Plan(engine=" and ".join(dict.fromkeys(s.eng.NAME for s in steps)),
+                route="best" if len(steps) == 2 else steps[0].method,
+                solvers=("paper",) * lams.size, expected_fills=lams.size * len(steps),
+                cells=int(cells), bytes=int(max(_plan.decision_bytes(sizes, s.method)
+                                                for s in steps)),
+                seconds=seconds, seconds_bound=False, warnings=(),
+                uncertified=(None,) * lams.size, steps=tuple(steps), eng=steps[0].eng,
+                host_budget=None,
+                **common)

@@ -1,6 +1,7 @@
-"""The work of ``fair_order`` on validated, encoded inputs: build the lattice or the
-problem, run what ``_choice`` decides on the engine it names, build the results
-(``_result.build_result``)."""
+"""The work of ``fair_order`` on validated, encoded inputs: the plan, asked of
+``_choice`` once (:func:`plan_encoded`), then its execution (:func:`execute`): build
+the lattice or the problem, run the plan's solvers on the plan's engine, build the
+results (``_result.build_result``)."""
 
 import dataclasses
 import functools
@@ -12,10 +13,8 @@ import numpy as np
 import cpu_reference
 
 from .. import metrics as metrics_mod
-from ..engine import _plan
-from ..engine._numpy_engine import map_lams
-from ..utils import _params as params
 from ..utils import _validation as v
+from ..utils._parallel import map_lams
 from . import _candidates, _choice, _constrained, _solvers
 from ._result import build_result
 
@@ -28,13 +27,21 @@ MSG_SIGNED_WORSE = (
 )
 
 
-def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, method,
-                  solver, max_disparity, memory_limit, progress, n_jobs, keep_ties=False,
-                  alone=False, exact_budget=_solvers.EXACT_BUDGET):
-    """The work of :func:`fair_order` on validated, encoded inputs: a list of results,
-    one per value of ``lams`` (a float64 array). ``XOrder`` and ``xorder_path`` call it
-    with the data and parameters they validated themselves; ``labels`` are the sorted
-    group labels and ``index`` every item's position among them.
+def solve_encoded(s, labels_y, labels, index, lams, *, progress=None, **choices):
+    """The work of :func:`fair_order` on validated, encoded inputs: the plan
+    (:func:`plan_encoded`, with ``choices``), then its execution (:func:`execute`); a
+    list of results, one per value of ``lams`` (a float64 array)."""
+    return execute(s, labels_y, labels, index,
+                   plan_encoded(s, labels_y, labels, index, lams, **choices), progress)
+
+
+def plan_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, method,
+                 solver, max_disparity, memory_limit, n_jobs=None, keep_ties=False,
+                 alone=False, exact_budget=_solvers.EXACT_BUDGET):
+    """The :class:`_choice.Plan` of a solve of validated, encoded inputs (``labels``:
+    the sorted group labels, ``index``: every item's position among them), from the
+    rows the DP takes: every item, or with ``keep_ties`` every run of equal scores of
+    a group.
 
     ``keep_ties``: every run of equal scores of a group is placed whole (two groups: the
     lattice of runs, ``cpu_reference.merged_lattice``; more: the problem of runs,
@@ -49,26 +56,42 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
     other values (``xorder_path``); by default the values of a two-group search share
     it (docs/design.md, section 3.5, "Ties, and the values of a sequence").
 
-    ``exact_budget``: seconds the exact solver of ``solver="auto"`` may take
-    (``_solvers.exact_allowance``)."""
-    v.check_supports(labels, index, labels_y, metric)
-    params.check_together(n_groups=labels.size, disparity=mode, solver=solver,
-                          max_disparity=max_disparity)
-    if _choice.k_group_route(labels.size, method, solver, max_disparity):
-        solve = functools.partial(_solve_multi, s, labels_y, index, labels, metric, mode,
-                                  lams, backend=backend, memory_limit=memory_limit,
-                                  n_jobs=n_jobs, keep_ties=keep_ties)
-        if method == "best" and labels.size > 2:
-            sizes = np.bincount(index, minlength=labels.size).tolist()
-            results = _best_of(solve, lams.size, progress, cpu_reference.kd_cells(sizes),
-                               cpu_reference.iterative_cells(sizes))
-        else:  # two groups: every method is the 2-D DP
-            results = solve("kd" if method == "best" else method, progress=progress)
+    The inputs and parameters are a request's (``utils._params.validate``), checked
+    there once: nothing is checked again here."""
+    return _choice.plan(_rows(s, index, labels.size, keep_ties), lams, metric=metric,
+                        mode=mode, backend=backend, method=method, solver=solver,
+                        max_disparity=max_disparity, memory_limit=memory_limit,
+                        n_jobs=n_jobs, keep_ties=keep_ties, alone=alone,
+                        exact_budget=exact_budget)
+
+
+def _rows(s, index, k, keep_ties):
+    """Rows of every group the DP takes: its items, or with ``keep_ties`` its runs of
+    equal scores (as many as its distinct scores: ``cpu_reference.tie_runs``)."""
+    if not keep_ties:
+        return np.bincount(index, minlength=k).tolist()
+    order = np.lexsort((s, index))
+    g, x = index[order], s[order]
+    starts = np.concatenate(([True], (g[1:] != g[:-1]) | (x[1:] != x[:-1])))
+    return np.bincount(g[starts], minlength=k).tolist()
+
+
+def execute(s, labels_y, labels, index, plan, progress=None):
+    """Carry out ``plan`` (:func:`plan_encoded` of the same inputs): a list of results,
+    one per lam of the plan."""
+    lams = np.asarray(plan.lams, dtype=np.float64)
+    if not plan.two_group:
+        solve = functools.partial(_solve_multi, s, labels_y, index, labels, plan)
+        if plan.route == "best":
+            results = _best_of(solve, lams.size, progress,
+                               *(step.cells for step in plan.steps))
+        else:
+            results = solve(0, progress=progress)
         return [_exact_at_zero(r) for r in results]
-    eng = _choice.engine_for(backend)
-    lat = cpu_reference.build_lattice(s, labels_y, index, metric, mode,
+    eng = plan.eng
+    lat = cpu_reference.build_lattice(s, labels_y, index, plan.metric, plan.mode,
                                       perms=eng.dp_orders(s, index, 2))
-    items = _tie_runs(lat, s) if keep_ties else None
+    items = _tie_runs(lat, s) if plan.keep_ties else None
     work = lat if items is None else cpu_reference.merged_lattice(lat, *items[1])
     bands = {}
 
@@ -79,7 +102,8 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
         for start in range(0, weights.size, lams.size):
             batch_weights = weights[start:start + lams.size]
             solutions, band_rows = eng.solve(lattice, batch_weights, progress=progress,
-                                             memory_limit=memory_limit, n_jobs=n_jobs)
+                                             memory_limit=plan.memory_limit,
+                                             n_jobs=plan.n_jobs)
             if band_rows is not None and not bands:  # the cell rule's fill comes first
                 bands.update(bands=-(-work.n_a // band_rows), band_rows=band_rows)
             out += solutions
@@ -92,18 +116,18 @@ def solve_encoded(s, labels_y, labels, index, lams, *, metric, mode, backend, me
 
     # an engine with a session (numba's) prepares each lattice once for all its fills
     with eng.session():
-        if max_disparity is not None:
-            results = [_solve_constrained(work, labels, max_disparity, fills, finals,
+        if plan.max_disparity is not None:
+            results = [_solve_constrained(work, labels, plan.max_disparity, fills, finals,
                                           eng, bands, items)]
         else:
-            results = _solve_two(work, labels, lams, solver, fills, finals, progress,
-                                 eng, memory_limit, bands, items, alone, exact_budget)
+            results = _solve_two(work, labels, lams, plan, fills, finals, progress,
+                                 bands, items)
     if bands:
         logger.info("gpu_xorder: the %d x %d lattice was filled in %d bands of %d rows "
                     "(decision bits over the memory limit)", work.n_a, work.n_b,
                     bands["bands"], bands["band_rows"])
-    if mode == "signed":
-        _warn_signed(results, s, labels_y, index, metric)
+    if plan.mode == "signed":
+        _warn_signed(results, s, labels_y, index, plan.metric)
     return results
 
 
@@ -116,19 +140,19 @@ def _tie_runs(lat, s):
     return lat, runs
 
 
-def _solve_two(lat, labels, lams, solver, fills, finals, progress, eng, memory_limit,
-               bands, items=None, alone=False, exact_budget=_solvers.EXACT_BUDGET):
-    """Two groups: the cell rule, or the solver asked for (docs/design.md, section 3.5).
+def _solve_two(lat, labels, lams, plan, fills, finals, progress, bands, items=None):
+    """Two groups: the cell rule, or the solver the plan names for every lam
+    (docs/design.md, section 3.5).
 
-    The values of ``lams`` share one solver choice and one search, or with ``alone``
-    each value has its own (as if given alone); the cell rule's values are filled in
-    one batch either way (its decisions at a weight do not depend on the others).
+    The values of ``lams`` share one search, or with the plan's ``alone`` each value
+    has its own (as if given alone); the cell rule's values are filled in one batch
+    either way (its decisions at a weight do not depend on the others).
 
-    ``progress`` counts the cells of every fill against ``expected_fills`` per lam; a
+    ``progress`` counts the cells of every fill against the plan's expected fills; a
     search that needs more fills moves the total on, and the last report is
     ``(done, done)``."""
-    chosen = _choice.solvers(solver, lat.mode, lams, lat.n_cells, eng, alone)
-    expected = lat.n_cells * _choice.expected_fills(chosen, lams, max(lat.n_a, lat.n_b))
+    chosen, eng, alone = np.array(plan.solvers), plan.eng, plan.alone
+    expected = plan.cells
     done = [0]
 
     def report(cells):
@@ -143,15 +167,10 @@ def _solve_two(lat, labels, lams, solver, fills, finals, progress, eng, memory_l
             return solutions
         return run
 
-    def reason(chosen_here, values):
-        return _choice.uncertified_reason(solver, chosen_here, values, lat.n_a, lat.n_b,
-                                          eng)
-
     rule = np.flatnonzero([c == "paper" for c in chosen])
     searched = np.flatnonzero([c != "paper" for c in chosen])
-    uncertified = reason("paper" if searched.size == 0 else chosen[searched[0]], lams)
-    if uncertified is not None:
-        warnings.warn(uncertified, UserWarning, stacklevel=4)
+    for message in plan.warnings:
+        warnings.warn(message, UserWarning, stacklevel=4)
     results = [None] * lams.size
     if rule.size:
         first = None if progress is None else (
@@ -160,19 +179,20 @@ def _solve_two(lat, labels, lams, solver, fills, finals, progress, eng, memory_l
                  for path, final in fills(lat, lams[rule], first)]
         done[0] += rule.size * lat.n_cells
         for i, c in zip(rule, paper):
-            why = reason("paper", lams[i:i + 1]) if alone else uncertified
+            why = plan.uncertified[i]
             extra = {} if why is None else {"uncertified": why}
-            extra["solver_reason"] = _solvers.rule_reason(solver, lams[i], lat.mode, why)
+            extra["solver_reason"] = _solvers.rule_reason(plan.solver, lams[i], lat.mode,
+                                                           why)
             exact = lams[i] == 0 or lat.mode == "signed"
             results[i] = _candidate_result(
                 lat, labels, lams[i], c, eng.NAME, {**bands, **extra}, "paper",
                 _candidates.absolute_objective(c, lams[i]) if exact else None, items)
     if searched.size:
-        budget = _plan.host_budget(memory_limit)[0]
+        budget = plan.host_budget
         for part in np.split(searched, searched.size) if alone else [searched]:
             solved = _solvers.solve_absolute(lat, lams[part], counted(fills),
                                              counted(finals), chosen[part[0]], budget,
-                                             exact_budget=exact_budget,
+                                             exact_budget=plan.exact_budget,
                                              relink=_solvers.relink_for(eng.NAME))
             for i, (best, bound, ran, extra) in zip(part, solved):
                 results[i] = _candidate_result(lat, labels, lams[i], best, eng.NAME,
@@ -234,25 +254,25 @@ def _warn_signed(results, s, y, index, metric):
 
 
 def _best_of(solve, n_lams, progress, kd_cells, iterative_cells):
-    """``method="best"``: K-D and iterative xOrder, and for every lam the result of the
-    higher objective (K-D on a tie); ``extra["objectives"]`` keeps both."""
+    """``method="best"``: K-D and iterative xOrder (the plan's steps 0 and 1), and for
+    every lam the result of the higher objective (K-D on a tie); ``extra["objectives"]``
+    keeps both."""
     kd_total, it_total = n_lams * kd_cells, n_lams * iterative_cells
     stages = [None, None]
     if progress is not None:
         stages = [lambda done, _: progress(done, kd_total + it_total),
                   lambda done, _: progress(kd_total + done, kd_total + it_total)]
     out = []
-    for kd, it in zip(solve("kd", progress=stages[0]), solve("iterative", progress=stages[1])):
+    for kd, it in zip(solve(0, progress=stages[0]), solve(1, progress=stages[1])):
         best = kd if kd.objective >= it.objective else it
         extra = {**best.extra, "objectives": {"kd": kd.objective, "iterative": it.objective}}
         out.append(dataclasses.replace(best, extra=extra))
     return out
 
 
-def _solve_multi(s, y, index, labels, metric, mode, lams, method, *, backend, progress,
-                 memory_limit, n_jobs, keep_ties=False):
-    """K-D or iterative xOrder (any K >= 2) on the engine ``_choice.k_group_plan``
-    names.
+def _solve_multi(s, y, index, labels, plan, step, progress=None):
+    """K-D or iterative xOrder (any K >= 2): the plan's ``step`` (its method, engine and
+    worker processes).
 
     An engine with ``BATCHED_FILLS`` runs two groups on its 2-D solve (the K-D and
     iterative DPs are the 2-D DP for two groups, decision for decision); the GPU runs
@@ -260,18 +280,17 @@ def _solve_multi(s, y, index, labels, metric, mode, lams, method, *, backend, pr
     kernel. ``keep_ties``: on the problem of runs (``cpu_reference.runs_problem``),
     whose paths are expanded to items; its counters are the items' (exact).
     """
+    metric, mode, lams = plan.metric, plan.mode, np.asarray(plan.lams, dtype=np.float64)
     prob = cpu_reference.build_problem(s, y, index, labels.size, metric, mode)
-    if keep_ties:
+    if plan.keep_ties:
         prob = cpu_reference.runs_problem(prob, s)
-    eng, chosen, budget = _choice.k_group_plan(_choice.engine_for(backend), backend,
-                                               method, prob.sizes, memory_limit)
+    step = plan.steps[step]
+    eng, chosen = step.eng, step.method
     if eng.BATCHED_FILLS and labels.size == 2:
         solutions = _solve_two_as_multi(eng, prob, lams, progress)
     else:
-        n_workers = _choice.k_group_workers(eng, n_jobs, lams.size, budget, prob.sizes,
-                                            chosen)
-        solutions = map_lams(_multi_solution, (eng, prob, chosen), lams, n_workers,
-                             progress, _choice.k_group_cells(prob.sizes, chosen))
+        solutions = map_lams(_multi_solution, (eng, prob, chosen), lams, step.workers,
+                             progress, step.cells)
     results = []
     for lam, (path, c, u, cs) in zip(lams, solutions):
         extra = {}

@@ -8,8 +8,11 @@ engine's modules are the ones that do, when a probe first asks.
 
 import dataclasses
 import functools
+import glob
 import importlib
+import importlib.util
 import logging
+import os
 import warnings
 
 import numpy as np
@@ -164,6 +167,25 @@ def resolve_backend(name):
     return chosen
 
 
+def compiles_on_first_use(backend):
+    """Whether a fit on ``backend`` (validated) may first compile the numba engine's
+    kernels: ``"numba"``, or ``"auto"`` where numba may run, while numba's cache holds
+    none of them (a guess from its index files; numba recompiles silently where they
+    are stale). Never where numba is not installed (the base install): nothing
+    compiles."""
+    if backend not in ("auto", "numba") or importlib.util.find_spec("numba") is None:
+        return False
+    folder = os.path.join(os.path.dirname(__file__), "__pycache__")
+    return not glob.glob(os.path.join(folder, "_numba_*.nbi"))
+
+
+def warms_up(backend):
+    """Whether a fit on ``backend`` is worth a warm-up fit on a few items, so that no
+    timed fit counts a compilation: the CPU engines (numba compiles, or loads its
+    cache, on its first fill); the GPU compiles and checks its kernels itself."""
+    return resolve_backend(backend) != "cupy"
+
+
 def engine(name):
     """The engine module of a resolved backend name (``resolve_backend``)."""
     return importlib.import_module(ENGINES[name], __package__)
@@ -172,11 +194,6 @@ def engine(name):
 @functools.lru_cache(maxsize=None)
 def _log_fallback_once(chosen, reason):
     logger.info("gpu_xorder: using the %s backend (CuPy: %s)", chosen, reason)
-
-
-def cupy_engine():
-    """The CuPy engine module (only after ``resolve_backend`` returned ``"cupy"``)."""
-    return cupy_status()[2]
 
 
 def backend_info():

@@ -84,7 +84,7 @@ class Engine(Protocol):
     def solve_multi(self, prob, lam: float, method: str, progress: Progress = None
                     ) -> tuple:
         """K-D (``method="kd"``) or iterative xOrder of ``prob`` (a
-        ``cpu_reference.Problem``): ``(path, C, U, constants[, merge_order])`` as the
+        ``cpu_reference.KProblem``): ``(path, C, U, constants[, merge_order])`` as the
         reference's solvers return them."""
 
     def dp_orders(self, scores: np.ndarray, group_index: np.ndarray, k: int

@@ -12,7 +12,7 @@ from importlib import resources
 
 import numpy as np
 
-from cpu_reference import COUNTER_KINDS
+from cpu_reference import COUNTER_KINDS, METRICS
 
 #: Always ``--fmad=false``: no fused multiply-add, so G-hat rounds as NumPy does
 #: (docs/design.md, section 3.7).
@@ -29,11 +29,11 @@ KERNEL_FILES = {
 }
 HEADER = "xorder_objective.cuh"
 
-#: The code of every metric, the one table of them: the numba kernels read it, and the
-#: CUDA sources name the codes ``METRIC_XAUC``, ... that ``metric_defines`` generates
-#: from it and ``kernel_source`` prepends (the kernels' ``METRIC`` constant is one of
-#: them).
-METRIC_CODE = {"xauc": 0, "prf": 1, "urf": 2}
+#: The code of every metric, from the registry (``cpu_reference.METRICS``): the numba
+#: kernels read it, and the CUDA sources name the codes ``METRIC_XAUC``, ... that
+#: ``metric_defines`` generates from it and ``kernel_source`` prepends (the kernels'
+#: ``METRIC`` constant is one of them).
+METRIC_CODE = {name: m.code for name, m in METRICS.items()}
 
 #: NumPy type of each C type of a kernel parameter (CuPy passes a NumPy scalar by its
 #: dtype's size and an array as a bare pointer, checking neither against the kernel).

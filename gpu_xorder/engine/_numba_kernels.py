@@ -57,7 +57,7 @@ LEAN_2, LEAN_3, BLOCK_XAUC, BLOCK_PRF, BLOCK_URF = range(5)
 @njit(nogil=True, boundscheck=False, inline="always")
 def pair_term(urf, first, second, scale_first, scale_second):
     """The signed disparity term of a pair of groups (twin of
-    ``cpu_reference._objective.pair_term``, the operands as there): ``first *
+    ``cpu_reference._objective.PAIR_TERM``, the operands as there): ``first *
     scale_first - second * scale_second``, for URF (``first``: ``U[g][h] - U[h][g]``)
     ``first * scale_first``. ``urf`` is a compile-time constant of every caller."""
     if urf:

@@ -13,6 +13,7 @@ import numpy as np
 import cpu_reference as cr
 
 from ..utils import _parallel
+from ..utils._parallel import map_lams
 from . import _plan
 
 # The capabilities of ``_interface.Engine``.
@@ -83,26 +84,3 @@ def _whole_solution(lat, lam, progress=None):
 
 def _banded_solution(lat, band_rows, lam, progress=None):
     return cr.solve_banded(lat, 1, band_rows, cr.numpy_band_fill([lam]), progress)[0]
-
-
-def map_lams(solve_one, head, lams, n_workers, progress, cells):
-    """``[solve_one(*head, lam, progress) for lam in lams]``: one after the other with
-    ``progress`` over all lattices' cells, or in ``n_workers`` worker processes with
-    ``progress`` after every round (``cells`` per lattice)."""
-    if n_workers == 1:
-        return [solve_one(*head, lam, batch_progress(progress, lams.size, k))
-                for k, lam in enumerate(lams)]
-    after = None if progress is None else (
-        lambda done: progress(done * cells, lams.size * cells))
-    return _parallel.map_in_rounds(solve_one, [(*head, float(lam)) for lam in lams],
-                                   n_workers, after)
-
-
-def batch_progress(progress, n_lattices, k=None):
-    """Progress over the cells of all ``n_lattices`` lattices of a lam batch: those of
-    lattice ``k`` when they are filled one after the other, else all filled together."""
-    if progress is None or n_lattices == 1:
-        return progress
-    if k is None:
-        return lambda done, total: progress(done * n_lattices, total * n_lattices)
-    return lambda done, total: progress(k * total + done, n_lattices * total)

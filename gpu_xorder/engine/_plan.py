@@ -169,7 +169,7 @@ def kd_variants(metric):
                                                           "kd_traceback_kernel")]
 
 
-def every_variant(metrics=("xauc", "prf", "urf"), kernels=("tiles", "strips")):
+def every_variant(metrics=cr.METRIC_NAMES, kernels=("tiles", "strips")):
     """Every variant a fit can reach with the engine's own choices (no ``tile_j`` or
     ``chunk`` of the caller's): both modes of two groups, iterative steps of 1 ..
     ``MAX_OLD_GROUPS`` old groups at every width, K-D, tracebacks."""
@@ -318,6 +318,13 @@ def check_kd(prob, free):
 #: of a hyperplane times K**2, the NumPy calls of its gains).
 NUMPY_SECONDS = {"cell": 1.5e-9, "diagonal": 9.3e-6, "lane": 4.2e-9, "row": 2.6e-7,
                  "kd_lane": 1.7e-9, "kd_call": 3.7e-6}
+#: CPU seconds of the numba engine's iterative steps per unit of the same work (K-D
+#: runs the NumPy reference), fitted on ten shapes from 3 groups of 1500 to 300 groups
+#: of 4 on the 2-core development machine (each within 1.5 times of the measured
+#: time): an old group's rows of a step cost numba more than NumPy (``row``), so that
+#: many small groups take numba as long as NumPy, or longer, while large groups take
+#: it a fraction.
+NUMBA_ITERATIVE_SECONDS = {"cell": 1.5e-9, "lane": 1.5e-9, "row": 3.5e-7}
 
 
 def numpy_work(method, sizes, metric="xauc"):
@@ -367,8 +374,9 @@ def estimate_seconds(method, sizes, backend="numpy", metric="xauc", n_fills=1):
         ``"auto"``: what :func:`choose_method` picks (``"2d"`` for two groups).
     sizes : sequence of int
         Items per group (after any subsampling).
-    backend : {"numpy", "cupy"}
-        The GPU has no calibrated model here: None.
+    backend : {"numpy", "numba", "cupy"}
+        numba: its iterative steps at :data:`NUMBA_ITERATIVE_SECONDS`, the rest as
+        NumPy (the reference runs it). The GPU has no calibrated model here: None.
     metric : {"xauc", "prf", "urf"}
     n_fills : int
         Lattices filled: the lam values, times the fills a solver's search expects
@@ -381,7 +389,7 @@ def estimate_seconds(method, sizes, backend="numpy", metric="xauc", n_fills=1):
         two of the measured times of ``benchmarks/plan_calibration.py``); a machine
         twice as fast takes half.
     """
-    if backend != "numpy":
+    if backend not in ("numpy", "numba"):
         return None
     sizes = [int(n) for n in sizes]
     if method == "auto":
@@ -392,5 +400,7 @@ def estimate_seconds(method, sizes, backend="numpy", metric="xauc", n_fills=1):
     total = 0.0
     for name in methods:
         work = numpy_work(name, sizes, metric)
-        total += sum(NUMPY_SECONDS[key] * amount for key, amount in work.items())
+        rates = NUMBA_ITERATIVE_SECONDS if (backend, name) == ("numba", "iterative") else (
+            NUMPY_SECONDS)
+        total += sum(rates.get(key, 0.0) * amount for key, amount in work.items())
     return n_fills * total

@@ -84,7 +84,8 @@ class _Found(Exception):
 def run(engine):
     """Solve the self-check's lattices with ``engine`` and compare them with
     ``cpu_reference``; returns a ``Report``. Errors of the device (a compile, a launch)
-    propagate. The kernels it launches are compiled at once first (``engine.prepare``)."""
+    propagate. The kernels it launches are compiled at once first
+    (``_cupy_engine.prepare``)."""
     start = time.perf_counter()
     kernel = engine.default_kernel()
     rng = np.random.default_rng(SEED)
@@ -113,7 +114,7 @@ def run(engine):
     return Report(kernel, lattices, time.perf_counter() - start)
 
 
-METRICS = ("xauc", "prf", "urf")
+METRICS = cr.METRIC_NAMES
 
 #: Lam values of the batch check: past the grid's 65535 lattices of one launch.
 BIG_BATCH = _launch.MAX_GRID_Y + 3
@@ -274,7 +275,7 @@ def _big_batch(engine, rng, case, metric, mode, shape):
 
 
 def _sort(engine, rng, case, metric, mode, shape):
-    """The device's sort into DP order (``engine.dp_orders``) against NumPy's stable
+    """The device's sort into DP order (``_cupy_engine.dp_orders``) against NumPy's stable
     sort: ties, ``-0.0`` beside ``0.0``, groups interleaved."""
     n, k = shape
     s = rng.integers(-3, 4, n) / 2.0

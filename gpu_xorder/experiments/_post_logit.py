@@ -5,6 +5,8 @@ import itertools
 
 import numpy as np
 
+import cpu_reference
+
 from ..utils import _params as params
 from ..utils._validation import group_position
 from ._baseline_common import (
@@ -153,7 +155,7 @@ class PostLogit:
             raise ValueError(MSG_SEARCH_ALPHA)
         if self.search not in SEARCHES:
             raise ValueError(MSG_SEARCH.format(value=self.search))
-        if self.metric not in ("xauc", "prf", "urf"):
+        if self.metric not in cpu_reference.METRIC_NAMES:
             raise ValueError(MSG_METRIC.format(value=self.metric))
         if (isinstance(self.widen, bool) or not isinstance(self.widen, (int, np.integer))
                 or self.widen < 0):

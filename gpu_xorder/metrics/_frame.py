@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cpu_reference import METRIC_NAMES, METRICS
+
 from ..utils import _frames
 from ..utils._validation import (
     check_choice,
@@ -49,7 +51,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 #: The built-in metrics measured between two groups only (no value per group).
-PAIR_METRICS = ("xauc", "urf")
+PAIR_METRICS = tuple(name for name, m in METRICS.items() if m.per == "pair")
 DIFFERENCE_METHODS = ("between_groups", "to_overall")
 
 
@@ -313,7 +315,7 @@ class RankingMetricFrame:
                    "xauc_ba": [ci.xauc[b, a] for a, b in pairs],
                    "auc": [ci.auc_gap_pairs[pair] for pair in pairs],
                    **{m: [ci.disparity_pairs[m][pair] for pair in pairs]
-                      for m in ("xauc", "prf", "urf")}}
+                      for m in METRIC_NAMES}}
 
         def table(frame, intervals):
             """Intervals of the columns of ``frame`` that have them, in its order."""

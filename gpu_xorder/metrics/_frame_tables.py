@@ -7,11 +7,13 @@ import math
 
 import numpy as np
 
+from cpu_reference import METRIC_NAMES
+
 from ..utils import _frames
 from ._decisions import RATES
 
 #: Metrics a frame can hold by name (besides callables).
-FRAME_METRICS = ("auc", "xauc", "prf", "urf")
+FRAME_METRICS = ("auc",) + METRIC_NAMES
 STATS = ("estimate", "low", "high")
 
 MSG_METRICS = ("metrics must be a non-empty sequence of {choices} or callables "

@@ -1,6 +1,6 @@
 """``XOrder``: the scikit-learn style transformer over ``fair_order`` and the transfer.
 
-A thin layer (STYLE item 6): ``fit`` validates (``_fitting``), learns the ordering with
+A thin layer (STYLE item 6): ``fit`` validates (``_fitted``), learns the ordering with
 :func:`gpu_xorder.fair_order` and the score maps (``_fitted.FittedMaps``, the one object
 of its fitted state that ``transform`` applies; docs/design.md, section 5).
 """
@@ -20,8 +20,7 @@ from ..io import write_json
 from ..utils import _frames, _params
 from ..utils import _validation as v
 from . import _model_file
-from ._fitted import FittedModel
-from ._fitting import check_params, prepare
+from ._fitted import FittedModel, check_params, prepare
 from ._held_out import validated_fit
 from ._promises import warn_unrealised
 from ._scores import check_equal_weights, score_column, shaped
@@ -31,6 +30,8 @@ if TYPE_CHECKING:
 
     import pandas as pd
     from numpy.typing import ArrayLike
+
+    from ..core import Plan
 
 MSG_LAM_SEQUENCE = (
     "XOrder needs a single lam value, got a sequence of {k}; call gpu_xorder.fair_order "
@@ -60,8 +61,11 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         training score (the group ranked highest, which :meth:`summary` names
         advantaged or disadvantaged as ``high_score`` says; on equal means the first in
         sorted label order).
-    backend : {"auto", "numpy", "cupy"}, default="auto"
-        Where the dynamic program runs.
+    backend : {"auto", "numpy", "numba", "cupy"}, default="auto"
+        Where the dynamic program runs, each engine with the same decisions (see
+        :func:`gpu_xorder.fair_order`): ``"numpy"`` the reference, ``"numba"`` the
+        compiled CPU engine, ``"cupy"`` the GPU; ``"auto"`` takes CuPy, then numba,
+        then NumPy.
     method : {"auto", "kd", "iterative", "best"}, default="auto"
         How more than two groups are merged (see :func:`gpu_xorder.fair_order`). With
         more than two groups the reference group keeps its scores and every other group
@@ -273,6 +277,40 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         self._set_fitted(fitting, fitting.solve(checked, lam, progress), lam)
         warn_unrealised(self, fitting, checked["max_disparity"], stacklevel=3)
         return self
+
+    def plan(self, scores: ArrayLike, y: ArrayLike, *,
+             sensitive_features: ArrayLike) -> Plan:
+        """What :meth:`fit` would run on these data, without running it.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n,) or (n, 1)
+            Finite training risk scores.
+        y : array-like of shape (n,)
+            Binary labels (0/1).
+        sensitive_features : array-like of shape (n,) or (n, c)
+            Protected group of every item.
+
+        Returns
+        -------
+        Plan
+            The engine, route, solver of every lam, expected fills, cells, decision
+            bits, estimated seconds and warnings of the fit (after ``subsample``; a
+            sequence ``lam``: of :func:`gpu_xorder.xorder_path` over it); ``print`` it
+            for a summary.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> plan = XOrder(backend="numpy", lam=1.0).plan(
+        ...     np.array([0.9, 0.1, 0.6, 0.4]), np.array([1, 0, 1, 0]),
+        ...     sensitive_features=np.array([0, 0, 1, 1]))
+        >>> plan.engine, plan.sizes
+        ('numpy', (2, 2))
+        """
+        checked = check_params(self.get_params())
+        fitting = prepare(scores, y, sensitive_features, checked, self.reference_group, 4)
+        return fitting.plan(checked, checked["lam"][0])
 
     def transform(self, scores: ArrayLike, *,
                   sensitive_features: ArrayLike) -> np.ndarray | pd.Series | pd.DataFrame:

@@ -19,8 +19,7 @@ from ..io._read import read_text
 from ..utils import _validation as v
 from ..utils._params import PARAMETERS, valid_json
 from ..utils._params import check as check_parameter
-from ._fitted import FittedMaps
-from ._fitting import check_params
+from ._fitted import FittedMaps, check_params
 
 MODEL_FORMAT = "gpu-xorder-model"
 MODEL_VERSION = 2

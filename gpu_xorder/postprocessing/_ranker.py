@@ -32,7 +32,7 @@ from .. import metrics
 from ..utils import _frames, _params
 from ..utils import _validation as v
 from ._estimator import XOrder
-from ._fitting import check_params
+from ._fitted import check_params
 from ._scores import check_equal_weights
 
 if TYPE_CHECKING:

@@ -148,3 +148,26 @@ def _receive(sock, n, deadline, timeout):
                 "the service closed the connection without answering"))
         data += chunk
     return bytes(data)
+
+
+def map_lams(solve_one, head, lams, n_workers, progress, cells):
+    """``[solve_one(*head, lam, progress) for lam in lams]``: one after the other with
+    ``progress`` over all lattices' cells, or in ``n_workers`` worker processes with
+    ``progress`` after every round (``cells`` per lattice)."""
+    if n_workers == 1:
+        return [solve_one(*head, lam, batch_progress(progress, lams.size, k))
+                for k, lam in enumerate(lams)]
+    after = None if progress is None else (
+        lambda done: progress(done * cells, lams.size * cells))
+    return map_in_rounds(solve_one, [(*head, float(lam)) for lam in lams],
+                                   n_workers, after)
+
+
+def batch_progress(progress, n_lattices, k=None):
+    """Progress over the cells of all ``n_lattices`` lattices of a lam batch: those of
+    lattice ``k`` when they are filled one after the other, else all filled together."""
+    if progress is None or n_lattices == 1:
+        return progress
+    if k is None:
+        return lambda done, total: progress(done * n_lattices, total * n_lattices)
+    return lambda done, total: progress(k * total + done, n_lattices * total)

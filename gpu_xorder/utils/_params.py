@@ -15,10 +15,18 @@ Private helpers trust validated values.
 The rules between parameters (and the number of groups) are a second table,
 :data:`RULES`, checked by :func:`check_together`: each rule is written once, with its one
 message, as scikit-learn's constraints are.
+
+Every public entry (``fair_order``, ``XOrder.fit``, ``xorder_path``, ``FairRanker.fit``,
+``gpu-xorder fit``) builds one immutable :class:`Request` through :func:`validate`: each
+parameter by the table, every rule with the full set of names (those not given at their
+defaults, :data:`DEFAULTS`), and the data (:meth:`Request.with_data`) once, with the
+rules that need the number of groups. Nothing below it checks them again.
 """
 
+import dataclasses
+import types
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -175,6 +183,80 @@ RULES = (
 )
 
 
+#: The values of the rules' names that an entry does not take (``fair_order`` has no
+#: ``validation``, ``xorder_path`` no ``max_disparity``): every rule is checked with
+#: every name, so that a name an entry lacks cannot skip a rule.
+DEFAULTS = {"lam": 0.0, "max_disparity": None, "validation": None,
+            "disparity": "absolute", "solver": "auto"}
+
+
+class Data(NamedTuple):
+    """Validated, encoded data: float64 ``scores``, 0/1 ``y``, the sorted group
+    ``labels`` and every item's ``index`` among them."""
+
+    scores: object
+    y: object
+    labels: object
+    index: object
+
+
+@dataclass(frozen=True)
+class Request:
+    """One validated call of a public entry: its parameters (``request[name]``, the
+    values :func:`check` returned; ``"lam"`` is ``(values, is_batch)``) and, once
+    given, its data (:meth:`with_data`). Immutable; made by :func:`validate` only."""
+
+    values: types.MappingProxyType
+    data: Data | None = None
+
+    def __getitem__(self, name):
+        return self.values[name]
+
+    def __contains__(self, name):
+        return name in self.values
+
+    def with_data(self, scores, y, groups):
+        """The request with its data validated once (scores, labels, groups, what the
+        metric needs of every group) and the rules that need the number of groups."""
+        data = check_data(scores, y, groups, self.values.get("metric"))
+        _check_rules([r for r in RULES if "n_groups" in r.names],
+                     {**self._together(), "n_groups": data.labels.size})
+        return dataclasses.replace(self, data=data)
+
+    def _together(self):
+        out = {**DEFAULTS, **{n: self.values[n] for n in DEFAULTS if n in self.values}}
+        if "lam" in self.values:
+            lams, batch = self.values["lam"]
+            out["lam"] = lams if batch else float(lams[0])
+        return out
+
+
+def validate(params, data=None):
+    """The :class:`Request` of ``params`` (a dict by name of the table): each value
+    checked by its row, the rules that need no data with the full set of names, then
+    ``data`` (``(scores, y, groups)``, optional) by :meth:`Request.with_data`."""
+    values = {name: check(name, value) for name, value in params.items()}
+    if "lam" in values:
+        values["lam"][0].flags.writeable = False  # the request is immutable
+    request = Request(types.MappingProxyType(values))
+    check_together(**request._together())
+    return request if data is None else request.with_data(*data)
+
+
+def check_data(scores, y, groups, metric=None):
+    """:class:`Data` of ``scores``, ``y`` and ``groups``: finite scores of a size the
+    engines take, binary labels, at least two groups, and (``metric``) what the metric
+    needs of every group (``_validation.check_supports``)."""
+    s = v.check_scores(scores)
+    v.check_size(s.size)
+    labels_y = v.check_labels(y, s.size)
+    labels, index = v.encode_groups(groups, s.size)
+    v.check_n_groups(labels)
+    if metric is not None:
+        v.check_supports(labels, index, labels_y, metric)
+    return Data(s, labels_y, labels, index)
+
+
 def check(name, value):
     """``value`` validated as parameter ``name`` of the table."""
     return PARAMETERS[name].check(value, name)
@@ -182,9 +264,14 @@ def check(name, value):
 
 def check_together(**values):
     """Raise ``ValueError`` with the message of the first rule of :data:`RULES` that the
-    validated ``values`` break (a rule applies where all its names are given; ``lam``:
-    a float, or a sequence of them)."""
-    for rule in RULES:
+    validated ``values`` break (a rule applies where all its names are given: those of
+    :data:`DEFAULTS` always are in a :class:`Request`, ``n_groups`` with the data;
+    ``lam``: a float, or a sequence of them)."""
+    _check_rules(RULES, values)
+
+
+def _check_rules(rules, values):
+    for rule in rules:
         if all(name in values for name in rule.names) and rule.broken(values):
             raise ValueError(rule.text().format(**values))
 

@@ -14,6 +14,9 @@ import warnings
 
 import numpy as np
 
+from cpu_reference import METRIC_NAMES
+from cpu_reference import METRICS as METRICS_BY_NAME
+
 # the group encoding and pair keys live in _groups; callers reach them here (re-exported)
 from ._groups import (
     INTERSECTION_SEP as INTERSECTION_SEP,
@@ -64,7 +67,8 @@ from ._groups import (
     split_pair_key as split_pair_key,
 )
 
-METRICS = ("xauc", "prf", "urf")
+#: The metrics (``cpu_reference.METRICS``, the registry).
+METRICS = METRIC_NAMES
 DISPARITIES = ("absolute", "signed")
 BACKENDS = ("auto", "numpy", "numba", "cupy")
 METHODS = ("auto", "kd", "iterative", "best")
@@ -448,7 +452,7 @@ def check_supports(labels, index, y, metric):
         raise ValueError("y has no positives; AUC is undefined")
     if neg.sum() == 0:
         raise ValueError("y has no negatives; AUC is undefined")
-    if metric in ("xauc", "prf"):
+    if not METRICS_BY_NAME[metric].any_pairs:  # positives above negatives
         for g in range(k):
             if pos[g] == 0:
                 raise ValueError(MSG_GROUP_LACKS.format(label=labels[g].item(),

@@ -761,19 +761,15 @@ def test_long_cpu_fits_get_an_estimate_and_a_progress_bar(tmp_path, capsys, monk
     (("f", "m"), "auto", None), (("f", "m"), "kd", None), (("a", "b", "c"), "auto", None),
     (("a", "b", "c"), "iterative", 2), (("a", "b", "c"), "best", None)])
 def test_the_estimate_counts_the_cells_the_fit_fills(tmp_path, labels, method, subsample):
-    import argparse
-
     from gpu_xorder import XOrder
 
     s, y, g = _write_csv(tmp_path / "data.csv", n=90, groups=labels)
     totals = []
-    XOrder(lam=1.0, backend="numpy", method=method, subsample=subsample).fit(
-        s, y, sensitive_features=g, progress=lambda done, total: totals.append(total))
-    args = argparse.Namespace(subsample=subsample, method=method, solver="auto", lam=1.0,
-                              disparity="absolute", max_disparity=None)
+    model = XOrder(lam=1.0, backend="numpy", method=method, subsample=subsample)
+    model.fit(s, y, sensitive_features=g, progress=lambda done, total: totals.append(total))
     # two groups: the fills the search is expected to take (the total reported first);
-    # with a method named, the cell rule's one fill (both ask core._choice)
-    assert _fit.lattice_cells(g, args) == totals[0]
+    # with a method named, the cell rule's one fill (the fit carries out its plan)
+    assert model.plan(s, y, sensitive_features=g).cells == totals[0]
 
 
 def test_fit_prints_the_solver_and_its_certificate(tmp_path, capsys):
@@ -828,12 +824,15 @@ def test_help_does_not_import_the_heavy_modules():
     code = ("import sys\nfrom gpu_xorder.cli import main\n"
             "for argv in (['--help'], ['fit', '--help'], ['--version']):\n"
             "    assert main(argv) == 0\n"
-            "heavy = ('sklearn', 'scipy', 'pandas', 'cupy', 'matplotlib', 'cpu_reference')\n"
-            "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & set(heavy)))\n")
+            "heavy = ('sklearn', 'scipy', 'pandas', 'cupy', 'matplotlib')\n"
+            "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & set(heavy)))\n"
+            "print('REFERENCE', sorted(m for m in sys.modules if m.startswith('cpu_ref')))\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "LOADED []" in proc.stdout
+    # of the reference, only the metric registry (the choices of --metric)
+    assert "REFERENCE ['cpu_reference', 'cpu_reference._metrics']" in proc.stdout
     proc = subprocess.run([sys.executable, "-m", "gpu_xorder", "--help"], cwd=REPO,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "--version" in proc.stdout
@@ -902,27 +901,64 @@ def test_max_groups_is_what_the_gpu_takes():
     assert MAX_GROUPS == MAX_OLD_GROUPS + 1
 
 
-def test_the_estimate_prices_many_groups_by_the_calibrated_model(tmp_path):
+def test_the_estimate_prices_many_groups_by_the_calibrated_model():
     """Issue #25: 1000 groups of 4 items were priced at 15 ns a lattice cell (0.15 s)
-    and took 305 s on NumPy; the estimate now follows the calibrated model of the NumPy
-    reference's iterative steps (engine._plan.estimate_seconds), so such a fit gets its
-    note."""
-    import argparse
-
-    import numpy as np
-
+    and took 305 s on NumPy; the plan's estimate now follows the calibrated model of
+    the NumPy reference's iterative steps (engine._plan.estimate_seconds), so such a
+    fit gets its note."""
+    pytest.importorskip("numba")
+    from gpu_xorder.core import _choice
+    from gpu_xorder.engine._plan import NUMBA_ITERATIVE_SECONDS, numpy_work
     from gpu_xorder.engine._plan import estimate_seconds as numpy_seconds
 
-    groups = np.repeat(np.arange(1000), 4)
-    args = argparse.Namespace(subsample=None, method="auto", solver="auto", lam=[0.5],
-                              disparity="absolute", max_disparity=None, metric="xauc")
-    from gpu_xorder.engine._plan import numpy_work
+    def seconds(backend):
+        return _choice.plan([4] * 1000, [0.5], metric="xauc", mode="absolute",
+                            backend=backend, method="auto", solver="auto",
+                            max_disparity=None, memory_limit=None).seconds
 
-    seconds = _fit.estimate_seconds(groups, args, "numpy")
-    assert seconds == numpy_seconds("iterative", [4] * 1000, "numpy", "xauc")
-    assert seconds > _fit.LONG_FIT_SECONDS
+    assert seconds("numpy") == numpy_seconds("iterative", [4] * 1000, "numpy", "xauc")
+    assert seconds("numpy") > _fit.LONG_FIT_SECONDS
     # numba: its own rates; many small groups cost it as much as NumPy, or more
     work = numpy_work("iterative", [4] * 1000, "xauc")
-    assert _fit.estimate_seconds(groups, args, "numba") == pytest.approx(sum(
-        _fit.NUMBA_ITERATIVE_SECONDS.get(key, 0.0) * amount for key, amount in work.items()))
-    assert _fit.estimate_seconds(groups, args, "numba") > seconds
+    assert seconds("numba") == pytest.approx(sum(
+        NUMBA_ITERATIVE_SECONDS.get(key, 0.0) * amount for key, amount in work.items()))
+    assert seconds("numba") > seconds("numpy")
+
+
+def test_fit_plan_prints_what_would_run_and_writes_nothing(tmp_path, capsys):
+    """``fit --plan``: the plan of the fit (engine, route, cells, memory, seconds), exit
+    0, no model or output written (and --model not needed)."""
+    from gpu_xorder import XOrder
+
+    s, y, g = _write_csv(tmp_path / "data.csv", n=120)
+    before = sorted(os.listdir(tmp_path))
+    args = ["fit", str(tmp_path / "data.csv"), "--score", "score", "--label", "outcome",
+            "--group", "sex", "--backend", "numpy", "--lam", "0", "1"]
+    assert main(args + ["--plan", "--output", str(tmp_path / "out.csv")]) == 0
+    assert sorted(os.listdir(tmp_path)) == before
+    printed = capsys.readouterr().out
+    plan = XOrder(lam=[0.0, 1.0], backend="numpy").plan(s, y, sensitive_features=g)
+    assert printed.strip() == str(plan)
+    for field in ("engine   numpy", "route    2-D DP", f"cells    {plan.cells:.3g}",
+                  "memory   ", "seconds  about"):
+        assert field in printed
+    assert main(args) == 2  # without --plan, --model is required
+    assert "--model is required" in capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path)) == before
+
+
+def test_the_demo_warm_up_asks_the_engine_layer(monkeypatch, tmp_path):
+    """Whether a demo warms up and says it compiles is the engine layer's answer: the
+    GPU needs no warm-up; numba compiles where its cache holds no index file."""
+    from gpu_xorder.engine import _backend
+
+    assert _backend.warms_up("numpy")
+    monkeypatch.setattr(_backend, "resolve_backend", lambda name: "cupy")
+    assert not _backend.warms_up("auto")
+    assert not _backend.compiles_on_first_use("numpy")
+    assert not _backend.compiles_on_first_use("cupy")
+    monkeypatch.setattr(_backend.os.path, "dirname", lambda path: str(tmp_path))
+    assert _backend.compiles_on_first_use("numba")  # an empty cache
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "_numba_kernels.fill-1.py311.nbi").write_text("")
+    assert not _backend.compiles_on_first_use("auto")

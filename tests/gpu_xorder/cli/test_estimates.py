@@ -2,7 +2,6 @@
 models grow with, and (slow) that they are within a factor of two of measured CPU
 times on this machine."""
 
-import argparse
 import math
 import re
 import time
@@ -10,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-from gpu_xorder.cli import _costs, _fit, _output
+from gpu_xorder.cli import _costs, _output
 
 pytestmark = pytest.mark.usefixtures("plain_consoles")
 
@@ -60,29 +59,31 @@ def test_the_cost_models_grow_as_the_work_does():
     assert _costs.workers(None) == 1 and _costs.workers(-1, "tcp://x:1") == 1
 
 
-def _fit_args(**kw):
-    args = dict(subsample=None, method="auto", solver="auto", lam=[0.5],
-                disparity="absolute", max_disparity=None, metric="xauc")
-    return argparse.Namespace(**{**args, **kw})
+def _plan(sizes, lams=(0.5,), backend="numpy", **kw):
+    """The plan of a fit of groups of ``sizes`` (``core._choice.plan``, which the
+    command line prints from)."""
+    from gpu_xorder.core import _choice
+
+    args = dict(metric="xauc", mode="absolute", backend=backend, method="auto",
+                solver="auto", max_disparity=None, memory_limit=None, alone=True)
+    return _choice.plan(sizes, list(lams), **{**args, **kw})
 
 
 def test_a_constrained_fit_estimates_its_bound():
     """--max-disparity on a lattice of exact fronts: their size is the data's, so the
     estimate is the bound (the fronts' cap), and says so."""
+    from gpu_xorder.core._choice import EXACT_SECONDS_PER_STATE, front_states_bound
     from gpu_xorder.core._constrained import CONSTRAINT_EXACT_STATES
-    from gpu_xorder.core._estimates import EXACT_SECONDS_PER_STATE
 
-    groups = np.repeat([0, 1], 60)
-    args = _fit_args(lam=None, max_disparity=0.0)
-    assert _fit.bounded(groups, args)
-    assert _fit.estimate_seconds(groups, args, "numpy") >= (
-        CONSTRAINT_EXACT_STATES * EXACT_SECONDS_PER_STATE)
+    constrained = _plan([60, 60], max_disparity=0.0)
+    assert constrained.seconds_bound and constrained.solvers == ("constrained",)
+    assert constrained.seconds >= CONSTRAINT_EXACT_STATES * EXACT_SECONDS_PER_STATE
     # a small lattice has fewer paths into its cells than the cap: C(6, 3) - 1 of 3 x 3
-    assert _fit.front_states_bound(2, 2) == 19 == sum(
+    assert front_states_bound(2, 2) == 19 == sum(
         math.comb(i + j, i) for i in range(3) for j in range(3))
-    assert _fit.estimate_seconds(np.repeat([0, 1], 4), args, "numpy") < 0.1
-    assert not _fit.bounded(groups, _fit_args())
-    assert not _fit.bounded(np.repeat([0, 1], 3000), args)  # no exact fronts there
+    assert _plan([4, 4], max_disparity=0.0).seconds < 0.1
+    assert not _plan([60, 60]).seconds_bound
+    assert not _plan([3000, 3000], max_disparity=0.0).seconds_bound  # no exact fronts
 
 
 # ------------------------------------------------------------- calibration (slow)
@@ -165,8 +166,8 @@ def test_the_numba_fit_estimate_is_within_two(k, per):
     XOrder(lam=0.5, backend="numba").fit(s[warm], y[warm], sensitive_features=g[warm])
     measured = _cpu(lambda: XOrder(lam=0.5, backend="numba", method="iterative").fit(
         s, y, sensitive_features=g))
-    _within_two(measured, _fit.estimate_seconds(g, _fit_args(method="iterative"), "numba"),
-                "numba iterative fit")
+    _within_two(measured, _plan(np.bincount(g), backend="numba",
+                                method="iterative").seconds, "numba iterative fit")
 
 
 @pytest.mark.slow

@@ -175,7 +175,7 @@ def test_session_builds_inputs_once_and_reads_the_budget_once(monkeypatch):
     fills = res.extra["fills"]
     assert fills["coarse_fills"] + fills["bit_fills"] + fills["final_fills"] > 8
     assert len(built) == len({id(lat) for lat in built}) <= 4
-    assert len(reads) == 2  # the engine's, and the exact solver's budget (_api)
+    assert len(reads) == 2  # the engine's, and the plan's (bands, the exact solver)
 
 
 def test_long_paths_do_not_keep_their_states(monkeypatch):

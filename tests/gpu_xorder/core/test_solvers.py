@@ -439,7 +439,7 @@ def test_auto_says_when_it_keeps_the_cell_rule_uncertified(monkeypatch):
     """No silent cliff: above the NumPy limit auto runs the rule, says so in a warning
     and in the result, with the estimate of a certified solve; the estimate function
     gives the CLI the same figures."""
-    from gpu_xorder.core import _choice, _estimates
+    from gpu_xorder.core import _choice
     from gpu_xorder.engine import _numpy_engine
 
     monkeypatch.setattr(_numpy_engine, "CERTIFIED_CELLS", 100)
@@ -457,9 +457,9 @@ def test_auto_says_when_it_keeps_the_cell_rule_uncertified(monkeypatch):
     assert _choice.choose_solver("auto", "absolute", [1.0], 441,
                                  _numpy_engine.CERTIFIED_CELLS) == "paper"
     assert _choice.choose_solver("auto", "absolute", [1.0], 441, np.inf) == "auto"
-    rule = _estimates.estimate_solver_seconds("paper", 20, 20, [1.0], 1e-6)
+    rule = _choice.estimate_solver_seconds("paper", 20, 20, [1.0], 1e-6)
     assert rule == pytest.approx(441e-6)
-    certified = _estimates.estimate_solver_seconds("lagrangian", 20, 20, [1.0], 1e-6)
+    certified = _choice.estimate_solver_seconds("lagrangian", 20, 20, [1.0], 1e-6)
     assert certified == pytest.approx(_solvers.expected_fills("lagrangian", 1.0, 20) * rule)
 
 

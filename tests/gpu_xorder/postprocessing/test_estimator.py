@@ -10,8 +10,7 @@ from sklearn.exceptions import NotFittedError
 
 from gpu_xorder import XOrder, fair_order, metrics, xorder_path
 from gpu_xorder.postprocessing._estimator import MSG_LAM_SEQUENCE
-from gpu_xorder.postprocessing._fitted import MSG_UNSEEN
-from gpu_xorder.postprocessing._fitting import MSG_REFERENCE
+from gpu_xorder.postprocessing._fitted import MSG_REFERENCE, MSG_UNSEEN
 from gpu_xorder.postprocessing._path import MSG_PATH_LAM
 from gpu_xorder.utils import _validation as v
 from support.oracles import equal_pairs, pair_frac, within_group_changes

@@ -259,7 +259,7 @@ def test_held_out_choice_keeps_a_weight_whose_disparity_sits_on_the_ceiling(monk
     exactly 1/10 that rounds to 0.1 + 1e-16 is within 0.1."""
     from gpu_xorder import XOrder
     from gpu_xorder.postprocessing import _held_out
-    from gpu_xorder.postprocessing._fitting import check_params
+    from gpu_xorder.postprocessing._fitted import check_params
 
     X2, y2, g2 = two_groups(8, 7)                     # |D| 1/10, AUC 0.75
     fair = two_groups(5, 5)[0][:, 0]                  # the same items: |D| 0, AUC 0.5

@@ -1,0 +1,83 @@
+"""The metric registry: every fact of a disparity metric that is not its mathematics,
+in one table (:data:`METRICS`) that the reference, the engines (the kernels' metric
+codes, the CUDA ``METRIC_*`` defines generated from them), the metrics, the plots, the
+command line, the report and the experiments read.
+
+A metric's mathematics is the reference's (its pair term, ``_objective.PAIR_TERM``,
+built from ``any_pairs``; its G-hat in ``_objective`` and ``_kobjective``) and the
+kernels' (CONTRIBUTING, "Adding a metric").
+"""
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class CounterKinds:
+    """The pair counters a metric keeps (docs/design.md, section 3.1).
+
+    ``kinds``: ``("C",)`` (positive above negative) or ``("C", "U")`` (and any above
+    any, URF); ``names``: the two-group counters, in the order every engine keeps them.
+    Derived: ``has_u``, whether the metric keeps ``U`` (URF); ``per_pair``, the counters
+    of one pair of groups, every kind in both directions (2 or 4); ``state_rows``, the
+    float64 state rows of one pair in the fills, ``C`` in both directions and for URF
+    ``U[g][h] - U[h][g]`` (2 or 3: the final ``U`` follow from ``U[g][h] + U[h][g]``,
+    the pairs of g and h with an item placed).
+    """
+
+    kinds: tuple
+    names: tuple
+    has_u: bool = field(init=False)
+    per_pair: int = field(init=False)
+    state_rows: int = field(init=False)
+
+    def __post_init__(self):
+        # plain attributes, not properties: the fills read them per lattice
+        has_u = "U" in self.kinds
+        object.__setattr__(self, "has_u", has_u)
+        object.__setattr__(self, "per_pair", 2 * len(self.kinds))
+        object.__setattr__(self, "state_rows", 2 * len(self.kinds) - has_u)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One disparity metric (docs/design.md, section 2).
+
+    ``name``: the parameter value (``metric="xauc"``); ``short``: its name in text
+    (``"xAUC"``); ``display``: its disparity's (``"Delta-xAUC"``); ``pair_display``:
+    the name of one pair's disparity (``"Delta-xAUC"``; URF's difference of the pair
+    is its value, ``"URF"``); ``definition``: the
+    disparity in words, over the pairs of groups; ``code``: the kernels' metric code
+    (numba's ``METRIC_CODE``, CUDA's ``METRIC_XAUC``, ...); ``kinds``: the counters it
+    keeps (:class:`CounterKinds`); ``any_pairs``: its pair term counts pairs of any two
+    items (URF's U) rather than positives above negatives; ``per``: ``"pair"``, a value
+    of an ordered pair of groups (xAUC(g, h), P(S^g > S^h)), or ``"group"``, a value of
+    one group (PRF(g)).
+    """
+
+    name: str
+    short: str
+    display: str
+    pair_display: str
+    definition: str
+    code: int
+    kinds: CounterKinds
+    any_pairs: bool
+    per: str
+
+
+#: The registry, in the order every table and picture lists the metrics.
+METRICS = {m.name: m for m in (
+    Metric("xauc", "xAUC", "Delta-xAUC", "Delta-xAUC",
+           "the largest |xAUC(g, h) - xAUC(h, g)| over pairs",
+           0, CounterKinds(("C",), ("cab", "cba")), False, "pair"),
+    Metric("prf", "PRF", "Delta-PRF", "Delta-PRF",
+           "the largest |PRF(g) - PRF(h)| over pairs",
+           1, CounterKinds(("C",), ("cab", "cba")), False, "group"),
+    Metric("urf", "URF", "Delta-URF", "URF",
+           "the largest |P(an item of g above one of h) - P(one of h above one of g)| "
+           "over pairs", 2, CounterKinds(("C", "U"), ("cab", "cba", "uab", "uba")), True,
+           "pair"),
+)}
+
+#: The metrics' names (the choices of ``metric``).
+METRIC_NAMES = tuple(METRICS)
