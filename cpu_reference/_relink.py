@@ -14,6 +14,7 @@ good as both paths.
 import numpy as np
 
 from ._fronts import final_counters, pair_increments, pair_terms_of_states
+from ._metrics import METRICS
 from ._objective import flipped, pair_scales
 
 
@@ -42,7 +43,7 @@ def relink_terms(lat):
     c, metric = lat.consts, lat.metric
     scale_first, scale_second = pair_scales(c, metric)
     w_a, w_b = (float(c.w_q[0]), float(c.w_b)) if metric == "prf" else (0.0, 0.0)
-    return ({"xauc": 0, "prf": 1, "urf": 2}[metric], float(c.w), float(c.inv_auc), w_a, w_b,
+    return (METRICS[metric].code, float(c.w), float(c.inv_auc), w_a, w_b,
             float(scale_first), float(scale_second), bool(flipped(c, "signed")))
 
 

@@ -377,28 +377,26 @@ def _announce(args, n, k, n_columns, method, groups=None):
 
 def _model_path_seconds(args, groups):
     """Seconds of the xOrder path the report fits on the data with --model (its
-    trade-off along lam; ``fit``'s cost model, CPU engines), None where none is fitted
-    or there is no model of its cost (the GPU)."""
-    import argparse
-
-    from ..engine._backend import resolve_backend
+    trade-off along lam; the plan's cost model, ``core._choice.plan``), None where none
+    is fitted or there is no model of its cost (the GPU)."""
+    from ..core._choice import plan
     from ..postprocessing import XOrder
     from ..report._audit import TRADEOFF_LAMS, TRADEOFF_MAX_ITEMS
-    from ._fit import estimate_seconds
 
     if args.report is None or args.model is None or groups is None:
         return None
     if groups.size > TRADEOFF_MAX_ITEMS:
         return None
-    engine = resolve_backend("auto")
-    if engine == "cupy":
-        return None
     est = XOrder.load(args.model)
     lams = sorted(set(TRADEOFF_LAMS) | {float(est.lam)})
-    fits = argparse.Namespace(subsample=None, method=est.method, solver=est.solver,
-                              lam=lams, max_disparity=None, disparity=est.disparity,
-                              metric=est.metric, memory_limit=None)
-    return estimate_seconds(groups, fits, engine)
+    sizes = np.unique(groups, return_counts=True)[1]
+    try:
+        fits = plan(sizes, lams, metric=est.metric, mode=est.disparity, backend="auto",
+                    method=est.method, solver=est.solver, max_disparity=None,
+                    memory_limit=None, alone=True, exact_budget=est.exact_budget)
+    except (ValueError, MemoryError):  # the fit itself says what fails
+        return None
+    return fits.seconds
 
 
 def _items_of(groups, labels):

@@ -252,8 +252,6 @@ class Step:
 
     method: str
     eng: object = dataclasses.field(repr=False, compare=False)
-    solver: str = dataclasses.field(repr=False, default="auto")
-    exact_budget: float = dataclasses.field(repr=False, default=_solvers.EXACT_BUDGET)
     budget: int | None = dataclasses.field(repr=False)
     workers: int
     cells: int
@@ -305,6 +303,10 @@ class Plan:
         Bytes the exact solver's fronts may take (two groups).
     eng : module
         The engine (``engine._interface.Engine``) that runs the route.
+    solver : str
+        The solver asked for (``"auto"``, ``"paper"``, ...), as the request gave it.
+    exact_budget : float
+        Seconds ``"auto"`` may spend in the exact solver (``_exact.exact_allowance``).
     """
 
     engine: str
@@ -329,6 +331,8 @@ class Plan:
     uncertified: tuple = dataclasses.field(repr=False)
     host_budget: int | None = dataclasses.field(repr=False)
     eng: object = dataclasses.field(repr=False, compare=False)
+    solver: str = dataclasses.field(repr=False, default="auto")
+    exact_budget: float = dataclasses.field(repr=False, default=_solvers.EXACT_BUDGET)
 
     @property
     def two_group(self):
@@ -406,11 +410,14 @@ def _two_group_plan(eng, solver, lams, common):
         warning, uncertified, chosen = None, (None,), ("constrained",)
     else:
         seconds = cells * fills * (eng.FILL_SECONDS_PER_CELL or 0.0)
-        # "auto" runs the exact solver where its cost model fits the budget: at most that
+        # "auto" runs the exact solver where its cost model fits the budget: its
+        # expected cost (``_exact.exact_cost``), at most the budget, per lam
         budget = common["exact_budget"]
         if budget > 0 and _solvers.exact_cost(n_a, n_b, _solvers.EXACT_MUS, 0) <= budget:
-            seconds += budget * sum(1 for c, lam in zip(chosen, lams) if c == "auto"
-                                    and lam > 0)
+            exact = min(budget, _solvers.exact_cost(n_a, n_b, _solvers.EXACT_MUS,
+                                                    EXACT_STATES_PER_CELL * cells))
+            seconds += exact * sum(1 for c, lam in zip(chosen, lams) if c == "auto"
+                                   and lam > 0)
         bound = False
         warning, uncertified = _uncertified(solver, chosen, lams, n_a, n_b, eng,
                                             common["alone"])

@@ -19,7 +19,7 @@ small rounds, each paying NumPy's call overhead. Here one compiled loop does the
   state of the largest ``auc - lam * |d|`` is walked back to the segments chosen.
 
 numba is imported with this module, which only the engine choice of a solve on numba
-imports (``_relink.relink_for``; ``import gpu_xorder`` never loads it); the kernel is
+imports (``_solvers.relink_for``; ``import gpu_xorder`` never loads it); the kernel is
 cached on disk (``cache=True``).
 """
 

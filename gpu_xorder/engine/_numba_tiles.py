@@ -11,6 +11,8 @@ only by ``_numba_engine``, and only when that engine runs.
 
 from numba import njit, prange
 
+from cpu_reference import METRIC_NAMES
+
 from ._numba_kernels import SEGMENTS
 
 
@@ -54,7 +56,7 @@ def _tile_rounds(segment, parallel, name):
     return njit(parallel=parallel, nogil=True, boundscheck=False)(rounds)
 
 
-_KINDS = ("lean_2", "lean_3", "xauc", "prf", "urf")  # the order of SEGMENTS
+_KINDS = ("lean_2", "lean_3") + METRIC_NAMES  # the order of SEGMENTS
 (_rounds_lean_2, _rounds_lean_3, _rounds_xauc, _rounds_prf, _rounds_urf) = (
     _tile_rounds(f, True, f"_rounds_{kind}") for f, kind in zip(SEGMENTS, _KINDS))
 (_serial_lean_2, _serial_lean_3, _serial_xauc, _serial_prf, _serial_urf) = (

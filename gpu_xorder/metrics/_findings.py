@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cpu_reference import METRICS
+
 from ..utils import _params as params
 from ..utils import _validation
 from ..utils._validation import group_position
@@ -67,7 +69,7 @@ DEFAULT_DELTA = _validation.DEFAULT_DELTA
 #: The four-fifths rule: a selection-rate ratio (smallest over largest) below 0.8.
 FOUR_FIFTHS = 0.8
 VERDICTS = ("disadvantages", "parity", "inconclusive")
-MEASURE_NAMES = {"xauc": "Delta-xAUC", "prf": "Delta-PRF", "urf": "Delta-URF",
+MEASURE_NAMES = {**{name: m.display for name, m in METRICS.items()},
                  "selection_rate": "selection rate", "tpr": "TPR", "fpr": "FPR",
                  "precision": "precision",
                  "selection_rate_ratio": "selection-rate ratio"}
@@ -434,7 +436,7 @@ def _sentence(f, every):
     """The finding's sentence: the verdict first, then the numbers and the rule."""
     m, g, h = f["measure"], mark(f["group"]), mark(f["other"])
     p, q = mark(f["pair"][0]), mark(f["pair"][1])
-    ranking = m in ("xauc", "prf", "urf")
+    ranking = m in METRICS
     if f["level"] is None:
         ci = f"gap {limit(f['estimate'])}; no interval was computed, so no verdict"
     else:

@@ -269,7 +269,8 @@ def test_integer_groups_and_the_new_parameters_load(tmp_path):
     with pytest.raises(ValueError, match="a map's group: (True|False) is not among"):
         XOrder.load(path)
     doc = json.loads(json.dumps(doc).replace("true", "1").replace("false", "0"))
-    params = ("solver", "max_disparity", "validation") + _model_file.REQUIRED_PARAMS
+    params = ("solver", "max_disparity", "validation", "exact_budget") + (
+        _model_file.REQUIRED_PARAMS)
     for extra, message in [({"solver": "exact", "max_disparity": 0.1}, None),
                            ({"solver": "exact", "max_disparity": None}, None),
                            ({"solver": "magic"}, "'params.solver' must be one of"),
