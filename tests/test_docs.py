@@ -574,6 +574,11 @@ FAIRLEARN_PAGE = REPO / "docs" / "fairlearn.md"
 COMPARISON = REPO / "examples" / "plot_fairlearn_comparison.py"
 
 
+#: How far FairRanker's numbers on docs/fairlearn.md may move from CPU to CPU (measured:
+#: up to 0.005 between OpenBLAS's default and Prescott kernels).
+FAIR_RANKER_SPREAD = 0.006
+
+
 def test_fairlearn_page_quotes_what_the_comparison_prints():
     """The table of docs/fairlearn.md's "Side by side on COMPAS" is what the gallery's
     examples/plot_fairlearn_comparison.py prints (within one unit of the last digit: the
@@ -600,7 +605,17 @@ def test_fairlearn_page_quotes_what_the_comparison_prints():
     with contextlib.redirect_stdout(printed), threadpool_limits(1):
         runpy.run_path(str(COMPARISON), run_name="__docs__")
     plt.close("all")
-    assert docblocks.matches(table, printed.getvalue()), printed.getvalue()
+    got, want = printed.getvalue().strip().splitlines(), table.shown.strip().splitlines()
+    assert len(got) == len(want), printed.getvalue()
+    for g, w in zip(got, want):  # the labels and the numbers of each line
+        g_num, w_num = re.findall(r"\d+\.\d+", g), re.findall(r"\d+\.\d+", w)
+        assert re.sub(r"\d+\.\d+", "#", g) == re.sub(r"\d+\.\d+", "#", w), (g, w)
+        # the unadjusted and ThresholdOptimizer columns within one unit of the last
+        # digit; FairRanker's (the last) within FAIR_RANKER_SPREAD: xOrder's interleaving
+        # at lam=0.5 moves with the last bits of the trained regressions (the page says so)
+        for k, (a, b) in enumerate(zip(g_num, w_num)):
+            spread = FAIR_RANKER_SPREAD if (len(g_num) == 3 and k == 2) else 1e-3
+            assert abs(float(a) - float(b)) <= spread + 1e-9, (g, w)
     prose = re.sub(r"^( *)```.*?^\1```", "", section, flags=re.MULTILINE | re.DOTALL)
     prose = re.sub(r"<!--.*?-->|`[^`]*`", "", prose, flags=re.DOTALL)  # not `lam=0.5`
     quoted = re.findall(r"\d+\.\d+", prose)
