@@ -26,7 +26,7 @@ def validated_fit(est, checked, scores, y, sensitive_features, progress):
     """``XOrder(max_disparity=eps, validation=...)``: fit every lam of
     ``VALIDATION_LAMS``, keep the one whose held-out scores have the best AUC with
     ``|D| <= eps``; ``XOrder(lam=lam, validation=...)``: the best ``AUC - lam |D|``.
-    ``checked``: the validated parameters of ``est`` (``_fitting.check_params``).
+    ``checked``: the validated parameters of ``est`` (``_fitted.check_params``).
     Returns the chosen fitted model (refitted on all the data, for a share) and the
     table of ``validation_``."""
     params = {k: val for k, val in est.get_params().items()
