@@ -61,7 +61,8 @@ def run(args):
         params = dict(metric=args.metric, disparity=args.disparity,
                       reference_group=reference, backend=args.backend,
                       method=args.method, subsample=args.subsample,
-                      memory_limit=args.memory_limit, solver=args.solver)
+                      memory_limit=args.memory_limit, solver=args.solver,
+                      exact_budget=args.exact_budget)
         est = XOrder(lam=0.0 if args.max_disparity is not None else lams,
                      max_disparity=args.max_disparity, **params)
         _check_subsample(scores, y, groups, args)

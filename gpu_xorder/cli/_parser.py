@@ -51,6 +51,11 @@ def _finite(text):
     return _number(text, float, math.isfinite, "a finite number")
 
 
+def _seconds(text):
+    return _number(text, float, lambda x: math.isfinite(x) and x >= 0.0,
+                   "a finite number of seconds >= 0")
+
+
 def _share(text):
     return _number(text, float, lambda x: 0.0 < x <= 1.0, "a number in (0, 1]")
 
@@ -181,6 +186,10 @@ def build_parser():
                      "(default: the highest mean score)")
     fit.add_argument("--subsample", type=_positive,
                      help="learn on every k-th item of each group")
+    fit.add_argument("--exact-budget", type=_seconds, default=2.0, metavar="SECONDS",
+                     help="seconds the default solver may spend in the exact solver per "
+                          "lam (default: 2; 0: the Lagrangian search alone, the fastest "
+                          "for several --lam values)")
     fit.add_argument("--memory-limit", type=_memory_size, metavar="SIZE",
                      help="most memory the decision bits may take: bytes (1e9) or a size "
                           "with a unit (2GB, 512MiB); beyond, banded (same result)")

@@ -864,6 +864,39 @@ def test_fit_several_lams_prints_the_path_and_saves_the_chosen_model(tmp_path, c
                                   want.train_scores_adjusted_)
 
 
+def test_fit_takes_the_exact_budget(tmp_path, capsys):
+    """--exact-budget reaches the model (its parameters, the solver's reason) as
+    XOrder(exact_budget=...) does; a negative or non-finite one is refused by the parser,
+    before any work."""
+    import json
+
+    from gpu_xorder import XOrder
+
+    train = tmp_path / "train.csv"
+    s, y, g = _write_csv(train, n=60)
+    args = ["fit", str(train), "--score", "score", "--label", "outcome", "--group", "sex",
+            "--backend", "numpy", "--lam", "1"]
+    solvers = []
+    for budget in ("0", "2"):
+        path = tmp_path / f"m{budget}.json"
+        assert main(args + ["--model", str(path), "--exact-budget", budget]) == 0
+        text = capsys.readouterr().out
+        want = XOrder(lam=1.0, backend="numpy", exact_budget=float(budget)).fit(
+            s, y, sensitive_features=g)
+        assert json.loads(path.read_text())["params"]["exact_budget"] == float(budget)
+        assert XOrder.load(path).exact_budget == float(budget)
+        assert f"solver auto ({want.result_.solver})" in " ".join(text.split())
+        solvers.append(want.result_.solver)
+    assert solvers == ["lagrangian", "exact"]  # 30 per group: the default budget fits
+    for bad in ("-1", "inf"):
+        assert main(args + ["--model", str(tmp_path / "x.json"), "--exact-budget",
+                            bad]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err[-1] == ("gpu-xorder fit: error: argument --exact-budget: must be a "
+                           f"finite number of seconds >= 0, got {bad}")  # argparse's usage
+        assert not (tmp_path / "x.json").exists()
+
+
 @pytest.mark.parametrize("extra,message", [
     (["--lam", "0.1", "1", "--choose", "0.3"], "--choose 0.3 is not one of the --lam "
                                               "values (0.1, 1)"),
