@@ -400,6 +400,15 @@ def relink_for(engine_name):
     return cpu_reference.relink
 
 
+def exact_fits(n_a, n_b, budget):
+    """Whether ``solver="auto"`` may run the exact solver on an ``n_a`` x ``n_b``
+    lattice within ``budget`` seconds: a lattice it takes (``EXACT_MAX_CELLS``) whose
+    completion tables and diagonals alone fit the budget (the fronts' states get the
+    rest: ``exact_allowance``). The one test the solve and the plan both ask."""
+    return ((n_a + 1) * (n_b + 1) <= EXACT_MAX_CELLS
+            and exact_cost(n_a, n_b, EXACT_MUS, 0) <= budget)
+
+
 def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
                    exact_budget=EXACT_BUDGET, relink=cpu_reference.relink):
     """``solver`` ("lagrangian", "exact" or "auto") for every lam:
@@ -422,8 +431,7 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
     budget = None if solver == "exact" else exact_budget
     # the exact solver may run: the search to the end first (its bound prunes the
     # fronts: 1.2e6 states against 3.9e7 after the early stop, 1,846 items, prf)
-    exact_may_run = solver == "auto" and lat.n_cells <= EXACT_MAX_CELLS and (
-        exact_cost(lat.n_a, lat.n_b, EXACT_MUS, 0) <= budget)
+    exact_may_run = solver == "auto" and exact_fits(lat.n_a, lat.n_b, budget)
     solved, search, tally = lagrangian(lat, lams, fills, finals,
                                        converge=solver != "auto" or exact_may_run,
                                        batch=batch, relink=relink)
