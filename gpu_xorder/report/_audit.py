@@ -36,7 +36,7 @@ from ..metrics._ranking import defined
 from ..metrics._wording import rule_text
 from ..utils import _params as params
 from ..utils._pairs import MAX_FOREST_GROUPS, PLOT_PAIRS, forest_rows, worst_pairs
-from ..utils._text import isolated
+from ..utils._text import isolated, visible
 from ..utils._validation import check_count, check_labels, check_scores, encode_groups
 from ..utils._version import __version__
 from . import _figures
@@ -164,6 +164,11 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike] | RankingMetricFram
     for name, value in (("title", title), ("decision", decision), ("context", context)):
         if value is not None and not isinstance(value, str):
             raise TypeError(MSG_TEXT.format(name=name, type=type(value).__name__))
+    # the user's own text shown as written, its characters that act escaped (a control
+    # character, or U+202E turning the page's numbers around, even in <title>), as the
+    # labels are in the pictures and on a terminal
+    title, decision = (None if v is None else visible(v) for v in (title, decision))
+    context = None if context is None else visible(context, keep="\n\t")
     jinja2 = _import_jinja2()
     _figures._matplotlib()
     if isinstance(scores, RankingMetricFrame):

@@ -553,3 +553,22 @@ def test_the_distributions_of_many_groups_keep_their_axes():
         picture = _figures.distributions(s, g, y)
     s2, y2, g2 = data(40, seed=7)  # two groups
     assert picture.height > 2 * _figures.distributions(s2, g2, y2).height
+
+
+@pytest.mark.parametrize("text", ["loan \u202e 0.867", "evil \x1b[2J", "a\u2066b\u2069 c"])
+def test_the_users_own_text_never_acts_on_the_page(text):
+    """title, decision and context, like the labels: a control or bidi character is
+    shown as its escape wherever the text stands (U+202E in --title once reached the
+    page's <title>, outside any <bdi>; an escape sequence reached the HTML)."""
+    from gpu_xorder.utils._text import visible
+
+    s, y, g = data()
+    page = audit_report(s, y, g, high_score="favourable", level=None, threshold=0.5,
+                        title=text, decision=text, context=f"{text}\nline two")
+    acting = {"\u202e", "\x1b", "\u2066", "\u2069"}
+    # the Unicode isolates the pictures put around labels are the page's own: none
+    # comes from the user's text, so none stands outside the SVGs
+    outside = re.sub(r"data:image/[^\"']+", "", page)
+    assert not acting & set(outside), [c for c in acting if c in outside]
+    assert f"<title>{visible(text)}</title>" in page
+    assert f"{visible(text)}\nline two" in page
