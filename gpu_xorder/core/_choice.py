@@ -342,7 +342,10 @@ class Plan:
     def __str__(self):
         lines = [f"engine   {self.engine}",
                  f"route    {ROUTES[self.route]}",
-                 "groups   " + " x ".join(str(n) for n in self.sizes),
+                 "groups   " + (" x ".join(str(n) for n in self.sizes)
+                                  if len(self.sizes) <= SHOWN_SIZES else
+                                  f"{len(self.sizes)} of {min(self.sizes)} to "
+                                  f"{max(self.sizes)} rows ({sum(self.sizes)} in all)"),
                  "lams     " + ("max |D| {:g}".format(self.max_disparity)
                                 if self.max_disparity is not None else
                                 " ".join(f"{x:g}" for x in self.lams))]
@@ -359,6 +362,8 @@ class Plan:
         return "\n".join(lines)
 
 
+#: Groups whose sizes ``Plan.__str__`` lists one by one; beyond, their range.
+SHOWN_SIZES = 8
 #: The routes in words (``Plan.__str__``).
 ROUTES = {"2d": "2-D DP (two groups)",
           "banded": "2-D DP in bands of rows (decision bits over the memory budget)",

@@ -114,3 +114,21 @@ def test_a_plan_refuses_what_the_solve_refuses():
     s, y, g = _data(6, 3)
     with pytest.raises(MemoryError, match="GiB of decision bits, over memory_limit"):
         fair_order(s, y, g, method="kd", memory_limit=1, backend="numpy", plan_only=True)
+
+
+def test_a_plan_of_many_groups_gives_the_range_of_their_sizes():
+    """Up to SHOWN_SIZES groups their sizes one by one; beyond, how many, the smallest,
+    the largest and the total (200 groups once printed a line of 200 sizes)."""
+    from gpu_xorder.core._choice import SHOWN_SIZES
+
+    rng = np.random.default_rng(3)
+    for k in (SHOWN_SIZES, SHOWN_SIZES + 1, 40):
+        g = np.repeat(np.arange(k), rng.integers(3, 9, k))
+        s, y = rng.random(g.size), np.tile([0, 1], g.size)[:g.size]
+        plan = fair_order(s, y, g, lam=0.5, method="iterative", backend="numpy",
+                          plan_only=True)
+        sizes = np.bincount(g)
+        line = next(x for x in str(plan).splitlines() if x.startswith("groups   "))
+        want = (" x ".join(map(str, sizes)) if k <= SHOWN_SIZES else
+                f"{k} of {sizes.min()} to {sizes.max()} rows ({g.size} in all)")
+        assert line == "groups   " + want
