@@ -3,9 +3,10 @@
 The fallback backend of ``gpu_xorder`` and the source of truth every CUDA kernel is
 tested against, decision for decision.
 
-The names below are imported on first use (PEP 562), so that reading the metric
-registry (``METRICS``, ``_metrics.py``) loads no dynamic program: the command line's
-``--help`` takes its metric choices from it.
+The names below are imported on first use (PEP 562), so that importing the package
+loads no dynamic program. The facts of the metrics that are not mathematics (names,
+codes, counters) the reference reads from the metric registry,
+``gpu_xorder.utils._metrics``: the floor under both packages, which imports nothing.
 """
 
 import importlib
@@ -14,7 +15,6 @@ import importlib
 _EXPORTS = {
     "COUNTERS": ("._lattice", "COUNTERS"),
     "COUNTER_KINDS": ("._lattice", "COUNTER_KINDS"),
-    "CounterKinds": ("._metrics", "CounterKinds"),
     "EPS_TOLERANCE": ("._fronts", "EPS_TOLERANCE"),
     "FrontsTooLarge": ("._fronts", "FrontsTooLarge"),
     "HostWalker": ("._banded", "HostWalker"),
@@ -22,10 +22,6 @@ _EXPORTS = {
     "KProblem": ("._kgroups", "KProblem"),
     "KdLayout": ("._kd", "KdLayout"),
     "KdObjective": ("._kobjective", "KdObjective"),
-    "METRICS": ("._metrics", "METRICS"),
-    "METRIC_NAMES": ("._metrics", "METRIC_NAMES"),
-    "MSG_SIGNED_TWO": ("._objective", "MSG_SIGNED_TWO"),
-    "Metric": ("._metrics", "Metric"),
     "NoneLeft": ("._fronts", "NoneLeft"),
     "PAD": ("._objective", "PAD"),
     "PRUNE_TOLERANCE": ("._fronts", "PRUNE_TOLERANCE"),
@@ -86,16 +82,11 @@ __all__ = [
     "PRUNE_TOLERANCE",
     "COUNTERS",
     "COUNTER_KINDS",
-    "CounterKinds",
     "FrontsTooLarge",
     "KD_CHUNK_BYTES",
     "KProblem",
     "NoneLeft",
     "KdLayout",
-    "METRICS",
-    "METRIC_NAMES",
-    "Metric",
-    "MSG_SIGNED_TWO",
     "PAD",
     "KdObjective",
     "StepConstants",

@@ -30,8 +30,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from gpu_xorder.utils._metrics import METRICS
+
 from ._kgroups import build_constants, build_problem
-from ._metrics import METRICS
 
 #: Per metric, the counters it keeps (the registry's ``kinds``).
 COUNTER_KINDS = {name: m.kinds for name, m in METRICS.items()}

@@ -33,12 +33,9 @@ the other order is ``-t``, carried as ``t * (-lam)``, the same double as ``(-t) 
 
 import numpy as np
 
-from ._lattice import COUNTER_KINDS
-from ._metrics import METRICS
+from gpu_xorder.utils._metrics import METRICS, MSG_SIGNED_TWO
 
-#: The signed disparity ``D`` is the term of one pair of groups: the one message of the
-#: rule, wherever it is checked (``gpu_xorder.utils._params.RULES``, the fills).
-MSG_SIGNED_TWO = "disparity='signed' is defined for two groups only, got {n_groups}"
+from ._lattice import COUNTER_KINDS
 
 # ------------------------------------------------------------------ the disparity term
 

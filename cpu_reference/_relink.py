@@ -13,8 +13,9 @@ good as both paths.
 
 import numpy as np
 
+from gpu_xorder.utils._metrics import METRICS
+
 from ._fronts import final_counters, pair_increments, pair_terms_of_states
-from ._metrics import METRICS
 from ._objective import flipped, pair_scales
 
 

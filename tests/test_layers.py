@@ -1,5 +1,6 @@
-"""The package's layers (CONTRIBUTING.md): which subpackage may import which, and no
-circle of imports between modules, function-local imports included."""
+"""The package's layers (CONTRIBUTING.md): which subpackage may import which (the
+reference, ``cpu_reference``, one layer among them), and no circle of imports between
+modules, function-local imports included."""
 
 import ast
 from pathlib import Path
@@ -9,33 +10,41 @@ import pytest
 from support import REPO
 
 PACKAGE = Path(__file__).resolve().parents[1] / "gpu_xorder"
+REFERENCE = PACKAGE.parent / "cpu_reference"
 
-#: Subpackage -> the subpackages it may import (besides itself and ``cpu_reference``).
+#: The metric registry: the floor under both packages, which imports nothing, and the
+#: one module of ``gpu_xorder`` the reference reads.
+REGISTRY = "gpu_xorder.utils._metrics"
+
+#: Layer (a subpackage, or the reference) -> the layers it may import (besides itself).
 ALLOWED = {
     "utils": set(),
-    "io": {"utils"},
-    "datasets": {"utils"},
-    "engine": {"utils"},
-    "metrics": {"utils"},
-    "core": {"utils", "engine", "metrics"},
-    "plotting": {"utils", "metrics"},
-    "postprocessing": {"utils", "io", "engine", "core", "metrics"},
-    "experiments": {"utils", "io", "datasets", "engine", "core", "metrics", "plotting",
-                    "postprocessing"},
-    "report": {"utils", "io", "metrics", "plotting", "postprocessing"},
-    "cli": {"utils", "io", "datasets", "engine", "core", "metrics", "plotting",
-            "postprocessing", "experiments", "report"},
+    # only REGISTRY of utils (test_the_reference_reads_only_the_registry)
+    "cpu_reference": {"utils"},
+    "io": {"utils", "cpu_reference"},
+    "datasets": {"utils", "cpu_reference"},
+    "engine": {"utils", "cpu_reference"},
+    "metrics": {"utils", "cpu_reference"},
+    "core": {"utils", "cpu_reference", "engine", "metrics"},
+    "plotting": {"utils", "cpu_reference", "metrics"},
+    "postprocessing": {"utils", "cpu_reference", "io", "engine", "core", "metrics"},
+    "experiments": {"utils", "cpu_reference", "io", "datasets", "engine", "core", "metrics",
+                    "plotting", "postprocessing"},
+    "report": {"utils", "cpu_reference", "io", "metrics", "plotting", "postprocessing"},
+    "cli": {"utils", "cpu_reference", "io", "datasets", "engine", "core", "metrics",
+            "plotting", "postprocessing", "experiments", "report"},
 }
 
 
 def _modules():
-    """``{dotted name: path}`` of every module of the package."""
+    """``{dotted name: path}`` of every module of the package and of the reference."""
     out = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        out[".".join(parts)] = path
+    for root in (PACKAGE, REFERENCE):
+        for path in sorted(root.rglob("*.py")):
+            parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join(parts)] = path
     return out
 
 
@@ -95,12 +104,32 @@ def test_the_upward_imports_are_function_local():
 
 def _layer(name):
     parts = name.split(".")
+    if parts[0] == "cpu_reference":
+        return "cpu_reference"
     return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in ALLOWED) else None
 
 
 def test_every_subpackage_has_a_layer():
     subpackages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
-    assert subpackages == set(ALLOWED)
+    assert subpackages | {"cpu_reference"} == set(ALLOWED)
+
+
+def test_utils_reads_no_reference():
+    """The floor reads nothing above it: no module of ``utils`` imports ``cpu_reference``
+    (the parameter table takes the metrics from the registry, ``REGISTRY``)."""
+    wrong = {n: sorted(t for t in GRAPH[n] if _layer(t) == "cpu_reference")
+             for n in MODULES if _layer(n) == "utils"}
+    assert not {n: t for n, t in wrong.items() if t}
+
+
+def test_the_reference_reads_only_the_registry():
+    """The oracle reads no code of the package it checks: of ``gpu_xorder`` it imports
+    the registry alone (names, codes, counters: facts, no mathematics), which imports
+    nothing of either package."""
+    read = {t for n in MODULES if _layer(n) == "cpu_reference"
+            for t in GRAPH[n] if _layer(t) != "cpu_reference"}
+    assert read == {REGISTRY}
+    assert GRAPH[REGISTRY] == set()
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))

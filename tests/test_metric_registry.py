@@ -1,4 +1,4 @@
-"""The metric registry (``cpu_reference.METRICS``): a metric's name, display name,
+"""The metric registry (``gpu_xorder.utils._metrics.METRICS``): a metric's name, display name,
 definition, code, counters, pair term and kind are written once, and CONTRIBUTING's
 "Adding a metric" lists exactly the files that name a metric in code besides it."""
 
@@ -6,12 +6,13 @@ import ast
 import re
 
 import cpu_reference
+from gpu_xorder.utils import _metrics
 from support import REPO
 
 ROOTS = ("gpu_xorder", "cpu_reference")
 #: ``metric="xauc"`` is the default of many signatures; the other names appear in
 #: code only where a metric's mathematics or a leftover copy of the registry is.
-OTHERS = {name for name in cpu_reference.METRIC_NAMES if name != "xauc"}
+OTHERS = {name for name in _metrics.METRIC_NAMES if name != "xauc"}
 
 
 def _code_strings(path):
@@ -57,8 +58,8 @@ def test_contributing_lists_exactly_the_files_a_metric_touches():
 def test_the_metrics_tuple_and_display_names_are_written_once():
     """No module but the registry writes the metrics' names all together, or a
     disparity's display name."""
-    names = set(cpu_reference.METRIC_NAMES)
-    displays = {m.display for m in cpu_reference.METRICS.values()}
+    names = set(_metrics.METRIC_NAMES)
+    displays = {m.display for m in _metrics.METRICS.values()}
     copies = set()
     for root in ROOTS:
         for path in (REPO / root).rglob("*.py"):
@@ -76,7 +77,7 @@ def test_the_metrics_tuple_and_display_names_are_written_once():
                 copies.add(path.relative_to(REPO).as_posix())
     # report/_audit.py, engine/_numba_kernels.py: other sessions' files at the time of
     # the registry (issue #43); they are to read it too
-    assert copies <= {"cpu_reference/_metrics.py", "gpu_xorder/report/_audit.py",
+    assert copies <= {"gpu_xorder/utils/_metrics.py", "gpu_xorder/report/_audit.py",
                       "gpu_xorder/engine/_numba_kernels.py"}, sorted(copies)
 
 
@@ -87,7 +88,7 @@ def test_the_registry_is_what_the_layers_read():
     from gpu_xorder.plotting._plots import DISPARITY_NAMES
     from gpu_xorder.utils import _params
 
-    reg = cpu_reference.METRICS
+    reg = _metrics.METRICS
     assert tuple(_params.PARAMETERS["metric"].choices) == tuple(reg)
     assert METRIC_CODE == {n: m.code for n, m in reg.items()}
     assert metric_defines() == {f"METRIC_{n.upper()}": m.code for n, m in reg.items()}

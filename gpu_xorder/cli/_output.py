@@ -28,8 +28,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-import cpu_reference
-
+from ..utils._metrics import METRICS
 from ..utils._text import visible
 
 #: The width a console renders at where it does not write to a terminal: wide enough
@@ -96,8 +95,8 @@ console = Output(highlight=False)
 err_console = Output(stderr=True, highlight=False)
 
 #: ``(metric, column header)`` of every metric of the registry
-#: (``cpu_reference.METRICS``).
-METRIC_COLUMNS = tuple((name, m.display) for name, m in cpu_reference.METRICS.items())
+#: (``utils._metrics.METRICS``).
+METRIC_COLUMNS = tuple((name, m.display) for name, m in METRICS.items())
 
 
 def one_line(problem):

@@ -12,7 +12,9 @@ from importlib import resources
 
 import numpy as np
 
-from cpu_reference import COUNTER_KINDS, METRICS
+from cpu_reference import COUNTER_KINDS
+
+from ..utils._metrics import METRICS
 
 #: Always ``--fmad=false``: no fused multiply-add, so G-hat rounds as NumPy does
 #: (docs/design.md, section 3.7).
@@ -29,7 +31,7 @@ KERNEL_FILES = {
 }
 HEADER = "xorder_objective.cuh"
 
-#: The code of every metric, from the registry (``cpu_reference.METRICS``): the numba
+#: The code of every metric, from the registry (``utils._metrics.METRICS``): the numba
 #: kernels read it, and the CUDA sources name the codes ``METRIC_XAUC``, ... that
 #: ``metric_defines`` generates from it and ``kernel_source`` prepends (the kernels'
 #: ``METRIC`` constant is one of them).

@@ -23,6 +23,7 @@ import numpy as np
 
 import cpu_reference as cr
 
+from ..utils._metrics import MSG_SIGNED_TWO
 from ._kernel_source import KD_MAX_GROUPS, MAX_OLD_GROUPS, BoundKernel, constants
 
 BLOCK = 32  # rows of a tile: one warp, one 32-row block of the decision-bit layout
@@ -173,7 +174,7 @@ def _fill_args(dev, lat, lams, edges):
     lams = np.asarray(lams, dtype=np.float64)
     batch, n_a, n_b, k = lams.size, lat.n_a, lat.n_b, lat.n_counters
     if lat.mode == "signed" and lat.m > 1:
-        raise ValueError(cr.MSG_SIGNED_TWO.format(n_groups=lat.m + 1))
+        raise ValueError(MSG_SIGNED_TWO.format(n_groups=lat.m + 1))
     if lat.m > MAX_OLD_GROUPS:
         raise ValueError(MSG_OLD_GROUPS.format(most=MAX_OLD_GROUPS, all=MAX_OLD_GROUPS + 1,
                                                k=lat.m + 1))

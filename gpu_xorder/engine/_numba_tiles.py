@@ -11,8 +11,7 @@ only by ``_numba_engine``, and only when that engine runs.
 
 from numba import njit, prange
 
-from cpu_reference import METRIC_NAMES
-
+from ..utils._metrics import METRIC_NAMES
 from ._numba_kernels import SEGMENTS
 
 

@@ -9,6 +9,7 @@ import cpu_reference as cr
 
 from ..utils import _parallel
 from ..utils._memory import host_memory_available
+from ..utils._metrics import METRIC_NAMES
 from ._kernel_source import MAX_OLD_GROUPS, SHARED_BYTES, constants, strip_warps
 from ._launch import MSG_KD_GROUPS, MSG_OLD_GROUPS
 
@@ -169,7 +170,7 @@ def kd_variants(metric):
                                                           "kd_traceback_kernel")]
 
 
-def every_variant(metrics=cr.METRIC_NAMES, kernels=("tiles", "strips")):
+def every_variant(metrics=METRIC_NAMES, kernels=("tiles", "strips")):
     """Every variant a fit can reach with the engine's own choices (no ``tile_j`` or
     ``chunk`` of the caller's): both modes of two groups, iterative steps of 1 ..
     ``MAX_OLD_GROUPS`` old groups at every width, K-D, tracebacks."""

@@ -5,9 +5,8 @@ import itertools
 
 import numpy as np
 
-import cpu_reference
-
 from ..utils import _params as params
+from ..utils._metrics import METRIC_NAMES
 from ..utils._validation import group_position
 from ._baseline_common import (
     MSG_METRIC,
@@ -155,7 +154,7 @@ class PostLogit:
             raise ValueError(MSG_SEARCH_ALPHA)
         if self.search not in SEARCHES:
             raise ValueError(MSG_SEARCH.format(value=self.search))
-        if self.metric not in cpu_reference.METRIC_NAMES:
+        if self.metric not in METRIC_NAMES:
             raise ValueError(MSG_METRIC.format(value=self.metric))
         if (isinstance(self.widen, bool) or not isinstance(self.widen, (int, np.integer))
                 or self.widen < 0):

@@ -36,10 +36,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cpu_reference import METRICS
-
 from ..utils import _params as params
 from ..utils import _validation
+from ..utils._metrics import METRICS
 from ..utils._validation import group_position
 from ._counts import grouped
 from ._ranking import check_order, disparity_pairs, prf, xauc

@@ -17,9 +17,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cpu_reference import METRIC_NAMES, METRICS
-
 from ..utils import _frames
+from ..utils._metrics import METRIC_NAMES, METRICS
 from ..utils._validation import (
     check_choice,
     check_labels,

@@ -7,9 +7,8 @@ import math
 
 import numpy as np
 
-from cpu_reference import METRIC_NAMES
-
 from ..utils import _frames
+from ..utils._metrics import METRIC_NAMES
 from ._decisions import RATES
 
 #: Metrics a frame can hold by name (besides callables).

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-import cpu_reference
-
 from ..metrics._frame import FRAME_METRICS, RankingMetricFrame
+from ..utils._metrics import METRICS
 from ..utils._validation import check_choice
 from ._plots import (
     DISPARITY_NAMES,
@@ -148,7 +147,7 @@ def _interval_rows(groups, part, name, metrics=FRAME_METRICS):
             "prf": [(f"PRF({name(g)})", lambda ci, g=g: ci.prf[g]) for g in groups]}
         return [row for m in ("auc", "xauc", "prf") if m in metrics for row in drawn[m]]
     rows = []
-    for metric, prefix in ((n, m.pair_display) for n, m in cpu_reference.METRICS.items()):
+    for metric, prefix in ((n, m.pair_display) for n, m in METRICS.items()):
         if metric not in metrics:
             continue
         rows += [(f"{prefix}({name(g)}, {name(h)})",

@@ -15,11 +15,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-import cpu_reference
-
 from .. import metrics
 from ..metrics._ranking import check_order, defined
 from ..utils import _params as params
+from ..utils._metrics import METRICS
 from ..utils._text import isolated, visible
 from ..utils._validation import check_choice, check_labels, check_scores, encode_groups
 
@@ -32,7 +31,7 @@ if TYPE_CHECKING:
 MSG_NO_MATPLOTLIB = ("the plots need matplotlib, which is not installed: "
                      'pip install "gpu-xorder[plot]"')
 SCALES = ("score", "rank")
-DISPARITY_NAMES = {name: m.display for name, m in cpu_reference.METRICS.items()}
+DISPARITY_NAMES = {name: m.display for name, m in METRICS.items()}
 #: The narrowest span of an AUC axis: an AUC gap of a few thousandths, below the
 #: sampling error of any test split in the paper, must not fill a picture.
 MIN_AUC_SPAN = 0.1

@@ -32,6 +32,7 @@ import numpy as np
 
 from . import _parallel
 from . import _validation as v
+from ._metrics import MSG_SIGNED_TWO
 
 MSG_CONSTRAINT_SCOPE = (
     "max_disparity needs two groups and disparity='absolute' (got {n_groups} groups, "
@@ -137,23 +138,11 @@ PARAMETERS = {p.name: p for p in (
 class Rule:
     """A rule between parameters: ``broken(values)`` says whether the validated values
     (a dict by name; ``n_groups``: the number of groups of the data) break it, and
-    ``message``, formatted with them, says how (a function that returns it where it is
-    another layer's, read only when the rule is broken)."""
+    ``message``, formatted with them, says how."""
 
     names: tuple
     broken: Callable
-    message: str | Callable
-
-    def text(self):
-        return self.message() if callable(self.message) else self.message
-
-
-def _signed_two():
-    """``cpu_reference.MSG_SIGNED_TWO``, the rule's one message (the fills check it too),
-    imported when needed: the command line's ``--help`` loads no reference."""
-    import cpu_reference
-
-    return cpu_reference.MSG_SIGNED_TWO
+    message: str
 
 
 def _lam_given(lam):
@@ -172,7 +161,7 @@ RULES = (
          MSG_VALIDATION_ALONE),
     Rule(("n_groups", "disparity"),
          lambda p: p["n_groups"] > 2 and p["disparity"] == "signed",
-         _signed_two),
+         MSG_SIGNED_TWO),
     Rule(("n_groups", "disparity", "max_disparity"),
          lambda p: p["max_disparity"] is not None and (
              p["n_groups"] > 2 or p["disparity"] == "signed"),
@@ -273,7 +262,7 @@ def check_together(**values):
 def _check_rules(rules, values):
     for rule in rules:
         if all(name in values for name in rule.names) and rule.broken(values):
-            raise ValueError(rule.text().format(**values))
+            raise ValueError(rule.message.format(**values))
 
 
 def choices(name):

@@ -14,9 +14,6 @@ import warnings
 
 import numpy as np
 
-from cpu_reference import METRIC_NAMES
-from cpu_reference import METRICS as METRICS_BY_NAME
-
 # the group encoding and pair keys live in _groups; callers reach them here (re-exported)
 from ._groups import (
     INTERSECTION_SEP as INTERSECTION_SEP,
@@ -66,8 +63,10 @@ from ._groups import (
 from ._groups import (
     split_pair_key as split_pair_key,
 )
+from ._metrics import METRIC_NAMES
+from ._metrics import METRICS as METRICS_BY_NAME
 
-#: The metrics (``cpu_reference.METRICS``, the registry).
+#: The metrics (``_metrics.METRICS``, the registry).
 METRICS = METRIC_NAMES
 DISPARITIES = ("absolute", "signed")
 BACKENDS = ("auto", "numpy", "numba", "cupy")

@@ -23,6 +23,7 @@ numba = pytest.importorskip("numba")
 import cpu_reference as cr  # noqa: E402
 from gpu_xorder.engine import _numba_engine as ne  # noqa: E402
 from gpu_xorder.engine import _numba_tiles as tiles  # noqa: E402
+from gpu_xorder.utils._metrics import MSG_SIGNED_TWO  # noqa: E402
 from support.problems import ragged_lattices as lattices  # noqa: E402
 from support.problems import random_problem, step_lattices, two_group_problem  # noqa: E402
 
@@ -94,7 +95,7 @@ def test_signed_step_with_old_groups_is_refused_like_the_reference():
     steps = step_lattices("xauc", (5, 4, 6), False, 0.5)
     signed = dataclasses.replace(steps[-1], mode="signed")
     assert signed.m == 2
-    message = re.escape(cr.MSG_SIGNED_TWO.format(n_groups=3))
+    message = re.escape(MSG_SIGNED_TWO.format(n_groups=3))
     with pytest.raises(ValueError, match=message):
         cr.fill(signed, 0.5)
     with pytest.raises(ValueError, match=message):

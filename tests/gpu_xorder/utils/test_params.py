@@ -11,6 +11,7 @@ import cpu_reference as cr
 from gpu_xorder import XOrder, fair_order
 from gpu_xorder.utils import _params as params
 from gpu_xorder.utils import _validation as v
+from gpu_xorder.utils._metrics import MSG_SIGNED_TWO
 from support.problems import random_problem, step_lattices
 
 
@@ -21,7 +22,7 @@ def _data(k):
 @pytest.mark.parametrize("kwargs,k,message", [
     (dict(lam=0.5, max_disparity=0.1), 2, v.MSG_LAM_AND_CONSTRAINT),
     (dict(lam=[0.0], max_disparity=0.1), 2, v.MSG_LAM_AND_CONSTRAINT),
-    (dict(disparity="signed"), 3, cr.MSG_SIGNED_TWO.format(n_groups=3)),
+    (dict(disparity="signed"), 3, MSG_SIGNED_TWO.format(n_groups=3)),
     (dict(max_disparity=0.1), 3, params.MSG_CONSTRAINT_SCOPE.format(
         n_groups=3, disparity="absolute")),
     (dict(max_disparity=0.1, disparity="signed"), 2, params.MSG_CONSTRAINT_SCOPE.format(
@@ -45,7 +46,7 @@ def test_the_signed_rule_has_one_message_everywhere():
     from gpu_xorder.engine import _launch
 
     s, y, g = _data(3)
-    message = re.escape(cr.MSG_SIGNED_TWO.format(n_groups=3))
+    message = re.escape(MSG_SIGNED_TWO.format(n_groups=3))
     with pytest.raises(ValueError, match=message):
         fair_order(s, y, g, disparity="signed", backend="numpy")
     steps = step_lattices("xauc", (5, 4, 6), False, 0.5)

@@ -73,7 +73,7 @@ def _message(rule, k, params):
     values = {"n_groups": k, "lam": 0.0, "max_disparity": None, "validation": None,
               "disparity": "absolute", "solver": "auto", **params}
     assert next(r for r in _params.RULES if r.broken(values)) is rule
-    return rule.text().format(**values)
+    return rule.message.format(**values)
 
 
 #: Where the command line refuses its options itself, in their words: --lam and

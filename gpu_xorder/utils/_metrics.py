@@ -1,11 +1,13 @@
 """The metric registry: every fact of a disparity metric that is not its mathematics,
-in one table (:data:`METRICS`) that the reference, the engines (the kernels' metric
-codes, the CUDA ``METRIC_*`` defines generated from them), the metrics, the plots, the
-command line, the report and the experiments read.
+in one table (:data:`METRICS`) that the NumPy reference, the engines (the kernels'
+metric codes, the CUDA ``METRIC_*`` defines generated from them), the parameter table,
+the metrics, the plots, the command line, the report and the experiments read.
 
-A metric's mathematics is the reference's (its pair term, ``_objective.PAIR_TERM``,
-built from ``any_pairs``; its G-hat in ``_objective`` and ``_kobjective``) and the
-kernels' (CONTRIBUTING, "Adding a metric").
+It is the floor under both packages: it imports nothing, and it is the one module of
+``gpu_xorder`` the reference reads (``tests/test_layers.py``), so that ``utils`` reads
+no reference and the reference no code of the package. A metric's mathematics is the
+reference's (its pair term, built from ``any_pairs``, and its G-hat) and the kernels'
+(CONTRIBUTING, "Adding a metric").
 """
 
 from dataclasses import dataclass, field
@@ -81,3 +83,8 @@ METRICS = {m.name: m for m in (
 
 #: The metrics' names (the choices of ``metric``).
 METRIC_NAMES = tuple(METRICS)
+
+#: The signed disparity ``D`` is the term of one pair of groups: the one message of that
+#: rule, wherever it is checked (``gpu_xorder.utils._params.RULES``, the reference's
+#: fills, the engines' launches).
+MSG_SIGNED_TWO = "disparity='signed' is defined for two groups only, got {n_groups}"
