@@ -257,8 +257,9 @@ def _block_lanes(metric):
     return block_lanes
 
 
-block_lanes_xauc, block_lanes_prf, block_lanes_urf = (
-    _block_lanes(METRIC_CODE[name]) for name in ("xauc", "prf", "urf"))
+block_lanes_xauc = _block_lanes(METRIC_CODE["xauc"])
+block_lanes_prf = _block_lanes(METRIC_CODE["prf"])
+block_lanes_urf = _block_lanes(METRIC_CODE["urf"])
 
 
 # ------------------------------------------------------------------ a segment of a strip

@@ -14,6 +14,7 @@ train-test study's table). docs/RESULTS.md quotes these tables."""
 
 import numpy as np
 
+from ..utils._metrics import METRICS
 from ._experiment import PAPER_FIGURES, _mean_std, figure_values
 from ._matched import (
     LEVEL,
@@ -35,7 +36,7 @@ TARGET = 0.05
 
 def _title(c):
     study = "" if c.study is None else f", study {c.study}"
-    return (f"{c.data}, groups {c.groups}, base model {c.model}, Δ-{c.metric.upper()}"
+    return (f"{c.data}, groups {c.groups}, base model {c.model}, Δ-{METRICS[c.metric].short}"
             f"{study}: {c.repeats} repetition{'s' if c.repeats != 1 else ''}, test split "
             "unless said, mean ± sd")
 
@@ -113,7 +114,7 @@ def paper_figure_lines(c):
         if (fig.data, fig.groups) != (c.data, c.groups) or not unadjusted:
             continue
         values = figure_values(fig, unadjusted)
-        name = fig.quantity if "xAUC" in fig.quantity else f"Δ-{fig.quantity.upper()}"
+        name = fig.quantity if "xAUC" in fig.quantity else f"Δ-{METRICS[fig.quantity].short}"
         lines.append(f"- unadjusted {name}: {_pm(_mean_std(values))} (paper: {fig.value:g})")
     return lines
 

@@ -35,6 +35,7 @@ from ..metrics._frame import RankingMetricFrame
 from ..metrics._ranking import defined
 from ..metrics._wording import rule_text
 from ..utils import _params as params
+from ..utils._metrics import METRICS
 from ..utils._pairs import MAX_FOREST_GROUPS, PLOT_PAIRS, forest_rows, worst_pairs
 from ..utils._text import isolated, visible
 from ..utils._validation import check_count, check_labels, check_scores, encode_groups
@@ -56,11 +57,6 @@ MSG_HIGH_SCORE = ("high_score is required: 'harmful' or 'favourable' (what a hig
                   "does to a person decides which group a disparity disadvantages), got "
                   "{value!r}")
 MSG_TEXT = "{name} must be text or None, got {type}"
-#: The disparities, their names and what each compares.
-DISPARITIES = (("xauc", "Delta-xAUC", "the largest |xAUC(g, h) - xAUC(h, g)| over pairs"),
-               ("prf", "Delta-PRF", "the largest |PRF(g) - PRF(h)| over pairs"),
-               ("urf", "Delta-URF", "the largest |P(an item of g above one of h) - "
-                                    "P(the reverse)| over pairs"))
 #: The lam of the trade-off path drawn with a model file (and the model's own lam).
 TRADEOFF_LAMS = (0.0, 0.01, 0.05, 0.1, 0.5, 1.0, 2.0)
 #: Most items the trade-off path is fitted on (it is left out beyond).
@@ -332,8 +328,8 @@ def _column(name, s, y, groups, keys, words, ci, positive, plot_pairs):
     summary = [{"name": "AUC", "meaning": f"P(a positive ({positive}) ranks above a "
                 "negative)", "value": defined(metrics.auc, y, s),
                 "interval": None if ci is None else ci.auc}]
-    for metric, title, meaning in DISPARITIES:
-        summary.append({"name": title, "meaning": meaning,
+    for metric, m in METRICS.items():
+        summary.append({"name": m.display, "meaning": m.definition,
                         "value": value(metrics.disparity, metric=metric),
                         "interval": None if ci is None else ci.disparity[metric]})
     pairs = [(g, h) for g in keys for h in keys if g != h]
@@ -350,13 +346,13 @@ def _column(name, s, y, groups, keys, words, ci, positive, plot_pairs):
           for g, h in pairs if g < h]),
     ]
     found = []
-    for metric, title, _ in DISPARITIES:
+    for metric, m in METRICS.items():
         try:
             d = ranking_finding(y, s, sensitive_features=groups, measure=metric,
                                 intervals=ci, level=None, score=name, **words)
         except ValueError:
             continue
-        found.append({"metric": title, "finding": d})
+        found.append({"metric": m.display, "finding": d})
     level = None if ci is None else ci.level
     xrocs = []
     drawn, unordered = worst_pairs(
@@ -418,8 +414,8 @@ def _model(path, columns, y, groups, keys, words, level, method, n_bootstrap,
     rows.append({"name": "AUC", "values": [
         (defined(metrics.auc, y, s), ci[key].auc if ci else None)
         for key, s in (("before", before), ("after", after))]})
-    for metric, title, _ in DISPARITIES:
-        rows.append({"name": title, "values": [
+    for metric, m in METRICS.items():
+        rows.append({"name": m.display, "values": [
             (defined(metrics.disparity, y, s, sensitive_features=groups, metric=metric),
              ci[key].disparity[metric] if ci else None)
             for key, s in (("before", before), ("after", after))]})
@@ -453,7 +449,7 @@ def _model(path, columns, y, groups, keys, words, level, method, n_bootstrap,
         note = (f"The trade-off along lam is left out: {y.size} items are more than "
                 f"{TRADEOFF_MAX_ITEMS} to fit a path on.")
     return {"path": os.fspath(path), "column": column, "lam": est.lam,
-            "metric": dict((m, t) for m, t, _ in DISPARITIES)[est.metric],
+            "metric": METRICS[est.metric].display,
             "rows": rows, "findings": found, "certificate": certificate,
             "tradeoff": tradeoff, "tradeoff_note": note,
             "distribution": _figures.distributions(after, groups, y, scale="rank")}

@@ -185,7 +185,7 @@ def test_tables_md_follows_its_header_from_the_records(run):
     doc, out, _ = run
     by = groups_of(doc["records"])
     lines = (out / "tables.md").read_text().splitlines()
-    assert lines[0] == ("### german, groups default, base model lr, Δ-XAUC: 3 repetitions, "
+    assert lines[0] == ("### german, groups default, base model lr, Δ-xAUC: 3 repetitions, "
                         "test split unless said, mean ± sd")
     table = lines[:lines.index("", 2)]  # the comparison table; paired tables follow
     rows = {line.split(" | ")[1]: [c.strip() for c in line.strip("|").split("|")]
