@@ -65,9 +65,9 @@ def run(args):
                       exact_budget=args.exact_budget)
         est = XOrder(lam=0.0 if args.max_disparity is not None else lams,
                      max_disparity=args.max_disparity, **params)
-        _check_subsample(scores, y, groups, args)
-        # the request validated and what runs decided, once, before any work (the
-        # path's plan over every --lam value)
+        # the request validated (a --subsample that leaves a group short refused
+        # there) and what runs decided, once, before any work (the path's plan over
+        # every --lam value)
         plan = est.plan(scores, y, sensitive_features=groups)
         if args.plan:
             out.console.print(escape(str(plan)), soft_wrap=True, emoji=False)
@@ -161,20 +161,6 @@ def _certificate(r):
         return f"{what} {r.objective:.6f}, proven optimal (upper bound = objective)"
     return (f"{what} {r.objective:.6f}, upper bound {r.upper_bound:.6f}, "
             f"gap {r.gap:.2g}")
-
-
-def _check_subsample(scores, y, groups, args):
-    """Refuse a --subsample that leaves a group without what the metric needs (before
-    the fit, which would only say that the subsample lacks positives or negatives)."""
-    from ..postprocessing._fitted import subsample_with_supports
-    from ..utils import _validation as v
-
-    if args.subsample is None or args.subsample == 1:
-        return
-    y = v.check_labels(y, scores.size)
-    labels, index = v.encode_groups(groups, scores.size)
-    subsample_with_supports(scores, y, labels, index, args.subsample, args.metric,
-                            option="--subsample ", items="rows")
 
 
 def _note_long_fit(plan, args):

@@ -260,22 +260,29 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         [0, 2, 1, 3]
         """
         checked = check_params(self.get_params())
+        if sample_weight is not None:
+            check_equal_weights(sample_weight, np.size(score_column(scores)[0]))
+        return self._fit(checked, scores, y, sensitive_features, progress)
+
+    def _fit(self, checked, scores, y, sensitive_features, progress, stacklevel=5):
+        """:meth:`fit` with its validated request ``checked`` (``_fitted.check_params``
+        of this estimator's parameters; ``FairRanker.fit`` makes it with its own);
+        ``stacklevel``: the misaligned-index warning's, counted from here."""
         lams, batch = checked["lam"]
         if batch:
             raise ValueError(MSG_LAM_SEQUENCE.format(k=lams.size))
-        if sample_weight is not None:
-            check_equal_weights(sample_weight, np.size(score_column(scores)[0]))
         if checked["validation"] is not None:
             chosen, table = validated_fit(self, checked, scores, y, sensitive_features,
                                           progress)
             self._adopt(chosen)  # a refit's validation_ (None) gives way to the table
             self.validation_ = table
             return self
-        fitting = prepare(scores, y, sensitive_features, checked, self.reference_group, 4)
+        fitting = prepare(scores, y, sensitive_features, checked, self.reference_group,
+                          stacklevel)
         lam = float(lams[0])
         self.validation_ = None
         self._set_fitted(fitting, fitting.solve(checked, lam, progress), lam)
-        warn_unrealised(self, fitting, checked["max_disparity"], stacklevel=3)
+        warn_unrealised(self, fitting, checked["max_disparity"], stacklevel=stacklevel - 1)
         return self
 
     def plan(self, scores: ArrayLike, y: ArrayLike, *,

@@ -37,13 +37,12 @@ from ._transfer import fit_transfer
 # ------------------------------------------------------------------ the items learnt on
 
 MSG_SUBSAMPLE_SHORT = (
-    "{option}{k} keeps {kept} of the {n} {items} (the smallest group, {group!r} with "
-    "{size} {items}, keeps {group_kept}), and then {why}; use a smaller {name}"
+    "subsample={k} keeps {kept} of the {n} items (the smallest group, {group!r} with "
+    "{size} items, keeps {group_kept}), and then {why}; use a smaller subsample"
 )
 
 
-def subsample_with_supports(scores, y, labels, index, step, metric,
-                            option="subsample=", items="items"):
+def subsample_with_supports(scores, y, labels, index, step, metric):
     """``equidistant_subsample``, refused with a message naming the step and the
     smallest group when the kept items lack what ``metric`` needs (the fit would only
     say that a group has no positives or negatives)."""
@@ -56,10 +55,8 @@ def subsample_with_supports(scores, y, labels, index, step, metric,
         sizes = np.bincount(index, minlength=labels.size)
         g = int(np.argmin(sizes))
         raise ValueError(MSG_SUBSAMPLE_SHORT.format(
-            option=option, name=option.rstrip("= "), k=step, kept=keep.size, n=scores.size,
-            items=items,
-            group=labels[g].item(), size=int(sizes[g]), group_kept=-(-int(sizes[g]) // step),
-            why=exc)) from None
+            k=step, kept=keep.size, n=scores.size, group=labels[g].item(),
+            size=int(sizes[g]), group_kept=-(-int(sizes[g]) // step), why=exc)) from None
     return keep
 
 
@@ -91,8 +88,11 @@ def check_params(params):
     (``validation``: None, a share as a float, or held-out data as a tuple) and
     ``"lam"`` (``(values, is_batch)``, as ``check_lam``), the rules between them
     checked. Only these values reach arithmetic: the estimator keeps what the user gave
-    (a ``Decimal``, a 0-d array). :func:`prepare` adds the data."""
-    return _params.validate({name: params[name] for name in PARAMS + ("lam",)})
+    (a ``Decimal``, a 0-d array). :func:`prepare` adds the data. ``FairRanker``'s
+    parameters (``params`` with ``response_method``) make its one request here too."""
+    names = PARAMS + ("lam",) + (("response_method",) if "response_method" in params
+                                 else ())
+    return _params.validate({name: params[name] for name in names})
 
 
 class Fitting(NamedTuple):

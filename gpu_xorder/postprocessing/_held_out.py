@@ -10,7 +10,6 @@ from sklearn.model_selection import train_test_split
 from cpu_reference import within_eps
 
 from .. import metrics
-from ..utils import _validation as v
 from ._fitted import fit_path
 from ._scores import score_column
 
@@ -26,16 +25,16 @@ def validated_fit(est, checked, scores, y, sensitive_features, progress):
     """``XOrder(max_disparity=eps, validation=...)``: fit every lam of
     ``VALIDATION_LAMS``, keep the one whose held-out scores have the best AUC with
     ``|D| <= eps``; ``XOrder(lam=lam, validation=...)``: the best ``AUC - lam |D|``.
-    ``checked``: the validated parameters of ``est`` (``_fitted.check_params``).
+    ``checked``: the validated request of ``est`` (``_fitted.check_params``), to
+    which the data are added (validated once, there, for the split of a share).
     Returns the chosen fitted model (refitted on all the data, for a share) and the
     table of ``validation_``."""
     params = {k: val for k, val in est.get_params().items()
               if k not in ("lam", "max_disparity", "validation")}
     eps, share = checked["max_disparity"], checked["validation"]
     if isinstance(share, float):
-        s = v.check_scores(score_column(scores)[0])
-        labels_y = v.check_labels(y, s.size)
-        labels, index = v.encode_groups(sensitive_features, s.size)
+        s, labels_y, labels, index = checked.with_data(score_column(scores)[0], y,
+                                                       sensitive_features).data
         strata = index * 2 + labels_y
         train, held = train_test_split(np.arange(s.size), test_size=share,
                                        stratify=strata, random_state=0)

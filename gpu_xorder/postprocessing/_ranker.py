@@ -30,7 +30,6 @@ from cpu_reference import within_eps
 
 from .. import metrics
 from ..utils import _frames, _params
-from ..utils import _validation as v
 from ._estimator import XOrder
 from ._fitted import check_params
 from ._scores import check_equal_weights
@@ -41,7 +40,6 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-RESPONSE_METHODS = ("auto", "predict_proba", "decision_function")
 #: What ``response_method="auto"`` tries, in order (scikit-learn's ranking scorers' order).
 AUTO_RESPONSE = ("decision_function", "predict_proba")
 MSG_NO_RESPONSE = (
@@ -251,15 +249,16 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         self : FairRanker
             The fitted ranker itself.
         """
-        v.check_choice(self.response_method, "response_method", RESPONSE_METHODS)
-        v.check_labels(y, 0 if y is None else len(y))
+        # the one request (XOrder's parameters and response_method) and the labels,
+        # validated before the estimator's fits; XOrder's fit checks them no more
+        xorder = XOrder(**self._xorder_params())
+        request = check_params({**xorder.get_params(),
+                                "response_method": self.response_method}).with_labels(y)
         groups = self._groups(X, sensitive_features, "fit")
         routed = sklearn.get_config()["enable_metadata_routing"]
         if sensitive_features is not None and not routed and _in_cross_validation():
             raise ValueError(MSG_UNROUTED)
-        check_equal_weights(sample_weight, len(y), MSG_WEIGHTED)
-        xorder = XOrder(**self._xorder_params())
-        check_params(xorder.get_params())  # before the estimator's fits
+        check_equal_weights(sample_weight, request.labels.size, MSG_WEIGHTED)
         if sample_weight is not None and (
                 routed or has_fit_parameter(self.estimator, "sample_weight")):
             fit_params = {**fit_params, "sample_weight": sample_weight}
@@ -285,7 +284,7 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         self.estimator_ = estimator
         self.response_method_ = response
         self.fit_scores_ = np.asarray(scores, dtype=np.float64)
-        self.xorder_ = xorder.fit(self.fit_scores_, y, sensitive_features=groups)
+        self.xorder_ = xorder._fit(request, self.fit_scores_, request.labels, groups, None)
         for name in ("n_features_in_", "feature_names_in_"):
             if hasattr(estimator, name):
                 setattr(self, name, getattr(estimator, name))

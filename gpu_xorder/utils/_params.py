@@ -112,6 +112,7 @@ PARAMETERS = {p.name: p for p in (
     Parameter("method", _choice(v.METHODS), v.METHODS, _TEXT),
     Parameter("solver", _choice(v.SOLVERS), v.SOLVERS, _TEXT),
     Parameter("high_score", _choice(v.HIGH_SCORES), v.HIGH_SCORES, _TEXT),
+    Parameter("response_method", _choice(v.RESPONSE_METHODS), v.RESPONSE_METHODS, _TEXT),
     Parameter("lam", _lam, json=_NUMBER, text="a finite number >= 0"),
     Parameter("max_disparity", lambda value, name: v.check_max_disparity(value),
               json=_NUMBER + _NONE, text="a finite number in [0, 1] or null"),
@@ -193,10 +194,12 @@ class Data(NamedTuple):
 class Request:
     """One validated call of a public entry: its parameters (``request[name]``, the
     values :func:`check` returned; ``"lam"`` is ``(values, is_batch)``) and, once
-    given, its data (:meth:`with_data`). Immutable; made by :func:`validate` only."""
+    given, its data (:meth:`with_data`; the labels may come first, :meth:`with_labels`).
+    Immutable; made by :func:`validate` only."""
 
     values: types.MappingProxyType
     data: Data | None = None
+    labels: object = None
 
     def __getitem__(self, name):
         return self.values[name]
@@ -204,10 +207,19 @@ class Request:
     def __contains__(self, name):
         return name in self.values
 
+    def with_labels(self, y):
+        """The request with the labels ``y`` validated before the scores exist
+        (``FairRanker.fit``: before its estimator's fits); :meth:`with_data` given
+        :attr:`labels` back checks only their length."""
+        labels = v.check_labels(y, np.shape(y)[0] if np.ndim(y) else 0)
+        labels.flags.writeable = False
+        return dataclasses.replace(self, labels=labels)
+
     def with_data(self, scores, y, groups):
         """The request with its data validated once (scores, labels, groups, what the
         metric needs of every group) and the rules that need the number of groups."""
-        data = check_data(scores, y, groups, self.values.get("metric"))
+        data = check_data(scores, y, groups, self.values.get("metric"),
+                          checked_y=self.labels is not None and y is self.labels)
         _check_rules([r for r in RULES if "n_groups" in r.names],
                      {**self._together(), "n_groups": data.labels.size})
         return dataclasses.replace(self, data=data)
@@ -232,13 +244,16 @@ def validate(params, data=None):
     return request if data is None else request.with_data(*data)
 
 
-def check_data(scores, y, groups, metric=None):
+def check_data(scores, y, groups, metric=None, checked_y=False):
     """:class:`Data` of ``scores``, ``y`` and ``groups``: finite scores of a size the
     engines take, binary labels, at least two groups, and (``metric``) what the metric
-    needs of every group (``_validation.check_supports``)."""
+    needs of every group (``_validation.check_supports``); ``checked_y``: ``y`` are
+    labels :meth:`Request.with_labels` validated, whose length alone is checked."""
     s = v.check_scores(scores)
     v.check_size(s.size)
-    labels_y = v.check_labels(y, s.size)
+    if checked_y and y.size != s.size:
+        raise ValueError(v.MSG_LENGTH.format(name="y", got=y.size, expected=s.size))
+    labels_y = y if checked_y else v.check_labels(y, s.size)
     labels, index = v.encode_groups(groups, s.size)
     v.check_n_groups(labels)
     if metric is not None:

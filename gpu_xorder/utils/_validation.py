@@ -72,6 +72,8 @@ DISPARITIES = ("absolute", "signed")
 BACKENDS = ("auto", "numpy", "numba", "cupy")
 METHODS = ("auto", "kd", "iterative", "best")
 SOLVERS = ("auto", "paper", "lagrangian", "exact")
+#: Which of its estimator's methods ``FairRanker`` scores with.
+RESPONSE_METHODS = ("auto", "predict_proba", "decision_function")
 #: What a high score does to a person (docs/design.md, section 2).
 HIGH_SCORES = ("favourable", "harmful")
 #: The default margin of a "parity within delta" finding (``metrics._findings``; here so

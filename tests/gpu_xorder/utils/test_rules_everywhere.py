@@ -1,6 +1,8 @@
 """Every rule between parameters (``utils._params.RULES``) fires, with its one message,
 from every public entry whose parameters it names: ``fair_order``, ``XOrder.fit``,
-``xorder_path``, ``FairRanker.fit`` and ``gpu-xorder fit``."""
+``xorder_path``, ``FairRanker.fit`` and ``gpu-xorder fit``; and so do the request's
+checks of one parameter and of the data (the one validator, ``utils._params.validate``,
+and nothing below it: the same message from every entry)."""
 
 import re
 
@@ -10,11 +12,15 @@ import pytest
 from gpu_xorder.utils import _params
 
 
-def _data(k):
+def _data(k, bad_y=False):
+    """8 items of each of ``k`` groups (``bad_y``: the first label a 2)."""
     rng = np.random.default_rng(0)
     g = np.repeat(np.arange(k), 8)
     y = np.tile([0, 1], 4 * k)
-    return rng.random(8 * k) + 0.2 * y, y, g
+    s = rng.random(8 * k) + 0.2 * y
+    if bad_y:
+        y[0] = 2
+    return s, y, g
 
 
 #: ``(rule's position in RULES, groups, parameters that break it first)``.
@@ -38,10 +44,10 @@ def _accepts(entry, params):
     return True
 
 
-def _call(entry, k, params, tmp_path):
+def _call(entry, k, params, tmp_path, bad_y=False):
     from gpu_xorder import FairRanker, XOrder, fair_order, xorder_path
 
-    s, y, g = _data(k)
+    s, y, g = _data(k, bad_y)
     kw = {**params, "backend": "numpy"}
     if entry == "fair_order":
         return fair_order(s, y, g, **kw)
@@ -97,6 +103,37 @@ def test_every_rule_fires_from_every_entry(i, k, params, entry, tmp_path, capsys
         return
     with pytest.raises(ValueError, match=re.escape(message)):
         _call(entry, k, params, tmp_path)
+
+
+#: ``(name, parameters, y changed, the message's start, entries)``: checks of one value or
+#: of the data, each made by the request alone. The command line's --metric is
+#: argparse's choice and its labels the CSV reader's (a line and column named), so
+#: those two are left to its own tests.
+CHECKS = [
+    ("metric", dict(lam=0.5, metric="auc"), False,
+     "unknown metric 'auc'; expected one of", ENTRIES[:-1]),
+    ("subsample", dict(lam=0.5, subsample=8), False,
+     "subsample=8 keeps 2 of the 16 items (the smallest group,",
+     ENTRIES[1:]),
+    ("labels", dict(lam=0.5), True, "y must be binary with values 0 and 1, got [0, 1, 2]",
+     ENTRIES[:-1]),
+]
+CHECK_CASES = [(name, params, bad_y, start, entry) for name, params, bad_y, start, entries
+               in CHECKS for entry in entries]
+
+
+@pytest.mark.parametrize("name,params,bad_y,start,entry", CHECK_CASES,
+                         ids=[f"{c[0]}-{c[-1]}" for c in CHECK_CASES])
+def test_every_check_of_the_request_fires_from_every_entry(name, params, bad_y, start, entry,
+                                                          tmp_path, capsys):
+    if entry == "cli fit":
+        assert _call(entry, 2, params, tmp_path) == 2
+        err = capsys.readouterr().err
+        assert start in " ".join(err.split()) and "Traceback" not in err
+        assert not (tmp_path / "m.json").exists()
+        return
+    with pytest.raises(ValueError, match=re.escape(start)):
+        _call(entry, 2, params, tmp_path, bad_y)
 
 
 def test_every_rule_has_a_breaking_case():
