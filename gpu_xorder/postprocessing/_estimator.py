@@ -133,7 +133,7 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         holds. ``result_`` has those of the learned ordering.
     bounds_ : (float, float)
         ``(lo, hi)``: the range adjusted scores live in, (0, 1) for probability-like
-        training scores (see :func:`gpu_xorder.postprocessing._bounds.default_bounds`).
+        training scores (see :func:`gpu_xorder.postprocessing._transfer.default_bounds`).
     clip_ : None
         None: the maps keep scores inside ``bounds_`` without clipping (a model loaded
         from a version-1 file may hold the range it clipped to).

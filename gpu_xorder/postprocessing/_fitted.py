@@ -28,11 +28,10 @@ from .. import metrics
 from ..core._work import execute, plan_encoded
 from ..utils import _frames, _params
 from ..utils import _validation as v
-from ._bounds import default_bounds
 from ._maps import apply_group_maps
 from ._promises import warn_unrealised
 from ._scores import score_column
-from ._transfer import fit_transfer
+from ._transfer import default_bounds, fit_transfer
 
 # ------------------------------------------------------------------ the items learnt on
 

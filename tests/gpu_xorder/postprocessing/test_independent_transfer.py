@@ -390,7 +390,7 @@ def test_urf_parity_splits_a_reference_run_and_a_group_tie():
     reference scores and a tie in the other group, fair_order's ordering splits both,
     and the transfer follows the documented rules (checked by the oracle levels);
     XOrder's ordering keeps both runs whole, and its scores realise it."""
-    from gpu_xorder.postprocessing import _bounds, _transfer
+    from gpu_xorder.postprocessing import _transfer
 
     scores = np.array([0.7, 0.7, 0.7, 0.7, 0.3, 0.7, 0.7, 0.7, 0.2])
     y = np.array([1, 0, 1, 0, 1, 1, 0, 1, 0])
@@ -402,7 +402,7 @@ def test_urf_parity_splits_a_reference_run_and_a_group_tie():
     ref_pos = [k for k, i in enumerate(order) if groups[i] == 0 and scores[i] == 0.7]
     assert any(path[k] == 1 for k in range(ref_pos[0], ref_pos[-1])), path
     index = groups.astype(np.int64)
-    bounds = _bounds.default_bounds(scores, scores[index == 0])
+    bounds = _transfer.default_bounds(scores, scores[index == 0])
     learned, _ = _transfer.fit_transfer(scores, np.array(order), index, 0, bounds)
     assert_realises(learned, expected_levels(scores, groups, order, 0))
     xo = fit(scores, y, groups, metric="urf", lam=10.0, reference_group=0, solver="exact")
@@ -422,14 +422,14 @@ TIED = (np.array([0.4, 0.4, 0.7, 0.6, 0.6, 0.6]), np.array([1, 1, 0, 1, 0, 0]),
 
 
 def test_tied_reference_run_split_by_the_ordering_follows_the_documented_rule():
-    from gpu_xorder.postprocessing import _bounds, _transfer
+    from gpu_xorder.postprocessing import _transfer
 
     scores, y, groups = TIED
     order = fair_order(scores, y, groups, lam=5.0, solver="exact", backend="numpy").order
     assert order.tolist() == [3, 2, 0, 1, 4, 5]
     assert not keeps_ties(order, scores, groups)
     index = (groups == "b").astype(np.int64)
-    bounds = _bounds.default_bounds(scores, scores[index == 1])
+    bounds = _transfer.default_bounds(scores, scores[index == 1])
     learned, _ = _transfer.fit_transfer(scores, order, index, 1, bounds)
     assert_realises(learned, expected_levels(scores, groups, order, "b"))
     _, d = metrics_of(score_pairs(learned), y, groups, "xauc")

@@ -1,4 +1,4 @@
-"""Tests of the transfer (gpu_xorder.postprocessing ``_transfer``, ``_bounds``, ``_maps``):
+"""Tests of the transfer (gpu_xorder.postprocessing ``_transfer``, ``_maps``):
 placing items between reference scores, the bounds and the per-group score maps."""
 
 import warnings
@@ -8,9 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpu_xorder.postprocessing._bounds import default_bounds, is_probability_like
 from gpu_xorder.postprocessing._maps import apply_group_maps, map_one_v1
-from gpu_xorder.postprocessing._transfer import fit_transfer
+from gpu_xorder.postprocessing._transfer import (
+    default_bounds,
+    fit_transfer,
+    is_probability_like,
+)
 from support.oracles import equal_pairs, within_group_changes
 from support.properties import examples
 

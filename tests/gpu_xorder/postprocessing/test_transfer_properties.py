@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpu_xorder import XOrder
-from gpu_xorder.postprocessing._bounds import default_bounds
 from gpu_xorder.postprocessing._maps import apply_group_maps
 from gpu_xorder.postprocessing._transfer import (
     ADVICE_PROBABILITIES,
     ADVICE_RESCALE,
     ADVICE_ROUNDING,
+    default_bounds,
     fit_transfer,
 )
 from support.properties import examples
