@@ -156,3 +156,17 @@ def test_every_rule_name_is_given_by_every_request():
     assert with_data.data.labels.tolist() == [0, 1, 2] and request.data is None
     with pytest.raises(ValueError, match="solver='exact' handles two groups"):
         _params.validate({"solver": "exact"}).with_data(s, y, g)
+
+
+def test_labels_validated_first_are_not_checked_again():
+    """``Request.with_labels`` (``FairRanker.fit``, before its estimator's fits) checks
+    the labels once: ``with_data`` given them back checks only their length."""
+    s, y, g = _data(2)
+    request = _params.validate({"metric": "xauc"})
+    with pytest.raises(ValueError, match=re.escape("y must be binary with values 0 and 1")):
+        request.with_labels(_data(2, bad_y=True)[1])
+    first = request.with_labels(y.astype(bool))
+    assert first.labels.dtype == np.int64 and not first.labels.flags.writeable
+    assert first.with_data(s, first.labels, g).data.y is first.labels
+    with pytest.raises(ValueError, match=re.escape("y has length 16, expected 15")):
+        first.with_data(s[:-1], first.labels, g[:-1])
