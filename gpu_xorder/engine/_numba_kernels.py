@@ -264,13 +264,16 @@ block_lanes_xauc, block_lanes_prf, block_lanes_urf = (
 # ------------------------------------------------------------------ a segment of a strip
 
 
-def _strip_steps(lanes_of_step):
-    """The step loop of a strip around one lane function, inlined into the cached
-    strip loop of its kind (``_numba_tiles.STRIPS``): a function per kind, so that LLVM
-    optimises each step loop on its own (the five in one function ran 2x slower) and a
-    run compiles only the kinds it meets."""
+def _strip_steps(lanes_of_step, name):
+    """The step loop of a strip around one lane function (inlined), called by the cached
+    strip loop of its kind (``_numba_tiles.STRIPS``) once per chunk of steps: a function
+    per kind, so that LLVM optimises each step loop on its own (the five in one
+    function ran 2x slower) and a run compiles only the kinds it meets. Not inlined
+    itself: numba copies a function's IR into every caller it inlines into (that copy
+    was half of a cold compile). Named ``name``: numba names machine code by the
+    qualified name, which closures of this factory would share (and a process that
+    loaded the cached callers of two kinds linked one to the other's code)."""
 
-    @njit(nogil=True, boundscheck=False, inline="always")
     def segment(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla, la,
                 a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words, bits, lane,
                 dec, acc):
@@ -328,12 +331,14 @@ def _strip_steps(lanes_of_step):
                     top[r, c - n_rows + 1] = lane[q, r, n_rows]
             p, q = q, p
 
-    return segment
+    segment.__name__ = segment.__qualname__ = name
+    return njit(nogil=True, boundscheck=False)(segment)
 
 
 (_steps_lean_2, _steps_lean_3, _steps_xauc, _steps_prf, _steps_urf) = (
-    _strip_steps(f) for f in (lean_lanes_2, lean_lanes_3, block_lanes_xauc, block_lanes_prf,
-                              block_lanes_urf))
+    _strip_steps(f, f"_segment_{kind}") for f, kind in (
+        (lean_lanes_2, "lean_2"), (lean_lanes_3, "lean_3"), (block_lanes_xauc, "xauc"),
+        (block_lanes_prf, "prf"), (block_lanes_urf, "urf")))
 
 
 @njit(nogil=True, inline="always")
@@ -343,8 +348,7 @@ def scratch(lanes, m):
 
 
 #: ``SEGMENTS[kind](s, c_lo, c_hi, lanes, ..., lane, dec, acc)``: steps of one strip
-#: (``_strip_steps``), inlined into the strip loops of ``_numba_tiles`` (one compiled
-#: function per kind).
+#: (``_strip_steps``), called by the strip loops of ``_numba_tiles``.
 SEGMENTS = (_steps_lean_2, _steps_lean_3, _steps_xauc, _steps_prf, _steps_urf)
 
 

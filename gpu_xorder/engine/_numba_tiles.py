@@ -115,9 +115,11 @@ def _strip_loop(segment, name):
     cached callers of two of them linked one kind's code to the other's (wrong
     counters, a corrupted heap)."""
 
-    def strips(x_hi, width, lanes, spins, n_a, n_b, m, metric, absolute, ge, ypos, isq,
-               nla, la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lams, col0, tops, words,
-               bits, state, progress, control, x, c):
+    def strips(sched, lattice, lams, col0, tops, words, bits, state, progress, control, x,
+               c):
+        x_hi, width, lanes, spins = sched
+        (n_a, n_b, m, metric, absolute, ge, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, ubr,
+         scalars, per_q) = lattice
         n_lat = lams.size
         dec, acc = scratch(lanes, m)
         while True:
@@ -151,7 +153,7 @@ def _strip_loop(segment, name):
             x = -1
 
     strips.__name__ = strips.__qualname__ = name
-    return njit(nogil=True, boundscheck=False)(strips)
+    return njit(nogil=True, boundscheck=False, inline="always")(strips)
 
 
 _KINDS = ("lean_2", "lean_3") + METRIC_NAMES  # the order of SEGMENTS
@@ -169,36 +171,36 @@ _KINDS = ("lean_2", "lean_3") + METRIC_NAMES  # the order of SEGMENTS
 @njit(nogil=True, cache=True)
 def _strips_lean_2(sched, lattice, lams, col0, tops, words, bits, state, progress,
                    control, x, c):
-    return _loop_lean_2(*sched, *lattice, lams, col0, tops, words, bits, state, progress,
-                        control, x, c)
+    return _loop_lean_2(sched, lattice, lams, col0, tops, words, bits, state, progress,
+                control, x, c)
 
 
 @njit(nogil=True, cache=True)
 def _strips_lean_3(sched, lattice, lams, col0, tops, words, bits, state, progress,
                    control, x, c):
-    return _loop_lean_3(*sched, *lattice, lams, col0, tops, words, bits, state, progress,
-                        control, x, c)
+    return _loop_lean_3(sched, lattice, lams, col0, tops, words, bits, state, progress,
+                control, x, c)
 
 
 @njit(nogil=True, cache=True)
 def _strips_xauc(sched, lattice, lams, col0, tops, words, bits, state, progress, control,
                  x, c):
-    return _loop_xauc(*sched, *lattice, lams, col0, tops, words, bits, state, progress,
-                      control, x, c)
+    return _loop_xauc(sched, lattice, lams, col0, tops, words, bits, state, progress,
+                control, x, c)
 
 
 @njit(nogil=True, cache=True)
 def _strips_prf(sched, lattice, lams, col0, tops, words, bits, state, progress, control,
                 x, c):
-    return _loop_prf(*sched, *lattice, lams, col0, tops, words, bits, state, progress,
-                     control, x, c)
+    return _loop_prf(sched, lattice, lams, col0, tops, words, bits, state, progress,
+                control, x, c)
 
 
 @njit(nogil=True, cache=True)
 def _strips_urf(sched, lattice, lams, col0, tops, words, bits, state, progress, control,
                 x, c):
-    return _loop_urf(*sched, *lattice, lams, col0, tops, words, bits, state, progress,
-                     control, x, c)
+    return _loop_urf(sched, lattice, lams, col0, tops, words, bits, state, progress,
+                control, x, c)
 
 
 #: ``STRIPS[kind](sched, lattice, lams, col0, tops, words, bits, state, progress,
