@@ -293,7 +293,6 @@ def _strip_steps(lanes_of_step, name):
         n_rows = min(lanes, n_a - i0)
         rows = top.shape[0]
         stride = n_b + BLOCK - 1
-        n_blk = (n_rows + BLOCK - 1) // BLOCK
         r0 = i0 // BLOCK
         dec[:] = 0
         dec64 = dec.view(np.uint64)
@@ -318,9 +317,7 @@ def _strip_steps(lanes_of_step, name):
             if bits:
                 # block r0 + b's word of skewed column c - 32 b (the layout of _bits):
                 # lane 32 b + x is bit x; each byte of dec64 is one lane's 0 or 1
-                for b in range(n_blk):
-                    if BLOCK * b > t_hi or BLOCK * b + BLOCK - 1 < t_lo:
-                        continue
+                for b in range(t_lo // BLOCK, t_hi // BLOCK + 1):  # the blocks in use
                     word = uint64(0)
                     for x in range(4):
                         v = dec64[uint64(4 * b + x)]
