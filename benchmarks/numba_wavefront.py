@@ -193,7 +193,7 @@ def schedule_bound(n_a, n_b, threads):
 
 
 def needed_step(c_hi, n_b, lanes):
-    return tiles.needed_step(c_hi, n_b, lanes)
+    return tiles.needed_step(c_hi, n_b, lanes, ne.LEAD_STEPS)
 
 
 def main():

@@ -340,11 +340,11 @@ class _Wavefront:
             for lo in range(0, self.n_items, per_call):
                 hi = min(lo + per_call, self.n_items)
                 control[_tiles().TICKET] = lo  # before the call: no thread runs
-                self.kernel((hi, self.width, self.lanes, SPINS), *args, -1, 0)
+                self.kernel((hi, self.width, self.lanes, SPINS, 0), *args, -1, 0)
                 if progress is not None:
                     progress(cells * hi // self.n_items, cells)
             return
-        sched = (self.n_items, self.width, self.lanes, SPINS)
+        sched = (self.n_items, self.width, self.lanes, SPINS, LEAD_STEPS)
         errors = []
         workers = [threading.Thread(target=_work, args=(self.kernel, sched, args, errors),
                                     daemon=True) for _ in range(self.threads)]
@@ -370,6 +370,11 @@ class _Wavefront:
         if progress is not None:
             progress(cells, cells)
 
+
+#: Steps a strip stays behind what it needs of the strip above (``_numba_tiles.
+#: needed_step``): with none, the strip below waits at almost every chunk (its start
+#: leaves it no margin) and spins; two chunks absorb the threads' jitter.
+LEAD_STEPS = 2 * TILE_STEPS
 
 #: Loads of the flag of the strip above a waiting thread spins on before it returns to
 #: sleep (``NAPS``): a few microseconds (a chunk of 128 steps of 512 lanes is about

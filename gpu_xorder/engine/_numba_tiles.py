@@ -101,11 +101,13 @@ def steps_done(progress, n_items):
 
 
 @njit(nogil=True, inline="always")
-def needed_step(c_hi, n_b, lanes):
-    """The step of the strip above that steps ``.. c_hi - 1`` of a strip wait for: it
-    writes the last row-buffer column they read (column ``j`` at step ``j + lanes -
-    1``)."""
-    return min(c_hi - 1, n_b) + lanes - 1
+def needed_step(c_hi, n_b, lanes, lead):
+    """The step of the strip above that steps ``.. c_hi - 1`` of a strip wait for: the
+    one that writes the last row-buffer column they read (column ``j`` at step ``j +
+    lanes - 1``), ``lead`` steps more (a margin: a strip that follows the one above
+    with none waits at almost every chunk), at most the last step of the strip above
+    (a full one)."""
+    return min(min(c_hi - 1, n_b) + lanes - 1 + lead, n_b + lanes - 1)
 
 
 def _strip_loop(segment, name):
@@ -117,7 +119,7 @@ def _strip_loop(segment, name):
 
     def strips(sched, lattice, lams, col0, tops, words, bits, state, progress, control, x,
                c):
-        x_hi, width, lanes, spins = sched
+        x_hi, width, lanes, spins, lead = sched
         (n_a, n_b, m, metric, absolute, ge, ypos, isq, nla, la, a_wins, ybr, nlb, lbr, ubr,
          scalars, per_q) = lattice
         n_lat = lams.size
@@ -136,7 +138,7 @@ def _strip_loop(segment, name):
             while c <= last:
                 c_hi = min(c + width, last + 1)
                 if s > 0:
-                    need = needed_step(c_hi, n_b, lanes)
+                    need = needed_step(c_hi, n_b, lanes, lead)
                     tries = 0
                     while load_acquire(progress, (x - n_lat) * SLOT) < need:
                         tries += 1
@@ -162,8 +164,8 @@ _KINDS = ("lean_2", "lean_3") + METRIC_NAMES  # the order of SEGMENTS
 
 
 # Compiled, cached functions per kind of lattice (each compiles only where it runs):
-# ``sched`` is ``(x_hi, width, lanes, spins)`` (``spins``: loads of the flag before a
-# wait returns), ``lattice`` the lattice's arguments
+# ``sched`` is ``(x_hi, width, lanes, spins, lead)`` (``spins``: loads of the flag
+# before a wait returns; ``lead``: see ``needed_step``), ``lattice`` the lattice's arguments
 # (``_numba_engine._Inputs.args``), ``(x, c)`` where to resume (``x = -1``: take a
 # ticket).
 

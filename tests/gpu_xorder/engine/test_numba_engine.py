@@ -109,6 +109,7 @@ def _two_threads(monkeypatch, tile_steps, threads=2, spins=None):
     monkeypatch.setattr(ne, "LANES", 32)
     monkeypatch.setattr(ne, "BLOCK_LANES", 32)
     monkeypatch.setattr(ne, "TILE_STEPS", tile_steps)
+    monkeypatch.setattr(ne, "LEAD_STEPS", tile_steps)
     monkeypatch.setattr(ne, "PARALLEL_CELLS", 0)
     monkeypatch.setattr(ne, "CALL_CELLS", 2000)
     monkeypatch.setattr(ne, "PROGRESS_SECONDS", 0.001)
@@ -181,15 +182,15 @@ def test_tiled_wavefront_of_iterative_steps(metric, monkeypatch):
                           (128, 129, 3, 1), (32, 33, 1, 2)])
 def test_strip_schedule(lanes, n_a, n_b, width):
     """The chunks of the strips run in random orders that ``needed_step`` allows
-    (strips taken in order by 1-4 threads): no deadlock, and every row-buffer column a
-    strip reads (``top[c]`` at step ``c <= n_b``) holds the last row of the strip above
-    (written at its step ``c + rows - 1``), not yet overwritten by the strip itself
-    (``top[c - rows + 1]`` at step ``c``)."""
+    (strips taken in order by 1-4 threads, with and without a lead): no deadlock, and
+    every row-buffer column a strip reads (``top[c]`` at step ``c <= n_b``) holds the
+    last row of the strip above (written at its step ``c + rows - 1``), not yet
+    overwritten by the strip itself (``top[c - rows + 1]`` at step ``c``)."""
     n_strips = -(-n_a // lanes)
     rows = [min(lanes, n_a - s * lanes) for s in range(n_strips)]
     last = [n_b + r - 1 for r in rows]
     rng = np.random.default_rng(lanes + n_a + width)
-    for threads in (1, 2, 4):
+    for threads, lead in ((1, 0), (2, 0), (4, 0), (2, 2 * width)):
         writer = np.full(n_b + 1, -1)  # strip whose last row top[j] holds
         done = [0] * n_strips  # steps published
         ticket, running = 0, []
@@ -200,7 +201,7 @@ def test_strip_schedule(lanes, n_a, n_b, width):
             if not running:
                 break
             ready = [s for s in running if s == 0 or done[s - 1] >= tiles.needed_step(
-                min(done[s] + 1 + width, last[s] + 1), n_b, lanes)]
+                min(done[s] + 1 + width, last[s] + 1), n_b, lanes, lead)]
             assert ready, "deadlock"
             s = ready[rng.integers(len(ready))]
             c_hi = min(done[s] + 1 + width, last[s] + 1)
