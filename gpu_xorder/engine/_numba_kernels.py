@@ -22,8 +22,8 @@ C[b][a] + w_b)`` for PRF, ``(C[a][b], C[b][a], U[a][b] - U[b][a])`` for URF, dec
 ``lean_lanes_2`` / ``lean_lanes_3``; ``m > 1`` ``C[q][b]``, ``C[b][q]`` (and ``U[q][b] -
 U[b][q]``), decided by ``block_lanes_*``, a few passes over the lanes per step.
 
-``SEGMENTS[kind]`` runs a range of steps of one strip (a chunk of the strip pipeline of
-``_numba_tiles``, inlined into its compiled function of the kind).
+``SEGMENTS[kind]`` runs a range of steps of one strip: a chunk of the strip pipeline of
+``_numba_tiles``, whose compiled function of the kind calls it.
 
 Indices inside the lane loops are cast to ``uint64``: numba wraps negative indices, and
 with signed indices of unknown sign LLVM turns the loop's loads into gathers (measured:
