@@ -163,46 +163,48 @@ _KINDS = ("lean_2", "lean_3") + METRIC_NAMES  # the order of SEGMENTS
     _strip_loop(f, f"_strips_{kind}") for f, kind in zip(SEGMENTS, _KINDS))
 
 
-# Compiled, cached functions per kind of lattice (each compiles only where it runs):
-# ``sched`` is ``(x_hi, width, lanes, spins, lead)`` (``spins``: loads of the flag
-# before a wait returns; ``lead``: see ``needed_step``), ``lattice`` the lattice's arguments
-# (``_numba_engine._Inputs.args``), ``(x, c)`` where to resume (``x = -1``: take a
-# ticket).
+# Compiled, cached functions per kind of lattice (each compiles only where it runs),
+# written out at module level: numba saves a closure to its cache but never loads it
+# back in a new process (measured: the key holds the closure's cells), so the closures
+# above are inlined into these. ``sched`` is ``(x_hi, width, lanes, spins, lead)``
+# (``spins``: loads of the flag before a wait returns; ``lead``: see ``needed_step``),
+# ``lattice`` the lattice's arguments (``_numba_engine._Inputs.args``), ``(x, c)``
+# where to resume (``x = -1``: take a ticket).
 
 
 @njit(nogil=True, cache=True)
 def _strips_lean_2(sched, lattice, lams, col0, tops, words, bits, state, progress,
                    control, x, c):
     return _loop_lean_2(sched, lattice, lams, col0, tops, words, bits, state, progress,
-                control, x, c)
+                        control, x, c)
 
 
 @njit(nogil=True, cache=True)
 def _strips_lean_3(sched, lattice, lams, col0, tops, words, bits, state, progress,
                    control, x, c):
     return _loop_lean_3(sched, lattice, lams, col0, tops, words, bits, state, progress,
-                control, x, c)
+                        control, x, c)
 
 
 @njit(nogil=True, cache=True)
 def _strips_xauc(sched, lattice, lams, col0, tops, words, bits, state, progress, control,
                  x, c):
     return _loop_xauc(sched, lattice, lams, col0, tops, words, bits, state, progress,
-                control, x, c)
+                        control, x, c)
 
 
 @njit(nogil=True, cache=True)
 def _strips_prf(sched, lattice, lams, col0, tops, words, bits, state, progress, control,
                 x, c):
     return _loop_prf(sched, lattice, lams, col0, tops, words, bits, state, progress,
-                control, x, c)
+                        control, x, c)
 
 
 @njit(nogil=True, cache=True)
 def _strips_urf(sched, lattice, lams, col0, tops, words, bits, state, progress, control,
                 x, c):
     return _loop_urf(sched, lattice, lams, col0, tops, words, bits, state, progress,
-                control, x, c)
+                        control, x, c)
 
 
 #: ``STRIPS[kind](sched, lattice, lams, col0, tops, words, bits, state, progress,
