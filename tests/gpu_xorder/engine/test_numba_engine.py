@@ -177,6 +177,30 @@ def test_tiled_wavefront_of_iterative_steps(metric, monkeypatch):
     assert got[1] == want[1] and got[2] == want[2]
 
 
+def test_threaded_fills_from_two_python_threads_at_once(monkeypatch):
+    """Two callers fill on threads at the same time (each fill has its own ticket and
+    flags): both get the reference's words."""
+    _two_threads(monkeypatch, 7, threads=2)
+    rng = np.random.default_rng(8)
+    lats = [cr.build_lattice(*two_group_problem(rng, n_a, n_b, ties=True), "urf",
+                             "absolute") for n_a, n_b in ((130, 90), (100, 120))]
+    got = [None, None]
+
+    def run(k):
+        got[k] = ne.fill(lats[k], [0.2, 1.5])
+
+    callers = [threading.Thread(target=run, args=(k,)) for k in range(2)]
+    for caller in callers:
+        caller.start()
+    for caller in callers:
+        caller.join()
+    for lat, (words, finals) in zip(lats, got):
+        for b, lam in enumerate([0.2, 1.5]):
+            want = cr.fill(lat, lam)
+            np.testing.assert_array_equal(words[b], want[0])
+            np.testing.assert_array_equal(finals[b], want[1])
+
+
 @pytest.mark.parametrize("lanes, n_a, n_b, width",
                          [(32, 100, 70, 7), (32, 100, 70, 40), (128, 300, 500, 256),
                           (128, 129, 3, 1), (32, 33, 1, 2)])
