@@ -15,8 +15,8 @@ lattice); cells = (n + 1)^2.
   (larger counts are skipped and said so). Every round times every thread count once,
   in a rotated order; the fastest round's wall time is reported with its CPU time
   (all threads) and the speed-up ``T_1 / T_p`` and efficiency ``T_1 / (p T_p)``, and
-  beside them the efficiency the tile schedule itself allows (``schedule_bound``:
-  tiles of equal cost, threads idle only at the end of a diagonal). Wall
+  beside them the efficiency the strip pipeline itself allows (``schedule_bound``: a
+  replay of the schedule with cells of equal cost and waits that cost nothing). Wall
   time on a machine shared with other work says little: the load average is printed
   before and after each size.
 - **Yardstick** (``--yardstick-sizes``): the same fill written by hand as one numba
