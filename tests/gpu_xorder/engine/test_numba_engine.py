@@ -1,5 +1,5 @@
 """What only the numba engine has, against the NumPy reference: fills without bits,
-bands from given edges, its tiled wavefront on threads, its lazy import. The properties
+bands from given edges, its strip pipeline on threads, its lazy import. The properties
 every engine shares (fills, solves, bands, K groups, golden digests) are in
 test_engines.py.
 
@@ -165,7 +165,7 @@ def test_an_error_in_progress_stops_the_threads(monkeypatch):
 
 @pytest.mark.parametrize("metric", METRICS)
 def test_tiled_wavefront_of_iterative_steps(metric, monkeypatch):
-    """Steps with old groups (the block lane passes) on the tiled wavefront: the
+    """Steps with old groups (the block lane passes) on the strip pipeline: the
     reference's iterative solve."""
     _two_threads(monkeypatch, 7)
     rng = np.random.default_rng(4)
