@@ -15,8 +15,8 @@ lattice); cells = (n + 1)^2.
   (larger counts are skipped and said so). Every round times every thread count once,
   in a rotated order; the fastest round's wall time is reported with its CPU time
   (all threads) and the speed-up ``T_1 / T_p`` and efficiency ``T_1 / (p T_p)``, and
-  beside them the efficiency the tile schedule itself allows (``schedule_bound``:
-  tiles of equal cost, threads idle only at the end of a diagonal). Wall
+  beside them the efficiency the strip pipeline itself allows (``schedule_bound``: a
+  replay of the schedule with cells of equal cost and waits that cost nothing). Wall
   time on a machine shared with other work says little: the load average is printed
   before and after each size.
 - **Yardstick** (``--yardstick-sizes``): the same fill written by hand as one numba
@@ -41,6 +41,7 @@ from numba import njit, uint64
 
 import cpu_reference as cr
 from gpu_xorder.engine import _numba_engine as ne
+from gpu_xorder.engine import _numba_tiles as tiles
 
 _PACK = uint64(0x0102040810204080)
 
@@ -162,15 +163,37 @@ def threads_table(sizes, counts, rounds):
 
 
 def schedule_bound(n_a, n_b, threads):
-    """The efficiency the tile schedule allows ``threads`` threads, every tile of equal
-    cost: tiles / (threads * sum over diagonals of ceil(tiles of the diagonal /
-    threads))."""
-    steps = n_b + min(ne.LANES, n_a) - 1
-    width = steps if threads == 1 else min(steps, ne.TILE_STEPS)
-    n_strips, n_tiles, skew, n_diagonals = ne.tile_plan(n_a, n_b, ne.LANES, width)
-    s, k = np.divmod(np.arange(n_strips * n_tiles), n_tiles)
-    per = np.bincount(k + skew * s, minlength=n_diagonals)
-    return per.sum() / (threads * np.ceil(per / threads).sum())
+    """The efficiency the strip pipeline allows ``threads`` threads, every cell of equal
+    cost and no cost to wait: a replay of ``_Wavefront``'s schedule (strips taken in
+    order by the first free thread; a chunk starts when its thread is free and the strip
+    above has published ``needed_step``), the cells over ``threads`` times the end."""
+    lanes, width = ne.LANES, ne.TILE_STEPS
+    n_strips = -(-n_a // lanes)
+    if threads == 1 or n_strips == 1:
+        return 1.0
+    free = [0.0] * threads
+    above = None  # (step published, time) of the chunks of the strip above
+    for s in range(n_strips):
+        rows = min(lanes, n_a - s * lanes)
+        last = n_b + rows - 1
+        p = int(np.argmin(free))
+        t, mine = free[p], ([], [])
+        for c in range(1, last + 1, width):
+            c_hi = min(c + width, last + 1)
+            if above is not None:
+                k = np.searchsorted(above[0], needed_step(c_hi, n_b, lanes))
+                t = max(t, above[1][k])
+            lo, hi = np.arange(c, c_hi) - n_b, np.arange(c, c_hi) - 1
+            t += float(np.sum(np.minimum(rows - 1, hi) - np.maximum(0, lo) + 1))
+            mine[0].append(c_hi - 1)
+            mine[1].append(t)
+        free[p] = t
+        above = mine
+    return n_a * n_b / (threads * max(free))
+
+
+def needed_step(c_hi, n_b, lanes):
+    return tiles.needed_step(c_hi, n_b, lanes, ne.LEAD_STEPS)
 
 
 def main():
@@ -186,18 +209,12 @@ def main():
     ne.fill(lattice(300, 300), [LAM])  # compile (or load the cache) outside the timings
     print(f"numba {numba.__version__}, "
           f"{numba.config.NUMBA_NUM_THREADS} threads, {os.cpu_count()} CPUs; lanes "
-          f"{ne.LANES}, tiles of {ne.TILE_STEPS} steps; "
-          f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}")
+          f"{ne.LANES}, chunks of {ne.TILE_STEPS} steps, {ne.SPINS} spins")
     if args.yardstick_sizes:
         yardstick_table(args.yardstick_sizes, args.rounds, args.reference_max)
     if args.sizes:
         threads_table(args.sizes, args.threads, args.rounds)
-    try:
-        layer = numba.threading_layer()
-    except ValueError:  # no threaded fill ran
-        layer = "not started"
-    print(f"threading layer {layer}; finished "
-          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print(f"finished {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
 
 
 if __name__ == "__main__":

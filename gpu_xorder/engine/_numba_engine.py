@@ -5,8 +5,9 @@ docs/design.md, section 9.6. numba is imported only here, in ``_numba_kernels`` 
 ``_numba_tiles``, and only when a function of this module runs (``import gpu_xorder``
 never loads it). The decisions, paths and counters are ``cpu_reference``'s, bit for bit;
 what differs is speed. ``numba.get_num_threads()`` threads (``NUMBA_NUM_THREADS``,
-``numba.set_num_threads``) fill the tiles of a lattice, and of a lam batch, one tile
-diagonal after the other (:class:`_Wavefront`); the kernels release the GIL.
+``numba.set_num_threads``; Python threads, not numba's threading layer) fill the strips
+of a lattice, and of a lam batch, each strip following the strip above
+(:class:`_Wavefront`); the kernels release the GIL.
 
 ``progress(done, total)`` counts the cells of every lattice of the call (of both passes
 for bands).
@@ -15,8 +16,8 @@ for bands).
 import contextlib
 import contextvars
 import functools
-import os
 import threading
+import time
 
 import numpy as np
 
@@ -58,12 +59,11 @@ BLOCK_LANES = 128
 #: Least cells of a batch filled by more than one thread.
 PARALLEL_CELLS = 2 * 10**6
 
-#: Steps of a strip per tile when threads share a lattice. With 512-row strips a fill
-#: of n per group has about 3 n / 512 tile diagonals, each one wake-up of sleeping
-#: threads (tens of microseconds); 256 steps would double them for the same share of
-#: idle threads at the diagonals' ends with 2 threads (0.983 of linear at 3 x 10^4 per
-#: group, ``benchmarks/numba_wavefront.py``'s schedule bound).
-TILE_STEPS = 512
+#: Steps of a strip per chunk when threads share the strips: a thread publishes its
+#: progress after each chunk, and the strip below starts ``lanes + TILE_STEPS`` steps
+#: behind it (fewer steps: more flag traffic and per-chunk cost; more: a longer start
+#: and end of the pipeline).
+TILE_STEPS = 128
 
 #: Cells per kernel call, about (progress and interrupts are seen between calls; a
 #: smaller lattice is one call).
@@ -94,21 +94,12 @@ def smoke_test():
 
 
 def _kernels():
-    # numba's OpenMP threads wait for the next tile diagonal asleep, not spinning: GNU
-    # OpenMP's default spin made two threads up to 200 times slower than one on a
-    # machine shared with other work (benchmarks/RESULTS.md). Read when numba first starts its
-    # threads; a value the user set is kept.
     from . import _numba_kernels
 
     return _numba_kernels
 
 
 def _tiles():
-    # numba's OpenMP threads wait for the next tile diagonal asleep, not spinning: GNU
-    # OpenMP's default spin made two threads up to 200 times slower than one on a
-    # machine shared with other work (benchmarks/RESULTS.md). Read when numba first
-    # starts its threads; a value the user set is kept.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from . import _numba_tiles
 
     return _numba_tiles
@@ -306,94 +297,115 @@ def _fill(inp, lams, edges, bits, progress):
             tops = np.ascontiguousarray(np.stack([inp.to_state(r) for r in row0]))
     words = np.zeros((B, cr.n_words(n_a, n_b) if bits else 1), dtype=np.uint32)
     big = B * (n_a + 1) * (n_b + 1) >= PARALLEL_CELLS
-    threads = n_threads() if big and not _FORKED else 1
+    threads = n_threads() if big else 1
     _Wavefront(inp, lams, threads).run(col0, tops, words, bits, progress)
     tops[:, :, 0] = col0[None, :, n_a]
     return (words if bits else None), tops
 
 
-#: Serialises the threaded fills (``TILES``) of Python threads that fill at the same
-#: time (numba's workqueue threading layer aborts the process on concurrent use; the
-#: others would only oversubscribe the cores); one-thread fills run side by side.
-_LOCK = threading.Lock()
-
-#: Whether this process is a fork of one that had started numba's threads (which it
-#: does as it compiles or loads ``TILES``): they (GNU OpenMP) do not survive a fork,
-#: and numba ends a child that uses them, so such a child fills in its own thread only
-#: (``TILES_SERIAL``, which never enters the threading layer).
-_FORKED = False
-_THREADED = False
-
-
-def _after_fork():
-    global _FORKED
-    _FORKED = _FORKED or _THREADED
-
-
-os.register_at_fork(after_in_child=_after_fork)
-
-
 class _Wavefront:
-    """The tiled wavefront of a batch of lattices (docs/design.md, section 9.6).
+    """The strip pipeline of a batch of lattices (docs/design.md, section 9.6).
 
-    Strip ``s`` (rows ``s lanes + 1 ..``) runs its steps in tiles of ``width`` steps;
-    tile ``(s, k)`` needs tile ``(s, k - 1)`` (its lane state) and strip ``s - 1``'s
-    steps up to ``(k + 1) width + lanes - 1`` (the last of them writes the top row's
-    column ``(k + 1) width``), i.e. tile ``(s - 1, k + skew - 1)``, ``skew = 2 + (lanes
-    - 2) // width``. So the tiles with ``k + skew s = d`` are independent: numba's
-    threads share those of diagonal ``d`` (of every lattice of the batch), and wait
-    for each other once per diagonal. Tiles of one diagonal read and write disjoint
-    columns of the shared top row (``(skew - 1) width`` steps apart, more than ``lanes
-    - 2``). One thread: a tile is a whole strip.
+    Strip ``s`` (rows ``s lanes + 1 ..``) of lattice ``b`` is item ``x = s B + b``;
+    the items are taken in order from a ticket (``_numba_tiles.STRIPS``). One thread
+    walks whole strips, in calls of about ``CALL_CELLS`` cells (progress and interrupts
+    are seen between calls). ``threads`` threads run the strips in chunks of
+    ``width = TILE_STEPS`` steps: chunk ``[c, c + width)`` of strip ``s`` waits until
+    strip ``s - 1`` has published step ``min(c + width - 1, n_b) + lanes - 1`` (which
+    writes the last row-buffer column the chunk reads). A strip only writes columns
+    ``lanes - 1`` steps behind the ones it reads, and the strip below reads a column
+    only after it is written, so each column is written, read, overwritten in order.
     """
 
     def __init__(self, inp, lams, threads):
-        self.inp, self.lams, self.threads = inp, lams, threads
+        self.inp, self.lams = inp, lams
         self.lanes = lanes = LANES if inp.m == 1 else BLOCK_LANES
+        self.n_strips = -(-inp.n_a // lanes)
+        self.n_items = self.n_strips * lams.size
+        self.threads = max(1, min(threads, self.n_items))
         steps = inp.n_b + min(lanes, inp.n_a) - 1  # of the longest strip
-        self.width = steps if threads == 1 else min(steps, TILE_STEPS)
-        self.n_strips, self.n_tiles, self.skew, self.n_diagonals = tile_plan(
-            inp.n_a, inp.n_b, lanes, self.width)
-        if threads > 1:
-            global _THREADED
-            _THREADED = True
-            self.kernel = _tiles().TILES[inp.kind]
-        else:
-            self.kernel = _tiles().TILES_SERIAL[inp.kind]
+        self.width = steps if self.threads == 1 else min(steps, TILE_STEPS)
+        self.kernel = _tiles().STRIPS[inp.kind]
 
     def run(self, col0, tops, words, bits, progress):
-        """Every diagonal, in calls of about ``CALL_CELLS`` cells each (progress and
-        interrupts are seen between calls)."""
         inp, B = self.inp, self.lams.size
         state = np.zeros((B, self.n_strips, 2, inp.rows, self.lanes + 1))
+        # a strip's published step, one cache line per strip; the ticket, the stop flag
+        flags = np.zeros(self.n_items * _tiles().SLOT, dtype=np.int64)
+        control = np.zeros(2 * _tiles().SLOT, dtype=np.int64)
+        args = (self.inp.args(), self.lams, col0, tops, words, bits, state, flags, control)
         cells = (inp.n_a + 1) * (inp.n_b + 1) * B
-        per_call = max(1, int(self.n_diagonals * CALL_CELLS // cells))
-        done = self._tiles_done()
-        lattice = inp.args()
-        with _LOCK if self.threads > 1 else contextlib.nullcontext():
-            for d in range(0, self.n_diagonals, per_call):
-                d_hi = min(d + per_call, self.n_diagonals)
-                sched = (d, d_hi, self.n_strips, self.n_tiles, self.skew, self.width,
-                         self.lanes)
-                self.kernel(sched, lattice, self.lams, col0, tops, words, bits, state)
+        if self.threads == 1:
+            per_call = max(1, int(self.n_items * CALL_CELLS // cells))
+            for lo in range(0, self.n_items, per_call):
+                hi = min(lo + per_call, self.n_items)
+                control[_tiles().TICKET] = lo  # before the call: no thread runs
+                self.kernel((hi, self.width, self.lanes, SPINS, 0), *args, -1, 0)
                 if progress is not None:
-                    progress(cells * int(done[d_hi - 1]) // int(done[-1]), cells)
+                    progress(cells * hi // self.n_items, cells)
+            return
+        sched = (self.n_items, self.width, self.lanes, SPINS, LEAD_STEPS)
+        errors = []
+        workers = [threading.Thread(target=_work, args=(self.kernel, sched, args, errors),
+                                    daemon=True) for _ in range(self.threads)]
+        steps = B * sum(inp.n_b + min(self.lanes, inp.n_a - s * self.lanes) - 1
+                        for s in range(self.n_strips))
+        try:
+            for worker in workers:
+                worker.start()
+            for worker in workers:
+                while worker.is_alive():
+                    worker.join(PROGRESS_SECONDS)
+                    if progress is not None and worker.is_alive():
+                        done = _tiles().steps_done(flags, self.n_items)
+                        progress(cells * done // steps, cells)
+        except BaseException:  # Ctrl-C: the threads stop after their chunk
+            _tiles().stop(control)
+            for worker in workers:
+                if worker.ident is not None:
+                    worker.join()
+            raise
+        if errors:
+            raise errors[0]
+        if progress is not None:
+            progress(cells, cells)
 
-    def _tiles_done(self):
-        """Tiles finished after each diagonal (cumulative)."""
-        s, k = np.divmod(np.arange(self.n_strips * self.n_tiles), self.n_tiles)
-        per = np.bincount(k + self.skew * s, minlength=self.n_diagonals)
-        return np.cumsum(per)
+
+#: Steps a strip stays behind what it needs of the strip above (``_numba_tiles.
+#: needed_step``): with none, the strip below waits at almost every chunk (its start
+#: leaves it no margin) and spins; two chunks absorb the threads' jitter.
+LEAD_STEPS = 2 * TILE_STEPS
+
+#: Loads of the flag of the strip above a waiting thread spins on before it returns to
+#: sleep (``NAPS``): a few microseconds (a chunk of 128 steps of 512 lanes is about
+#: 30 us on one core).
+SPINS = 2000
+
+#: Seconds between progress reports of a threaded fill.
+PROGRESS_SECONDS = 0.05
+
+#: Sleeps of a thread waiting for the strip above, after its spin (seconds): short
+#: first, longer while the wait goes on (a machine with more runnable threads than
+#: cores), back to short once it moved on.
+NAPS = (0.0, 2e-5, 5e-5, 1e-4, 2e-4)
 
 
-def tile_plan(n_a, n_b, lanes, width):
-    """``(n_strips, n_tiles, skew, n_diagonals)`` of the tiled wavefront of an ``n_a x
-    n_b`` lattice: strips of ``lanes`` rows, tiles of ``width`` steps, tile ``(s, k)``
-    on diagonal ``k + skew s`` (:class:`_Wavefront`)."""
-    n_strips = -(-n_a // lanes)
-    n_tiles = -(-(n_b + min(lanes, n_a) - 1) // width)
-    skew = 2 + (lanes - 2) // width
-    return n_strips, n_tiles, skew, n_tiles + skew * (n_strips - 1)
+def _work(kernel, sched, args, errors):
+    """One thread of a threaded fill: strips until none is left (sleeping between the
+    kernel's spins while it waits for the strip above)."""
+    try:
+        x, c = -1, 0
+        naps = 0
+        while True:
+            at = (x, c)
+            x, c = kernel(sched, *args, x, c)
+            if x < 0:
+                return
+            naps = naps + 1 if (x, c) == at else 0
+            time.sleep(NAPS[min(naps, len(NAPS) - 1)])
+    except BaseException as exc:  # the others must not wait for this thread's strips
+        errors.append(exc)
+        _tiles().stop(args[-1])
 
 
 # ------------------------------------------------------------------ solves

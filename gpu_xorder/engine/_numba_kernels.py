@@ -22,8 +22,8 @@ C[b][a] + w_b)`` for PRF, ``(C[a][b], C[b][a], U[a][b] - U[b][a])`` for URF, dec
 ``lean_lanes_2`` / ``lean_lanes_3``; ``m > 1`` ``C[q][b]``, ``C[b][q]`` (and ``U[q][b] -
 U[b][q]``), decided by ``block_lanes_*``, a few passes over the lanes per step.
 
-``SEGMENTS[kind]`` runs a range of steps of one strip: a tile of the tiled wavefront
-(``_numba_tiles``).
+``SEGMENTS[kind]`` runs a range of steps of one strip: a chunk of the strip pipeline of
+``_numba_tiles``, whose compiled function of the kind calls it.
 
 Indices inside the lane loops are cast to ``uint64``: numba wraps negative indices, and
 with signed indices of unknown sign LLVM turns the loop's loads into gathers (measured:
@@ -265,15 +265,19 @@ block_lanes_urf = _block_lanes(METRIC_CODE["urf"])
 # ------------------------------------------------------------------ a segment of a strip
 
 
-def _strip_steps(lanes_of_step):
-    """The step loop of a strip around one lane function, inlined into the cached
-    ``_segment_*`` of its kind: a function per kind, so that LLVM optimises each step
-    loop on its own (the five in one function ran 2x slower) and a run compiles only
-    the kinds it meets."""
+def _strip_steps(lanes_of_step, name):
+    """The step loop of a strip around one lane function (inlined), called by the cached
+    strip loop of its kind (``_numba_tiles.STRIPS``) once per chunk of steps: a function
+    per kind, so that LLVM optimises each step loop on its own (the five in one
+    function ran 2x slower) and a run compiles only the kinds it meets. Not inlined
+    itself: numba copies a function's IR into every caller it inlines into (that copy
+    was half of a cold compile). Named ``name``: numba names machine code by the
+    qualified name, which closures of this factory would share (and a process that
+    loaded the cached callers of two kinds linked one to the other's code)."""
 
-    @njit(nogil=True, boundscheck=False, inline="always")
     def segment(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla, la,
-                a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words, bits, lane):
+                a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words, bits, lane,
+                dec, acc):
         """Steps ``c_lo .. c_hi - 1`` of strip ``s`` (rows ``s lanes + 1 ..``) of one
         lattice, each step's lanes by ``lanes_of_step``.
 
@@ -283,17 +287,16 @@ def _strip_steps(lanes_of_step):
         ``c_lo == 1``, so a lane that has not started yet reads its left cell there and
         idle lanes need no copies). ``top`` ``(rows, n_b + 1)``: the row above the
         strip, overwritten with its last row. ``words``: the lattice's decision words
-        (written when ``bits``).
+        (written when ``bits``). ``dec`` (``lanes`` bytes, a multiple of 8) and ``acc``
+        (``(8, lanes)`` doubles for ``m > 1``) are scratch (``scratch``).
         """
         i0 = s * lanes
         n_rows = min(lanes, n_a - i0)
         rows = top.shape[0]
         stride = n_b + BLOCK - 1
-        n_blk = (n_rows + BLOCK - 1) // BLOCK
         r0 = i0 // BLOCK
-        dec = np.zeros(lanes, dtype=np.uint8)
+        dec[:] = 0
         dec64 = dec.view(np.uint64)
-        acc = np.empty((1, 1) if m == 1 else (8, lanes))
         if c_lo == 1:
             for h in range(2):
                 for r in range(rows):
@@ -315,9 +318,7 @@ def _strip_steps(lanes_of_step):
             if bits:
                 # block r0 + b's word of skewed column c - 32 b (the layout of _bits):
                 # lane 32 b + x is bit x; each byte of dec64 is one lane's 0 or 1
-                for b in range(n_blk):
-                    if BLOCK * b > t_hi or BLOCK * b + BLOCK - 1 < t_lo:
-                        continue
+                for b in range(t_lo // BLOCK, t_hi // BLOCK + 1):  # the blocks in use
                     word = uint64(0)
                     for x in range(4):
                         v = dec64[uint64(4 * b + x)]
@@ -328,63 +329,26 @@ def _strip_steps(lanes_of_step):
                     top[r, c - n_rows + 1] = lane[q, r, n_rows]
             p, q = q, p
 
-    return segment
+    segment.__name__ = segment.__qualname__ = name
+    return njit(nogil=True, boundscheck=False)(segment)
 
 
 (_steps_lean_2, _steps_lean_3, _steps_xauc, _steps_prf, _steps_urf) = (
-    _strip_steps(f) for f in (lean_lanes_2, lean_lanes_3, block_lanes_xauc, block_lanes_prf,
-                              block_lanes_urf))
+    _strip_steps(f, f"_segment_{kind}") for f, kind in (
+        (lean_lanes_2, "lean_2"), (lean_lanes_3, "lean_3"), (block_lanes_xauc, "xauc"),
+        (block_lanes_prf, "prf"), (block_lanes_urf, "urf")))
 
 
-# One compiled, cached function per kind of lattice (``SEGMENTS``).
+@njit(nogil=True, inline="always")
+def scratch(lanes, m):
+    """The scratch of ``SEGMENTS``: ``dec`` and ``acc``, allocated once per call."""
+    return np.zeros(lanes, dtype=np.uint8), np.empty((1, 1) if m == 1 else (8, lanes))
 
 
-@njit(nogil=True, boundscheck=False, cache=True)
-def _segment_lean_2(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
-                    nla, la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words,
-                    bits, lane):
-    _steps_lean_2(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
-                  la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words, bits,
-                  lane)
-
-
-@njit(nogil=True, boundscheck=False, cache=True)
-def _segment_lean_3(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
-                    nla, la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words,
-                    bits, lane):
-    _steps_lean_3(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
-                  la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words, bits,
-                  lane)
-
-
-@njit(nogil=True, boundscheck=False, cache=True)
-def _segment_xauc(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
-                  nla, la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words,
-                  bits, lane):
-    _steps_xauc(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
-                la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words, bits,
-                lane)
-
-
-@njit(nogil=True, boundscheck=False, cache=True)
-def _segment_prf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
-                 nla, la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words,
-                 bits, lane):
-    _steps_prf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
-               la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words, bits,
-               lane)
-
-
-@njit(nogil=True, boundscheck=False, cache=True)
-def _segment_urf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq,
-                 nla, la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words,
-                 bits, lane):
-    _steps_urf(s, c_lo, c_hi, lanes, n_a, n_b, m, metric, absolute, ge, ypos, isq, nla,
-               la, a_wins, ybr, nlb, lbr, ubr, scalars, per_q, lam, col0, top, words, bits,
-               lane)
-
-#: ``SEGMENTS[kind](s, c_lo, c_hi, lanes, ...)``: steps of one strip (``_strip_steps``).
-SEGMENTS = (_segment_lean_2, _segment_lean_3, _segment_xauc, _segment_prf, _segment_urf)
+#: ``SEGMENTS[kind](s, c_lo, c_hi, lanes, ..., lane, dec, acc)``: steps of one strip
+#: (``_strip_steps``), called by the strip loops of ``_numba_tiles``.
+SEGMENTS = {"lean_2": _steps_lean_2, "lean_3": _steps_lean_3, "xauc": _steps_xauc,
+            "prf": _steps_prf, "urf": _steps_urf}
 
 
 # ------------------------------------------------------------------ traceback

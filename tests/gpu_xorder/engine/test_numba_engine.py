@@ -1,5 +1,5 @@
 """What only the numba engine has, against the NumPy reference: fills without bits,
-bands from given edges, its tiled wavefront on threads, its lazy import. The properties
+bands from given edges, its strip pipeline on threads, its lazy import. The properties
 every engine shares (fills, solves, bands, K groups, golden digests) are in
 test_engines.py.
 
@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -102,27 +103,33 @@ def test_signed_step_with_old_groups_is_refused_like_the_reference():
         ne.fill(signed, [0.5])
 
 
-def _two_threads(monkeypatch, tile_steps, threads=2):
-    """Strips of 32 rows, tiles of ``tile_steps`` steps, two threads (at most what numba
-    has; or one) on every batch, a few tile diagonals per kernel call."""
+def _two_threads(monkeypatch, tile_steps, threads=2, spins=None):
+    """Strips of 32 rows, chunks of ``tile_steps`` steps, ``threads`` Python threads on
+    every batch (more than the cores: the waits return to sleep), one thread's calls a
+    few strips each."""
     monkeypatch.setattr(ne, "LANES", 32)
     monkeypatch.setattr(ne, "BLOCK_LANES", 32)
     monkeypatch.setattr(ne, "TILE_STEPS", tile_steps)
+    monkeypatch.setattr(ne, "LEAD_STEPS", tile_steps)
     monkeypatch.setattr(ne, "PARALLEL_CELLS", 0)
     monkeypatch.setattr(ne, "CALL_CELLS", 2000)
-    monkeypatch.setattr(ne, "n_threads",
-                        lambda: min(threads, numba.config.NUMBA_NUM_THREADS))
+    monkeypatch.setattr(ne, "PROGRESS_SECONDS", 0.001)
+    if spins is not None:
+        monkeypatch.setattr(ne, "SPINS", spins)
+    monkeypatch.setattr(ne, "n_threads", lambda: threads)
 
 
 @pytest.mark.parametrize("metric", METRICS)
-@pytest.mark.parametrize("tile_steps, threads", [(7, 2), (40, 2), (512, 1)])
-def test_tiled_wavefront_equals_reference(metric, tile_steps, threads, monkeypatch):
-    """The tiled wavefront on threads against the reference fill: words, final
-    counters and last row of every lam, ties, strips and tiles cut short (7-step tiles:
-    a strip waits for the tile 5 ahead in the strip above; 40 steps: the next one; one
-    thread: whole strips, in the plain-loop kernels), groups of one item, a few
-    diagonals per call; progress to the last cell, never back."""
-    _two_threads(monkeypatch, tile_steps, threads)
+@pytest.mark.parametrize("tile_steps, threads, spins",
+                         [(7, 2, None), (40, 3, 0), (512, 1, None)])
+def test_tiled_wavefront_equals_reference(metric, tile_steps, threads, spins, monkeypatch):
+    """The strip pipeline on threads against the reference fill: words, final counters
+    and last row of every lam, ties, strips and chunks cut short (7-step chunks: a strip
+    waits for the chunk 5 ahead in the strip above; 40 steps on 3 threads, every wait
+    returning to sleep at once: the kernel resumes where it waited; one thread: whole
+    strips, a few per call), groups of one item; progress to the last cell, never
+    back."""
+    _two_threads(monkeypatch, tile_steps, threads, spins)
     rng = np.random.default_rng(9 + tile_steps)
     lams = [0.0, 0.4, 3.0]
     for k, (n_a, n_b) in enumerate(((150, 90), (33, 70), (97, 1), (1, 45), (1, 1))):
@@ -140,9 +147,26 @@ def test_tiled_wavefront_equals_reference(metric, tile_steps, threads, monkeypat
         assert all(d1 <= d2 for (d1, _), (d2, _) in zip(seen, seen[1:]))
 
 
+def test_an_error_in_progress_stops_the_threads(monkeypatch):
+    """An exception in the caller's thread while the strips run (a progress callback,
+    Ctrl-C) stops the fill's threads after their chunk and reaches the caller."""
+    _two_threads(monkeypatch, 7, threads=3)
+    lat = cr.build_lattice(*two_group_problem(np.random.default_rng(1), 400, 300),
+                           "xauc", "absolute")
+    before = threading.active_count()
+
+    def progress(done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        ne.fill(lat, [0.5, 0.7], progress=progress)
+    assert threading.active_count() == before
+    np.testing.assert_array_equal(ne.fill(lat, [0.5])[0][0], cr.fill(lat, 0.5)[0])
+
+
 @pytest.mark.parametrize("metric", METRICS)
 def test_tiled_wavefront_of_iterative_steps(metric, monkeypatch):
-    """Steps with old groups (the block lane passes) on the tiled wavefront: the
+    """Steps with old groups (the block lane passes) on the strip pipeline: the
     reference's iterative solve."""
     _two_threads(monkeypatch, 7)
     rng = np.random.default_rng(4)
@@ -154,37 +178,67 @@ def test_tiled_wavefront_of_iterative_steps(metric, monkeypatch):
     assert got[1] == want[1] and got[2] == want[2]
 
 
+def test_threaded_fills_from_two_python_threads_at_once(monkeypatch):
+    """Two callers fill on threads at the same time (each fill has its own ticket and
+    flags): both get the reference's words."""
+    _two_threads(monkeypatch, 7, threads=2)
+    rng = np.random.default_rng(8)
+    lats = [cr.build_lattice(*two_group_problem(rng, n_a, n_b, ties=True), "urf",
+                             "absolute") for n_a, n_b in ((130, 90), (100, 120))]
+    got = [None, None]
+
+    def run(k):
+        got[k] = ne.fill(lats[k], [0.2, 1.5])
+
+    callers = [threading.Thread(target=run, args=(k,)) for k in range(2)]
+    for caller in callers:
+        caller.start()
+    for caller in callers:
+        caller.join()
+    for lat, (words, finals) in zip(lats, got):
+        for b, lam in enumerate([0.2, 1.5]):
+            want = cr.fill(lat, lam)
+            np.testing.assert_array_equal(words[b], want[0])
+            np.testing.assert_array_equal(finals[b], want[1])
+
+
 @pytest.mark.parametrize("lanes, n_a, n_b, width",
                          [(32, 100, 70, 7), (32, 100, 70, 40), (128, 300, 500, 256),
                           (128, 129, 3, 1), (32, 33, 1, 2)])
-def test_tile_schedule(lanes, n_a, n_b, width):
-    """Every tile once; a tile's diagonal after its left neighbour's and after the
-    tile of the strip above whose last step writes the last top-row column it reads;
-    the tiles of one diagonal read and write disjoint top-row columns."""
-    n_strips, n_tiles, skew, n_diagonals = ne.tile_plan(n_a, n_b, lanes, width)
-    when = {}
-    for d in range(n_diagonals):
-        s_lo, count = tiles.tile_diagonal(d, n_strips, n_tiles, skew)
-        used = set()
-        for s in range(s_lo, s_lo + count):
-            k = d - skew * s
-            assert 0 <= k < n_tiles and (s, k) not in when
-            when[s, k] = d
-            rows = min(lanes, n_a - s * lanes)
-            c_lo, c_hi = 1 + k * width, min(1 + (k + 1) * width, n_b + rows)
-            if c_lo >= c_hi:
-                continue
-            # steps c_lo .. c_hi - 1 read top[c] (c <= n_b), write top[c - rows + 1]
-            touched = set(range(c_lo, min(c_hi, n_b + 1)))
-            touched |= set(range(max(c_lo, rows) - rows + 1, c_hi - rows + 1))
-            assert not touched & used
-            used |= touched
-            if s > 0:  # strip s - 1 wrote top[c] at its step c + lanes - 1
-                need = min(c_hi - 1, n_b) + lanes - 1
-                assert when[s - 1, (need - 1) // width] < d
-    assert sorted(when) == [(s, k) for s in range(n_strips) for k in range(n_tiles)]
-    for (s, k), d in when.items():
-        assert k == 0 or when[s, k - 1] < d
+def test_strip_schedule(lanes, n_a, n_b, width):
+    """The chunks of the strips run in random orders that ``needed_step`` allows
+    (strips taken in order by 1-4 threads, with and without a lead): no deadlock, and
+    every row-buffer column a strip reads (``top[c]`` at step ``c <= n_b``) holds the
+    last row of the strip above (written at its step ``c + rows - 1``), not yet
+    overwritten by the strip itself (``top[c - rows + 1]`` at step ``c``)."""
+    n_strips = -(-n_a // lanes)
+    rows = [min(lanes, n_a - s * lanes) for s in range(n_strips)]
+    last = [n_b + r - 1 for r in rows]
+    rng = np.random.default_rng(lanes + n_a + width)
+    for threads, lead in ((1, 0), (2, 0), (4, 0), (2, 2 * width)):
+        writer = np.full(n_b + 1, -1)  # strip whose last row top[j] holds
+        done = [0] * n_strips  # steps published
+        ticket, running = 0, []
+        while True:
+            while len(running) < threads and ticket < n_strips:
+                running.append(ticket)
+                ticket += 1
+            if not running:
+                break
+            ready = [s for s in running if s == 0 or done[s - 1] >= tiles.needed_step(
+                min(done[s] + 1 + width, last[s] + 1), n_b, lanes, lead)]
+            assert ready, "deadlock"
+            s = ready[rng.integers(len(ready))]
+            c_hi = min(done[s] + 1 + width, last[s] + 1)
+            for c in range(done[s] + 1, c_hi):
+                if c <= n_b:
+                    assert writer[c] == s - 1
+                if c >= rows[s]:
+                    writer[c - rows[s] + 1] = s
+            done[s] = c_hi - 1
+            if done[s] == last[s]:
+                running.remove(s)
+        assert done == last and (writer[1:] == n_strips - 1).all()
 
 
 def test_status_and_lazy_import():
@@ -204,15 +258,15 @@ def _fill_in_child(lat, lams, queue):
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="fork")
-def test_a_forked_child_fills_in_one_thread(monkeypatch):
-    """After a fill on numba's threads, a child forked from this process fills the
-    reference's words in its own thread (numba would end a child that used its GNU
-    OpenMP threads)."""
+def test_a_forked_child_fills_on_threads(monkeypatch):
+    """After a fill on threads, a child forked from this process fills the reference's
+    words on threads too (the fill's threads end with it; numba's threading layer,
+    whose GNU OpenMP threads a child may not use, is never entered)."""
     _two_threads(monkeypatch, 40)
     s, y, g = two_group_problem(np.random.default_rng(3), 90, 70, ties=True)
     lat = cr.build_lattice(s, y, g, "xauc", "absolute")
     lams = [0.0, 0.6]
-    ne.fill(lat, lams)  # numba's threads started in this process
+    ne.fill(lat, lams)
     context = multiprocessing.get_context("fork")
     queue = context.Queue()
     child = context.Process(target=_fill_in_child, args=(lat, lams, queue))
@@ -220,7 +274,6 @@ def test_a_forked_child_fills_in_one_thread(monkeypatch):
     words, finals = queue.get(timeout=120)
     child.join(timeout=60)
     assert child.exitcode == 0
-    assert not ne._FORKED  # this process still uses its threads
     for b, lam in enumerate(lams):
         want = cr.fill(lat, lam)
         np.testing.assert_array_equal(words[b], want[0])
