@@ -282,12 +282,18 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
 
 def _pareto(p, q, new_rows, row_type):
     """The states no other of their cell beats in both ``p`` and ``q``: their indices
-    (by cell, p descending) and cells."""
-    # by cell, then p descending (two sorts: a three-key lexsort costs about twice
-    # as much); of two states with equal p, the one of lower q may come first and
-    # survive, dominated: harmless, the front only keeps one state more
-    order = np.argsort(-p)
+    (by cell, p descending) and cells. The order is canonical, ``(cell, -p, -q,
+    index)`` (the compiled twin's, decision for decision): of states with equal ``p``
+    and ``q`` (the same counters, reached by two steps) the first candidate survives,
+    the a-step's."""
+    # by cell, then p descending (two stable sorts: a four-key lexsort costs about
+    # twice as much), then, where two states of a cell have equal p and the later one
+    # the larger q (rare), the full lexicographic order
+    order = np.argsort(-p, kind="stable")
     order = order[np.argsort(new_rows[order].astype(row_type), kind="stable")]
+    r, ps, qs = new_rows[order], p[order], q[order]
+    if np.any((r[1:] == r[:-1]) & (ps[1:] == ps[:-1]) & (qs[1:] > qs[:-1])):
+        order = np.lexsort((np.arange(p.size), -q, -p, new_rows))
     new_rows, q = new_rows[order], q[order]
     _, rank = np.unique(q, return_inverse=True)
     key = new_rows * (rank.size + 1) + rank.reshape(-1)
