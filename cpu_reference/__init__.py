@@ -31,6 +31,7 @@ _EXPORTS = {
     "Metric": ("._metrics", "Metric"),
     "NoneLeft": ("._fronts", "NoneLeft"),
     "PAD": ("._objective", "PAD"),
+    "PREDICTION_SLACK": ("._fronts", "PREDICTION_SLACK"),
     "PRUNE_TOLERANCE": ("._fronts", "PRUNE_TOLERANCE"),
     "StepConstants": ("._lattice", "StepConstants"),
     "StepLattice": ("._lattice", "StepLattice"),
@@ -86,6 +87,7 @@ _EXPORTS = {
 __all__ = [
     "EPS_TOLERANCE",
     "HostWalker",
+    "PREDICTION_SLACK",
     "PRUNE_TOLERANCE",
     "COUNTERS",
     "COUNTER_KINDS",

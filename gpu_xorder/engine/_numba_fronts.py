@@ -161,11 +161,11 @@ def _grow(a, need):
 @njit(cache=True, nogil=True)
 def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
          kind, w, inv_auc, wq, wb, sf, ss, flip, lam, threshold, mus, slacks, tables,
-         prune, max_states, max_bytes):
+         prune, max_states, slack, max_bytes):
     """The fronts, diagonal by diagonal. Returns ``(status, path, final, stored,
-    largest, d, predicted)``; ``status`` one of ``DONE``, ``NONE_LEFT``,
+    largest, d, predicted, offsets)``; ``status`` one of ``DONE``, ``NONE_LEFT``,
     ``OVER_BYTES``, ``OVER_STATES`` (``d``: the diagonals done, ``predicted``: the
-    states on course)."""
+    states on course, ``offsets``: the states stored by the end of every diagonal)."""
     n_d = n_a + n_b
     n_t = mus.size
     width = n_b + 1
@@ -301,7 +301,7 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
             new_starts[kept_cells] = total
         if total == 0:
             return NONE_LEFT, np.empty(0, np.int8), np.zeros(3, np.int64), stored, \
-                largest, d + 1, 0
+                largest, d + 1, 0, diag_off
         # swap
         fa, na = na, fa
         fb, nb = nb, fb
@@ -314,11 +314,11 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
         diag_off[d + 1] = stored
         if max_bytes >= 0 and stored * 4 + (d + 1) * 4 * min(n_a, n_b, d + 1) > max_bytes:
             return OVER_BYTES, np.empty(0, np.int8), np.zeros(3, np.int64), stored, \
-                largest, d + 1, 0
+                largest, d + 1, 0, diag_off
         predicted = stored + size * (n_d - d - 1)
-        if max_states >= 0 and predicted > max_states:
+        if max_states >= 0 and (stored > max_states or predicted > slack * max_states):
             return OVER_STATES, np.empty(0, np.int8), np.zeros(3, np.int64), stored, \
-                largest, d + 1, predicted
+                largest, d + 1, predicted, diag_off
     # the first final state of the largest auc - lam * |d|
     best, best_value = 0, -np.inf
     for s in range(size):
@@ -338,7 +338,7 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
         else:
             path[d] = 1
             s = -link - 1
-    return DONE, path, final, stored, largest, n_d, 0
+    return DONE, path, final, stored, largest, n_d, 0, diag_off
 
 
 def _inputs(lat):
@@ -372,10 +372,10 @@ def solve_fronts(lat, lam, *, lower=None, mus=(), tables=None, max_bytes=None,
         mus = np.zeros(0)
         tables = np.zeros((0, 0))
     slacks = np.zeros(mus.size)
-    status, path, final, stored, largest, d, predicted = _run(
+    status, path, final, stored, largest, d, predicted, _ = _run(
         n_a, n_b, *_inputs(lat), *cr.relink_terms(lat), float(lam),
         float(lower) - cr.PRUNE_TOLERANCE if prune else 0.0, mus, slacks, tables, prune,
-        -1 if max_states is None else int(max_states),
+        -1 if max_states is None else int(max_states), cr.PREDICTION_SLACK,
         -1 if max_bytes is None else int(max_bytes))
     n_d = n_a + n_b
     if status == NONE_LEFT:
