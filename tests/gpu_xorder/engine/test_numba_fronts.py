@@ -26,10 +26,13 @@ LAMS = (0.0, 0.3, 2.0, 1e6)
 
 def assert_same(lat, lam, **kw):
     """Both fronts on ``lat`` (``kw``: ``lower``, ``mus``, ``max_states``,
-    ``max_bytes``): the same answer, or the same exception."""
+    ``max_bytes``; ``known``: the bounds and tables of ``mus`` computed already): the
+    same answer, or the same exception."""
     mus = kw.pop("mus", ())
-    bounds = [(mu, cr.completion_values(lat, mu)) for mu in mus]
-    tables = nf.completion_tables(lat, mus) if len(mus) else None
+    bounds, tables = kw.pop("known", (None, None))
+    if bounds is None:
+        bounds = [(mu, cr.completion_values(lat, mu)) for mu in mus]
+        tables = nf.completion_tables(lat, mus) if len(mus) else None
     try:
         want = cr.solve_fronts(lat, lam, bounds=bounds, **kw)
     except (cr.NoneLeft, cr.FrontsTooLarge) as exc:
@@ -70,16 +73,18 @@ def test_random_fronts_are_the_reference_fronts(metric):
     """Without bounds, and pruned by a lower bound just below the optimum (and far
     below it) with the bounds of five weights."""
     rng = np.random.default_rng(11 * len(metric))
-    for trial in range(12):
-        s, y, g = two_group_problem(rng, int(rng.integers(1, 35)),
-                                    int(rng.integers(1, 35)), ties=trial % 2 == 1)
+    for trial in range(8):
+        s, y, g = two_group_problem(rng, int(rng.integers(1, 26)),
+                                    int(rng.integers(1, 26)), ties=trial % 2 == 1)
         lat = cr.build_lattice(s, y, g, metric, "absolute")
         for lam in LAMS:
             want = assert_same(lat, lam)
             best = objective(lat, lam, want[1])
             mus = tuple(np.linspace(-lam, lam, 5)) if lam < 1e6 else (-1.0, 0.0, 1.0)
+            known = ([(mu, cr.completion_values(lat, mu)) for mu in mus],
+                     nf.completion_tables(lat, mus))
             for below in (1e-12, 1e-3, 0.5):
-                assert_same(lat, lam, lower=best - below, mus=mus)
+                assert_same(lat, lam, lower=best - below, mus=mus, known=known)
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -117,6 +122,8 @@ def test_adversarial_fronts(metric):
             if want[2]["states"] > 10:
                 assert_same(lat, lam, max_states=want[2]["states"] // 3)
                 assert_same(lat, lam, max_bytes=4 * want[2]["states"] // 2)
+            # the states stored never exceed the budget: one state less stops both
+            assert assert_same(lat, lam, max_states=want[2]["states"] - 1) is None
 
 
 def test_the_reference_order_is_canonical():
