@@ -181,3 +181,21 @@ def test_fronts_per_engine():
     assert _exact.fronts_for("numba") is _exact.COMPILED_FRONTS
     assert _exact.fronts_for("numpy") is _exact.NUMPY_FRONTS
     assert _exact.COMPILED_FRONTS.cost.state < _exact.NUMPY_FRONTS.cost.state
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("metric", METRICS)
+def test_larger_fronts_are_the_reference_fronts(metric):
+    """Lattices of 80-150 items per group (fronts of thousands of states per cell at
+    large lam), pruned by the bounds of nine weights against a lower bound just below
+    the optimum: the same answer, bit for bit."""
+    rng = np.random.default_rng(31 + len(metric))
+    for trial in range(3):
+        s, y, g = two_group_problem(rng, int(rng.integers(80, 151)),
+                                    int(rng.integers(80, 151)), ties=trial == 1)
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        for lam in (0.2, 2.0):
+            res = fair_order(s, y, g, metric=metric, lam=lam, solver="exact",
+                             backend="numpy")
+            assert_same(lat, lam, lower=res.objective - 1e-6,
+                        mus=tuple(np.linspace(-lam, lam, 9)))
