@@ -10,7 +10,8 @@ candidate index order); each run is already in the canonical order but for round
 (the gains of a step are the same integers for every state of a cell), so the two runs
 are merged (a merge sort where rounding broke a run's order); a candidate survives iff
 its ``q`` beats every one before it. ``auc`` and the signed ``d`` of a state come from
-the relink's ``_terms`` (the operations of ``cpu_reference._objective``); the bound of
+``_terms`` (the operations of ``cpu_reference._objective``; the compiled relink's too,
+as are the order and its merge); the bound of
 a state is ``min over mu of (auc - mu * d) + R_mu(cell) + slack``, as the reference
 forms it (numba without fastmath: no contraction into fused multiply-adds).
 
@@ -28,7 +29,26 @@ from numba import njit
 
 import cpu_reference as cr
 
-from ._numba_relink import _terms
+
+@njit(cache=True, nogil=True, inline="always")
+def _terms(a, b, c, kind, w, inv_auc, wq, wb, sf, ss, flip):
+    """``(auc, d)`` of one state (``cab, cba, uab - uba``): ``pair_terms_of_states``,
+    the same float64 operations in the same order."""
+    fa = np.float64(a)
+    fb = np.float64(b)
+    if kind == 1:  # PRF's rows hold w_a, w_b
+        fa = fa + wq
+        fb = fb + wb
+        auc = (fa + fb) * inv_auc
+    else:
+        auc = ((fa + fb) + w) * inv_auc
+    if kind == 2:
+        d = (np.float64(c) - 0.0) * sf
+    else:
+        d = fa * sf - fb * ss
+    if flip:
+        d = -d
+    return auc, d
 
 #: ``_run``'s status codes.
 DONE, NONE_LEFT, OVER_BYTES, OVER_STATES = 0, 1, 2, 3
@@ -150,6 +170,45 @@ def _order(p, q, m, split, order, tmp):
 
 
 @njit(cache=True, nogil=True)
+def _sweep(order, m, q, out):
+    """The survivors of ``m`` candidates in ``order``: each whose ``q`` beats every one
+    before it, into ``out`` (their indices, in order); returns how many."""
+    kept = 0
+    best_q = -np.inf
+    for o in range(m):
+        x = order[o]
+        if o == 0 or q[x] > best_q:
+            out[kept] = x
+            kept += 1
+            best_q = q[x]
+    return kept
+
+
+@njit(cache=True, nogil=True)
+def _best_final(fa, fb, fc, size, lam, kind, w, inv_auc, wq, wb, sf, ss, flip):
+    """``(index, counters)`` of the first of ``size`` last states (in their order) of
+    the largest ``auc - lam * |d|``: the answer of the fronts and of the relink."""
+    best, best_value = 0, -np.inf
+    for s in range(size):
+        auc, dis = _terms(fa[s], fb[s], fc[s], kind, w, inv_auc, wq, wb, sf, ss, flip)
+        value = auc - lam * abs(dis)
+        if s == 0 or value > best_value:
+            best, best_value = s, value
+    final = np.empty(3, np.int64)
+    final[0], final[1], final[2] = fa[best], fb[best], fc[best]
+    return best, final
+
+
+@njit(cache=True, nogil=True)
+def _scratch(n):
+    """The candidates' arrays of one cell: six int64 (counters, sources, order and its
+    scratch), two float64 (p, q)."""
+    return (np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
+            np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
+            np.empty(n), np.empty(n))
+
+
+@njit(cache=True, nogil=True)
 def _grow(a, need):
     if a.size >= need:
         return a
@@ -186,14 +245,7 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
     n_cells = 1
     # candidates of one cell
     ccap = 64
-    ca = np.empty(ccap, np.int64)
-    cb = np.empty(ccap, np.int64)
-    cc = np.empty(ccap, np.int64)
-    cp = np.empty(ccap)
-    cq = np.empty(ccap)
-    csrc = np.empty(ccap, np.int64)
-    order = np.empty(ccap, np.int64)
-    tmp = np.empty(ccap, np.int64)
+    ca, cb, cc, csrc, order, tmp, cp, cq = _scratch(ccap)
     # parents: a state's index on the previous diagonal, ~index for a b-step
     links = np.empty(1024, np.int32)
     diag_off = np.zeros(n_d + 1, np.int64)
@@ -227,14 +279,7 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
                 continue
             if ccap < m:
                 ccap = 2 * m
-                ca = np.empty(ccap, np.int64)
-                cb = np.empty(ccap, np.int64)
-                cc = np.empty(ccap, np.int64)
-                cp = np.empty(ccap)
-                cq = np.empty(ccap)
-                csrc = np.empty(ccap, np.int64)
-                order = np.empty(ccap, np.int64)
-                tmp = np.empty(ccap, np.int64)
+                ca, cb, cc, csrc, order, tmp, cp, cq = _scratch(ccap)
             cell = i * width + j
             k = 0
             split = 0
@@ -285,16 +330,12 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
             while kept_cells < i - first_row:
                 kept_cells += 1
                 new_starts[kept_cells] = total
-            kept = 0
-            best_q = -np.inf
-            for o in range(m):
-                x = order[o]
-                if o == 0 or cq[x] > best_q:
-                    na[total], nb[total], nc[total] = ca[x], cb[x], cc[x]
-                    links[base_links + total] = np.int32(csrc[x])
-                    total += 1
-                    kept += 1
-                    best_q = cq[x]
+            kept = _sweep(order, m, cq, tmp)
+            for o in range(kept):
+                x = tmp[o]
+                na[total], nb[total], nc[total] = ca[x], cb[x], cc[x]
+                links[base_links + total] = np.int32(csrc[x])
+                total += 1
             if kept > largest:
                 largest = kept
             kept_cells = i - first_row + 1
@@ -319,15 +360,8 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
         if max_states >= 0 and (stored > max_states or predicted > slack * max_states):
             return OVER_STATES, np.empty(0, np.int8), np.zeros(3, np.int64), stored, \
                 largest, d + 1, predicted, diag_off
-    # the first final state of the largest auc - lam * |d|
-    best, best_value = 0, -np.inf
-    for s in range(size):
-        auc, dis = _terms(fa[s], fb[s], fc[s], kind, w, inv_auc, wq, wb, sf, ss, flip)
-        value = auc - lam * abs(dis)
-        if s == 0 or value > best_value:
-            best, best_value = s, value
-    final = np.empty(3, np.int64)
-    final[0], final[1], final[2] = fa[best], fb[best], fc[best]
+    best, final = _best_final(fa, fb, fc, size, lam, kind, w, inv_auc, wq, wb, sf, ss,
+                              flip)
     path = np.empty(n_d, np.int8)
     s = best
     for d in range(n_d - 1, -1, -1):
