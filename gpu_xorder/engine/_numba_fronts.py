@@ -209,10 +209,15 @@ def _scratch(n):
 
 
 @njit(cache=True, nogil=True)
-def _grow(a, need):
+def _grow(a, need, cap):
+    """``a`` with room for ``need`` entries: twice its size, at most ``cap`` entries
+    where that holds ``need`` (the memory budget's states; -1: none)."""
     if a.size >= need:
         return a
-    out = np.empty(max(need, 2 * a.size), a.dtype)
+    size = max(need, 2 * a.size)
+    if need <= cap < size:
+        size = cap
+    out = np.empty(size, a.dtype)
     out[:a.size] = a
     return out
 
@@ -260,7 +265,7 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
             na = np.empty(2 * need, np.int64)
             nb = np.empty(2 * need, np.int64)
             nc = np.empty(2 * need, np.int64)
-        links = _grow(links, stored + need)
+        links = _grow(links, stored + need, max_bytes // 4 + 1 if max_bytes >= 0 else -1)
         base_links = stored
         first_row = -1
         kept_cells = 0
