@@ -58,44 +58,45 @@ DONE, NONE_LEFT, OVER_BYTES, OVER_STATES = 0, 1, 2, 3
 def _tables(mus, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
             kind, inv_auc, sf, ss):
     """Completion values ``R[i * (n_b + 1) + j, t]`` of every weight ``mus[t]``
-    (``cpu_reference.completion_values`` with ``auc_weight`` 1)."""
+    (``cpu_reference.completion_values`` with ``auc_weight`` 1), the weights innermost
+    (contiguous: the same operations per weight, which the compiler vectorises)."""
     n_t = mus.size
     width = n_b + 1
     out = np.empty(((n_a + 1) * width, n_t))
-    prefix = np.empty(width)
+    prefix = np.empty((width, n_t))
+    best = np.empty(n_t)
     for i in range(n_a, -1, -1):
         for t in range(n_t):
-            mu = mus[t]
-            prefix[0] = 0.0
-            for j in range(n_b):  # the b-step (i, j) -> (i, j + 1)
-                g1 = np.float64(y_b[j] * negleft_a[i])
-                if kind == 2:
-                    d = np.float64(-(u_b[j] * left_a[i])) * sf
-                else:
-                    d = 0.0 * sf - g1 * ss
-                gain = 1.0 * ((0.0 + g1) * inv_auc) - mu * d
-                if j == 0:
-                    prefix[1] = gain
-                else:
-                    prefix[j + 1] = prefix[j] + gain
-            base = i * width
-            if i == n_a:
-                for j in range(width):
-                    out[base + j, t] = prefix[n_b] - prefix[j]
-                continue
-            best = -np.inf
-            for j in range(n_b, -1, -1):  # the a-step (i, j) -> (i + 1, j)
-                g0 = np.float64(y_a[i] * negleft_b[j])
-                if kind == 2:
-                    d = np.float64(u_a[i] * left_b[j]) * sf
-                else:
-                    d = g0 * sf - 0.0 * ss
-                gain = 1.0 * ((g0 + 0.0) * inv_auc) - mu * d
-                down = out[base + width + j, t] + gain
-                v = down + prefix[j]
-                if j == n_b or v > best:
-                    best = v
-                out[base + j, t] = best - prefix[j]
+            prefix[0, t] = 0.0
+        for j in range(n_b):  # the b-step (i, j) -> (i, j + 1)
+            g1 = np.float64(y_b[j] * negleft_a[i])
+            if kind == 2:
+                d = np.float64(-(u_b[j] * left_a[i])) * sf
+            else:
+                d = 0.0 * sf - g1 * ss
+            auc = 1.0 * ((0.0 + g1) * inv_auc)
+            for t in range(n_t):
+                gain = auc - mus[t] * d
+                prefix[j + 1, t] = gain if j == 0 else prefix[j, t] + gain
+        base = i * width
+        if i == n_a:
+            for j in range(width):
+                for t in range(n_t):
+                    out[base + j, t] = prefix[n_b, t] - prefix[j, t]
+            continue
+        for j in range(n_b, -1, -1):  # the a-step (i, j) -> (i + 1, j)
+            g0 = np.float64(y_a[i] * negleft_b[j])
+            if kind == 2:
+                d = np.float64(u_a[i] * left_b[j]) * sf
+            else:
+                d = g0 * sf - 0.0 * ss
+            auc = 1.0 * ((g0 + 0.0) * inv_auc)
+            below = base + width + j
+            for t in range(n_t):
+                v = (out[below, t] + (auc - mus[t] * d)) + prefix[j, t]
+                if j == n_b or v > best[t]:
+                    best[t] = v
+                out[base + j, t] = best[t] - prefix[j, t]
     return out
 
 
