@@ -31,8 +31,9 @@ class CostModel:
     (a guessed lower bound; ``tries`` expected before they run) ``diagonal`` per
     anti-diagonal, and every stored state ``state``. The budget becomes a number of
     states by this model, so the choice is the same on a loaded machine as on an idle
-    one; the fronts stop as soon as their states are on course (predicted from the
-    current anti-diagonal) to exceed it."""
+    one; the fronts stop as soon as their states stored exceed it, or those on course
+    (predicted from the current anti-diagonal) exceed ``cpu_reference.PREDICTION_SLACK``
+    times it."""
 
     table_cell: float
     diagonal: float
@@ -42,7 +43,8 @@ class CostModel:
 
 #: NumPy's fronts (``cpu_reference.solve_fronts``, the NumPy and any engine without
 #: numba): fitted on 12 random problems of 486-1,846 items, measured within 0.77-1.35
-#: times the model, and checked on 51 by benchmarks/exact_estimate.py.
+#: times the model, and checked on 51 by benchmarks/exact_estimate.py (0.88-1.13 on
+#: five of them after the fronts' order was made canonical).
 NUMPY_COST = CostModel(table_cell=5.5e-8, diagonal=7.5e-5, state=4.4e-7, tries=8)
 
 #: The compiled fronts (``engine._numba_fronts``, the numba and CuPy engines where
