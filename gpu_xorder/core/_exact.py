@@ -113,7 +113,12 @@ MSG_EXACT_TABLES = (
 
 class OverBudget(Exception):
     """The exact solver's estimated cost exceeds ``exact_budget`` (its message says by
-    what)."""
+    what); ``bound``: an upper bound on the optimum its tries proved (a guessed lower
+    bound that no state of the fronts reached), or None."""
+
+    def __init__(self, message, bound=None):
+        super().__init__(message)
+        self.bound = bound
 
 
 def exact_cost(n_a, n_b, tables, states, tries=None, cost=NUMPY_COST):
@@ -161,7 +166,9 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
     below it keeps the optimum, which is then what the fronts return. Raises
     ``FrontsTooLarge`` over ``max_bytes`` (tables and fronts), ``OverBudget`` where
     the cost model puts it over ``budget`` seconds (before the tables, or as soon as
-    the fronts are on course to exceed it). ``stats``: ``states`` stored, ``largest``
+    the fronts exceed it; its ``bound``: the least guess the tries proved to lie above
+    the optimum, every state's bound below it up to ``PRUNE_TOLERANCE``, the tolerance
+    the pruning itself relies on). ``stats``: ``states`` stored, ``largest``
     front, ``tries`` (lower bounds guessed), ``tables``, ``estimate`` (seconds by the
     cost model, of the states stored). ``fronts``: :func:`fronts_for` the engine
     (the reference's or the compiled twin: the same answer, bit for bit)."""
@@ -183,6 +190,7 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
     stats["tables"] = len(mus)
     tables = fronts.tables(lat, mus)
     share = EXACT_FIRST_SHARE
+    proven = bound  # a guess that no state reached bounds the optimum from above
     while True:
         lower = known if share >= 1 else bound - share * (bound - known)
         stats["tries"] += 1
@@ -191,6 +199,7 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
             path, final, got = fronts.solve(lat, lam, lower, mus, tables, max_bytes,
                                             left)
         except cpu_reference.NoneLeft:
+            proven = min(proven, lower)
             share *= 2.0
             continue
         except cpu_reference.FrontsTooLarge as exc:
@@ -200,7 +209,7 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
             raise OverBudget(MSG_OVER_BUDGET_FRONTS.format(
                 states=states, budget=budget,
                 seconds=exact_cost(lat.n_a, lat.n_b, len(mus), states,
-                                   cost=fronts.cost))) from None
+                                   cost=fronts.cost)), bound=proven) from None
         stats["states"] += got["states"]
         stats["largest"] = max(stats["largest"], got["largest"])
         found = candidate(lat, path, final)
@@ -208,6 +217,7 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
             break
         if absolute_objective(found, lam) > known:  # below the guess: a better start
             best, known = found, absolute_objective(found, lam)
+        proven = min(proven, lower)  # the best state kept, so the optimum, is below it
         share *= 2.0
     if known >= absolute_objective(found, lam):
         found = best  # the same optimum: keep the ordering already known

@@ -463,6 +463,8 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
                 best, stats = exact(lat, lam, best, search, exact_bytes, budget, fronts)
             except OverBudget as exc:
                 why = str(exc)
+                if exc.bound is not None:  # the tries' guesses that no state reached
+                    bound = _proven(max(min(bound, exc.bound), value), value)
             except cpu_reference.FrontsTooLarge as exc:
                 if solver == "exact":
                     raise

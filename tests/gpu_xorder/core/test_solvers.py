@@ -686,6 +686,10 @@ def test_auto_finishes_an_exact_solve_that_fits_its_budget(monkeypatch):
                      exact_budget=fixed + states * per_state / 4)
     assert res.solver == "lagrangian" and res.objective < ex.objective
     assert "fronts were on course" in res.extra["solver_reason"]
+    # the tries' guesses that no state reached bound the optimum: never below it, and
+    # here below the search's own bound
+    search = fair_order(s, y, g, lam=2.0, backend="numpy", solver="lagrangian")
+    assert ex.objective - 1e-12 <= res.upper_bound < search.upper_bound
     zero = fair_order(s, y, g, lam=2.0, backend="numpy", exact_budget=0)
     assert zero.solver == "lagrangian"
     assert zero.extra["solver_reason"] == "exact_budget=0: the search alone"
