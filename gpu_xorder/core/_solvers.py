@@ -464,7 +464,7 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
             except OverBudget as exc:
                 why = str(exc)
                 if exc.bound is not None:  # the tries' guesses that no state reached
-                    bound = _proven(max(min(bound, exc.bound), value), value)
+                    bound = _proven(float(max(min(bound, exc.bound), value)), value)
             except cpu_reference.FrontsTooLarge as exc:
                 if solver == "exact":
                     raise

@@ -690,6 +690,7 @@ def test_auto_finishes_an_exact_solve_that_fits_its_budget(monkeypatch):
     # here below the search's own bound
     search = fair_order(s, y, g, lam=2.0, backend="numpy", solver="lagrangian")
     assert ex.objective - 1e-12 <= res.upper_bound < search.upper_bound
+    assert type(res.upper_bound) is float
     zero = fair_order(s, y, g, lam=2.0, backend="numpy", exact_budget=0)
     assert zero.solver == "lagrangian"
     assert zero.extra["solver_reason"] == "exact_budget=0: the search alone"
