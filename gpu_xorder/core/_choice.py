@@ -418,9 +418,11 @@ def _two_group_plan(eng, solver, lams, common):
         # "auto" runs the exact solver where its cost model fits the budget: its
         # expected cost (``_exact.exact_cost``), at most the budget, per lam
         budget = common["exact_budget"]
-        if _solvers.exact_fits(n_a, n_b, budget):
+        cost = _solvers.fronts_for(eng.NAME).cost
+        if _solvers.exact_fits(n_a, n_b, budget, cost):
             exact = min(budget, _solvers.exact_cost(n_a, n_b, _solvers.EXACT_MUS,
-                                                    EXACT_STATES_PER_CELL * cells))
+                                                    EXACT_STATES_PER_CELL * cells,
+                                                    cost=cost))
             seconds += exact * sum(1 for c, lam in zip(chosen, lams) if c == "auto"
                                    and lam > 0)
         bound = False

@@ -3,6 +3,8 @@ Lagrangian search's bounds, ``cpu_reference.solve_fronts``), its cost model, and
 decision of ``solver="auto"`` between it and the search: :func:`exact_allowance`
 against ``exact_budget`` (docs/design.md, section 3.5)."""
 
+import dataclasses
+
 import numpy as np
 
 import cpu_reference
@@ -22,19 +24,83 @@ EXACT_FIRST_SHARE = 1.0 / 1024
 #: "Exact where affordable"); beyond it, the Lagrangian search's result.
 EXACT_BUDGET = 2.0
 
-#: The exact solver's cost model, CPU seconds on the 2-core development machine (NumPy,
-#: whatever the engine; fitted on 12 random problems of 486-1,846 items, measured within
-#: 0.77-1.35 times the model, and checked on 51 by benchmarks/exact_estimate.py): each
-#: completion table costs ``COMPLETION_SECONDS_PER_CELL`` per lattice cell, each try of
-#: the fronts (a guessed lower bound; ``EXPECTED_TRIES`` before they run)
-#: ``FRONT_SECONDS_PER_DIAGONAL`` per anti-diagonal, and every stored state
-#: ``FRONT_SECONDS_PER_STATE``. The budget becomes a number of states by this model, so
-#: the choice is the same on a loaded machine as on an idle one; the fronts stop as soon
-#: as their states are on course (predicted from the current anti-diagonal) to exceed it.
-COMPLETION_SECONDS_PER_CELL = 5.5e-8
-FRONT_SECONDS_PER_DIAGONAL = 7.5e-5
-FRONT_SECONDS_PER_STATE = 4.4e-7
-EXPECTED_TRIES = 8
+@dataclasses.dataclass(frozen=True)
+class CostModel:
+    """The exact solver's cost model, CPU seconds on the 2-core development machine:
+    each completion table costs ``table_cell`` per lattice cell, each try of the fronts
+    (a guessed lower bound; ``tries`` expected before they run) ``diagonal`` per
+    anti-diagonal, and every stored state ``state``. The budget becomes a number of
+    states by this model, so the choice is the same on a loaded machine as on an idle
+    one; the fronts stop as soon as their states stored exceed it, or those on course
+    (predicted from the current anti-diagonal) exceed ``cpu_reference.PREDICTION_SLACK``
+    times it."""
+
+    table_cell: float
+    diagonal: float
+    state: float
+    tries: int
+
+
+#: NumPy's fronts (``cpu_reference.solve_fronts``, the NumPy and any engine without
+#: numba): fitted on 12 random problems of 486-1,846 items, measured within 0.77-1.35
+#: times the model, and checked on 51 by benchmarks/exact_estimate.py (0.88-1.13 on
+#: five of them after the fronts' order was made canonical).
+NUMPY_COST = CostModel(table_cell=5.5e-8, diagonal=7.5e-5, state=4.4e-7, tries=8)
+
+#: The compiled fronts (``engine._numba_fronts``, the numba and CuPy engines where
+#: numba imports): fitted on the 51 problems of benchmarks/exact_estimate.py --backend
+#: numba (measured within 0.63-1.30 times the fit, median 1.06; about 9 times fewer
+#: seconds per state and 11 per table cell than NumPy's).
+COMPILED_COST = CostModel(table_cell=5e-9, diagonal=1e-6, state=5e-8, tries=8)
+
+
+class _NumpyFronts:
+    """``cpu_reference``'s completion values and fronts (the oracle)."""
+
+    cost = NUMPY_COST
+
+    @staticmethod
+    def tables(lat, mus):
+        return [(mu, cpu_reference.completion_values(lat, mu)) for mu in mus]
+
+    @staticmethod
+    def solve(lat, lam, lower, mus, tables, max_bytes, max_states):
+        return cpu_reference.solve_fronts(lat, lam, lower=lower, bounds=tables,
+                                          max_bytes=max_bytes, max_states=max_states)
+
+
+class _CompiledFronts:
+    """``engine._numba_fronts``: the same answers, bit for bit, compiled."""
+
+    cost = COMPILED_COST
+
+    @staticmethod
+    def tables(lat, mus):
+        from ..engine._numba_fronts import completion_tables
+
+        return completion_tables(lat, mus)
+
+    @staticmethod
+    def solve(lat, lam, lower, mus, tables, max_bytes, max_states):
+        from ..engine._numba_fronts import solve_fronts
+
+        return solve_fronts(lat, lam, lower=lower, mus=mus, tables=tables,
+                            max_bytes=max_bytes, max_states=max_states)
+
+
+NUMPY_FRONTS = _NumpyFronts()
+COMPILED_FRONTS = _CompiledFronts()
+
+
+def fronts_for(engine_name):
+    """The exact solver's fronts for a solve on engine ``engine_name``: the compiled
+    twin on the numba and CuPy engines where numba imports, else the reference's. Its
+    ``cost`` is the cost model ``solver="auto"`` prices it by."""
+    from ..engine import _numba_engine
+
+    if engine_name in ("numba", "cupy") and _numba_engine.available():
+        return COMPILED_FRONTS
+    return NUMPY_FRONTS
 
 
 MSG_EXACT_TABLES = (
@@ -47,30 +113,35 @@ MSG_EXACT_TABLES = (
 
 class OverBudget(Exception):
     """The exact solver's estimated cost exceeds ``exact_budget`` (its message says by
-    what)."""
+    what); ``bound``: an upper bound on the optimum its tries proved (a guessed lower
+    bound that no state of the fronts reached), or None."""
+
+    def __init__(self, message, bound=None):
+        super().__init__(message)
+        self.bound = bound
 
 
-def exact_cost(n_a, n_b, tables, states, tries=EXPECTED_TRIES):
-    """Seconds the exact solver is expected to take on an ``n_a`` x ``n_b`` lattice (the
-    cost model above): ``tables`` completion tables, ``tries`` runs of the fronts and
-    ``states`` stored states."""
-    return (tables * (n_a + 1) * (n_b + 1) * COMPLETION_SECONDS_PER_CELL
-            + tries * (n_a + n_b) * FRONT_SECONDS_PER_DIAGONAL
-            + states * FRONT_SECONDS_PER_STATE)
+def exact_cost(n_a, n_b, tables, states, tries=None, cost=NUMPY_COST):
+    """Seconds the exact solver is expected to take on an ``n_a`` x ``n_b`` lattice
+    (the :class:`CostModel` ``cost``): ``tables`` completion tables, ``tries`` runs of
+    the fronts (None: the model's expected number) and ``states`` stored states."""
+    tries = cost.tries if tries is None else tries
+    return (tables * (n_a + 1) * (n_b + 1) * cost.table_cell
+            + tries * (n_a + n_b) * cost.diagonal + states * cost.state)
 
 
-def exact_allowance(lat, tables, budget):
+def exact_allowance(lat, tables, budget, cost=NUMPY_COST):
     """The front states the exact solver may store within ``budget`` seconds with
     ``tables`` completion tables (None: no budget); ``OverBudget`` where the tables and
     the diagonals alone exceed it. The one decision of exact-versus-search of
     ``solver="auto"`` (besides a bound that proves the search's ordering optimal)."""
     if budget is None:
         return None
-    fixed = exact_cost(lat.n_a, lat.n_b, tables, 0)
+    fixed = exact_cost(lat.n_a, lat.n_b, tables, 0, cost=cost)
     if fixed > budget:
         raise OverBudget(MSG_OVER_BUDGET_TABLES.format(
             tables=tables, n_a=lat.n_a, n_b=lat.n_b, seconds=fixed, budget=budget))
-    return int((budget - fixed) / FRONT_SECONDS_PER_STATE)
+    return int((budget - fixed) / cost.state)
 
 
 MSG_OVER_BUDGET_TABLES = (
@@ -83,7 +154,7 @@ MSG_OVER_BUDGET_FRONTS = (
 )
 
 
-def exact(lat, lam, best, search, max_bytes, budget=None):
+def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
     """The optimum of ``AUC - lam * |D|``: ``(Candidate, stats)``. ``best`` and
     ``search`` come from ``lagrangian``: the best objective found and the weights whose
     signed values bound it.
@@ -95,9 +166,12 @@ def exact(lat, lam, best, search, max_bytes, budget=None):
     below it keeps the optimum, which is then what the fronts return. Raises
     ``FrontsTooLarge`` over ``max_bytes`` (tables and fronts), ``OverBudget`` where
     the cost model puts it over ``budget`` seconds (before the tables, or as soon as
-    the fronts are on course to exceed it). ``stats``: ``states`` stored, ``largest``
+    the fronts exceed it; its ``bound``: the least guess the tries proved to lie above
+    the optimum, every state's bound below it up to ``PRUNE_TOLERANCE``, the tolerance
+    the pruning itself relies on). ``stats``: ``states`` stored, ``largest``
     front, ``tries`` (lower bounds guessed), ``tables``, ``estimate`` (seconds by the
-    cost model, of the states stored)."""
+    cost model, of the states stored). ``fronts``: :func:`fronts_for` the engine
+    (the reference's or the compiled twin: the same answer, bit for bit)."""
     known = absolute_objective(best, lam)
     inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
     stats = {"states": 0, "largest": 0, "tries": 0, "tables": 0}
@@ -112,18 +186,20 @@ def exact(lat, lam, best, search, max_bytes, budget=None):
                 n_a=lat.n_a, n_b=lat.n_b, table=table / 2**30, limit=max_bytes / 2**30))
         mus = _spread(mus, int(max_bytes // 2 // table))
         max_bytes -= len(mus) * table
-    max_states = exact_allowance(lat, len(mus), budget)
+    max_states = exact_allowance(lat, len(mus), budget, fronts.cost)
     stats["tables"] = len(mus)
-    bounds = [(mu, cpu_reference.completion_values(lat, mu)) for mu in mus]
+    tables = fronts.tables(lat, mus)
     share = EXACT_FIRST_SHARE
+    proven = bound  # a guess that no state reached bounds the optimum from above
     while True:
         lower = known if share >= 1 else bound - share * (bound - known)
         stats["tries"] += 1
         left = None if max_states is None else max_states - stats["states"]
         try:
-            path, final, got = cpu_reference.solve_fronts(
-                lat, lam, lower=lower, bounds=bounds, max_bytes=max_bytes, max_states=left)
+            path, final, got = fronts.solve(lat, lam, lower, mus, tables, max_bytes,
+                                            left)
         except cpu_reference.NoneLeft:
+            proven = min(proven, lower)
             share *= 2.0
             continue
         except cpu_reference.FrontsTooLarge as exc:
@@ -132,7 +208,8 @@ def exact(lat, lam, best, search, max_bytes, budget=None):
             states = stats["states"] + exc.predicted
             raise OverBudget(MSG_OVER_BUDGET_FRONTS.format(
                 states=states, budget=budget,
-                seconds=exact_cost(lat.n_a, lat.n_b, len(mus), states))) from None
+                seconds=exact_cost(lat.n_a, lat.n_b, len(mus), states,
+                                   cost=fronts.cost)), bound=proven) from None
         stats["states"] += got["states"]
         stats["largest"] = max(stats["largest"], got["largest"])
         found = candidate(lat, path, final)
@@ -140,11 +217,12 @@ def exact(lat, lam, best, search, max_bytes, budget=None):
             break
         if absolute_objective(found, lam) > known:  # below the guess: a better start
             best, known = found, absolute_objective(found, lam)
+        proven = min(proven, lower)  # the best state kept, so the optimum, is below it
         share *= 2.0
     if known >= absolute_objective(found, lam):
         found = best  # the same optimum: keep the ordering already known
     stats["estimate"] = exact_cost(lat.n_a, lat.n_b, len(mus), stats["states"],
-                                   stats["tries"])
+                                   stats["tries"], fronts.cost)
     return found, stats
 
 

@@ -40,10 +40,13 @@ from ._exact import (  # noqa: F401 (the solvers' names, as callers know them)
     EXACT_BUDGET,
     EXACT_FIRST_SHARE,
     EXACT_MUS,
+    NUMPY_COST,
+    NUMPY_FRONTS,
     OverBudget,
     exact,
     exact_allowance,
     exact_cost,
+    fronts_for,
 )
 
 #: Rounds of a cutting-plane search on ``mu`` run to the end (each round one fill).
@@ -400,17 +403,19 @@ def relink_for(engine_name):
     return cpu_reference.relink
 
 
-def exact_fits(n_a, n_b, budget):
+def exact_fits(n_a, n_b, budget, cost=NUMPY_COST):
     """Whether ``solver="auto"`` may run the exact solver on an ``n_a`` x ``n_b``
-    lattice within ``budget`` seconds: a lattice it takes (``EXACT_MAX_CELLS``) whose
+    lattice within ``budget`` seconds by the cost model ``cost`` (the engine's fronts',
+    ``fronts_for(engine).cost``): a lattice it takes (``EXACT_MAX_CELLS``) whose
     completion tables and diagonals alone fit the budget (the fronts' states get the
     rest: ``exact_allowance``). The one test the solve and the plan both ask."""
     return ((n_a + 1) * (n_b + 1) <= EXACT_MAX_CELLS
-            and exact_cost(n_a, n_b, EXACT_MUS, 0) <= budget)
+            and exact_cost(n_a, n_b, EXACT_MUS, 0, cost=cost) <= budget)
 
 
 def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
-                   exact_budget=EXACT_BUDGET, relink=cpu_reference.relink):
+                   exact_budget=EXACT_BUDGET, relink=cpu_reference.relink,
+                   fronts=NUMPY_FRONTS):
     """``solver`` ("lagrangian", "exact" or "auto") for every lam:
     ``[(Candidate, upper_bound, solver_that_ran, extra), ...]``; ``extra["solver_reason"]``
     says why that solver ran.
@@ -422,7 +427,8 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
     "lagrangian"), else it stops early; "exact"
     refuses lattices of more than ``EXACT_MAX_CELLS`` cells (``ValueError``, before any
     fill) and raises ``FrontsTooLarge`` when the fronts outgrow ``exact_bytes``.
-    ``batch``, ``relink``: see ``lagrangian`` and :func:`relink_for`.
+    ``batch``, ``relink``: see ``lagrangian`` and :func:`relink_for`; ``fronts``: the
+    exact solver's fronts and their cost model (``_exact.fronts_for``).
     """
     if solver == "exact" and lat.n_cells > EXACT_MAX_CELLS:
         raise ValueError(MSG_EXACT_SIZE.format(
@@ -431,7 +437,8 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
     budget = None if solver == "exact" else exact_budget
     # the exact solver may run: the search to the end first (its bound prunes the
     # fronts: 1.2e6 states against 3.9e7 after the early stop, 1,846 items, prf)
-    exact_may_run = solver == "auto" and exact_fits(lat.n_a, lat.n_b, budget)
+    exact_may_run = solver == "auto" and exact_fits(lat.n_a, lat.n_b, budget,
+                                                    fronts.cost)
     solved, search, tally = lagrangian(lat, lams, fills, finals,
                                        converge=solver != "auto" or exact_may_run,
                                        batch=batch, relink=relink)
@@ -453,9 +460,11 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
             why = REASONS["zero_budget"]
         else:
             try:
-                best, stats = exact(lat, lam, best, search, exact_bytes, budget)
+                best, stats = exact(lat, lam, best, search, exact_bytes, budget, fronts)
             except OverBudget as exc:
                 why = str(exc)
+                if exc.bound is not None:  # the tries' guesses that no state reached
+                    bound = _proven(float(max(min(bound, exc.bound), value)), value)
             except cpu_reference.FrontsTooLarge as exc:
                 if solver == "exact":
                     raise

@@ -193,7 +193,8 @@ def _solve_two(lat, labels, lams, plan, fills, finals, progress, bands, items=No
             solved = _solvers.solve_absolute(lat, lams[part], counted(fills),
                                              counted(finals), chosen[part[0]], budget,
                                              exact_budget=plan.exact_budget,
-                                             relink=_solvers.relink_for(eng.NAME))
+                                             relink=_solvers.relink_for(eng.NAME),
+                                             fronts=_solvers.fronts_for(eng.NAME))
             for i, (best, bound, ran, extra) in zip(part, solved):
                 results[i] = _candidate_result(lat, labels, lams[i], best, eng.NAME,
                                                {**bands, **extra}, ran, bound, items)

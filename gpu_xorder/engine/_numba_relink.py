@@ -13,8 +13,8 @@ small rounds, each paying NumPy's call overhead. Here one compiled loop does the
   numba without fastmath), ``p = auc - lam * d``, ``q = auc + lam * d``;
 - the order is ``_relink._descending``'s: by ``p`` descending, then ``q`` descending,
   then candidate index (the front plus the first path's segment, then the second's):
-  the merge of two runs already in that order, or an insertion sort where rounding
-  broke a run's order;
+  the merge of two runs already in that order, or a merge sort where rounding broke a
+  run's order (``_numba_fronts._order``, which the exact fronts share);
 - a candidate survives iff its ``q`` beats every one before it; the last front's first
   state of the largest ``auc - lam * |d|`` is walked back to the segments chosen.
 
@@ -28,77 +28,18 @@ from numba import njit
 
 import cpu_reference as cr
 
-
-@njit(cache=True, nogil=True, inline="always")
-def _terms(a, b, c, kind, w, inv_auc, wq, wb, sf, ss, flip):
-    """``(auc, d)`` of one state (``cab, cba, uab - uba``): ``pair_terms_of_states``."""
-    fa = np.float64(a)
-    fb = np.float64(b)
-    if kind == 1:  # PRF's rows hold w_a, w_b
-        fa = fa + wq
-        fb = fb + wb
-        auc = (fa + fb) * inv_auc
-    else:
-        auc = ((fa + fb) + w) * inv_auc
-    if kind == 2:
-        d = (np.float64(c) - 0.0) * sf
-    else:
-        d = fa * sf - fb * ss
-    if flip:
-        d = -d
-    return auc, d
-
-@njit(cache=True, nogil=True, inline="always")
-def _before(p, q, i, j):
-    """Whether candidate ``i`` comes before ``j``: p descending, q descending,
-    index ascending."""
-    if p[i] != p[j]:
-        return p[i] > p[j]
-    if q[i] != q[j]:
-        return q[i] > q[j]
-    return i < j
+from ._numba_fronts import _best_final, _sweep, _terms
+from ._numba_fronts import _order as _merge_order
 
 
 @njit(cache=True, nogil=True)
 def _order(p, q, size):
     """The candidates' order (``_relink._descending``): p descending, q descending,
     index ascending; the merge of the runs ``[0, size)`` and ``[size, m)`` where each
-    is in that order already, else an insertion sort (nearly sorted: fast)."""
+    is in that order already, else a merge sort (``_numba_fronts._order``)."""
     m = p.size
     order = np.empty(m, np.int64)
-    sorted_runs = True
-    for k in range(1, m):
-        if k != size and not _before(p, q, k - 1, k):
-            sorted_runs = False
-            break
-    if sorted_runs:
-        i, j, o = 0, size, 0
-        while i < size and j < m:
-            if _before(p, q, i, j):
-                order[o] = i
-                i += 1
-            else:
-                order[o] = j
-                j += 1
-            o += 1
-        while i < size:
-            order[o] = i
-            i += 1
-            o += 1
-        while j < m:
-            order[o] = j
-            j += 1
-            o += 1
-    else:
-        for k in range(m):
-            order[k] = k
-        for k in range(1, m):
-            x = order[k]
-            h = k - 1
-            while h >= 0 and _before(p, q, x, order[h]):
-                order[h + 1] = order[h]
-                h -= 1
-            order[h + 1] = x
+    _merge_order(p, q, m, size, order, np.empty(m, np.int64))
     return order
 
 
@@ -147,28 +88,18 @@ def _run(inc1, inc2, start, lam, kind, w, inv_auc, wq, wb, sf, ss, flip):
             grown = np.empty(2 * (offsets[t] + m), np.int64)
             grown[:offsets[t]] = parents[:offsets[t]]
             parents = grown
-        kept = 0
-        best_q = -np.inf
-        for o in range(m):
-            k = order[o]
-            if o == 0 or q[k] > best_q:
-                fa[kept], fb[kept], fc[kept] = ca[k], cb[k], cc[k]
-                parents[offsets[t] + kept] = k
-                kept += 1
-            if o == 0 or q[k] > best_q:
-                best_q = q[k]
+        survivors = np.empty(m, np.int64)
+        kept = _sweep(order, m, q, survivors)
+        for o in range(kept):
+            k = survivors[o]
+            fa[o], fb[o], fc[o] = ca[k], cb[k], cc[k]
+            parents[offsets[t] + o] = k
         sizes[t] = size
         offsets[t + 1] = offsets[t] + kept
         size = kept
     # the first state of the largest auc - lam * |d|
-    best, best_value = 0, -np.inf
-    for k in range(size):
-        auc, d = _terms(fa[k], fb[k], fc[k], kind, w, inv_auc, wq, wb, sf, ss, flip)
-        value = auc - lam * abs(d)
-        if k == 0 or value > best_value:
-            best, best_value = k, value
-    final = np.empty(3, np.int64)
-    final[0], final[1], final[2] = fa[best], fb[best], fc[best]
+    best, final = _best_final(fa, fb, fc, size, lam, kind, w, inv_auc, wq, wb, sf, ss,
+                              flip)
     second = np.zeros(n, np.bool_)
     k = best
     for t in range(n - 1, -1, -1):

@@ -1,6 +1,7 @@
 """The |D| solvers (paper, lagrangian, exact, auto), their certificates and the
 fairness constraint, against exhaustive enumeration."""
 
+import dataclasses
 import warnings
 import zlib
 
@@ -181,14 +182,16 @@ def test_lam_zero_and_signed_are_proven():
 
 
 def test_auto_falls_back_when_the_fronts_outgrow_its_budget(monkeypatch):
-    monkeypatch.setattr(_exact, "FRONT_SECONDS_PER_STATE", 1.0)
+    model = _exact.NUMPY_FRONTS.cost
+    monkeypatch.setattr(_exact.NUMPY_FRONTS, "cost", dataclasses.replace(model, state=1.0))
     rng = np.random.default_rng(2)
     s, y, g = two_group_problem(rng, 30, 30)
     res = fair_order(s, y, g, lam=2.0, backend="numpy")
     assert res.solver == "lagrangian" and res.gap > 0
     assert res.extra["solver_reason"].startswith("the exact solver's fronts were on course")
     assert "over exact_budget=2 s" in res.extra["solver_reason"]
-    monkeypatch.setattr(_exact, "COMPLETION_SECONDS_PER_CELL", 1.0)
+    monkeypatch.setattr(_exact.NUMPY_FRONTS, "cost",
+                        dataclasses.replace(model, state=1.0, table_cell=1.0))
     res = fair_order(s, y, g, lam=2.0, backend="numpy", exact_budget=5)
     assert res.solver == "lagrangian" and res.extra["solver_reason"].startswith(
         "the exact solver's ") and "completion tables of the 30 x 30 lattice alone" in (
@@ -673,7 +676,7 @@ def test_auto_finishes_an_exact_solve_that_fits_its_budget(monkeypatch):
     assert ex.extra["solver_reason"] == "solver='exact' was asked for"
     fixed = _solvers.exact_cost(40, 35, tables, 0)  # expected tries
     cost = _solvers.exact_cost(40, 35, tables, states, ex.extra["exact_tries"])
-    per_state = _exact.FRONT_SECONDS_PER_STATE
+    per_state = _exact.NUMPY_COST.state
     budget = fixed + 3 * states * per_state
     res = fair_order(s, y, g, lam=2.0, backend="numpy", exact_budget=budget)
     assert res.solver == "exact" and res.objective == ex.objective
@@ -683,6 +686,11 @@ def test_auto_finishes_an_exact_solve_that_fits_its_budget(monkeypatch):
                      exact_budget=fixed + states * per_state / 4)
     assert res.solver == "lagrangian" and res.objective < ex.objective
     assert "fronts were on course" in res.extra["solver_reason"]
+    # the tries' guesses that no state reached bound the optimum: never below it, and
+    # here below the search's own bound
+    search = fair_order(s, y, g, lam=2.0, backend="numpy", solver="lagrangian")
+    assert ex.objective - 1e-12 <= res.upper_bound < search.upper_bound
+    assert type(res.upper_bound) is float
     zero = fair_order(s, y, g, lam=2.0, backend="numpy", exact_budget=0)
     assert zero.solver == "lagrangian"
     assert zero.extra["solver_reason"] == "exact_budget=0: the search alone"

@@ -1,0 +1,433 @@
+"""The exact solver's Pareto fronts (``cpu_reference.solve_fronts``) and completion
+values (``cpu_reference.completion_values``) compiled with numba: the same path,
+counters, stored states and bounds, bit for bit, at compiled speed.
+
+``cpu_reference.solve_fronts`` (pure NumPy, the oracle) treats an anti-diagonal at once:
+it sorts all its candidates by ``(cell, -p, -q, index)`` and sweeps. Here one compiled
+loop goes cell by cell: a cell's candidates are the front of its a-predecessor plus the
+a-step's gains, then the front of its b-predecessor plus the b-step's (the reference's
+candidate index order); each run is already in the canonical order but for rounding
+(the gains of a step are the same integers for every state of a cell), so the two runs
+are merged (a merge sort where rounding broke a run's order); a candidate survives iff
+its ``q`` beats every one before it. ``auc`` and the signed ``d`` of a state come from
+``_terms`` (the operations of ``cpu_reference._objective``; the compiled relink's too,
+as are the order and its merge); the bound of
+a state is ``min over mu of (auc - mu * d) + R_mu(cell) + slack``, as the reference
+forms it (numba without fastmath: no contraction into fused multiply-adds).
+
+The completion values of several weights are computed in one pass and kept cell-major
+(``(cells, weights)``: a state's bounds are adjacent), by the reference's recursion
+(sequential prefix sums, a suffix maximum), bit for bit.
+
+numba is imported with this module, which only a solve on the numba or CuPy engine
+imports (``core._exact.fronts_for``); the kernels are cached on disk (``cache=True``).
+Only the unconstrained problem is compiled (``eps`` stays with the reference).
+"""
+
+import numpy as np
+from numba import njit
+
+import cpu_reference as cr
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _terms(a, b, c, kind, w, inv_auc, wq, wb, sf, ss, flip):
+    """``(auc, d)`` of one state (``cab, cba, uab - uba``): ``pair_terms_of_states``,
+    the same float64 operations in the same order."""
+    fa = np.float64(a)
+    fb = np.float64(b)
+    if kind == 1:  # PRF's rows hold w_a, w_b
+        fa = fa + wq
+        fb = fb + wb
+        auc = (fa + fb) * inv_auc
+    else:
+        auc = ((fa + fb) + w) * inv_auc
+    if kind == 2:
+        d = (np.float64(c) - 0.0) * sf
+    else:
+        d = fa * sf - fb * ss
+    if flip:
+        d = -d
+    return auc, d
+
+#: ``_run``'s status codes.
+DONE, NONE_LEFT, OVER_BYTES, OVER_STATES = 0, 1, 2, 3
+
+
+@njit(cache=True, nogil=True)
+def _tables(mus, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
+            kind, inv_auc, sf, ss):
+    """Completion values ``R[i * (n_b + 1) + j, t]`` of every weight ``mus[t]``
+    (``cpu_reference.completion_values`` with ``auc_weight`` 1), the weights innermost
+    (contiguous: the same operations per weight, which the compiler vectorises)."""
+    n_t = mus.size
+    width = n_b + 1
+    out = np.empty(((n_a + 1) * width, n_t))
+    prefix = np.empty((width, n_t))
+    best = np.empty(n_t)
+    for i in range(n_a, -1, -1):
+        for t in range(n_t):
+            prefix[0, t] = 0.0
+        for j in range(n_b):  # the b-step (i, j) -> (i, j + 1)
+            g1 = np.float64(y_b[j] * negleft_a[i])
+            if kind == 2:
+                d = np.float64(-(u_b[j] * left_a[i])) * sf
+            else:
+                d = 0.0 * sf - g1 * ss
+            auc = 1.0 * ((0.0 + g1) * inv_auc)
+            for t in range(n_t):
+                gain = auc - mus[t] * d
+                prefix[j + 1, t] = gain if j == 0 else prefix[j, t] + gain
+        base = i * width
+        if i == n_a:
+            for j in range(width):
+                for t in range(n_t):
+                    out[base + j, t] = prefix[n_b, t] - prefix[j, t]
+            continue
+        for j in range(n_b, -1, -1):  # the a-step (i, j) -> (i + 1, j)
+            g0 = np.float64(y_a[i] * negleft_b[j])
+            if kind == 2:
+                d = np.float64(u_a[i] * left_b[j]) * sf
+            else:
+                d = g0 * sf - 0.0 * ss
+            auc = 1.0 * ((g0 + 0.0) * inv_auc)
+            below = base + width + j
+            for t in range(n_t):
+                v = (out[below, t] + (auc - mus[t] * d)) + prefix[j, t]
+                if j == n_b or v > best[t]:
+                    best[t] = v
+                out[base + j, t] = best[t] - prefix[j, t]
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _before(p, q, x, y):
+    """Whether candidate ``x`` comes before ``y`` in the canonical order: ``p``
+    descending, ``q`` descending, index ascending."""
+    if p[x] != p[y]:
+        return p[x] > p[y]
+    if q[x] != q[y]:
+        return q[x] > q[y]
+    return x < y
+
+
+@njit(cache=True, nogil=True)
+def _order(p, q, m, split, order, tmp):
+    """Candidates ``0..m`` into ``order`` by the canonical order: the merge of the runs
+    ``[0, split)`` and ``[split, m)`` where each is in order, else a merge sort."""
+    ordered = True
+    for k in range(1, m):
+        if k != split and not _before(p, q, k - 1, k):
+            ordered = False
+            break
+    if ordered:
+        i, j, o = 0, split, 0
+        while i < split and j < m:
+            if _before(p, q, i, j):
+                order[o] = i
+                i += 1
+            else:
+                order[o] = j
+                j += 1
+            o += 1
+        while i < split:
+            order[o] = i
+            i += 1
+            o += 1
+        while j < m:
+            order[o] = j
+            j += 1
+            o += 1
+        return
+    for k in range(m):
+        order[k] = k
+    width = 1
+    while width < m:  # bottom-up merge sort, stable
+        lo = 0
+        while lo < m:
+            mid = min(lo + width, m)
+            hi = min(lo + 2 * width, m)
+            i, j, o = lo, mid, lo
+            while i < mid and j < hi:
+                if _before(p, q, order[j], order[i]):
+                    tmp[o] = order[j]
+                    j += 1
+                else:
+                    tmp[o] = order[i]
+                    i += 1
+                o += 1
+            while i < mid:
+                tmp[o] = order[i]
+                i += 1
+                o += 1
+            while j < hi:
+                tmp[o] = order[j]
+                j += 1
+                o += 1
+            lo = hi
+        for k in range(m):
+            order[k] = tmp[k]
+        width *= 2
+
+
+@njit(cache=True, nogil=True)
+def _sweep(order, m, q, out):
+    """The survivors of ``m`` candidates in ``order``: each whose ``q`` beats every one
+    before it, into ``out`` (their indices, in order); returns how many."""
+    kept = 0
+    best_q = -np.inf
+    for o in range(m):
+        x = order[o]
+        if o == 0 or q[x] > best_q:
+            out[kept] = x
+            kept += 1
+            best_q = q[x]
+    return kept
+
+
+@njit(cache=True, nogil=True)
+def _best_final(fa, fb, fc, size, lam, kind, w, inv_auc, wq, wb, sf, ss, flip):
+    """``(index, counters)`` of the first of ``size`` last states (in their order) of
+    the largest ``auc - lam * |d|``: the answer of the fronts and of the relink."""
+    best, best_value = 0, -np.inf
+    for s in range(size):
+        auc, dis = _terms(fa[s], fb[s], fc[s], kind, w, inv_auc, wq, wb, sf, ss, flip)
+        value = auc - lam * abs(dis)
+        if s == 0 or value > best_value:
+            best, best_value = s, value
+    final = np.empty(3, np.int64)
+    final[0], final[1], final[2] = fa[best], fb[best], fc[best]
+    return best, final
+
+
+@njit(cache=True, nogil=True)
+def _scratch(n):
+    """The candidates' arrays of one cell: six int64 (counters, sources, order and its
+    scratch), two float64 (p, q)."""
+    return (np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
+            np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
+            np.empty(n), np.empty(n))
+
+
+@njit(cache=True, nogil=True)
+def _grow(a, need, cap):
+    """``a`` with room for ``need`` entries: twice its size, at most ``cap`` entries
+    where that holds ``need`` (the memory budget's states; -1: none)."""
+    if a.size >= need:
+        return a
+    size = max(need, 2 * a.size)
+    if need <= cap < size:
+        size = cap
+    out = np.empty(size, a.dtype)
+    out[:a.size] = a
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
+         kind, w, inv_auc, wq, wb, sf, ss, flip, lam, threshold, mus, slacks, tables,
+         prune, max_states, slack, max_bytes):
+    """The fronts, diagonal by diagonal. Returns ``(status, path, final, stored,
+    largest, d, predicted, offsets)``; ``status`` one of ``DONE``, ``NONE_LEFT``,
+    ``OVER_BYTES``, ``OVER_STATES`` (``d``: the diagonals done, ``predicted``: the
+    states on course, ``offsets``: the states stored by the end of every diagonal)."""
+    n_d = n_a + n_b
+    n_t = mus.size
+    width = n_b + 1
+    # the current diagonal's states (ping-pong), cell ranges by row
+    cap = 64
+    fa = np.zeros(cap, np.int64)
+    fb = np.zeros(cap, np.int64)
+    fc = np.zeros(cap, np.int64)
+    na = np.empty(cap, np.int64)
+    nb = np.empty(cap, np.int64)
+    nc = np.empty(cap, np.int64)
+    size = 1
+    lo_row = 0
+    # the states of row lo_row + k: [starts[k], starts[k + 1])
+    new_starts = np.zeros(min(n_a, n_b) + 3, np.int64)
+    starts = np.zeros(min(n_a, n_b) + 3, np.int64)
+    starts[1] = 1
+    n_cells = 1
+    # candidates of one cell
+    ccap = 64
+    ca, cb, cc, csrc, order, tmp, cp, cq = _scratch(ccap)
+    # parents: a state's index on the previous diagonal, ~index for a b-step
+    links = np.empty(1024, np.int32)
+    diag_off = np.zeros(n_d + 1, np.int64)
+    stored = 0
+    largest = 1
+    for d in range(n_d):
+        i_lo = max(0, d + 1 - n_b)
+        i_hi = min(n_a, d + 1)
+        total = 0
+        need = 2 * size
+        if na.size < need:
+            na = np.empty(2 * need, np.int64)
+            nb = np.empty(2 * need, np.int64)
+            nc = np.empty(2 * need, np.int64)
+        links = _grow(links, stored + need, max_bytes // 4 + 1 if max_bytes >= 0 else -1)
+        base_links = stored
+        first_row = -1
+        kept_cells = 0
+        for i in range(i_lo, i_hi + 1):
+            j = d + 1 - i
+            # a-predecessor (i - 1, j): row i - 1; b-predecessor (i, j - 1): row i
+            a0 = a1 = b0 = b1 = 0
+            r = i - 1 - lo_row
+            if i >= 1 and j <= n_b and 0 <= r < n_cells:
+                a0, a1 = starts[r], starts[r + 1]
+            r = i - lo_row
+            if j >= 1 and i <= n_a and 0 <= r < n_cells:
+                b0, b1 = starts[r], starts[r + 1]
+            m = (a1 - a0) + (b1 - b0)
+            if m == 0:
+                continue
+            if ccap < m:
+                ccap = 2 * m
+                ca, cb, cc, csrc, order, tmp, cp, cq = _scratch(ccap)
+            cell = i * width + j
+            k = 0
+            split = 0
+            g0 = g1 = g2 = 0
+            for side in range(2):
+                if side == 0:
+                    s0, s1 = a0, a1
+                    if s1 > s0:
+                        g0 = y_a[i - 1] * negleft_b[j]
+                        g1 = 0
+                        g2 = u_a[i - 1] * left_b[j] if kind == 2 else 0
+                else:
+                    split = k
+                    s0, s1 = b0, b1
+                    if s1 > s0:
+                        g0 = 0
+                        g1 = y_b[j - 1] * negleft_a[i]
+                        g2 = -(u_b[j - 1] * left_a[i]) if kind == 2 else 0
+                for s in range(s0, s1):
+                    xa = fa[s] + g0
+                    xb = fb[s] + g1
+                    xc = fc[s] + g2
+                    auc, dis = _terms(xa, xb, xc, kind, w, inv_auc, wq, wb, sf, ss, flip)
+                    if prune:
+                        keep = True
+                        for t in range(n_t):
+                            v = auc - mus[t] * dis
+                            v += tables[cell, t]
+                            v += slacks[t]
+                            if not v >= threshold:
+                                keep = False
+                                break
+                        if not keep:
+                            continue
+                    ca[k], cb[k], cc[k] = xa, xb, xc
+                    cp[k] = auc - lam * dis
+                    cq[k] = auc + lam * dis
+                    csrc[k] = s if side == 0 else -s - 1
+                    k += 1
+            m = k
+            if m == 0:
+                continue
+            _order(cp, cq, m, split, order, tmp)
+            if first_row < 0:
+                first_row = i
+                new_starts[0] = total
+            # rows between first_row and i without states: empty ranges
+            while kept_cells < i - first_row:
+                kept_cells += 1
+                new_starts[kept_cells] = total
+            kept = _sweep(order, m, cq, tmp)
+            for o in range(kept):
+                x = tmp[o]
+                na[total], nb[total], nc[total] = ca[x], cb[x], cc[x]
+                links[base_links + total] = np.int32(csrc[x])
+                total += 1
+            if kept > largest:
+                largest = kept
+            kept_cells = i - first_row + 1
+            new_starts[kept_cells] = total
+        if total == 0:
+            return NONE_LEFT, np.empty(0, np.int8), np.zeros(3, np.int64), stored, \
+                largest, d + 1, 0, diag_off
+        # swap
+        fa, na = na, fa
+        fb, nb = nb, fb
+        fc, nc = nc, fc
+        starts, new_starts = new_starts, starts
+        lo_row = first_row
+        n_cells = kept_cells
+        size = total
+        stored += total
+        diag_off[d + 1] = stored
+        if max_bytes >= 0 and stored * 4 + (d + 1) * 4 * min(n_a, n_b, d + 1) > max_bytes:
+            return OVER_BYTES, np.empty(0, np.int8), np.zeros(3, np.int64), stored, \
+                largest, d + 1, 0, diag_off
+        predicted = stored + size * (n_d - d - 1)
+        if max_states >= 0 and (stored > max_states or predicted > slack * max_states):
+            return OVER_STATES, np.empty(0, np.int8), np.zeros(3, np.int64), stored, \
+                largest, d + 1, predicted, diag_off
+    best, final = _best_final(fa, fb, fc, size, lam, kind, w, inv_auc, wq, wb, sf, ss,
+                              flip)
+    path = np.empty(n_d, np.int8)
+    s = best
+    for d in range(n_d - 1, -1, -1):
+        link = np.int64(links[diag_off[d] + s])
+        if link >= 0:
+            path[d] = 0
+            s = link
+        else:
+            path[d] = 1
+            s = -link - 1
+    return DONE, path, final, stored, largest, n_d, 0, diag_off
+
+
+def _inputs(lat):
+    """The step gains' integer inputs of ``cpu_reference.pair_increments``, contiguous
+    int64."""
+    def c(a):
+        return np.ascontiguousarray(a, dtype=np.int64)
+
+    return (c(lat.y_a), c(lat.negleft_b_rev[::-1]), c(lat.u_a), c(lat.left_b_rev[::-1]),
+            c(lat.y_b_rev[:-1][::-1]), c(lat.negleft_a[0]), c(lat.u_b_rev[:-1][::-1]),
+            c(lat.left_a[0]))
+
+
+def completion_tables(lat, mus):
+    """``cpu_reference.completion_values(lat, mu)`` of every ``mu`` of ``mus``, bit for
+    bit, as one array ``(cells, len(mus))`` (cell ``i * (n_b + 1) + j``)."""
+    kind, _, inv_auc, _, _, sf, ss, _ = cr.relink_terms(lat)
+    return _tables(np.asarray(mus, dtype=np.float64), lat.n_a, lat.n_b, *_inputs(lat),
+                   kind, inv_auc, sf, ss)
+
+
+def solve_fronts(lat, lam, *, lower=None, mus=(), tables=None, max_bytes=None,
+                 max_states=None):
+    """``cpu_reference.solve_fronts`` (without ``eps``), compiled: the same ``(path,
+    final, stats)``, bit for bit, and the same exceptions. The bounds are the weights
+    ``mus`` with their ``completion_tables`` ``tables``."""
+    n_a, n_b = lat.n_a, lat.n_b
+    mus = np.asarray(mus, dtype=np.float64)
+    prune = lower is not None and mus.size > 0
+    if not prune:
+        mus = np.zeros(0)
+        tables = np.zeros((0, 0))
+    slacks = np.zeros(mus.size)
+    status, path, final, stored, largest, d, predicted, _ = _run(
+        n_a, n_b, *_inputs(lat), *cr.relink_terms(lat), float(lam),
+        float(lower) - cr.PRUNE_TOLERANCE if prune else 0.0, mus, slacks, tables, prune,
+        -1 if max_states is None else int(max_states), cr.PREDICTION_SLACK,
+        -1 if max_bytes is None else int(max_bytes))
+    n_d = n_a + n_b
+    if status == NONE_LEFT:
+        raise cr.NoneLeft(cr.MSG_NONE_LEFT)
+    if status == OVER_BYTES:
+        raise cr.FrontsTooLarge(cr.MSG_FRONTS.format(
+            n_a=n_a, n_b=n_b, lam=lam, limit=max_bytes / 2**30, states=stored, d=d,
+            n_d=n_d))
+    if status == OVER_STATES:
+        raise cr.FrontsTooLarge(cr.MSG_FRONT_STATES.format(
+            n_a=n_a, n_b=n_b, states=stored, d=d, n_d=n_d, predicted=predicted,
+            limit=max_states), predicted=predicted)
+    # final_counters reads the third row (uab - uba) for URF only
+    return path, cr.state_counters(lat, final), {"states": int(stored),
+                                                 "largest": int(largest)}
