@@ -382,7 +382,7 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
 
 
 def _inputs(lat):
-    """The step gains' integer inputs of ``cpu_reference.pair_increments``, contiguous
+    """The step gains' integer inputs of ``cpu_reference._fronts.pair_increments``, contiguous
     int64."""
     def c(a):
         return np.ascontiguousarray(a, dtype=np.int64)
