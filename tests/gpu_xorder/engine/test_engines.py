@@ -11,7 +11,6 @@ threads, the kernels' tile widths, strips and grids, the emulated device's memor
 launches) is tested in that engine's own file.
 """
 
-import re
 
 import numpy as np
 import pytest
@@ -21,6 +20,7 @@ from hypothesis import strategies as st
 import cpu_reference as cr
 from gpu_xorder import fair_order
 from support import golden
+from support.engines import estimate_out
 from support.problems import (
     lattices,
     ragged_lattices,
@@ -292,16 +292,9 @@ def assert_same_results(want, got, backend):
             b.auc, b.disparity, b.objective, b.upper_bound)
         # the exact solver's estimate is its engine's cost model's (compiled fronts on
         # numba and CuPy, NumPy's otherwise): the reason quotes it, all else is equal
-        assert (a.method, a.solver, _estimate_out(a.extra)) == (
-            b.method, b.solver, _estimate_out(b.extra))
+        assert (a.method, a.solver, estimate_out(a.extra)) == (
+            b.method, b.solver, estimate_out(b.extra))
         assert b.backend == backend
-
-
-def _estimate_out(extra):
-    """``extra`` with the seconds the exact solver's reason quotes masked."""
-    reason = re.sub(r"estimated cost \([^)]*\)", "estimated cost (...)",
-                    extra.get("solver_reason", ""))
-    return {**extra, "solver_reason": reason}
 
 
 @pytest.mark.parametrize("metric", METRICS)
