@@ -141,7 +141,8 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
         it runs where its estimated cost fits (completion tables, then Pareto fronts
         stopped as soon as they are on course to exceed it; seconds of one core of a
         2-core machine, by a cost model of states, not a clock, so the result does not
-        depend on the machine's load). 0: the search alone.
+        depend on the machine's load). 0: the search alone; at most 1e9 (beyond,
+        the fronts outgrow any memory first).
     groups : array-like, optional
         Deprecated keyword name of ``sensitive_features`` (a ``FutureWarning``).
     plan_only : bool, default=False

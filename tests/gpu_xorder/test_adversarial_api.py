@@ -230,6 +230,16 @@ def _constrained(max_disparity):
     return model.fit(X, Y, sensitive_features=G).coef_
 
 
+#: The largest ``exact_budget`` (seconds) the documentation of fair_order states.
+MAX_EXACT_BUDGET = 1e9
+
+
+def _solver_reason(**kw):
+    """fair_order's result with the reason for its solver (``"auto"``'s choice)."""
+    r = fair_order(S, Y, G, backend="numpy", lam=0.5, **kw)
+    return r.order, r.objective, r.solver, r.extra["solver_reason"]
+
+
 REALS = (
     Real("fair_order lam", lambda v: _fair_order(lam=v), 0.5, high=None),
     Real("fair_order max_disparity", lambda v: _fair_order(max_disparity=v), 0.125,
@@ -254,6 +264,13 @@ REALS = (
     Real("make_icu prevalence", _icu, 0.125),
     Real("PostLogit lam", _post_logit, 0.5, high=None, none="ok"),
     Real("ConstrainedRanker max_disparity", _constrained, 0.125),
+    Real("fair_order exact_budget", lambda v: _solver_reason(exact_budget=v), 0.5,
+         high=MAX_EXACT_BUDGET),
+    Real("XOrder exact_budget", lambda v: _xorder(lam=0.5, solver="auto", exact_budget=v),
+         0.5, high=MAX_EXACT_BUDGET),
+    Real("XOrder.plan exact_budget", lambda v: str(XOrder(
+        lam=0.5, backend="numpy", exact_budget=v).plan(S, Y, sensitive_features=G)), 0.5,
+        high=MAX_EXACT_BUDGET),
 )
 _IDS = [r.name for r in REALS]
 
@@ -279,6 +296,27 @@ def test_every_real_parameter_refuses_bools_text_and_out_of_range_values(real):
         bad["above"] = real.high + 0.5
     for kind, value in bad.items():
         _refused(ValueError, real.call, value, kind)
+
+
+def test_an_exact_budget_beyond_its_limit_is_a_value_error_not_an_overflow():
+    """Finite budgets too large for the exact solver's count of states (1e308 s once
+    raised OverflowError in the fit, while its plan printed): refused by every face
+    that takes one, naming the limit; the limit itself runs as a large budget does."""
+    for value in (MAX_EXACT_BUDGET * (1 + 2**-52), 1e300, 1e308, np.finfo(np.float64).max,
+                  10**308, np.float32(3e38)):
+        for call in (lambda b: _solver_reason(exact_budget=b),
+                     lambda b: _xorder(lam=0.5, solver="auto", exact_budget=b),
+                     lambda b: XOrder(lam=0.5, backend="numpy", exact_budget=b).plan(
+                         S, Y, sensitive_features=G),
+                     lambda b: fair_order(S, Y, G, lam=0.5, backend="numpy",
+                                          exact_budget=b, plan_only=True)):
+            with pytest.raises(ValueError, match=re.escape(
+                    f"exact_budget must be a number of seconds from 0 to "
+                    f"{MAX_EXACT_BUDGET:g}, got")):
+                call(value)
+    most, two = (_plain(_solver_reason(exact_budget=b)) for b in (MAX_EXACT_BUDGET, 2.0))
+    assert most[:3] == two[:3] and most[2] == "exact"
+    assert most[3] == two[3].replace("exact_budget=2 s", "exact_budget=1e+09 s")
 
 
 def test_the_experiments_test_size_takes_every_real_number_type():

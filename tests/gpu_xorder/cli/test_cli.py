@@ -888,12 +888,12 @@ def test_fit_takes_the_exact_budget(tmp_path, capsys):
         assert f"solver auto ({want.result_.solver})" in " ".join(text.split())
         solvers.append(want.result_.solver)
     assert solvers == ["lagrangian", "exact"]  # 30 per group: the default budget fits
-    for bad in ("-1", "inf"):
+    for bad in ("-1", "inf", "nan", "1e308", "1000000001"):
         assert main(args + ["--model", str(tmp_path / "x.json"), "--exact-budget",
                             bad]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert err[-1] == ("gpu-xorder fit: error: argument --exact-budget: must be a "
-                           f"finite number of seconds >= 0, got {bad}")  # argparse's usage
+                           f"number of seconds from 0 to 1e+09, got {bad}")  # usage
         assert not (tmp_path / "x.json").exists()
 
 
