@@ -169,6 +169,7 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
     >>> fair_order(scores, y, groups, lam=1.0, backend="numpy", plan_only=True).engine
     'numpy'
     """
+    plan_only = v.check_flag(plan_only, "plan_only")
     groups = v.sensitive_features_argument(sensitive_features, groups)
     warn_misaligned(scores=scores, y=y, sensitive_features=groups)
     request = params.validate(dict(

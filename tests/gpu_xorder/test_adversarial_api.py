@@ -319,6 +319,22 @@ def test_an_exact_budget_beyond_its_limit_is_a_value_error_not_an_overflow():
     assert most[3] == two[3].replace("exact_budget=2 s", "exact_budget=1e+09 s")
 
 
+def test_plan_only_takes_a_bool_and_refuses_what_only_has_a_truth():
+    """``plan_only="False"`` once returned a plan (the string is true), 0 and None a
+    solve: every value but a bool (Python or NumPy) is a TypeError naming it."""
+    plan = str(fair_order(S, Y, G, lam=0.5, backend="numpy", plan_only=True))
+    solved = _plain(_solver_reason())
+    for value, want in ((True, plan), (np.True_, plan), (False, solved),
+                        (np.False_, solved)):
+        got = fair_order(S, Y, G, lam=0.5, backend="numpy", plan_only=value)
+        assert (str(got) if want is plan else _plain(
+            (got.order, got.objective, got.solver, got.extra["solver_reason"]))) == want
+    for value in ("False", "yes", 1, 0, 1.0, None, [], np.array([True]), np.array(True)):
+        with pytest.raises(TypeError, match=re.escape(
+                f"plan_only must be True or False, got {value!r}")):
+            fair_order(S, Y, G, lam=0.5, backend="numpy", plan_only=value)
+
+
 def test_the_experiments_test_size_takes_every_real_number_type():
     """``paper_experiment`` and ``compare_methods`` check ``test_size`` by the table
     (a run costs a fit: a few types here; every type converts as above)."""
