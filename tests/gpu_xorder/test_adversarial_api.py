@@ -357,6 +357,34 @@ def test_the_experiments_test_size_takes_every_real_number_type():
             _refused(ValueError, call, value, kind)
 
 
+def test_the_studies_sizes_are_counts_and_name_themselves():
+    """``compare_methods(sizes=...)`` (``paper --sizes``, the paper's Figure 13): every
+    entry a count of any integer type; a bool, a float or text a TypeError, below 2 a
+    ValueError, beyond the training split a ValueError naming it, and sizes without a
+    study of shares a ValueError about sizes (it once spoke of fractions), all before
+    any repetition runs."""
+    from gpu_xorder.experiments._studies import compare_methods
+
+    def run(sizes, study="samples"):
+        return compare_methods("german", study=study, sizes=sizes, methods=["xorder"],
+                               lams=[0.5], repeats=1, backend="numpy")
+
+    for sizes in ([True], [np.True_, 300], [300.0], [np.float64(300)], ["300"],
+                  [decimal.Decimal(300)], [fractions.Fraction(300)], [None], "300", 300):
+        with pytest.raises(TypeError, match="sizes must be distinct whole numbers"):
+            run(sizes)
+    for sizes in ([1], [0], [-300], [], [300, np.int16(300)]):
+        with pytest.raises(ValueError, match="sizes must be distinct whole numbers"):
+            run(sizes)
+    for sizes in ([701], [10**30], [np.uint64(2**63)]):
+        with pytest.raises(ValueError, match=r"is more than the 700 training items"):
+            run(sizes)
+    for study in (None, "shift", "train-test"):
+        with pytest.raises(ValueError, match="^sizes are the numbers of training items of "
+                                             "the samples, samples-retrain and subsample"):
+            run([300], study)
+
+
 def test_integer_valued_lams_of_every_type_equal_the_float():
     want = _plain(_fair_order(lam=1.0))
     for value in (1, np.int8(1), np.uint64(1), np.array(1), fractions.Fraction(2, 2),
