@@ -614,6 +614,91 @@ for option, (command, what) in TYPED_OPTIONS.items():
             f"argument {option}: must be {what}, got {value}"), usage=True))
 
 
+# --- fit --plan and --exact-budget: the plan prints and writes nothing; a budget out
+# of its range is the parser's error (1e308 once passed it and the fit ended in
+# "unexpected OverflowError"); every check of the fit also before the plan
+EXACT_BUDGET = "argument --exact-budget: must be a number of seconds from 0 to 1e+09, got "
+for value in ("x", "-1", "nan", "inf", "1e999", "1e308", "1000000001", "", "0x10"):
+    for plan in ((), ("--plan",)):
+        add(f"fit {' '.join(plan)} --exact-budget {value!r}", Case(
+            fit(*plan, "--exact-budget", value), q(EXACT_BUDGET + value), usage=True))
+add("fit --plan writes neither --model nor --output", Case(
+    fit("--plan", "--output", "out.csv"), None, code=0))
+add("fit --plan without --model", Case(fit()[:-2] + ["--plan"], None, code=0))
+add("fit --plan --exact-budget 1e9", Case(fit("--plan", "--exact-budget", "1e9"), None,
+                                          code=0))
+add("fit without --model or --plan", Case(fit()[:-2], q(
+    "--model is required (where to save the model), except with --plan")))
+add("fit --plan --output is the data", Case(fit("--plan", "--output", "data.csv"),
+                                            q(f"refusing to write data.csv: {INPUT}")))
+add("fit --plan --model is the data", Case(fit()[:-1] + ["data.csv", "--plan"],
+                                           q(f"refusing to write data.csv: {INPUT}")))
+add("fit --plan of one group", Case(fit("--plan"), q(
+    "data.csv: group gives one group ('a') in every row"), files={"data.csv": ONE_GROUP}))
+add("fit --plan score NaN", Case(fit("--plan"), q(
+    "data.csv, line 7: column 'score' holds 'NaN', not a finite number"),
+    files={"data.csv": with_cell("score", "NaN")}))
+add("fit --plan one item of group c", Case(fit("--plan"), q(
+    "group 'c' has no negatives, which metric 'xauc' needs"),
+    files={"data.csv": with_cell("group", "c", row=0)}))
+add("fit --plan --lam nan", Case(fit("--plan", "--lam", "nan"),
+                                 q("lam must be a finite number >= 0, got nan")))
+add("fit --plan --subsample too coarse", Case(fit("--plan", "--subsample", "40"), q(
+    "--subsample 40 keeps 2 of the 48 rows")))
+
+# --- paper's studies of training sizes (the paper's Figure 13), train-test and the
+# public RankBoost: every value refused before any repetition, nothing written
+PAPER_SIZES = ["paper", "--data", "german", "--repeats", "1", "--methods", "xorder",
+               "--lam", "0.5", "--backend", "numpy", "--out", "X", "--json", "r.json"]
+for study in (None, "shift", "train-test"):
+    add(f"paper --sizes with study {study}", Case(
+        PAPER_SIZES + ["--sizes", "300"] + (["--study", study] if study else []),
+        q("sizes are the numbers of training items of the samples, samples-retrain and "
+          "subsample studies")))
+for study in ("samples", "samples-retrain", "subsample"):
+    add(f"paper --study {study} --sizes beyond the split", Case(
+        PAPER_SIZES + ["--study", study, "--sizes", "300", "701"],
+        q("size 701 is more than the 700 training items of german (test share 0.3)")))
+    add(f"paper --study {study} --sizes twice", Case(
+        PAPER_SIZES + ["--study", study, "--sizes", "300", "300"],
+        q("sizes must be distinct whole numbers of training items >= 2, got [300, 300]")))
+    for value in ("1", "0", "-5", "3.5", "1e3", "x"):
+        add(f"paper --study {study} --sizes {value}", Case(
+            PAPER_SIZES + ["--study", study, "--sizes", value],
+            q(f"argument --sizes: must be an integer >= 1, got {value}")
+            if value != "1" else q("sizes must be distinct whole numbers of training "
+                                   "items >= 2, got [1]"), usage=value != "1"))
+add("paper --study samples --fractions twice", Case(
+    PAPER_SIZES + ["--study", "samples", "--fractions", "0.5", "0.5"],
+    q("fractions must be distinct shares in (0, 1], got [0.5, 0.5]")))
+add("paper --study samples --sizes and --fractions", Case(
+    PAPER_SIZES + ["--study", "samples", "--sizes", "300", "--fractions", "0.5"],
+    q("give fractions or sizes, not both")))
+add("paper --study subsample without --sizes", Case(
+    PAPER_SIZES + ["--study", "subsample"],
+    q("the subsample study needs sizes (training items xOrder learns on)")))
+for value in ("nan", "inf", "0", "1.5", "-0.5"):
+    add(f"paper --study samples --fractions {value}", Case(
+        PAPER_SIZES + ["--study", "samples", "--fractions", value],
+        q("fractions must be distinct shares in (0, 1], got")))
+for study in ("train-test", "subsample"):
+    for figure in {"train-test": ("german_default_rankboost-public_train-test.png",
+                                  "german_default_rankboost-public_train-test_tradeoff.png"),
+                   "subsample": ("german_default_rankboost-public_subsample-sizes.png",
+                                 "german_default_rankboost-public_subsample-sizes_300_"
+                                 "tradeoff.png")}[study]:
+        add(f"paper --study {study} --json is its figure {figure}", Case(
+            PAPER_SIZES[:-2] + ["--json", f"X/{figure}", "--model", "rankboost-public",
+                                "--study", study, "--sizes", "300"][
+                :None if study == "subsample" else -2],
+            q(f"refusing to write X/{figure} {TWICE}(--json and the file {figure} of "
+              "--out)"), setup=_folder("X")))
+add("paper --model rankboost-public --out is the data set", Case(
+    PAPER_SIZES[:-4] + ["--model", "rankboost-public", "--study", "train-test", "--out",
+                        "data.csv"], q("refusing to write data.csv: it is a file, not a "
+                                       "folder")))
+
+
 # ---------------------------------------------------------------------- the runner
 
 # --- shares whose product with n is not whole in floating point: the places exact
