@@ -56,6 +56,19 @@ def _exact_budget(text):
                    f"a number of seconds from 0 to {MAX_EXACT_BUDGET:g}")
 
 
+def _decision(text):
+    """--decision: words to show, not blank (``metrics._findings.check_decision``,
+    imported when given: --help loads no metrics)."""
+    from ..metrics._findings import check_decision
+
+    try:
+        return check_decision(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must name what a high score leads to ('detention', 'a loan'), got {text!r}"
+        ) from None
+
+
 def _share(text):
     return _number(text, float, lambda x: 0.0 < x <= 1.0, "a number in (0, 1]")
 
@@ -438,7 +451,7 @@ def _high_score_argument(parser):
 
 def _finding_arguments(parser):
     """--decision and --delta: the words and the margin of every finding."""
-    parser.add_argument("--decision", metavar="TEXT",
+    parser.add_argument("--decision", metavar="TEXT", type=_decision,
                         help="what a high score (being selected) leads to, named in every "
                              "finding: 'detention', 'a loan', 'an interview'")
     parser.add_argument("--delta", type=_probability, default=DEFAULT_DELTA, metavar="D",

@@ -28,6 +28,7 @@ from ..metrics._decisions import RATE_MEANINGS, RATES
 from ..metrics._findings import (
     DEFAULT_DELTA,
     MEASURE_NAMES,
+    check_decision,
     check_delta,
     ranking_finding,
 )
@@ -164,6 +165,7 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike] | RankingMetricFram
     for name, value in (("title", title), ("decision", decision), ("context", context)):
         if value is not None and not isinstance(value, str):
             raise TypeError(MSG_TEXT.format(name=name, type=type(value).__name__))
+    check_decision(decision)  # blank before its characters are made visible
     # the user's own text shown as written, its characters that act escaped (a control
     # character, or U+202E turning the page's numbers around, even in <title>), as the
     # labels are in the pictures and on a terminal

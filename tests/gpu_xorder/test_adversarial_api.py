@@ -752,3 +752,52 @@ def test_every_face_takes_a_share_whose_product_is_not_whole_in_floats(face):
         SHARE_FACES[face](share)
     counts = metrics.decision_rates(Y25, S25, sensitive_features=G25, top_share=0.28).counts
     assert (counts["a"]["selected"], counts["b"]["selected"]) == (7.0, 0.0)
+
+
+# ---------------------------------------------------------------------- the user's words
+
+def _ranking_text(decision):
+    return metrics.ranking_finding(Y, S, sensitive_features=G, high_score="harmful",
+                                   decision=decision).text
+
+
+def _cutoff_text(decision):
+    rates = metrics.decision_rates(Y, S, sensitive_features=G, top_share=0.5)
+    return " ".join(f.text for f in metrics.decision_findings(
+        rates, high_score="harmful", decision=decision))
+
+
+def _report_text(decision):
+    from gpu_xorder.report import audit_report
+
+    return audit_report(S, Y, G, high_score="harmful", level=None, decision=decision)
+
+
+#: Every face that names the decision a high score leads to (``--decision``):
+#: ``face(decision)`` returns the text that names it.
+DECISION_FACES = {"ranking_finding": _ranking_text, "decision_findings": _cutoff_text,
+                  "audit_report": _report_text}
+
+
+@pytest.mark.parametrize("face", DECISION_FACES)
+def test_every_face_naming_the_decision_refuses_what_names_nothing(face):
+    """A decision that is not text (a number, bytes, a list: once printed as "leads to
+    5") is a TypeError; a blank one ("leads to    ,"; an empty one was silently no
+    decision) a ValueError naming it; the words are shown in the one line of each
+    finding, their acting characters visible (a newline split a finding in two)."""
+    if face == "audit_report":
+        pytest.importorskip("jinja2")
+        pytest.importorskip("matplotlib")
+    call = DECISION_FACES[face]
+    for value in (5, b"detention", ["detention"], np.str_("x").encode()):
+        with pytest.raises(TypeError, match="decision must be text or None"):
+            call(value)
+    for value in ("", "   ", "\n", "\t \u3000"):
+        with pytest.raises(ValueError, match=re.escape(
+                f"decision is blank ({value!r}): name what a high score leads to")):
+            call(value)
+    if face != "audit_report":  # the page escapes the words its own way (test_report)
+        text = call("a\nb\x1b[2J\u202ec")
+        assert "leads to a\\nb\\x1b[2J\\u202ec, which" in text
+        assert "\n" not in text and "\x1b" not in text and "\u202e" not in text
+    assert re.search(r"leads to (<bdi>)?detention", call("detention"))  # <bdi>: a page

@@ -699,6 +699,20 @@ add("paper --model rankboost-public --out is the data set", Case(
                                        "folder")))
 
 
+# --- audit's words and picture options: --decision blank (a finding once read "leads
+# to    , which"), --plot-pairs with nothing to draw (silently ignored), before any work
+for command in ("fit", "audit", "transform"):
+    for value in ("", "   ", "\n", "\t"):
+        add(f"{command} --decision {value!r}", Case(
+            FILE_COMMANDS[command]("--decision", value), q(
+                "argument --decision: must name what a high score leads to ('detention', "
+                f"'a loan'), got {value!r}"), usage=True, files={"model.json": model()}))
+for option, value in (("--title", "T"), ("--context", "data.csv"), ("--model", "data.csv")):
+    add(f"audit {option} without --report", Case(
+        audit("--no-ci", option, value, "--json", "a.json"),
+        q(f"{option} is read by --report; give --report FILE as well")))
+
+
 # ---------------------------------------------------------------------- the runner
 
 # --- shares whose product with n is not whole in floating point: the places exact
@@ -1223,3 +1237,21 @@ def test_a_share_selects_its_places_on_the_command_line(tmp_path, monkeypatch, c
     assert counts["a"]["selected"] == min(places, 7)
     rule = doc["scores"]["score"]["decisions"]["rule"]
     assert rule == f"top {share} of 25 ({places:g} places)"
+
+
+def test_the_decision_s_words_stay_in_their_finding_s_line(tmp_path, monkeypatch, capsys):
+    """--decision with a newline, an escape sequence and U+202E: every finding of fit
+    and audit one line naming the words with those characters visible (a newline split
+    a finding in two; the terminal's escaping kept it)."""
+    from support.odd_text import ACTING
+
+    monkeypatch.chdir(tmp_path)
+    Path("data.csv").write_bytes(DATA)
+    words = "a\nb\x1b[2J\u202ec"
+    for argv in (audit("--no-ci", "--high-score", "harmful"), fit("--lam", "0.5")):
+        assert main(argv + ["--decision", words]) == 0
+        out = capsys.readouterr().out
+        found = [line for line in out.splitlines() if "leads to" in line]
+        assert len(found) >= 2 and all(
+            "leads to a\\nb\\x1b[2J\\u202ec, which is" in line for line in found), out
+        assert not any(c in out for c in ACTING if c != "\n")
