@@ -272,7 +272,7 @@ def build_parser():
                             "interval (forest plot), xROC curves of every pair of groups "
                             "with pointwise bands and the score distributions per group "
                             "(needs gpu-xorder[plot])")
-    audit.add_argument("--plot-pairs", type=_positive, default=PLOT_PAIRS, metavar="N",
+    audit.add_argument("--plot-pairs", type=_positive, metavar="N",
                        help="xROC pictures (--plot and --report) of the N pairs of "
                             "groups with the largest disparities per score column "
                             f"(default: {PLOT_PAIRS}); the output names those drawn")

@@ -707,6 +707,10 @@ for command in ("fit", "audit", "transform"):
             FILE_COMMANDS[command]("--decision", value), q(
                 "argument --decision: must name what a high score leads to ('detention', "
                 f"'a loan'), got {value!r}"), usage=True, files={"model.json": model()}))
+add("audit --plot-pairs without --plot or --report", Case(
+    audit("--no-ci", "--plot-pairs", "3", "--json", "a.json"), q(
+        "--plot-pairs is read by --plot and --report; give --plot DIR or --report FILE "
+        "as well")))
 for option, value in (("--title", "T"), ("--context", "data.csv"), ("--model", "data.csv")):
     add(f"audit {option} without --report", Case(
         audit("--no-ci", option, value, "--json", "a.json"),
