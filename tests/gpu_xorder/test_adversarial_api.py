@@ -801,3 +801,48 @@ def test_every_face_naming_the_decision_refuses_what_names_nothing(face):
         assert "leads to a\\nb\\x1b[2J\\u202ec, which" in text
         assert "\n" not in text and "\x1b" not in text and "\u202e" not in text
     assert re.search(r"leads to (<bdi>)?detention", call("detention"))  # <bdi>: a page
+
+
+# ---------------------------------------------------------------------- solver reasons
+
+S3 = np.round(np.tile(S, 3)[:42] + np.repeat([0.0, 0.1, 0.2], 14), 3)
+Y3, G3 = np.tile(Y, 3)[:42], np.repeat(["a", "b", "c"], 14)
+
+#: Every kind of solve: ``call()`` returns its results; ``want`` a part of the reason.
+REASON_CASES = {
+    "paper": (lambda: fair_order(S, Y, G, lam=0.5, solver="paper", backend="numpy"),
+              "solver='paper' was asked for"),
+    "lam 0": (lambda: fair_order(S, Y, G, lam=0.0, backend="numpy"), "lam = 0"),
+    "exact budget 0": (lambda: fair_order(S, Y, G, lam=0.5, exact_budget=0,
+                                          backend="numpy"), "exact_budget=0"),
+    "path": (lambda: fair_order(S, Y, G, lam=[0.0, 0.5, 2.0], backend="numpy"), ""),
+    "max_disparity met by the best AUC": (
+        lambda: fair_order(S, Y, G, max_disparity=1.0, backend="numpy"),
+        "max_disparity=1: the ordering of the best AUC meets it"),
+    "max_disparity exact": (lambda: fair_order(S, Y, G, max_disparity=0.0,
+                                               backend="numpy"),
+                            "max_disparity=0: the exact constrained optimum"),
+    "three groups": (lambda: fair_order(S3, Y3, G3, lam=0.5, backend="numpy"),
+                     "3 groups: the cell rule of the K-D DP"),
+    "three groups iterative": (lambda: fair_order(S3, Y3, G3, lam=0.5, method="iterative",
+                                                  backend="numpy"),
+                               "3 groups: the cell rule of iterative xOrder"),
+    "three groups best": (lambda: fair_order(S3, Y3, G3, lam=0.5, method="best",
+                                             backend="numpy"), "3 groups: the cell rule"),
+    "two groups method kd": (lambda: fair_order(S, Y, G, lam=0.5, method="kd",
+                                                backend="numpy"),
+                             "method='kd' with solver='auto': the cell rule of the K-D DP"),
+}
+
+
+@pytest.mark.parametrize("case", REASON_CASES)
+def test_every_result_says_why_its_solver_ran(case):
+    """``extra["solver_reason"]`` (fair_order's documentation: ``result.solver`` says
+    which ran, the reason why) in every result: the constraint's and the K-group
+    methods' results once had none."""
+    call, want = REASON_CASES[case]
+    results = _quiet(call)[0]
+    for r in results if isinstance(results, list) else [results]:
+        reason = r.extra.get("solver_reason")
+        assert isinstance(reason, str) and reason.strip(), (case, r.solver, r.extra)
+        assert want in reason, reason
