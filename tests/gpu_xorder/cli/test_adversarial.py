@@ -154,7 +154,10 @@ def transform(*extra, data="data.csv", model_file="model.json"):
 
 
 FILE_COMMANDS = {"fit": fit, "audit": lambda *e, data="data.csv": audit(
-    "--no-ci", *e, data=data), "transform": transform}
+    "--no-ci", *e, data=data), "transform": transform,
+    "fit --plan": lambda *e, data="data.csv": fit("--plan", *e, data=data)}
+#: The commands that read the data's cells and bytes (fit --plan reads what fit does).
+READERS = ("fit", "audit", "transform", "fit --plan")
 
 CASES = {}
 
@@ -191,7 +194,7 @@ SCORE_CELLS = {
     "newline": ("1\n2", "holds '1\\\\n2', not a number"),
 }
 for key, (value, pattern) in SCORE_CELLS.items():
-    for command in ("fit", "audit", "transform"):
+    for command in READERS:
         add(f"score {key} in {command}", Case(
             FILE_COMMANDS[command](), "data.csv, line 7: " + (
                 pattern if pattern.startswith("column") else "column 'score' " + pattern),
@@ -373,7 +376,7 @@ FILES = {
                          "names column 'score' twice (columns 2 and 5)"),
 }
 for key, (content, message) in FILES.items():
-    for command in ("fit", "audit", "transform"):
+    for command in READERS:
         add(f"file {key} in {command}", Case(
             FILE_COMMANDS[command](), q(message),
             files={"data.csv": content, "model.json": model()}))
