@@ -247,10 +247,11 @@ def write_audit_report(path: str | os.PathLike, *args, **kwargs) -> None:
         The parameters of :func:`audit_report`: ``(scores, y, sensitive_features,
         ...)`` or ``(frame, ...)``, a :class:`gpu_xorder.metrics.RankingMetricFrame`.
     """
-    from ..io import write_files
+    from ..io import check_all_outputs, write_files
 
-    text = audit_report(*args, **kwargs)
     inputs = tuple(kwargs[k] for k in ("source", "model") if kwargs.get(k) is not None)
+    check_all_outputs([("path", path)], inputs=inputs)  # before the work
+    text = audit_report(*args, **kwargs)
     write_files([(path, lambda f: f.write(text), "\n")], inputs=inputs)
 
 

@@ -1172,20 +1172,31 @@ def test_paper_never_writes_over_a_bundled_data_set(tmp_path, monkeypatch, capsy
     assert copy.read_bytes() == Path(real[0]).read_bytes()
 
 
-def test_the_report_api_never_writes_over_its_model(tmp_path):
-    """write_audit_report(path=model) is refused, the model file unchanged."""
+def test_the_report_api_never_writes_over_its_model(tmp_path, monkeypatch):
+    """write_audit_report(path=model) is refused before any work (the page was made,
+    pictures and all, and then refused), the model file unchanged; so is a path that
+    names the model by a link, and a folder."""
     pytest.importorskip("jinja2")
     pytest.importorskip("matplotlib")
-    from gpu_xorder.report import write_audit_report
+    from gpu_xorder.report import _audit, write_audit_report
 
+    made = []
+    monkeypatch.setattr(_audit, "audit_report", lambda *a, **k: made.append(1) or "")
     (tmp_path / "m.json").write_bytes(model())
+    (tmp_path / "l.json").symlink_to(tmp_path / "m.json")
+    (tmp_path / "sub").mkdir()
     s = np.array([float(r[1]) for r in BASE])
     y = np.array([int(r[2]) for r in BASE])
     g = np.array([r[3] for r in BASE])
-    with pytest.raises(ValueError, match="it is also an input"):
-        write_audit_report(tmp_path / "m.json", s, y, g, model=tmp_path / "m.json",
-                           high_score="harmful", level=None)
-    assert (tmp_path / "m.json").read_bytes() == model()
+    for path, message in (("m.json", "it is also an input"),
+                          ("l.json", "it is also an input"),
+                          ("sub", "it is a folder, not a regular file")):
+        with pytest.raises(ValueError, match=message):
+            write_audit_report(tmp_path / path, s, y, g, model=tmp_path / "m.json",
+                               high_score="harmful", level=None)
+    assert made == [] and (tmp_path / "m.json").read_bytes() == model()
+    write_audit_report(tmp_path / "r.html", s, y, g, model=tmp_path / "m.json")
+    assert made == [1] and (tmp_path / "r.html").read_text() == ""
 
 
 # ---------------------------------------------------------------------- odd text
