@@ -846,3 +846,53 @@ def test_every_result_says_why_its_solver_ran(case):
         reason = r.extra.get("solver_reason")
         assert isinstance(reason, str) and reason.strip(), (case, r.solver, r.extra)
         assert want in reason, reason
+
+
+# ---------------------------------------------------------------------- plans
+
+def _plan_data():
+    """Odd data for a plan: ``name -> (scores, y, groups)``."""
+    rng = np.random.default_rng(5)
+    many = np.repeat(np.arange(30), 4)
+    odd = np.array(["a\u202e\x1b[2J", "b\n$x$", "\x00c"])[np.arange(42) % 3]
+    return {
+        "30 groups of 4": (rng.random(many.size), np.tile([0, 1], many.size // 2), many),
+        "one item in group c": (S, Y, np.where(np.arange(N) == 0, "c", G)),
+        "one group": (S, Y, np.full(N, "a")),
+        "every score tied": (np.zeros(N), Y, G),
+        "acting characters in labels": (rng.random(42), np.tile([0, 1], 21), odd),
+        "NaN score": (np.where(np.arange(N) == 3, np.nan, S), Y, G),
+        "empty": (np.array([]), np.array([], dtype=int), np.array([], dtype=str)),
+    }
+
+
+@pytest.mark.parametrize("case", _plan_data())
+def test_a_plan_refuses_what_the_fit_refuses_and_plans_what_it_runs(case):
+    """fair_order(plan_only=True) and XOrder.plan on odd data: the error of the solve,
+    word for word, or the engine, group sizes and solvers the solve then runs; the
+    printed plan one line per field, no acting character (it shows no label)."""
+    from support.odd_text import ACTING
+
+    s, y, g = _plan_data()[case]
+    for plan, run in (
+            (lambda: fair_order(s, y, g, lam=0.5, backend="numpy", plan_only=True),
+             lambda: fair_order(s, y, g, lam=0.5, backend="numpy")),
+            (lambda: XOrder(lam=0.5, backend="numpy").plan(s, y, sensitive_features=g),
+             lambda: XOrder(lam=0.5, backend="numpy").fit(
+                 s, y, sensitive_features=g).result_)):
+        try:
+            result = _quiet(run)[0]
+        except (ValueError, TypeError) as error:
+            with pytest.raises(type(error), match=re.escape(str(error))):
+                plan()
+            continue
+        p = _quiet(plan)[0]
+        assert p.engine == result.backend
+        if p.two_group:
+            assert [x for x in p.solvers if x != "auto"] in ([], [result.solver])
+        else:
+            assert p.route in (result.method, "best")
+        text = str(p)
+        assert not any(c in text for c in ACTING if c != "\n")
+        assert [line.split()[0] for line in text.splitlines()][:3] == [
+            "engine", "route", "groups"]
