@@ -385,6 +385,34 @@ def test_the_studies_sizes_are_counts_and_name_themselves():
             run([300], study)
 
 
+@pytest.mark.parametrize("study", ["samples", "samples-retrain"])
+def test_a_share_too_small_for_its_groups_is_refused_before_any_repetition(study,
+                                                                          monkeypatch):
+    """A stratified share of 3 or 5 training items (or 1e-9 of them) left a group
+    without positives or scikit-learn's split refused it, after the work of the
+    settings before it: now refused before any repetition runs, naming the setting,
+    the repetition and the group; a size that keeps both labels in every group of
+    every repetition runs."""
+    from gpu_xorder.experiments import _studies
+
+    ran = []
+    monkeypatch.setattr(_studies, "_repetition", lambda *a: ran.append(a) or ([], {}, {}, {}))
+
+    def run(**kw):
+        return _studies.compare_methods("german", study=study, methods=["xorder"],
+                                        lams=[0.5], repeats=3, backend="numpy", **kw)
+
+    for kw, setting in (({"sizes": [600, 3]}, "size 3"), ({"sizes": [5]}, "size 5"),
+                        ({"fractions": [1.0, 1e-9]}, "share 1e-09")):
+        with pytest.raises(ValueError, match=re.escape(setting) + r" of the 700 training "
+                           r"items of german leaves group \d+ without (positives|"
+                           r"negatives) in repetition \d; give a larger one"):
+            run(**kw)
+    assert ran == []
+    run(sizes=[600, 60])
+    assert len(ran) == 3
+
+
 def test_integer_valued_lams_of_every_type_equal_the_float():
     want = _plain(_fair_order(lam=1.0))
     for value in (1, np.int8(1), np.uint64(1), np.array(1), fractions.Fraction(2, 2),

@@ -671,6 +671,13 @@ for study in ("samples", "samples-retrain", "subsample"):
             q(f"argument --sizes: must be an integer >= 1, got {value}")
             if value != "1" else q("sizes must be distinct whole numbers of training "
                                    "items >= 2, got [1]"), usage=value != "1"))
+for study in ("samples", "samples-retrain"):
+    for option, value, setting in (("--sizes", "3", "size 3"),
+                                   ("--fractions", "1e-9", "share 1e-09")):
+        add(f"paper --study {study} {option} {value}: a group without a label", Case(
+            PAPER_SIZES + ["--study", study, option, value],
+            f"{re.escape(setting)} of the 700 training items of german leaves group \\d "
+            r"without (positives|negatives) in repetition 0; give a larger one"))
 add("paper --study samples --fractions twice", Case(
     PAPER_SIZES + ["--study", "samples", "--fractions", "0.5", "0.5"],
     q("fractions must be distinct shares in (0, 1], got [0.5, 0.5]")))
