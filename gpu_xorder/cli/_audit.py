@@ -21,6 +21,7 @@ from ._common import (
     AUDIT_LEVEL,
     FILE_ERRORS,
     LIBRARY_ERRORS,
+    PLOT_PAIRS,
     dask_backend,
     file_row,
     group_title,
@@ -32,6 +33,8 @@ from ._common import (
 from ._output import METRIC_COLUMNS
 
 MSG_MODEL_REPORT = "{option} is read by --report; give --report FILE as well"
+MSG_PLOT_PAIRS = ("--plot-pairs is read by --plot and --report; give --plot DIR or "
+                  "--report FILE as well")
 MSG_HIGH_SCORE = ("--report needs --high-score harmful or favourable: which group a "
                   "disparity disadvantages depends on what a high score does to a person")
 #: Rows of a table of pairs of groups printed at most (the pairs of the largest
@@ -52,6 +55,9 @@ def run(args):
 
     try:
         level, method = _interval_settings(args)
+        if args.plot_pairs is not None and args.plot is None and args.report is None:
+            raise ValueError(MSG_PLOT_PAIRS)
+        args.plot_pairs = args.plot_pairs or PLOT_PAIRS
         outputs = [("--json", args.json)] + _report_outputs(args)
         inputs = read_paths(args)
         check_all_outputs(outputs, [("--plot", args.plot, None)], inputs=inputs)

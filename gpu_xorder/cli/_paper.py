@@ -80,9 +80,11 @@ def _paper_comparison(names, args):
 
     methods = args.methods  # None: every method that takes the data set's groups
     figures = args.out is not None
-    # every file --out will hold, for the checks before the work
-    held = list(OUT_FILES) + [name for data in names for name in figure_names(
-        data, args.groups, args.model, args.study, args.sizes or args.fractions)]
+    # every file --out will hold, for the checks before the work, each once (a setting
+    # given twice is the study's to refuse, not two outputs of one name)
+    held = list(dict.fromkeys(list(OUT_FILES) + [
+        name for data in names for name in figure_names(
+            data, args.groups, args.model, args.study, args.sizes or args.fractions)]))
     try:
         check_all_outputs([("--json", args.json)], [("--out", args.out, held)],
                           inputs=read_paths(args))

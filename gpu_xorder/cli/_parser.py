@@ -11,7 +11,7 @@ from ..experiments._studies import METHODS as PAPER_METHODS
 from ..experiments._studies import STUDIES as PAPER_STUDIES
 from ..experiments.models import MODELS as PAPER_MODELS
 from ..io import LABEL_KINDS
-from ..utils._params import choices
+from ..utils._params import MAX_EXACT_BUDGET, choices
 from ..utils._validation import DEFAULT_DELTA, parse_memory_size
 from ._common import (
     AUDIT_BOOTSTRAP,
@@ -51,9 +51,22 @@ def _finite(text):
     return _number(text, float, math.isfinite, "a finite number")
 
 
-def _seconds(text):
-    return _number(text, float, lambda x: math.isfinite(x) and x >= 0.0,
-                   "a finite number of seconds >= 0")
+def _exact_budget(text):
+    return _number(text, float, lambda x: 0.0 <= x <= MAX_EXACT_BUDGET,
+                   f"a number of seconds from 0 to {MAX_EXACT_BUDGET:g}")
+
+
+def _decision(text):
+    """--decision: words to show, not blank (``metrics._findings.check_decision``,
+    imported when given: --help loads no metrics)."""
+    from ..metrics._findings import check_decision
+
+    try:
+        return check_decision(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must name what a high score leads to ('detention', 'a loan'), got {text!r}"
+        ) from None
 
 
 def _share(text):
@@ -186,7 +199,7 @@ def build_parser():
                      "(default: the highest mean score)")
     fit.add_argument("--subsample", type=_positive,
                      help="learn on every k-th item of each group")
-    fit.add_argument("--exact-budget", type=_seconds, default=2.0, metavar="SECONDS",
+    fit.add_argument("--exact-budget", type=_exact_budget, default=2.0, metavar="SECONDS",
                      help="seconds the default solver may spend in the exact solver per "
                           "lam (default: 2; 0: the Lagrangian search alone, the fastest "
                           "for several --lam values)")
@@ -259,7 +272,7 @@ def build_parser():
                             "interval (forest plot), xROC curves of every pair of groups "
                             "with pointwise bands and the score distributions per group "
                             "(needs gpu-xorder[plot])")
-    audit.add_argument("--plot-pairs", type=_positive, default=PLOT_PAIRS, metavar="N",
+    audit.add_argument("--plot-pairs", type=_positive, metavar="N",
                        help="xROC pictures (--plot and --report) of the N pairs of "
                             "groups with the largest disparities per score column "
                             f"(default: {PLOT_PAIRS}); the output names those drawn")
@@ -438,7 +451,7 @@ def _high_score_argument(parser):
 
 def _finding_arguments(parser):
     """--decision and --delta: the words and the margin of every finding."""
-    parser.add_argument("--decision", metavar="TEXT",
+    parser.add_argument("--decision", metavar="TEXT", type=_decision,
                         help="what a high score (being selected) leads to, named in every "
                              "finding: 'detention', 'a loan', 'an interview'")
     parser.add_argument("--delta", type=_probability, default=DEFAULT_DELTA, metavar="D",

@@ -144,7 +144,8 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
         clock, so the result does not depend on the machine's load). The model is the
         engine's: the fronts are compiled on the numba engine (and on CuPy where numba
         imports), about 9 times cheaper per state than NumPy's, so the exact solver
-        answers more problems there. 0: the search alone.
+        answers more problems there. 0: the search alone; at most 1e9 (beyond, the
+        fronts outgrow any memory first).
     groups : array-like, optional
         Deprecated keyword name of ``sensitive_features`` (a ``FutureWarning``).
     plan_only : bool, default=False
@@ -171,6 +172,7 @@ def fair_order(scores: ArrayLike, y: ArrayLike, sensitive_features: ArrayLike | 
     >>> fair_order(scores, y, groups, lam=1.0, backend="numpy", plan_only=True).engine
     'numpy'
     """
+    plan_only = v.check_flag(plan_only, "plan_only")
     groups = v.sensitive_features_argument(sensitive_features, groups)
     warn_misaligned(scores=scores, y=y, sensitive_features=groups)
     request = params.validate(dict(

@@ -42,6 +42,27 @@ CONSTRAINT_SOLVES = 2 + CONSTRAINT_BISECTIONS
 #: The constrained problem is solved exactly (fronts per value of ``d``) on lattices of
 #: at most this many cells, within ``CONSTRAINT_EXACT_STATES`` predicted states.
 CONSTRAINT_EXACT_CELLS = 2**16
+#: Why the constrained solve's answer is what it is (``extra["solver_reason"]``), by
+#: how it was found (``constrained``'s ``found_with``).
+CONSTRAINT_REASONS = {
+    "best": "max_disparity={eps:g}: the ordering of the best AUC meets it (optimal)",
+    "exact": ("max_disparity={eps:g}: the exact constrained optimum (a lattice of at "
+              "most {limit:.3g} cells)"),
+    "size": ("max_disparity={eps:g}: the feasible ordering of the highest AUC the "
+             "search met (the lattice has more than {limit:.3g} cells, beyond the exact "
+             "constrained solver; upper_bound certifies it)"),
+    "memory": ("max_disparity={eps:g}: the feasible ordering of the highest AUC the "
+               "search met (the exact constrained solver's fronts outgrew the memory "
+               "budget; upper_bound certifies it)"),
+}
+
+
+def constrained_reason(found_with, eps, n_cells):
+    """Why :func:`constrained`'s answer was chosen, in words."""
+    key = ("exact" if found_with.get("exact") else
+           "best" if found_with == {"mu": 0.0} else
+           "size" if n_cells > CONSTRAINT_EXACT_CELLS else "memory")
+    return CONSTRAINT_REASONS[key].format(eps=eps, limit=CONSTRAINT_EXACT_CELLS)
 CONSTRAINT_EXACT_STATES = 3 * 10**7
 
 

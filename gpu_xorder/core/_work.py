@@ -206,7 +206,8 @@ def _solve_two(lat, labels, lams, plan, fills, finals, progress, bands, items=No
 def _solve_constrained(lat, labels, eps, fills, finals, eng, bands, items=None):
     among = _constrained.AMONG_ALL if items is None else _constrained.AMONG_RUNS
     best, bound, found_with = _constrained.constrained(lat, eps, fills, finals, among)
-    extra = {**bands, "found_with": found_with}
+    extra = {**bands, "found_with": found_with,
+             "solver_reason": _constrained.constrained_reason(found_with, eps, lat.n_cells)}
     solver = "exact" if found_with.get("exact") else "lagrangian"
     return _candidate_result(lat, labels, 0.0, best, eng.NAME, extra, solver, bound,
                              items, max_disparity=eps)
@@ -292,9 +293,10 @@ def _solve_multi(s, y, index, labels, plan, step, progress=None):
     else:
         solutions = map_lams(_multi_solution, (eng, prob, chosen), lams, step.workers,
                              progress, step.cells)
+    reason = _k_group_reason(labels.size, chosen, plan.solver)
     results = []
     for lam, (path, c, u, cs) in zip(lams, solutions):
-        extra = {}
+        extra = {"solver_reason": reason}
         if prob.weights is not None:
             path = cpu_reference.expand_runs(path, prob)
             extra["tie_runs"] = [int(w.size) for w in prob.weights]
@@ -309,6 +311,20 @@ def _solve_multi(s, y, index, labels, plan, step, progress=None):
             values=cpu_reference.kgroup_values(c, u, cs, lam, metric, mode),
             counters=_counter_dict(c, u, labels, metric), method=chosen, extra=extra))
     return results
+
+
+#: The K-group methods in words (``extra["solver_reason"]``).
+K_GROUP_METHODS = {"kd": "the K-D DP", "iterative": "iterative xOrder"}
+
+
+def _k_group_reason(k, method, solver):
+    """Why the cell rule of a K-group method answered (``extra["solver_reason"]``):
+    more than two groups, or two with a method named and no certified solver."""
+    rule = f"the cell rule of {K_GROUP_METHODS[method]}"
+    if k > 2:
+        return f"{k} groups: {rule} (the search and the exact solver take two)"
+    return (f"method={method!r} with solver={solver!r}: {rule} (solver='lagrangian' or "
+            "'exact' runs the two-group solvers)")
 
 
 def _multi_solution(eng, prob, method, lam, progress=None):

@@ -94,6 +94,8 @@ MSG_KD_GROUPS = ("xorder-kd compares the K-D lattice with iterative xOrder on mo
 MSG_ICU_GROUPS = "the ICU stand-in has its two age bands only (groups 'default')"
 MSG_SIZES_BOTH = "give fractions or sizes, not both"
 MSG_SUBSAMPLE_SIZES = "the subsample study needs sizes (training items xOrder learns on)"
+MSG_SETTING_SUPPORT = ("{setting} of the {n} training items of {data} leaves group "
+                       "{group!r} without {what} in repetition {r}; give a larger one")
 MSG_SIZE_LARGE = ("size {size} is more than the {n} training items of {data} (test "
                   "share {test_size:g})")
 
@@ -221,6 +223,8 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
             if size > n_train:
                 raise ValueError(MSG_SIZE_LARGE.format(size=size, n=n_train, data=data,
                                                        test_size=float(test_size)))
+    if study in ("samples", "samples-retrain"):  # before any repetition
+        _check_shares(dataset, groups, fractions, test_size, seed, int(repeats), data)
     run = functools.partial(_repetition, dataset.name if data != "icu-standin" else data,
                             groups, metric, model, methods,
                             lam_values, study, fractions, test_size,
@@ -261,6 +265,29 @@ def _split(dataset, labels, test_size, seed):
 def _scores(model, X):
     """Probabilities of the positive class (post-logit needs them in (0, 1))."""
     return model.predict_proba(X)[:, 1]
+
+
+def _check_shares(dataset, groups, settings, test_size, seed, repeats, data):
+    """Refuse, before the work, a share or size of a samples study whose stratified
+    subset (``_subset``, of every repetition's split) leaves a group without positives
+    or negatives, or that scikit-learn's split refuses (fewer items than strata)."""
+    labels = grouping(dataset, groups)
+    for r in range(repeats):
+        train, _ = _split(dataset, labels, test_size, seed + r)
+        y, a = train[1], train[2]
+        for setting in settings:
+            text = (f"size {setting}" if is_size(setting) else f"share {setting:g}")
+            try:
+                idx = _subset(y, a, setting, seed + r)
+            except ValueError:  # fewer items than strata, or none at all
+                idx = np.array([], dtype=np.intp)
+            for g in np.unique(a):
+                kept = y[idx][a[idx] == g]
+                for what, value in (("positives", 1), ("negatives", 0)):
+                    if not np.any(kept == value):
+                        raise ValueError(MSG_SETTING_SUPPORT.format(
+                            setting=text, n=y.size, data=data, group=g.item(), what=what,
+                            r=r))
 
 
 def _subset(y, a, fraction, seed):

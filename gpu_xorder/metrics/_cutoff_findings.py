@@ -11,7 +11,14 @@ import numpy as np
 
 from ..utils import _params as params
 from ._decisions import RATES, DecisionRates, _share, newcombe
-from ._findings import DEFAULT_DELTA, FOUR_FIFTHS, _finding, _judge, check_delta
+from ._findings import (
+    DEFAULT_DELTA,
+    FOUR_FIFTHS,
+    _finding,
+    _judge,
+    check_decision,
+    check_delta,
+)
 from ._uncertainty import Interval
 from ._wording import interval_text, mark, numbers, percent, reading
 
@@ -57,7 +64,10 @@ def decision_findings(rates: DecisionRates, *, high_score: str,
     Raises
     ------
     ValueError
-        On an unknown ``high_score`` or ``delta`` out of (0, 1).
+        On an unknown ``high_score``, ``delta`` out of (0, 1) or a blank
+        ``decision``.
+    TypeError
+        On a ``decision`` that is not text.
 
     Examples
     --------
@@ -71,6 +81,7 @@ def decision_findings(rates: DecisionRates, *, high_score: str,
     """
     high_score = params.check("high_score", high_score)
     delta = check_delta(delta)
+    decision = check_decision(decision)
     groups = list(rates.groups)
     n_pairs = len(groups) * (len(groups) - 1) // 2
     z = NormalDist().inv_cdf(1 - (1 - rates.level) / (2 * n_pairs))

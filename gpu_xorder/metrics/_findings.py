@@ -216,6 +216,24 @@ def _finding(**fields):
                    marked_headline=headline, **fields)
 
 
+MSG_DECISION_TYPE = "decision must be text or None, got {type}"
+MSG_DECISION_BLANK = ("decision is blank ({value!r}): name what a high score leads to "
+                      "('detention', 'a loan') or leave it out")
+
+
+def check_decision(decision):
+    """``decision`` (the words of what a high score leads to) when it is None or text
+    with something to show; a ``TypeError`` when it is not text, a ``ValueError`` when
+    it is blank (it would read "leads to    , which ...")."""
+    if decision is None:
+        return None
+    if not isinstance(decision, str):
+        raise TypeError(MSG_DECISION_TYPE.format(type=type(decision).__name__))
+    if not decision.strip():
+        raise ValueError(MSG_DECISION_BLANK.format(value=decision))
+    return decision
+
+
 def check_delta(delta):
     """``delta`` as a float in (0, 1); a ValueError naming it otherwise."""
     if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, (int, float,
@@ -303,10 +321,11 @@ def ranking_finding(y_true: ArrayLike | None, y_score: ArrayLike, *,
     Raises
     ------
     TypeError
-        If ``y_true`` is recognisably scores (given first, in the earlier order).
+        If ``y_true`` is recognisably scores (given first, in the earlier order), or
+        ``decision`` is not text.
     ValueError
         As :func:`gpu_xorder.metrics.disparity_pairs`, on an unknown ``high_score``,
-        ``delta`` out of (0, 1), or ``intervals`` of other groups.
+        ``delta`` out of (0, 1), a blank ``decision`` or ``intervals`` of other groups.
 
     Examples
     --------
@@ -323,6 +342,7 @@ def ranking_finding(y_true: ArrayLike | None, y_score: ArrayLike, *,
     measure = params.check("metric", measure)
     high_score = params.check("high_score", high_score)
     delta = check_delta(delta)
+    decision = check_decision(decision)
     pairs = disparity_pairs(y, scores, sensitive_features=groups, metric=measure)
     g, h = _largest(pairs)
     v_g, v_h = _sides(scores, y, groups, measure, g, h)

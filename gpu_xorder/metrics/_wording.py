@@ -3,6 +3,8 @@ interval limits that never read 0 when they are not, levels as percentages, the
 reading of a high score, the rule in words, and the marks that put every label in
 ``<bdi>`` on a page."""
 
+from ..utils._text import visible
+
 #: Around a label (or the user's words) in a sentence while it is made: ``text`` drops
 #: them, :meth:`Finding.html` makes them ``<bdi>`` (Unicode private use characters,
 #: taken out of the labels first).
@@ -58,9 +60,11 @@ def percent(level):
 
 
 def reading(high_score, decision):
-    """What a high score does, with the decision named where given."""
+    """What a high score does, with the decision named where given (its acting
+    characters visible: a newline split a finding's one line)."""
     if decision:
-        return f"a high score leads to {mark(decision)}, which is {high_score} to a person"
+        return (f"a high score leads to {mark(visible(decision))}, which is {high_score} "
+                "to a person")
     return f"a high score is {high_score} to a person"
 
 

@@ -105,7 +105,7 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         certificate").
     exact_budget : float, default=2.0
         Seconds ``solver="auto"`` may spend in the exact solver (see
-        :func:`gpu_xorder.fair_order`); 0: the Lagrangian search alone.
+        :func:`gpu_xorder.fair_order`); 0: the Lagrangian search alone; at most 1e9.
 
     Attributes
     ----------

@@ -28,6 +28,7 @@ from ..metrics._decisions import RATE_MEANINGS, RATES
 from ..metrics._findings import (
     DEFAULT_DELTA,
     MEASURE_NAMES,
+    check_decision,
     check_delta,
     ranking_finding,
 )
@@ -160,6 +161,7 @@ def audit_report(scores: ArrayLike | Mapping[str, ArrayLike] | RankingMetricFram
     for name, value in (("title", title), ("decision", decision), ("context", context)):
         if value is not None and not isinstance(value, str):
             raise TypeError(MSG_TEXT.format(name=name, type=type(value).__name__))
+    check_decision(decision)  # blank before its characters are made visible
     # the user's own text shown as written, its characters that act escaped (a control
     # character, or U+202E turning the page's numbers around, even in <title>), as the
     # labels are in the pictures and on a terminal
@@ -241,10 +243,11 @@ def write_audit_report(path: str | os.PathLike, *args, **kwargs) -> None:
         The parameters of :func:`audit_report`: ``(scores, y, sensitive_features,
         ...)`` or ``(frame, ...)``, a :class:`gpu_xorder.metrics.RankingMetricFrame`.
     """
-    from ..io import write_files
+    from ..io import check_all_outputs, write_files
 
-    text = audit_report(*args, **kwargs)
     inputs = tuple(kwargs[k] for k in ("source", "model") if kwargs.get(k) is not None)
+    check_all_outputs([("path", path)], inputs=inputs)  # before the work
+    text = audit_report(*args, **kwargs)
     write_files([(path, lambda f: f.write(text), "\n")], inputs=inputs)
 
 

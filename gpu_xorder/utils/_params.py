@@ -86,13 +86,18 @@ def _count(minimum, message=v.MSG_COUNT):
     return lambda value, name: v.check_count(value, name, minimum, message)
 
 
-MSG_EXACT_BUDGET = "exact_budget must be a finite number of seconds >= 0, got {value!r}"
+#: The largest ``exact_budget``: 1e9 s (32 years) lets the exact solver's fronts
+#: (``core._exact``) grow past any memory, so a larger one runs the same; 1e308 s
+#: overflowed the count of states it allows (OverflowError).
+MAX_EXACT_BUDGET = 1e9
+MSG_EXACT_BUDGET = ("exact_budget must be a number of seconds from 0 to "
+                    f"{MAX_EXACT_BUDGET:g}, got {{value!r}}")
 
 
 def _seconds(value, name):
-    """A finite real number >= 0 (``exact_budget``, seconds)."""
+    """A real number from 0 to ``MAX_EXACT_BUDGET`` (``exact_budget``, seconds)."""
     seconds = v.as_real(value, name, MSG_EXACT_BUDGET)
-    if not (np.isfinite(seconds) and seconds >= 0):
+    if not 0 <= seconds <= MAX_EXACT_BUDGET:  # NaN and infinities fail
         raise ValueError(MSG_EXACT_BUDGET.format(value=value))
     return seconds
 
@@ -122,7 +127,8 @@ PARAMETERS = {p.name: p for p in (
               json=(int,) + _NONE, text="null or an integer >= 1"),
     Parameter("memory_limit", lambda value, name: v.check_memory_limit(value),
               json=(int,) + _NONE, text="null or an integer >= 1 (bytes)"),
-    Parameter("exact_budget", _seconds, json=_NUMBER, text="a finite number >= 0 (seconds)"),
+    Parameter("exact_budget", _seconds, json=_NUMBER,
+              text=f"a number of seconds from 0 to {MAX_EXACT_BUDGET:g}"),
     Parameter("level", _fraction(v.MSG_LEVEL)),
     Parameter("test_size", _fraction(v.MSG_TEST_SIZE)),
     Parameter("random_state", lambda value, name: v.check_random_state(value)),

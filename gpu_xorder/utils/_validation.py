@@ -153,6 +153,18 @@ _MEMORY_SIZE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zA-Z]
 MAX_ITEMS = 2**26
 
 
+MSG_FLAG = "{name} must be True or False, got {value!r}"
+
+
+def check_flag(value, name):
+    """``value`` as a bool when it is one (Python or NumPy); anything else, a string
+    such as ``"False"`` or a number included, a ``TypeError`` naming ``name`` (its
+    truth would be taken otherwise: ``"False"`` is true)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(MSG_FLAG.format(name=name, value=value))
+    return bool(value)
+
+
 def check_choice(value, name, choices):
     """Return ``value`` if it is one of ``choices``, else raise ValueError naming it."""
     if not isinstance(value, str) or value not in choices:

@@ -230,6 +230,16 @@ def _constrained(max_disparity):
     return model.fit(X, Y, sensitive_features=G).coef_
 
 
+#: The largest ``exact_budget`` (seconds) the documentation of fair_order states.
+MAX_EXACT_BUDGET = 1e9
+
+
+def _solver_reason(**kw):
+    """fair_order's result with the reason for its solver (``"auto"``'s choice)."""
+    r = fair_order(S, Y, G, backend="numpy", lam=0.5, **kw)
+    return r.order, r.objective, r.solver, r.extra["solver_reason"]
+
+
 REALS = (
     Real("fair_order lam", lambda v: _fair_order(lam=v), 0.5, high=None),
     Real("fair_order max_disparity", lambda v: _fair_order(max_disparity=v), 0.125,
@@ -254,6 +264,13 @@ REALS = (
     Real("make_icu prevalence", _icu, 0.125),
     Real("PostLogit lam", _post_logit, 0.5, high=None, none="ok"),
     Real("ConstrainedRanker max_disparity", _constrained, 0.125),
+    Real("fair_order exact_budget", lambda v: _solver_reason(exact_budget=v), 0.5,
+         high=MAX_EXACT_BUDGET),
+    Real("XOrder exact_budget", lambda v: _xorder(lam=0.5, solver="auto", exact_budget=v),
+         0.5, high=MAX_EXACT_BUDGET),
+    Real("XOrder.plan exact_budget", lambda v: str(XOrder(
+        lam=0.5, backend="numpy", exact_budget=v).plan(S, Y, sensitive_features=G)), 0.5,
+        high=MAX_EXACT_BUDGET),
 )
 _IDS = [r.name for r in REALS]
 
@@ -281,6 +298,43 @@ def test_every_real_parameter_refuses_bools_text_and_out_of_range_values(real):
         _refused(ValueError, real.call, value, kind)
 
 
+def test_an_exact_budget_beyond_its_limit_is_a_value_error_not_an_overflow():
+    """Finite budgets too large for the exact solver's count of states (1e308 s once
+    raised OverflowError in the fit, while its plan printed): refused by every face
+    that takes one, naming the limit; the limit itself runs as a large budget does."""
+    for value in (MAX_EXACT_BUDGET * (1 + 2**-52), 1e300, 1e308, np.finfo(np.float64).max,
+                  10**308, np.float32(3e38)):
+        for call in (lambda b: _solver_reason(exact_budget=b),
+                     lambda b: _xorder(lam=0.5, solver="auto", exact_budget=b),
+                     lambda b: XOrder(lam=0.5, backend="numpy", exact_budget=b).plan(
+                         S, Y, sensitive_features=G),
+                     lambda b: fair_order(S, Y, G, lam=0.5, backend="numpy",
+                                          exact_budget=b, plan_only=True)):
+            with pytest.raises(ValueError, match=re.escape(
+                    f"exact_budget must be a number of seconds from 0 to "
+                    f"{MAX_EXACT_BUDGET:g}, got")):
+                call(value)
+    most, two = (_plain(_solver_reason(exact_budget=b)) for b in (MAX_EXACT_BUDGET, 2.0))
+    assert most[:3] == two[:3] and most[2] == "exact"
+    assert most[3] == two[3].replace("exact_budget=2 s", "exact_budget=1e+09 s")
+
+
+def test_plan_only_takes_a_bool_and_refuses_what_only_has_a_truth():
+    """``plan_only="False"`` once returned a plan (the string is true), 0 and None a
+    solve: every value but a bool (Python or NumPy) is a TypeError naming it."""
+    plan = str(fair_order(S, Y, G, lam=0.5, backend="numpy", plan_only=True))
+    solved = _plain(_solver_reason())
+    for value, want in ((True, plan), (np.True_, plan), (False, solved),
+                        (np.False_, solved)):
+        got = fair_order(S, Y, G, lam=0.5, backend="numpy", plan_only=value)
+        assert (str(got) if want is plan else _plain(
+            (got.order, got.objective, got.solver, got.extra["solver_reason"]))) == want
+    for value in ("False", "yes", 1, 0, 1.0, None, [], np.array([True]), np.array(True)):
+        with pytest.raises(TypeError, match=re.escape(
+                f"plan_only must be True or False, got {value!r}")):
+            fair_order(S, Y, G, lam=0.5, backend="numpy", plan_only=value)
+
+
 def test_the_experiments_test_size_takes_every_real_number_type():
     """``paper_experiment`` and ``compare_methods`` check ``test_size`` by the table
     (a run costs a fit: a few types here; every type converts as above)."""
@@ -301,6 +355,62 @@ def test_the_experiments_test_size_takes_every_real_number_type():
             _refused(TypeError, call, value, kind)
         for kind, value in {**OUT_OF_RANGE, "one": 1, "zero": 0}.items():
             _refused(ValueError, call, value, kind)
+
+
+def test_the_studies_sizes_are_counts_and_name_themselves():
+    """``compare_methods(sizes=...)`` (``paper --sizes``, the paper's Figure 13): every
+    entry a count of any integer type; a bool, a float or text a TypeError, below 2 a
+    ValueError, beyond the training split a ValueError naming it, and sizes without a
+    study of shares a ValueError about sizes (it once spoke of fractions), all before
+    any repetition runs."""
+    from gpu_xorder.experiments._studies import compare_methods
+
+    def run(sizes, study="samples"):
+        return compare_methods("german", study=study, sizes=sizes, methods=["xorder"],
+                               lams=[0.5], repeats=1, backend="numpy")
+
+    for sizes in ([True], [np.True_, 300], [300.0], [np.float64(300)], ["300"],
+                  [decimal.Decimal(300)], [fractions.Fraction(300)], [None], "300", 300):
+        with pytest.raises(TypeError, match="sizes must be distinct whole numbers"):
+            run(sizes)
+    for sizes in ([1], [0], [-300], [], [300, np.int16(300)]):
+        with pytest.raises(ValueError, match="sizes must be distinct whole numbers"):
+            run(sizes)
+    for sizes in ([701], [10**30], [np.uint64(2**63)]):
+        with pytest.raises(ValueError, match=r"is more than the 700 training items"):
+            run(sizes)
+    for study in (None, "shift", "train-test"):
+        with pytest.raises(ValueError, match="^sizes are the numbers of training items of "
+                                             "the samples, samples-retrain and subsample"):
+            run([300], study)
+
+
+@pytest.mark.parametrize("study", ["samples", "samples-retrain"])
+def test_a_share_too_small_for_its_groups_is_refused_before_any_repetition(study,
+                                                                          monkeypatch):
+    """A stratified share of 3 or 5 training items (or 1e-9 of them) left a group
+    without positives or scikit-learn's split refused it, after the work of the
+    settings before it: now refused before any repetition runs, naming the setting,
+    the repetition and the group; a size that keeps both labels in every group of
+    every repetition runs."""
+    from gpu_xorder.experiments import _studies
+
+    ran = []
+    monkeypatch.setattr(_studies, "_repetition", lambda *a: ran.append(a) or ([], {}, {}, {}))
+
+    def run(**kw):
+        return _studies.compare_methods("german", study=study, methods=["xorder"],
+                                        lams=[0.5], repeats=3, backend="numpy", **kw)
+
+    for kw, setting in (({"sizes": [600, 3]}, "size 3"), ({"sizes": [5]}, "size 5"),
+                        ({"fractions": [1.0, 1e-9]}, "share 1e-09")):
+        with pytest.raises(ValueError, match=re.escape(setting) + r" of the 700 training "
+                           r"items of german leaves group \d+ without (positives|"
+                           r"negatives) in repetition \d; give a larger one"):
+            run(**kw)
+    assert ran == []
+    run(sizes=[600, 60])
+    assert len(ran) == 3
 
 
 def test_integer_valued_lams_of_every_type_equal_the_float():
@@ -670,3 +780,147 @@ def test_every_face_takes_a_share_whose_product_is_not_whole_in_floats(face):
         SHARE_FACES[face](share)
     counts = metrics.decision_rates(Y25, S25, sensitive_features=G25, top_share=0.28).counts
     assert (counts["a"]["selected"], counts["b"]["selected"]) == (7.0, 0.0)
+
+
+# ---------------------------------------------------------------------- the user's words
+
+def _ranking_text(decision):
+    return metrics.ranking_finding(Y, S, sensitive_features=G, high_score="harmful",
+                                   decision=decision).text
+
+
+def _cutoff_text(decision):
+    rates = metrics.decision_rates(Y, S, sensitive_features=G, top_share=0.5)
+    return " ".join(f.text for f in metrics.decision_findings(
+        rates, high_score="harmful", decision=decision))
+
+
+def _report_text(decision):
+    from gpu_xorder.report import audit_report
+
+    return audit_report(S, Y, G, high_score="harmful", level=None, decision=decision)
+
+
+#: Every face that names the decision a high score leads to (``--decision``):
+#: ``face(decision)`` returns the text that names it.
+DECISION_FACES = {"ranking_finding": _ranking_text, "decision_findings": _cutoff_text,
+                  "audit_report": _report_text}
+
+
+@pytest.mark.parametrize("face", DECISION_FACES)
+def test_every_face_naming_the_decision_refuses_what_names_nothing(face):
+    """A decision that is not text (a number, bytes, a list: once printed as "leads to
+    5") is a TypeError; a blank one ("leads to    ,"; an empty one was silently no
+    decision) a ValueError naming it; the words are shown in the one line of each
+    finding, their acting characters visible (a newline split a finding in two)."""
+    if face == "audit_report":
+        pytest.importorskip("jinja2")
+        pytest.importorskip("matplotlib")
+    call = DECISION_FACES[face]
+    for value in (5, b"detention", ["detention"], np.str_("x").encode()):
+        with pytest.raises(TypeError, match="decision must be text or None"):
+            call(value)
+    for value in ("", "   ", "\n", "\t \u3000"):
+        with pytest.raises(ValueError, match=re.escape(
+                f"decision is blank ({value!r}): name what a high score leads to")):
+            call(value)
+    if face != "audit_report":  # the page escapes the words its own way (test_report)
+        text = call("a\nb\x1b[2J\u202ec")
+        assert "leads to a\\nb\\x1b[2J\\u202ec, which" in text
+        assert "\n" not in text and "\x1b" not in text and "\u202e" not in text
+    assert re.search(r"leads to (<bdi>)?detention", call("detention"))  # <bdi>: a page
+
+
+# ---------------------------------------------------------------------- solver reasons
+
+S3 = np.round(np.tile(S, 3)[:42] + np.repeat([0.0, 0.1, 0.2], 14), 3)
+Y3, G3 = np.tile(Y, 3)[:42], np.repeat(["a", "b", "c"], 14)
+
+#: Every kind of solve: ``call()`` returns its results; ``want`` a part of the reason.
+REASON_CASES = {
+    "paper": (lambda: fair_order(S, Y, G, lam=0.5, solver="paper", backend="numpy"),
+              "solver='paper' was asked for"),
+    "lam 0": (lambda: fair_order(S, Y, G, lam=0.0, backend="numpy"), "lam = 0"),
+    "exact budget 0": (lambda: fair_order(S, Y, G, lam=0.5, exact_budget=0,
+                                          backend="numpy"), "exact_budget=0"),
+    "path": (lambda: fair_order(S, Y, G, lam=[0.0, 0.5, 2.0], backend="numpy"), ""),
+    "max_disparity met by the best AUC": (
+        lambda: fair_order(S, Y, G, max_disparity=1.0, backend="numpy"),
+        "max_disparity=1: the ordering of the best AUC meets it"),
+    "max_disparity exact": (lambda: fair_order(S, Y, G, max_disparity=0.0,
+                                               backend="numpy"),
+                            "max_disparity=0: the exact constrained optimum"),
+    "three groups": (lambda: fair_order(S3, Y3, G3, lam=0.5, backend="numpy"),
+                     "3 groups: the cell rule of the K-D DP"),
+    "three groups iterative": (lambda: fair_order(S3, Y3, G3, lam=0.5, method="iterative",
+                                                  backend="numpy"),
+                               "3 groups: the cell rule of iterative xOrder"),
+    "three groups best": (lambda: fair_order(S3, Y3, G3, lam=0.5, method="best",
+                                             backend="numpy"), "3 groups: the cell rule"),
+    "two groups method kd": (lambda: fair_order(S, Y, G, lam=0.5, method="kd",
+                                                backend="numpy"),
+                             "method='kd' with solver='auto': the cell rule of the K-D DP"),
+}
+
+
+@pytest.mark.parametrize("case", REASON_CASES)
+def test_every_result_says_why_its_solver_ran(case):
+    """``extra["solver_reason"]`` (fair_order's documentation: ``result.solver`` says
+    which ran, the reason why) in every result: the constraint's and the K-group
+    methods' results once had none."""
+    call, want = REASON_CASES[case]
+    results = _quiet(call)[0]
+    for r in results if isinstance(results, list) else [results]:
+        reason = r.extra.get("solver_reason")
+        assert isinstance(reason, str) and reason.strip(), (case, r.solver, r.extra)
+        assert want in reason, reason
+
+
+# ---------------------------------------------------------------------- plans
+
+def _plan_data():
+    """Odd data for a plan: ``name -> (scores, y, groups)``."""
+    rng = np.random.default_rng(5)
+    many = np.repeat(np.arange(30), 4)
+    odd = np.array(["a\u202e\x1b[2J", "b\n$x$", "\x00c"])[np.arange(42) % 3]
+    return {
+        "30 groups of 4": (rng.random(many.size), np.tile([0, 1], many.size // 2), many),
+        "one item in group c": (S, Y, np.where(np.arange(N) == 0, "c", G)),
+        "one group": (S, Y, np.full(N, "a")),
+        "every score tied": (np.zeros(N), Y, G),
+        "acting characters in labels": (rng.random(42), np.tile([0, 1], 21), odd),
+        "NaN score": (np.where(np.arange(N) == 3, np.nan, S), Y, G),
+        "empty": (np.array([]), np.array([], dtype=int), np.array([], dtype=str)),
+    }
+
+
+@pytest.mark.parametrize("case", _plan_data())
+def test_a_plan_refuses_what_the_fit_refuses_and_plans_what_it_runs(case):
+    """fair_order(plan_only=True) and XOrder.plan on odd data: the error of the solve,
+    word for word, or the engine, group sizes and solvers the solve then runs; the
+    printed plan one line per field, no acting character (it shows no label)."""
+    from support.odd_text import ACTING
+
+    s, y, g = _plan_data()[case]
+    for plan, run in (
+            (lambda: fair_order(s, y, g, lam=0.5, backend="numpy", plan_only=True),
+             lambda: fair_order(s, y, g, lam=0.5, backend="numpy")),
+            (lambda: XOrder(lam=0.5, backend="numpy").plan(s, y, sensitive_features=g),
+             lambda: XOrder(lam=0.5, backend="numpy").fit(
+                 s, y, sensitive_features=g).result_)):
+        try:
+            result = _quiet(run)[0]
+        except (ValueError, TypeError) as error:
+            with pytest.raises(type(error), match=re.escape(str(error))):
+                plan()
+            continue
+        p = _quiet(plan)[0]
+        assert p.engine == result.backend
+        if p.two_group:
+            assert [x for x in p.solvers if x != "auto"] in ([], [result.solver])
+        else:
+            assert p.route in (result.method, "best")
+        text = str(p)
+        assert not any(c in text for c in ACTING if c != "\n")
+        assert [line.split()[0] for line in text.splitlines()][:3] == [
+            "engine", "route", "groups"]

@@ -154,7 +154,10 @@ def transform(*extra, data="data.csv", model_file="model.json"):
 
 
 FILE_COMMANDS = {"fit": fit, "audit": lambda *e, data="data.csv": audit(
-    "--no-ci", *e, data=data), "transform": transform}
+    "--no-ci", *e, data=data), "transform": transform,
+    "fit --plan": lambda *e, data="data.csv": fit("--plan", *e, data=data)}
+#: The commands that read the data's cells and bytes (fit --plan reads what fit does).
+READERS = ("fit", "audit", "transform", "fit --plan")
 
 CASES = {}
 
@@ -191,7 +194,7 @@ SCORE_CELLS = {
     "newline": ("1\n2", "holds '1\\\\n2', not a number"),
 }
 for key, (value, pattern) in SCORE_CELLS.items():
-    for command in ("fit", "audit", "transform"):
+    for command in READERS:
         add(f"score {key} in {command}", Case(
             FILE_COMMANDS[command](), "data.csv, line 7: " + (
                 pattern if pattern.startswith("column") else "column 'score' " + pattern),
@@ -373,7 +376,7 @@ FILES = {
                          "names column 'score' twice (columns 2 and 5)"),
 }
 for key, (content, message) in FILES.items():
-    for command in ("fit", "audit", "transform"):
+    for command in READERS:
         add(f"file {key} in {command}", Case(
             FILE_COMMANDS[command](), q(message),
             files={"data.csv": content, "model.json": model()}))
@@ -612,6 +615,116 @@ for option, (command, what) in TYPED_OPTIONS.items():
     for value in ("x", outside, "1e999"):
         add(f"{option} {value}", Case(command(option, value), q(
             f"argument {option}: must be {what}, got {value}"), usage=True))
+
+
+# --- fit --plan and --exact-budget: the plan prints and writes nothing; a budget out
+# of its range is the parser's error (1e308 once passed it and the fit ended in
+# "unexpected OverflowError"); every check of the fit also before the plan
+EXACT_BUDGET = "argument --exact-budget: must be a number of seconds from 0 to 1e+09, got "
+for value in ("x", "-1", "nan", "inf", "1e999", "1e308", "1000000001", "", "0x10"):
+    for plan in ((), ("--plan",)):
+        add(f"fit {' '.join(plan)} --exact-budget {value!r}", Case(
+            fit(*plan, "--exact-budget", value), q(EXACT_BUDGET + value), usage=True))
+add("fit --plan writes neither --model nor --output", Case(
+    fit("--plan", "--output", "out.csv"), None, code=0))
+add("fit --plan without --model", Case(fit()[:-2] + ["--plan"], None, code=0))
+add("fit --plan --exact-budget 1e9", Case(fit("--plan", "--exact-budget", "1e9"), None,
+                                          code=0))
+add("fit without --model or --plan", Case(fit()[:-2], q(
+    "--model is required (where to save the model), except with --plan")))
+add("fit --plan --output is the data", Case(fit("--plan", "--output", "data.csv"),
+                                            q(f"refusing to write data.csv: {INPUT}")))
+add("fit --plan --model is the data", Case(fit()[:-1] + ["data.csv", "--plan"],
+                                           q(f"refusing to write data.csv: {INPUT}")))
+add("fit --plan of one group", Case(fit("--plan"), q(
+    "data.csv: group gives one group ('a') in every row"), files={"data.csv": ONE_GROUP}))
+add("fit --plan score NaN", Case(fit("--plan"), q(
+    "data.csv, line 7: column 'score' holds 'NaN', not a finite number"),
+    files={"data.csv": with_cell("score", "NaN")}))
+add("fit --plan one item of group c", Case(fit("--plan"), q(
+    "group 'c' has no negatives, which metric 'xauc' needs"),
+    files={"data.csv": with_cell("group", "c", row=0)}))
+add("fit --plan --lam nan", Case(fit("--plan", "--lam", "nan"),
+                                 q("lam must be a finite number >= 0, got nan")))
+add("fit --plan --subsample too coarse", Case(fit("--plan", "--subsample", "40"), q(
+    "--subsample 40 keeps 2 of the 48 rows")))
+
+# --- paper's studies of training sizes (the paper's Figure 13), train-test and the
+# public RankBoost: every value refused before any repetition, nothing written
+PAPER_SIZES = ["paper", "--data", "german", "--repeats", "1", "--methods", "xorder",
+               "--lam", "0.5", "--backend", "numpy", "--out", "X", "--json", "r.json"]
+for study in (None, "shift", "train-test"):
+    add(f"paper --sizes with study {study}", Case(
+        PAPER_SIZES + ["--sizes", "300"] + (["--study", study] if study else []),
+        q("sizes are the numbers of training items of the samples, samples-retrain and "
+          "subsample studies")))
+for study in ("samples", "samples-retrain", "subsample"):
+    add(f"paper --study {study} --sizes beyond the split", Case(
+        PAPER_SIZES + ["--study", study, "--sizes", "300", "701"],
+        q("size 701 is more than the 700 training items of german (test share 0.3)")))
+    add(f"paper --study {study} --sizes twice", Case(
+        PAPER_SIZES + ["--study", study, "--sizes", "300", "300"],
+        q("sizes must be distinct whole numbers of training items >= 2, got [300, 300]")))
+    for value in ("1", "0", "-5", "3.5", "1e3", "x"):
+        add(f"paper --study {study} --sizes {value}", Case(
+            PAPER_SIZES + ["--study", study, "--sizes", value],
+            q(f"argument --sizes: must be an integer >= 1, got {value}")
+            if value != "1" else q("sizes must be distinct whole numbers of training "
+                                   "items >= 2, got [1]"), usage=value != "1"))
+for study in ("samples", "samples-retrain"):
+    for option, value, setting in (("--sizes", "3", "size 3"),
+                                   ("--fractions", "1e-9", "share 1e-09")):
+        add(f"paper --study {study} {option} {value}: a group without a label", Case(
+            PAPER_SIZES + ["--study", study, option, value],
+            f"{re.escape(setting)} of the 700 training items of german leaves group \\d "
+            r"without (positives|negatives) in repetition 0; give a larger one"))
+add("paper --study samples --fractions twice", Case(
+    PAPER_SIZES + ["--study", "samples", "--fractions", "0.5", "0.5"],
+    q("fractions must be distinct shares in (0, 1], got [0.5, 0.5]")))
+add("paper --study samples --sizes and --fractions", Case(
+    PAPER_SIZES + ["--study", "samples", "--sizes", "300", "--fractions", "0.5"],
+    q("give fractions or sizes, not both")))
+add("paper --study subsample without --sizes", Case(
+    PAPER_SIZES + ["--study", "subsample"],
+    q("the subsample study needs sizes (training items xOrder learns on)")))
+for value in ("nan", "inf", "0", "1.5", "-0.5"):
+    add(f"paper --study samples --fractions {value}", Case(
+        PAPER_SIZES + ["--study", "samples", "--fractions", value],
+        q("fractions must be distinct shares in (0, 1], got")))
+for study in ("train-test", "subsample"):
+    for figure in {"train-test": ("german_default_rankboost-public_train-test.png",
+                                  "german_default_rankboost-public_train-test_tradeoff.png"),
+                   "subsample": ("german_default_rankboost-public_subsample-sizes.png",
+                                 "german_default_rankboost-public_subsample-sizes_300_"
+                                 "tradeoff.png")}[study]:
+        add(f"paper --study {study} --json is its figure {figure}", Case(
+            PAPER_SIZES[:-2] + ["--json", f"X/{figure}", "--model", "rankboost-public",
+                                "--study", study, "--sizes", "300"][
+                :None if study == "subsample" else -2],
+            q(f"refusing to write X/{figure} {TWICE}(--json and the file {figure} of "
+              "--out)"), setup=_folder("X")))
+add("paper --model rankboost-public --out is the data set", Case(
+    PAPER_SIZES[:-4] + ["--model", "rankboost-public", "--study", "train-test", "--out",
+                        "data.csv"], q("refusing to write data.csv: it is a file, not a "
+                                       "folder")))
+
+
+# --- audit's words and picture options: --decision blank (a finding once read "leads
+# to    , which"), --plot-pairs with nothing to draw (silently ignored), before any work
+for command in ("fit", "audit", "transform"):
+    for value in ("", "   ", "\n", "\t"):
+        add(f"{command} --decision {value!r}", Case(
+            FILE_COMMANDS[command]("--decision", value), q(
+                "argument --decision: must name what a high score leads to ('detention', "
+                f"'a loan'), got {value!r}"), usage=True, files={"model.json": model()}))
+add("audit --plot-pairs without --plot or --report", Case(
+    audit("--no-ci", "--plot-pairs", "3", "--json", "a.json"), q(
+        "--plot-pairs is read by --plot and --report; give --plot DIR or --report FILE "
+        "as well")))
+for option, value in (("--title", "T"), ("--context", "data.csv"), ("--model", "data.csv")):
+    add(f"audit {option} without --report", Case(
+        audit("--no-ci", option, value, "--json", "a.json"),
+        q(f"{option} is read by --report; give --report FILE as well")))
 
 
 # ---------------------------------------------------------------------- the runner
@@ -1066,20 +1179,31 @@ def test_paper_never_writes_over_a_bundled_data_set(tmp_path, monkeypatch, capsy
     assert copy.read_bytes() == Path(real[0]).read_bytes()
 
 
-def test_the_report_api_never_writes_over_its_model(tmp_path):
-    """write_audit_report(path=model) is refused, the model file unchanged."""
+def test_the_report_api_never_writes_over_its_model(tmp_path, monkeypatch):
+    """write_audit_report(path=model) is refused before any work (the page was made,
+    pictures and all, and then refused), the model file unchanged; so is a path that
+    names the model by a link, and a folder."""
     pytest.importorskip("jinja2")
     pytest.importorskip("matplotlib")
-    from gpu_xorder.report import write_audit_report
+    from gpu_xorder.report import _audit, write_audit_report
 
+    made = []
+    monkeypatch.setattr(_audit, "audit_report", lambda *a, **k: made.append(1) or "")
     (tmp_path / "m.json").write_bytes(model())
+    (tmp_path / "l.json").symlink_to(tmp_path / "m.json")
+    (tmp_path / "sub").mkdir()
     s = np.array([float(r[1]) for r in BASE])
     y = np.array([int(r[2]) for r in BASE])
     g = np.array([r[3] for r in BASE])
-    with pytest.raises(ValueError, match="it is also an input"):
-        write_audit_report(tmp_path / "m.json", s, y, g, model=tmp_path / "m.json",
-                           high_score="harmful", level=None)
-    assert (tmp_path / "m.json").read_bytes() == model()
+    for path, message in (("m.json", "it is also an input"),
+                          ("l.json", "it is also an input"),
+                          ("sub", "it is a folder, not a regular file")):
+        with pytest.raises(ValueError, match=message):
+            write_audit_report(tmp_path / path, s, y, g, model=tmp_path / "m.json",
+                               high_score="harmful", level=None)
+    assert made == [] and (tmp_path / "m.json").read_bytes() == model()
+    write_audit_report(tmp_path / "r.html", s, y, g, model=tmp_path / "m.json")
+    assert made == [1] and (tmp_path / "r.html").read_text() == ""
 
 
 # ---------------------------------------------------------------------- odd text
@@ -1138,3 +1262,21 @@ def test_a_share_selects_its_places_on_the_command_line(tmp_path, monkeypatch, c
     assert counts["a"]["selected"] == min(places, 7)
     rule = doc["scores"]["score"]["decisions"]["rule"]
     assert rule == f"top {share} of 25 ({places:g} places)"
+
+
+def test_the_decision_s_words_stay_in_their_finding_s_line(tmp_path, monkeypatch, capsys):
+    """--decision with a newline, an escape sequence and U+202E: every finding of fit
+    and audit one line naming the words with those characters visible (a newline split
+    a finding in two; the terminal's escaping kept it)."""
+    from support.odd_text import ACTING
+
+    monkeypatch.chdir(tmp_path)
+    Path("data.csv").write_bytes(DATA)
+    words = "a\nb\x1b[2J\u202ec"
+    for argv in (audit("--no-ci", "--high-score", "harmful"), fit("--lam", "0.5")):
+        assert main(argv + ["--decision", words]) == 0
+        out = capsys.readouterr().out
+        found = [line for line in out.splitlines() if "leads to" in line]
+        assert len(found) >= 2 and all(
+            "leads to a\\nb\\x1b[2J\\u202ec, which is" in line for line in found), out
+        assert not any(c in out for c in ACTING if c != "\n")

@@ -222,9 +222,9 @@ def test_solver_errors():
     with pytest.raises(TypeError, match="max_disparity"):
         fair_order(s, y, g, max_disparity="0.1")
     for bad in (-1.0, float("nan"), float("inf")):
-        with pytest.raises(ValueError, match="exact_budget must be a finite number"):
+        with pytest.raises(ValueError, match="exact_budget must be a number of seconds"):
             fair_order(s, y, g, lam=1.0, exact_budget=bad)
-        with pytest.raises(ValueError, match="exact_budget must be a finite number"):
+        with pytest.raises(ValueError, match="exact_budget must be a number of seconds"):
             XOrder(lam=1.0, exact_budget=bad).fit(s, y, sensitive_features=g)
     for bad in ("2", None, True):
         with pytest.raises(TypeError, match="exact_budget"):
