@@ -417,14 +417,17 @@ def _two_group_plan(eng, solver, lams, common):
         seconds = cells * fills * (eng.FILL_SECONDS_PER_CELL or 0.0)
         # "auto" runs the exact solver where its cost model fits the budget: its
         # expected cost (``_exact.exact_cost``), at most the budget, per lam
+        # and solver="exact" always, at its expected cost (refused beyond its size)
         budget = common["exact_budget"]
         cost = _solvers.fronts_for(eng.NAME).cost
-        if _solvers.exact_fits(n_a, n_b, budget, cost):
-            exact = min(budget, _solvers.exact_cost(n_a, n_b, _solvers.EXACT_MUS,
-                                                    EXACT_STATES_PER_CELL * cells,
-                                                    cost=cost))
-            seconds += exact * sum(1 for c, lam in zip(chosen, lams) if c == "auto"
-                                   and lam > 0)
+        exact = _solvers.exact_cost(n_a, n_b, _solvers.EXACT_MUS,
+                                    EXACT_STATES_PER_CELL * cells, cost=cost)
+        if solver == "exact":
+            _solvers.check_exact_size(n_a, n_b)
+            seconds += exact * sum(1 for lam in lams if lam > 0)
+        elif _solvers.exact_fits(n_a, n_b, budget, cost):
+            seconds += min(budget, exact) * sum(1 for c, lam in zip(chosen, lams)
+                                                if c == "auto" and lam > 0)
         bound = False
         warning, uncertified = _uncertified(solver, chosen, lams, n_a, n_b, eng,
                                             common["alone"])

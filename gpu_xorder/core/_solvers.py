@@ -403,6 +403,17 @@ def relink_for(engine_name):
     return cpu_reference.relink
 
 
+def check_exact_size(n_a, n_b):
+    """``ValueError`` (``MSG_EXACT_SIZE``) when ``solver="exact"`` cannot take an
+    ``n_a`` x ``n_b`` lattice (more than ``EXACT_MAX_CELLS`` cells): asked by the plan
+    and by the solve, before any fill."""
+    cells = (n_a + 1) * (n_b + 1)
+    if cells > EXACT_MAX_CELLS:
+        raise ValueError(MSG_EXACT_SIZE.format(
+            limit=EXACT_MAX_CELLS, side=int(np.sqrt(EXACT_MAX_CELLS)), cells=cells,
+            n_a=n_a, n_b=n_b))
+
+
 def exact_fits(n_a, n_b, budget, cost=NUMPY_COST):
     """Whether ``solver="auto"`` may run the exact solver on an ``n_a`` x ``n_b``
     lattice within ``budget`` seconds by the cost model ``cost`` (the engine's fronts',
@@ -430,10 +441,8 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
     ``batch``, ``relink``: see ``lagrangian`` and :func:`relink_for`; ``fronts``: the
     exact solver's fronts and their cost model (``_exact.fronts_for``).
     """
-    if solver == "exact" and lat.n_cells > EXACT_MAX_CELLS:
-        raise ValueError(MSG_EXACT_SIZE.format(
-            limit=EXACT_MAX_CELLS, side=int(np.sqrt(EXACT_MAX_CELLS)), cells=lat.n_cells,
-            n_a=lat.n_a, n_b=lat.n_b))
+    if solver == "exact":
+        check_exact_size(lat.n_a, lat.n_b)
     budget = None if solver == "exact" else exact_budget
     # the exact solver may run: the search to the end first (its bound prunes the
     # fronts: 1.2e6 states against 3.9e7 after the early stop, 1,846 items, prf)

@@ -89,6 +89,11 @@ MSG_Y_NONE = "xOrder requires y to be passed, but the target y is None (give the
 MSG_ONE_GROUP = "need at least two groups, got one ({label!r})"
 MSG_UNKNOWN = "unknown {name} {value!r}; expected one of {choices}"
 MSG_LAM = "lam must be a finite number >= 0, got {value!r}"
+#: The largest ``lam``: a larger weight times a disparity overflows float64 in the exact
+#: solver's state values (lam=1e308 ran on for minutes at 48 items).
+MAX_LAM = 1e300
+MSG_LAM_HUGE = ("lam must be at most {limit:g} (a larger weight overflows float64 in the "
+                "solvers' sums), got {value!r}")
 MSG_INEXACT_SCORES = (
     "{name} hold integers beyond 2**53 that float64 cannot represent exactly (first at "
     "index {index}: {value}); they are rounded, so nearly equal scores may tie"
@@ -446,6 +451,9 @@ def check_lam(lam):
     bad = ~np.isfinite(values) | (values < 0)
     if bad.any():
         raise ValueError(MSG_LAM.format(value=values[bad][0].item()))
+    if (values > MAX_LAM).any():
+        raise ValueError(MSG_LAM_HUGE.format(limit=MAX_LAM,
+                                             value=values[values > MAX_LAM][0].item()))
     return values, batch
 
 

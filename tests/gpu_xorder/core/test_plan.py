@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from gpu_xorder import Plan, XOrder, fair_order
+from gpu_xorder.core import _solvers
 from gpu_xorder.engine import _numpy_engine
 
 
@@ -39,11 +40,13 @@ def test_two_groups_run_the_planned_engine_route_and_solvers(solver, lam, want):
             for p, x in zip(plan.solvers, lam)] == want
     assert plan.cells == plan.expected_fills * 13 * 13
     # the fills at the engine's rate, and for every "auto" lam > 0 the exact solver's
-    # expected cost, at most its budget
+    # expected cost, at most its budget ("exact": the whole expected cost)
     fills = plan.cells * _numpy_engine.FILL_SECONDS_PER_CELL
-    searched = sum(1 for p, x in zip(plan.solvers, lam) if p == "auto" and x > 0)
-    assert fills <= plan.seconds <= fills + searched * plan.exact_budget
-    assert (plan.seconds > fills) == (searched > 0)
+    fronts = _solvers.exact_cost(12, 12, _solvers.EXACT_MUS, 10.0 * 13 * 13)
+    exact = sum(min(fronts, plan.exact_budget) if p == "auto" else fronts
+                for p, x in zip(plan.solvers, lam) if p in ("auto", "exact") and x > 0)
+    assert plan.seconds == pytest.approx(fills + exact, rel=1e-12)
+    assert (plan.seconds > fills) == (exact > 0)
     assert plan.bytes > 0 and plan.warnings == ()
 
 
@@ -114,6 +117,25 @@ def test_a_plan_refuses_what_the_solve_refuses():
     s, y, g = _data(6, 3)
     with pytest.raises(MemoryError, match="GiB of decision bits, over memory_limit"):
         fair_order(s, y, g, method="kd", memory_limit=1, backend="numpy", plan_only=True)
+
+
+def test_a_plan_of_the_exact_solver_counts_it_and_refuses_its_size():
+    """``solver="exact"``: the plan's seconds include the exact solver's expected cost
+    (they counted the fills only: 0.016 s planned for a 1.1 s solve), and a lattice over
+    ``EXACT_MAX_CELLS`` is refused by the plan with the solve's message (it printed an
+    estimate for a solve that raises)."""
+    s, y, g = _data(300, 2)
+    searched = fair_order(s, y, g, lam=1.0, solver="lagrangian", backend="numpy",
+                          plan_only=True)
+    exact = fair_order(s, y, g, lam=1.0, solver="exact", backend="numpy", plan_only=True)
+    fronts = _solvers.exact_cost(300, 300, _solvers.EXACT_MUS, 10.0 * 301 * 301)
+    assert exact.seconds >= fronts > searched.seconds
+    s, y, g = _data(2050, 2)
+    with pytest.raises(ValueError, match="solver='exact' handles lattices of up to") as plan:
+        fair_order(s, y, g, lam=1.0, solver="exact", backend="numpy", plan_only=True)
+    with pytest.raises(ValueError) as solve:
+        fair_order(s, y, g, lam=1.0, solver="exact", backend="numpy")
+    assert str(plan.value) == str(solve.value)
 
 
 def test_a_plan_of_many_groups_gives_the_range_of_their_sizes():

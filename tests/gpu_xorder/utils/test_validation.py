@@ -197,6 +197,18 @@ def test_every_real_number_parameter_takes_every_real_number_type():
     for huge in (10**400, fractions.Fraction(10**400)):  # beyond float64: out of range
         with pytest.raises(ValueError, match="lam must be a finite number >= 0, got inf"):
             v.check_lam(huge)
+    # finite but beyond MAX_LAM: refused before the exact solver's sums overflow (lam
+    # 1e308 ran on for minutes at 48 items), from every entry
+    assert v.check_lam(v.MAX_LAM)[0][0] == v.MAX_LAM
+    want = re.escape(v.MSG_LAM_HUGE.format(limit=v.MAX_LAM, value=1e308))
+    for lam in (1e308, [0.5, 1e308]):
+        with pytest.raises(ValueError, match=want):
+            v.check_lam(lam)
+    from gpu_xorder import fair_order
+    with pytest.raises(ValueError, match=want):
+        fair_order(S4, Y4, G4, lam=1e308)
+    with pytest.raises(ValueError, match=want):
+        XOrder(lam=1e308).fit(S4, Y4, sensitive_features=G4)
     ci = metrics.confidence_intervals(Y4, S4, sensitive_features=G4,
                                       level=decimal.Decimal("0.9"), method="delong")
     assert ci.level == 0.9
