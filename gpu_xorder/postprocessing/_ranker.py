@@ -30,6 +30,7 @@ from cpu_reference import within_eps
 
 from .. import metrics
 from ..utils import _frames, _params
+from ..utils._validation import check_flag
 from ._estimator import XOrder
 from ._fitted import check_params
 from ._scores import check_equal_weights
@@ -133,6 +134,9 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         Parameters of :class:`XOrder`.
     subsample, memory_limit, solver, max_disparity, validation : as in :class:`XOrder`
         Parameters of :class:`XOrder`.
+    exact_budget : float, default=2.0
+        As in :class:`XOrder`: the seconds ``solver="auto"`` may spend in the exact
+        solver per fit (0: the search alone, as a search over many fits may want).
     n_jobs : int or None, default=None
         Folds fitted at once by ``cross_val_predict``.
     sensitive_features : str, list of str or None, default=None
@@ -204,7 +208,8 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
                  method: str = "auto", subsample: int | None = None,
                  memory_limit: int | str | None = None, solver: str = "auto",
                  max_disparity: float | None = None,
-                 validation: float | tuple | None = None, n_jobs: int | None = None,
+                 validation: float | tuple | None = None, exact_budget: float = 2.0,
+                 n_jobs: int | None = None,
                  sensitive_features: str | Sequence[str] | None = None) -> None:
         self.estimator = estimator
         self.prefit = prefit
@@ -219,6 +224,7 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
         self.subsample = subsample
         self.memory_limit = memory_limit
         self.solver = solver
+        self.exact_budget = exact_budget
         self.max_disparity = max_disparity
         self.validation = validation
         self.n_jobs = n_jobs
@@ -269,7 +275,7 @@ class FairRanker(MetaEstimatorMixin, BaseEstimator):
             cv_params = {name: fit_params[name] for name in get_routing_for_object(
                 self.estimator).consumes("fit", fit_params)}
             fit_params = process_routing(self, "fit", **fit_params).estimator.fit
-        if self.prefit:
+        if check_flag(self.prefit, "prefit"):
             check_is_fitted(self.estimator)
             estimator, response = self.estimator, _response(self.estimator,
                                                             self.response_method)

@@ -78,6 +78,22 @@ def test_prefit_scores_the_data_given_to_fit():
         FairRanker(LogisticRegression(), prefit=True).fit(X, Y, sensitive_features=A)
 
 
+def test_exact_budget_reaches_xorder_and_prefit_is_a_bool():
+    """``exact_budget`` is XOrder's (0: the search alone; the default lets the exact
+    solver answer); ``prefit`` is a bool, not read by its truth ("False" was true)."""
+    for budget, solver in [(0.0, "lagrangian"), (2.0, "exact")]:
+        ranker = FairRanker(LogisticRegression(), cv=FOLDS, lam=1.0, backend="numpy",
+                            exact_budget=budget).fit(X, Y, sensitive_features=A)
+        assert ranker.xorder_.exact_budget == budget
+        assert ranker.xorder_.result_.solver == solver
+    with pytest.raises(ValueError, match="exact_budget must be a number of seconds"):
+        FairRanker(LogisticRegression(), exact_budget=-1).fit(X, Y, sensitive_features=A)
+    model = LogisticRegression().fit(X, Y)
+    for bad in ("False", 0, None):
+        with pytest.raises(TypeError, match="prefit must be True or False"):
+            FairRanker(model, prefit=bad, **FAST).fit(X, Y, sensitive_features=A)
+
+
 def test_auto_takes_the_decision_function_first_as_ranking_scorers_do():
     # a classifier with both: its log-odds, which keep apart what its probabilities
     # round together (saturated probabilities tie at 1.0)
