@@ -647,7 +647,7 @@ add("fit --plan one item of group c", Case(fit("--plan"), q(
 add("fit --plan --lam nan", Case(fit("--plan", "--lam", "nan"),
                                  q("lam must be a finite number >= 0, got nan")))
 add("fit --plan --subsample too coarse", Case(fit("--plan", "--subsample", "40"), q(
-    "--subsample 40 keeps 2 of the 48 rows")))
+    "subsample=40 keeps 2 of the 48 items")))
 
 # --- paper's studies of training sizes (the paper's Figure 13), train-test and the
 # public RankBoost: every value refused before any repetition, nothing written
