@@ -383,7 +383,8 @@ def _experiment_arguments(parser, lams, method=False, solver="auto"):
                         help="default: the paper's attribute of the data set; age: three "
                              "age bands (age <= 25, 25 < age <= 40, age > 40), the paper's "
                              "multi-group setting; race-sex: the four intersections of "
-                             "race and sex (adult, compas)")
+                             "race and sex (adult, compas); age5, age10: the age bands of "
+                             "the paper's Figure 12 (edges 45 55 65 75; 35 45 50 ... 85)")
     parser.add_argument("--lam", type=float, nargs="+", default=list(lams), metavar="LAM",
                         help="weights of the disparity, paper's scale (default: "
                              f"{' '.join(f'{x:g}' for x in lams)})")

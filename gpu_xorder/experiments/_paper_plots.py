@@ -33,7 +33,8 @@ from ._settings import FRACTIONS, SHARE_STUDIES, is_size
 from ._studies import IN_PROCESSING, PARAMETER_NAMES
 
 MARKERS = {"unadjusted": "*", "xorder": "o", "xorder-kd": "h", "post-logit": "s",
-           "post-logit-public": "P", "corr-reg": "^", "constrained": "D"}
+           "post-logit-public": "P", "post-logit-coord": "X", "corr-reg": "^",
+           "constrained": "D"}
 DPI = 96
 #: The narrowest AUC span of a trade-off panel: fitted to the data, the error bars (one
 #: sd over repetitions) show the sampling error at the panel's scale.
