@@ -165,6 +165,9 @@ def merge_repetitions(parts):
                  "group_labels"):
         if any(getattr(c, what) != getattr(first, what) for c in parts):
             raise ValueError(MSG_MERGE.format(what=what))
+    grids = [{(r["method"], r["parameter"], r["setting"]) for r in c.records} for c in parts]
+    if any(grid != grids[0] for grid in grids):
+        raise ValueError(MSG_MERGE.format(what="parameters or settings"))
     seeds = [c.seed + r for c in parts for r in range(c.repeats)]
     if seeds != list(range(first.seed, first.seed + len(seeds))):
         raise ValueError(MSG_MERGE_SEEDS.format(low=first.seed, high=first.seed

@@ -205,3 +205,6 @@ def test_merged_one_repetition_runs_are_the_run_of_all():
                             backend="numpy")
     with pytest.raises(ValueError, match="differ in methods"):
         merge_repetitions([parts[1], other])
+    other = compare_methods("german", repeats=1, seed=1, **{**kwargs, "lams": [0.5]})
+    with pytest.raises(ValueError, match="differ in parameters or settings"):
+        merge_repetitions([parts[1], other])
