@@ -59,7 +59,7 @@ def _figure(width=5.5, height=4.2):
 def _data(comparison):
     """The data set as titles name it: the ICU stand-in says that it is synthetic."""
     if comparison.data in EXTRA_DATA:
-        return f"{comparison.data} (synthetic data, not eICU)"
+        return f"{comparison.data} [synthetic data, not eICU]"
     return comparison.data
 
 
