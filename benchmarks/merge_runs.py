@@ -12,6 +12,7 @@ the lowest (repetition r: the split of seed lowest + r).
 
 import argparse
 import csv
+import dataclasses
 import json
 import os
 import sys
@@ -30,6 +31,9 @@ def read_run(folder):
     runs = []
     for doc in docs:
         c = Comparison.from_dict(doc)
+        if all(g.lstrip("-").isdigit() for g in c.group_labels):
+            # records.json keeps labels as text; the figures name int codes
+            c = dataclasses.replace(c, group_labels=tuple(int(g) for g in c.group_labels))
         mine = [t for t in timings if (t["data"], t["groups"], t["model"])
                 == (c.data, c.groups, c.model)]
         for m in c.methods:

@@ -70,8 +70,10 @@ def _between(comparison, names):
     labels = comparison.group_labels
     if len(labels) == 2:
         return f"between {name(labels[0])} and {name(labels[1])}"
+    # each group's name kept on one line where the title wraps (no-break spaces)
     return (f"largest over pairs of {len(labels)} groups ("
-            + ", ".join(name(_label(str(g), comparison)) for g in labels) + ")")
+            + ", ".join(name(_label(str(g), comparison)).replace(" ", "\u00a0")
+                        for g in labels) + ")")
 
 
 def plot_comparison(comparison, ax, metric=None, split="test", names=None, positive=None):

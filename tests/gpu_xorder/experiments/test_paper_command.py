@@ -293,7 +293,7 @@ def test_icu_standin_figure_12_bands(tmp_path, monkeypatch):
     assert (folder / "icu-standin_age5_lr_tradeoff.png").is_file()
     c = compare_methods("icu-standin", groups="age10", methods=["post-logit-coord"],
                         repeats=1, backend="numpy")
-    title = _between(c, band_names("age10"))
+    title = _between(c, band_names("age10")).replace("\u00a0", " ")
     assert title.startswith("largest over pairs of 10 groups (age <= 35, 35 < age <= 45")
     assert title.endswith("75 < age <= 85, age > 85)")
 
