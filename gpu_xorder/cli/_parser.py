@@ -300,8 +300,10 @@ def build_parser():
     paper.add_argument("--methods", nargs="+", choices=PAPER_METHODS, metavar="METHOD",
                        help="methods compared with the unadjusted scores, among "
                             f"{', '.join(PAPER_METHODS[1:])} (default: all that take "
-                            "the groups: two groups all but xorder-kd; more: xorder, "
-                            "xorder-kd, post-logit-public; '--methods xorder' alone "
+                            "the groups: two groups all but xorder-kd and "
+                            "post-logit-coord; three: xorder, xorder-kd, "
+                            "post-logit-public; four or more: post-logit-coord in the "
+                            "public search's place; '--methods xorder' alone "
                             "with --model lr prints the xOrder table of the paper's "
                             "protocol)")
     paper.add_argument("--model", choices=PAPER_MODELS, default="lr",
