@@ -7,7 +7,7 @@ import numpy as np
 from rich.markup import escape
 
 from ..datasets._loaders import AGE_BAND_NAMES, GROUP_NAMES
-from ..experiments._experiment import RACE_SEX_NAMES
+from ..experiments._experiment import FIGURE_12_EDGES, RACE_SEX_NAMES, band_names
 
 # audit --plot and --report: xROC pictures per score column unless --plot-pairs says,
 # those of the pairs of groups with the largest disparities (all pairs of 21 groups:
@@ -75,6 +75,8 @@ def group_names(data, groups):
         return "age bands", dict(enumerate(AGE_BAND_NAMES))
     if groups == "race-sex":
         return "race & sex", RACE_SEX_NAMES
+    if groups in FIGURE_12_EDGES:
+        return "age bands", band_names(groups)
     return data.sensitive_name, GROUP_NAMES[data.name]
 
 

@@ -249,7 +249,7 @@ def _paper_outputs(folder, comparisons, document, figures):
 
 def _print_comparison(comparison):
     """Test AUC and disparities, mean ± sd, of every method and parameter."""
-    from ..experiments._studies import PARAMETER_NAMES
+    from ..experiments._studies import ONE_POINT, PARAMETER_NAMES
 
     seconds = ", ".join(f"{m} {np.mean(s):.2f} s" for m, s in comparison.seconds.items())
     study = "" if comparison.study is None else f"; {comparison.study} study"
@@ -262,7 +262,7 @@ def _print_comparison(comparison):
     table = out.test_split_table(comparison.data, comparison.repeats, comparison.metric,
                               leading)
     for row in comparison.summary("test"):
-        parameter = ("least train D" if row["method"] == "post-logit-public" else
+        parameter = ("least train D" if row["method"] in ONE_POINT else
                      "" if row["parameter"] is None else
                      f"{PARAMETER_NAMES[row['method']]} {row['parameter']:g}")
         setting = [] if comparison.study is None else [str(row["setting"])]

@@ -313,8 +313,10 @@ def build_parser():
     paper.add_argument("--methods", nargs="+", choices=PAPER_METHODS, metavar="METHOD",
                        help="methods compared with the unadjusted scores, among "
                             f"{', '.join(PAPER_METHODS[1:])} (default: all that take "
-                            "the groups: two groups all but xorder-kd; more: xorder, "
-                            "xorder-kd, post-logit-public; '--methods xorder' alone "
+                            "the groups: two groups all but xorder-kd and "
+                            "post-logit-coord; three: xorder, xorder-kd, "
+                            "post-logit-public; four or more: post-logit-coord in the "
+                            "public search's place; '--methods xorder' alone "
                             "with --model lr prints the xOrder table of the paper's "
                             "protocol)")
     paper.add_argument("--model", choices=PAPER_MODELS, default="lr",
@@ -396,7 +398,8 @@ def _experiment_arguments(parser, lams, method=False, solver="auto"):
                         help="default: the paper's attribute of the data set; age: three "
                              "age bands (age <= 25, 25 < age <= 40, age > 40), the paper's "
                              "multi-group setting; race-sex: the four intersections of "
-                             "race and sex (adult, compas)")
+                             "race and sex (adult, compas); age5, age10: the age bands of "
+                             "the paper's Figure 12 (edges 45 55 65 75; 35 45 50 ... 85)")
     parser.add_argument("--lam", type=float, nargs="+", default=list(lams), metavar="LAM",
                         help="weights of the disparity, paper's scale (default: "
                              f"{' '.join(f'{x:g}' for x in lams)})")

@@ -135,6 +135,59 @@ class Comparison:
                    records=tuple(dict(r) for r in doc["records"]), seconds={},
                    notes=dict(doc["notes"]))
 
+MSG_MERGE = ("the runs to merge differ in {what}; merge the repetitions of one command "
+             "only")
+MSG_MERGE_SEEDS = ("the runs' repetitions must be seeds {low} to {high} once each (one "
+                   "run of --seed {low} --repeats {n}), got seeds {seeds}")
+
+
+def merge_repetitions(parts):
+    """One comparison of the repetitions of several runs of one command that differ
+    only in ``seed`` and ``repeats`` (runs of ``--repeats 1``, say, so that what
+    finished is kept): the comparison that one run of the lowest seed and all those
+    repetitions would give, repetition ``r`` the split of seed ``seed + r`` (records,
+    notes, timings in that order; repetition 0's curves).
+
+    Parameters
+    ----------
+    parts : sequence of Comparison
+        Their seeds and repetitions must cover consecutive seeds once each.
+
+    Returns
+    -------
+    Comparison
+    """
+    parts = sorted(parts, key=lambda c: c.seed)
+    if not parts:
+        raise ValueError(MSG_MERGE_SEEDS.format(low=0, high=0, n=0, seeds=[]))
+    first = parts[0]
+    for what in ("data", "groups", "metric", "model", "methods", "study", "test_size",
+                 "group_labels"):
+        if any(getattr(c, what) != getattr(first, what) for c in parts):
+            raise ValueError(MSG_MERGE.format(what=what))
+    grids = [{(r["method"], r["parameter"], r["setting"]) for r in c.records} for c in parts]
+    if any(grid != grids[0] for grid in grids):
+        raise ValueError(MSG_MERGE.format(what="parameters or settings"))
+    seeds = [c.seed + r for c in parts for r in range(c.repeats)]
+    if seeds != list(range(first.seed, first.seed + len(seeds))):
+        raise ValueError(MSG_MERGE_SEEDS.format(low=first.seed, high=first.seed
+                                                + len(seeds) - 1, n=len(seeds),
+                                                seeds=seeds))
+    records, notes = [], {}
+    seconds = {m: [] for m in first.methods}
+    cpu = {m: [] for m in first.methods}
+    for c in parts:
+        shift = c.seed - first.seed
+        records += [{**r, "repeat": r["repeat"] + shift} for r in c.records]
+        for key, values in c.notes.items():
+            notes.setdefault(key, []).extend(values)
+        for m in first.methods:
+            seconds[m] += list(c.seconds.get(m, []))
+            cpu[m] += list(c.cpu_seconds.get(m, []))
+    return dataclasses.replace(first, repeats=len(seeds), records=tuple(records),
+                               notes=notes, seconds=seconds, cpu_seconds=cpu)
+
+
 def _cell(x):
     if x is None or (isinstance(x, float) and np.isnan(x)):
         return ""

@@ -27,13 +27,18 @@ from ..utils._parallel import map_in_rounds, workers
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-GROUPINGS = ("default", "age", "race-sex")
+GROUPINGS = ("default", "age", "race-sex", "age5", "age10")
+#: The age bands of the paper's Figure 12 (large eICU; its footnote prints the sixth
+#: band of ten as "65 < age <= 65", evidently 60-65): the upper edges, age <= edge.
+FIGURE_12_EDGES = {"age5": (45, 55, 65, 75),
+                   "age10": (35, 45, 50, 55, 60, 65, 70, 75, 85)}
 SPLITS = ("train", "test")
 DEFAULT_LAMS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.5)
 #: The data sets of the paper's two settings (datasets/README.md, "Paper settings").
 PAPER_DATA = {"default": ("compas", "adult", "german", "framingham"),
               "age": ("adult", "compas"),
-              "race-sex": ("adult", "compas")}
+              "race-sex": ("adult", "compas"),
+              "age5": ("icu-standin",), "age10": ("icu-standin",)}
 #: ``grouping(data, "race-sex")`` codes: 2 * race + sex (race 1 = white, sex 1 = male).
 RACE_SEX_NAMES = {0: "non-white female", 1: "non-white male", 2: "white female",
                   3: "white male"}
@@ -207,8 +212,9 @@ class Experiment:
 
 def grouping(dataset, groups):
     """Group of every row of ``dataset``: its paper attribute (``"default"``), the three
-    age bands (``"age"``), or the four intersections of race and sex (``"race-sex"``,
-    codes ``2 * race + sex``, named in ``RACE_SEX_NAMES``)."""
+    age bands (``"age"``), the five or ten of the paper's Figure 12 (``"age5"``,
+    ``"age10"``: :data:`FIGURE_12_EDGES`), or the four intersections of race and sex
+    (``"race-sex"``, codes ``2 * race + sex``, named in ``RACE_SEX_NAMES``)."""
     from ..datasets import age_bands
 
     v.check_choice(groups, "groups", GROUPINGS)
@@ -222,7 +228,21 @@ def grouping(dataset, groups):
         return 2 * race + sex
     if dataset.age is None:
         raise ValueError(MSG_NO_AGE.format(name=dataset.name))
+    if groups in FIGURE_12_EDGES:
+        return np.searchsorted(np.array(FIGURE_12_EDGES[groups], dtype=np.float64),
+                               np.asarray(dataset.age, dtype=np.float64),
+                               side="left").astype(np.int64)
     return age_bands(dataset.age)
+
+
+def band_names(groups):
+    """The readable names of the age bands of ``groups`` (``"age5"``, ``"age10"``):
+    ``{0: "age <= 45", 1: "45 < age <= 55", ..., 4: "age > 75"}``."""
+    edges = FIGURE_12_EDGES[groups]
+    names = {0: f"age <= {edges[0]}", len(edges): f"age > {edges[-1]}"}
+    names.update({k: f"{lo} < age <= {hi}"
+                  for k, (lo, hi) in enumerate(zip(edges, edges[1:]), start=1)})
+    return dict(sorted(names.items()))
 
 
 def split_scores(dataset, groups, *, test_size=0.3, seed=0):

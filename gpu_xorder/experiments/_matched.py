@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ._experiment import _mean_std
-from ._studies import PARAMETER_NAMES, POST_PROCESSING
+from ._studies import ONE_POINT, PARAMETER_NAMES, POST_PROCESSING
 
 #: The level of the paired comparisons' intervals.
 LEVEL = 0.95
@@ -144,7 +144,7 @@ def _pm(pair, digits=3):
 
 
 def _parameter(method, parameter):
-    if method == "post-logit-public":
+    if method in ONE_POINT:
         return "least train Δ"
     if parameter is None:
         return ""
@@ -161,7 +161,7 @@ def _curves(points):
         if m != "unadjusted":
             curve.setdefault(m, []).append((d, a))
     for m in curve:
-        if m in POST_PROCESSING and m != "post-logit-public":
+        if m in POST_PROCESSING and m not in ONE_POINT:
             curve[m] += base
     return curve
 

@@ -30,10 +30,11 @@ from ..plotting._plots import (
 )
 from ..utils._validation import split_pair_key
 from ._settings import FRACTIONS, SHARE_STUDIES, is_size
-from ._studies import IN_PROCESSING, PARAMETER_NAMES
+from ._studies import EXTRA_DATA, IN_PROCESSING, PARAMETER_NAMES
 
 MARKERS = {"unadjusted": "*", "xorder": "o", "xorder-kd": "h", "post-logit": "s",
-           "post-logit-public": "P", "corr-reg": "^", "constrained": "D"}
+           "post-logit-public": "P", "post-logit-coord": "X", "corr-reg": "^",
+           "constrained": "D"}
 DPI = 96
 #: The narrowest AUC span of a trade-off panel: fitted to the data, the error bars (one
 #: sd over repetitions) show the sampling error at the panel's scale.
@@ -55,6 +56,13 @@ def _figure(width=5.5, height=4.2):
     return Figure(figsize=(width, height), layout="constrained")
 
 
+def _data(comparison):
+    """The data set as titles name it: the ICU stand-in says that it is synthetic."""
+    if comparison.data in EXTRA_DATA:
+        return f"{comparison.data} [synthetic data, not eICU]"
+    return comparison.data
+
+
 def _between(comparison, names):
     """``between non-white and white`` (two groups) or ``largest over pairs of 3
     groups (age <= 25, 25 < age <= 40, age > 40)`` (the groups' names where known)."""
@@ -62,8 +70,10 @@ def _between(comparison, names):
     labels = comparison.group_labels
     if len(labels) == 2:
         return f"between {name(labels[0])} and {name(labels[1])}"
+    # each group's name kept on one line where the title wraps (no-break spaces)
     return (f"largest over pairs of {len(labels)} groups ("
-            + ", ".join(name(_label(str(g), comparison)) for g in labels) + ")")
+            + ", ".join(name(_label(str(g), comparison)).replace(" ", "\u00a0")
+                        for g in labels) + ")")
 
 
 def plot_comparison(comparison, ax, metric=None, split="test", names=None, positive=None):
@@ -87,7 +97,7 @@ def plot_comparison(comparison, ax, metric=None, split="test", names=None, posit
                   "0: parity)",
            ylabel=f"AUC ({split})" + ("" if positive is None else
                                       f"; positive: {positive}"),
-           title=f"{comparison.data} ({comparison.model}): mean ± sd over "
+           title=f"{_data(comparison)} ({comparison.model}): mean ± sd over "
                  f"{_repetitions(comparison.repeats)}")
     legend_below(ax, ncols=3)
     return ax
@@ -147,7 +157,7 @@ def plot_tradeoff_panels(comparison, fig, metric=None, split="test", names=None,
         ax.set_visible(False)
     model = comparison.model if what is None else f"{comparison.model}; {what}"
     fig.suptitle(textwrap.fill(
-        f"{comparison.data} ({model}): test AUC against "
+        f"{_data(comparison)} ({model}): test AUC against "
         f"{DISPARITY_NAMES[metric]} {_between(comparison, names)}, mean ± sd over "
         f"{_repetitions(comparison.repeats)}; each panel one method (others grey, "
         "star: unadjusted)" + ("" if positive is None else f"; positive: {positive}"),
@@ -222,7 +232,7 @@ def plot_study(comparison, axes, metric=None, names=None):
             "shift": "in-sample or held-out training scores",
             "subsample": "xOrder on every k-th training item, the others on all"}[
                 comparison.study]
-    axes[0].figure.suptitle(f"{comparison.data} ({comparison.model}): {what}; mean ± sd "
+    axes[0].figure.suptitle(f"{_data(comparison)} ({comparison.model}): {what}; mean ± sd "
                             f"over {_repetitions(comparison.repeats)}", fontsize="medium")
     return axes
 
@@ -334,7 +344,7 @@ def plot_shift_histograms(comparison, fig, names=None):
                xlabel="score margin (logit of the probability)")
         legend_below(ax)
     np.atleast_1d(axes)[0].set_ylabel("density")
-    fig.suptitle(f"{comparison.data} ({comparison.model}): scores of the model trained on "
+    fig.suptitle(f"{_data(comparison)} ({comparison.model}): scores of the model trained on "
                  "half the training split, repetition 0 of "
                  f"{comparison.repeats}", fontsize="medium")
     return fig
@@ -390,7 +400,7 @@ def plot_train_test(comparison, fig, names=None):
            ylabel=f"{DISPARITY_NAMES[metric]} on the test split",
            title=f"one point per repetition ({comparison.repeats})")
     legend_below(ax)
-    fig.suptitle(f"{comparison.data} ({comparison.model}, trained on the whole training "
+    fig.suptitle(f"{_data(comparison)} ({comparison.model}, trained on the whole training "
                  "split): training against test scores and disparity", fontsize="medium")
     return fig
 
@@ -431,7 +441,7 @@ def plot_xroc_panels(comparison, axes, panels=XROC_PANELS, names=None, positive=
         ax.set_title(title, fontsize="medium")
     fig = np.atleast_1d(axes)[0].figure
     fig.suptitle(textwrap.fill(
-        f"{comparison.data}: xROC curves of repetition 0 with {XROC_BAND:.0%} pointwise "
+        f"{_data(comparison)}: xROC curves of repetition 0 with {XROC_BAND:.0%} pointwise "
         f"bands; in each panel the test xAUC as mean ± sd over "
         f"{_repetitions(comparison.repeats)}",
         int(TITLE_CHARS_PER_INCH * fig.get_figwidth())), fontsize="medium")

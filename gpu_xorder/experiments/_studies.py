@@ -49,7 +49,7 @@ from ._settings import (
 )
 
 METHODS = ("unadjusted", "xorder", "xorder-kd", "post-logit", "post-logit-public",
-           "corr-reg", "constrained")
+           "post-logit-coord", "corr-reg", "constrained")
 #: Parameter grid of each method: lam (xOrder, post-logit: ``lams``, post-logit also
 #: POST_LOGIT_MORE_LAMS), the penalty weight (corr-reg), the bound on the training
 #: disparity (constrained); none for the public post-logit (its own rule picks alpha).
@@ -59,6 +59,7 @@ DEFAULT_PARAMETERS = {
     "xorder-kd": DEFAULT_LAMS,
     "post-logit": DEFAULT_LAMS,
     "post-logit-public": (None,),
+    "post-logit-coord": (None,),
     "corr-reg": (0.0, 0.001, 0.01, 0.1, 1.0),
     "constrained": (0.01, 0.02, 0.05, 0.1, 0.2),
 }
@@ -66,7 +67,7 @@ DEFAULT_PARAMETERS = {
 #: they cost nothing): its coarse grid often keeps the unadjusted-like candidate below 0.5.
 POST_LOGIT_MORE_LAMS = (1.0, 2.0, 5.0)
 PARAMETER_NAMES = {"unadjusted": "", "xorder": "lam", "xorder-kd": "lam",
-                   "post-logit": "lam", "post-logit-public": "",
+                   "post-logit": "lam", "post-logit-public": "", "post-logit-coord": "",
                    "corr-reg": "weight", "constrained": "max |D|"}
 STUDIES = ("samples", "samples-retrain", "shift", "train-test", "subsample")
 #: The study whose methods may include the in-processing baselines (each trained on
@@ -79,10 +80,19 @@ SHIFT_SETTINGS = ("in-sample", "held-out")
 #: Most widenings (by :data:`gpu_xorder.experiments.baselines.WIDEN_FACTOR`) of the
 #: public post-logit's alpha grid with more than two groups: up to 0-267.3.
 PUBLIC_WIDEN = 3
-POST_PROCESSING = ("unadjusted", "xorder", "xorder-kd", "post-logit", "post-logit-public")
+POST_PROCESSING = ("unadjusted", "xorder", "xorder-kd", "post-logit", "post-logit-public",
+                   "post-logit-coord")
 #: The methods that take more than two groups (the public post-logit shifts every
-#: group but the last, one alpha each).
-MULTI_GROUP = ("unadjusted", "xorder", "xorder-kd", "post-logit-public")
+#: group but the last, one alpha each; ``post-logit-coord`` finds those alphas by
+#: coordinate descent, where the public grid's every combination does not fit).
+MULTI_GROUP = ("unadjusted", "xorder", "xorder-kd", "post-logit-public", "post-logit-coord")
+#: Most groups whose every combination of public alphas the public search tries
+#: (100 ** 2 with three; :data:`gpu_xorder.experiments.baselines.MAX_COMBINATIONS`).
+PUBLIC_GRID_GROUPS = 3
+#: The methods of one point, picked by their own rule (the least training disparity).
+ONE_POINT = ("post-logit-public", "post-logit-coord")
+#: The post-logit of each one-point method's search (``PostLogit(search=...)``).
+ONE_POINT_SEARCH = {"post-logit-public": "public", "post-logit-coord": "coordinate"}
 #: Data sets besides the bundled four: the synthetic large-ICU stand-in
 #: (:func:`gpu_xorder.datasets.make_icu`, two age bands).
 EXTRA_DATA = ("icu-standin",)
@@ -91,7 +101,10 @@ MSG_BASELINE_GROUPS = ("{method} handles two groups; {data} with groups {groups!
                        "{n}: use --methods among {allowed}")
 MSG_KD_GROUPS = ("xorder-kd compares the K-D lattice with iterative xOrder on more than "
                  "two groups; {data} with groups {groups!r} has two")
-MSG_ICU_GROUPS = "the ICU stand-in has its two age bands only (groups 'default')"
+MSG_ICU_GROUPS = ("the ICU stand-in has its two age bands (groups 'default') and the "
+                  "paper's Figure 12 bands ('age5', 'age10') only")
+#: The groupings of the ICU stand-in.
+ICU_GROUPINGS = ("default", "age5", "age10")
 MSG_SIZES_BOTH = "give fractions or sizes, not both"
 MSG_SUBSAMPLE_SIZES = "the subsample study needs sizes (training items xOrder learns on)"
 MSG_SETTING_SUPPORT = ("{setting} of the {n} training items of {data} leaves group "
@@ -107,8 +120,12 @@ def default_methods(n_groups, study=None):
     if study in EVERY_METHOD_STUDIES:
         chosen = METHODS
     if n_groups == 2:
-        return tuple(m for m in chosen if m != "xorder-kd")
-    return tuple(m for m in chosen if m in MULTI_GROUP)
+        return tuple(m for m in chosen if m not in ("xorder-kd", "post-logit-coord"))
+    # the public grid's every combination fits up to three groups (PUBLIC_GRID_GROUPS);
+    # beyond, the coordinate search in its place
+    public = n_groups <= PUBLIC_GRID_GROUPS
+    return tuple(m for m in chosen if m in MULTI_GROUP
+                 and m != ("post-logit-coord" if public else "post-logit-public"))
 
 
 def load_data(name):
@@ -181,7 +198,7 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
     from .models import MODELS
 
     dataset = load_data(data)
-    if data == "icu-standin" and groups != "default":
+    if data == "icu-standin" and groups not in ICU_GROUPINGS:
         raise ValueError(MSG_ICU_GROUPS)
     params.check("metric", metric)
     v.check_choice(model, "model", MODELS)
@@ -486,22 +503,23 @@ def _post_processing(methods, lams, metric, engine, post_logit_search, notes, ad
             for split, (s, y, a) in zip(SPLITS, (train, test)):
                 add("post-logit", lam, setting, split,
                     fitted.transform(s, sensitive_features=a), y, a)
-    if "post-logit-public" in methods:
+    for name in ONE_POINT:
+        if name not in methods:
+            continue
         # more than two groups: the grid widened until the chosen alphas are interior
         # (two groups: the public code's grid as it is)
         widen = PUBLIC_WIDEN if np.unique(train[2]).size > 2 else 0
-        with clock("post-logit-public"):
-            fitted = PostLogit(metric=metric, search="public", widen=widen).fit(
-                *train[:2], sensitive_features=train[2])
+        with clock(name):
+            fitted = PostLogit(metric=metric, search=ONE_POINT_SEARCH[name],
+                               widen=widen).fit(*train[:2], sensitive_features=train[2])
         for split, (s, y, a) in zip(SPLITS, (train, test)):
-            add("post-logit-public", None, setting, split,
-                fitted.transform(s, sensitive_features=a), y, a)
-        notes.setdefault("post-logit-public alphas", []).append(
+            add(name, None, setting, split, fitted.transform(s, sensitive_features=a), y, a)
+        notes.setdefault(f"{name} alphas", []).append(
             {str(g): alpha for g, (alpha, _) in fitted.shifts_.items()})
         if widen:
-            notes.setdefault("post-logit-public alpha grid", []).append(
+            notes.setdefault(f"{name} alpha grid", []).append(
                 {"low": float(fitted.alphas_[0]), "high": float(fitted.alphas_[-1]),
                  "interior": bool(fitted.interior_)})
-        curves["post-logit-public"] = (fitted.transform(test[0], sensitive_features=test[2]),
-                                       test[1], test[2])
+        curves[name] = (fitted.transform(test[0], sensitive_features=test[2]), test[1],
+                        test[2])
     return curves

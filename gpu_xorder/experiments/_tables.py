@@ -28,6 +28,7 @@ from ._matched import (
     train_test_table,
 )
 from ._settings import SHARE_STUDIES, is_size
+from ._studies import ONE_POINT
 
 #: The disparity the "best AUC" column asks for (mean test disparity at most this).
 TARGET = 0.05
@@ -153,7 +154,7 @@ def paired_table(c, level=LEVEL):
     for method in c.methods:
         if method == "xorder":
             continue
-        parameter = (None if method in ("unadjusted", "post-logit-public")
+        parameter = (None if method in ("unadjusted",) + ONE_POINT
                      else _lowest(c, method))
         cells = []
         for key in ("auc", c.metric):
@@ -166,7 +167,7 @@ def paired_table(c, level=LEVEL):
                                               level)
             cells += [f"{mean:+.4f} [{lo:+.4f}, {hi:+.4f}]",
                       "yes" if lo > 0 or hi < 0 else "no"]
-        label = method + ("" if method in ("unadjusted", "post-logit-public")
+        label = method + ("" if method in ("unadjusted",) + ONE_POINT
                           else f" ({_parameter(method, parameter)})")
         lines.append(f"| {c.data} | {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)

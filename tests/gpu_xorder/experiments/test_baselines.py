@@ -201,3 +201,64 @@ def test_widened_public_grid_until_the_choice_is_interior(k):
     for bad in (-1, 1.5, True):
         with pytest.raises(ValueError, match="widen must be an integer"):
             PostLogit(widen=bad).fit(s, y, sensitive_features=a)
+
+
+@pytest.mark.parametrize("metric", ["xauc", "prf", "urf"])
+def test_coordinate_search_evaluates_the_public_grids_rows(metric):
+    """Three groups: every candidate the coordinate search evaluates has the public
+    search's AUC and D for those alphas, bit for bit; it keeps the least D it met,
+    never below the public grid's least (the whole grid is the oracle); with two
+    groups it tries the whole grid, so it picks what the public search picks."""
+    rng = np.random.default_rng(3)
+    n = 300
+    a = rng.integers(0, 3, n)
+    y = (rng.random(n) < 0.4).astype(int)
+    s = np.round(1 / (1 + np.exp(-(1.5 * y + 0.8 * a + rng.normal(size=n)))), 2)
+    alphas = np.round(np.arange(0.0, 8.0, 0.4), 1)
+    public = PostLogit(metric=metric, alphas=alphas).fit(s, y, sensitive_features=a)
+    coord = PostLogit(metric=metric, alphas=alphas, search="coordinate").fit(
+        s, y, sensitive_features=a)
+    grid = {tuple(row[:-2]): tuple(row[-2:]) for row in public.table_}
+    assert len(coord.table_) >= 2 * alphas.size
+    for row in coord.table_:
+        assert grid[tuple(row[:-2])] == tuple(row[-2:])
+    chosen = tuple(coord.shifts_[g][0] for g in (0, 1))
+    assert grid[chosen][1] == coord.table_[:, -1].min() >= public.table_[:, -1].min()
+    t = coord.transform(s, sensitive_features=a)
+    assert metrics.disparity(y, t, sensitive_features=a, metric=metric) == pytest.approx(
+        grid[chosen][1], abs=1e-12)
+    two = np.where(a == 2, 1, 0)
+    assert PostLogit(metric=metric, alphas=alphas, search="coordinate").fit(
+        s, y, sensitive_features=two).shifts_ == PostLogit(
+        metric=metric, alphas=alphas).fit(s, y, sensitive_features=two).shifts_
+
+
+def test_coordinate_search_stops_where_no_single_alpha_lowers_d():
+    """Five groups (every combination of a grid of 30 alphas would be 30 ** 4): the
+    coordinate search's choice is a coordinate-wise minimum of the training D, each
+    shifted group's alpha moved alone over the grid and measured by
+    :func:`metrics.disparity` (the oracle), and refused by the public search."""
+    rng = np.random.default_rng(5)
+    n = 500
+    a = rng.integers(0, 5, n)
+    y = (rng.random(n) < 0.4).astype(int)
+    s = 1 / (1 + np.exp(-(1.5 * y + 0.5 * a + rng.normal(size=n))))
+    alphas = np.round(np.arange(0.0, 10.0, 0.5), 1)
+    coord = PostLogit(alphas=alphas, search="coordinate").fit(s, y, sensitive_features=a)
+    assert coord.shifted_ == [0, 1, 2, 3]
+    chosen = {g: alpha for g, (alpha, _) in coord.shifts_.items()}
+
+    def d_of(shifts):
+        t = s.copy()
+        for g, alpha in shifts.items():
+            t[a == g] = public_transform(s[a == g], alpha)
+        return metrics.disparity(y, t, sensitive_features=a)
+
+    at = d_of(chosen)
+    assert at == pytest.approx(coord.table_[:, -1].min(), abs=1e-12)
+    assert at < metrics.disparity(y, s, sensitive_features=a)
+    for g in chosen:
+        for alpha in alphas:
+            assert d_of({**chosen, g: alpha}) >= at - 1e-12
+    with pytest.raises(ValueError, match="would try 810000 combinations"):
+        PostLogit(alphas=np.arange(0.0, 30.0)).fit(s, y, sensitive_features=a)

@@ -228,3 +228,26 @@ def test_pandas_missing_is_named_with_the_extra(german, monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)  # as if not installed
     with pytest.raises(ImportError, match=re.escape("pip install 'gpu-xorder[pandas]'")):
         german.to_frame()
+
+
+def test_figure_12_age_bands():
+    """The paper's Figure 12 bands: age <= edge, by hand at and beside every edge,
+    named with their edges."""
+    from types import SimpleNamespace
+
+    from gpu_xorder.experiments._experiment import band_names
+    from gpu_xorder.experiments._studies import default_methods
+
+    data = SimpleNamespace(age=np.array([18, 45, 45.5, 55, 56, 65, 75, 75.5, 90]),
+                           name="x")
+    assert grouping(data, "age5").tolist() == [0, 0, 1, 1, 2, 2, 3, 4, 4]
+    assert grouping(data, "age10").tolist() == [0, 1, 2, 3, 4, 5, 7, 8, 9]
+    assert band_names("age5") == {0: "age <= 45", 1: "45 < age <= 55",
+                                  2: "55 < age <= 65", 3: "65 < age <= 75",
+                                  4: "age > 75"}
+    assert band_names("age10")[5] == "60 < age <= 65" and len(band_names("age10")) == 10
+    # the public grid's every combination fits three groups, not five
+    assert "post-logit-public" in default_methods(3)
+    assert "post-logit-coord" not in default_methods(3) + default_methods(2)
+    assert default_methods(5) == ("unadjusted", "xorder", "xorder-kd",
+                                  "post-logit-coord")

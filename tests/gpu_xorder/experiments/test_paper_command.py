@@ -266,7 +266,36 @@ def test_icu_standin_runs_every_method(tmp_path, monkeypatch, capsys):
         "icu-standin_default_lr_tradeoff.png", "icu-standin_default_lr_xroc.png"}
     capsys.readouterr()
     assert main(["paper", "--data", "icu-standin", "--groups", "age"]) == 2
-    assert "the ICU stand-in has its two age bands only" in capsys.readouterr().err
+    assert "the ICU stand-in has its two age bands (groups 'default')" in \
+        capsys.readouterr().err
+
+
+def test_icu_standin_figure_12_bands(tmp_path, monkeypatch):
+    """--groups age5 on the ICU stand-in (a small draw): the paper's Figure 12 bands,
+    iterative xOrder and the coordinate-search post-logit (K-D xOrder's 1e8 cells
+    would take minutes here), their paired comparison in tables.md, and the figure's
+    title naming every band's edges."""
+    from gpu_xorder.experiments._experiment import band_names
+    from gpu_xorder.experiments._paper_plots import _between
+
+    monkeypatch.setattr(_studies, "_icu_standin", lambda: make_icu(4000))
+    folder = tmp_path / "icu5"
+    assert main(["paper", "--data", "icu-standin", "--groups", "age5", "--repeats", "2",
+                 "--methods", "xorder", "post-logit-coord", "--lam", "0.1", "0.5",
+                 "--backend", "numpy", "--out", str(folder)]) == 0
+    doc = json.loads((folder / "records.json").read_text())["experiments"][0]
+    assert doc["methods"] == ["unadjusted", "xorder", "post-logit-coord"]
+    assert doc["group_labels"] == ["0", "1", "2", "3", "4"]
+    assert len(doc["notes"]["post-logit-coord alphas"]) == 2
+    tables = (folder / "tables.md").read_text()
+    assert "| icu-standin | post-logit-coord | " in tables  # its row and its pair
+    assert tables.count("| icu-standin | post-logit-coord | ") >= 2
+    assert (folder / "icu-standin_age5_lr_tradeoff.png").is_file()
+    c = compare_methods("icu-standin", groups="age10", methods=["post-logit-coord"],
+                        repeats=1, backend="numpy")
+    title = _between(c, band_names("age10")).replace("\u00a0", " ")
+    assert title.startswith("largest over pairs of 10 groups (age <= 35, 35 < age <= 45")
+    assert title.endswith("75 < age <= 85, age > 85)")
 
 
 @pytest.mark.slow

@@ -177,3 +177,34 @@ def test_matched_outcomes_name_the_side_that_cannot_reach():
     assert matched_repetitions(c) == {}
     (line,) = [x for x in matched_paired_table(c).splitlines() if "post-logit-public" in x]
     assert "| 0 of 2 | n/a |  | 0 (xorder); 1 (post-logit-public) | n/a |  | n/a |" in line
+
+
+def test_merged_one_repetition_runs_are_the_run_of_all():
+    """Runs of seed 0, 1 and 2 with one repetition each, merged: the records, notes,
+    tables and paired intervals of one run of seed 0 with three repetitions; runs
+    that differ in more than the seed, or leave a seed out, are refused."""
+    from gpu_xorder.experiments._comparison import merge_repetitions
+    from gpu_xorder.experiments._studies import compare_methods
+    from gpu_xorder.experiments._tables import markdown
+
+    kwargs = dict(methods=["xorder", "post-logit-public"], lams=[0.1, 0.5],
+                  backend="numpy")
+    whole = compare_methods("german", repeats=3, **kwargs)
+    parts = [compare_methods("german", repeats=1, seed=s, **kwargs) for s in (2, 0, 1)]
+    merged = merge_repetitions(parts)
+    assert merged.to_dict() == whole.to_dict()
+    assert [len(v) for v in merged.seconds.values()] == [3, 3, 3]
+
+    def without_timing(text):
+        return [line for line in text.splitlines() if not line.startswith("Seconds")]
+
+    assert without_timing(markdown([merged])) == without_timing(markdown([whole]))
+    with pytest.raises(ValueError, match="seeds 0 to 1 once each"):
+        merge_repetitions([parts[1], parts[0]])
+    other = compare_methods("german", repeats=1, seed=1, methods=["xorder"], lams=[0.5],
+                            backend="numpy")
+    with pytest.raises(ValueError, match="differ in methods"):
+        merge_repetitions([parts[1], other])
+    other = compare_methods("german", repeats=1, seed=1, **{**kwargs, "lams": [0.5]})
+    with pytest.raises(ValueError, match="differ in parameters or settings"):
+        merge_repetitions([parts[1], other])
