@@ -46,6 +46,15 @@ WIDEN_FACTOR = 3.0
 MSG_WIDEN = "widen must be an integer >= 0, got {value!r}"
 
 
+def check_public_size(shifted, n_alphas=ALPHAS.size):
+    """``ValueError`` (``MSG_PUBLIC_SIZE``) where the public search's every combination
+    of ``n_alphas`` alphas for ``shifted`` groups exceeds ``MAX_COMBINATIONS``: asked by
+    the fit and, before any repetition, by ``compare_methods``."""
+    if n_alphas ** shifted > MAX_COMBINATIONS:
+        raise ValueError(MSG_PUBLIC_SIZE.format(n=n_alphas ** shifted, k=shifted,
+                                                a=n_alphas, limit=MAX_COMBINATIONS))
+
+
 def public_transform(scores, alpha, beta=PUBLIC_BETA):
     """The public code's map of a shifted group's probabilities,
     ``1 / (1 + exp(-(alpha * s + beta)))``, in its own formula."""
@@ -270,9 +279,7 @@ class PostLogit:
         :func:`gpu_xorder.metrics.disparity` computes)."""
         slot, parts, pos, neg, size = self._groups(scores, y, groups)
         k, m = len(parts), len(slot)
-        if alphas.size ** m > MAX_COMBINATIONS:
-            raise ValueError(MSG_PUBLIC_SIZE.format(n=alphas.size ** m, k=m, a=alphas.size,
-                                                    limit=MAX_COMBINATIONS))
+        check_public_size(m, alphas.size)
         # versions[g][v]: group g's (positives, negatives, everyone) sorted, for alpha
         # index v (one version for an unshifted group)
         versions = [[_shifted(part, a, self.beta) for a in alphas] if g in slot else [part]

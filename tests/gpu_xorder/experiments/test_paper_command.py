@@ -296,6 +296,15 @@ def test_icu_standin_figure_12_bands(tmp_path, monkeypatch):
     title = _between(c, band_names("age10")).replace("\u00a0", " ")
     assert title.startswith("largest over pairs of 10 groups (age <= 35, 35 < age <= 45")
     assert title.endswith("75 < age <= 85, age > 85)")
+    # the public post-logit's every combination of alphas over 4 shifted bands (1e8)
+    # is refused before any repetition, by the fit's own message (it failed mid-run)
+    with pytest.raises(ValueError, match=r"the public search would try 100000000 "
+                                         r"combinations of alpha \(4 shifted groups"):
+        compare_methods("icu-standin", groups="age5", methods=["post-logit-public"],
+                        repeats=1, backend="numpy")
+    assert main(["paper", "--data", "icu-standin", "--groups", "age5", "--methods",
+                 "post-logit-public", "--out", str(tmp_path / "never")]) == 2
+    assert not (tmp_path / "never").exists()
 
 
 @pytest.mark.slow
