@@ -13,11 +13,13 @@ log-uniform in [0.5, 10], metric ``("xauc", "prf", "urf")[k % 3]``. The exact op
 back on later runs. The default solver runs with ``exact_budget=--budget`` (0: the
 search alone, never the exact solver). Reported per case: the shortfall to the
 optimum, the gain over the cell rule, whether the bound lies at or above the optimum,
-the times; ``--beam B``: where the exact solver does not run, the bounded front of
-``B`` states per cell (``core._exact.BEAM_WIDTH``; the compiled fronts only) after the
-search, its CPU time against the search alone's (measured on the same case just
-before); then the distribution of the shortfalls against the targets (at most 1e-4
-in >= 90 % of the cases, never over 1e-3, never below the cell rule).
+the times; ``--beam B``: where the exact solver does not answer, the bounded front of
+``B`` states per cell (``core._exact.BEAM_WIDTH``, the compiled fronts only; 0: none)
+after the search, also at ``--budget 0``, and its CPU time against the search alone's
+(measured on the same case just before; without ``--beam``: the library's default,
+which runs no beam at budget 0); then the distribution of the shortfalls against the
+targets (at most 1e-4 in >= 90 % of the cases, never over 1e-3, never below the cell
+rule).
 """
 
 import argparse
@@ -58,7 +60,7 @@ def main(argv=None):
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--budget", type=float, default=0.0)
     parser.add_argument("--backend", default="numba")
-    parser.add_argument("--beam", type=int, default=0)
+    parser.add_argument("--beam", type=int, default=None)
     parser.add_argument("--cache", default="search_shortfall_exact.json")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
@@ -68,6 +70,7 @@ def main(argv=None):
             cache = json.load(f)
     s, y, g, _, _ = case(0)
     fair_order(s[::8], y[::8], g[::8], lam=1.0, backend=args.backend)  # compile, load
+    width, zero = _exact.BEAM_WIDTH, _exact.BEAM_AT_ZERO_BUDGET
     rows = []
     for k in range(args.first, args.first + args.cases):
         s, y, g, metric, lam = case(k)
@@ -87,9 +90,10 @@ def main(argv=None):
         if args.beam:
             _exact.BEAM_WIDTH = 0
             _, t_search = cpu_seconds(**kw, exact_budget=args.budget)
-        _exact.BEAM_WIDTH = args.beam
+        if args.beam is not None:
+            _exact.BEAM_WIDTH, _exact.BEAM_AT_ZERO_BUDGET = args.beam, True
         got, t_got = cpu_seconds(**kw, exact_budget=args.budget)
-        _exact.BEAM_WIDTH = 0
+        _exact.BEAM_WIDTH, _exact.BEAM_AT_ZERO_BUDGET = width, zero
         row = dict(case=k, n=s.size, n_a=int((g == 0).sum()), metric=metric, lam=lam,
                    shortfall=opt - got.objective, gain=got.objective - rule.objective,
                    bound_ok=got.upper_bound is None or got.upper_bound >= opt - 1e-12,

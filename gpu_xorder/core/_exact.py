@@ -242,9 +242,32 @@ def _weights(lat, lam, inside, max_bytes):
     return mus, max_bytes
 
 
-#: The bounded front (``beam``): states kept per cell; 0: none (``solver="auto"``
-#: keeps the search's answer where the exact solver does not run).
-BEAM_WIDTH = 0
+#: The bounded front (``beam``) ``solver="auto"`` runs after the search where the exact
+#: solver does not answer (over ``exact_budget``, or its memory) and ``exact_budget``
+#: is not 0: states kept per cell (0: none). Measured on the 51 problems of
+#: benchmarks/search_shortfall.py after the search alone (benchmarks/RESULTS.md,
+#: "A bounded front"): 8 states took the problems within 1e-4 of the optimum from 1 to
+#: 18 and those over 1e-3 from 27 to 1, at 18 times the search's CPU time (median);
+#: 32 states 23 and 1, at 40 times.
+BEAM_WIDTH = 8
+
+#: Also where ``exact_budget`` is 0 (the search alone otherwise): for
+#: benchmarks/search_shortfall.py ``--beam``, which measures the beam after the search.
+BEAM_AT_ZERO_BUDGET = False
+
+
+def beam_fits(lat, width, budget, cost):
+    """Whether the bounded front of ``width`` states per cell fits ``budget`` seconds
+    (None: no budget) by the cost model ``cost``, at its worst (``width`` states in
+    every cell; the search's objective prunes most: 2.5 per cell measured at 8)."""
+    if width <= 0:
+        return False
+    if budget is None:
+        return True
+    if budget == 0:
+        return BEAM_AT_ZERO_BUDGET
+    return exact_cost(lat.n_a, lat.n_b, EXACT_MUS, width * lat.n_cells, tries=1,
+                      cost=cost) <= budget
 
 
 def beam(lat, lam, best, search, max_bytes, width, fronts):

@@ -479,7 +479,8 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
                              exact_tables=stats["tables"], exact_tries=stats["tries"])
         if (solver == "auto" and ran == "lagrangian" and bound > value
                 and lat.n_cells <= EXACT_MAX_CELLS):
-            best, why = _beamed(lat, lam, best, search, exact_bytes, fronts, why, extra)
+            best, why = _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why,
+                                extra)
         extra["solver_reason"] = why
         out.append((best, bound, ran, extra))
     # the lams share one search: another lam's exact answer may be the better one here
@@ -491,13 +492,15 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
     return out
 
 
-def _beamed(lat, lam, best, search, exact_bytes, fronts, why, extra):
+def _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why, extra):
     """``(best, why)`` after the bounded front of ``_exact.BEAM_WIDTH`` states per cell
-    (where it is positive and ``fronts`` has one: the compiled fronts; NumPy's
-    keep the search's answer): the better of its answer and the search's ``best``,
-    ``why`` saying so; the bound stays the search's (a beam proves nothing)."""
+    where ``fronts`` has one (the compiled fronts; NumPy's keep the search's answer)
+    and it fits ``budget`` (``_exact.beam_fits``): the better of its answer and the
+    search's ``best`` (``best`` on a tie), ``why`` saying so; the bound stays the
+    search's (a beam proves nothing)."""
     width = _exact.BEAM_WIDTH
-    if width <= 0 or getattr(fronts, "beam", None) is None:
+    if (getattr(fronts, "beam", None) is None
+            or not _exact.beam_fits(lat, width, budget, fronts.cost)):
         return best, why
     try:
         found, stats = beam(lat, lam, best, search, exact_bytes, width, fronts)
