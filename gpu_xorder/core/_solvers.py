@@ -508,6 +508,8 @@ def _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why, extra):
         return best, why + REASONS["beam_memory"].format(width=width)
     extra.update(beam_width=width, beam_states=stats["states"])
     gain = absolute_objective(found, lam) - absolute_objective(best, lam)
+    if found is best:
+        return best, why + REASONS["beam_none"].format(width=width)
     return found, why + REASONS["beam"].format(width=width, gain=gain)
 
 
@@ -535,6 +537,8 @@ REASONS = {
     "exact": "solver='exact' was asked for",
     "beam": "; then a bounded front of {width} states per cell (a heuristic) "
             "improved the search's objective by {gain:.3g}",
+    "beam_none": "; then a bounded front of {width} states per cell (a heuristic) "
+                 "found nothing better than the search",
     "beam_memory": "; a bounded front of {width} states per cell exceeds the memory "
                    "budget",
     "fits": "the exact solver's estimated cost ({seconds:.3g} s) fits exact_budget="
