@@ -4,7 +4,7 @@ shortfall in ``J = AUC - lam |D|`` on random two-group problems (issue #44).
 Run from the source tree::
 
     PYTHONPATH=. python benchmarks/search_shortfall.py [--cases 51] [--budget 0]
-        [--backend numba] [--cache FILE] [--out FILE]
+        [--backend numba] [--beam B] [--cache FILE] [--out FILE]
 
 Case ``k`` (seeded by ``k``): 400 to 2,000 items in two groups of 30 to 70 %, labels
 with prevalence 0.2 to 0.5, scores ``effect * y + shift * g + N(0, 1)``, lam
@@ -13,8 +13,13 @@ log-uniform in [0.5, 10], metric ``("xauc", "prf", "urf")[k % 3]``. The exact op
 back on later runs. The default solver runs with ``exact_budget=--budget`` (0: the
 search alone, never the exact solver). Reported per case: the shortfall to the
 optimum, the gain over the cell rule, whether the bound lies at or above the optimum,
-the times; then the distribution of the shortfalls against the targets (at most 1e-4
-in >= 90 % of the cases, never over 1e-3, never below the cell rule).
+the times; ``--beam B``: where the exact solver does not answer, the bounded front of
+``B`` states per cell (``core._exact.BEAM_WIDTH``, the compiled fronts only; 0: none)
+after the search, also at ``--budget 0``, and its CPU time against the search alone's
+(measured on the same case just before; without ``--beam``: the library's default,
+which runs no beam at budget 0); then the distribution of the shortfalls against the
+targets (at most 1e-4 in >= 90 % of the cases, never over 1e-3, never below the cell
+rule).
 """
 
 import argparse
@@ -26,6 +31,7 @@ import time
 import numpy as np
 
 from gpu_xorder import fair_order
+from gpu_xorder.core import _exact
 
 METRICS = ("xauc", "prf", "urf")
 
@@ -54,6 +60,7 @@ def main(argv=None):
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--budget", type=float, default=0.0)
     parser.add_argument("--backend", default="numba")
+    parser.add_argument("--beam", type=int, default=None)
     parser.add_argument("--cache", default="search_shortfall_exact.json")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
@@ -63,6 +70,7 @@ def main(argv=None):
             cache = json.load(f)
     s, y, g, _, _ = case(0)
     fair_order(s[::8], y[::8], g[::8], lam=1.0, backend=args.backend)  # compile, load
+    width, zero = _exact.BEAM_WIDTH, _exact.BEAM_AT_ZERO_BUDGET
     rows = []
     for k in range(args.first, args.first + args.cases):
         s, y, g, metric, lam = case(k)
@@ -78,21 +86,32 @@ def main(argv=None):
             os.replace(tmp, args.cache)
         opt = cache[str(k)]["objective"]
         rule, t_rule = cpu_seconds(**kw, solver="paper")
+        t_search = None
+        if args.beam:
+            _exact.BEAM_WIDTH = 0
+            _, t_search = cpu_seconds(**kw, exact_budget=args.budget)
+        if args.beam is not None:
+            _exact.BEAM_WIDTH, _exact.BEAM_AT_ZERO_BUDGET = args.beam, True
         got, t_got = cpu_seconds(**kw, exact_budget=args.budget)
+        _exact.BEAM_WIDTH, _exact.BEAM_AT_ZERO_BUDGET = width, zero
         row = dict(case=k, n=s.size, n_a=int((g == 0).sum()), metric=metric, lam=lam,
                    shortfall=opt - got.objective, gain=got.objective - rule.objective,
                    bound_ok=got.upper_bound is None or got.upper_bound >= opt - 1e-12,
                    solver=got.solver, why=got.extra.get("solver_reason", ""),
                    t_rule=t_rule, t_auto=t_got, t_exact=cache[str(k)]["seconds"],
-                   states=cache[str(k)]["states"])
+                   states=cache[str(k)]["states"], t_search=t_search,
+                   beam_states=got.extra.get("beam_states"))
         rows.append(row)
         print(f"{k:3d} n={row['n']:5d} {metric:4s} lam={lam:5.2f} short={row['shortfall']:.2e}"
               f" gain={row['gain']:.2e} bound_ok={row['bound_ok']} {row['solver']:10s}"
-              f" t={t_got:.3f}s rule={t_rule:.3f}s exact={row['t_exact']:.1f}s",
+              f" t={t_got:.3f}s rule={t_rule:.3f}s exact={row['t_exact']:.1f}s"
+              + (f" search={t_search:.3f}s beam_states={row['beam_states']}"
+                 if args.beam else ""),
               flush=True)
     short = np.array([r["shortfall"] for r in rows])
     summary = {
         "cases": len(rows), "budget": args.budget, "backend": args.backend,
+        "beam": args.beam,
         "at_most_1e-4": int((short <= 1e-4).sum()),
         "over_1e-3": int((short > 1e-3).sum()),
         "below_rule": int(sum(r["gain"] < -1e-12 for r in rows)),
@@ -100,7 +119,14 @@ def main(argv=None):
         "median": float(np.median(short)), "p90": float(np.quantile(short, 0.9)),
         "worst": float(short.max()),
         "time_ratio_median": float(np.median([r["t_auto"] / r["t_rule"] for r in rows])),
+        "cpu_median": float(np.median([r["t_auto"] for r in rows])),
+        "cpu_max": float(max(r["t_auto"] for r in rows)),
     }
+    if args.beam:
+        ratio = [r["t_auto"] / r["t_search"] for r in rows]
+        summary.update(search_cpu_median=float(np.median([r["t_search"] for r in rows])),
+                       over_search_median=float(np.median(ratio)),
+                       over_search_max=float(max(ratio)))
     return report(summary, rows, args.out)
 
 

@@ -87,6 +87,13 @@ class _CompiledFronts:
         return solve_fronts(lat, lam, lower=lower, mus=mus, tables=tables,
                             max_bytes=max_bytes, max_states=max_states)
 
+    @staticmethod
+    def beam(lat, lam, lower, mus, tables, max_bytes, width):
+        from ..engine._numba_fronts import solve_fronts
+
+        return solve_fronts(lat, lam, lower=lower, mus=mus, tables=tables,
+                            max_bytes=max_bytes, beam=width)
+
 
 NUMPY_FRONTS = _NumpyFronts()
 COMPILED_FRONTS = _CompiledFronts()
@@ -178,14 +185,7 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
     bound = min((signed_value(c, mu) for mu, c in inside), default=np.inf)
     if bound - known <= TOLERANCE:
         return best, stats
-    mus = sorted({mu for mu, _ in inside} | set(np.linspace(-lam, lam, EXACT_MUS)))
-    table = 8 * lat.n_cells
-    if max_bytes is not None:  # at most half the budget in completion values
-        if table > max_bytes // 2:  # not one table: the fronts would get a negative rest
-            raise cpu_reference.FrontsTooLarge(MSG_EXACT_TABLES.format(
-                n_a=lat.n_a, n_b=lat.n_b, table=table / 2**30, limit=max_bytes / 2**30))
-        mus = _spread(mus, int(max_bytes // 2 // table))
-        max_bytes -= len(mus) * table
+    mus, max_bytes = _weights(lat, lam, inside, max_bytes)
     max_states = exact_allowance(lat, len(mus), budget, fronts.cost)
     stats["tables"] = len(mus)
     tables = fronts.tables(lat, mus)
@@ -224,6 +224,72 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
     stats["estimate"] = exact_cost(lat.n_a, lat.n_b, len(mus), stats["states"],
                                    stats["tries"], fronts.cost)
     return found, stats
+
+
+def _weights(lat, lam, inside, max_bytes):
+    """``(mus, max_bytes)``: the weights whose completion values bound the fronts
+    (``inside``'s and ``EXACT_MUS`` spread over ``[-lam, lam]``, at most half of
+    ``max_bytes`` in tables) and the bytes left to the fronts; ``FrontsTooLarge``
+    where not one table fits."""
+    mus = sorted({mu for mu, _ in inside} | set(np.linspace(-lam, lam, EXACT_MUS)))
+    table = 8 * lat.n_cells
+    if max_bytes is not None:  # at most half the budget in completion values
+        if table > max_bytes // 2:  # not one table: the fronts would get a negative rest
+            raise cpu_reference.FrontsTooLarge(MSG_EXACT_TABLES.format(
+                n_a=lat.n_a, n_b=lat.n_b, table=table / 2**30, limit=max_bytes / 2**30))
+        mus = _spread(mus, int(max_bytes // 2 // table))
+        max_bytes -= len(mus) * table
+    return mus, max_bytes
+
+
+#: The bounded front (``beam``) ``solver="auto"`` runs after the search where the exact
+#: solver does not answer (over ``exact_budget``, or its memory) and ``exact_budget``
+#: is not 0: states kept per cell (0: none). Measured on the 51 problems of
+#: benchmarks/search_shortfall.py after the search alone (benchmarks/RESULTS.md,
+#: "A bounded front"): 8 states took the problems within 1e-4 of the optimum from 1 to
+#: 18 and those over 1e-3 from 27 to 1, at 18 times the search's CPU time (median);
+#: 32 states 23 and 1, at 40 times.
+BEAM_WIDTH = 8
+
+#: Also where ``exact_budget`` is 0 (the search alone otherwise): for
+#: benchmarks/search_shortfall.py ``--beam``, which measures the beam after the search.
+BEAM_AT_ZERO_BUDGET = False
+
+
+def beam_fits(lat, width, budget, cost):
+    """Whether the bounded front of ``width`` states per cell fits ``budget`` seconds
+    (None: no budget) by the cost model ``cost``, at its worst (``width`` states in
+    every cell; the search's objective prunes most: 2.5 per cell measured at 8)."""
+    if width <= 0:
+        return False
+    if budget is None:
+        return True
+    if budget == 0:
+        return BEAM_AT_ZERO_BUDGET
+    return exact_cost(lat.n_a, lat.n_b, EXACT_MUS, width * lat.n_cells, tries=1,
+                      cost=cost) <= budget
+
+
+def beam(lat, lam, best, search, max_bytes, width, fronts):
+    """The bounded front of ``width`` states per cell (the compiled fronts only,
+    ``fronts.beam``), pruned by the search's best objective: ``(Candidate, stats)``,
+    the better of its answer and ``best`` (``best`` on a tie). A heuristic: it proves
+    nothing, the search's bound stays the certificate. ``FrontsTooLarge`` over
+    ``max_bytes``."""
+    known = absolute_objective(best, lam)
+    inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
+    mus, max_bytes = _weights(lat, lam, inside, max_bytes)
+    tables = fronts.tables(lat, mus)
+    stats = {"tables": len(mus), "beam": width}
+    try:
+        path, final, got = fronts.beam(lat, lam, known, mus, tables, max_bytes, width)
+    except cpu_reference.NoneLeft:  # no state's bound reaches the search's objective
+        return best, dict(stats, states=0, largest=0)
+    stats.update(got)
+    found = candidate(lat, path, final)
+    if absolute_objective(found, lam) > known:
+        return found, stats
+    return best, stats
 
 
 def _spread(mus, k):

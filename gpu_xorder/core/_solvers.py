@@ -29,6 +29,7 @@ import numpy as np
 
 import cpu_reference
 
+from . import _exact
 from ._candidates import (
     TOLERANCE,
     absolute_objective,
@@ -43,6 +44,7 @@ from ._exact import (  # noqa: F401 (the solvers' names, as callers know them)
     NUMPY_COST,
     NUMPY_FRONTS,
     OverBudget,
+    beam,
     exact,
     exact_allowance,
     exact_cost,
@@ -484,6 +486,10 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
                     budget=budget, seconds=stats["estimate"])
                 extra.update(front_states=stats["states"], largest_front=stats["largest"],
                              exact_tables=stats["tables"], exact_tries=stats["tries"])
+        if (solver == "auto" and ran == "lagrangian" and bound > value
+                and lat.n_cells <= EXACT_MAX_CELLS):
+            best, why = _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why,
+                                extra)
         extra["solver_reason"] = why
         out.append((best, bound, ran, extra))
     # the lams share one search: another lam's exact answer may be the better one here
@@ -493,6 +499,27 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
         if ran == "lagrangian" and other is not best:
             out[k] = (_relinked(lat, lam, other, [best], relink), bound, ran, extra)
     return out
+
+
+def _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why, extra):
+    """``(best, why)`` after the bounded front of ``_exact.BEAM_WIDTH`` states per cell
+    where ``fronts`` has one (the compiled fronts; NumPy's keep the search's answer)
+    and it fits ``budget`` (``_exact.beam_fits``): the better of its answer and the
+    search's ``best`` (``best`` on a tie), ``why`` saying so; the bound stays the
+    search's (a beam proves nothing)."""
+    width = _exact.BEAM_WIDTH
+    if (getattr(fronts, "beam", None) is None
+            or not _exact.beam_fits(lat, width, budget, fronts.cost)):
+        return best, why
+    try:
+        found, stats = beam(lat, lam, best, search, exact_bytes, width, fronts)
+    except cpu_reference.FrontsTooLarge:
+        return best, why + REASONS["beam_memory"].format(width=width)
+    extra.update(beam_width=width, beam_states=stats["states"])
+    gain = absolute_objective(found, lam) - absolute_objective(best, lam)
+    if found is best:
+        return best, why + REASONS["beam_none"].format(width=width)
+    return found, why + REASONS["beam"].format(width=width, gain=gain)
 
 
 def rule_reason(solver, lam, mode, uncertified=None):
@@ -517,6 +544,12 @@ REASONS = {
     "size": "the lattice has more than {limit:.3g} cells, beyond the exact solver",
     "zero_budget": "exact_budget=0: the search alone",
     "exact": "solver='exact' was asked for",
+    "beam": "; then a bounded front of {width} states per cell (a heuristic) "
+            "improved the search's objective by {gain:.3g}",
+    "beam_none": "; then a bounded front of {width} states per cell (a heuristic) "
+                 "found nothing better than the search",
+    "beam_memory": "; a bounded front of {width} states per cell exceeds the memory "
+                   "budget",
     "fits": "the exact solver's estimated cost ({seconds:.3g} s) fits exact_budget="
             "{budget:g} s",
 }

@@ -186,6 +186,33 @@ def _sweep(order, m, q, out):
 
 
 @njit(cache=True, nogil=True)
+def _cut(kept_idx, kept, beam, ca, cb, cc, cell, kind, w, inv_auc, wq, wb, sf, ss, flip,
+         mus, tables, spare):
+    """The bounded front (a beam, a heuristic): of the ``kept`` survivors
+    ``kept_idx`` (in the canonical order), the ``beam`` of the largest completion bound
+    ``min over t of auc - mus[t] * d + tables[cell, t]`` (an upper bound on the
+    objective of every completion; the earlier in the canonical order on a tie), in
+    the canonical order, into ``kept_idx``; returns ``beam``. ``spare``: scratch."""
+    score = np.empty(kept)
+    for o in range(kept):
+        x = kept_idx[o]
+        auc, dis = _terms(ca[x], cb[x], cc[x], kind, w, inv_auc, wq, wb, sf, ss, flip)
+        v = np.inf
+        for t in range(mus.size):
+            b = auc - mus[t] * dis
+            b += tables[cell, t]
+            if b < v:
+                v = b
+        score[o] = -v
+    chosen = np.sort(np.argsort(score, kind="mergesort")[:beam])
+    for o in range(beam):
+        spare[o] = kept_idx[chosen[o]]
+    for o in range(beam):
+        kept_idx[o] = spare[o]
+    return beam
+
+
+@njit(cache=True, nogil=True)
 def _best_final(fa, fb, fc, size, lam, kind, w, inv_auc, wq, wb, sf, ss, flip):
     """``(index, counters)`` of the first of ``size`` last states (in their order) of
     the largest ``auc - lam * |d|``: the answer of the fronts and of the relink."""
@@ -226,11 +253,13 @@ def _grow(a, need, cap):
 @njit(cache=True, nogil=True)
 def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
          kind, w, inv_auc, wq, wb, sf, ss, flip, lam, threshold, mus, slacks, tables,
-         prune, max_states, slack, max_bytes):
+         prune, max_states, slack, max_bytes, beam):
     """The fronts, diagonal by diagonal. Returns ``(status, path, final, stored,
     largest, d, predicted, offsets)``; ``status`` one of ``DONE``, ``NONE_LEFT``,
     ``OVER_BYTES``, ``OVER_STATES`` (``d``: the diagonals done, ``predicted``: the
-    states on course, ``offsets``: the states stored by the end of every diagonal)."""
+    states on course, ``offsets``: the states stored by the end of every diagonal).
+    ``beam`` >= 0: a cell keeps at most that many of its front's states (:func:`_cut`);
+    -1: all (exact)."""
     n_d = n_a + n_b
     n_t = mus.size
     width = n_b + 1
@@ -337,6 +366,9 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
                 kept_cells += 1
                 new_starts[kept_cells] = total
             kept = _sweep(order, m, cq, tmp)
+            if 0 <= beam < kept:
+                kept = _cut(tmp, kept, beam, ca, cb, cc, cell, kind, w, inv_auc, wq,
+                            wb, sf, ss, flip, mus, tables, order)
             for o in range(kept):
                 x = tmp[o]
                 na[total], nb[total], nc[total] = ca[x], cb[x], cc[x]
@@ -401,14 +433,19 @@ def completion_tables(lat, mus):
 
 
 def solve_fronts(lat, lam, *, lower=None, mus=(), tables=None, max_bytes=None,
-                 max_states=None):
+                 max_states=None, beam=None):
     """``cpu_reference.solve_fronts`` (without ``eps``), compiled: the same ``(path,
     final, stats)``, bit for bit, and the same exceptions. The bounds are the weights
-    ``mus`` with their ``completion_tables`` ``tables``."""
+    ``mus`` with their ``completion_tables`` ``tables``. ``beam`` (an int, with
+    ``mus``): a bounded front instead, at most ``beam`` states per cell, those of the
+    largest completion bounds (a heuristic: its answer is an ordering, not the
+    optimum); ``NoneLeft`` where ``lower`` pruned every state."""
     n_a, n_b = lat.n_a, lat.n_b
     mus = np.asarray(mus, dtype=np.float64)
+    if beam is not None and mus.size == 0:
+        raise ValueError("a bounded front needs the completion bounds of some weights")
     prune = lower is not None and mus.size > 0
-    if not prune:
+    if not prune and beam is None:
         mus = np.zeros(0)
         tables = np.zeros((0, 0))
     slacks = np.zeros(mus.size)
@@ -416,7 +453,7 @@ def solve_fronts(lat, lam, *, lower=None, mus=(), tables=None, max_bytes=None,
         n_a, n_b, *_inputs(lat), *cr.relink_terms(lat), float(lam),
         float(lower) - cr.PRUNE_TOLERANCE if prune else 0.0, mus, slacks, tables, prune,
         -1 if max_states is None else int(max_states), cr.PREDICTION_SLACK,
-        -1 if max_bytes is None else int(max_bytes))
+        -1 if max_bytes is None else int(max_bytes), -1 if beam is None else int(beam))
     n_d = n_a + n_b
     if status == NONE_LEFT:
         raise cr.NoneLeft(cr.MSG_NONE_LEFT)

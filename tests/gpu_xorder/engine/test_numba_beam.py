@@ -1,0 +1,159 @@
+"""The bounded front (a beam: ``engine._numba_fronts.solve_fronts(beam=B)``, at most B
+states per cell, those of the largest completion bounds) against the exact fronts and
+exhaustive enumeration: with B at least every front's size it is the exact solver (the
+same path, bit for bit, and the optimum of every interleaving); with a small B it keeps
+at most B states per cell and returns a valid ordering, never above the optimum; in
+``solver="auto"`` (``core._exact.BEAM_WIDTH``) its answer is never below the search's,
+the bound stays the search's, NumPy keeps the search, and every run gives one answer."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+import cpu_reference as cr  # noqa: E402
+from gpu_xorder import fair_order  # noqa: E402
+from gpu_xorder.core import _exact  # noqa: E402
+from gpu_xorder.engine import _numba_fronts as nf  # noqa: E402
+from gpu_xorder.utils._metrics import METRIC_NAMES  # noqa: E402
+from support.oracles import best_objective  # noqa: E402
+from support.problems import two_group_problem  # noqa: E402
+
+
+def objective(lat, lam, final):
+    return cr.cell_values(final, lat.consts, lam, lat.metric, "absolute")[0]
+
+
+def tables_of(lat, lam):
+    mus = np.linspace(-lam, lam, 5)
+    return mus, nf.completion_tables(lat, mus)
+
+
+@pytest.mark.parametrize("metric", METRIC_NAMES)
+def test_a_beam_wider_than_every_front_is_the_exact_solver(metric):
+    """B = 10**9 (and B = the largest front): the exact fronts' path, counters and
+    states, bit for bit; on tiny inputs the optimum of every interleaving."""
+    rng = np.random.default_rng(41 + len(metric))
+    for _ in range(8):
+        s, y, g = two_group_problem(rng, int(rng.integers(2, 7)), int(rng.integers(2, 7)))
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        for lam in (0.4, 3.0):
+            mus, tables = tables_of(lat, lam)
+            want = nf.solve_fronts(lat, lam)
+            for width in (10**9, want[2]["largest"]):
+                got = nf.solve_fronts(lat, lam, mus=mus, tables=tables, beam=width)
+                np.testing.assert_array_equal(got[0], want[0])
+                np.testing.assert_array_equal(got[1], want[1])
+                assert got[2] == want[2]
+            optimum = best_objective(s, y, g, metric, lam, "absolute")
+            assert objective(lat, lam, want[1]) == pytest.approx(optimum, abs=1e-12)
+
+
+@pytest.mark.parametrize("metric", METRIC_NAMES)
+def test_a_narrow_beam_keeps_at_most_b_states_and_a_valid_ordering(metric):
+    """B in 1, 2, 4 on 20-40 items per group at lam 2: at most B states per cell (the
+    largest front), a path of the lattice whose counters are the final state's, never
+    above the exact optimum."""
+    rng = np.random.default_rng(7 * len(metric))
+    for trial in range(3):
+        s, y, g = two_group_problem(rng, int(rng.integers(20, 41)),
+                                    int(rng.integers(20, 41)), ties=trial == 1)
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        lam = 2.0
+        mus, tables = tables_of(lat, lam)
+        exact = nf.solve_fronts(lat, lam)
+        best = objective(lat, lam, exact[1])
+        assert exact[2]["largest"] > 4  # the beams below do cut these fronts
+        for width in (1, 2, 4):
+            path, final, stats = nf.solve_fronts(lat, lam, mus=mus, tables=tables,
+                                                 beam=width)
+            assert stats["largest"] <= width
+            assert stats["states"] <= width * lat.n_cells
+            assert path.size == lat.n_a + lat.n_b
+            assert int((path == 0).sum()) == lat.n_a
+            # the counters returned are those of the path (recounted from its steps)
+            np.testing.assert_array_equal(cr.path_counters(lat, path), final)
+            assert objective(lat, lam, final) <= best + 1e-12
+
+
+def test_a_beam_needs_bounds():
+    rng = np.random.default_rng(1)
+    s, y, g = two_group_problem(rng, 5, 5)
+    lat = cr.build_lattice(s, y, g, "xauc", "absolute")
+    with pytest.raises(ValueError, match="completion bounds"):
+        nf.solve_fronts(lat, 1.0, beam=4)
+
+
+@pytest.mark.parametrize("metric", METRIC_NAMES)
+def test_auto_with_a_beam_is_never_below_the_search(metric, monkeypatch):
+    """``exact_budget=0`` (the search alone; the default) and with the beam, 150-250 items
+    per group: the beam's objective at least the search's and at most the exact
+    optimum, the same certified bound (the search's), the reason says a bounded front
+    ran; the same answer twice (deterministic)."""
+    rng = np.random.default_rng(13 + len(metric))
+    for lam in (0.7, 4.0):
+        s, y, g = two_group_problem(rng, int(rng.integers(150, 251)),
+                                    int(rng.integers(150, 251)))
+        kw = dict(metric=metric, lam=lam, backend="numba")
+        monkeypatch.setattr(_exact, "BEAM_AT_ZERO_BUDGET", False)
+        search = fair_order(s, y, g, exact_budget=0, **kw)
+        exact = fair_order(s, y, g, solver="exact", **kw)
+        monkeypatch.setattr(_exact, "BEAM_WIDTH", 8)
+        monkeypatch.setattr(_exact, "BEAM_AT_ZERO_BUDGET", True)
+        got = fair_order(s, y, g, exact_budget=0, **kw)
+        again = fair_order(s, y, g, exact_budget=0, **kw)
+        np.testing.assert_array_equal(got.order, again.order)
+        assert got.objective == again.objective
+        assert search.objective <= got.objective <= exact.objective + 1e-12
+        assert got.upper_bound == search.upper_bound
+        if search.upper_bound is not None and search.upper_bound > search.objective:
+            reason = got.extra["solver_reason"]
+            assert "bounded front of 8 states" in reason
+            assert got.extra["beam_width"] == 8
+            if got.objective > search.objective:
+                assert "improved the search's objective" in reason
+            else:
+                assert "found nothing better than the search" in reason
+
+
+@pytest.mark.parametrize("metric", METRIC_NAMES)
+def test_auto_runs_the_beam_where_the_exact_solver_is_over_budget(metric, monkeypatch):
+    """The default width, ``exact_budget=0.05`` s on about 220 x 220 items, lam 0.7:
+    the exact solver's fronts go over the budget (by the cost model: counted states,
+    the same on any machine), the beam fits it and runs; never below the search, never
+    above the optimum, the search's bound."""
+    rng = np.random.default_rng(13 + len(metric))
+    s, y, g = two_group_problem(rng, int(rng.integers(150, 251)),
+                                int(rng.integers(150, 251)))
+    kw = dict(metric=metric, lam=0.7, backend="numba")
+    got = fair_order(s, y, g, exact_budget=0.05, **kw)
+    exact = fair_order(s, y, g, solver="exact", **kw)
+    assert _exact.BEAM_WIDTH > 0
+    reason = got.extra["solver_reason"]
+    if metric == "xauc":  # measured: over the budget there (guards against a vacuous test)
+        assert "over exact_budget=0.05 s" in reason
+    if "over exact_budget" in reason:
+        assert f"bounded front of {_exact.BEAM_WIDTH} states" in reason
+        assert got.solver == "lagrangian"
+        monkeypatch.setattr(_exact, "BEAM_WIDTH", 0)
+        search = fair_order(s, y, g, exact_budget=0.05, **kw)
+        assert "bounded front" not in search.extra["solver_reason"]
+        assert search.objective <= got.objective <= exact.objective + 1e-12
+        assert got.upper_bound == search.upper_bound
+        assert exact.objective <= got.upper_bound + 1e-12
+
+
+def test_numpy_keeps_the_search(monkeypatch):
+    """The beam lives in the compiled fronts only: on NumPy ``auto`` returns the
+    search's answer with or without it."""
+    rng = np.random.default_rng(2)
+    s, y, g = two_group_problem(rng, 120, 90)
+    kw = dict(metric="xauc", lam=2.0, backend="numpy", exact_budget=0)
+    monkeypatch.setattr(_exact, "BEAM_WIDTH", 0)
+    want = fair_order(s, y, g, **kw)
+    monkeypatch.setattr(_exact, "BEAM_WIDTH", 8)
+    monkeypatch.setattr(_exact, "BEAM_AT_ZERO_BUDGET", True)
+    got = fair_order(s, y, g, **kw)
+    np.testing.assert_array_equal(got.order, want.order)
+    assert got.objective == want.objective
+    assert "bounded front" not in got.extra["solver_reason"]
