@@ -13,6 +13,7 @@ from rich.table import Table
 from ..metrics._cutoff_findings import decision_findings, lowest_selected
 from ..metrics._findings import MEASURE_NAMES
 from ..metrics._wording import rule_text
+from ..utils._metrics import AUC_WITHIN, METRICS, value_keys
 from ..utils._validation import pair_key
 from . import _output as out
 from ._audit_pictures import MAX_FOREST_GROUPS, audit_plots, drawn_plan, picture_plan
@@ -89,30 +90,28 @@ def run(args):
             return defined(metrics.xauc, y[index], s[index],
                            sensitive_features=groups[index], g=g, h=h)
 
-        def urf(s, g, h):
-            index = within(g, h)
-            return defined(metrics.urf, None, s[index], sensitive_features=groups[index],
-                           g=g, h=h)
+        def value(metric, s, k):  # a pair's value from the items of its two groups
+            if METRICS[metric].per == "group":
+                return defined(getattr(metrics, metric), y, s, sensitive_features=groups,
+                               g=k)
+            index = within(*k)
+            return defined(getattr(metrics, metric),
+                           None if METRICS[metric].any_pairs else y[index], s[index],
+                           sensitive_features=groups[index], g=k[0], h=k[1])
+
+        def table(metric, m):
+            rows = value_keys(metric, keys)
+            return (m.value_title, m.value_meaning,
+                    [str(k) if m.per == "group" else
+                     pair_key(*k, " ~ ") if m.any_pairs else pair_key(*k) for k in rows],
+                    lambda s: [value(metric, s, k) for k in rows], metric,
+                    lambda ci: [getattr(ci, metric)[k] for k in rows])
 
         # (title, meaning, row names, values of a score column, JSON key, its intervals)
-        tables = [
-            ("AUC within g", "P(a positive of g ranks above a negative of g)",
-             [str(g) for g in keys], lambda s: [xauc(s, g, g) for g in keys],
-             "auc_within", lambda ci: [ci.auc_within[g] for g in keys]),
-            ("xAUC(g, h)", "P(a positive of g ranks above a negative of h)",
-             [pair_key(g, h) for g, h in pairs],
-             lambda s: [xauc(s, g, h) for g, h in pairs],
-             "xauc", lambda ci: [ci.xauc[g, h] for g, h in pairs]),
-            ("PRF(g)", "P(a positive of g ranks above a negative of any group)",
-             [str(g) for g in keys],
-             lambda s: [defined(metrics.prf, y, s, sensitive_features=groups, g=g)
-                        for g in keys], "prf",
-             lambda ci: [ci.prf[g] for g in keys]),
-            ("URF(g, h)", "|P(an item of g ranks above one of h) - P(the reverse)|",
-             [pair_key(g, h, " ~ ") for g, h in pairs if g < h],
-             lambda s: [urf(s, g, h) for g, h in pairs if g < h],
-             "urf", lambda ci: [ci.urf[g, h] for g, h in pairs if g < h]),
-        ]
+        tables = [(*AUC_WITHIN, [str(g) for g in keys],
+                   lambda s: [xauc(s, g, g) for g in keys],
+                   "auc_within", lambda ci: [ci.auc_within[g] for g in keys])]
+        tables += [table(metric, m) for metric, m in METRICS.items()]
         values = _table_values(tables, columns, len(keys), costs["tables"])
         intervals = None
         if level is not None:
@@ -161,9 +160,12 @@ def run(args):
         out.console.print(f"[dim]{escape(_interval_note(intervals[0], args))}[/dim]")
     _print_findings(args, found, columns, len(keys), intervals)
     at = {pair: r for r, pair in enumerate(pairs)}
-    # a pair table's row and the row of the reverse pair (URF's rows are unordered)
-    partners = {"xAUC(g, h)": [at[h, g] for g, h in pairs], "URF(g, h)": None}
-    for (title, meaning, names, _, _, interval_of), per_column in zip(tables, values):
+    # a pair table's rows and the rows of the reverse pairs (None: a symmetric metric's
+    # unordered pairs; False: a table of groups)
+    partners = [False] + [False if m.per == "group" else None if m.any_pairs
+                          else [at[h, g] for g, h in pairs] for m in METRICS.values()]
+    for (title, meaning, names, _, _, interval_of), per_column, partner in zip(
+            tables, values, partners, strict=True):
         out.console.print(f"[dim]{escape(title)}: {escape(meaning)}[/dim]")
         table = Table(title=title, title_justify="left")
         table.add_column("groups")
@@ -171,7 +173,7 @@ def run(args):
             table.add_column(escape(name), justify="right")
         limits = ([[None] * len(names)] * len(columns) if intervals is None
                   else [interval_of(ci) for ci in intervals])
-        shown = _shown_rows(per_column, partners.get(title, False))
+        shown = _shown_rows(per_column, partner)
         for r in shown:
             table.add_row(escape(names[r]), *[
                 out.interval_cell(col[r], limits[c][r], intervals is not None)

@@ -42,7 +42,6 @@ from ..utils import _validation as v
 from ..utils._parallel import map_in_rounds, workers
 from ._comparison import Comparison
 from ._experiment import DEFAULT_LAMS, SPLITS, _record, grouping
-from ._post_logit import check_public_size
 from ._settings import (
     _check_fractions,
     _check_sizes,
@@ -228,6 +227,8 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
                 method=name, data=data, groups=groups, n=labels.size,
                 allowed=" ".join(MULTI_GROUP)))
     if "post-logit-public" in methods:  # one group stays, the others are shifted
+        from ._post_logit import check_public_size  # the baselines: not at --help
+
         check_public_size(labels.size - 1)
     if "xorder-kd" in methods and labels.size == 2:
         raise ValueError(MSG_KD_GROUPS.format(data=data, groups=groups))

@@ -36,7 +36,7 @@ from ..metrics._frame import RankingMetricFrame
 from ..metrics._ranking import defined
 from ..metrics._wording import rule_text
 from ..utils import _params as params
-from ..utils._metrics import METRICS
+from ..utils._metrics import AUC_WITHIN, METRICS, value_keys
 from ..utils._pairs import MAX_FOREST_GROUPS, PLOT_PAIRS, forest_rows, worst_pairs
 from ..utils._text import isolated, visible
 from ..utils._validation import check_count, check_labels, check_scores, encode_groups
@@ -335,19 +335,16 @@ def _column(name, s, y, groups, keys, words, ci, positive, plot_pairs):
         summary.append({"name": m.display, "meaning": m.definition,
                         "value": value(metrics.disparity, metric=metric),
                         "interval": None if ci is None else ci.disparity[metric]})
-    pairs = [(g, h) for g in keys for h in keys if g != h]
-    tables = [
-        ("AUC within g", "P(a positive of g ranks above a negative of g)",
-         [(str(g), value(metrics.xauc, g=g, h=g), ci and ci.auc_within[g]) for g in keys]),
-        ("xAUC(g, h)", "P(a positive of g ranks above a negative of h)",
-         [(f"{g}, {h}", value(metrics.xauc, g=g, h=h), ci and ci.xauc[g, h])
-          for g, h in pairs]),
-        ("PRF(g)", "P(a positive of g ranks above a negative of any group)",
-         [(str(g), value(metrics.prf, g=g), ci and ci.prf[g]) for g in keys]),
-        ("URF(g, h)", "|P(an item of g ranks above one of h) - P(the reverse)|",
-         [(f"{g} ~ {h}", value(metrics.urf, g=g, h=h), ci and ci.urf[g, h])
-          for g, h in pairs if g < h]),
-    ]
+    tables = [(*AUC_WITHIN, [(str(g), value(metrics.xauc, g=g, h=g),
+                              ci and ci.auc_within[g]) for g in keys])]
+    for metric, m in METRICS.items():
+        rows = value_keys(metric, keys)
+        tables.append((m.value_title, m.value_meaning, [
+            (str(k) if m.per == "group" else f"{k[0]} ~ {k[1]}" if m.any_pairs
+             else f"{k[0]}, {k[1]}",
+             value(getattr(metrics, metric), **(
+                 {"g": k} if m.per == "group" else {"g": k[0], "h": k[1]})),
+             ci and getattr(ci, metric)[k]) for k in rows]))
     found = []
     for metric, m in METRICS.items():
         try:
@@ -358,11 +355,10 @@ def _column(name, s, y, groups, keys, words, ci, positive, plot_pairs):
         found.append({"metric": m.display, "finding": d})
     level = None if ci is None else ci.level
     xrocs = []
-    drawn, unordered = worst_pairs(
-        keys, {(g, h): v for (_, v, _), (g, h) in zip(tables[1][2], pairs)},
-        {g: v for (_, v, _), g in zip(tables[2][2], keys)},
-        {(g, h): v for (_, v, _), (g, h) in zip(tables[3][2], (
-            p for p in pairs if p[0] < p[1]))}, plot_pairs)
+    # the values by key, of each metric in the registry's order
+    by_key = [{k: v for (_, v, _), k in zip(rows, value_keys(metric, keys))}
+              for (_, _, rows), metric in zip(tables[1:], METRICS)]
+    drawn, unordered = worst_pairs(keys, *by_key, plot_pairs)
     for a, b in (p for p in unordered if p in set(drawn)):
         picture = _figures.xroc(s, y, groups, (a, b), level, positive)
         if picture is not None:

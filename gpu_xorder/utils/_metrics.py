@@ -53,7 +53,8 @@ class Metric:
     keeps (:class:`CounterKinds`); ``any_pairs``: its pair term counts pairs of any two
     items (URF's U) rather than positives above negatives; ``per``: ``"pair"``, a value
     of an ordered pair of groups (xAUC(g, h), P(S^g > S^h)), or ``"group"``, a value of
-    one group (PRF(g)).
+    one group (PRF(g)); ``value_title`` and ``value_meaning``: the title of the audit's
+    table of those values (CLI and report) and what one value is, in words.
     """
 
     name: str
@@ -65,21 +66,41 @@ class Metric:
     kinds: CounterKinds
     any_pairs: bool
     per: str
+    value_title: str
+    value_meaning: str
 
 
 #: The registry, in the order every table and picture lists the metrics.
 METRICS = {m.name: m for m in (
     Metric("xauc", "xAUC", "Delta-xAUC", "Delta-xAUC",
            "the largest |xAUC(g, h) - xAUC(h, g)| over pairs",
-           0, CounterKinds(("C",), ("cab", "cba")), False, "pair"),
+           0, CounterKinds(("C",), ("cab", "cba")), False, "pair",
+           "xAUC(g, h)", "P(a positive of g ranks above a negative of h)"),
     Metric("prf", "PRF", "Delta-PRF", "Delta-PRF",
            "the largest |PRF(g) - PRF(h)| over pairs",
-           1, CounterKinds(("C",), ("cab", "cba")), False, "group"),
+           1, CounterKinds(("C",), ("cab", "cba")), False, "group",
+           "PRF(g)", "P(a positive of g ranks above a negative of any group)"),
     Metric("urf", "URF", "Delta-URF", "URF",
            "the largest |P(an item of g above one of h) - P(one of h above one of g)| "
            "over pairs", 2, CounterKinds(("C", "U"), ("cab", "cba", "uab", "uba")), True,
-           "pair"),
+           "pair", "URF(g, h)",
+           "|P(an item of g ranks above one of h) - P(the reverse)|"),
 )}
+
+#: The audit's table of every group's within-group AUC (CLI and report), beside the
+#: metrics' value tables (``Metric.value_title``): its title and what a value is.
+AUC_WITHIN = ("AUC within g", "P(a positive of g ranks above a negative of g)")
+
+def value_keys(metric, groups):
+    """The keys of a metric's values over ``groups`` (its audit table's rows): each
+    group (``per == "group"``), each ordered pair ``(g, h)``, or for a metric of any
+    two items (``any_pairs``, symmetric) each pair once, ``g < h``."""
+    m = METRICS[metric]
+    if m.per == "group":
+        return list(groups)
+    return [(g, h) for g in groups for h in groups
+            if g != h and (not m.any_pairs or g < h)]
+
 
 #: The metrics' names (the choices of ``metric``).
 METRIC_NAMES = tuple(METRICS)
