@@ -29,7 +29,7 @@ import cpu_reference
 
 from ..engine import _backend, _plan
 from ..utils import _parallel
-from . import _constrained, _solvers
+from . import _constrained, _exact, _solvers
 
 logger = logging.getLogger("gpu_xorder")
 
@@ -417,17 +417,24 @@ def _two_group_plan(eng, solver, lams, common):
         seconds = cells * fills * (eng.FILL_SECONDS_PER_CELL or 0.0)
         # "auto" runs the exact solver where its cost model fits the budget: its
         # expected cost (``_exact.exact_cost``), at most the budget, per lam
-        # and solver="exact" always, at its expected cost (refused beyond its size)
+        # and solver="exact" always, at its expected cost (refused beyond its size);
+        # where "auto"'s exact solve is expected to stop (or not to start), the
+        # compiled engines' bounded front at its worst, where it fits the budget
         budget = common["exact_budget"]
-        cost = _solvers.fronts_for(eng.NAME).cost
+        fronts = _solvers.fronts_for(eng.NAME)
         exact = _solvers.exact_cost(n_a, n_b, _solvers.EXACT_MUS,
-                                    EXACT_STATES_PER_CELL * cells, cost=cost)
+                                    EXACT_STATES_PER_CELL * cells, cost=fronts.cost)
+        autos = sum(1 for c, lam in zip(chosen, lams) if c == "auto" and lam > 0)
         if solver == "exact":
             _solvers.check_exact_size(n_a, n_b)
             seconds += exact * sum(1 for lam in lams if lam > 0)
-        elif _solvers.exact_fits(n_a, n_b, budget, cost):
-            seconds += min(budget, exact) * sum(1 for c, lam in zip(chosen, lams)
-                                                if c == "auto" and lam > 0)
+        elif autos and cells <= _solvers.EXACT_MAX_CELLS:
+            fits = _solvers.exact_fits(n_a, n_b, budget, fronts.cost)
+            per_lam = min(budget, exact) if fits else 0.0
+            if (not fits or exact > budget) and getattr(fronts, "beam", None) is not None \
+                    and _exact.beam_fits(n_a, n_b, _exact.BEAM_WIDTH, budget, fronts.cost):
+                per_lam += _exact.beam_cost(n_a, n_b, _exact.BEAM_WIDTH, fronts.cost)
+            seconds += per_lam * autos
         bound = False
         warning, uncertified = _uncertified(solver, chosen, lams, n_a, n_b, eng,
                                             common["alone"])

@@ -256,18 +256,24 @@ BEAM_WIDTH = 8
 BEAM_AT_ZERO_BUDGET = False
 
 
-def beam_fits(lat, width, budget, cost):
+def beam_cost(n_a, n_b, width, cost):
+    """Seconds of the bounded front of ``width`` states per cell on an ``n_a`` x ``n_b``
+    lattice at its worst (``width`` states in every cell; the search's objective prunes
+    most: 2.5 per cell measured at 8), by the cost model ``cost``."""
+    return exact_cost(n_a, n_b, EXACT_MUS, width * (n_a + 1) * (n_b + 1), tries=1,
+                      cost=cost)
+
+
+def beam_fits(n_a, n_b, width, budget, cost):
     """Whether the bounded front of ``width`` states per cell fits ``budget`` seconds
-    (None: no budget) by the cost model ``cost``, at its worst (``width`` states in
-    every cell; the search's objective prunes most: 2.5 per cell measured at 8)."""
+    (None: no budget) at its worst (:func:`beam_cost`)."""
     if width <= 0:
         return False
     if budget is None:
         return True
     if budget == 0:
         return BEAM_AT_ZERO_BUDGET
-    return exact_cost(lat.n_a, lat.n_b, EXACT_MUS, width * lat.n_cells, tries=1,
-                      cost=cost) <= budget
+    return beam_cost(n_a, n_b, width, cost) <= budget
 
 
 def beam(lat, lam, best, search, max_bytes, width, fronts):

@@ -509,7 +509,7 @@ def _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why, extra):
     search's (a beam proves nothing)."""
     width = _exact.BEAM_WIDTH
     if (getattr(fronts, "beam", None) is None
-            or not _exact.beam_fits(lat, width, budget, fronts.cost)):
+            or not _exact.beam_fits(lat.n_a, lat.n_b, width, budget, fronts.cost)):
         return best, why
     try:
         found, stats = beam(lat, lam, best, search, exact_bytes, width, fronts)

@@ -138,6 +138,34 @@ def test_a_plan_of_the_exact_solver_counts_it_and_refuses_its_size():
     assert str(plan.value) == str(solve.value)
 
 
+def test_a_plan_counts_the_bounded_front_where_the_exact_solve_is_expected_to_stop():
+    """2000 per group, numba: "auto"'s exact solve is expected over the budget (it stops
+    there), and the bounded front that then runs fits it: the plan counts both; on
+    NumPy the exact solver's tables alone exceed the budget and there is no bounded
+    front, so the fills alone."""
+    pytest.importorskip("numba")
+    from gpu_xorder.core import _exact
+    from gpu_xorder.engine import _numba_engine
+
+    n = 2000
+    s, y, g = _data(n, 2)
+    for backend in ("numba", "numpy"):
+        plan = fair_order(s, y, g, lam=1.0, backend=backend, plan_only=True)
+        fronts = _solvers.fronts_for(backend)
+        engine = _numba_engine if backend == "numba" else _numpy_engine
+        fills = plan.cells * engine.FILL_SECONDS_PER_CELL
+        exact = _solvers.exact_cost(n, n, _solvers.EXACT_MUS, 10.0 * (n + 1) ** 2,
+                                    cost=fronts.cost)
+        if backend == "numba":
+            assert exact > plan.exact_budget
+            beam = _exact.beam_cost(n, n, _exact.BEAM_WIDTH, fronts.cost)
+            assert beam <= plan.exact_budget
+            assert plan.seconds == pytest.approx(fills + plan.exact_budget + beam)
+        else:
+            assert not _solvers.exact_fits(n, n, plan.exact_budget, fronts.cost)
+            assert plan.seconds == pytest.approx(fills)
+
+
 def test_a_plan_of_many_groups_gives_the_range_of_their_sizes():
     """Up to SHOWN_SIZES groups their sizes one by one; beyond, how many, the smallest,
     the largest and the total (200 groups once printed a line of 200 sizes)."""
