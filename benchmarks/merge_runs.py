@@ -31,8 +31,9 @@ def read_run(folder):
     runs = []
     for doc in docs:
         c = Comparison.from_dict(doc)
-        if all(g.lstrip("-").isdigit() for g in c.group_labels):
-            # records.json keeps labels as text; the figures name int codes
+        if all(isinstance(g, str) and g.lstrip("-").isdigit() for g in c.group_labels):
+            # records.json before json_label kept int codes as text; the figures name
+            # the codes
             c = dataclasses.replace(c, group_labels=tuple(int(g) for g in c.group_labels))
         mine = [t for t in timings if (t["data"], t["groups"], t["model"])
                 == (c.data, c.groups, c.model)]

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..utils import _validation as v
-from ._experiment import SPLITS, _mean_std
+from ._experiment import SPLITS, _mean_std, json_label
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ class Comparison:
             "data": self.data, "groups": self.groups, "metric": self.metric,
             "model": self.model, "methods": list(self.methods), "study": self.study,
             "repeats": self.repeats, "test_size": self.test_size, "seed": self.seed,
-            "group_labels": [str(g) for g in self.group_labels],
+            "group_labels": [json_label(g) for g in self.group_labels],
             "parameters": {m: list(dict.fromkeys(r["parameter"] for r in self.records
                                                  if r["method"] == m))
                            for m in self.methods},
@@ -126,8 +126,8 @@ class Comparison:
     @classmethod
     def from_dict(cls, doc):
         """The comparison of a :meth:`to_dict` document (a ``records.json``
-        experiment): its records and notes, group labels as text, no timings or
-        curves."""
+        experiment): its records and notes, its group labels (numbers stay numbers:
+        ``json_label``), no timings or curves."""
         return cls(data=doc["data"], groups=doc["groups"], metric=doc["metric"],
                    model=doc["model"], methods=tuple(doc["methods"]), study=doc["study"],
                    repeats=doc["repeats"], test_size=doc["test_size"], seed=doc["seed"],

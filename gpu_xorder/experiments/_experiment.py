@@ -157,10 +157,10 @@ class Experiment:
         return out
 
     def to_dict(self):
-        """Everything as plain JSON types (group labels as text)."""
+        """Everything as plain JSON types (group labels as :func:`json_label`)."""
         return {
             "data": self.data, "groups": self.groups, "metric": self.metric,
-            "group_labels": [str(g) for g in self.group_labels],
+            "group_labels": [json_label(g) for g in self.group_labels],
             "lams": list(self.lams), "repeats": self.repeats,
             "test_size": self.test_size, "seed": self.seed,
             "backends": list(self.backends), "methods": list(self.methods),
@@ -417,6 +417,15 @@ def figure_values(fig, records):
         return [pick(r["xauc_pairs"].values()) for r in records
                 if None not in r["xauc_pairs"].values()]
     return [r[fig.quantity] for r in records]
+
+
+def json_label(label):
+    """A group label as a JSON value that reads back as itself: a number or text
+    stays one (NumPy scalars as Python's), anything else becomes its text. The figures
+    look band names up by the labels' codes, so a records.json must not turn 0 into
+    "0"."""
+    label = label.item() if isinstance(label, np.generic) else label
+    return label if isinstance(label, (str, int, float)) else str(label)
 
 
 def _mean_std(values):

@@ -285,7 +285,7 @@ def test_icu_standin_figure_12_bands(tmp_path, monkeypatch):
                  "--backend", "numpy", "--out", str(folder)]) == 0
     doc = json.loads((folder / "records.json").read_text())["experiments"][0]
     assert doc["methods"] == ["unadjusted", "xorder", "post-logit-coord"]
-    assert doc["group_labels"] == ["0", "1", "2", "3", "4"]
+    assert doc["group_labels"] == [0, 1, 2, 3, 4]  # codes, as the figures name them
     assert len(doc["notes"]["post-logit-coord alphas"]) == 2
     tables = (folder / "tables.md").read_text()
     assert "| icu-standin | post-logit-coord | " in tables  # its row and its pair

@@ -2,7 +2,9 @@
 interval (Nadeau and Bengio 2003) and AUC at matched disparity, against printed tables,
 numerical integration and values worked by hand."""
 
+import dataclasses
 import itertools
+import json
 import math
 
 import numpy as np
@@ -158,6 +160,14 @@ def test_matched_repetitions_by_hand():
                     f"{'yes' if lo2 > 0 or hi2 < 0 else 'no'} | {wins} of 6 |")
     # the records.json document gives the same comparison
     assert Comparison.from_dict(c.to_dict()) == c
+    # group labels that are codes read back as codes (NumPy's ints as Python's), so a
+    # figure redrawn from records.json finds its bands' names
+    for labels in ((0, 1), (np.int64(3), np.int64(7)), ("a", "b"), (0.5, 1.5)):
+        coded = dataclasses.replace(c, group_labels=labels)
+        back = Comparison.from_dict(json.loads(json.dumps(coded.to_dict())))
+        assert back.group_labels == labels
+        assert [type(g) for g in back.group_labels] == [
+            type(g.item() if isinstance(g, np.generic) else g) for g in labels]
 
 
 def test_matched_outcomes_name_the_side_that_cannot_reach():
