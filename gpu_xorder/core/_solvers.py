@@ -188,6 +188,52 @@ class Tally:
         return dataclasses.asdict(self)
 
 
+class _Fills:
+    """The fills of the lattice (absolute and signed) a search asks for, none twice:
+    ``bits(lattice, weights)`` gives ``[(path, final), ...]``, ``finals(lattice,
+    weights)`` ``[final, ...]``, each counted in ``tally`` (``bit_fills``,
+    ``final_fills``) where it ran. A fill already done serves again: the same lattice
+    and weight (a bitless ask takes the final of a fill with bits), and at weight 0 the
+    absolute and the signed lattice alike (G-hat is ``auc - 0 * d = auc`` exactly in
+    either mode, ``d`` finite: the same decisions on every engine; measured where the
+    coarse minimiser is 0: the cell rule at ``RULE_RATIO |mu0| = 0`` is the signed fill
+    at ``mu0``)."""
+
+    def __init__(self, fills, finals, tally):
+        self._fills, self._finals, self.tally = fills, finals, tally
+        self._done = {}  # key -> (path or None, final)
+
+    @staticmethod
+    def _key(lattice, w):
+        return ("zero", 0.0) if w == 0 else (lattice.mode, float(w))
+
+    def _run(self, lattice, weights, bits):
+        keys = [self._key(lattice, w) for w in weights]
+        todo = [w for w, key in zip(weights, keys)
+                if key not in self._done or (bits and self._done[key][0] is None)]
+        if todo:
+            todo = np.array(todo, dtype=np.float64)
+            if bits:
+                got = list(self._fills(lattice, todo))
+                self.tally.bit_fills += len(todo)
+            else:
+                got = [(None, final) for final in self._finals(lattice, todo)]
+                self.tally.final_fills += len(todo)
+            for w, solution in zip(todo, got):
+                self._done[self._key(lattice, w)] = solution
+        out = []
+        for key in keys:
+            path, final = self._done[key]
+            out.append((None if path is None else np.array(path), np.array(final)))
+        return out
+
+    def bits(self, lattice, weights):
+        return self._run(lattice, weights, True)
+
+    def finals(self, lattice, weights):
+        return [final for _, final in self._run(lattice, weights, False)]
+
+
 def _coarse(lat_signed, hi, fills, search, tally):
     """The coarse start: cutting planes on block lattices, coarsest first, each level
     started around the last one's minimiser. Every block path is a path of the lattice:
@@ -244,13 +290,14 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1,
     """
     lat_signed = dataclasses.replace(lat, mode="signed")
     tally = Tally()
+    done = _Fills(fills, finals, tally)
     hi = float(max(lams))
     search = _Search(-hi, hi)
     mu0, found = None, []
     if hi > 0:
         mu0, found = _coarse(lat_signed, hi, fills, search, tally)
     extra = [] if mu0 is None or RULE_RATIO * abs(mu0) in lams else [RULE_RATIO * abs(mu0)]
-    paper, rules = _rules(lat, lams, extra, fills, finals, tally)
+    paper, rules = _rules(lat, lams, extra, done)
     if hi == 0:
         return [(c, absolute_objective(c, 0.0)) for c in paper], search, tally
 
@@ -260,12 +307,10 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1,
             return
         if bits:
             got = [candidate(lat_signed, path, final, mu)
-                   for mu, (path, final) in zip(mus, fills(lat_signed, np.array(mus)))]
-            tally.bit_fills += len(mus)
+                   for mu, (path, final) in zip(mus, done.bits(lat_signed, mus))]
         else:
             got = [candidate(lat_signed, None, final, mu)
-                   for mu, final in zip(mus, finals(lat_signed, np.array(mus)))]
-            tally.final_fills += len(mus)
+                   for mu, final in zip(mus, done.finals(lat_signed, mus))]
         for mu, c in zip(mus, got):
             search.add(mu, c)
 
@@ -310,8 +355,7 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1,
             continue
         best = _best(cell_rule, rules + signed + found, lam)
         if best.path is None:  # the cell rule at lam: its bits after all
-            best = candidate(lat, *fills(lat, np.array([lam]))[0])
-            tally.bit_fills += 1
+            best = candidate(lat, *done.bits(lat, [lam])[0])
         coarse = sorted(found, key=lambda c: -absolute_objective(c, lam))[:COARSE_RELINK]
         chosen.append(_relinked(lat, lam, best, rules + signed + coarse, relink))
     out = []
@@ -329,19 +373,18 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1,
     return out, search, tally
 
 
-def _rules(lat, lams, extra, fills, finals, tally):
+def _rules(lat, lams, extra, done):
     """The cell rule's candidates: at every lam (bitless where lam > 0: the search may
     beat it; with bits at lam = 0, where it is the answer) and, with bits, at the
-    weights ``extra``. Returns ``(at_lams, at_extra)``."""
+    weights ``extra``; ``done``: the search's :class:`_Fills`. Returns ``(at_lams,
+    at_extra)``."""
     lams = [float(lam) for lam in lams]
     positive = [lam for lam in lams if lam > 0]
     with_bits = [lam for lam in lams if lam == 0][:1] + extra
     got = dict(zip(positive, (candidate(lat, None, final)
-                              for final in finals(lat, np.array(positive)))))
+                              for final in done.finals(lat, positive))))
     got.update(zip(with_bits, (candidate(lat, path, final)
-                               for path, final in fills(lat, np.array(with_bits)))))
-    tally.final_fills += len(positive)
-    tally.bit_fills += len(with_bits)
+                               for path, final in done.bits(lat, with_bits))))
     return [got[lam] for lam in lams], [got[w] for w in extra]
 
 

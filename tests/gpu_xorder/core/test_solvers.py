@@ -714,3 +714,71 @@ def test_exact_budget_travels_through_a_model_file(tmp_path):
     del doc["params"]["exact_budget"]
     path.write_text(json.dumps(doc))
     assert XOrder.load(path).get_params()["exact_budget"] == _exact.EXACT_BUDGET
+
+
+class _EveryFill:
+    """The search's fills without reuse (what ran before ``_solvers._Fills``): the
+    oracle of the test below."""
+
+    def __init__(self, fills, finals, tally):
+        self._fills, self._finals, self.tally = fills, finals, tally
+
+    def bits(self, lattice, weights):
+        self.tally.bit_fills += len(weights)
+        return self._fills(lattice, np.array(weights, dtype=np.float64))
+
+    def finals(self, lattice, weights):
+        self.tally.final_fills += len(weights)
+        return self._finals(lattice, np.array(weights, dtype=np.float64))
+
+
+@pytest.mark.parametrize("coarse", [False, True])
+def test_the_search_fills_nothing_twice_and_answers_as_if_it_did(monkeypatch, coarse):
+    """The search takes no fill of the lattice twice (the same mode and weight, or
+    weight 0 in either mode, where G-hat is the AUC alone), and its answers (paths,
+    counters, bounds) and search points are bit for bit those of the search that
+    fills every weight it asks for; the tally counts the fills that ran. ``coarse``:
+    coarse levels forced onto the small lattices (blocks of 2 items and more)."""
+    if coarse:
+        monkeypatch.setattr(_solvers, "COARSE_BLOCKS", 4)
+        monkeypatch.setattr(_solvers, "COARSE_FINEST", 2)
+        monkeypatch.setattr(_solvers, "COARSE_FACTOR", 2)
+    rng = np.random.default_rng(44 + coarse)
+    saved, ran, cells = 0, [], []
+
+    def fills(lattice, weights):
+        if lattice.n_cells == cells[-1]:  # the lattice, not a block lattice
+            ran.extend(("bits", lattice.mode, float(w)) for w in weights)
+        return _numpy_fills(lattice, weights)
+
+    def finals(lattice, weights):
+        ran.extend(("final", lattice.mode, float(w)) for w in weights)
+        return _numpy_finals(lattice, weights)
+
+    for k in range(24):
+        metric = METRICS[k % 3]
+        s, y, g = two_group_problem(rng, int(rng.integers(8, 30)), int(rng.integers(8, 30)))
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        cells.append(lat.n_cells)
+        lams = [[0.0, 0.05, 2.0], [0.3], [0.01, 1.0, 5.0], [2.0]][k % 4]
+        for converge in (True, False):
+            ran.clear()
+            got, search, tally = _solvers.lagrangian(lat, lams, fills, finals, converge)
+            keys = [(kind, "zero" if w == 0 else mode, w) for kind, mode, w in ran]
+            bits = [key for key in keys if key[0] == "bits"]
+            assert len(set(bits)) == len(bits) == tally.bit_fills
+            assert len(keys) - len(bits) == tally.final_fills
+            for i, key in enumerate(keys):  # a final only where no fill gave it before
+                assert key[0] == "bits" or not {("bits",) + key[1:], key} & set(keys[:i])
+            with monkeypatch.context() as m:
+                m.setattr(_solvers, "_Fills", _EveryFill)
+                want, want_search, want_tally = _solvers.lagrangian(lat, lams, fills, finals,
+                                                                    converge)
+            saved += (want_tally.bit_fills + want_tally.final_fills
+                      - tally.bit_fills - tally.final_fills)
+            assert [mu for mu, _ in search.points] == [mu for mu, _ in want_search.points]
+            for (c, bound), (w, want_bound) in zip(got, want):
+                np.testing.assert_array_equal(c.path, w.path)
+                np.testing.assert_array_equal(c.final, w.final)
+                assert bound == want_bound
+    assert saved > 0  # the test saw fills reused
