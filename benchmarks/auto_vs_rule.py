@@ -13,13 +13,16 @@ items drawn from each group of the training split's logistic-regression scores, 
 paper's protocol, repetition 0). ``solver="paper"`` (the cell rule) and ``"auto"`` are
 timed alternately ``--repeat`` times (the fastest run counts). Reported: both
 objectives ``J = AUC - lam |D|``, the gain, auto's certified gap, the solver that ran,
-both times and their ratio, and auto's fills: with decision bits, without (final
-counters only), and the coarse start's cells in fills of the lattice; "fill ratio" is
-their sum over the rule's one fill, the unit that carries to another engine.
+both times (wall clock and the process's CPU time) and their ratios, and auto's fills:
+with decision bits, without (final counters only), and the coarse start's cells in
+fills of the lattice; "fill ratio" is their sum over the rule's one fill, the unit that
+carries to another engine.
 
 ``--baseline REF`` solves the same cases with the code of git revision REF (extracted
 with ``git archive`` to a temporary directory, run in a subprocess, alternately with
-this tree's code: the same machine, the same run). ``--force`` lifts the NumPy size
+this tree's code: the same machine, the same run): its objective, whether its
+ordering and bound are this tree's, its time over this run's rule time (wall and CPU)
+and its fill ratio. ``--force`` lifts the NumPy size
 limit of ``solver="auto"`` (``_numpy_engine.CERTIFIED_CELLS``) in both, so that the search
 runs at 10^4 per group. Prints a rich table and writes it as Markdown.
 """
@@ -58,17 +61,18 @@ def case_data(data, n):
 
 
 def solve(problem, metric, lam, solver, backend):
-    """``(result, seconds)`` of one ``fair_order`` call."""
+    """``(result, seconds, cpu seconds)`` of one ``fair_order`` call (wall clock and the
+    process's CPU time, every thread)."""
     import warnings
 
     from gpu_xorder import fair_order
 
     s, y, g = problem
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         res = fair_order(s, y, g, metric=metric, lam=lam, solver=solver, backend=backend)
-    return res, time.perf_counter() - t0
+    return res, time.perf_counter() - t0, time.process_time() - c0
 
 
 def force_search():
@@ -84,12 +88,13 @@ def worker(args):
     if args.force:
         force_search()
     problem = case_data(args.data[0], args.sizes[0])
-    best = None
-    for _ in range(args.repeat):
-        res, seconds = solve(problem, args.metrics[0], args.lams[0], "auto", args.backend)
-        best = seconds if best is None else min(best, seconds)
-    print(json.dumps({"J": res.objective, "bound": res.upper_bound, "s": best,
-                      "solver": res.solver}))
+    runs = [solve(problem, args.metrics[0], args.lams[0], "auto", args.backend)
+            for _ in range(args.repeat)]
+    res = runs[-1][0]
+    print(json.dumps({"J": res.objective, "bound": res.upper_bound,
+                      "s": min(r[1] for r in runs), "cpu": min(r[2] for r in runs),
+                      "solver": res.solver, "order": res.order.tolist(),
+                      "fills": res.extra.get("fills", {})}))
 
 
 def baseline_tree(ref):
@@ -138,6 +143,18 @@ def cases(args, console):
                     yield data, n, problem, metric, lam
 
 
+def coarse_share(fills, n):
+    """The coarse start's cells in fills of the ``n`` x ``n`` lattice."""
+    return fills.get("coarse_cells", 0) / ((n + 1) ** 2)
+
+
+def fill_ratio(fills, n):
+    """Fills of the lattice (with bits, without, the coarse start's cells) over the
+    cell rule's one."""
+    return (fills.get("bit_fills", 0) + fills.get("final_fills", 0)
+            + coarse_share(fills, n))
+
+
 def main(argv=None):
     parser = case_parser(__doc__, "auto_vs_rule.md", "numpy", 2)
     parser.add_argument("--baseline", default=None)
@@ -159,24 +176,30 @@ def main(argv=None):
         times = {"paper": [], "auto": []}
         for _ in range(args.repeat):
             for solver in ("paper", "auto"):
-                res, seconds = solve(problem, metric, lam, solver, args.backend)
-                times[solver].append(seconds)
+                res, seconds, cpu = solve(problem, metric, lam, solver, args.backend)
+                times[solver].append((seconds, cpu))
                 row[solver] = res
         rule, auto = row.pop("paper"), row.pop("auto")
         fills = auto.extra.get("fills", {})
-        coarse = fills.get("coarse_cells", 0) / ((n + 1) ** 2)
         row.update(
             rule_J=rule.objective, auto_J=auto.objective,
             gain=auto.objective - rule.objective, gap=auto.gap,
-            ran=auto.solver, rule_s=min(times["paper"]),
-            auto_s=min(times["auto"]), bits=fills.get("bit_fills", 0),
-            finals=fills.get("final_fills", 0), coarse=coarse)
+            ran=auto.solver, rule_s=min(t[0] for t in times["paper"]),
+            auto_s=min(t[0] for t in times["auto"]),
+            rule_cpu=min(t[1] for t in times["paper"]),
+            auto_cpu=min(t[1] for t in times["auto"]), bits=fills.get("bit_fills", 0),
+            finals=fills.get("final_fills", 0), coarse=coarse_share(fills, n))
         row["ratio"] = row["auto_s"] / row["rule_s"]
-        row["fill_ratio"] = row["bits"] + row["finals"] + coarse
+        row["cpu_ratio"] = row["auto_cpu"] / row["rule_cpu"]
+        row["fill_ratio"] = fill_ratio(fills, n)
         if tree is not None:
             old = run_baseline(tree, data, n, metric, lam, args)
             row.update(old_J=old["J"], vs_old=auto.objective - old["J"],
-                       old_s=old["s"], old_ran=old["solver"])
+                       same=old["order"] == auto.order.tolist()
+                       and old["bound"] == auto.upper_bound,
+                       old_s=old["s"], old_ratio=old["s"] / row["rule_s"],
+                       old_cpu_ratio=old["cpu"] / row["rule_cpu"],
+                       old_fill_ratio=fill_ratio(old["fills"], n), old_ran=old["solver"])
             if old["bound"] is not None:
                 row["old_gap"] = old["bound"] - old["J"]
         rows.append(row)
@@ -186,13 +209,18 @@ def main(argv=None):
             ("auto_J", "auto J", "{:.6f}"), ("gain", "gain", "{:+.2e}"),
             ("gap", "auto gap", "{:.2e}"), ("ran", "auto ran", "{}"),
             ("rule_s", "rule s", "{:.3f}"), ("auto_s", "auto s", "{:.3f}"),
-            ("ratio", "time ratio", "{:.1f}"), ("bits", "bit fills", "{}"),
+            ("ratio", "time ratio", "{:.1f}"), ("rule_cpu", "rule CPU s", "{:.3f}"),
+            ("auto_cpu", "auto CPU s", "{:.3f}"), ("cpu_ratio", "CPU ratio", "{:.1f}"),
+            ("bits", "bit fills", "{}"),
             ("finals", "bitless fills", "{}"), ("coarse", "coarse (fills)", "{:.2f}"),
             ("fill_ratio", "fill ratio", "{:.2f}")]
     if tree is not None:
         cols += [("old_J", f"{args.baseline} J", "{:.6f}"),
                  ("vs_old", "auto - old", "{:+.2e}"), ("old_gap", "old gap", "{:.2e}"),
-                 ("old_ran", "old ran", "{}"), ("old_s", "old s", "{:.3f}")]
+                 ("same", "same order and bound", "{}"), ("old_ran", "old ran", "{}"),
+                 ("old_s", "old s", "{:.3f}"), ("old_ratio", "old time ratio", "{:.1f}"),
+                 ("old_cpu_ratio", "old CPU ratio", "{:.1f}"),
+                 ("old_fill_ratio", "old fill ratio", "{:.2f}")]
     emit(console, rows, cols, "solver='auto' against the cell rule", args.backend,
          "auto_vs_rule.py", args.out)
 
