@@ -54,20 +54,20 @@ def variant(name):
         seen["mu0"], found = coarse(lat_signed, hi, fills, search, tally)
         return seen["mu0"], found
 
-    def without_ratio(lat, lams, extra, fills, finals, tally):
-        at_lams, _ = rules(lat, lams, [], fills, finals, tally)
+    def without_ratio(lat, lams, extra, done):
+        at_lams, _ = rules(lat, lams, [], done)
         if name != "block rules" or seen.get("mu0") is None:
             return at_lams, []
         k = _solvers.coarse_levels(max(lat.n_a, lat.n_b))[-1]
         blocks = cpu_reference.block_lattice(lat, k)
         weights = [r * abs(seen["mu0"]) for r in BLOCK_RATIOS] + [float(x) for x in lams]
         out = []
-        for path, _ in fills(blocks, np.array(weights)):
+        for path, _ in done._fills(blocks, np.array(weights)):  # not the lattice's
             item_path = cpu_reference.expand_path(path, k, lat.n_a, lat.n_b)
             out.append(_solvers.candidate(lat, item_path,
                                           cpu_reference.path_counters(lat, item_path)))
-        tally.coarse_fills += len(weights)
-        tally.coarse_cells += len(weights) * blocks.n_cells
+        done.tally.coarse_fills += len(weights)
+        done.tally.coarse_cells += len(weights) * blocks.n_cells
         return at_lams, out
 
     try:
@@ -98,7 +98,7 @@ def main(argv=None):
             for name in ("rule", "auto") + VARIANTS:
                 solver = "paper" if name == "rule" else "auto"
                 with variant(name) if name in VARIANTS else contextlib.nullcontext():
-                    res, seconds = solve(problem, metric, lam, solver, args.backend)
+                    res, seconds, _ = solve(problem, metric, lam, solver, args.backend)
                 times[name] = min(times.get(name, np.inf), seconds)
                 got[name] = res
         auto = got["auto"]
