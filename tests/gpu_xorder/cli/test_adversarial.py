@@ -406,6 +406,10 @@ MODEL_EDITS = {
                      "'version' must be an integer, got True"),
     "lam null": (model(edit=lambda d: d["params"].update(lam=None)),
                  "'params.lam' must be a finite number >= 0, got None"),
+    # finite and >= 0, but above the cap every entry has (it once said 'finite >= 0')
+    "lam above its cap": (model(edit=lambda d: d["params"].update(lam=1e301)),
+                          "'params.lam': lam must be at most 1e+300 (a larger weight "
+                          "overflows float64 in the solvers' sums), got 1e+301"),
     "bound 400 digits": (model(edit=lambda d: d.update(bounds=[0, BIG])),
                          "'bounds' must be a finite number"),
     "groups one": (model(edit=lambda d: d.update(groups=["a"])),
