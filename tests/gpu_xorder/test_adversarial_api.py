@@ -924,3 +924,20 @@ def test_a_plan_refuses_what_the_fit_refuses_and_plans_what_it_runs(case):
         assert not any(c in text for c in ACTING if c != "\n")
         assert [line.split()[0] for line in text.splitlines()][:3] == [
             "engine", "route", "groups"]
+
+
+def test_a_plan_of_solver_exact_counts_the_exact_solver_only_where_it_runs():
+    """``solver="exact"`` with ``disparity="signed"`` or ``lam=0`` runs the cell rule
+    (exact there; the result says ``solver="paper"``): its plan costs what the cell
+    rule's plan costs (it once added the exact solver's expected seconds per lam)."""
+    for kw in (dict(lam=0.5, disparity="signed"), dict(lam=[0.0, 0.5], disparity="signed"),
+               dict(lam=0.0)):
+        plans = [fair_order(S, Y, G, backend="numpy", solver=solver, plan_only=True, **kw)
+                 for solver in ("exact", "paper")]
+        ran = _quiet(fair_order, S, Y, G, backend="numpy", solver="exact", **kw)[0]
+        assert {r.solver for r in (ran if isinstance(ran, list) else [ran])} == {"paper"}
+        assert plans[0].solvers == plans[1].solvers == ("paper",) * len(plans[0].lams)
+        assert plans[0].seconds == plans[1].seconds, kw
+    asked = fair_order(S, Y, G, backend="numpy", solver="exact", lam=0.5, plan_only=True)
+    assert asked.seconds > fair_order(S, Y, G, backend="numpy", solver="paper", lam=0.5,
+                                      plan_only=True).seconds  # the exact solve counted
