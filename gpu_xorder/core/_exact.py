@@ -191,14 +191,18 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
     tables = fronts.tables(lat, mus)
     share = EXACT_FIRST_SHARE
     proven = bound  # a guess that no state reached bounds the optimum from above
+    unpruned = False  # the fronts without the bounds (see below)
     while True:
         lower = known if share >= 1 else bound - share * (bound - known)
         stats["tries"] += 1
         left = None if max_states is None else max_states - stats["states"]
         try:
-            path, final, got = fronts.solve(lat, lam, lower, mus, tables, max_bytes,
-                                            left)
+            path, final, got = fronts.solve(lat, lam, None if unpruned else lower, mus,
+                                            tables, max_bytes, left)
         except cpu_reference.NoneLeft:
+            if share >= 1:  # the known ordering itself pruned: see below
+                unpruned = True
+                continue
             proven = min(proven, lower)
             share *= 2.0
             continue
@@ -213,8 +217,15 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
         stats["states"] += got["states"]
         stats["largest"] = max(stats["largest"], got["largest"])
         found = candidate(lat, path, final)
-        if absolute_objective(found, lam) >= lower - cpu_reference.PRUNE_TOLERANCE:
+        if unpruned or absolute_objective(found, lam) >= lower - cpu_reference.PRUNE_TOLERANCE:
             break
+        if share >= 1:
+            # the guess at the known objective lost the known ordering, which the bounds
+            # cannot do in exact arithmetic: their rounding (about lam * 2**-52, 1e4 at
+            # lam = 1e20) is beyond PRUNE_TOLERANCE. Once more without them (the fronts'
+            # dominance alone: exact); this guess retried ran forever.
+            unpruned = True
+            continue
         if absolute_objective(found, lam) > known:  # below the guess: a better start
             best, known = found, absolute_objective(found, lam)
         proven = min(proven, lower)  # the best state kept, so the optimum, is below it

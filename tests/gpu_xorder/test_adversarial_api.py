@@ -941,3 +941,37 @@ def test_a_plan_of_solver_exact_counts_the_exact_solver_only_where_it_runs():
     asked = fair_order(S, Y, G, backend="numpy", solver="exact", lam=0.5, plan_only=True)
     assert asked.seconds > fair_order(S, Y, G, backend="numpy", solver="paper", lam=0.5,
                                       plan_only=True).seconds  # the exact solve counted
+
+
+# ---------------------------------------------------------------------- huge weights
+
+@pytest.mark.parametrize("metric", ["xauc", "prf", "urf"])
+def test_the_exact_solver_ends_at_every_weight_up_to_the_cap(metric, monkeypatch):
+    """Every score tied, 6 items per group, lam from 1e16 to ``MAX_LAM`` (1e300): at
+    such weights the completion bounds' rounding (about lam * 2**-52) is far above
+    the pruning's tolerance, and the guess at the known objective pruned every state
+    (urf): the exact solver (and ``auto``, which runs it here) retried that guess
+    forever. Each solve ends within a few tries, never below the search, within its
+    own bound (a float oracle of every interleaving rounds D at these weights too)."""
+    from gpu_xorder.core import _exact
+
+    tries = []
+    solve = _exact._NumpyFronts.solve
+
+    def counted(*args):
+        tries.append(1)
+        assert len(tries) < 100, "the exact solver's tries do not end"
+        return solve(*args)
+
+    monkeypatch.setattr(_exact._NumpyFronts, "solve", staticmethod(counted))
+    s, y, g = np.zeros(12), np.tile([0, 1], 6), np.repeat([0, 1], 6)
+    for lam in (1e16, 1e20, 1e100, 1e300):
+        search = fair_order(s, y, g, metric=metric, lam=lam, backend="numpy",
+                            exact_budget=0)
+        for kw in (dict(solver="exact"), dict()):
+            tries.clear()
+            got = fair_order(s, y, g, metric=metric, lam=lam, backend="numpy", **kw)
+            assert got.solver == "exact", (lam, kw, got.extra["solver_reason"])
+            assert got.objective >= search.objective
+            assert got.objective <= got.upper_bound
+            assert len(tries) <= 16  # the guesses from EXACT_FIRST_SHARE to 1, and one
