@@ -433,6 +433,16 @@ add("paper seed too large", Case(["paper", "--data", "german", "--seed", "429496
 add("paper seeds beyond", Case(["paper", "--data", "german", "--seed", "4294967295",
                                 "--repeats", "2"], q(
     "--seed 4294967295 with --repeats 2 would split with seeds up to 4294967296")))
+# the ICU stand-in's groupings: every grouping it lacks refused by its own message (with
+# --methods xorder, race-sex once said 'the icu-synthetic data set', a name no option
+# takes)
+for methods in (["xorder"], ["post-logit-coord"]):
+    for grouping in ("race-sex", "age"):
+        add(f"paper icu-standin --groups {grouping} --methods {methods[0]}", Case(
+            ["paper", "--data", "icu-standin", "--groups", grouping, "--repeats", "1",
+             "--methods", *methods],
+            q("the ICU stand-in has its two age bands (groups 'default') and the paper's "
+              "Figure 12 bands ('age5', 'age10') only")))
 add("demo test-size 0.999", Case(["demo", "--data", "german", "--test-size", "0.999"], q(
     "--test-size 0.999 leaves 999 test and 1 training rows of the 1000 of german, and a "
     "stratified split needs 2 (one per label) in each: give a --test-size from 0.002 to "
