@@ -4,13 +4,11 @@ bounded front on tied scores, one-item groups and weights from 1e-12 to the cap;
 ``FairRanker(exact_budget=...)`` through scikit-learn's parameter machinery; the
 audit's value tables with many and oddly labelled groups."""
 
-import json
-import warnings
 
 import numpy as np
 import pytest
 
-from gpu_xorder import FairRanker, fair_order
+from gpu_xorder import fair_order
 
 
 def _beam_problems():
