@@ -139,3 +139,27 @@ def test_a_grid_search_over_exact_budget_fits_each_budget():
     assert best.xorder_.exact_budget == best.exact_budget
     reason = best.xorder_.result_.extra["solver_reason"]
     assert ("exact_budget=0" in reason) == (best.exact_budget == 0)
+
+
+# ---------------------------------------------------------------------- records.json
+
+@pytest.mark.parametrize("labels", [
+    (np.int64(0), np.int64(1)), (0, 1), (-3, 10**12), (0.5, 2.0), (False, True),
+    ("0", "1"), ("a", "$x$"), ("b\u202e1", "t\tn\x1b"), (np.str_("a"), np.str_("b")),
+], ids=repr)
+def test_a_records_group_labels_read_back_as_themselves(labels):
+    """A comparison's group labels through records.json (to_dict, JSON text, from_dict):
+    the same values of the same Python types (NumPy scalars as Python's); text that
+    looks like a number stays text, a number stays a number."""
+    import json
+
+    from gpu_xorder.experiments._comparison import Comparison
+    from gpu_xorder.io import json_text
+
+    c = Comparison(data="toy", groups="default", metric="xauc", model="lr",
+                   methods=("unadjusted",), study=None, repeats=1, test_size=0.3,
+                   seed=0, group_labels=tuple(labels), records=(), seconds={})
+    back = Comparison.from_dict(json.loads(json_text(c.to_dict())))
+    plain = [g.item() if isinstance(g, np.generic) else g for g in labels]
+    assert list(back.group_labels) == plain
+    assert [type(g) for g in back.group_labels] == [type(g) for g in plain]
