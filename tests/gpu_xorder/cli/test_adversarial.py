@@ -1294,3 +1294,61 @@ def test_the_decision_s_words_stay_in_their_finding_s_line(tmp_path, monkeypatch
         assert len(found) >= 2 and all(
             "leads to a\\nb\\x1b[2J\\u202ec, which is" in line for line in found), out
         assert not any(c in out for c in ACTING if c != "\n")
+
+
+# ---------------------------------------------------------------------- this round's faces
+
+LAM_HUGE = ("lam must be at most 1e+300 (a larger weight overflows float64 in the "
+            "solvers' sums), got ")
+
+
+@pytest.mark.parametrize("argv, shown", [
+    (["--lam", "1e301"], "1e+301"),
+    (["--lam", "0.5", "2e300", "--choose", "0.5"], "2e+300"),
+    (["--lam", "1e301", "--plan"], "1e+301"),
+    (["--lam", "1.0000000000000001e300"], None),  # rounds to the cap: taken
+])
+def test_fit_refuses_a_lam_above_the_cap_before_any_work(tmp_path, monkeypatch, capsys,
+                                                         argv, shown):
+    """fit --lam above 1e300 (finite, >= 0): exit 2, the one line of every entry's
+    message, nothing written; the cap itself fits."""
+    monkeypatch.chdir(tmp_path)
+    Path("data.csv").write_bytes(DATA)
+    code = main(fit(*argv))
+    out, err = capsys.readouterr()
+    if shown is None:
+        assert code == 0 and Path("m.json").exists()
+        return
+    assert code == 2
+    assert err.strip() == f"error: {LAM_HUGE}{shown}"
+    assert sorted(os.listdir()) == ["data.csv"]
+
+
+@pytest.mark.parametrize("extra", [[], ["--solver", "exact"], ["--solver", "lagrangian"],
+                                   ["--max-disparity", "0.1"]])
+def test_fit_plan_refuses_odd_labels_in_one_escaped_line(tmp_path, monkeypatch, capsys,
+                                                        extra):
+    """fit --plan where a group with acting characters in its label lacks negatives:
+    the solve's refusal, one line, the label escaped; with urf (which needs none) the
+    plan, which shows no label."""
+    from support.odd_text import ACTING
+
+    monkeypatch.chdir(tmp_path)
+    odd = "c\x1b[2J\u202e\x07$x$"
+    rows = [r[:2] + (["1"] if r[3] == "b" else [r[2]]) + [odd if r[3] == "b" else "a"]
+            + r[4:] for r in BASE]
+    Path("data.csv").write_text(csv_text(rows))
+    argv = fit("--plan", *extra)
+    argv.remove("--model")
+    argv.remove("m.json")
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [
+        "error: group 'c\\x1b[2J\\u202e\\x07$x$' has no negatives, which metric 'xauc' "
+        "needs"], err
+    if "--max-disparity" not in extra:
+        assert main(argv + ["--metric", "urf"]) == 0
+        out, err = capsys.readouterr()
+        assert out.splitlines()[0].split()[0] == "engine" and not err
+        assert not any(c in out for c in ACTING if c != "\n")
+    assert sorted(os.listdir()) == ["data.csv"]
