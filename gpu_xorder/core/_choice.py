@@ -445,6 +445,8 @@ def _two_group_plan(eng, solver, lams, common):
     searched = any(c not in ("paper", "constrained") for c in chosen) or constrained
     host = _plan.host_budget(common["memory_limit"])[0] if (
         searched or not eng.OWN_MEMORY) else None
+    if "exact" in chosen and any(lam > 0 for lam in lams):
+        _exact.check_tables(n_a, n_b, host)  # the solve's refusal before any fill
     budget = common["memory_limit"] if eng.OWN_MEMORY else host
     return Plan(engine=eng.NAME, route="banded" if budget is not None and bits > budget
                 else "2d", solvers=tuple(chosen), expected_fills=int(fills),

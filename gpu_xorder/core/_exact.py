@@ -237,17 +237,26 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
     return found, stats
 
 
+def check_tables(n_a, n_b, max_bytes):
+    """The bytes of one completion table of an ``n_a`` x ``n_b`` lattice;
+    ``FrontsTooLarge`` (``MSG_EXACT_TABLES``) where not one fits half of ``max_bytes``
+    (None: no budget), the fronts' half would be negative: asked by the solve and by
+    the plan of ``solver="exact"``, before any fill."""
+    table = 8 * (n_a + 1) * (n_b + 1)
+    if max_bytes is not None and table > max_bytes // 2:
+        raise cpu_reference.FrontsTooLarge(MSG_EXACT_TABLES.format(
+            n_a=n_a, n_b=n_b, table=table / 2**30, limit=max_bytes / 2**30))
+    return table
+
+
 def _weights(lat, lam, inside, max_bytes):
     """``(mus, max_bytes)``: the weights whose completion values bound the fronts
     (``inside``'s and ``EXACT_MUS`` spread over ``[-lam, lam]``, at most half of
     ``max_bytes`` in tables) and the bytes left to the fronts; ``FrontsTooLarge``
     where not one table fits."""
     mus = sorted({mu for mu, _ in inside} | set(np.linspace(-lam, lam, EXACT_MUS)))
-    table = 8 * lat.n_cells
+    table = check_tables(lat.n_a, lat.n_b, max_bytes)
     if max_bytes is not None:  # at most half the budget in completion values
-        if table > max_bytes // 2:  # not one table: the fronts would get a negative rest
-            raise cpu_reference.FrontsTooLarge(MSG_EXACT_TABLES.format(
-                n_a=lat.n_a, n_b=lat.n_b, table=table / 2**30, limit=max_bytes / 2**30))
         mus = _spread(mus, int(max_bytes // 2 // table))
         max_bytes -= len(mus) * table
     return mus, max_bytes

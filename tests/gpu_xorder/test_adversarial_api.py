@@ -975,3 +975,21 @@ def test_the_exact_solver_ends_at_every_weight_up_to_the_cap(metric, monkeypatch
             assert got.objective >= search.objective
             assert got.objective <= got.upper_bound
             assert len(tries) <= 16  # the guesses from EXACT_FIRST_SHARE to 1, and one
+
+
+@pytest.mark.parametrize("memory_limit", [1000, 4000, 10**6])
+def test_a_plan_of_solver_exact_refuses_the_tables_the_solve_refuses(memory_limit):
+    """``solver="exact"`` under a memory_limit whose half holds not one completion
+    table: the solve refuses before any fill, and so does its plan, by the same
+    error and words (it once planned the exact solve); where the tables fit, the plan
+    says exact, as the solve runs it (the fronts' size is known only by running)."""
+    kw = dict(lam=0.5, solver="exact", memory_limit=memory_limit, backend="numpy")
+    try:
+        result = _quiet(fair_order, S, Y, G, **kw)[0]
+    except MemoryError as error:
+        assert "completion values" in str(error)
+        with pytest.raises(type(error), match=re.escape(str(error))):
+            fair_order(S, Y, G, plan_only=True, **kw)
+        return
+    assert result.solver == "exact"
+    assert fair_order(S, Y, G, plan_only=True, **kw).solvers == ("exact",)
