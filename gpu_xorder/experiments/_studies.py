@@ -231,7 +231,9 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
     if "post-logit-public" in methods:  # one group stays, the others are shifted
         from ._post_logit import check_public_size  # the baselines: not at --help
 
-        check_public_size(labels.size - 1)
+        check_public_size(labels.size - 1, advice=(
+            f"use post-logit-coord, the coordinate search, beyond {PUBLIC_GRID_GROUPS} "
+            "groups"))
     if "xorder-kd" in methods and labels.size == 2:
         raise ValueError(MSG_KD_GROUPS.format(data=data, groups=groups))
     lam_values, _ = params.check("lam", lams)

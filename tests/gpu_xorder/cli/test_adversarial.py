@@ -443,6 +443,14 @@ for methods in (["xorder"], ["post-logit-coord"]):
              "--methods", *methods],
             q("the ICU stand-in has its two age bands (groups 'default') and the paper's "
               "Figure 12 bands ('age5', 'age10') only")))
+# the public post-logit over many bands: refused with what the command can do (it said
+# 'pass a coarser alphas grid', which no option of paper takes)
+for grouping, k in (("age5", 4), ("age10", 9)):
+    add(f"paper icu-standin --groups {grouping} --methods post-logit-public", Case(
+        ["paper", "--data", "icu-standin", "--groups", grouping, "--repeats", "1",
+         "--methods", "post-logit-public"],
+        q(f"combinations of alpha ({k} shifted groups, 100 alphas each), more than "
+          "200000; use post-logit-coord, the coordinate search, beyond 3 groups")))
 add("demo test-size 0.999", Case(["demo", "--data", "german", "--test-size", "0.999"], q(
     "--test-size 0.999 leaves 999 test and 1 training rows of the 1000 of german, and a "
     "stratified split needs 2 (one per label) in each: give a --test-size from 0.002 to "
