@@ -23,7 +23,16 @@ from gpu_xorder.io import staged_folder
 
 
 def read_run(folder):
-    """The comparisons of one ``--out`` folder, with the seconds of its timings.csv."""
+    """The comparisons of one ``--out`` folder, with the seconds of its timings.csv;
+    ``ValueError`` naming the folder where it is not one."""
+    try:
+        return _read_run(folder)
+    except (KeyError, TypeError, ValueError, csv.Error) as exc:
+        raise ValueError(f"{folder}: not the --out folder of a gpu-xorder paper run "
+                         f"({type(exc).__name__}: {exc})") from None
+
+
+def _read_run(folder):
     with open(os.path.join(folder, "records.json"), encoding="utf-8") as f:
         docs = json.load(f)["experiments"]
     with open(os.path.join(folder, "timings.csv"), encoding="utf-8") as f:
@@ -52,16 +61,27 @@ def main(argv=None):
     parser.add_argument("--out", required=True, help="the merged folder (new)")
     parser.add_argument("--no-figures", action="store_true")
     args = parser.parse_args(argv)
+    try:
+        merged = _merge(args)
+    except (OSError, ValueError) as exc:  # one line, exit 2, nothing written
+        text = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) \
+            and exc.filename and exc.strerror else str(exc)
+        print(f"error: {text}", file=sys.stderr)
+        sys.exit(2)
+    print(f"merged {', '.join(str(c.repeats) for c in merged)} repetitions into {args.out}")
+
+
+def _merge(args):
     if os.path.exists(args.out):
-        sys.exit(f"error: {args.out} exists; name a new folder")
+        raise ValueError(f"{args.out} exists; name a new folder")
     runs = [read_run(folder) for folder in args.runs]
     if len({len(r) for r in runs}) != 1:
-        sys.exit("error: the runs hold different numbers of experiments")
+        raise ValueError("the runs hold different numbers of experiments")
     merged = [merge_repetitions([r[k] for r in runs]) for k in range(len(runs[0]))]
     document = {"experiments": [c.to_dict() for c in merged]}
     with staged_folder(args.out, set()) as folder:
         _paper_outputs(folder, merged, document, not args.no_figures)
-    print(f"merged {', '.join(str(c.repeats) for c in merged)} repetitions into {args.out}")
+    return merged
 
 
 if __name__ == "__main__":

@@ -183,7 +183,7 @@ def _announce(names, args, methods):
         return {}
     seconds, engine = {}, None
     for name in names:
-        groups = grouping(load_data(name), args.groups)
+        groups = grouping(load_data(name, args.groups), args.groups)
         counts = np.unique(groups, return_counts=True)[1]
         train = np.ceil(counts * (1 - args.test_size)).astype(int)
         try:  # a method that cannot run is the fits' to refuse, with their message

@@ -427,7 +427,9 @@ def _two_group_plan(eng, solver, lams, common):
         autos = sum(1 for c, lam in zip(chosen, lams) if c == "auto" and lam > 0)
         if solver == "exact":
             _solvers.check_exact_size(n_a, n_b)
-            seconds += exact * sum(1 for lam in lams if lam > 0)
+            # the lams it runs for (signed mode and lam = 0: the cell rule, exact there)
+            seconds += exact * sum(1 for c, lam in zip(chosen, lams)
+                                   if c == "exact" and lam > 0)
         elif autos and cells <= _solvers.EXACT_MAX_CELLS:
             fits = _solvers.exact_fits(n_a, n_b, budget, fronts.cost)
             per_lam = min(budget, exact) if fits else 0.0
@@ -443,6 +445,8 @@ def _two_group_plan(eng, solver, lams, common):
     searched = any(c not in ("paper", "constrained") for c in chosen) or constrained
     host = _plan.host_budget(common["memory_limit"])[0] if (
         searched or not eng.OWN_MEMORY) else None
+    if "exact" in chosen and any(lam > 0 for lam in lams):
+        _exact.check_tables(n_a, n_b, host)  # the solve's refusal before any fill
     budget = common["memory_limit"] if eng.OWN_MEMORY else host
     return Plan(engine=eng.NAME, route="banded" if budget is not None and bits > budget
                 else "2d", solvers=tuple(chosen), expected_fills=int(fills),

@@ -191,14 +191,18 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
     tables = fronts.tables(lat, mus)
     share = EXACT_FIRST_SHARE
     proven = bound  # a guess that no state reached bounds the optimum from above
+    unpruned = False  # the fronts without the bounds (see below)
     while True:
         lower = known if share >= 1 else bound - share * (bound - known)
         stats["tries"] += 1
         left = None if max_states is None else max_states - stats["states"]
         try:
-            path, final, got = fronts.solve(lat, lam, lower, mus, tables, max_bytes,
-                                            left)
+            path, final, got = fronts.solve(lat, lam, None if unpruned else lower, mus,
+                                            tables, max_bytes, left)
         except cpu_reference.NoneLeft:
+            if share >= 1:  # the known ordering itself pruned: see below
+                unpruned = True
+                continue
             proven = min(proven, lower)
             share *= 2.0
             continue
@@ -213,8 +217,15 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
         stats["states"] += got["states"]
         stats["largest"] = max(stats["largest"], got["largest"])
         found = candidate(lat, path, final)
-        if absolute_objective(found, lam) >= lower - cpu_reference.PRUNE_TOLERANCE:
+        if unpruned or absolute_objective(found, lam) >= lower - cpu_reference.PRUNE_TOLERANCE:
             break
+        if share >= 1:
+            # the guess at the known objective lost the known ordering, which the bounds
+            # cannot do in exact arithmetic: their rounding (about lam * 2**-52, 1e4 at
+            # lam = 1e20) is beyond PRUNE_TOLERANCE. Once more without them (the fronts'
+            # dominance alone: exact); this guess retried ran forever.
+            unpruned = True
+            continue
         if absolute_objective(found, lam) > known:  # below the guess: a better start
             best, known = found, absolute_objective(found, lam)
         proven = min(proven, lower)  # the best state kept, so the optimum, is below it
@@ -226,17 +237,26 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
     return found, stats
 
 
+def check_tables(n_a, n_b, max_bytes):
+    """The bytes of one completion table of an ``n_a`` x ``n_b`` lattice;
+    ``FrontsTooLarge`` (``MSG_EXACT_TABLES``) where not one fits half of ``max_bytes``
+    (None: no budget), the fronts' half would be negative: asked by the solve and by
+    the plan of ``solver="exact"``, before any fill."""
+    table = 8 * (n_a + 1) * (n_b + 1)
+    if max_bytes is not None and table > max_bytes // 2:
+        raise cpu_reference.FrontsTooLarge(MSG_EXACT_TABLES.format(
+            n_a=n_a, n_b=n_b, table=table / 2**30, limit=max_bytes / 2**30))
+    return table
+
+
 def _weights(lat, lam, inside, max_bytes):
     """``(mus, max_bytes)``: the weights whose completion values bound the fronts
     (``inside``'s and ``EXACT_MUS`` spread over ``[-lam, lam]``, at most half of
     ``max_bytes`` in tables) and the bytes left to the fronts; ``FrontsTooLarge``
     where not one table fits."""
     mus = sorted({mu for mu, _ in inside} | set(np.linspace(-lam, lam, EXACT_MUS)))
-    table = 8 * lat.n_cells
+    table = check_tables(lat.n_a, lat.n_b, max_bytes)
     if max_bytes is not None:  # at most half the budget in completion values
-        if table > max_bytes // 2:  # not one table: the fronts would get a negative rest
-            raise cpu_reference.FrontsTooLarge(MSG_EXACT_TABLES.format(
-                n_a=lat.n_a, n_b=lat.n_b, table=table / 2**30, limit=max_bytes / 2**30))
         mus = _spread(mus, int(max_bytes // 2 // table))
         max_bytes -= len(mus) * table
     return mus, max_bytes

@@ -29,8 +29,10 @@ MSG_SEARCH_ALPHA = (
 )
 MSG_PUBLIC_SIZE = (
     "the public search would try {n} combinations of alpha ({k} shifted groups, {a} "
-    "alphas each), more than {limit}; pass a coarser alphas grid"
+    "alphas each), more than {limit}; {advice}"
 )
+#: What the fit's caller may do about it (``PostLogit``'s: its ``alphas``).
+ADVICE_ALPHAS = "pass a coarser alphas grid"
 MSG_GROUP_MANY = "group names the one shifted group of two; with {n} groups leave it None"
 MSG_ONE_LAM = "PostLogit picks by one lam, got a sequence of {k}"
 ALPHAS = np.round(np.arange(0.0, 10.0, 0.1), 1)
@@ -46,13 +48,15 @@ WIDEN_FACTOR = 3.0
 MSG_WIDEN = "widen must be an integer >= 0, got {value!r}"
 
 
-def check_public_size(shifted, n_alphas=ALPHAS.size):
+def check_public_size(shifted, n_alphas=ALPHAS.size, advice=ADVICE_ALPHAS):
     """``ValueError`` (``MSG_PUBLIC_SIZE``) where the public search's every combination
     of ``n_alphas`` alphas for ``shifted`` groups exceeds ``MAX_COMBINATIONS``: asked by
-    the fit and, before any repetition, by ``compare_methods``."""
+    the fit and, before any repetition, by ``compare_methods``; ``advice``: what the
+    caller can do (``compare_methods`` has no alphas grid)."""
     if n_alphas ** shifted > MAX_COMBINATIONS:
         raise ValueError(MSG_PUBLIC_SIZE.format(n=n_alphas ** shifted, k=shifted,
-                                                a=n_alphas, limit=MAX_COMBINATIONS))
+                                                a=n_alphas, limit=MAX_COMBINATIONS,
+                                                advice=advice))
 
 
 def public_transform(scores, alpha, beta=PUBLIC_BETA):

@@ -128,10 +128,14 @@ def default_methods(n_groups, study=None):
                  and m != ("post-logit-coord" if public else "post-logit-public"))
 
 
-def load_data(name):
+def load_data(name, groups=None):
     """A bundled data set by name, or the synthetic ICU stand-in (``"icu-standin"``,
-    built once per process)."""
+    built once per process); ``groups``, where given, a grouping the stand-in has
+    (``MSG_ICU_GROUPS``; checked here, before any grouping names the generator's data
+    set, ``"icu-synthetic"``)."""
     if name == "icu-standin":
+        if groups is not None and groups not in ICU_GROUPINGS:
+            raise ValueError(MSG_ICU_GROUPS)
         return _icu_standin()
     from ..datasets import load_dataset
 
@@ -197,9 +201,7 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
     """
     from .models import MODELS
 
-    dataset = load_data(data)
-    if data == "icu-standin" and groups not in ICU_GROUPINGS:
-        raise ValueError(MSG_ICU_GROUPS)
+    dataset = load_data(data, groups)
     params.check("metric", metric)
     v.check_choice(model, "model", MODELS)
     v.check_choice(post_logit_search, "post_logit_search", ("joint", "logit-alpha"))
@@ -229,7 +231,9 @@ def compare_methods(data="german", *, methods=None, model="lr", groups="default"
     if "post-logit-public" in methods:  # one group stays, the others are shifted
         from ._post_logit import check_public_size  # the baselines: not at --help
 
-        check_public_size(labels.size - 1)
+        check_public_size(labels.size - 1, advice=(
+            f"use post-logit-coord, the coordinate search, beyond {PUBLIC_GRID_GROUPS} "
+            "groups"))
     if "xorder-kd" in methods and labels.size == 2:
         raise ValueError(MSG_KD_GROUPS.format(data=data, groups=groups))
     lam_values, _ = params.check("lam", lams)

@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..io._read import read_text
 from ..utils import _validation as v
-from ..utils._params import PARAMETERS, valid_json
+from ..utils._params import PARAMETERS, json_refusal
 from ..utils._params import check as check_parameter
 from ._fitted import FittedMaps, check_params
 
@@ -284,9 +284,11 @@ def _params(value, groups, reference, known_params):
         raise _Invalid(f"'params' lacks {missing}")
     params = dict(value)
     for name in set(params) & set(PARAMETERS):
-        if not valid_json(name, params[name]):
-            raise _Invalid(f"'params.{name}' must be {PARAMETERS[name].text}, got "
-                           f"{_short(params[name])}")
+        reason = json_refusal(name, params[name])
+        if reason is not None and reason.startswith("must be "):
+            raise _Invalid(f"'params.{name}' {reason}, got {_short(params[name])}")
+        if reason is not None:  # the check's own words, naming the value
+            raise _Invalid(f"'params.{name}': {reason}")
     if "validation" in params:
         params["validation"] = _validation_share(params["validation"], "'params.validation'")
     chosen = params["reference_group"]

@@ -291,14 +291,19 @@ def choices(name):
     return PARAMETERS[name].choices
 
 
-def valid_json(name, value):
-    """Whether ``value``, read from a model file, is a valid ``name``: a JSON type the
-    parameter is saved as, and valid by :func:`check` (the caller's message says what
-    it must be: ``PARAMETERS[name].text``)."""
-    if type(value) not in PARAMETERS[name].json:
-        return False
-    try:
-        check(name, value)
-    except (TypeError, ValueError):
-        return False
-    return True
+def json_refusal(name, value):
+    """Why ``value``, read from a model file, is not a valid ``name`` (None when it is):
+    a JSON type the parameter is saved as, and valid by :func:`check`. The reason is
+    ``"must be " + PARAMETERS[name].text``, or the check's own message where the value
+    is beyond a limit that text does not state (``v.BeyondLimitError``)."""
+    parameter = PARAMETERS[name]
+    if type(value) in parameter.json:
+        try:
+            check(name, value)
+        except v.BeyondLimitError as error:
+            return str(error)
+        except (TypeError, ValueError):
+            pass
+        else:
+            return None
+    return f"must be {parameter.text}"

@@ -94,6 +94,11 @@ MSG_LAM = "lam must be a finite number >= 0, got {value!r}"
 MAX_LAM = 1e300
 MSG_LAM_HUGE = ("lam must be at most {limit:g} (a larger weight overflows float64 in the "
                 "solvers' sums), got {value!r}")
+
+
+class BeyondLimitError(ValueError):
+    """A value of the right kind above a limit the parameter's plain description does
+    not state (``lam`` above ``MAX_LAM``): a model file quotes its message as it is."""
 MSG_INEXACT_SCORES = (
     "{name} hold integers beyond 2**53 that float64 cannot represent exactly (first at "
     "index {index}: {value}); they are rounded, so nearly equal scores may tie"
@@ -452,7 +457,7 @@ def check_lam(lam):
     if bad.any():
         raise ValueError(MSG_LAM.format(value=values[bad][0].item()))
     if (values > MAX_LAM).any():
-        raise ValueError(MSG_LAM_HUGE.format(limit=MAX_LAM,
+        raise BeyondLimitError(MSG_LAM_HUGE.format(limit=MAX_LAM,
                                              value=values[values > MAX_LAM][0].item()))
     return values, batch
 

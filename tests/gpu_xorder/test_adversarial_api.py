@@ -924,3 +924,72 @@ def test_a_plan_refuses_what_the_fit_refuses_and_plans_what_it_runs(case):
         assert not any(c in text for c in ACTING if c != "\n")
         assert [line.split()[0] for line in text.splitlines()][:3] == [
             "engine", "route", "groups"]
+
+
+def test_a_plan_of_solver_exact_counts_the_exact_solver_only_where_it_runs():
+    """``solver="exact"`` with ``disparity="signed"`` or ``lam=0`` runs the cell rule
+    (exact there; the result says ``solver="paper"``): its plan costs what the cell
+    rule's plan costs (it once added the exact solver's expected seconds per lam)."""
+    for kw in (dict(lam=0.5, disparity="signed"), dict(lam=[0.0, 0.5], disparity="signed"),
+               dict(lam=0.0)):
+        plans = [fair_order(S, Y, G, backend="numpy", solver=solver, plan_only=True, **kw)
+                 for solver in ("exact", "paper")]
+        ran = _quiet(fair_order, S, Y, G, backend="numpy", solver="exact", **kw)[0]
+        assert {r.solver for r in (ran if isinstance(ran, list) else [ran])} == {"paper"}
+        assert plans[0].solvers == plans[1].solvers == ("paper",) * len(plans[0].lams)
+        assert plans[0].seconds == plans[1].seconds, kw
+    asked = fair_order(S, Y, G, backend="numpy", solver="exact", lam=0.5, plan_only=True)
+    assert asked.seconds > fair_order(S, Y, G, backend="numpy", solver="paper", lam=0.5,
+                                      plan_only=True).seconds  # the exact solve counted
+
+
+# ---------------------------------------------------------------------- huge weights
+
+@pytest.mark.parametrize("metric", ["xauc", "prf", "urf"])
+def test_the_exact_solver_ends_at_every_weight_up_to_the_cap(metric, monkeypatch):
+    """Every score tied, 6 items per group, lam from 1e16 to ``MAX_LAM`` (1e300): at
+    such weights the completion bounds' rounding (about lam * 2**-52) is far above
+    the pruning's tolerance, and the guess at the known objective pruned every state
+    (urf): the exact solver (and ``auto``, which runs it here) retried that guess
+    forever. Each solve ends within a few tries, never below the search, within its
+    own bound (a float oracle of every interleaving rounds D at these weights too)."""
+    from gpu_xorder.core import _exact
+
+    tries = []
+    solve = _exact._NumpyFronts.solve
+
+    def counted(*args):
+        tries.append(1)
+        assert len(tries) < 100, "the exact solver's tries do not end"
+        return solve(*args)
+
+    monkeypatch.setattr(_exact._NumpyFronts, "solve", staticmethod(counted))
+    s, y, g = np.zeros(12), np.tile([0, 1], 6), np.repeat([0, 1], 6)
+    for lam in (1e16, 1e20, 1e100, 1e300):
+        search = fair_order(s, y, g, metric=metric, lam=lam, backend="numpy",
+                            exact_budget=0)
+        for kw in (dict(solver="exact"), dict()):
+            tries.clear()
+            got = fair_order(s, y, g, metric=metric, lam=lam, backend="numpy", **kw)
+            assert got.solver == "exact", (lam, kw, got.extra["solver_reason"])
+            assert got.objective >= search.objective
+            assert got.objective <= got.upper_bound
+            assert len(tries) <= 16  # the guesses from EXACT_FIRST_SHARE to 1, and one
+
+
+@pytest.mark.parametrize("memory_limit", [1000, 4000, 10**6])
+def test_a_plan_of_solver_exact_refuses_the_tables_the_solve_refuses(memory_limit):
+    """``solver="exact"`` under a memory_limit whose half holds not one completion
+    table: the solve refuses before any fill, and so does its plan, by the same
+    error and words (it once planned the exact solve); where the tables fit, the plan
+    says exact, as the solve runs it (the fronts' size is known only by running)."""
+    kw = dict(lam=0.5, solver="exact", memory_limit=memory_limit, backend="numpy")
+    try:
+        result = _quiet(fair_order, S, Y, G, **kw)[0]
+    except MemoryError as error:
+        assert "completion values" in str(error)
+        with pytest.raises(type(error), match=re.escape(str(error))):
+            fair_order(S, Y, G, plan_only=True, **kw)
+        return
+    assert result.solver == "exact"
+    assert fair_order(S, Y, G, plan_only=True, **kw).solvers == ("exact",)

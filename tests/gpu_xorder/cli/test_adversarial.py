@@ -406,6 +406,10 @@ MODEL_EDITS = {
                      "'version' must be an integer, got True"),
     "lam null": (model(edit=lambda d: d["params"].update(lam=None)),
                  "'params.lam' must be a finite number >= 0, got None"),
+    # finite and >= 0, but above the cap every entry has (it once said 'finite >= 0')
+    "lam above its cap": (model(edit=lambda d: d["params"].update(lam=1e301)),
+                          "'params.lam': lam must be at most 1e+300 (a larger weight "
+                          "overflows float64 in the solvers' sums), got 1e+301"),
     "bound 400 digits": (model(edit=lambda d: d.update(bounds=[0, BIG])),
                          "'bounds' must be a finite number"),
     "groups one": (model(edit=lambda d: d.update(groups=["a"])),
@@ -429,6 +433,24 @@ add("paper seed too large", Case(["paper", "--data", "german", "--seed", "429496
 add("paper seeds beyond", Case(["paper", "--data", "german", "--seed", "4294967295",
                                 "--repeats", "2"], q(
     "--seed 4294967295 with --repeats 2 would split with seeds up to 4294967296")))
+# the ICU stand-in's groupings: every grouping it lacks refused by its own message (with
+# --methods xorder, race-sex once said 'the icu-synthetic data set', a name no option
+# takes)
+for methods in (["xorder"], ["post-logit-coord"]):
+    for grouping in ("race-sex", "age"):
+        add(f"paper icu-standin --groups {grouping} --methods {methods[0]}", Case(
+            ["paper", "--data", "icu-standin", "--groups", grouping, "--repeats", "1",
+             "--methods", *methods],
+            q("the ICU stand-in has its two age bands (groups 'default') and the paper's "
+              "Figure 12 bands ('age5', 'age10') only")))
+# the public post-logit over many bands: refused with what the command can do (it said
+# 'pass a coarser alphas grid', which no option of paper takes)
+for grouping, k in (("age5", 4), ("age10", 9)):
+    add(f"paper icu-standin --groups {grouping} --methods post-logit-public", Case(
+        ["paper", "--data", "icu-standin", "--groups", grouping, "--repeats", "1",
+         "--methods", "post-logit-public"],
+        q(f"combinations of alpha ({k} shifted groups, 100 alphas each), more than "
+          "200000; use post-logit-coord, the coordinate search, beyond 3 groups")))
 add("demo test-size 0.999", Case(["demo", "--data", "german", "--test-size", "0.999"], q(
     "--test-size 0.999 leaves 999 test and 1 training rows of the 1000 of german, and a "
     "stratified split needs 2 (one per label) in each: give a --test-size from 0.002 to "
@@ -1280,3 +1302,61 @@ def test_the_decision_s_words_stay_in_their_finding_s_line(tmp_path, monkeypatch
         assert len(found) >= 2 and all(
             "leads to a\\nb\\x1b[2J\\u202ec, which is" in line for line in found), out
         assert not any(c in out for c in ACTING if c != "\n")
+
+
+# ---------------------------------------------------------------------- this round's faces
+
+LAM_HUGE = ("lam must be at most 1e+300 (a larger weight overflows float64 in the "
+            "solvers' sums), got ")
+
+
+@pytest.mark.parametrize("argv, shown", [
+    (["--lam", "1e301"], "1e+301"),
+    (["--lam", "0.5", "2e300", "--choose", "0.5"], "2e+300"),
+    (["--lam", "1e301", "--plan"], "1e+301"),
+    (["--lam", "1.0000000000000001e300"], None),  # rounds to the cap: taken
+])
+def test_fit_refuses_a_lam_above_the_cap_before_any_work(tmp_path, monkeypatch, capsys,
+                                                         argv, shown):
+    """fit --lam above 1e300 (finite, >= 0): exit 2, the one line of every entry's
+    message, nothing written; the cap itself fits."""
+    monkeypatch.chdir(tmp_path)
+    Path("data.csv").write_bytes(DATA)
+    code = main(fit(*argv))
+    out, err = capsys.readouterr()
+    if shown is None:
+        assert code == 0 and Path("m.json").exists()
+        return
+    assert code == 2
+    assert err.strip() == f"error: {LAM_HUGE}{shown}"
+    assert sorted(os.listdir()) == ["data.csv"]
+
+
+@pytest.mark.parametrize("extra", [[], ["--solver", "exact"], ["--solver", "lagrangian"],
+                                   ["--max-disparity", "0.1"]])
+def test_fit_plan_refuses_odd_labels_in_one_escaped_line(tmp_path, monkeypatch, capsys,
+                                                        extra):
+    """fit --plan where a group with acting characters in its label lacks negatives:
+    the solve's refusal, one line, the label escaped; with urf (which needs none) the
+    plan, which shows no label."""
+    from support.odd_text import ACTING
+
+    monkeypatch.chdir(tmp_path)
+    odd = "c\x1b[2J\u202e\x07$x$"
+    rows = [r[:2] + (["1"] if r[3] == "b" else [r[2]]) + [odd if r[3] == "b" else "a"]
+            + r[4:] for r in BASE]
+    Path("data.csv").write_text(csv_text(rows))
+    argv = fit("--plan", *extra)
+    argv.remove("--model")
+    argv.remove("m.json")
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [
+        "error: group 'c\\x1b[2J\\u202e\\x07$x$' has no negatives, which metric 'xauc' "
+        "needs"], err
+    if "--max-disparity" not in extra:
+        assert main(argv + ["--metric", "urf"]) == 0
+        out, err = capsys.readouterr()
+        assert out.splitlines()[0].split()[0] == "engine" and not err
+        assert not any(c in out for c in ACTING if c != "\n")
+    assert sorted(os.listdir()) == ["data.csv"]
