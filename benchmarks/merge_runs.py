@@ -12,7 +12,6 @@ the lowest (repetition r: the split of seed lowest + r).
 
 import argparse
 import csv
-import dataclasses
 import json
 import os
 import sys
@@ -39,11 +38,7 @@ def _read_run(folder):
         timings = list(csv.DictReader(f))
     runs = []
     for doc in docs:
-        c = Comparison.from_dict(doc)
-        if all(isinstance(g, str) and g.lstrip("-").isdigit() for g in c.group_labels):
-            # records.json before json_label kept int codes as text; the figures name
-            # the codes
-            c = dataclasses.replace(c, group_labels=tuple(int(g) for g in c.group_labels))
+        c = Comparison.from_dict(doc)  # labels read back as written (json_label)
         mine = [t for t in timings if (t["data"], t["groups"], t["model"])
                 == (c.data, c.groups, c.model)]
         for m in c.methods:

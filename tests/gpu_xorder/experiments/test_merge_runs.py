@@ -89,3 +89,20 @@ def test_a_merge_keeps_the_runs_labels_and_types(runs, tmp_path):
     assert [type(g) for g in merged[0]["group_labels"]] == [
         type(g) for g in run[0]["group_labels"]]
     assert merged[0]["repeats"] == 2
+
+
+def test_a_merge_keeps_labels_that_are_digits_in_text_as_text(runs, tmp_path):
+    """Group labels "0" and "1" written as text stay text (the merge once turned every
+    all-digit text label into an int, for records.json written before json_label)."""
+    for name in ("r0", "r1"):
+        (tmp_path / name).mkdir()
+        doc = json.loads((runs / name / "records.json").read_text())
+        for exp in doc["experiments"]:
+            exp["group_labels"] = [str(g) for g in exp["group_labels"]]
+        (tmp_path / name / "records.json").write_text(json.dumps(doc))
+        (tmp_path / name / "timings.csv").write_bytes((runs / name / "timings.csv")
+                                                      .read_bytes())
+    done = _merge(tmp_path, "r0", "r1", "--out", str(tmp_path / "m"), "--no-figures")
+    assert done.returncode == 0, done.stderr
+    merged = json.loads((tmp_path / "m" / "records.json").read_text())["experiments"]
+    assert merged[0]["group_labels"] == ["0", "1"]
