@@ -1,4 +1,4 @@
-"""The numba engine's tiled wavefront (issue #47, items 2 and 3): threads against one
+"""The numba engine's strip pipeline on threads (issue #47, items 2 and 3): threads against one
 thread, and one thread against a compiled yardstick of the same fill.
 
 Run from the source tree (numba installed)::
