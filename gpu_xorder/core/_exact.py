@@ -120,12 +120,14 @@ MSG_EXACT_TABLES = (
 
 class OverBudget(Exception):
     """The exact solver's estimated cost exceeds ``exact_budget`` (its message says by
-    what); ``bound``: an upper bound on the optimum its tries proved (a guessed lower
-    bound that no state of the fronts reached), or None."""
+    what). Where the fronts ran before they stopped: ``bound``, an upper bound on the
+    optimum its tries proved (a guessed lower bound that no state of the fronts
+    reached); ``prepared``, the weights, their completion tables and the bytes left to
+    the fronts, which :func:`beam` takes instead of computing them again. Else None."""
 
-    def __init__(self, message, bound=None):
+    def __init__(self, message, bound=None, prepared=None):
         super().__init__(message)
-        self.bound = bound
+        self.bound, self.prepared = bound, prepared
 
 
 def exact_cost(n_a, n_b, tables, states, tries=None, cost=NUMPY_COST):
@@ -213,7 +215,8 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
             raise OverBudget(MSG_OVER_BUDGET_FRONTS.format(
                 states=states, budget=budget,
                 seconds=exact_cost(lat.n_a, lat.n_b, len(mus), states,
-                                   cost=fronts.cost)), bound=proven) from None
+                                   cost=fronts.cost)), bound=proven,
+                prepared=(mus, tables, max_bytes)) from None
         stats["states"] += got["states"]
         stats["largest"] = max(stats["largest"], got["largest"])
         found = candidate(lat, path, final)
@@ -296,16 +299,20 @@ def beam_fits(n_a, n_b, width, budget, cost):
     return beam_cost(n_a, n_b, width, cost) <= budget
 
 
-def beam(lat, lam, best, search, max_bytes, width, fronts):
+def beam(lat, lam, best, search, max_bytes, width, fronts, prepared=None):
     """The bounded front of ``width`` states per cell (the compiled fronts only,
     ``fronts.beam``), pruned by the search's best objective: ``(Candidate, stats)``,
     the better of its answer and ``best`` (``best`` on a tie). A heuristic: it proves
     nothing, the search's bound stays the certificate. ``FrontsTooLarge`` over
-    ``max_bytes``."""
+    ``max_bytes``. ``prepared``: the stopped exact solve's weights, tables and bytes
+    left (``OverBudget.prepared``; the same as computed here, already paid for)."""
     known = absolute_objective(best, lam)
-    inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
-    mus, max_bytes = _weights(lat, lam, inside, max_bytes)
-    tables = fronts.tables(lat, mus)
+    if prepared is None:
+        inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
+        mus, max_bytes = _weights(lat, lam, inside, max_bytes)
+        tables = fronts.tables(lat, mus)
+    else:
+        mus, tables, max_bytes = prepared
     stats = {"tables": len(mus), "beam": width}
     try:
         path, final, got = fronts.beam(lat, lam, known, mus, tables, max_bytes, width)

@@ -501,6 +501,7 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
         ran = "lagrangian" if lam > 0 else "paper"
         extra = {"signed_fills": len(search.points), "fills": tally.asdict()}
         value = absolute_objective(best, lam)
+        prepared = None  # a stopped exact solve's tables, for the bounded front
         if lam == 0:
             why = REASONS["zero"]
         elif bound <= value:  # proven by the bound alone
@@ -516,7 +517,7 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
             try:
                 best, stats = exact(lat, lam, best, search, exact_bytes, budget, fronts)
             except OverBudget as exc:
-                why = str(exc)
+                why, prepared = str(exc), exc.prepared
                 if exc.bound is not None:  # the tries' guesses that no state reached
                     bound = _proven(float(max(min(bound, exc.bound), value)), value)
             except cpu_reference.FrontsTooLarge as exc:
@@ -532,7 +533,7 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
         if (solver == "auto" and ran == "lagrangian" and bound > value
                 and lat.n_cells <= EXACT_MAX_CELLS):
             best, why = _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why,
-                                extra)
+                                extra, prepared)
         extra["solver_reason"] = why
         out.append((best, bound, ran, extra))
     # the lams share one search: another lam's exact answer may be the better one here
@@ -544,7 +545,8 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
     return out
 
 
-def _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why, extra):
+def _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why, extra,
+            prepared=None):
     """``(best, why)`` after the bounded front of ``_exact.BEAM_WIDTH`` states per cell
     where ``fronts`` has one (the compiled fronts; NumPy's keep the search's answer)
     and it fits ``budget`` (``_exact.beam_fits``): the better of its answer and the
@@ -555,7 +557,7 @@ def _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why, extra):
             or not _exact.beam_fits(lat.n_a, lat.n_b, width, budget, fronts.cost)):
         return best, why
     try:
-        found, stats = beam(lat, lam, best, search, exact_bytes, width, fronts)
+        found, stats = beam(lat, lam, best, search, exact_bytes, width, fronts, prepared)
     except cpu_reference.FrontsTooLarge:
         return best, why + REASONS["beam_memory"].format(width=width)
     extra.update(beam_width=width, beam_states=stats["states"])

@@ -157,3 +157,30 @@ def test_numpy_keeps_the_search(monkeypatch):
     np.testing.assert_array_equal(got.order, want.order)
     assert got.objective == want.objective
     assert "bounded front" not in got.extra["solver_reason"]
+
+
+def test_the_beam_takes_the_stopped_exact_solve_s_tables(monkeypatch):
+    """Over the budget (the xauc case above), the bounded front reuses the completion
+    tables the stopped exact solve computed (one set of tables, not two), and answers
+    exactly as a beam that computes them again."""
+    from gpu_xorder.core import _solvers
+
+    rng = np.random.default_rng(13 + len("xauc"))
+    s, y, g = two_group_problem(rng, int(rng.integers(150, 251)),
+                                int(rng.integers(150, 251)))
+    kw = dict(metric="xauc", lam=0.7, backend="numba", exact_budget=0.05)
+    calls = []
+    tables = _exact._CompiledFronts.tables
+    monkeypatch.setattr(_exact._CompiledFronts, "tables", staticmethod(
+        lambda lat, mus: calls.append(len(mus)) or tables(lat, mus)))
+    got = fair_order(s, y, g, **kw)
+    reason = got.extra["solver_reason"]
+    assert "over exact_budget=0.05 s" in reason and "bounded front" in reason
+    assert len(calls) == 1
+    beam = _solvers.beam
+    monkeypatch.setattr(_solvers, "beam", lambda *args: beam(*args[:7]))  # no reuse
+    again = fair_order(s, y, g, **kw)
+    assert len(calls) == 3  # the exact solve's tables, then the beam's own
+    np.testing.assert_array_equal(again.order, got.order)
+    assert (again.objective, again.upper_bound, again.extra) == (
+        got.objective, got.upper_bound, got.extra)
