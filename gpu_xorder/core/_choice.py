@@ -433,8 +433,7 @@ def _two_group_plan(eng, solver, lams, common):
         elif autos and cells <= _solvers.EXACT_MAX_CELLS:
             fits = _solvers.exact_fits(n_a, n_b, budget, fronts.cost)
             per_lam = min(budget, exact) if fits else 0.0
-            if (not fits or exact > budget) and getattr(fronts, "beam", None) is not None \
-                    and _exact.beam_fits(n_a, n_b, _exact.BEAM_WIDTH, budget, fronts.cost):
+            if (not fits or exact > budget) and _exact.beam_fits(fronts, n_a, n_b, budget):
                 per_lam += _exact.beam_cost(n_a, n_b, _exact.BEAM_WIDTH, fronts.cost)
             seconds += per_lam * autos
         bound = False

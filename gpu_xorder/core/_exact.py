@@ -287,16 +287,19 @@ def beam_cost(n_a, n_b, width, cost):
                       cost=cost)
 
 
-def beam_fits(n_a, n_b, width, budget, cost):
-    """Whether the bounded front of ``width`` states per cell fits ``budget`` seconds
-    (None: no budget) at its worst (:func:`beam_cost`)."""
-    if width <= 0:
+def beam_fits(fronts, n_a, n_b, budget):
+    """Whether ``solver="auto"`` may run the bounded front of ``BEAM_WIDTH`` states per
+    cell with ``fronts`` (:func:`fronts_for` the engine: the compiled fronts have one,
+    NumPy's not) on an ``n_a`` x ``n_b`` lattice within ``budget`` seconds (None: no
+    budget; 0: ``BEAM_AT_ZERO_BUDGET``) at its worst (:func:`beam_cost`). The one test
+    the solve and the plan both ask."""
+    if getattr(fronts, "beam", None) is None or BEAM_WIDTH <= 0:
         return False
     if budget is None:
         return True
     if budget == 0:
         return BEAM_AT_ZERO_BUDGET
-    return beam_cost(n_a, n_b, width, cost) <= budget
+    return beam_cost(n_a, n_b, BEAM_WIDTH, fronts.cost) <= budget
 
 
 def beam(lat, lam, best, search, max_bytes, width, fronts, prepared=None):

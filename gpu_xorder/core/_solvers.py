@@ -553,8 +553,7 @@ def _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why, extra,
     search's ``best`` (``best`` on a tie), ``why`` saying so; the bound stays the
     search's (a beam proves nothing)."""
     width = _exact.BEAM_WIDTH
-    if (getattr(fronts, "beam", None) is None
-            or not _exact.beam_fits(lat.n_a, lat.n_b, width, budget, fronts.cost)):
+    if not _exact.beam_fits(fronts, lat.n_a, lat.n_b, budget):
         return best, why
     try:
         found, stats = beam(lat, lam, best, search, exact_bytes, width, fronts, prepared)
