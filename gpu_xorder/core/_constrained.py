@@ -42,6 +42,7 @@ CONSTRAINT_SOLVES = 2 + CONSTRAINT_BISECTIONS
 #: The constrained problem is solved exactly (fronts per value of ``d``) on lattices of
 #: at most this many cells, within ``CONSTRAINT_EXACT_STATES`` predicted states.
 CONSTRAINT_EXACT_CELLS = 2**16
+CONSTRAINT_EXACT_STATES = 3 * 10**7
 #: Why the constrained solve's answer is what it is (``extra["solver_reason"]``), by
 #: how it was found (``constrained``'s ``found_with``).
 CONSTRAINT_REASONS = {
@@ -51,9 +52,9 @@ CONSTRAINT_REASONS = {
     "size": ("max_disparity={eps:g}: the feasible ordering of the highest AUC the "
              "search met (the lattice has more than {limit:.3g} cells, beyond the exact "
              "constrained solver; upper_bound certifies it)"),
-    "memory": ("max_disparity={eps:g}: the feasible ordering of the highest AUC the "
-               "search met (the exact constrained solver's fronts outgrew the memory "
-               "budget; upper_bound certifies it)"),
+    "states": ("max_disparity={eps:g}: the feasible ordering of the highest AUC the "
+               "search met (the exact constrained solver's fronts would store more than "
+               "{states:.3g} states; upper_bound certifies it)"),
 }
 
 
@@ -61,9 +62,9 @@ def constrained_reason(found_with, eps, n_cells):
     """Why :func:`constrained`'s answer was chosen, in words."""
     key = ("exact" if found_with.get("exact") else
            "best" if found_with == {"mu": 0.0} else
-           "size" if n_cells > CONSTRAINT_EXACT_CELLS else "memory")
-    return CONSTRAINT_REASONS[key].format(eps=eps, limit=CONSTRAINT_EXACT_CELLS)
-CONSTRAINT_EXACT_STATES = 3 * 10**7
+           "size" if n_cells > CONSTRAINT_EXACT_CELLS else "states")
+    return CONSTRAINT_REASONS[key].format(eps=eps, limit=CONSTRAINT_EXACT_CELLS,
+                                          states=CONSTRAINT_EXACT_STATES)
 
 
 class Infeasible(ValueError):

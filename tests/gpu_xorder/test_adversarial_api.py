@@ -876,6 +876,24 @@ def test_every_result_says_why_its_solver_ran(case):
         assert want in reason, reason
 
 
+@pytest.mark.parametrize("limit,want", [
+    ("CONSTRAINT_EXACT_CELLS", "the lattice has more than 1 cells, beyond the exact "
+                               "constrained solver"),
+    ("CONSTRAINT_EXACT_STATES", "the exact constrained solver's fronts would store more "
+                                "than 1 states")])
+def test_a_constrained_search_says_which_limit_kept_the_exact_solver_out(
+        limit, want, monkeypatch):
+    """Beyond the exact constrained solver's size, or its cap of states (a count, not
+    memory: the reason once said the fronts "outgrew the memory budget"), the result
+    is the search's feasible ordering and its reason names that limit."""
+    from gpu_xorder.core import _constrained
+
+    monkeypatch.setattr(_constrained, limit, 1)
+    r = fair_order(S, Y, G, max_disparity=0.0, backend="numpy")
+    assert r.solver == "lagrangian"
+    assert want in r.extra["solver_reason"]
+
+
 # ---------------------------------------------------------------------- plans
 
 def _plan_data():
