@@ -209,8 +209,9 @@ class _Fills:
 
     def _run(self, lattice, weights, bits):
         keys = [self._key(lattice, w) for w in weights]
-        todo = [w for w, key in zip(weights, keys)
-                if key not in self._done or (bits and self._done[key][0] is None)]
+        todo = list({key: w for w, key in zip(weights, keys)  # each once
+                     if key not in self._done or (bits and self._done[key][0] is None)
+                     }.values())
         if todo:
             todo = np.array(todo, dtype=np.float64)
             if bits:

@@ -782,3 +782,27 @@ def test_the_search_fills_nothing_twice_and_answers_as_if_it_did(monkeypatch, co
                 np.testing.assert_array_equal(c.final, w.final)
                 assert bound == want_bound
     assert saved > 0  # the test saw fills reused
+
+
+def test_the_fills_take_a_weight_asked_twice_at_once_once():
+    """One ask of the same weight twice (or weight 0 in either mode) runs one fill and
+    gives both the same answer as filling each."""
+    rng = np.random.default_rng(46)
+    s, y, g = two_group_problem(rng, 14, 11)
+    lat = cr.build_lattice(s, y, g, "xauc", "absolute")
+    asked = []
+
+    def fills(lattice, weights):
+        asked.append(list(weights))
+        return _numpy_fills(lattice, weights)
+
+    tally = _solvers.Tally()
+    done = _solvers._Fills(fills, _numpy_finals, tally)
+    got = done.bits(lat, [0.5, 0.5, 0.0])
+    assert asked == [[0.5, 0.0]] and tally.bit_fills == 2
+    want = _numpy_fills(lat, np.array([0.5, 0.5, 0.0]))
+    for (path, final), (w_path, w_final) in zip(got, want, strict=True):
+        np.testing.assert_array_equal(path, w_path)
+        np.testing.assert_array_equal(final, w_final)
+    signed = dataclasses.replace(lat, mode="signed")
+    assert done.bits(signed, [0.0, 0.0]) and asked == [[0.5, 0.0]]  # weight 0 shared
