@@ -3,13 +3,14 @@ tree against another git revision's, in one run (issue #44, deliverable 3).
 
 Run from the source tree::
 
-    PYTHONPATH=. python benchmarks/path_times.py [--baseline 9de83f7] [--n 400]
-        [--backends numpy numba] [--repeat 3] [--budget B]
+    PYTHONPATH=. python benchmarks/path_times.py [--baseline 9de83f7 [REV ...]]
+        [--n 400] [--backends numpy numba] [--repeat 3] [--budget B]
 
 Cases: ``xorder_path`` over ``VALIDATION_LAMS`` (11 values) and
 ``XOrder(lam=1, validation=0.3).fit`` on the synthetic problem of ``solver_table.py``
 (``--n`` items per group, xAUC). Each runs ``--repeat`` times in a subprocess per tree,
-the trees alternating (the same machine, the same run); the fastest CPU time counts
+the trees alternating (the same machine, the same run; several ``--baseline`` revisions: each
+against this tree); the fastest CPU time counts
 (``time.process_time``: every thread of the process). ``--budget``: this tree's
 ``exact_budget`` (default: the library's default); the baseline has no such parameter.
 """
@@ -65,7 +66,7 @@ def run_tree(tree, args, backend, budget):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline", default="9de83f7")
+    parser.add_argument("--baseline", nargs="+", default=["9de83f7"])
     parser.add_argument("--n", type=int, default=400)
     parser.add_argument("--backends", nargs="+", default=["numpy", "numba"])
     parser.add_argument("--backend", default="numpy")
@@ -78,16 +79,19 @@ def main(argv=None):
     sys.path.insert(0, HERE)
     from auto_vs_rule import baseline_tree
 
-    old = baseline_tree(args.baseline)
+    olds = [(ref, baseline_tree(ref)) for ref in args.baseline]
     new = os.path.dirname(HERE)
     for backend in args.backends:
-        before = run_tree(old, args, backend, None)
+        befores = [(ref, run_tree(old, args, backend, None)) for ref, old in olds]
         after = run_tree(new, args, backend, args.budget)
-        for name in ("path", "validation"):
-            print(f"{backend:6s} {name:10s} before {before[name]:7.3f}s after "
-                  f"{after[name]:7.3f}s ratio {after[name] / before[name]:.2f}", flush=True)
-        print(f"{backend:6s} solvers before {before['solvers']} after {after['solvers']}; "
-              f"chosen lam before {before['chosen']} after {after['chosen']}", flush=True)
+        for ref, before in befores:
+            for name in ("path", "validation"):
+                print(f"{backend:6s} {name:10s} {ref} {before[name]:7.3f}s this tree "
+                      f"{after[name]:7.3f}s ratio {after[name] / before[name]:.2f}",
+                      flush=True)
+            print(f"{backend:6s} solvers {ref} {before['solvers']} this tree "
+                  f"{after['solvers']}; chosen lam {ref} {before['chosen']} this tree "
+                  f"{after['chosen']}", flush=True)
 
 
 if __name__ == "__main__":

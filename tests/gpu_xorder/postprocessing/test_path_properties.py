@@ -167,3 +167,38 @@ def test_path_progress_counts_the_rule_and_every_search():
     cells = (np.sum(g == 0) + 1) * (np.sum(g == 1) + 1)
     assert done == sorted(done) and all(d <= t for d, t in seen)
     assert seen[-1][0] == seen[-1][1] > 2 * cells  # the rule's two fills and the searches'
+
+
+@pytest.mark.parametrize("metric", ["xauc", "prf", "urf"])
+@pytest.mark.parametrize("ties", [False, True])
+def test_numba_path_models_with_exact_solves_are_single_fits(metric, ties):
+    """On numba (the compiled fronts) the default solves a path's lams exactly: each
+    model of ``xorder_path`` and the model a held-out choice keeps are the single fit's,
+    bit for bit (the fronts' records in ``result_.extra`` included), on distinct and on
+    tied scores (many orderings of equal objective)."""
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(7 + len(metric) + ties)
+    n = 90
+    g = rng.integers(0, 2, n)
+    y = rng.integers(0, 2, n)
+    s = y * 1.2 + 0.6 * g + rng.normal(0, 1, n)
+    if ties:
+        s = np.round(s * 2) / 2
+    lams = [0.0, 0.1, 0.5, 3.0]
+    new = np.linspace(-3.0, 4.0, 8)
+    models = xorder_path(s, y, sensitive_features=g, lams=lams, metric=metric,
+                         backend="numba")
+    assert "exact" in {m.result_.solver for m in models}
+    for lam, model in zip(lams, models):
+        single = XOrder(lam=lam, metric=metric, backend="numba").fit(
+            s, y, sensitive_features=g)
+        assert_same_model(model, single, new, np.arange(8) % 2)
+    held = (rng.normal(0, 1, 40) + 0.5 * (np.arange(40) % 2), np.arange(40) // 20,
+            np.arange(40) % 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        chosen = XOrder(lam=1.0, metric=metric, validation=held, backend="numba").fit(
+            s, y, sensitive_features=g)
+        single = XOrder(lam=chosen.lam_, metric=metric, backend="numba").fit(
+            s, y, sensitive_features=g)
+    assert_same_model(chosen, single, new, np.arange(8) % 2)
