@@ -414,20 +414,25 @@ def _relinked(lat, lam, best, others, relink=cpu_reference.relink):
 
 
 #: Fills of the lattice a search is expected to take for one lam, the cell rule's
-#: included, what progress reports and estimates count on (measured: docs/design.md,
-#: section 3.5): with a coarse start and the refinement cut short ("auto"), mean 4.3
-#: and at most 5.1 fills of the lattice (the coarse start's cells included); run to
-#: the end or without a coarse start (small lattices), some 9 signed fills more.
-EXPECTED_AUTO_FILLS = 5
+#: included, what progress reports and estimates count on. Measured by
+#: benchmarks/cost_constants.py on the 51 problems of search_shortfall.py (numba, main
+#: at 27b5cb0; benchmarks/RESULTS.md, "Cost constants measured"): with a coarse start
+#: and the refinement cut short ("auto" where the exact solver may not run), mean 3.94,
+#: median 4.05, 2.0-5.1 fills (the coarse start's cells included; 45 problems); run to
+#: the end ("auto" where the exact solver may run, "lagrangian", "exact"), mean 10.7,
+#: 8.0-14.0 with a coarse start, 11-15 without (6 small problems).
+EXPECTED_AUTO_FILLS = 4
 EXPECTED_CONVERGED_FILLS = 12
 
 
-def expected_fills(solver, lam, n=None):
+def expected_fills(solver, lam, n=None, converged=False):
     """Lattice fills the solver is expected to take for one lam (the exact solver's
-    fronts not counted); ``n``: the larger group's size (None: large)."""
+    fronts not counted); ``n``: the larger group's size (None: large); ``converged``:
+    ``"auto"`` runs its search to the end (the exact solver may run after it:
+    :func:`exact_fits`)."""
     if solver == "paper" or lam == 0:
         return 1
-    if solver == "auto" and (n is None or coarse_levels(n)):
+    if solver == "auto" and not converged and (n is None or coarse_levels(n)):
         return EXPECTED_AUTO_FILLS
     return EXPECTED_CONVERGED_FILLS
 
