@@ -15,10 +15,8 @@ search (``BEAM_AT_ZERO_BUDGET``, the compiled fronts only), its CPU time against
 ``beam_cost`` and its states against the worst case ``BEAM_WIDTH`` per cell.
 """
 
-import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -34,24 +32,13 @@ def lattice_fills(extra, n_cells):
 
 
 def main(argv=None):
+    from exact_estimate import options, timing
     from search_shortfall import case, report
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=51)
-    parser.add_argument("--first", type=int, default=0)
-    parser.add_argument("--backend", default="numba")
-    parser.add_argument("--out", default=None)
-    args = parser.parse_args(argv)
+    args = options(argv, __doc__)
     timed = {}
     plain = _solvers.beam
-
-    def beam(*a, **kw):
-        t0 = time.process_time()
-        out = plain(*a, **kw)
-        timed["seconds"] = time.process_time() - t0
-        timed["stats"] = out[1]
-        return out
-
+    beam = timing(plain, timed)
     s, y, g, _, _ = case(0)
     fair_order(s[::8], y[::8], g[::8], lam=1.0, backend=args.backend)  # compile, load
     cost = _exact.fronts_for(args.backend).cost

@@ -39,21 +39,31 @@ def case(k):
     return s, y, g, METRICS[k % 3], lam
 
 
+def optimum(kw, cache, k, path):
+    """``solver="exact"``'s answer to case ``k`` (keyword arguments ``kw``), timed,
+    kept in ``cache`` and written to ``path`` at once (JSON)."""
+    from search_shortfall import cpu_seconds
+
+    ex, seconds = cpu_seconds(**kw, solver="exact")
+    cache[str(k)] = {"objective": ex.objective, "disparity": ex.disparity,
+                     "seconds": seconds, "states": ex.extra.get("front_states", 0)}
+    with open(path + ".tmp", "w") as f:
+        json.dump(cache, f)
+    os.replace(path + ".tmp", path)
+    return cache[str(k)]
+
+
 def main(argv=None):
     from search_shortfall import cpu_seconds, report
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=24)
-    parser.add_argument("--first", type=int, default=0)
-    parser.add_argument("--budget", type=float, default=2.0)
-    parser.add_argument("--backend", default="numba")
-    parser.add_argument("--cache", default="huge_lam_exact.json")
-    parser.add_argument("--out", default=None)
+    for option, default in (("--cases", 24), ("--first", 0), ("--budget", 2.0),
+                            ("--backend", "numba"), ("--cache", "huge_lam_exact.json"),
+                            ("--out", None)):
+        parser.add_argument(option, default=default,
+                            type=None if default is None else type(default))
     args = parser.parse_args(argv)
-    cache = {}
-    if os.path.exists(args.cache):
-        with open(args.cache) as f:
-            cache = json.load(f)
+    cache = json.load(open(args.cache)) if os.path.exists(args.cache) else {}
     s, y, g, _, _ = case(0)
     fair_order(s[::4], y[::4], g[::4], lam=1.0, backend=args.backend)  # compile, load
     rows = []
@@ -61,15 +71,7 @@ def main(argv=None):
         s, y, g, metric, lam = case(k)
         kw = dict(scores=s, y=y, sensitive_features=g, metric=metric, lam=lam,
                   backend=args.backend)
-        if str(k) not in cache:
-            ex, t_ex = cpu_seconds(**kw, solver="exact")
-            cache[str(k)] = {"objective": ex.objective, "disparity": ex.disparity,
-                             "seconds": t_ex, "states": ex.extra.get("front_states", 0)}
-            tmp = args.cache + ".tmp"
-            with open(tmp, "w") as f:
-                json.dump(cache, f)
-            os.replace(tmp, args.cache)
-        opt = cache[str(k)]
+        opt = cache.get(str(k)) or optimum(kw, cache, k, args.cache)
         got, t_got = cpu_seconds(**kw, exact_budget=args.budget)
         row = dict(case=k, n_a=int((g == 0).sum()), n_b=int((g == 1).sum()),
                    metric=metric, lam=lam, shortfall=opt["objective"] - got.objective,
