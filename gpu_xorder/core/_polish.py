@@ -34,10 +34,11 @@ POLISH_MOVES = 64
 def moved(path, rng):
     """A copy of ``path`` (0: a step along a, 1: along b) with a move drawn from
     ``rng`` at each boundary between runs of one group (at most ``POLISH_MOVES`` of
-    them, drawn), top down, where the move keeps clear of the last one: none, the two items at the boundary swapped, the
-    last item of the run above moved below the run beneath, or the first item of the
-    run beneath moved above the run above. Each move is one stretch where the copy
-    leaves the path, so that a relink may take or leave each."""
+    them, drawn), top down, where the move keeps clear of the last one: none, the two
+    items at the boundary swapped, the last item of the run above moved below the run
+    beneath, or the first item of the run beneath moved above the run above. Each
+    move is one stretch where the copy leaves the path, so that a relink may take or
+    leave each."""
     p = np.asarray(path, dtype=np.int8)
     starts = np.concatenate(([0], np.flatnonzero(p[1:] != p[:-1]) + 1))
     ends = np.append(starts[1:], p.size)
