@@ -51,10 +51,13 @@ def _solve_parts(monkeypatch, s, y, g, metric, lam):
 
 def test_moved_copies_are_paths_of_the_lattice():
     """A moved copy keeps every group's count of steps, and leaves the path in
-    disjoint stretches, each a move of one item past a run of the other group."""
+    disjoint stretches, each a move of one item past a run of the other group, at
+    most ``POLISH_MOVES`` of them."""
     rng = np.random.default_rng(3)
-    for _ in range(50):
-        path = (rng.random(int(rng.integers(2, 40))) < rng.uniform(0.2, 0.8)).astype(np.int8)
+    capped = 0
+    for k in range(50):
+        size = int(rng.integers(2, 40 if k % 2 else 600))
+        path = (rng.random(size) < rng.uniform(0.2, 0.8)).astype(np.int8)
         q = _polish.moved(path, rng)
         assert q.dtype == np.int8 and q.size == path.size
         assert q.sum() == path.sum()
@@ -63,11 +66,15 @@ def test_moved_copies_are_paths_of_the_lattice():
         rows_p = np.concatenate(([0], np.cumsum(path == 0)))
         rows_q = np.concatenate(([0], np.cumsum(q == 0)))
         shared = np.flatnonzero(rows_p == rows_q)
+        parted = np.flatnonzero(np.diff(shared) > 1)
+        assert parted.size <= _polish.POLISH_MOVES  # at most that many moves
+        capped += np.count_nonzero(path[1:] != path[:-1]) > _polish.POLISH_MOVES
         for lo, hi in zip(shared[:-1], shared[1:]):
             a, b = path[lo:hi], q[lo:hi]
             if hi - lo > 1:
                 assert (np.array_equal(b, np.roll(a, 1)) or np.array_equal(b, np.roll(a, -1)))
                 assert np.unique(a[:-1]).size == 1 or np.unique(a[1:]).size == 1
+    assert capped > 5  # long paths: the cap applied
 
 
 @pytest.mark.parametrize("metric", METRICS)
