@@ -26,27 +26,38 @@ from gpu_xorder import fair_order
 from gpu_xorder.core import _exact, _solvers
 
 
-def main(argv=None):
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from search_shortfall import case, report
-
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def options(argv, doc):
+    """The options over the problems of search_shortfall.py: ``--cases``, ``--first``,
+    ``--backend``, ``--out`` (the description: ``doc``'s first line)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--cases", type=int, default=51)
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--backend", default="numba")
     parser.add_argument("--out", default=None)
-    args = parser.parse_args(argv)
-    timed = {}
-    plain = _solvers.exact
+    return parser.parse_args(argv)
 
-    def exact(*a, **kw):
+
+def timing(plain, timed):
+    """``plain`` (a solver's step returning ``(answer, stats)``), its CPU seconds and
+    stats of the last call kept in the dict ``timed``."""
+
+    def call(*a, **kw):
         t0 = time.process_time()
         out = plain(*a, **kw)
         timed["seconds"] = time.process_time() - t0
         timed["stats"] = out[1]
         return out
 
-    _solvers.exact = exact
+    return call
+
+
+def main(argv=None):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from search_shortfall import case, report
+
+    args = options(argv, __doc__)
+    timed = {}
+    _solvers.exact = timing(_solvers.exact, timed)
     rows = []
     for k in range(args.first, args.first + args.cases):
         s, y, g, metric, lam = case(k)

@@ -2,6 +2,7 @@
 file, table rows of metrics, the Dask cluster of ``--scheduler``."""
 
 import contextlib
+import re
 
 import numpy as np
 from rich.markup import escape
@@ -78,6 +79,37 @@ def group_names(data, groups):
     if groups in FIGURE_12_EDGES:
         return "age bands", band_names(groups)
     return data.sensitive_name, GROUP_NAMES[data.name]
+
+
+#: A group code in a library message: ``group 7`` or ``the smallest group, 7`` (the
+#: messages write a label by its repr).
+GROUP_CODE = re.compile(r"\bgroup(,?) (-?\d+)\b")
+
+
+def named_groups(message, names):
+    """``message`` with every group code of ``names`` (code -> readable name, as
+    :func:`group_names` gives them) written as its name, the way the tables and
+    figures name it: ``group 7 has no positives`` -> ``group '75 < age <= 85' has no
+    positives``; codes not in ``names`` stay."""
+    def name(match):
+        code = int(match.group(2))
+        label = repr(names[code]) if code in names else match.group(2)
+        return f"group{match.group(1)} {label}"
+
+    return GROUP_CODE.sub(name, message)
+
+
+@contextlib.contextmanager
+def groups_named(name, groups):
+    """A ``ValueError`` raised inside names the groups of the bundled data set
+    ``name`` grouped by ``groups`` as the tables do (:func:`named_groups`)."""
+    try:
+        yield
+    except ValueError as exc:
+        from ..experiments._studies import load_data
+
+        names = group_names(load_data(name), groups)[1]
+        raise ValueError(named_groups(str(exc), names)) from exc
 
 
 def counts(groups):

@@ -18,6 +18,7 @@ from ._common import (
     dask_backend,
     given,
     group_names,
+    groups_named,
     read_paths,
     require_matplotlib,
 )
@@ -61,7 +62,7 @@ def _paper_experiment(name, args):
     cluster)."""
     from ..experiments._experiment import paper_experiment
 
-    with _timed_repetitions(name, args.repeats) as report:
+    with _timed_repetitions(name, args.repeats) as report, groups_named(name, args.groups):
         exp = paper_experiment(
             name, groups=args.groups, metric=args.metric, lams=args.lam,
             repeats=args.repeats, test_size=args.test_size, seed=args.seed,
@@ -99,7 +100,8 @@ def _paper_comparison(names, args):
         comparisons = []
         with dask_backend(args.scheduler):
             for name in names:
-                with _timed_repetitions(name, args.repeats) as report:
+                with (_timed_repetitions(name, args.repeats) as report,
+                      groups_named(name, args.groups)):
                     comparison = compare_methods(
                         name, methods=methods, model=args.model, groups=args.groups,
                         metric=args.metric, lams=args.lam, study=args.study,

@@ -11,7 +11,7 @@ from ..experiments._studies import METHODS as PAPER_METHODS
 from ..experiments._studies import STUDIES as PAPER_STUDIES
 from ..experiments.models import MODELS as PAPER_MODELS
 from ..io import LABEL_KINDS
-from ..utils._params import MAX_EXACT_BUDGET, choices
+from ..utils._params import PARAMETERS, check, choices
 from ..utils._validation import DEFAULT_DELTA, parse_memory_size
 from ._common import (
     AUDIT_BOOTSTRAP,
@@ -51,9 +51,19 @@ def _finite(text):
     return _number(text, float, math.isfinite, "a finite number")
 
 
-def _exact_budget(text):
-    return _number(text, float, lambda x: 0.0 <= x <= MAX_EXACT_BUDGET,
-                   f"a number of seconds from 0 to {MAX_EXACT_BUDGET:g}")
+def _checked(name):
+    """An option type of a number that parameter ``name`` of the table
+    (``utils._params``: the check the API and model files use) accepts; the table's
+    words where it does not."""
+
+    def convert(text):
+        try:
+            return check(name, float(text))
+        except (TypeError, ValueError):
+            raise argparse.ArgumentTypeError(
+                f"must be {PARAMETERS[name].text}, got {text}") from None
+
+    return convert
 
 
 def _decision(text):
@@ -199,7 +209,8 @@ def build_parser():
                      "(default: the highest mean score)")
     fit.add_argument("--subsample", type=_positive,
                      help="learn on every k-th item of each group")
-    fit.add_argument("--exact-budget", type=_exact_budget, default=2.0, metavar="SECONDS",
+    fit.add_argument("--exact-budget", type=_checked("exact_budget"), default=2.0,
+                     metavar="SECONDS",
                      help="seconds the default solver may spend in the exact solver per "
                           "lam (default: 2; 0: the Lagrangian search alone, the fastest "
                           "for several --lam values)")

@@ -87,10 +87,11 @@ def solvers(solver, mode, lams, n_cells, eng, alone=False):
     return [choose_solver(solver, mode, lams, n_cells, eng.CERTIFIED_CELLS)] * len(lams)
 
 
-def expected_fills(chosen, lams, n):
+def expected_fills(chosen, lams, n, converged=False):
     """Lattice fills the solvers ``chosen`` (one per lam) are expected to take, all lams
-    together (``_solvers.expected_fills``; ``n``: the larger group's size)."""
-    return sum(_solvers.expected_fills(c, lam, n) for c, lam in zip(chosen, lams))
+    together (``_solvers.expected_fills``; ``n``: the larger group's size;
+    ``converged``: ``"auto"``'s search runs to the end, the exact solver may follow)."""
+    return sum(_solvers.expected_fills(c, lam, n, converged) for c, lam in zip(chosen, lams))
 
 
 def uncertified_reason(solver, chosen, lams, n_a, n_b, eng):
@@ -404,7 +405,10 @@ def _two_group_plan(eng, solver, lams, common):
     constrained = common["max_disparity"] is not None
     searched_lams = np.array([1.0]) if constrained else lams
     chosen = solvers(solver, common["mode"], searched_lams, cells, eng, common["alone"])
-    fills = expected_fills(chosen, searched_lams, n)
+    # "auto" runs its search to the end where the exact solver may follow it
+    converged = not constrained and _solvers.exact_fits(
+        n_a, n_b, common["exact_budget"], _solvers.fronts_for(eng.NAME).cost)
+    fills = expected_fills(chosen, searched_lams, n, converged)
     if constrained:
         seconds = estimate_solver_seconds(
             solver, n_a, n_b, [1.0], eng.FILL_SECONDS_PER_CELL or 0.0,

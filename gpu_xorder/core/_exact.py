@@ -17,6 +17,12 @@ from ._candidates import TOLERANCE, absolute_objective, candidate, signed_value
 EXACT_MUS = 17
 EXACT_FIRST_SHARE = 1.0 / 1024
 
+#: The guesses are spaced from the search's own objective, unless the polish of its
+#: ordering (``_polish``) closed more than all but ``1 / SPACING_GAIN`` of the gap:
+#: then from the polished one (measured on benchmarks/huge_lam.py and
+#: search_shortfall.py: docs/design.md, section 3.5).
+SPACING_GAIN = 2.0
+
 
 #: ``solver="auto"`` runs the exact solver where its estimated cost fits ``exact_budget``
 #: seconds (``fair_order``'s parameter; this is its default): a few seconds, which the
@@ -163,7 +169,8 @@ MSG_OVER_BUDGET_FRONTS = (
 )
 
 
-def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
+def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS,
+          searched=None):
     """The optimum of ``AUC - lam * |D|``: ``(Candidate, stats)``. ``best`` and
     ``search`` come from ``lagrangian``: the best objective found and the weights whose
     signed values bound it.
@@ -180,32 +187,43 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
     the pruning itself relies on). ``stats``: ``states`` stored, ``largest``
     front, ``tries`` (lower bounds guessed), ``tables``, ``estimate`` (seconds by the
     cost model, of the states stored). ``fronts``: :func:`fronts_for` the engine
-    (the reference's or the compiled twin: the same answer, bit for bit)."""
+    (the reference's or the compiled twin: the same answer, bit for bit).
+    ``searched``: the search's own objective where ``best`` improved on it (the
+    polish, ``_polish``): the guesses stay spaced from it as without the polish, and
+    a guess at or below ``best``'s objective is replaced by that objective, a higher
+    lower bound (fewer states), so the polish never makes a try dearer."""
     known = absolute_objective(best, lam)
+    spacing = known if searched is None else min(searched, known)
     inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
     stats = {"states": 0, "largest": 0, "tries": 0, "tables": 0}
     bound = min((signed_value(c, mu) for mu, c in inside), default=np.inf)
     if bound - known <= TOLERANCE:
         return best, stats
+    if bound - spacing > SPACING_GAIN * (bound - known):  # the polish closed most of it
+        spacing = known
     mus, max_bytes = _weights(lat, lam, inside, max_bytes)
     max_states = exact_allowance(lat, len(mus), budget, fronts.cost)
     stats["tables"] = len(mus)
     tables = fronts.tables(lat, mus)
     share = EXACT_FIRST_SHARE
     proven = bound  # a guess that no state reached bounds the optimum from above
+    # ... once widened by the rounding the pruning's bounds may carry
+    widen = rounding_slack(lat.n_a, lat.n_b, mus)
     unpruned = False  # the fronts without the bounds (see below)
     while True:
-        lower = known if share >= 1 else bound - share * (bound - known)
+        guess = bound - share * (bound - spacing)
+        last = share >= 1 or guess <= known  # the known objective itself
+        lower = known if last else guess
         stats["tries"] += 1
         left = None if max_states is None else max_states - stats["states"]
         try:
             path, final, got = fronts.solve(lat, lam, None if unpruned else lower, mus,
                                             tables, max_bytes, left)
         except cpu_reference.NoneLeft:
-            if share >= 1:  # the known ordering itself pruned: see below
+            if last:  # the known ordering itself pruned: see below
                 unpruned = True
                 continue
-            proven = min(proven, lower)
+            proven = min(proven, lower + widen)
             share *= 2.0
             continue
         except cpu_reference.FrontsTooLarge as exc:
@@ -222,7 +240,7 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
         found = candidate(lat, path, final)
         if unpruned or absolute_objective(found, lam) >= lower - cpu_reference.PRUNE_TOLERANCE:
             break
-        if share >= 1:
+        if last:
             # the guess at the known objective lost the known ordering, which the bounds
             # cannot do in exact arithmetic: their rounding (about lam * 2**-52, 1e4 at
             # lam = 1e20) is beyond PRUNE_TOLERANCE. Once more without them (the fronts'
@@ -231,13 +249,38 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS):
             continue
         if absolute_objective(found, lam) > known:  # below the guess: a better start
             best, known = found, absolute_objective(found, lam)
-        proven = min(proven, lower)  # the best state kept, so the optimum, is below it
+        spacing = max(spacing, absolute_objective(found, lam))
+        # the best state kept (the optimum, if its path survived) lies below the guess,
+        # or the pruning dropped the optimum's path, whose bounds reached the guess
+        # less their rounding
+        proven = min(proven, lower + widen)
         share *= 2.0
     if known >= absolute_objective(found, lam):
         found = best  # the same optimum: keep the ordering already known
     stats["estimate"] = exact_cost(lat.n_a, lat.n_b, len(mus), stats["states"],
                                    stats["tries"], fronts.cost)
     return found, stats
+
+
+def rounding_slack(n_a, n_b, mus):
+    """How far the pruning's bound of a state (``auc - mu * d + R_mu(cell)``, the least
+    over the weights ``mus``, in float64) may lie below its value in exact arithmetic
+    on an ``n_a`` x ``n_b`` lattice, at most: a guessed lower bound that no state
+    reached proves the optimum below the guess plus this, besides ``PRUNE_TOLERANCE``.
+
+    Every term has magnitude at most ``M = 1 + 2 max |mu|`` (AUC and its gains sum to
+    at most 1 along a path, ``|d|`` and the disparity's gains to at most 2, for every
+    metric). ``R_mu`` is built row by row: each row's prefix sums of at most ``n_b``
+    gains err by at most ``n_b u M`` (u = 2**-53), a row adds twice that and a few
+    roundings of sums of at most ``2 M`` to the row below's error, and ``n_a + 1`` rows
+    accumulate it; the state's own terms and the least over the weights add a few
+    roundings of ``M``. So ``(n_a + 1) (2 n_b + 8) u 2 M + 8 u M`` at most, which
+    ``(n_a + 2) (n_b + 4) 2**-50 M`` exceeds; the rounding of the reciprocals (one u
+    per term, relative) is inside the same margin. At lam = 1 on 2,000 items per
+    group about 1e-8; at lam = 1e8 on 100, 2e-3.
+    """
+    big = max((abs(float(mu)) for mu in mus), default=0.0)
+    return (n_a + 2) * (n_b + 4) * 2.0**-50 * (1.0 + 2.0 * big)
 
 
 def check_tables(n_a, n_b, max_bytes):
@@ -281,8 +324,11 @@ BEAM_AT_ZERO_BUDGET = False
 
 def beam_cost(n_a, n_b, width, cost):
     """Seconds of the bounded front of ``width`` states per cell on an ``n_a`` x ``n_b``
-    lattice at its worst (``width`` states in every cell; the search's objective prunes
-    most: 2.5 per cell measured at 8), by the cost model ``cost``."""
+    lattice at its worst (``width`` states in every cell), by the cost model ``cost``.
+    A bound, not an estimate: measured at 8 on the 51 problems of search_shortfall.py
+    (benchmarks/cost_constants.py, numba, load 4 on 2 cores; benchmarks/RESULTS.md,
+    "Cost constants measured"), the search's objective left 0-3.0 states per cell
+    (median 1.6) and the beam took 0.13-0.89 times this (median 0.42), never more."""
     return exact_cost(n_a, n_b, EXACT_MUS, width * (n_a + 1) * (n_b + 1), tries=1,
                       cost=cost)
 

@@ -29,7 +29,7 @@ import numpy as np
 
 import cpu_reference
 
-from . import _exact
+from . import _exact, _polish
 from ._candidates import (
     TOLERANCE,
     absolute_objective,
@@ -414,20 +414,25 @@ def _relinked(lat, lam, best, others, relink=cpu_reference.relink):
 
 
 #: Fills of the lattice a search is expected to take for one lam, the cell rule's
-#: included, what progress reports and estimates count on (measured: docs/design.md,
-#: section 3.5): with a coarse start and the refinement cut short ("auto"), mean 4.3
-#: and at most 5.1 fills of the lattice (the coarse start's cells included); run to
-#: the end or without a coarse start (small lattices), some 9 signed fills more.
-EXPECTED_AUTO_FILLS = 5
+#: included, what progress reports and estimates count on. Measured by
+#: benchmarks/cost_constants.py on the 51 problems of search_shortfall.py (numba, main
+#: at 27b5cb0; benchmarks/RESULTS.md, "Cost constants measured"): with a coarse start
+#: and the refinement cut short ("auto" where the exact solver may not run), mean 3.94,
+#: median 4.05, 2.0-5.1 fills (the coarse start's cells included; 45 problems); run to
+#: the end ("auto" where the exact solver may run, "lagrangian", "exact"), mean 10.7,
+#: 8.0-14.0 with a coarse start, 11-15 without (6 small problems).
+EXPECTED_AUTO_FILLS = 4
 EXPECTED_CONVERGED_FILLS = 12
 
 
-def expected_fills(solver, lam, n=None):
+def expected_fills(solver, lam, n=None, converged=False):
     """Lattice fills the solver is expected to take for one lam (the exact solver's
-    fronts not counted); ``n``: the larger group's size (None: large)."""
+    fronts not counted); ``n``: the larger group's size (None: large); ``converged``:
+    ``"auto"`` runs its search to the end (the exact solver may run after it:
+    :func:`exact_fits`)."""
     if solver == "paper" or lam == 0:
         return 1
-    if solver == "auto" and (n is None or coarse_levels(n)):
+    if solver == "auto" and not converged and (n is None or coarse_levels(n)):
         return EXPECTED_AUTO_FILLS
     return EXPECTED_CONVERGED_FILLS
 
@@ -503,11 +508,20 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
         extra = {"signed_fills": len(search.points), "fills": tally.asdict()}
         value = absolute_objective(best, lam)
         prepared = None  # a stopped exact solve's tables, for the bounded front
+        polished, searched = 0.0, value
+        if (lam > 0 and bound > value and solver != "lagrangian" and budget != 0
+                and lat.n_cells <= EXACT_MAX_CELLS):
+            # the exact solver may run: a better ordering first, a tighter lower bound
+            # for its fronts, and the answer where they stop (_polish)
+            best = _polish.polish(lat, lam, best, relink)
+            polished = float(absolute_objective(best, lam) - value)
+            value = absolute_objective(best, lam)
+            bound = _proven(bound, value)
         if lam == 0:
             why = REASONS["zero"]
         elif bound <= value:  # proven by the bound alone
             ran = "exact" if solver == "exact" else ran
-            why = REASONS["proven"]
+            why = REASONS["polish_proven" if polished > 0 else "proven"]
         elif solver == "lagrangian":
             why = REASONS["asked"]
         elif solver == "auto" and lat.n_cells > EXACT_MAX_CELLS:
@@ -516,7 +530,8 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
             why = REASONS["zero_budget"]
         else:
             try:
-                best, stats = exact(lat, lam, best, search, exact_bytes, budget, fronts)
+                best, stats = exact(lat, lam, best, search, exact_bytes, budget, fronts,
+                                    searched)
             except OverBudget as exc:
                 why, prepared = str(exc), exc.prepared
                 if exc.bound is not None:  # the tries' guesses that no state reached
@@ -535,6 +550,10 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
                 and lat.n_cells <= EXACT_MAX_CELLS):
             best, why = _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why,
                                 extra, prepared)
+        if polished > 0:
+            if ran == "lagrangian" and why != REASONS["polish_proven"]:
+                why += REASONS["polish"].format(gain=polished)
+            extra["polish_gain"] = polished
         extra["solver_reason"] = why
         out.append((best, bound, ran, extra))
     # the lams share one search: another lam's exact answer may be the better one here
@@ -595,6 +614,10 @@ REASONS = {
                  "found nothing better than the search",
     "beam_memory": "; a bounded front of {width} states per cell exceeds the memory "
                    "budget",
+    "polish_proven": "the search's ordering, polished by relinks with moved copies of it, "
+                     "meets the search's certified bound: proven optimal",
+    "polish": "; the search's ordering polished by relinks with moved copies of it "
+              "first gained {gain:.3g}",
     "fits": "the exact solver's estimated cost ({seconds:.3g} s) fits exact_budget="
             "{budget:g} s",
 }

@@ -698,8 +698,9 @@ for study in ("samples", "samples-retrain"):
                                    ("--fractions", "1e-9", "share 1e-09")):
         add(f"paper --study {study} {option} {value}: a group without a label", Case(
             PAPER_SIZES + ["--study", study, option, value],
-            f"{re.escape(setting)} of the 700 training items of german leaves group \\d "
-            r"without (positives|negatives) in repetition 0; give a larger one"))
+            f"{re.escape(setting)} of the 700 training items of german leaves group "
+            r"'(young|adult)' without (positives|negatives) in repetition 0; give a larger "
+            "one"))
 add("paper --study samples --fractions twice", Case(
     PAPER_SIZES + ["--study", "samples", "--fractions", "0.5", "0.5"],
     q("fractions must be distinct shares in (0, 1], got [0.5, 0.5]")))

@@ -1,0 +1,89 @@
+"""A local improvement of a two-group ordering for ``AUC - lam * |D|``: relinks with
+moved copies of it (docs/design.md, section 3.5, "Polishing at large weights").
+
+At large weights the best ordering is, first, one of the smallest ``|D|`` the
+interleavings reach (often exactly 0), and the search's maximisers and their relinks
+land beside it (``|D|`` of 1e-5 to 1e-4 on 60-120 items per group, ``J`` = -285 at lam
+4e6 where 0.77 exists). A copy of the ordering with some items moved past their
+neighbours of the other group differs from it in one stretch per move, and
+``cpu_reference.relink`` picks the best subset of the moves exactly (the fronts over
+the stretches): a subset sum of the moves' changes of the counters towards ``D = 0``.
+"""
+
+import numpy as np
+
+import cpu_reference
+
+from ._candidates import TOLERANCE, absolute_objective, candidate, candidate_states
+
+#: Relinks with moved copies at most, and the run of relinks without a gain that ends
+#: the polish (measured on benchmarks/huge_lam.py: docs/design.md, section 3.5).
+POLISH_TRIES = 256
+POLISH_STALL = 64
+
+#: The moves are drawn from a generator seeded by this, so that the same data give the
+#: same ordering.
+POLISH_SEED = 0
+
+#: Boundaries between runs a moved copy may move an item at, at most (drawn among all):
+#: a relink's fronts grow with the moves (at lam 1e6 on 2,000 items per group, 256
+#: relinks of copies moved at every boundary took 3.3 s).
+POLISH_MOVES = 64
+
+
+def moved(path, rng):
+    """A copy of ``path`` (0: a step along a, 1: along b) with a move drawn from
+    ``rng`` at each boundary between runs of one group (at most ``POLISH_MOVES`` of
+    them, drawn), top down, where the move keeps clear of the last one: none, the two
+    items at the boundary swapped, the last item of the run above moved below the run
+    beneath, or the first item of the run beneath moved above the run above. Each
+    move is one stretch where the copy leaves the path, so that a relink may take or
+    leave each."""
+    p = np.asarray(path, dtype=np.int8)
+    starts = np.concatenate(([0], np.flatnonzero(p[1:] != p[:-1]) + 1))
+    ends = np.append(starts[1:], p.size)
+    q = p.copy()
+    free = 0  # the first step a move may touch
+    kinds = rng.integers(0, 4, size=starts.size - 1)
+    at = np.arange(starts.size - 1)
+    if at.size > POLISH_MOVES:
+        at = np.sort(rng.choice(at.size, POLISH_MOVES, replace=False))
+    for k, kind in zip(at.tolist(), kinds[at].tolist()):
+        upper, lower = p[starts[k]], p[starts[k + 1]]  # the runs' groups
+        if kind == 1 and ends[k] - 1 >= free:    # swap the two items at the boundary
+            q[ends[k] - 1], q[ends[k]] = lower, upper
+            free = ends[k] + 1
+        elif kind == 2 and ends[k] - 1 >= free:  # the run's last item below the next
+            q[ends[k] - 1:ends[k + 1] - 1] = lower
+            q[ends[k + 1] - 1] = upper
+            free = ends[k + 1]
+        elif kind == 3 and starts[k] >= free:    # the next run's first item above
+            q[starts[k]] = lower
+            q[starts[k] + 1:ends[k] + 1] = upper
+            free = ends[k] + 1
+    return q
+
+
+def polish(lat, lam, best, relink=cpu_reference.relink):
+    """``best`` (a :class:`~._candidates.Candidate` with a path) relinked in turn with
+    moved copies of the ordering kept (:func:`moved`), a copy replacing it where the
+    relink's objective at ``lam`` is higher by more than ``TOLERANCE``; at most
+    ``POLISH_TRIES`` relinks, ending after ``POLISH_STALL`` without a gain. Never
+    worse than ``best``, and ``best`` itself where nothing is gained. ``relink``:
+    ``cpu_reference.relink`` or its compiled twin (the same result, bit for bit)."""
+    if best.path is None or best.path.size < 2:
+        return best
+    rng = np.random.default_rng(POLISH_SEED)
+    stall = 0
+    for _ in range(POLISH_TRIES):
+        other = moved(best.path, rng)
+        states = (candidate_states(lat, best), cpu_reference.path_states(lat, other))
+        path, final = relink(lat, lam, best.path, other, states)
+        c = candidate(lat, path, final)
+        if absolute_objective(c, lam) > absolute_objective(best, lam) + TOLERANCE:
+            best, stall = c, 0
+        else:
+            stall += 1
+            if stall >= POLISH_STALL:
+                break
+    return best
