@@ -516,13 +516,19 @@ def test_progress_counts_the_fills_of_the_search():
     rng = np.random.default_rng(8)
     s, y, g = two_group_problem(rng, 40, 30)
     seen = []
-    fair_order(s, y, g, lam=[0.5, 2.0], solver="lagrangian", backend="numpy",
-               progress=lambda done, total: seen.append((done, total)))
+    res = fair_order(s, y, g, lam=[0.5, 2.0], solver="lagrangian", backend="numpy",
+                     progress=lambda done, total: seen.append((done, total)))
     cells = 41 * 31
     done = [d for d, _ in seen]
     assert done == sorted(done) and all(d <= t for d, t in seen)
     assert seen[0][1] == 2 * cells * _solvers.expected_fills("lagrangian", 0.5)
-    assert seen[-1][0] == seen[-1][1] and seen[-1][0] % cells == 0
+    # the cells of every fill: of the lattice, of its lattice of label runs (the signed
+    # fills) and of the coarse start (none at this size)
+    fills = res[0].extra["fills"]
+    assert fills["run_fills"] > 0 and fills["coarse_fills"] == 0
+    assert seen[-1][0] == seen[-1][1] == (
+        (fills["bit_fills"] + fills["final_fills"] - fills["run_fills"]) * cells
+        + fills["run_cells"])
     assert seen[-1][0] > 2 * cells  # the search's fills count too
 
 
@@ -744,10 +750,15 @@ def test_the_search_fills_nothing_twice_and_answers_as_if_it_did(monkeypatch, co
         monkeypatch.setattr(_solvers, "COARSE_FINEST", 2)
         monkeypatch.setattr(_solvers, "COARSE_FACTOR", 2)
     rng = np.random.default_rng(44 + coarse)
-    saved, ran, cells = 0, [], []
+    saved, ran, cells, runs = 0, [], [], []
+
+    def is_runs(lattice):  # the signed lattice's lattice of label runs
+        return all(np.array_equal(getattr(lattice, f), getattr(runs[-1], f))
+                   for f in ("n_a", "n_b", "y_a", "y_b_rev", "u_a", "u_b_rev"))
 
     def fills(lattice, weights):
-        if lattice.n_cells == cells[-1]:  # the lattice, not a block lattice
+        # the lattice or its lattice of runs, not a block lattice
+        if lattice.n_cells == cells[-1] or is_runs(lattice):
             ran.extend(("bits", lattice.mode, float(w)) for w in weights)
         return _numpy_fills(lattice, weights)
 
@@ -760,6 +771,8 @@ def test_the_search_fills_nothing_twice_and_answers_as_if_it_did(monkeypatch, co
         s, y, g = two_group_problem(rng, int(rng.integers(8, 30)), int(rng.integers(8, 30)))
         lat = cr.build_lattice(s, y, g, metric, "absolute")
         cells.append(lat.n_cells)
+        signed = dataclasses.replace(lat, mode="signed")
+        runs.append(cr.merged_lattice(signed, *cr.label_runs(signed)))
         lams = [[0.0, 0.05, 2.0], [0.3], [0.01, 1.0, 5.0], [2.0]][k % 4]
         for converge in (True, False):
             ran.clear()
