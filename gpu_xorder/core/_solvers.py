@@ -245,14 +245,15 @@ class _Fills:
 
 
 class _RunFills:
-    """``fills`` and ``finals`` with the signed fills of ``lat_signed`` run on its
-    lattice of label runs (``cpu_reference.label_runs``: consecutive items of a group
-    with the same label merged into one block; about a tenth of the cells on the
-    synthetic problem), where it has fewer cells: the same optimum ``S(mu)`` for every
-    weight, its path expanded to the items (an optimum of the lattice; on exact ties
-    of ``S`` another than the lattice's own fill may find, docs/design.md, section
-    3.5). Every other lattice is filled as asked. Counted in ``tally.run_fills`` and
-    ``run_cells``."""
+    """``fills`` and ``finals`` with the signed fills of ``lat_signed`` at weights other
+    than 0 run on its lattice of label runs (``cpu_reference.label_runs``: consecutive
+    items of a group with the same label merged into one block; about a tenth of the
+    cells on the synthetic problem), where it has fewer cells: the same optimum
+    ``S(mu)`` for every weight, its path expanded to the items (an optimum of the
+    lattice; on exact ties of ``S`` another than the lattice's own fill may find,
+    docs/design.md, section 3.5). Weight 0 (the AUC alone, where ties abound, and
+    whose fill the absolute lattice shares: :class:`_Fills`) and every other lattice
+    are filled as asked. Counted in ``tally.run_fills`` and ``run_cells``."""
 
     def __init__(self, lat_signed, fills, finals, tally):
         self._fills, self._finals, self.tally = fills, finals, tally
@@ -261,22 +262,27 @@ class _RunFills:
         self.runs = None if shape == (lat_signed.n_a, lat_signed.n_b) else (
             cpu_reference.merged_lattice(lat_signed, *self.sizes))
 
-    def _count(self, weights):
-        self.tally.run_fills += len(weights)
-        self.tally.run_cells += len(weights) * self.runs.n_cells
+    def _split(self, fill, lattice, weights, expand):
+        weights = np.asarray(weights, dtype=np.float64)
+        if lattice is not self.lat or self.runs is None:
+            return list(fill(lattice, weights))
+        out = [None] * weights.size
+        on_runs = weights != 0
+        for where, lat in ((~on_runs, lattice), (on_runs, self.runs)):
+            if where.any():
+                got = fill(lat, weights[where])
+                for i, solution in zip(np.flatnonzero(where), got):
+                    out[i] = solution if lat is lattice else expand(solution)
+        self.tally.run_fills += int(on_runs.sum())
+        self.tally.run_cells += int(on_runs.sum()) * self.runs.n_cells
+        return out
 
     def fills(self, lattice, weights):
-        if lattice is not self.lat or self.runs is None:
-            return self._fills(lattice, weights)
-        self._count(weights)
-        return [(cpu_reference.expand_merged(path, *self.sizes), final)
-                for path, final in self._fills(self.runs, weights)]
+        return self._split(self._fills, lattice, weights, lambda solution: (
+            cpu_reference.expand_merged(solution[0], *self.sizes), solution[1]))
 
     def finals(self, lattice, weights):
-        if lattice is not self.lat or self.runs is None:
-            return self._finals(lattice, weights)
-        self._count(weights)
-        return self._finals(self.runs, weights)
+        return self._split(self._finals, lattice, weights, lambda final: final)
 
 
 def _coarse(lat_signed, hi, fills, search, tally):
