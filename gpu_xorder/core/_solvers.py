@@ -9,10 +9,12 @@ eps``: ``_constrained``).
   and every maximiser is a candidate ordering. A coarse start (block lattices, a
   fraction of the cells) locates the minimiser of ``S``; signed fills of the lattice
   itself on both sides of it give the bound and candidates, cutting planes refine it
-  (bitless fills: final counters only). The candidates (the cell rule at lam and at
-  ``RULE_RATIO`` times the minimiser, the signed maximisers, the coarse paths) are
-  relinked pairwise (``cpu_reference.relink``); the best is returned, never worse than
-  ``"paper"``. ``"auto"`` stops the refinement early (``AUTO_FINE_ROUNDS``).
+  (bitless fills: final counters only); the signed fills run on the lattice's label
+  runs (:class:`_RunFills`: the same optimum at about a tenth of the cells). The
+  candidates (the cell rule at lam and at ``RULE_RATIO`` times the minimiser, the
+  signed maximisers, the coarse paths) are relinked pairwise (``cpu_reference.relink``);
+  the best is returned, never worse than ``"paper"``. ``"auto"`` stops the refinement
+  early (``AUTO_FINE_ROUNDS``).
 - ``"exact"``: the Lagrangian search first (a feasible objective and good weights), then
   the Pareto-front DP of ``cpu_reference``, pruned by the bounds those weights give
   against guessed lower bounds.
