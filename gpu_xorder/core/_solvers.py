@@ -329,8 +329,8 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1,
 
     ``lat`` is the absolute lattice. One search serves every lam (``S`` is the same
     function; lam only clips ``mu`` to ``[-lam, lam]``): the coarse start; the cell rule
-    at every lam (bitless: its objective; its bits only where it wins) and, with bits,
-    at ``RULE_RATIO |mu0|``; a signed fill with bits at the coarse minimiser ``mu0``;
+    with bits at every lam and at ``RULE_RATIO |mu0|`` (:func:`_rules`); a signed fill
+    with bits at the coarse minimiser ``mu0``;
     cutting-plane rounds, to the end with ``converge`` (bitless, then the bits of the
     best maximiser on each side of the kink), else at most ``AUTO_FINE_ROUNDS`` (with
     bits: the refined maximiser is nearly always kept) while the model's gap exceeds
@@ -408,8 +408,6 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1,
             chosen.append(cell_rule)
             continue
         best = _best(cell_rule, rules + signed + found, lam)
-        if best.path is None:  # the cell rule at lam: its bits after all
-            best = candidate(lat, *done.bits(lat, [lam])[0])
         coarse = sorted(found, key=lambda c: -absolute_objective(c, lam))[:COARSE_RELINK]
         chosen.append(_relinked(lat, lam, best, rules + signed + coarse, relink))
     out = []
@@ -428,18 +426,16 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1,
 
 
 def _rules(lat, lams, extra, done):
-    """The cell rule's candidates: at every lam (bitless where lam > 0: the search may
-    beat it; with bits at lam = 0, where it is the answer) and, with bits, at the
-    weights ``extra``; ``done``: the search's :class:`_Fills`. Returns ``(at_lams,
-    at_extra)``."""
+    """The cell rule's candidates, with bits: at every lam (the answer at lam = 0, and
+    wherever the search finds nothing better; measured in benchmarks/RESULTS.md, issue
+    #44.4: its bits cost 0-27 % of a fill on numba, 2-3 % on NumPy, where filling them
+    again when it wins, in 6-24 % of the cases, cost a whole fill) and at the weights
+    ``extra``, in one ask of ``done`` (the search's :class:`_Fills`). Returns
+    ``(at_lams, at_extra)``."""
     lams = [float(lam) for lam in lams]
-    positive = [lam for lam in lams if lam > 0]
-    with_bits = [lam for lam in lams if lam == 0][:1] + extra
-    got = dict(zip(positive, (candidate(lat, None, final)
-                              for final in done.finals(lat, positive))))
-    got.update(zip(with_bits, (candidate(lat, path, final)
-                               for path, final in done.bits(lat, with_bits))))
-    return [got[lam] for lam in lams], [got[w] for w in extra]
+    weights = lams + list(extra)
+    got = [candidate(lat, path, final) for path, final in done.bits(lat, weights)]
+    return got[:len(lams)], got[len(lams):]
 
 
 def _best(first, pool, lam):
