@@ -466,10 +466,10 @@ def _relinked(lat, lam, best, others, relink=cpu_reference.relink):
 #: included, what progress reports and estimates count on (the cells of the coarse
 #: start and of the signed fills on the lattice of label runs counted as fills of the
 #: lattice; measured, benchmarks/RESULTS.md, issue #44.4): with a coarse start and the
-#: refinement cut short ("auto"), mean 2.3 and at most 3.14 (27 cases of 1000 to 10^4
-#: per group; 3.5-4.0 before the signed fills ran on runs); run to the end (with or
-#: without a coarse start), mean 3.3 and at most 5.0 (51 problems of 400 to 2,000
-#: items).
+#: refinement cut short ("auto"), mean 2.2-2.3 and at most 2.53 (27 cases of 1000 to
+#: 10^4 per group and 60 random problems of 600 to 4,000; 3.5-4.0, at most 5.03,
+#: before the signed fills ran on runs); run to the end ("lagrangian"), mean 3.0 and
+#: at most 4.5 (51 problems of 400 to 2,000 items; 11.0 and 15.0 before).
 EXPECTED_AUTO_FILLS = 3
 EXPECTED_CONVERGED_FILLS = 5
 
