@@ -14,7 +14,8 @@ paper's protocol, repetition 0). ``solver="paper"`` (the cell rule) and ``"auto"
 timed alternately ``--repeat`` times (the fastest run counts). Reported: both
 objectives ``J = AUC - lam |D|``, the gain, auto's certified gap, the solver that ran,
 both times (wall clock and the process's CPU time) and their ratios, and auto's fills:
-with decision bits, without (final counters only), and the coarse start's cells in
+with decision bits, without (final counters only), how many of them ran on the lattice
+of label runs (the signed fills) and their cells, and the coarse start's cells, in
 fills of the lattice; "fill ratio" is their sum over the rule's one fill, the unit that
 carries to another engine.
 
@@ -148,11 +149,17 @@ def coarse_share(fills, n):
     return fills.get("coarse_cells", 0) / ((n + 1) ** 2)
 
 
+def runs_share(fills, n):
+    """The cells of the signed fills that ran on the lattice of label runs, in fills
+    of the ``n`` x ``n`` lattice."""
+    return fills.get("run_cells", 0) / ((n + 1) ** 2)
+
+
 def fill_ratio(fills, n):
-    """Fills of the lattice (with bits, without, the coarse start's cells) over the
-    cell rule's one."""
+    """Fills of the lattice (with bits, without; those on the lattice of label runs by
+    their cells) and the coarse start's cells, over the cell rule's one fill."""
     return (fills.get("bit_fills", 0) + fills.get("final_fills", 0)
-            + coarse_share(fills, n))
+            - fills.get("run_fills", 0) + runs_share(fills, n) + coarse_share(fills, n))
 
 
 def main(argv=None):
@@ -188,7 +195,8 @@ def main(argv=None):
             auto_s=min(t[0] for t in times["auto"]),
             rule_cpu=min(t[1] for t in times["paper"]),
             auto_cpu=min(t[1] for t in times["auto"]), bits=fills.get("bit_fills", 0),
-            finals=fills.get("final_fills", 0), coarse=coarse_share(fills, n))
+            finals=fills.get("final_fills", 0), runs=fills.get("run_fills", 0),
+            runs_share=runs_share(fills, n), coarse=coarse_share(fills, n))
         row["ratio"] = row["auto_s"] / row["rule_s"]
         row["cpu_ratio"] = row["auto_cpu"] / row["rule_cpu"]
         row["fill_ratio"] = fill_ratio(fills, n)
@@ -212,7 +220,8 @@ def main(argv=None):
             ("ratio", "time ratio", "{:.1f}"), ("rule_cpu", "rule CPU s", "{:.3f}"),
             ("auto_cpu", "auto CPU s", "{:.3f}"), ("cpu_ratio", "CPU ratio", "{:.1f}"),
             ("bits", "bit fills", "{}"),
-            ("finals", "bitless fills", "{}"), ("coarse", "coarse (fills)", "{:.2f}"),
+            ("finals", "bitless fills", "{}"), ("runs", "of them on runs", "{}"),
+            ("runs_share", "runs (fills)", "{:.2f}"), ("coarse", "coarse (fills)", "{:.2f}"),
             ("fill_ratio", "fill ratio", "{:.2f}")]
     if tree is not None:
         cols += [("old_J", f"{args.baseline} J", "{:.6f}"),

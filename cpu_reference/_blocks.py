@@ -62,6 +62,29 @@ def merged_lattice(lat, size_a, size_b):
         u_b_rev=np.concatenate((u_b[::-1], [0])).astype(np.int64), row_offset=0)
 
 
+def label_runs(lat):
+    """``(size_a, size_b)``: the lengths of the maximal runs of consecutive rows (and of
+    consecutive columns) of ``lat`` (two groups) whose items have the same share of
+    positives (on a lattice of items: the same label).
+
+    Merging them (:func:`merged_lattice`) keeps the optimum of the *signed* objective
+    ``AUC - mu * D`` for every weight mu and metric: swapping an item of a with an
+    adjacent item of b changes the signed objective by an amount that depends only on
+    the two rows' positives and items (the pairs they decide), so for two rows of a run
+    (proportional positives and items) moving either past the items of b between them
+    changes it by amounts of opposite signs, and one of the two moves loses nothing;
+    some optimal path therefore places every run whole (docs/design.md, section 3.5).
+    The cell rule of ``|D|`` has no such property."""
+    def runs(pos, items):
+        pos, items = np.asarray(pos), np.asarray(items)
+        same = pos[1:] * items[:-1] == pos[:-1] * items[1:]
+        starts = np.concatenate(([0], np.flatnonzero(~same) + 1))
+        return np.diff(np.append(starts, pos.size))
+
+    return (runs(lat.y_a, lat.u_a),
+            runs(lat.y_b_rev[:-1][::-1], lat.u_b_rev[:-1][::-1]))
+
+
 def expand_path(path, k, n_a, n_b):
     """The item path (int8, top first) of a path of the block lattice of ``k`` items
     per block of an ``n_a`` x ``n_b`` lattice."""

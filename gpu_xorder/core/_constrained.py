@@ -11,7 +11,16 @@ import numpy as np
 import cpu_reference
 
 from ._candidates import candidate
-from ._solvers import EXACT_FIRST_SHARE, EXACT_MUS, _proven, _run, _Search, lagrangian
+from ._solvers import (
+    EXACT_FIRST_SHARE,
+    EXACT_MUS,
+    Tally,
+    _proven,
+    _run,
+    _RunFills,
+    _Search,
+    lagrangian,
+)
 
 MSG_INFEASIBLE = (
     "no ordering found with |D| <= {eps:g} ({metric}): the fairest one found has "
@@ -89,7 +98,9 @@ def constrained(lat, eps, fills, finals, among=AMONG_ALL):
     ``{"lam": ...}`` or ``{"exact": True}``.
     """
     lat_signed = dataclasses.replace(lat, mode="signed")
-    path, final = fills(lat_signed, np.array([0.0]))[0]
+    # the bound's signed fills on the lattice of label runs (the same S(mu))
+    signed_fills = _RunFills(lat_signed, fills, finals, Tally()).fills
+    path, final = signed_fills(lat_signed, np.array([0.0]))[0]
     c0 = candidate(lat_signed, path, final, 0.0)
     if _meets(c0.d, eps):  # the best AUC of all is feasible, hence optimal
         return c0, c0.auc, {"mu": 0.0}
@@ -98,7 +109,7 @@ def constrained(lat, eps, fills, finals, among=AMONG_ALL):
     points = [(0.0, c0)]
     mu = 1.0
     while True:
-        path, final = fills(lat_signed, np.array([sign * mu]))[0]
+        path, final = signed_fills(lat_signed, np.array([sign * mu]))[0]
         points.append((sign * mu, candidate(lat_signed, path, final, sign * mu)))
         if _meets(max(sign * points[-1][1].d, 0.0), eps) or mu >= CONSTRAINT_MAX_LAM:
             break
@@ -107,7 +118,7 @@ def constrained(lat, eps, fills, finals, among=AMONG_ALL):
     for m, c in points:
         search.add(m, c)
     nxt = search.step()
-    _run([search], lat_signed, fills, [[] if nxt is None else [nxt]])
+    _run([search], lat_signed, signed_fills, [[] if nxt is None else [nxt]])
     bound, _ = search.bound()
     pool = [({"mu": m}, c) for m, c in search.points]
     if lat.n_cells <= CONSTRAINT_EXACT_CELLS:

@@ -9,10 +9,12 @@ eps``: ``_constrained``).
   and every maximiser is a candidate ordering. A coarse start (block lattices, a
   fraction of the cells) locates the minimiser of ``S``; signed fills of the lattice
   itself on both sides of it give the bound and candidates, cutting planes refine it
-  (bitless fills: final counters only). The candidates (the cell rule at lam and at
-  ``RULE_RATIO`` times the minimiser, the signed maximisers, the coarse paths) are
-  relinked pairwise (``cpu_reference.relink``); the best is returned, never worse than
-  ``"paper"``. ``"auto"`` stops the refinement early (``AUTO_FINE_ROUNDS``).
+  (bitless fills: final counters only); the signed fills run on the lattice's label
+  runs (:class:`_RunFills`: the same optimum at about a tenth of the cells). The
+  candidates (the cell rule at lam and at ``RULE_RATIO`` times the minimiser, the
+  signed maximisers, the coarse paths) are relinked pairwise (``cpu_reference.relink``);
+  the best is returned, never worse than ``"paper"``. ``"auto"`` stops the refinement
+  early (``AUTO_FINE_ROUNDS``).
 - ``"exact"``: the Lagrangian search first (a feasible objective and good weights), then
   the Pareto-front DP of ``cpu_reference``, pruned by the bounds those weights give
   against guessed lower bounds.
@@ -176,13 +178,22 @@ def coarse_levels(n):
 @dataclasses.dataclass
 class Tally:
     """Fills a solve took: of the lattice with decision bits (``bit_fills``) and without
-    (``final_fills``), and of coarse block lattices (``coarse_fills``, their cells in
-    ``coarse_cells``)."""
+    (``final_fills``), ``run_fills`` of them signed fills that ran on the lattice of
+    label runs (:class:`_RunFills`; ``run_cells`` cells in all), and of coarse block
+    lattices (``coarse_fills``, their cells in ``coarse_cells``)."""
+
+    def lattice_fills(self, n_cells):
+        """The fills in fills of the ``n_cells`` lattice: those that ran on it, and
+        the cells of the lattice of runs and of the coarse start."""
+        return (self.bit_fills + self.final_fills - self.run_fills
+                + (self.run_cells + self.coarse_cells) / n_cells)
 
     bit_fills: int = 0
     final_fills: int = 0
     coarse_fills: int = 0
     coarse_cells: int = 0
+    run_fills: int = 0
+    run_cells: int = 0
 
     def asdict(self):
         return dataclasses.asdict(self)
@@ -235,6 +246,47 @@ class _Fills:
         return [final for _, final in self._run(lattice, weights, False)]
 
 
+class _RunFills:
+    """``fills`` and ``finals`` with the signed fills of ``lat_signed`` at weights other
+    than 0 run on its lattice of label runs (``cpu_reference.label_runs``: consecutive
+    items of a group with the same label merged into one block; about a tenth of the
+    cells on the synthetic problem), where it has fewer cells: the same optimum
+    ``S(mu)`` for every weight, its path expanded to the items (an optimum of the
+    lattice; on exact ties of ``S`` another than the lattice's own fill may find,
+    docs/design.md, section 3.5). Weight 0 (the AUC alone, where ties abound, and
+    whose fill the absolute lattice shares: :class:`_Fills`) and every other lattice
+    are filled as asked. Counted in ``tally.run_fills`` and ``run_cells``."""
+
+    def __init__(self, lat_signed, fills, finals, tally):
+        self._fills, self._finals, self.tally = fills, finals, tally
+        self.lat, self.sizes = lat_signed, cpu_reference.label_runs(lat_signed)
+        shape = tuple(size.size for size in self.sizes)
+        self.runs = None if shape == (lat_signed.n_a, lat_signed.n_b) else (
+            cpu_reference.merged_lattice(lat_signed, *self.sizes))
+
+    def _split(self, fill, lattice, weights, expand):
+        weights = np.asarray(weights, dtype=np.float64)
+        if lattice is not self.lat or self.runs is None:
+            return list(fill(lattice, weights))
+        out = [None] * weights.size
+        on_runs = weights != 0
+        for where, lat in ((~on_runs, lattice), (on_runs, self.runs)):
+            if where.any():
+                got = fill(lat, weights[where])
+                for i, solution in zip(np.flatnonzero(where), got):
+                    out[i] = solution if lat is lattice else expand(solution)
+        self.tally.run_fills += int(on_runs.sum())
+        self.tally.run_cells += int(on_runs.sum()) * self.runs.n_cells
+        return out
+
+    def fills(self, lattice, weights):
+        return self._split(self._fills, lattice, weights, lambda solution: (
+            cpu_reference.expand_merged(solution[0], *self.sizes), solution[1]))
+
+    def finals(self, lattice, weights):
+        return self._split(self._finals, lattice, weights, lambda final: final)
+
+
 def _coarse(lat_signed, hi, fills, search, tally):
     """The coarse start: cutting planes on block lattices, coarsest first, each level
     started around the last one's minimiser. Every block path is a path of the lattice:
@@ -277,8 +329,8 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1,
 
     ``lat`` is the absolute lattice. One search serves every lam (``S`` is the same
     function; lam only clips ``mu`` to ``[-lam, lam]``): the coarse start; the cell rule
-    at every lam (bitless: its objective; its bits only where it wins) and, with bits,
-    at ``RULE_RATIO |mu0|``; a signed fill with bits at the coarse minimiser ``mu0``;
+    with bits at every lam and at ``RULE_RATIO |mu0|`` (:func:`_rules`); a signed fill
+    with bits at the coarse minimiser ``mu0``;
     cutting-plane rounds, to the end with ``converge`` (bitless, then the bits of the
     best maximiser on each side of the kink), else at most ``AUTO_FINE_ROUNDS`` (with
     bits: the refined maximiser is nearly always kept) while the model's gap exceeds
@@ -291,7 +343,8 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1,
     """
     lat_signed = dataclasses.replace(lat, mode="signed")
     tally = Tally()
-    done = _Fills(fills, finals, tally)
+    runs = _RunFills(lat_signed, fills, finals, tally)
+    done = _Fills(runs.fills, runs.finals, tally)
     hi = float(max(lams))
     search = _Search(-hi, hi)
     mu0, found = None, []
@@ -355,8 +408,6 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1,
             chosen.append(cell_rule)
             continue
         best = _best(cell_rule, rules + signed + found, lam)
-        if best.path is None:  # the cell rule at lam: its bits after all
-            best = candidate(lat, *done.bits(lat, [lam])[0])
         coarse = sorted(found, key=lambda c: -absolute_objective(c, lam))[:COARSE_RELINK]
         chosen.append(_relinked(lat, lam, best, rules + signed + coarse, relink))
     out = []
@@ -375,18 +426,16 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1,
 
 
 def _rules(lat, lams, extra, done):
-    """The cell rule's candidates: at every lam (bitless where lam > 0: the search may
-    beat it; with bits at lam = 0, where it is the answer) and, with bits, at the
-    weights ``extra``; ``done``: the search's :class:`_Fills`. Returns ``(at_lams,
-    at_extra)``."""
+    """The cell rule's candidates, with bits: at every lam (the answer at lam = 0, and
+    wherever the search finds nothing better; measured in benchmarks/RESULTS.md, issue
+    #44.4: its bits cost 0-27 % of a fill on numba, 2-3 % on NumPy, where filling them
+    again when it wins, in 6-24 % of the cases, cost a whole fill) and at the weights
+    ``extra``, in one ask of ``done`` (the search's :class:`_Fills`). Returns
+    ``(at_lams, at_extra)``."""
     lams = [float(lam) for lam in lams]
-    positive = [lam for lam in lams if lam > 0]
-    with_bits = [lam for lam in lams if lam == 0][:1] + extra
-    got = dict(zip(positive, (candidate(lat, None, final)
-                              for final in done.finals(lat, positive))))
-    got.update(zip(with_bits, (candidate(lat, path, final)
-                               for path, final in done.bits(lat, with_bits))))
-    return [got[lam] for lam in lams], [got[w] for w in extra]
+    weights = lams + list(extra)
+    got = [candidate(lat, path, final) for path, final in done.bits(lat, weights)]
+    return got[:len(lams)], got[len(lams):]
 
 
 def _best(first, pool, lam):
@@ -414,15 +463,16 @@ def _relinked(lat, lam, best, others, relink=cpu_reference.relink):
 
 
 #: Fills of the lattice a search is expected to take for one lam, the cell rule's
-#: included, what progress reports and estimates count on. Measured by
-#: benchmarks/cost_constants.py on the 51 problems of search_shortfall.py (numba, main
-#: at 27b5cb0; benchmarks/RESULTS.md, "Cost constants measured"): with a coarse start
-#: and the refinement cut short ("auto" where the exact solver may not run), mean 3.94,
-#: median 4.05, 2.0-5.1 fills (the coarse start's cells included; 45 problems); run to
-#: the end ("auto" where the exact solver may run, "lagrangian", "exact"), mean 10.7,
-#: 8.0-14.0 with a coarse start, 11-15 without (6 small problems).
-EXPECTED_AUTO_FILLS = 4
-EXPECTED_CONVERGED_FILLS = 12
+#: included, what progress reports and estimates count on (the cells of the coarse
+#: start and of the signed fills on the lattice of label runs counted as fills of the
+#: lattice; measured, benchmarks/RESULTS.md, issue #44.4): with a coarse start and the
+#: refinement cut short ("auto"), mean 2.2-2.3 and at most 2.53 (27 cases of 1000 to
+#: 10^4 per group and 60 random problems of 600 to 4,000; 3.5-4.0, at most 5.03,
+#: before the signed fills ran on runs); run to the end ("auto" where the exact solver
+#: may run after it, "lagrangian", "exact"), mean 3.0 and
+#: at most 4.5 (51 problems of 400 to 2,000 items; 11.0 and 15.0 before).
+EXPECTED_AUTO_FILLS = 3
+EXPECTED_CONVERGED_FILLS = 5
 
 
 def expected_fills(solver, lam, n=None, converged=False):

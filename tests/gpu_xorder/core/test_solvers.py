@@ -517,13 +517,19 @@ def test_progress_counts_the_fills_of_the_search():
     rng = np.random.default_rng(8)
     s, y, g = two_group_problem(rng, 40, 30)
     seen = []
-    fair_order(s, y, g, lam=[0.5, 2.0], solver="lagrangian", backend="numpy",
-               progress=lambda done, total: seen.append((done, total)))
+    res = fair_order(s, y, g, lam=[0.5, 2.0], solver="lagrangian", backend="numpy",
+                     progress=lambda done, total: seen.append((done, total)))
     cells = 41 * 31
     done = [d for d, _ in seen]
     assert done == sorted(done) and all(d <= t for d, t in seen)
     assert seen[0][1] == 2 * cells * _solvers.expected_fills("lagrangian", 0.5)
-    assert seen[-1][0] == seen[-1][1] and seen[-1][0] % cells == 0
+    # the cells of every fill: of the lattice, of its lattice of label runs (the signed
+    # fills) and of the coarse start (none at this size)
+    fills = res[0].extra["fills"]
+    assert fills["run_fills"] > 0 and fills["coarse_fills"] == 0
+    assert seen[-1][0] == seen[-1][1] == (
+        (fills["bit_fills"] + fills["final_fills"] - fills["run_fills"]) * cells
+        + fills["run_cells"])
     assert seen[-1][0] > 2 * cells  # the search's fills count too
 
 
@@ -745,10 +751,15 @@ def test_the_search_fills_nothing_twice_and_answers_as_if_it_did(monkeypatch, co
         monkeypatch.setattr(_solvers, "COARSE_FINEST", 2)
         monkeypatch.setattr(_solvers, "COARSE_FACTOR", 2)
     rng = np.random.default_rng(44 + coarse)
-    saved, ran, cells = 0, [], []
+    saved, ran, cells, runs = 0, [], [], []
+
+    def is_runs(lattice):  # the signed lattice's lattice of label runs
+        return all(np.array_equal(getattr(lattice, f), getattr(runs[-1], f))
+                   for f in ("n_a", "n_b", "y_a", "y_b_rev", "u_a", "u_b_rev"))
 
     def fills(lattice, weights):
-        if lattice.n_cells == cells[-1]:  # the lattice, not a block lattice
+        # the lattice or its lattice of runs, not a block lattice
+        if lattice.n_cells == cells[-1] or is_runs(lattice):
             ran.extend(("bits", lattice.mode, float(w)) for w in weights)
         return _numpy_fills(lattice, weights)
 
@@ -761,6 +772,8 @@ def test_the_search_fills_nothing_twice_and_answers_as_if_it_did(monkeypatch, co
         s, y, g = two_group_problem(rng, int(rng.integers(8, 30)), int(rng.integers(8, 30)))
         lat = cr.build_lattice(s, y, g, metric, "absolute")
         cells.append(lat.n_cells)
+        signed = dataclasses.replace(lat, mode="signed")
+        runs.append(cr.merged_lattice(signed, *cr.label_runs(signed)))
         lams = [[0.0, 0.05, 2.0], [0.3], [0.01, 1.0, 5.0], [2.0]][k % 4]
         for converge in (True, False):
             ran.clear()
@@ -807,3 +820,55 @@ def test_the_fills_take_a_weight_asked_twice_at_once_once():
         np.testing.assert_array_equal(final, w_final)
     signed = dataclasses.replace(lat, mode="signed")
     assert done.bits(signed, [0.0, 0.0]) and asked == [[0.5, 0.0]]  # weight 0 shared
+
+
+class _NoRuns(_solvers._RunFills):
+    """Every signed fill on the lattice itself (what ran before the lattice of label
+    runs): the oracle of the test below."""
+
+    def __init__(self, lat_signed, fills, finals, tally):
+        super().__init__(lat_signed, fills, finals, tally)
+        self.runs = None
+
+
+@pytest.mark.parametrize("coarse", [False, True])
+def test_the_signed_fills_on_label_runs_give_the_search_of_the_lattice(monkeypatch, coarse):
+    """The search's signed fills run on the lattice of label runs (fewer cells, counted
+    in the tally) and give the bound ``S(mu)`` of the lattice's own fills at every
+    weight: the same weights, values and answers as the search whose signed fills
+    cover the lattice, with and without a coarse start, lams with 0 among them."""
+    if coarse:
+        monkeypatch.setattr(_solvers, "COARSE_BLOCKS", 4)
+        monkeypatch.setattr(_solvers, "COARSE_FINEST", 2)
+        monkeypatch.setattr(_solvers, "COARSE_FACTOR", 2)
+    rng = np.random.default_rng(47 + coarse)
+    on_runs = 0
+    for k in range(18):
+        metric = METRICS[k % 3]
+        s, y, g = two_group_problem(rng, int(rng.integers(8, 40)), int(rng.integers(8, 40)))
+        if k % 4 == 1:
+            s = np.round(s, 1)  # tied scores
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        lams = [[0.0, 0.05, 2.0], [0.3], [0.01, 1.0, 5.0], [2.0]][k % 4]
+        for converge in (True, False):
+            got, search, tally = _solvers.lagrangian(lat, lams, _numpy_fills,
+                                                     _numpy_finals, converge)
+            with monkeypatch.context() as m:
+                m.setattr(_solvers, "_RunFills", _NoRuns)
+                want, want_search, want_tally = _solvers.lagrangian(
+                    lat, lams, _numpy_fills, _numpy_finals, converge)
+            assert want_tally.run_fills == 0
+            on_runs += tally.run_fills
+            runs = cr.merged_lattice(dataclasses.replace(lat, mode="signed"),
+                                     *cr.label_runs(lat))
+            assert tally.run_cells == tally.run_fills * runs.n_cells
+            assert [mu for mu, _ in search.points] == [mu for mu, _ in want_search.points]
+            for (mu, c), (_, w) in zip(search.points, want_search.points):
+                assert abs(_candidates.signed_value(c, mu)
+                           - _candidates.signed_value(w, mu)) <= 1e-12
+            for lam, (c, bound), (w, want_bound) in zip(lams, got, want):
+                assert abs(_candidates.absolute_objective(c, lam)
+                           - _candidates.absolute_objective(w, lam)) <= 1e-12
+                assert abs(bound - want_bound) <= 1e-12
+                np.testing.assert_array_equal(cr.path_counters(lat, c.path), c.final)
+    assert on_runs > 0
