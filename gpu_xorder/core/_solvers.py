@@ -503,6 +503,7 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
         extra = {"signed_fills": len(search.points), "fills": tally.asdict()}
         value = absolute_objective(best, lam)
         prepared = None  # a stopped exact solve's tables, for the bounded front
+        beamed = None
         if lam == 0:
             why = REASONS["zero"]
         elif bound <= value:  # proven by the bound alone
@@ -515,10 +516,15 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
         elif solver == "auto" and budget == 0:
             why = REASONS["zero_budget"]
         else:
+            beamed = None  # the bounded front first (fronts.beam_first): its reason
+            if solver == "auto" and getattr(fronts, "beam_first", False):
+                best, beamed, prepared = _beamed(lat, lam, best, search, exact_bytes,
+                                                 budget, fronts, "", extra)
             try:
-                best, stats = exact(lat, lam, best, search, exact_bytes, budget, fronts)
+                best, stats = exact(lat, lam, best, search, exact_bytes, budget, fronts,
+                                    prepared)
             except OverBudget as exc:
-                why, prepared = str(exc), exc.prepared
+                why, prepared = str(exc), prepared or exc.prepared
                 if exc.bound is not None:  # the tries' guesses that no state reached
                     bound = _proven(float(max(min(bound, exc.bound), value)), value)
             except cpu_reference.FrontsTooLarge as exc:
@@ -531,40 +537,51 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
                     budget=budget, seconds=stats["estimate"])
                 extra.update(front_states=stats["states"], largest_front=stats["largest"],
                              exact_tables=stats["tables"], exact_tries=stats["tries"])
-        if (solver == "auto" and ran == "lagrangian" and bound > value
+            if beamed is not None and ran != "exact":
+                why, beamed = why + beamed, True
+        if (solver == "auto" and ran == "lagrangian" and bound > value and beamed is None
                 and lat.n_cells <= EXACT_MAX_CELLS):
-            best, why = _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why,
-                                extra, prepared)
+            best, why, _ = _beamed(lat, lam, best, search, exact_bytes, budget, fronts,
+                                   why, extra, prepared)
         extra["solver_reason"] = why
         out.append((best, bound, ran, extra))
-    # the lams share one search: another lam's exact answer may be the better one here
+    # the lams share one search: another lam's answer may be the better one here; to a
+    # fixed point (a lam's relinked answer may be better at a lam already passed; each
+    # change raises an objective by more than TOLERANCE, so it ends)
     found = [best for best, *_ in out]
-    for k, (lam, (best, bound, ran, extra)) in enumerate(zip(lams, out)):
-        other = _best(best, found, lam)
-        if ran == "lagrangian" and other is not best:
-            out[k] = (_relinked(lat, lam, other, [best], relink), bound, ran, extra)
+    changed = True
+    while changed:
+        changed = False
+        for k, (lam, (best, bound, ran, extra)) in enumerate(zip(lams, out)):
+            other = _best(best, found, lam)
+            if ran == "lagrangian" and other is not best:
+                found[k] = _relinked(lat, lam, other, [best], relink)
+                out[k], changed = (found[k], bound, ran, extra), True
     return out
 
 
 def _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why, extra,
             prepared=None):
-    """``(best, why)`` after the bounded front of ``_exact.BEAM_WIDTH`` states per cell
-    where ``fronts`` has one (the compiled fronts; NumPy's keep the search's answer)
-    and it fits ``budget`` (``_exact.beam_fits``): the better of its answer and the
-    search's ``best`` (``best`` on a tie), ``why`` saying so; the bound stays the
-    search's (a beam proves nothing)."""
+    """``(best, why, prepared)`` after the bounded front of ``_exact.BEAM_WIDTH``
+    states per cell where it fits ``budget`` (``_exact.beam_fits``): the better of its
+    answer and the search's ``best`` (``best`` on a tie), ``why`` saying so, and the
+    weights, tables and bytes it used (``prepared`` where it did not run); the bound
+    stays the search's (a beam proves nothing)."""
     width = _exact.BEAM_WIDTH
     if not _exact.beam_fits(fronts, lat.n_a, lat.n_b, budget):
-        return best, why
+        return best, why, prepared
     try:
-        found, stats = beam(lat, lam, best, search, exact_bytes, width, fronts, prepared)
-    except cpu_reference.FrontsTooLarge:
-        return best, why + REASONS["beam_memory"].format(width=width)
+        found, stats = beam(lat, lam, best, search, exact_bytes, width, fronts, prepared,
+                            budget or None)  # 0: BEAM_AT_ZERO_BUDGET, unbounded
+    except cpu_reference.FrontsTooLarge as exc:
+        stop = "beam_memory" if getattr(exc, "predicted", None) is None else "beam_budget"
+        return best, why + REASONS[stop].format(width=width, budget=budget), prepared
+    prepared = stats.pop("prepared")
     extra.update(beam_width=width, beam_states=stats["states"])
     gain = absolute_objective(found, lam) - absolute_objective(best, lam)
     if found is best:
-        return best, why + REASONS["beam_none"].format(width=width)
-    return found, why + REASONS["beam"].format(width=width, gain=gain)
+        return best, why + REASONS["beam_none"].format(width=width), prepared
+    return found, why + REASONS["beam"].format(width=width, gain=gain), prepared
 
 
 def rule_reason(solver, lam, mode, uncertified=None):
@@ -595,6 +612,8 @@ REASONS = {
                  "found nothing better than the search",
     "beam_memory": "; a bounded front of {width} states per cell exceeds the memory "
                    "budget",
+    "beam_budget": "; a bounded front of {width} states per cell was stopped over "
+                   "exact_budget={budget:g} s",
     "fits": "the exact solver's estimated cost ({seconds:.3g} s) fits exact_budget="
             "{budget:g} s",
 }

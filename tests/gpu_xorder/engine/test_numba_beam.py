@@ -4,7 +4,8 @@ exhaustive enumeration: with B at least every front's size it is the exact solve
 same path, bit for bit, and the optimum of every interleaving); with a small B it keeps
 at most B states per cell and returns a valid ordering, never above the optimum; in
 ``solver="auto"`` (``core._exact.BEAM_WIDTH``) its answer is never below the search's,
-the bound stays the search's, NumPy keeps the search, and every run gives one answer."""
+the bound stays the search's, the reference's beam (NumPy) is the same bit for bit,
+and every run gives one answer."""
 
 import numpy as np
 import pytest
@@ -143,20 +144,56 @@ def test_auto_runs_the_beam_where_the_exact_solver_is_over_budget(metric, monkey
         assert exact.objective <= got.upper_bound + 1e-12
 
 
-def test_numpy_keeps_the_search(monkeypatch):
-    """The beam lives in the compiled fronts only: on NumPy ``auto`` returns the
-    search's answer with or without it."""
+@pytest.mark.parametrize("metric", METRIC_NAMES)
+def test_the_reference_beam_is_the_compiled_beam_bit_for_bit(metric):
+    """``cpu_reference.solve_fronts(beam=B)`` (pure NumPy, the oracle) against the
+    compiled beam on random and tied problems of 2-40 items per group, B in 1, 2, 3, 8,
+    unpruned and pruned by lower bounds below and at the optimum: the same path,
+    counters and stats, or both no state left."""
+    rng = np.random.default_rng(5 + len(metric))
+    compared = 0
+    for trial in range(12):
+        s, y, g = two_group_problem(rng, int(rng.integers(2, 41)),
+                                    int(rng.integers(2, 41)), ties=trial % 3 == 1)
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        for lam in (0.5, 3.0):
+            mus, tables = tables_of(lat, lam)
+            bounds = list(zip(mus, cr.completion_values(lat, mus)))
+            optimum = objective(lat, lam, nf.solve_fronts(lat, lam)[1])
+            for width in (1, 2, 3, 8):
+                for lower in (None, optimum - 0.01, optimum):
+                    try:
+                        want = nf.solve_fronts(lat, lam, lower=lower, mus=mus,
+                                               tables=tables, beam=width)
+                    except cr.NoneLeft:
+                        with pytest.raises(cr.NoneLeft):
+                            cr.solve_fronts(lat, lam, lower=lower, bounds=bounds,
+                                            beam=width)
+                        continue
+                    got = cr.solve_fronts(lat, lam, lower=lower, bounds=bounds,
+                                          beam=width)
+                    np.testing.assert_array_equal(got[0], want[0])
+                    np.testing.assert_array_equal(got[1], want[1])
+                    assert got[2] == want[2]
+                    compared += 1
+    assert compared > 200
+
+
+def test_numpy_s_beam_in_auto_is_the_compiled_one(monkeypatch):
+    """The search and then the beam (``exact_budget=0`` with ``BEAM_AT_ZERO_BUDGET``): the
+    NumPy engine's answer is the numba engine's, bit for bit (ordering, objective,
+    bound, the beam's states)."""
     rng = np.random.default_rng(2)
     s, y, g = two_group_problem(rng, 120, 90)
-    kw = dict(metric="xauc", lam=2.0, backend="numpy", exact_budget=0)
-    monkeypatch.setattr(_exact, "BEAM_WIDTH", 0)
-    want = fair_order(s, y, g, **kw)
     monkeypatch.setattr(_exact, "BEAM_WIDTH", 8)
     monkeypatch.setattr(_exact, "BEAM_AT_ZERO_BUDGET", True)
-    got = fair_order(s, y, g, **kw)
-    np.testing.assert_array_equal(got.order, want.order)
-    assert got.objective == want.objective
-    assert "bounded front" not in got.extra["solver_reason"]
+    got = {b: fair_order(s, y, g, metric="xauc", lam=2.0, backend=b, exact_budget=0)
+           for b in ("numpy", "numba")}
+    np.testing.assert_array_equal(got["numpy"].order, got["numba"].order)
+    assert got["numpy"].objective == got["numba"].objective
+    assert got["numpy"].upper_bound == got["numba"].upper_bound
+    assert "bounded front of 8 states" in got["numpy"].extra["solver_reason"]
+    assert got["numpy"].extra["beam_states"] == got["numba"].extra["beam_states"]
 
 
 def test_the_beam_takes_the_stopped_exact_solve_s_tables(monkeypatch):
