@@ -61,7 +61,6 @@ class _NumpyFronts:
     """``cpu_reference``'s completion values and fronts (the oracle)."""
 
     cost = NUMPY_COST
-    beam_first = True
 
     @staticmethod
     def tables(lat, mus):
@@ -83,7 +82,6 @@ class _CompiledFronts:
     """``engine._numba_fronts``: the same answers, bit for bit, compiled."""
 
     cost = COMPILED_COST
-    beam_first = False
 
     @staticmethod
     def tables(lat, mus):

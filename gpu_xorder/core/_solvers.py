@@ -502,8 +502,6 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
         ran = "lagrangian" if lam > 0 else "paper"
         extra = {"signed_fills": len(search.points), "fills": tally.asdict()}
         value = absolute_objective(best, lam)
-        prepared = None  # a stopped exact solve's tables, for the bounded front
-        beamed = None
         if lam == 0:
             why = REASONS["zero"]
         elif bound <= value:  # proven by the bound alone
@@ -513,18 +511,19 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
             why = REASONS["asked"]
         elif solver == "auto" and lat.n_cells > EXACT_MAX_CELLS:
             why = REASONS["size"].format(limit=EXACT_MAX_CELLS)
-        elif solver == "auto" and budget == 0:
-            why = REASONS["zero_budget"]
+        elif solver == "auto" and budget == 0:  # the beam only by BEAM_AT_ZERO_BUDGET
+            best, why, _ = _beamed(lat, lam, best, search, exact_bytes, budget, fronts,
+                                   REASONS["zero_budget"], extra)
         else:
-            beamed = None  # the bounded front first (fronts.beam_first): its reason
-            if solver == "auto" and getattr(fronts, "beam_first", False):
+            beamed, prepared = "", None  # the bounded front first: its answer prunes
+            if solver == "auto":         # the fronts, which take its tables
                 best, beamed, prepared = _beamed(lat, lam, best, search, exact_bytes,
                                                  budget, fronts, "", extra)
             try:
                 best, stats = exact(lat, lam, best, search, exact_bytes, budget, fronts,
                                     prepared)
             except OverBudget as exc:
-                why, prepared = str(exc), prepared or exc.prepared
+                why = str(exc)
                 if exc.bound is not None:  # the tries' guesses that no state reached
                     bound = _proven(float(max(min(bound, exc.bound), value)), value)
             except cpu_reference.FrontsTooLarge as exc:
@@ -537,12 +536,8 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
                     budget=budget, seconds=stats["estimate"])
                 extra.update(front_states=stats["states"], largest_front=stats["largest"],
                              exact_tables=stats["tables"], exact_tries=stats["tries"])
-            if beamed is not None and ran != "exact":
-                why, beamed = why + beamed, True
-        if (solver == "auto" and ran == "lagrangian" and bound > value and beamed is None
-                and lat.n_cells <= EXACT_MAX_CELLS):
-            best, why, _ = _beamed(lat, lam, best, search, exact_bytes, budget, fronts,
-                                   why, extra, prepared)
+            if ran != "exact":
+                why += beamed
         extra["solver_reason"] = why
         out.append((best, bound, ran, extra))
     # the lams share one search: another lam's answer may be the better one here; to a
@@ -606,9 +601,9 @@ REASONS = {
     "size": "the lattice has more than {limit:.3g} cells, beyond the exact solver",
     "zero_budget": "exact_budget=0: the search alone",
     "exact": "solver='exact' was asked for",
-    "beam": "; then a bounded front of {width} states per cell (a heuristic) "
+    "beam": "; a bounded front of {width} states per cell (a heuristic) "
             "improved the search's objective by {gain:.3g}",
-    "beam_none": "; then a bounded front of {width} states per cell (a heuristic) "
+    "beam_none": "; a bounded front of {width} states per cell (a heuristic) "
                  "found nothing better than the search",
     "beam_memory": "; a bounded front of {width} states per cell exceeds the memory "
                    "budget",

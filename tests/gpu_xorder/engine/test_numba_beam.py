@@ -119,29 +119,33 @@ def test_auto_with_a_beam_is_never_below_the_search(metric, monkeypatch):
 
 @pytest.mark.parametrize("metric", METRIC_NAMES)
 def test_auto_runs_the_beam_where_the_exact_solver_is_over_budget(metric, monkeypatch):
-    """The default width, ``exact_budget=0.05`` s on about 220 x 220 items, lam 0.7:
+    """The default width, ``exact_budget=0.02`` s on about 220 x 220 items, lam 0.7:
     the exact solver's fronts go over the budget (by the cost model: counted states,
-    the same on any machine), the beam fits it and runs; never below the search, never
-    above the optimum, the search's bound."""
+    the same on any machine), the beam before them fits it and runs; never below the
+    search, never above the optimum; the bound at least the optimum, at most the
+    search's."""
     rng = np.random.default_rng(13 + len(metric))
     s, y, g = two_group_problem(rng, int(rng.integers(150, 251)),
                                 int(rng.integers(150, 251)))
     kw = dict(metric=metric, lam=0.7, backend="numba")
-    got = fair_order(s, y, g, exact_budget=0.05, **kw)
+    got = fair_order(s, y, g, exact_budget=0.02, **kw)
     exact = fair_order(s, y, g, solver="exact", **kw)
     assert _exact.BEAM_WIDTH > 0
     reason = got.extra["solver_reason"]
     if metric == "xauc":  # measured: over the budget there (guards against a vacuous test)
-        assert "over exact_budget=0.05 s" in reason
+        assert "over exact_budget=0.02 s" in reason
     if "over exact_budget" in reason:
         assert f"bounded front of {_exact.BEAM_WIDTH} states" in reason
         assert got.solver == "lagrangian"
         monkeypatch.setattr(_exact, "BEAM_WIDTH", 0)
-        search = fair_order(s, y, g, exact_budget=0.05, **kw)
+        search = fair_order(s, y, g, exact_budget=0.02, **kw)
         assert "bounded front" not in search.extra["solver_reason"]
         assert search.objective <= got.objective <= exact.objective + 1e-12
-        assert got.upper_bound == search.upper_bound
+        # the bound: the search's, or a guess of the stopped exact solve that no state
+        # reached (which guesses, the beam's objective decides)
+        lagrangian = fair_order(s, y, g, solver="lagrangian", **kw)
         assert exact.objective <= got.upper_bound + 1e-12
+        assert got.upper_bound <= lagrangian.upper_bound
 
 
 @pytest.mark.parametrize("metric", METRIC_NAMES)
@@ -196,28 +200,28 @@ def test_numpy_s_beam_in_auto_is_the_compiled_one(monkeypatch):
     assert got["numpy"].extra["beam_states"] == got["numba"].extra["beam_states"]
 
 
-def test_the_beam_takes_the_stopped_exact_solve_s_tables(monkeypatch):
-    """Over the budget (the xauc case above), the bounded front reuses the completion
-    tables the stopped exact solve computed (one set of tables, not two), and answers
-    exactly as a beam that computes them again."""
+def test_the_exact_solve_takes_the_beam_s_tables(monkeypatch):
+    """Over the budget (the xauc case above), the exact solve after the bounded front
+    takes the completion tables the beam computed (one set of tables, not two), and
+    answers exactly as an exact solve that computes them again."""
     from gpu_xorder.core import _solvers
 
     rng = np.random.default_rng(13 + len("xauc"))
     s, y, g = two_group_problem(rng, int(rng.integers(150, 251)),
                                 int(rng.integers(150, 251)))
-    kw = dict(metric="xauc", lam=0.7, backend="numba", exact_budget=0.05)
+    kw = dict(metric="xauc", lam=0.7, backend="numba", exact_budget=0.02)
     calls = []
     tables = _exact._CompiledFronts.tables
     monkeypatch.setattr(_exact._CompiledFronts, "tables", staticmethod(
         lambda lat, mus: calls.append(len(mus)) or tables(lat, mus)))
     got = fair_order(s, y, g, **kw)
     reason = got.extra["solver_reason"]
-    assert "over exact_budget=0.05 s" in reason and "bounded front" in reason
+    assert "over exact_budget=0.02 s" in reason and "bounded front" in reason
     assert len(calls) == 1
-    beam = _solvers.beam
-    monkeypatch.setattr(_solvers, "beam", lambda *args: beam(*args[:7]))  # no reuse
+    exact = _solvers.exact
+    monkeypatch.setattr(_solvers, "exact", lambda *args: exact(*args[:7]))  # no reuse
     again = fair_order(s, y, g, **kw)
-    assert len(calls) == 3  # the exact solve's tables, then the beam's own
+    assert len(calls) == 3  # the beam's tables, then the exact solve's own
     np.testing.assert_array_equal(again.order, got.order)
     assert (again.objective, again.upper_bound, again.extra) == (
         got.objective, got.upper_bound, got.extra)
