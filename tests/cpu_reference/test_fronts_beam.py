@@ -1,18 +1,19 @@
-"""The reference's bounded front (``cpu_reference.solve_fronts(..., beam=B)``, pure
-NumPy) and its completion values of several weights at once, against independent
-oracles: a beam wider than every front is the exact solver (the same path, counters and
-states) and the optimum of every interleaving on tiny lattices; a narrow beam keeps at
-most B states per cell, returns a path whose counters are its own, never above the
-optimum and, pruned by a known ordering's objective, never below it; the tables of an
-array of weights are each weight's table alone, bit for bit. (The compiled beam is
-compared with this one in tests/gpu_xorder/engine/test_numba_beam.py.)"""
+"""The bounded front (``solve_fronts(..., beam=B)``: the reference's, pure NumPy, and
+where numba imports the compiled twin's) and the reference's completion values of
+several weights at once, against independent oracles: a beam wider than every front is
+the exact solver (the same path, counters and states) and the optimum of every
+interleaving on tiny lattices; a narrow beam keeps at most B states per cell, returns a
+path whose counters are its own, never above the optimum and, pruned by a known
+ordering's objective, never below it; the tables of an array of weights are each
+weight's table alone, bit for bit. (The two beams are compared bit for bit in
+tests/gpu_xorder/engine/test_numba_beam.py.)"""
 
 import numpy as np
 import pytest
 
 import cpu_reference as cr
 from support.oracles import best_objective
-from support.problems import two_group_problem
+from support.problems import check_bounded_front, two_group_problem
 
 METRICS = ("xauc", "prf", "urf")
 
@@ -24,6 +25,21 @@ def objective(lat, lam, final):
 def bounds_of(lat, lam, k=5):
     mus = np.linspace(-lam, lam, k)
     return list(zip(mus, cr.completion_values(lat, mus)))
+
+
+def reference_beam(lat, lam, width, lower=None):
+    return cr.solve_fronts(lat, lam, lower=lower, bounds=bounds_of(lat, lam), beam=width)
+
+
+def compiled_beam(lat, lam, width, lower=None):
+    nf = pytest.importorskip("gpu_xorder.engine._numba_fronts")
+    mus = np.linspace(-lam, lam, 5)
+    return nf.solve_fronts(lat, lam, lower=lower, mus=mus,
+                           tables=nf.completion_tables(lat, mus), beam=width)
+
+
+BEAMS = pytest.mark.parametrize("beam", [reference_beam, compiled_beam],
+                                ids=["reference", "compiled"])
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -42,8 +58,9 @@ def test_the_tables_of_many_weights_are_each_weight_s_table(metric):
         np.testing.assert_array_equal(zero[1], cr.completion_values(lat, -1.0, 0.0))
 
 
+@BEAMS
 @pytest.mark.parametrize("metric", METRICS)
-def test_a_beam_wider_than_every_front_is_the_exact_solver(metric):
+def test_a_beam_wider_than_every_front_is_the_exact_solver(metric, beam):
     """B = 10**9 and B = the largest front: the exact fronts' answer and stats (tied
     scores too); on 2-6 items per group with distinct scores the optimum of every
     interleaving (enumeration)."""
@@ -53,10 +70,9 @@ def test_a_beam_wider_than_every_front_is_the_exact_solver(metric):
                                     ties=trial % 3 == 2)
         lat = cr.build_lattice(s, y, g, metric, "absolute")
         for lam in (0.4, 3.0):
-            bounds = bounds_of(lat, lam)
             want = cr.solve_fronts(lat, lam)
             for width in (10**9, want[2]["largest"]):
-                got = cr.solve_fronts(lat, lam, bounds=bounds, beam=width)
+                got = beam(lat, lam, width)
                 np.testing.assert_array_equal(got[0], want[0])
                 np.testing.assert_array_equal(got[1], want[1])
                 assert got[2] == want[2]
@@ -65,8 +81,9 @@ def test_a_beam_wider_than_every_front_is_the_exact_solver(metric):
                 assert objective(lat, lam, want[1]) == pytest.approx(optimum, abs=1e-12)
 
 
+@BEAMS
 @pytest.mark.parametrize("metric", METRICS)
-def test_a_narrow_beam_lies_between_the_incumbent_and_the_optimum(metric):
+def test_a_narrow_beam_lies_between_the_incumbent_and_the_optimum(metric, beam):
     """B in 1, 2, 4 on 20-40 items per group at lam 2: at most B states per cell, a
     path of the lattice whose counters are the final state's, never above the exact
     optimum; pruned by the cell rule's objective (an incumbent), never below it, or
@@ -77,23 +94,15 @@ def test_a_narrow_beam_lies_between_the_incumbent_and_the_optimum(metric):
                                     int(rng.integers(20, 41)), ties=trial == 1)
         lat = cr.build_lattice(s, y, g, metric, "absolute")
         lam = 2.0
-        bounds = bounds_of(lat, lam)
         exact = cr.solve_fronts(lat, lam)
         best = objective(lat, lam, exact[1])
         assert exact[2]["largest"] > 4  # the beams below do cut these fronts
         words, rule = cr.fill(lat, lam)
         incumbent = objective(lat, lam, rule)
         for width in (1, 2, 4):
-            path, final, stats = cr.solve_fronts(lat, lam, bounds=bounds, beam=width)
-            assert stats["largest"] <= width
-            assert stats["states"] <= width * lat.n_cells
-            assert path.size == lat.n_a + lat.n_b
-            assert int((path == 0).sum()) == lat.n_a
-            np.testing.assert_array_equal(cr.path_counters(lat, path), final)
-            assert objective(lat, lam, final) <= best + 1e-12
+            check_bounded_front(lat, lam, beam(lat, lam, width), width, best)
             try:
-                _, final, _ = cr.solve_fronts(lat, lam, lower=incumbent, bounds=bounds,
-                                              beam=width)
+                _, final, _ = beam(lat, lam, width, lower=incumbent)
             except cr.NoneLeft:
                 continue
             assert incumbent - cr.PRUNE_TOLERANCE <= objective(lat, lam, final)

@@ -1,11 +1,9 @@
 """The bounded front (a beam: ``engine._numba_fronts.solve_fronts(beam=B)``, at most B
-states per cell, those of the largest completion bounds) against the exact fronts and
-exhaustive enumeration: with B at least every front's size it is the exact solver (the
-same path, bit for bit, and the optimum of every interleaving); with a small B it keeps
-at most B states per cell and returns a valid ordering, never above the optimum; in
-``solver="auto"`` (``core._exact.BEAM_WIDTH``) its answer is never below the search's,
-the bound stays the search's, the reference's beam (NumPy) is the same bit for bit,
-and every run gives one answer."""
+states per cell, those of the largest completion bounds): against the exact fronts and
+exhaustive enumeration in tests/cpu_reference/test_fronts_beam.py (with the reference's
+beam, and the compiled one); here, the reference's beam (NumPy) is the same bit for
+bit, and in ``solver="auto"`` (``core._exact.BEAM_WIDTH``) its answer is never below
+the search's, the bound at most the search's, and every run gives one answer."""
 
 import numpy as np
 import pytest
@@ -17,7 +15,6 @@ from gpu_xorder import fair_order  # noqa: E402
 from gpu_xorder.core import _exact  # noqa: E402
 from gpu_xorder.engine import _numba_fronts as nf  # noqa: E402
 from gpu_xorder.utils._metrics import METRIC_NAMES  # noqa: E402
-from support.oracles import best_objective  # noqa: E402
 from support.problems import two_group_problem  # noqa: E402
 
 
@@ -28,53 +25,6 @@ def objective(lat, lam, final):
 def tables_of(lat, lam):
     mus = np.linspace(-lam, lam, 5)
     return mus, nf.completion_tables(lat, mus)
-
-
-@pytest.mark.parametrize("metric", METRIC_NAMES)
-def test_a_beam_wider_than_every_front_is_the_exact_solver(metric):
-    """B = 10**9 (and B = the largest front): the exact fronts' path, counters and
-    states, bit for bit; on tiny inputs the optimum of every interleaving."""
-    rng = np.random.default_rng(41 + len(metric))
-    for _ in range(8):
-        s, y, g = two_group_problem(rng, int(rng.integers(2, 7)), int(rng.integers(2, 7)))
-        lat = cr.build_lattice(s, y, g, metric, "absolute")
-        for lam in (0.4, 3.0):
-            mus, tables = tables_of(lat, lam)
-            want = nf.solve_fronts(lat, lam)
-            for width in (10**9, want[2]["largest"]):
-                got = nf.solve_fronts(lat, lam, mus=mus, tables=tables, beam=width)
-                np.testing.assert_array_equal(got[0], want[0])
-                np.testing.assert_array_equal(got[1], want[1])
-                assert got[2] == want[2]
-            optimum = best_objective(s, y, g, metric, lam, "absolute")
-            assert objective(lat, lam, want[1]) == pytest.approx(optimum, abs=1e-12)
-
-
-@pytest.mark.parametrize("metric", METRIC_NAMES)
-def test_a_narrow_beam_keeps_at_most_b_states_and_a_valid_ordering(metric):
-    """B in 1, 2, 4 on 20-40 items per group at lam 2: at most B states per cell (the
-    largest front), a path of the lattice whose counters are the final state's, never
-    above the exact optimum."""
-    rng = np.random.default_rng(7 * len(metric))
-    for trial in range(3):
-        s, y, g = two_group_problem(rng, int(rng.integers(20, 41)),
-                                    int(rng.integers(20, 41)), ties=trial == 1)
-        lat = cr.build_lattice(s, y, g, metric, "absolute")
-        lam = 2.0
-        mus, tables = tables_of(lat, lam)
-        exact = nf.solve_fronts(lat, lam)
-        best = objective(lat, lam, exact[1])
-        assert exact[2]["largest"] > 4  # the beams below do cut these fronts
-        for width in (1, 2, 4):
-            path, final, stats = nf.solve_fronts(lat, lam, mus=mus, tables=tables,
-                                                 beam=width)
-            assert stats["largest"] <= width
-            assert stats["states"] <= width * lat.n_cells
-            assert path.size == lat.n_a + lat.n_b
-            assert int((path == 0).sum()) == lat.n_a
-            # the counters returned are those of the path (recounted from its steps)
-            np.testing.assert_array_equal(cr.path_counters(lat, path), final)
-            assert objective(lat, lam, final) <= best + 1e-12
 
 
 def test_a_beam_needs_bounds():
