@@ -131,12 +131,11 @@ class OverBudget(Exception):
     """The exact solver's estimated cost exceeds ``exact_budget`` (its message says by
     what). Where the fronts ran before they stopped: ``bound``, an upper bound on the
     optimum its tries proved (a guessed lower bound that no state of the fronts
-    reached); ``prepared``, the weights, their completion tables and the bytes left to
-    the fronts, which :func:`beam` takes instead of computing them again. Else None."""
+    reached). Else None."""
 
-    def __init__(self, message, bound=None, prepared=None):
+    def __init__(self, message, bound=None):
         super().__init__(message)
-        self.bound, self.prepared = bound, prepared
+        self.bound = bound
 
 
 def exact_cost(n_a, n_b, tables, states, tries=None, cost=NUMPY_COST):
@@ -231,8 +230,7 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS,
             raise OverBudget(MSG_OVER_BUDGET_FRONTS.format(
                 states=states, budget=budget,
                 seconds=exact_cost(lat.n_a, lat.n_b, len(mus), states,
-                                   cost=fronts.cost)), bound=proven,
-                prepared=(mus, tables, max_bytes)) from None
+                                   cost=fronts.cost)), bound=proven) from None
         stats["states"] += got["states"]
         stats["largest"] = max(stats["largest"], got["largest"])
         found = candidate(lat, path, final)
@@ -281,9 +279,9 @@ def _weights(lat, lam, inside, max_bytes):
     return mus, max_bytes
 
 
-#: The bounded front (``beam``) ``solver="auto"`` runs after the search where the exact
-#: solver does not answer (over ``exact_budget``, or its memory) and ``exact_budget``
-#: is not 0: states kept per cell (0: none). Measured on the 51 problems of
+#: The bounded front (``beam``) ``solver="auto"`` runs after the search, before the exact
+#: solve (whose fronts its answer prunes), where ``exact_budget`` is not 0: states kept
+#: per cell (0: none). Measured on the 51 problems of
 #: benchmarks/search_shortfall.py after the search alone (benchmarks/RESULTS.md,
 #: "A bounded front"): 8 states took the problems within 1e-4 of the optimum from 1 to
 #: 18 and those over 1e-3 from 27 to 1, at 18 times the search's CPU time (median);
@@ -333,23 +331,19 @@ def beam_fits(fronts, n_a, n_b, budget):
     return beam_cost(n_a, n_b, BEAM_WIDTH, fronts.cost) <= budget
 
 
-def beam(lat, lam, best, search, max_bytes, width, fronts, prepared=None, budget=None):
+def beam(lat, lam, best, search, max_bytes, width, fronts, budget=None):
     """The bounded front of ``width`` states per cell (``fronts.beam``: NumPy's and
     the compiled, the same answer bit for bit), pruned by the search's best objective:
     ``(Candidate, stats)``, the better of its answer and ``best`` (``best`` on a tie).
     A heuristic: it proves nothing, the search's bound stays the certificate.
     ``FrontsTooLarge`` over ``max_bytes`` or over the states ``budget`` seconds afford
-    (:func:`beam_allowance`; its ``predicted`` not None). ``prepared``: a stopped exact
-    solve's weights, tables and bytes left (``OverBudget.prepared``; the same as
-    computed here, already paid for). ``stats["prepared"]``: those it used (the exact
-    solve after it takes them)."""
+    (:func:`beam_allowance`; its ``predicted`` not None). ``stats["prepared"]``: its
+    weights, their tables and the bytes left to the fronts (the exact solve after it
+    takes them: :func:`exact`'s ``prepared``)."""
     known = absolute_objective(best, lam)
-    if prepared is None:
-        inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
-        mus, max_bytes = _weights(lat, lam, inside, max_bytes)
-        tables = fronts.tables(lat, mus)
-    else:
-        mus, tables, max_bytes = prepared
+    inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
+    mus, max_bytes = _weights(lat, lam, inside, max_bytes)
+    tables = fronts.tables(lat, mus)
     stats = {"tables": len(mus), "beam": width, "prepared": (mus, tables, max_bytes)}
     try:
         path, final, got = fronts.beam(lat, lam, known, mus, tables, max_bytes,

@@ -516,7 +516,7 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
                                    REASONS["zero_budget"], extra)
         else:
             beamed, prepared = "", None  # the bounded front first: its answer prunes
-            if solver == "auto":         # the fronts, which take its tables
+            if solver == "auto":  # the fronts, which take its tables (``prepared``)
                 best, beamed, prepared = _beamed(lat, lam, best, search, exact_bytes,
                                                  budget, fronts, "", extra)
             try:
@@ -555,22 +555,21 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
     return out
 
 
-def _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why, extra,
-            prepared=None):
+def _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why, extra):
     """``(best, why, prepared)`` after the bounded front of ``_exact.BEAM_WIDTH``
     states per cell where it fits ``budget`` (``_exact.beam_fits``): the better of its
     answer and the search's ``best`` (``best`` on a tie), ``why`` saying so, and the
-    weights, tables and bytes it used (``prepared`` where it did not run); the bound
-    stays the search's (a beam proves nothing)."""
+    weights, tables and bytes it used (None where it did not run); the bound stays the
+    search's (a beam proves nothing)."""
     width = _exact.BEAM_WIDTH
     if not _exact.beam_fits(fronts, lat.n_a, lat.n_b, budget):
-        return best, why, prepared
+        return best, why, None
     try:
-        found, stats = beam(lat, lam, best, search, exact_bytes, width, fronts, prepared,
+        found, stats = beam(lat, lam, best, search, exact_bytes, width, fronts,
                             budget or None)  # 0: BEAM_AT_ZERO_BUDGET, unbounded
     except cpu_reference.FrontsTooLarge as exc:
         stop = "beam_memory" if getattr(exc, "predicted", None) is None else "beam_budget"
-        return best, why + REASONS[stop].format(width=width, budget=budget), prepared
+        return best, why + REASONS[stop].format(width=width, budget=budget), None
     prepared = stats.pop("prepared")
     extra.update(beam_width=width, beam_states=stats["states"])
     gain = absolute_objective(found, lam) - absolute_objective(best, lam)
