@@ -13,13 +13,13 @@ log-uniform in [0.5, 10], metric ``("xauc", "prf", "urf")[k % 3]``. The exact op
 back on later runs. The default solver runs with ``exact_budget=--budget`` (0: the
 search alone, never the exact solver). Reported per case: the shortfall to the
 optimum, the gain over the cell rule, whether the bound lies at or above the optimum,
-the times; ``--beam B``: where the exact solver does not answer, the bounded front of
-``B`` states per cell (``core._exact.BEAM_WIDTH``, the compiled fronts only; 0: none)
-after the search, also at ``--budget 0``, and its CPU time against the search alone's
-(measured on the same case just before; without ``--beam``: the library's default,
-which runs no beam at budget 0); then the distribution of the shortfalls against the
-targets (at most 1e-4 in >= 90 % of the cases, never over 1e-3, never below the cell
-rule).
+the times; ``--beam B``: the bounded front of ``B`` states per cell
+(``core._exact.BEAM_WIDTH``; 0: none) after the search, before the exact solve, also
+at ``--budget 0``, and its CPU time against the
+search alone's (measured on the same case just before; without ``--beam``: the
+library's default, which runs no beam at budget 0); then the distribution of the
+shortfalls against the targets (at most 1e-4 in >= 90 % of the cases, never over 1e-3,
+never below the cell rule).
 """
 
 import argparse

@@ -422,8 +422,8 @@ def _two_group_plan(eng, solver, lams, common):
         # "auto" runs the exact solver where its cost model fits the budget: its
         # expected cost (``_exact.exact_cost``), at most the budget, per lam
         # and solver="exact" always, at its expected cost (refused beyond its size);
-        # where "auto"'s exact solve is expected to stop (or not to start), the
-        # compiled engines' bounded front at its worst, where it fits the budget
+        # before "auto"'s exact solve, the bounded front (by its cost model), where it
+        # fits the budget
         budget = common["exact_budget"]
         fronts = _solvers.fronts_for(eng.NAME)
         exact = _solvers.exact_cost(n_a, n_b, _solvers.EXACT_MUS,
@@ -437,7 +437,7 @@ def _two_group_plan(eng, solver, lams, common):
         elif autos and cells <= _solvers.EXACT_MAX_CELLS:
             fits = _solvers.exact_fits(n_a, n_b, budget, fronts.cost)
             per_lam = min(budget, exact) if fits else 0.0
-            if (not fits or exact > budget) and _exact.beam_fits(fronts, n_a, n_b, budget):
+            if _exact.beam_fits(fronts, n_a, n_b, budget):  # before the exact solve
                 per_lam += _exact.beam_cost(n_a, n_b, _exact.BEAM_WIDTH, fronts.cost)
             seconds += per_lam * autos
         bound = False

@@ -48,10 +48,13 @@ class CostModel:
 
 
 #: NumPy's fronts (``cpu_reference.solve_fronts``, the NumPy and any engine without
-#: numba): fitted on 12 random problems of 486-1,846 items, measured within 0.77-1.35
-#: times the model, and checked on 51 by benchmarks/exact_estimate.py (0.88-1.13 on
-#: five of them after the fronts' order was made canonical).
-NUMPY_COST = CostModel(table_cell=5.5e-8, diagonal=7.5e-5, state=4.4e-7, tries=8)
+#: numba): refitted (least squares of the relative error) when the tables of all
+#: weights became one pass and the pruning two (issue #44.2), on the 39 problems of
+#: benchmarks/search_shortfall.py whose exact solve stores at most 3.7e6 states
+#: (exact_budget 1e6, 2-core machine at load 4): measured within 0.64-1.57 times the
+#: model (the fit 3.0e-8, 3.1e-5, 3.9e-7; before: 5.5e-8, 7.5e-5, 4.4e-7, which these
+#: fronts beat by 0.5-0.8 times).
+NUMPY_COST = CostModel(table_cell=3e-8, diagonal=3e-5, state=4e-7, tries=8)
 
 #: The compiled fronts (``engine._numba_fronts``, the numba and CuPy engines where
 #: numba imports): fitted on the 51 problems of benchmarks/exact_estimate.py --backend
@@ -67,12 +70,18 @@ class _NumpyFronts:
 
     @staticmethod
     def tables(lat, mus):
-        return [(mu, cpu_reference.completion_values(lat, mu)) for mu in mus]
+        return list(zip(mus, cpu_reference.completion_values(lat, np.asarray(mus))))
 
     @staticmethod
     def solve(lat, lam, lower, mus, tables, max_bytes, max_states):
         return cpu_reference.solve_fronts(lat, lam, lower=lower, bounds=tables,
                                           max_bytes=max_bytes, max_states=max_states)
+
+    @staticmethod
+    def beam(lat, lam, lower, mus, tables, max_bytes, max_states, width):
+        return cpu_reference.solve_fronts(lat, lam, lower=lower, bounds=tables,
+                                          max_bytes=max_bytes, max_states=max_states,
+                                          beam=width)
 
 
 class _CompiledFronts:
@@ -94,11 +103,11 @@ class _CompiledFronts:
                             max_bytes=max_bytes, max_states=max_states)
 
     @staticmethod
-    def beam(lat, lam, lower, mus, tables, max_bytes, width):
+    def beam(lat, lam, lower, mus, tables, max_bytes, max_states, width):
         from ..engine._numba_fronts import solve_fronts
 
         return solve_fronts(lat, lam, lower=lower, mus=mus, tables=tables,
-                            max_bytes=max_bytes, beam=width)
+                            max_bytes=max_bytes, max_states=max_states, beam=width)
 
 
 NUMPY_FRONTS = _NumpyFronts()
@@ -128,12 +137,11 @@ class OverBudget(Exception):
     """The exact solver's estimated cost exceeds ``exact_budget`` (its message says by
     what). Where the fronts ran before they stopped: ``bound``, an upper bound on the
     optimum its tries proved (a guessed lower bound that no state of the fronts
-    reached); ``prepared``, the weights, their completion tables and the bytes left to
-    the fronts, which :func:`beam` takes instead of computing them again. Else None."""
+    reached). Else None."""
 
-    def __init__(self, message, bound=None, prepared=None):
+    def __init__(self, message, bound=None):
         super().__init__(message)
-        self.bound, self.prepared = bound, prepared
+        self.bound = bound
 
 
 def exact_cost(n_a, n_b, tables, states, tries=None, cost=NUMPY_COST):
@@ -170,7 +178,7 @@ MSG_OVER_BUDGET_FRONTS = (
 
 
 def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS,
-          searched=None):
+          searched=None, prepared=None):
     """The optimum of ``AUC - lam * |D|``: ``(Candidate, stats)``. ``best`` and
     ``search`` come from ``lagrangian``: the best objective found and the weights whose
     signed values bound it.
@@ -191,20 +199,25 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS,
     ``searched``: the search's own objective where ``best`` improved on it (the
     polish, ``_polish``): the guesses stay spaced from it as without the polish, and
     a guess at or below ``best``'s objective is replaced by that objective, a higher
-    lower bound (fewer states), so the polish never makes a try dearer."""
+    lower bound (fewer states), so the polish never makes a try dearer.
+    ``prepared``: the weights, their tables and the bytes left to the fronts, where a
+    bounded front (:func:`beam`) computed them (the same as computed here)."""
     known = absolute_objective(best, lam)
     spacing = known if searched is None else min(searched, known)
     inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
     stats = {"states": 0, "largest": 0, "tries": 0, "tables": 0}
     bound = min((signed_value(c, mu) for mu, c in inside), default=np.inf)
-    if bound - known <= TOLERANCE:
-        return best, stats
+    if bound - known <= TOLERANCE:  # proven by the bound (a bounded front's answer)
+        return best, dict(stats, estimate=0.0)
     if bound - spacing > SPACING_GAIN * (bound - known):  # the polish closed most of it
         spacing = known
-    mus, max_bytes = _weights(lat, lam, inside, max_bytes)
+    if prepared is None:
+        mus, max_bytes = _weights(lat, lam, inside, max_bytes)
+        tables = fronts.tables(lat, mus)
+    else:
+        mus, tables, max_bytes = prepared
     max_states = exact_allowance(lat, len(mus), budget, fronts.cost)
     stats["tables"] = len(mus)
-    tables = fronts.tables(lat, mus)
     share = EXACT_FIRST_SHARE
     proven = bound  # a guess that no state reached bounds the optimum from above
     # ... once widened by the rounding the pruning's bounds may carry
@@ -233,8 +246,7 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS,
             raise OverBudget(MSG_OVER_BUDGET_FRONTS.format(
                 states=states, budget=budget,
                 seconds=exact_cost(lat.n_a, lat.n_b, len(mus), states,
-                                   cost=fronts.cost)), bound=proven,
-                prepared=(mus, tables, max_bytes)) from None
+                                   cost=fronts.cost)), bound=proven) from None
         stats["states"] += got["states"]
         stats["largest"] = max(stats["largest"], got["largest"])
         found = candidate(lat, path, final)
@@ -308,9 +320,9 @@ def _weights(lat, lam, inside, max_bytes):
     return mus, max_bytes
 
 
-#: The bounded front (``beam``) ``solver="auto"`` runs after the search where the exact
-#: solver does not answer (over ``exact_budget``, or its memory) and ``exact_budget``
-#: is not 0: states kept per cell (0: none). Measured on the 51 problems of
+#: The bounded front (``beam``) ``solver="auto"`` runs after the search, before the exact
+#: solve (whose fronts its answer prunes), where ``exact_budget`` is not 0: states kept
+#: per cell (0: none). Measured on the 51 problems of
 #: benchmarks/search_shortfall.py after the search alone (benchmarks/RESULTS.md,
 #: "A bounded front"): 8 states took the problems within 1e-4 of the optimum from 1 to
 #: 18 and those over 1e-3 from 27 to 1, at 18 times the search's CPU time (median);
@@ -322,23 +334,36 @@ BEAM_WIDTH = 8
 BEAM_AT_ZERO_BUDGET = False
 
 
+#: The bounded front of ``width`` states per cell, pruned by the search's objective,
+#: stores at most this share of ``width`` states per cell in the cost model (measured
+#: at width 8 on the 51 problems of benchmarks/search_shortfall.py after the search:
+#: 0.2-3.0 per cell, median 1.6); the beam stops where its states would exceed the
+#: budget (:func:`beam_allowance`), so it never runs past it by the model.
+BEAM_STATE_SHARE = 0.4
+
+
 def beam_cost(n_a, n_b, width, cost):
     """Seconds of the bounded front of ``width`` states per cell on an ``n_a`` x ``n_b``
-    lattice at its worst (``width`` states in every cell), by the cost model ``cost``.
-    A bound, not an estimate: measured at 8 on the 51 problems of search_shortfall.py
-    (benchmarks/cost_constants.py, numba, load 4 on 2 cores; benchmarks/RESULTS.md,
-    "Cost constants measured"), the search's objective left 0-3.0 states per cell
-    (median 1.6) and the beam took 0.13-0.89 times this (median 0.42), never more."""
-    return exact_cost(n_a, n_b, EXACT_MUS, width * (n_a + 1) * (n_b + 1), tries=1,
-                      cost=cost)
+    lattice at its worst (``BEAM_STATE_SHARE * width`` states per cell), by the cost
+    model ``cost``."""
+    return exact_cost(n_a, n_b, EXACT_MUS, BEAM_STATE_SHARE * width * (n_a + 1) * (n_b + 1),
+                      tries=1, cost=cost)
+
+
+def beam_allowance(lat, tables, budget, cost):
+    """The states the bounded front may store within ``budget`` seconds (None: no
+    budget) with ``tables`` completion tables, by the cost model ``cost``."""
+    if budget is None:
+        return None
+    fixed = exact_cost(lat.n_a, lat.n_b, tables, 0, tries=1, cost=cost)
+    return max(int((budget - fixed) / cost.state), 0)
 
 
 def beam_fits(fronts, n_a, n_b, budget):
     """Whether ``solver="auto"`` may run the bounded front of ``BEAM_WIDTH`` states per
-    cell with ``fronts`` (:func:`fronts_for` the engine: the compiled fronts have one,
-    NumPy's not) on an ``n_a`` x ``n_b`` lattice within ``budget`` seconds (None: no
-    budget; 0: ``BEAM_AT_ZERO_BUDGET``) at its worst (:func:`beam_cost`). The one test
-    the solve and the plan both ask."""
+    cell with ``fronts`` (:func:`fronts_for` the engine) on an ``n_a`` x ``n_b``
+    lattice within ``budget`` seconds (None: no budget; 0: ``BEAM_AT_ZERO_BUDGET``) by
+    :func:`beam_cost`. The one test the solve and the plan both ask."""
     if getattr(fronts, "beam", None) is None or BEAM_WIDTH <= 0:
         return False
     if budget is None:
@@ -348,23 +373,24 @@ def beam_fits(fronts, n_a, n_b, budget):
     return beam_cost(n_a, n_b, BEAM_WIDTH, fronts.cost) <= budget
 
 
-def beam(lat, lam, best, search, max_bytes, width, fronts, prepared=None):
-    """The bounded front of ``width`` states per cell (the compiled fronts only,
-    ``fronts.beam``), pruned by the search's best objective: ``(Candidate, stats)``,
-    the better of its answer and ``best`` (``best`` on a tie). A heuristic: it proves
-    nothing, the search's bound stays the certificate. ``FrontsTooLarge`` over
-    ``max_bytes``. ``prepared``: the stopped exact solve's weights, tables and bytes
-    left (``OverBudget.prepared``; the same as computed here, already paid for)."""
+def beam(lat, lam, best, search, max_bytes, width, fronts, budget=None):
+    """The bounded front of ``width`` states per cell (``fronts.beam``: NumPy's and
+    the compiled, the same answer bit for bit), pruned by the search's best objective:
+    ``(Candidate, stats)``, the better of its answer and ``best`` (``best`` on a tie).
+    A heuristic: it proves nothing, the search's bound stays the certificate.
+    ``FrontsTooLarge`` over ``max_bytes`` or over the states ``budget`` seconds afford
+    (:func:`beam_allowance`; its ``predicted`` not None). ``stats["prepared"]``: its
+    weights, their tables and the bytes left to the fronts (the exact solve after it
+    takes them: :func:`exact`'s ``prepared``)."""
     known = absolute_objective(best, lam)
-    if prepared is None:
-        inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
-        mus, max_bytes = _weights(lat, lam, inside, max_bytes)
-        tables = fronts.tables(lat, mus)
-    else:
-        mus, tables, max_bytes = prepared
-    stats = {"tables": len(mus), "beam": width}
+    inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
+    mus, max_bytes = _weights(lat, lam, inside, max_bytes)
+    tables = fronts.tables(lat, mus)
+    stats = {"tables": len(mus), "beam": width, "prepared": (mus, tables, max_bytes)}
     try:
-        path, final, got = fronts.beam(lat, lam, known, mus, tables, max_bytes, width)
+        path, final, got = fronts.beam(lat, lam, known, mus, tables, max_bytes,
+                                       beam_allowance(lat, len(mus), budget, fronts.cost),
+                                       width)
     except cpu_reference.NoneLeft:  # no state's bound reaches the search's objective
         return best, dict(stats, states=0, largest=0)
     stats.update(got)

@@ -557,7 +557,6 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
         ran = "lagrangian" if lam > 0 else "paper"
         extra = {"signed_fills": len(search.points), "fills": tally.asdict()}
         value = absolute_objective(best, lam)
-        prepared = None  # a stopped exact solve's tables, for the bounded front
         polished, searched = 0.0, value
         if (lam > 0 and bound > value and solver != "lagrangian" and budget != 0
                 and lat.n_cells <= EXACT_MAX_CELLS):
@@ -576,14 +575,20 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
             why = REASONS["asked"]
         elif solver == "auto" and lat.n_cells > EXACT_MAX_CELLS:
             why = REASONS["size"].format(limit=EXACT_MAX_CELLS)
-        elif solver == "auto" and budget == 0:
-            why = REASONS["zero_budget"]
+        elif solver == "auto" and budget == 0:  # the beam only by BEAM_AT_ZERO_BUDGET
+            best, why, _ = _beamed(lat, lam, best, search, exact_bytes, budget, fronts,
+                                   REASONS["zero_budget"], extra)
         else:
+            beamed, prepared = "", None  # the bounded front first: its answer prunes
+            if solver == "auto":  # the fronts, which take its tables (``prepared``)
+                best, beamed, prepared = _beamed(lat, lam, best, search, exact_bytes,
+                                                 budget, fronts, "", extra)
+                value = absolute_objective(best, lam)
             try:
                 best, stats = exact(lat, lam, best, search, exact_bytes, budget, fronts,
-                                    searched)
+                                    searched, prepared)
             except OverBudget as exc:
-                why, prepared = str(exc), exc.prepared
+                why = str(exc)
                 if exc.bound is not None:  # the tries' guesses that no state reached
                     bound = _proven(float(max(min(bound, exc.bound), value)), value)
             except cpu_reference.FrontsTooLarge as exc:
@@ -596,44 +601,50 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
                     budget=budget, seconds=stats["estimate"])
                 extra.update(front_states=stats["states"], largest_front=stats["largest"],
                              exact_tables=stats["tables"], exact_tries=stats["tries"])
-        if (solver == "auto" and ran == "lagrangian" and bound > value
-                and lat.n_cells <= EXACT_MAX_CELLS):
-            best, why = _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why,
-                                extra, prepared)
+            if ran != "exact":
+                why += beamed
         if polished > 0:
             if ran == "lagrangian" and why != REASONS["polish_proven"]:
                 why += REASONS["polish"].format(gain=polished)
             extra["polish_gain"] = polished
         extra["solver_reason"] = why
         out.append((best, bound, ran, extra))
-    # the lams share one search: another lam's exact answer may be the better one here
+    # the lams share one search: another lam's answer may be the better one here; to a
+    # fixed point (a lam's relinked answer may be better at a lam already passed; each
+    # change raises an objective by more than TOLERANCE, so it ends)
     found = [best for best, *_ in out]
-    for k, (lam, (best, bound, ran, extra)) in enumerate(zip(lams, out)):
-        other = _best(best, found, lam)
-        if ran == "lagrangian" and other is not best:
-            out[k] = (_relinked(lat, lam, other, [best], relink), bound, ran, extra)
+    changed = True
+    while changed:
+        changed = False
+        for k, (lam, (best, bound, ran, extra)) in enumerate(zip(lams, out)):
+            other = _best(best, found, lam)
+            if ran == "lagrangian" and other is not best:
+                found[k] = _relinked(lat, lam, other, [best], relink)
+                out[k], changed = (found[k], bound, ran, extra), True
     return out
 
 
-def _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why, extra,
-            prepared=None):
-    """``(best, why)`` after the bounded front of ``_exact.BEAM_WIDTH`` states per cell
-    where ``fronts`` has one (the compiled fronts; NumPy's keep the search's answer)
-    and it fits ``budget`` (``_exact.beam_fits``): the better of its answer and the
-    search's ``best`` (``best`` on a tie), ``why`` saying so; the bound stays the
+def _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why, extra):
+    """``(best, why, prepared)`` after the bounded front of ``_exact.BEAM_WIDTH``
+    states per cell where it fits ``budget`` (``_exact.beam_fits``): the better of its
+    answer and the search's ``best`` (``best`` on a tie), ``why`` saying so, and the
+    weights, tables and bytes it used (None where it did not run); the bound stays the
     search's (a beam proves nothing)."""
     width = _exact.BEAM_WIDTH
     if not _exact.beam_fits(fronts, lat.n_a, lat.n_b, budget):
-        return best, why
+        return best, why, None
     try:
-        found, stats = beam(lat, lam, best, search, exact_bytes, width, fronts, prepared)
-    except cpu_reference.FrontsTooLarge:
-        return best, why + REASONS["beam_memory"].format(width=width)
+        found, stats = beam(lat, lam, best, search, exact_bytes, width, fronts,
+                            budget or None)  # 0: BEAM_AT_ZERO_BUDGET, unbounded
+    except cpu_reference.FrontsTooLarge as exc:
+        stop = "beam_memory" if getattr(exc, "predicted", None) is None else "beam_budget"
+        return best, why + REASONS[stop].format(width=width, budget=budget), None
+    prepared = stats.pop("prepared")
     extra.update(beam_width=width, beam_states=stats["states"])
     gain = absolute_objective(found, lam) - absolute_objective(best, lam)
     if found is best:
-        return best, why + REASONS["beam_none"].format(width=width)
-    return found, why + REASONS["beam"].format(width=width, gain=gain)
+        return best, why + REASONS["beam_none"].format(width=width), prepared
+    return found, why + REASONS["beam"].format(width=width, gain=gain), prepared
 
 
 def rule_reason(solver, lam, mode, uncertified=None):
@@ -658,9 +669,9 @@ REASONS = {
     "size": "the lattice has more than {limit:.3g} cells, beyond the exact solver",
     "zero_budget": "exact_budget=0: the search alone",
     "exact": "solver='exact' was asked for",
-    "beam": "; then a bounded front of {width} states per cell (a heuristic) "
+    "beam": "; a bounded front of {width} states per cell (a heuristic) "
             "improved the search's objective by {gain:.3g}",
-    "beam_none": "; then a bounded front of {width} states per cell (a heuristic) "
+    "beam_none": "; a bounded front of {width} states per cell (a heuristic) "
                  "found nothing better than the search",
     "beam_memory": "; a bounded front of {width} states per cell exceeds the memory "
                    "budget",
@@ -668,6 +679,8 @@ REASONS = {
                      "meets the search's certified bound: proven optimal",
     "polish": "; the search's ordering polished by relinks with moved copies of it "
               "first gained {gain:.3g}",
+    "beam_budget": "; a bounded front of {width} states per cell was stopped over "
+                   "exact_budget={budget:g} s",
     "fits": "the exact solver's estimated cost ({seconds:.3g} s) fits exact_budget="
             "{budget:g} s",
 }

@@ -92,3 +92,19 @@ def step_lattices(metric, sizes, ties, lam):
 
     cr.solve_iterative(prob, lam, solve=solve)
     return steps
+
+
+def check_bounded_front(lat, lam, answer, width, optimum):
+    """A bounded front's ``answer`` ``(path, final, stats)`` of ``width`` states per
+    cell: at most ``width`` states in a cell and per cell on average, a path of the
+    lattice whose counters (recounted from its steps) are ``final``, its objective at
+    most ``optimum`` (the exact fronts'); returns that objective."""
+    path, final, stats = answer
+    assert stats["largest"] <= width
+    assert stats["states"] <= width * lat.n_cells
+    assert path.size == lat.n_a + lat.n_b
+    assert int((path == 0).sum()) == lat.n_a
+    np.testing.assert_array_equal(cr.path_counters(lat, path), final)
+    value = cr.cell_values(final, lat.consts, lam, lat.metric, "absolute")[0]
+    assert value <= optimum + 1e-12
+    return value

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from gpu_xorder import Plan, XOrder, fair_order
-from gpu_xorder.core import _solvers
+from gpu_xorder.core import _exact, _solvers
 from gpu_xorder.engine import _numpy_engine
 
 
@@ -42,8 +42,11 @@ def test_two_groups_run_the_planned_engine_route_and_solvers(solver, lam, want):
     # the fills at the engine's rate, and for every "auto" lam > 0 the exact solver's
     # expected cost, at most its budget ("exact": the whole expected cost)
     fills = plan.cells * _numpy_engine.FILL_SECONDS_PER_CELL
+    # ("auto" runs the bounded front before the exact solve: counted too)
     fronts = _solvers.exact_cost(12, 12, _solvers.EXACT_MUS, 10.0 * 13 * 13)
-    exact = sum(min(fronts, plan.exact_budget) if p == "auto" else fronts
+    beam = _exact.beam_cost(12, 12, _exact.BEAM_WIDTH, _exact.NUMPY_COST)
+    assert beam <= plan.exact_budget
+    exact = sum(min(fronts, plan.exact_budget) + beam if p == "auto" else fronts
                 for p, x in zip(plan.solvers, lam) if p in ("auto", "exact") and x > 0)
     assert plan.seconds == pytest.approx(fills + exact, rel=1e-12)
     assert (plan.seconds > fills) == (exact > 0)
@@ -140,8 +143,8 @@ def test_a_plan_of_the_exact_solver_counts_it_and_refuses_its_size():
 
 def test_a_plan_counts_the_bounded_front_where_the_exact_solve_is_expected_to_stop():
     """2000 per group, numba: "auto"'s exact solve is expected over the budget (it stops
-    there), and the bounded front that then runs fits it: the plan counts both; on
-    NumPy the exact solver's tables alone exceed the budget and there is no bounded
+    there), and the bounded front that runs before it fits it: the plan counts both; on
+    NumPy the exact solver's tables alone exceed the budget and so does its bounded
     front, so the fills alone."""
     pytest.importorskip("numba")
     from gpu_xorder.core import _exact
@@ -163,6 +166,7 @@ def test_a_plan_counts_the_bounded_front_where_the_exact_solve_is_expected_to_st
             assert plan.seconds == pytest.approx(fills + plan.exact_budget + beam)
         else:
             assert not _solvers.exact_fits(n, n, plan.exact_budget, fronts.cost)
+            assert not _exact.beam_fits(fronts, n, n, plan.exact_budget)
             assert plan.seconds == pytest.approx(fills)
 
 

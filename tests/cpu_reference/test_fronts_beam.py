@@ -1,0 +1,138 @@
+"""The bounded front (``solve_fronts(..., beam=B)``: the reference's, pure NumPy, and
+where numba imports the compiled twin's) and the reference's completion values of
+several weights at once, against independent oracles: a beam wider than every front is
+the exact solver (the same path, counters and states) and the optimum of every
+interleaving on tiny lattices; a narrow beam keeps at most B states per cell, returns a
+path whose counters are its own, never above the optimum and, pruned by a known
+ordering's objective, never below it; the tables of an array of weights are each
+weight's table alone, bit for bit. (The two beams are compared bit for bit in
+tests/gpu_xorder/engine/test_numba_beam.py.)"""
+
+import numpy as np
+import pytest
+
+import cpu_reference as cr
+from support.oracles import best_objective
+from support.problems import check_bounded_front, two_group_problem
+
+METRICS = ("xauc", "prf", "urf")
+
+
+def objective(lat, lam, final):
+    return cr.cell_values(final, lat.consts, lam, lat.metric, "absolute")[0]
+
+
+def bounds_of(lat, lam, k=5):
+    mus = np.linspace(-lam, lam, k)
+    return list(zip(mus, cr.completion_values(lat, mus)))
+
+
+def reference_beam(lat, lam, width, lower=None):
+    return cr.solve_fronts(lat, lam, lower=lower, bounds=bounds_of(lat, lam), beam=width)
+
+
+def compiled_beam(lat, lam, width, lower=None):
+    nf = pytest.importorskip("gpu_xorder.engine._numba_fronts")
+    mus = np.linspace(-lam, lam, 5)
+    return nf.solve_fronts(lat, lam, lower=lower, mus=mus,
+                           tables=nf.completion_tables(lat, mus), beam=width)
+
+
+BEAMS = pytest.mark.parametrize("beam", [reference_beam, compiled_beam],
+                                ids=["reference", "compiled"])
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_the_tables_of_many_weights_are_each_weight_s_table(metric):
+    rng = np.random.default_rng(3 + len(metric))
+    for trial in range(6):
+        s, y, g = two_group_problem(rng, int(rng.integers(1, 30)),
+                                    int(rng.integers(1, 30)), ties=trial % 2 == 1)
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        mus = np.array([-2.5, -0.3, 0.0, 1.0, 4.0])
+        many = cr.completion_values(lat, mus)
+        assert many.shape == (mus.size, lat.n_a + 1, lat.n_b + 1)
+        for t, mu in enumerate(mus):
+            np.testing.assert_array_equal(many[t], cr.completion_values(lat, mu))
+        zero = cr.completion_values(lat, np.array([1.0, -1.0]), 0.0)
+        np.testing.assert_array_equal(zero[1], cr.completion_values(lat, -1.0, 0.0))
+
+
+@BEAMS
+@pytest.mark.parametrize("metric", METRICS)
+def test_a_beam_wider_than_every_front_is_the_exact_solver(metric, beam):
+    """B = 10**9 and B = the largest front: the exact fronts' answer and stats (tied
+    scores too); on 2-6 items per group with distinct scores the optimum of every
+    interleaving (enumeration)."""
+    rng = np.random.default_rng(41 + len(metric))
+    for trial in range(8):
+        s, y, g = two_group_problem(rng, int(rng.integers(2, 7)), int(rng.integers(2, 7)),
+                                    ties=trial % 3 == 2)
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        for lam in (0.4, 3.0):
+            want = cr.solve_fronts(lat, lam)
+            for width in (10**9, want[2]["largest"]):
+                got = beam(lat, lam, width)
+                np.testing.assert_array_equal(got[0], want[0])
+                np.testing.assert_array_equal(got[1], want[1])
+                assert got[2] == want[2]
+            if trial % 3 != 2:  # distinct scores: the enumeration's interleavings
+                optimum = best_objective(s, y, g, metric, lam, "absolute")
+                assert objective(lat, lam, want[1]) == pytest.approx(optimum, abs=1e-12)
+
+
+@BEAMS
+@pytest.mark.parametrize("metric", METRICS)
+def test_a_narrow_beam_lies_between_the_incumbent_and_the_optimum(metric, beam):
+    """B in 1, 2, 4 on 20-40 items per group at lam 2: at most B states per cell, a
+    path of the lattice whose counters are the final state's, never above the exact
+    optimum; pruned by the cell rule's objective (an incumbent), never below it, or
+    no state left."""
+    rng = np.random.default_rng(7 * len(metric))
+    for trial in range(3):
+        s, y, g = two_group_problem(rng, int(rng.integers(20, 41)),
+                                    int(rng.integers(20, 41)), ties=trial == 1)
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        lam = 2.0
+        exact = cr.solve_fronts(lat, lam)
+        best = objective(lat, lam, exact[1])
+        assert exact[2]["largest"] > 4  # the beams below do cut these fronts
+        words, rule = cr.fill(lat, lam)
+        incumbent = objective(lat, lam, rule)
+        for width in (1, 2, 4):
+            check_bounded_front(lat, lam, beam(lat, lam, width), width, best)
+            try:
+                _, final, _ = beam(lat, lam, width, lower=incumbent)
+            except cr.NoneLeft:
+                continue
+            assert incumbent - cr.PRUNE_TOLERANCE <= objective(lat, lam, final)
+            assert objective(lat, lam, final) <= best + 1e-12
+
+
+def test_a_beam_needs_bounds_and_no_eps():
+    rng = np.random.default_rng(1)
+    s, y, g = two_group_problem(rng, 5, 5)
+    lat = cr.build_lattice(s, y, g, "xauc", "absolute")
+    with pytest.raises(ValueError, match="completion bounds"):
+        cr.solve_fronts(lat, 1.0, beam=4)
+    with pytest.raises(ValueError, match="completion bounds"):
+        cr.solve_fronts(lat, 1.0, bounds=bounds_of(lat, 1.0), eps=0.1, beam=4)
+
+
+def test_the_pruning_is_the_same_with_tables_given_one_by_one():
+    """The fronts read the tables of an array of weights in place (no copy); tables
+    computed one by one (a copy) prune the same states: the same answer and stats."""
+    rng = np.random.default_rng(5)
+    s, y, g = two_group_problem(rng, 30, 25)
+    lat = cr.build_lattice(s, y, g, "prf", "absolute")
+    lam = 1.5
+    together = bounds_of(lat, lam, 9)
+    alone = [(mu, cr.completion_values(lat, mu)) for mu, _ in together]
+    want = cr.solve_fronts(lat, lam)
+    lower = objective(lat, lam, want[1]) - 1e-3
+    for width in (None, 3):
+        a = cr.solve_fronts(lat, lam, lower=lower, bounds=together, beam=width)
+        b = cr.solve_fronts(lat, lam, lower=lower, bounds=alone, beam=width)
+        np.testing.assert_array_equal(a[0], b[0])
+        assert a[2] == b[2]
+    assert a[2]["states"] < want[2]["states"]  # the bounds did prune
