@@ -134,7 +134,12 @@ class FrontsTooLarge(MemoryError):
 
 class NoneLeft(ValueError):
     """The pruned fronts lost every state: the lower bound lies above the optimum, or
-    no interleaving meets the constraint."""
+    no interleaving meets the constraint. ``states``: the states the fronts stored
+    before they lost the last (what the try cost, which a budget of states counts)."""
+
+    def __init__(self, message, states=0):
+        super().__init__(message)
+        self.states = states
 
 
 def completion_values(lat, mu, auc_weight=1.0):
@@ -232,7 +237,7 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
     ------
     NoneLeft
         Every state was dropped: ``lower`` lies above the optimum (or, with ``eps``, no
-        interleaving meets the constraint).
+        interleaving meets the constraint); its ``states``: those stored before.
     """
     n_a, n_b = lat.n_a, lat.n_b
     a_step, b_step = pair_increments(lat)
@@ -307,7 +312,7 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
             order, new_rows = _best_per_d(auc, dis, new_rows)
         rows, state = new_rows, cand[:, order]
         if rows.size == 0:
-            raise NoneLeft(MSG_NONE_LEFT)
+            raise NoneLeft(MSG_NONE_LEFT, states=stored)
         parents.append(src[order].astype(np.int32))
         bounds_of_cells = np.flatnonzero(np.diff(rows, prepend=-1))
         starts.append(np.stack((rows[bounds_of_cells], bounds_of_cells)).astype(np.int32))
@@ -332,7 +337,7 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
     else:
         value = np.where(within_eps(dis, eps), auc, -np.inf)
         if not np.isfinite(value).any():
-            raise NoneLeft(MSG_NONE_LEFT)
+            raise NoneLeft(MSG_NONE_LEFT, states=stored)
     best = int(np.argmax(value))
     path = _walk(parents, starts, best, n_a, n_b)
     return path, final_counters(lat, state[:, best]), {"states": stored, "largest": largest}

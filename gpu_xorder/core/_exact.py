@@ -232,7 +232,8 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS,
         try:
             path, final, got = fronts.solve(lat, lam, None if unpruned else lower, mus,
                                             tables, max_bytes, left)
-        except cpu_reference.NoneLeft:
+        except cpu_reference.NoneLeft as exc:
+            stats["states"] += exc.states  # a try that found nothing still cost them
             if last:  # the known ordering itself pruned: see below
                 unpruned = True
                 continue

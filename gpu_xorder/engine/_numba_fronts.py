@@ -469,7 +469,7 @@ def solve_fronts(lat, lam, *, lower=None, mus=(), tables=None, max_bytes=None,
         -1 if max_bytes is None else int(max_bytes), -1 if beam is None else int(beam))
     n_d = n_a + n_b
     if status == NONE_LEFT:
-        raise cr.NoneLeft(cr.MSG_NONE_LEFT)
+        raise cr.NoneLeft(cr.MSG_NONE_LEFT, states=int(stored))
     if status == OVER_BYTES:
         raise cr.FrontsTooLarge(cr.MSG_FRONTS.format(
             n_a=n_a, n_b=n_b, lam=lam, limit=max_bytes / 2**30, states=stored, d=d,

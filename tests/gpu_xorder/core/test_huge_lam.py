@@ -189,3 +189,46 @@ def test_rounding_slack_grows_with_the_lattice_and_the_weights():
     assert _exact.rounding_slack(3, 5, []) == 5 * 9 * 2.0**-50
     assert _exact.rounding_slack(100, 100, [1e8]) == pytest.approx(
         102 * 104 * 2.0**-50 * (1 + 2e8))
+
+
+class _Counting:
+    """The reference's fronts, recording each try's allowance of states (its last
+    argument) and the states it stored, also where it found nothing (``NoneLeft``)."""
+
+    cost = _exact.NUMPY_COST
+    tables = staticmethod(_exact.NUMPY_FRONTS.tables)
+
+    def __init__(self):
+        self.calls = []  # (allowance, states stored, found nothing)
+
+    def solve(self, *args):
+        try:
+            got = _exact.NUMPY_FRONTS.solve(*args)
+        except cr.NoneLeft as exc:
+            self.calls.append((args[-1], exc.states, True))
+            raise
+        self.calls.append((args[-1], got[2]["states"], False))
+        return got
+
+
+def test_a_try_that_finds_nothing_is_charged_to_the_budget(monkeypatch):
+    """The states a try stores before the pruning drops the last count against the
+    budget of states like those of a try that finds the optimum: each try is allowed
+    the budget less every state stored before it, and ``stats["states"]`` sums them
+    all (a try that found nothing was free: at huge lam the exact solve ran past its
+    budget by the whole fronts of every failed guess)."""
+    failed = 0
+    for s, y, g, lam in _problems("charged", 8, low=5, high=12, lams=(4, 9)):
+        lat, best, search, _ = _solve_parts(monkeypatch, s, y, g, "xauc", lam)
+        if search is None:
+            continue
+        fronts = _Counting()
+        stats = _exact.exact(lat, lam, best, search, None, budget=1e9, fronts=fronts)[1]
+        allowance = _exact.exact_allowance(lat, stats["tables"], 1e9, fronts.cost)
+        spent = 0
+        for left, states, nothing in fronts.calls:
+            assert left == allowance - spent
+            spent += states
+            failed += nothing and states > 0
+        assert stats["states"] == spent
+    assert failed >= 2

@@ -42,6 +42,7 @@ def assert_same(lat, lam, **kw):
             nf.solve_fronts(lat, lam, mus=mus, tables=tables, **kw)
         assert str(got.value) == str(exc)
         assert getattr(got.value, "predicted", None) == getattr(exc, "predicted", None)
+        assert getattr(got.value, "states", None) == getattr(exc, "states", None)
         return None
     got = nf.solve_fronts(lat, lam, mus=mus, tables=tables, **kw)
     np.testing.assert_array_equal(got[0], want[0])
