@@ -142,8 +142,9 @@ def test_a_plan_of_the_exact_solver_counts_it_and_refuses_its_size():
 
 
 def test_a_plan_counts_the_bounded_front_where_the_exact_solve_is_expected_to_stop():
-    """2000 per group, numba: "auto"'s exact solve is expected over the budget (it stops
-    there), and the bounded front that runs before it fits it: the plan counts both; on
+    """2000 per group, ``exact_budget=1``, numba: "auto"'s exact solve is expected over
+    the budget (it stops there), and the bounded front that runs before it fits it: the
+    plan counts both; on
     NumPy the exact solver's tables alone exceed the budget and so does its bounded
     front, so the fills alone."""
     pytest.importorskip("numba")
@@ -153,7 +154,8 @@ def test_a_plan_counts_the_bounded_front_where_the_exact_solve_is_expected_to_st
     n = 2000
     s, y, g = _data(n, 2)
     for backend in ("numba", "numpy"):
-        plan = fair_order(s, y, g, lam=1.0, backend=backend, plan_only=True)
+        plan = fair_order(s, y, g, lam=1.0, backend=backend, exact_budget=1.0,
+                          plan_only=True)
         fronts = _solvers.fronts_for(backend)
         engine = _numba_engine if backend == "numba" else _numpy_engine
         fills = plan.cells * engine.FILL_SECONDS_PER_CELL
