@@ -513,3 +513,28 @@ def test_the_plan_counts_the_fills_of_the_search_that_runs(monkeypatch, budget):
             assert r.extra["signed_fills"] == s_r.extra["signed_fills"]
     est = XOrder(lam=1e6, backend="numpy", exact_budget=budget, metric="xauc")
     assert est.plan(s, y, sensitive_features=g).expected_fills == per_lam
+
+
+@pytest.mark.parametrize("kw", [
+    dict(lam=[0.0, 1e-12, 1e6, 1e300]), dict(lam=1e300, solver="exact"),
+    dict(lam=1e15, exact_budget=1e-9), dict(max_disparity=0.01),
+    dict(lam=[1e6, 0.5], solver="lagrangian")], ids=str)
+def test_progress_never_goes_back_nor_past_its_total(kw):
+    """``progress`` of every solver at extreme weights (its fills on the lattice of
+    label runs counted by their cells): done and the total never decrease before the
+    last report, done never past the total, and the last report is ``(done, done)``
+    (the search may take fewer fills than planned); with ``max_disparity`` never
+    called (documented: its fills are not known in advance)."""
+    s, y, g = _tied_problems()["thirty and thirty"]
+    seen = []
+    _fit(s, y, g, backend="numpy", metric="prf", progress=lambda d, t: seen.append((d, t)),
+         **kw)
+    if "max_disparity" in kw:
+        assert seen == []
+        return
+    assert len(seen) > 2
+    for (d0, t0), (d1, t1) in zip(seen[:-1], seen[1:-1]):
+        assert d1 >= d0 and t1 >= t0, seen
+    assert seen[-1][0] >= seen[-2][0]
+    assert all(0 <= d <= t for d, t in seen), seen
+    assert seen[-1][0] == seen[-1][1], seen
