@@ -538,3 +538,53 @@ def test_progress_never_goes_back_nor_past_its_total(kw):
     assert seen[-1][0] >= seen[-2][0]
     assert all(0 <= d <= t for d, t in seen), seen
     assert seen[-1][0] == seen[-1][1], seen
+
+
+@pytest.mark.parametrize("budget", ["0", "1e-300", "2"])
+def test_fit_plan_prints_the_fills_the_api_plans(monkeypatch, tmp_path, capsys,
+                                                  plain_consoles, budget):
+    """``gpu-xorder fit --plan --exact-budget`` prints the expected fills of
+    ``fair_order``'s plan of the same data and budget (groups of 30 with a coarse
+    start, where the budget decides between the short and the converged search), and
+    writes nothing."""
+    import csv
+
+    from gpu_xorder.cli import main
+
+    monkeypatch.setattr(_solvers, "COARSE_BLOCKS", 4)
+    monkeypatch.setattr(_solvers, "COARSE_FINEST", 2)
+    monkeypatch.setattr(_solvers, "COARSE_FACTOR", 2)
+    s, y, g = _tied_problems()["thirty and thirty"]
+    path = tmp_path / "data.csv"
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["score", "label", "group"])
+        w.writerows(zip(s.tolist(), y.tolist(), np.array(["a", "b"])[g].tolist()))
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(["fit", str(path), "--score", "score", "--label", "label", "--group",
+                 "group", "--backend", "numpy", "--lam", "1e6", "--plan",
+                 "--exact-budget", budget]) == 0
+    out = capsys.readouterr().out
+    plan = fair_order(s, y, np.array(["a", "b"])[g], lam=1e6, backend="numpy",
+                      exact_budget=float(budget), plan_only=True)
+    line = [ln for ln in out.splitlines() if ln.startswith("fills")]
+    assert line == [f"fills    {plan.expected_fills} (expected)"], out
+    assert plan.expected_fills == (_solvers.EXPECTED_CONVERGED_FILLS if budget == "2"
+                                   else _solvers.EXPECTED_AUTO_FILLS)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_equal_sample_weights_of_any_scale_change_nothing_at_the_cap():
+    """``XOrder.fit(sample_weight=...)`` at the cap of lam: equal weights of any scale
+    give the unweighted fit bit for bit; unequal ones a ValueError."""
+    s, y, g = _small()
+    want = XOrder(lam=1e300, backend="numpy").fit(s, y, sensitive_features=g)
+    for scale in (5e-324, 1e-300, 1.0, 1e300):
+        got = XOrder(lam=1e300, backend="numpy").fit(
+            s, y, sensitive_features=g, sample_weight=np.full(s.size, scale))
+        np.testing.assert_array_equal(got.result_.order, want.result_.order)
+        np.testing.assert_array_equal(got.train_scores_adjusted_,
+                                      want.train_scores_adjusted_)
+    with pytest.raises(ValueError):
+        XOrder(lam=1e300, backend="numpy").fit(
+            s, y, sensitive_features=g, sample_weight=np.r_[2.0, np.ones(s.size - 1)])
