@@ -13,6 +13,7 @@ take; the oracles are brute-force enumeration of every interleaving
 (``support.oracles``), the NumPy engine for the compiled ones, and the same call twice.
 """
 
+import re
 import warnings
 
 import numpy as np
@@ -182,14 +183,31 @@ def test_numba_orders_as_numpy_at_every_weight(case):
 
 def test_emulated_cupy_orders_as_numpy_at_huge_weights(emulated_cupy):
     """The CuPy engine (emulated device) at huge weights, where the polish runs before
-    its exact solve: NumPy's ordering, objective and bound bit for bit."""
-    s, y, g = _tied_problems()["three score values"]
-    for metric in ("xauc", "urf"):
-        for lam in (1e6, 1e300):
-            a = _fit(s, y, g, backend="numpy", metric=metric, lam=lam)
-            b = _fit(s, y, g, backend="cupy", metric=metric, lam=lam)
-            np.testing.assert_array_equal(a.order, b.order)
-            assert (a.objective, a.upper_bound) == (b.objective, b.upper_bound)
+    its exact solve, and on lattices of label runs of 1 x 1 and 1 x k (its signed fills
+    on merged lattices, weighted rows): NumPy's ordering, objective and bound bit for
+    bit, every solver, every metric the data take, and the constrained solver."""
+    cases = {**_problems(), **_tied_problems()}
+    ran = 0
+    for case in ("three score values", "one label per group (runs 1 x 1)",
+                 "one label in a (runs 1 x k)", "one item in a"):
+        s, y, g = cases[case]
+        for metric in METRICS:
+            if not _runs_metric(metric, y, g):
+                continue
+            for kw in (dict(lam=1e6), dict(lam=1e300), dict(lam=0.5, solver="lagrangian"),
+                       dict(lam=1e15, solver="exact"), dict(max_disparity=0.05)):
+                where = (case, metric, kw)
+                try:
+                    a = _fit(s, y, g, backend="numpy", metric=metric, **kw)
+                except ValueError as exc:
+                    with pytest.raises(ValueError, match=re.escape(str(exc))):
+                        _fit(s, y, g, backend="cupy", metric=metric, **kw)
+                    continue
+                b = _fit(s, y, g, backend="cupy", metric=metric, **kw)
+                np.testing.assert_array_equal(a.order, b.order, err_msg=str(where))
+                assert (a.objective, a.upper_bound) == (b.objective, b.upper_bound), where
+                ran += 1
+    assert ran >= 30
 
 
 def test_equal_items_in_another_input_order_give_the_same_ranking():
