@@ -645,3 +645,36 @@ def test_xorder_on_tie_runs_orders_its_solvers_and_engines_agree():
                 a, b = got[solver, "numpy"], got[solver, "numba"]
                 np.testing.assert_array_equal(a.order, b.order, err_msg=str(where))
                 assert (a.objective, a.upper_bound) == (b.objective, b.upper_bound), where
+
+
+@pytest.mark.parametrize("kw", [dict(lam=1e300), dict(max_disparity=0.01),
+                                dict(lam=0.5, exact_budget=0.0)], ids=str)
+@pytest.mark.parametrize("held", ["share", "data"])
+def test_the_plan_of_a_held_out_choice_is_of_the_fits_it_runs(kw, held):
+    """``XOrder(validation=...).plan`` plans what ``fit`` runs: the fits of every lam of
+    ``VALIDATION_LAMS`` (no constraint) on the data the choice learns on (the training
+    part of a share: its sizes), solved as the plan of that path
+    (``XOrder(lam=[...]).plan``) solves them. It planned one fit at ``lam`` (lam 0 and
+    the cell rule with ``max_disparity``, where the fit ran the exact solver at 11
+    weights)."""
+    from gpu_xorder.postprocessing._held_out import VALIDATION_LAMS
+
+    s, y, g = _tied_problems()["thirty and thirty"]
+    g = np.array(["a", "b"])[g]
+    validation = 0.3 if held == "share" else (s[::2], y[::2], g[::2])
+    est = XOrder(backend="numpy", validation=validation, **kw)
+    plan = est.plan(s, y, sensitive_features=g)
+    assert plan.lams == VALIDATION_LAMS
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert est.fit(s, y, sensitive_features=g).validation_["lams"] == list(plan.lams)
+    assert plan.max_disparity is None
+    path_plan = XOrder(lam=list(VALIDATION_LAMS), backend="numpy",
+                       exact_budget=kw.get("exact_budget", 2.0)).plan(
+        s, y, sensitive_features=g)
+    assert plan.solvers == path_plan.solvers
+    if held == "share":
+        assert sum(plan.sizes) == s.size - int(np.ceil(0.3 * s.size))
+    else:
+        assert plan.sizes == path_plan.sizes
+        assert plan.expected_fills == path_plan.expected_fills

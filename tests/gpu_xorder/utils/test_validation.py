@@ -254,6 +254,38 @@ def test_misaligned_pandas_indexes_warn():
         model.transform(s, sensitive_features=G4)
 
 
+def test_misaligned_pandas_indexes_warn_at_the_callers_line():
+    """The warning names the line of the user's call of every face (it named the line
+    of the call of the function that made the call: one frame too far)."""
+    pd = pytest.importorskip("pandas")
+    from gpu_xorder import metrics, xorder_path
+
+    rng = np.random.default_rng(0)
+    s = pd.Series(np.round(rng.random(40), 1))
+    y = pd.Series(np.tile([0, 1], 20), index=np.arange(40) + 3)
+    g = np.repeat(["a", "b"], 20)
+    g_moved = pd.Series(g, index=np.arange(40) + 1)
+    model = XOrder(backend="numpy").fit(s.to_numpy(), y.to_numpy(), sensitive_features=g)
+    est, held = XOrder(backend="numpy"), XOrder(backend="numpy", lam=1.0, validation=0.3)
+    kw = dict(sensitive_features=g)
+    faces = {  # each a call on one line: the line the warning must name
+        "fair_order": lambda: fair_order(s, y, g, backend="numpy"),
+        "metrics.auc": lambda: metrics.auc(y, s),
+        "metrics.disparity": lambda: metrics.disparity(y, s, **kw),
+        "XOrder.fit": lambda: est.fit(s, y, **kw),
+        "XOrder.plan": lambda: est.plan(s, y, **kw),
+        "XOrder.plan with validation": lambda: held.plan(s, y, **kw),
+        "xorder_path": lambda: xorder_path(s, y, lams=[0.0, 1.0], backend="numpy", **kw),
+        "XOrder.transform": lambda: model.transform(s, sensitive_features=g_moved),
+    }
+    for name, face in faces.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            face()
+        got = [(w.filename, w.lineno) for w in caught if "pandas objects" in str(w.message)]
+        assert got == [(__file__, face.__code__.co_firstlineno)], (name, got)
+
+
 # ---------------------------------------------------------------- report keys
 
 @given(st.lists(st.text(alphabet="ab >~[]\\", max_size=6), min_size=2, max_size=5,
