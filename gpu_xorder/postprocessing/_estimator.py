@@ -39,6 +39,15 @@ MSG_LAM_SEQUENCE = (
 )
 
 
+def _single_lam(checked):
+    """The values of ``checked["lam"]``, one (``MSG_LAM_SEQUENCE`` for a sequence: a
+    fit has one weight)."""
+    lams, batch = checked["lam"]
+    if batch:
+        raise ValueError(MSG_LAM_SEQUENCE.format(k=lams.size))
+    return lams
+
+
 class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Fair risk scores by xOrder: learn a fair interleaving, then transfer it to scores.
 
@@ -269,9 +278,7 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         of this estimator's parameters; ``FairRanker.fit`` makes it with its own);
         ``stacklevel``: the unrealised-promise warning's (``warn_unrealised``), counted
         from here."""
-        lams, batch = checked["lam"]
-        if batch:
-            raise ValueError(MSG_LAM_SEQUENCE.format(k=lams.size))
+        lams = _single_lam(checked)
         if checked["validation"] is not None:
             chosen, table = validated_fit(self, checked, scores, y, sensitive_features,
                                           progress)
@@ -318,7 +325,8 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         ('numpy', (2, 2))
         """
         checked = check_params(self.get_params())
-        if checked["validation"] is not None:
+        if checked["validation"] is not None:  # one lam, as fit takes
+            _single_lam(checked)
             return validated_plan(self, checked, scores, y, sensitive_features)
         fitting = prepare(scores, y, sensitive_features, checked, self.reference_group)
         return fitting.plan(checked, checked["lam"][0])

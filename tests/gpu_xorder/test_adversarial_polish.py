@@ -678,3 +678,14 @@ def test_the_plan_of_a_held_out_choice_is_of_the_fits_it_runs(kw, held):
     else:
         assert plan.sizes == path_plan.sizes
         assert plan.expected_fills == path_plan.expected_fills
+
+
+def test_the_plan_of_a_held_out_choice_refuses_what_its_fit_refuses():
+    """A sequence ``lam`` with ``validation``: the fit refuses it, and so does the plan
+    (it planned the held-out choice)."""
+    s, y, g = _small()
+    est = XOrder(backend="numpy", lam=[0.5, 1.0], validation=0.3)
+    for call in (est.fit, est.plan):
+        with pytest.raises(ValueError, match="XOrder needs a single lam value, got a "
+                                             "sequence of 2"):
+            call(s, y, sensitive_features=g)
