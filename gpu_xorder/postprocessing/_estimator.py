@@ -273,11 +273,9 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
             check_equal_weights(sample_weight, np.size(score_column(scores)[0]))
         return self._fit(checked, scores, y, sensitive_features, progress)
 
-    def _fit(self, checked, scores, y, sensitive_features, progress, stacklevel=5):
+    def _fit(self, checked, scores, y, sensitive_features, progress):
         """:meth:`fit` with its validated request ``checked`` (``_fitted.check_params``
-        of this estimator's parameters; ``FairRanker.fit`` makes it with its own);
-        ``stacklevel``: the unrealised-promise warning's (``warn_unrealised``), counted
-        from here."""
+        of this estimator's parameters; ``FairRanker.fit`` makes it with its own)."""
         lams = _single_lam(checked)
         if checked["validation"] is not None:
             chosen, table = validated_fit(self, checked, scores, y, sensitive_features,
@@ -289,7 +287,7 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         lam = float(lams[0])
         self.validation_ = None
         self._set_fitted(fitting, fitting.solve(checked, lam, progress), lam)
-        warn_unrealised(self, fitting, checked["max_disparity"], stacklevel=stacklevel - 1)
+        warn_unrealised(self, fitting, checked["max_disparity"])
         return self
 
     def plan(self, scores: ArrayLike, y: ArrayLike, *,

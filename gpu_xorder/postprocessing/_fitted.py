@@ -273,20 +273,18 @@ class FittedModel:
         return self
 
 
-def fit_path(template, scores, y, sensitive_features, lams, progress=None, n_jobs=None,
-             *, stacklevel):
+def fit_path(template, scores, y, sensitive_features, lams, progress=None, n_jobs=None):
     """A fitted copy of the unfitted model ``template`` for every value of ``lams``
     (its ``lam`` replaced): the data validated and encoded once, the orderings from one
     batched call of the core of :func:`gpu_xorder.fair_order`
-    (:func:`gpu_xorder.xorder_path`, a held-out choice of the weight); ``stacklevel``:
-    the warnings' (``warn_unrealised``)."""
+    (:func:`gpu_xorder.xorder_path`, a held-out choice of the weight)."""
     params, checked, values, fitting = _path_fitting(template, scores, y,
                                                      sensitive_features, lams)
     results = fitting.solve(checked, values, progress, n_jobs)
     models = [type(template)(**{**params, "lam": float(lam)})._set_fitted(
         fitting, result, float(lam)) for lam, result in zip(values, results)]
     for model in models:
-        warn_unrealised(model, fitting, None, stacklevel=stacklevel)
+        warn_unrealised(model, fitting, None)
     return models
 
 

@@ -11,6 +11,7 @@ from cpu_reference import within_eps
 
 from .. import metrics
 from ..utils import _frames
+from ..utils._frames import user_level
 from ._fitted import fit_path, plan_path
 from ._scores import score_column
 
@@ -35,8 +36,7 @@ def validated_fit(est, checked, scores, y, sensitive_features, progress):
     fit_data, val_data = _split(checked, scores, y, sensitive_features)
     s_val, y_val, g_val = val_data
     s_val = score_column(s_val)[0]
-    models = fit_path(type(est)(**params), *fit_data, VALIDATION_LAMS, progress,
-                      stacklevel=3)
+    models = fit_path(type(est)(**params), *fit_data, VALIDATION_LAMS, progress)
     auc, dis = [], []
     for m in models:
         adjusted = m.transform(s_val, sensitive_features=g_val)
@@ -53,7 +53,7 @@ def validated_fit(est, checked, scores, y, sensitive_features, progress):
         k = int(np.argmin(dis))
         warnings.warn(MSG_VALIDATION_MISSED.format(eps=eps, best=dis[k],
                                                    lam=VALIDATION_LAMS[k]),
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=user_level())
     chosen = models[k]
     if isinstance(share, float):
         chosen = type(est)(**params, lam=VALIDATION_LAMS[k]).fit(

@@ -689,3 +689,39 @@ def test_the_plan_of_a_held_out_choice_refuses_what_its_fit_refuses():
         with pytest.raises(ValueError, match="XOrder needs a single lam value, got a "
                                              "sequence of 2"):
             call(s, y, sensitive_features=g)
+
+
+def _below_given():
+    """Data whose learned orderings fall below the scores given (their scores tie items
+    of different groups: half a pair each, which no ordering realises): every fit of
+    them warns (``_promises.warn_unrealised``)."""
+    rng = np.random.default_rng(23)
+    for _ in range(7):  # the seventh problem of this generator
+        n_a, n_b = int(rng.integers(2, 30)), int(rng.integers(2, 30))
+        values = int(rng.integers(2, 6))
+        s = np.round(rng.random(n_a + n_b) * (values - 1)) / (values - 1)
+        g = np.r_[[0] * n_a, [1] * n_b]
+        y = rng.integers(0, 2, n_a + n_b)
+        y[[0, 1, n_a, n_a + 1]] = [1, 0, 1, 0]
+    return s, y, g
+
+
+def test_warnings_of_fits_below_the_scores_given_name_the_users_line():
+    """The warning that a fit's adjusted scores fall below the scores given names the
+    line of the user's call: of ``fit``, ``xorder_path`` and a held-out choice's fit
+    (it named the line that called the user's function, or a line of the package)."""
+    s, y, g = _below_given()
+    est = XOrder(lam=1e6, backend="numpy")
+    held = XOrder(lam=1e6, backend="numpy", validation=(s, y, g))
+    faces = {  # each a call on one line: the line the warning must name
+        "fit": lambda: est.fit(s, y, sensitive_features=g),
+        "xorder_path": lambda: xorder_path(s, y, sensitive_features=g, lams=[1e6]),
+        "fit with validation": lambda: held.fit(s, y, sensitive_features=g),
+    }
+    for name, face in faces.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            face()
+        got = {(w.filename, w.lineno) for w in caught if "below the scores given" in str(
+            w.message)}
+        assert got == {(__file__, face.__code__.co_firstlineno)}, (name, got)
