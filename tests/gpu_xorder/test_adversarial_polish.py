@@ -725,3 +725,25 @@ def test_warnings_of_fits_below_the_scores_given_name_the_users_line():
         got = {(w.filename, w.lineno) for w in caught if "below the scores given" in str(
             w.message)}
         assert got == {(__file__, face.__code__.co_firstlineno)}, (name, got)
+
+
+def test_the_signed_disparity_warning_names_the_users_line():
+    """``disparity="signed"`` where the ordering widens ``|D|``: the warning names the
+    user's call of ``fair_order``, ``XOrder.fit`` and ``xorder_path`` (it named
+    ``core/_api.py`` and ``postprocessing/_fitted.py``)."""
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2])
+    y, g = np.tile([1, 0], 4), np.array([1, 1, 1, 0, 1, 0, 0, 0])
+    est = XOrder(disparity="signed", lam=5.0, backend="numpy")
+    faces = {  # each a call on one line: the line the warning must name
+        "fair_order": lambda: fair_order(s, y, g, disparity="signed", lam=5.0),
+        "XOrder.fit": lambda: est.fit(s, y, sensitive_features=g),
+        "xorder_path": lambda: xorder_path(s, y, sensitive_features=g, lams=[5.0],
+                                           disparity="signed"),
+    }
+    for name, face in faces.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            face()
+        got = {(w.filename, w.lineno) for w in caught if "disparity='signed'" in str(
+            w.message)}
+        assert got == {(__file__, face.__code__.co_firstlineno)}, (name, got)
