@@ -301,3 +301,25 @@ def test_pair_keys_are_unambiguous(labels):
         assert len(keys) == len(labels) * (len(labels) - 1)
         assert all(split_pair_key(k, sep) == pair for k, pair in keys.items())
     assert pair_key("white", "black") == "white > black"
+
+
+def test_inexact_integer_scores_warn_at_the_callers_line():
+    """Integer scores beyond 2**53: the warning names the user's call of every face
+    (it named ``utils/_params.py`` or ``metrics/_counts.py``)."""
+    from gpu_xorder import metrics
+
+    s = np.array([2**60 + 1, 2**60 + 3, 7, 6, 5, 4, 3, 2], dtype=np.int64)
+    y, g = np.tile([1, 0], 4), np.array([1, 1, 1, 0, 1, 0, 0, 0])
+    est = XOrder(backend="numpy", lam=1.0)
+    faces = {  # each a call on one line: the line the warning must name
+        "fair_order": lambda: fair_order(s, y, g, backend="numpy"),
+        "XOrder.fit": lambda: est.fit(s, y, sensitive_features=g),
+        "metrics.auc": lambda: metrics.auc(y, s),
+        "metrics.xauc": lambda: metrics.xauc(y, s, sensitive_features=g, g=0, h=1),
+    }
+    for name, face in faces.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            face()
+        got = {(w.filename, w.lineno) for w in caught if "beyond 2**53" in str(w.message)}
+        assert got == {(__file__, face.__code__.co_firstlineno)}, (name, got)
