@@ -747,3 +747,25 @@ def test_the_signed_disparity_warning_names_the_users_line():
         got = {(w.filename, w.lineno) for w in caught if "disparity='signed'" in str(
             w.message)}
         assert got == {(__file__, face.__code__.co_firstlineno)}, (name, got)
+
+
+def test_the_transfers_warning_names_the_users_line():
+    """Adjusted scores with no room between neighbours (0.5 and the double below it):
+    the transfer's warning names the user's call of ``fit`` and ``xorder_path`` (it
+    named ``postprocessing/_fitted.py``), as the claim's warning after it does."""
+    x = 0.5
+    s = np.array([0.9, x, np.nextafter(x, 0), 0.1, 0.7, 0.45, 0.3, 0.2])
+    y, g = np.array([1, 0, 0, 1, 0, 1, 0, 0]), np.array(list("aaaabbbb"))
+    est = XOrder(lam=2.0, reference_group="a", backend="numpy")
+    kw = dict(sensitive_features=g, reference_group="a", backend="numpy")
+    faces = {  # each a call on one line: the line the warning must name
+        "fit": lambda: est.fit(s, y, sensitive_features=g),
+        "xorder_path": lambda: xorder_path(s, y, lams=[2.0], **kw),
+    }
+    for name, face in faces.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            face()
+        got = {(w.filename, w.lineno) for w in caught}
+        assert len(caught) == 2
+        assert got == {(__file__, face.__code__.co_firstlineno)}, (name, got)
