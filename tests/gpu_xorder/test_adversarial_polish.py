@@ -769,3 +769,27 @@ def test_the_transfers_warning_names_the_users_line():
         got = {(w.filename, w.lineno) for w in caught}
         assert len(caught) == 2
         assert got == {(__file__, face.__code__.co_firstlineno)}, (name, got)
+
+
+def test_the_backend_fallback_warning_names_the_users_line(monkeypatch):
+    """``backend="auto"`` with a device whose engine cannot run: the fallback warning
+    names the user's call of ``fair_order`` and ``XOrder.fit`` (it named
+    ``core/_choice.py``)."""
+    from gpu_xorder.engine import _backend
+
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2])
+    y, g = np.tile([1, 0], 4), np.array([1, 1, 1, 0, 1, 0, 0, 0])
+    est = XOrder(lam=1.0)
+    faces = {  # each a call on one line: the line the warning must name
+        "fair_order": lambda: fair_order(s, y, g, lam=1.0),
+        "XOrder.fit": lambda: est.fit(s, y, sensitive_features=g),
+    }
+    for name, face in faces.items():
+        probe = _backend._Probe(False, "a device the test made up", warn=True)
+        monkeypatch.setattr(_backend, "_probe", lambda probe=probe: probe)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            face()
+        got = {(w.filename, w.lineno) for w in caught
+               if issubclass(w.category, _backend.BackendFallbackWarning)}
+        assert got == {(__file__, face.__code__.co_firstlineno)}, (name, got)
