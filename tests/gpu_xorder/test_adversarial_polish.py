@@ -23,7 +23,13 @@ import cpu_reference
 from gpu_xorder import FairRanker, XOrder, fair_order, xorder_path
 from gpu_xorder.core import _polish, _solvers
 from gpu_xorder.core._candidates import candidate
-from support.oracles import best_objective, interleaving_ranks
+from support.callers import assert_warned_at_the_call
+from support.oracles import (
+    best_objective,
+    interleavings_auc_d,
+    reference_fills,
+    reference_finals,
+)
 
 METRICS = ("xauc", "prf", "urf")
 #: Every weight class: 0, tiny, moderate, large, huge, the cap.
@@ -277,18 +283,6 @@ def test_polish_with_the_compiled_relink_is_the_references():
 
 # ---------------------------------------------------------------------- label runs
 
-def _fills(lat, weights):
-    out = []
-    for w in weights:
-        words, final = cpu_reference.fill(lat, float(w))
-        out.append((cpu_reference.traceback(words, lat.n_a, lat.n_b), final))
-    return out
-
-
-def _finals(lat, weights):
-    return [cpu_reference.fill(lat, float(w), bits=False)[1] for w in weights]
-
-
 class _NoRuns(_solvers._RunFills):
     """Every signed fill on the lattice itself: the oracle."""
 
@@ -316,8 +310,8 @@ def test_signed_fills_on_degenerate_label_runs_keep_the_bound(case):
             assert (sizes[0].size, sizes[1].size) == (1, 1)
         weights = [-1e300, -1e6, -0.5, 1e-12, 0.5, 3.0, 1e15, 1e300]
         tally = _solvers.Tally()
-        got = _solvers._RunFills(lat, _fills, _finals, tally)
-        want = _NoRuns(lat, _fills, _finals, _solvers.Tally())
+        got = _solvers._RunFills(lat, reference_fills, reference_finals, tally)
+        want = _NoRuns(lat, reference_fills, reference_finals, _solvers.Tally())
         for (path, final), (w_path, w_final), mu in zip(
                 got.fills(lat, weights), want.fills(lat, weights), weights, strict=True):
             np.testing.assert_array_equal(cpu_reference.path_counters(lat, path), final)
@@ -348,33 +342,6 @@ def test_rounding_slack_is_finite_and_grows_up_to_the_cap():
 
 # ---------------------------------------------------------------------- the constrained solver
 
-def _brute_auc_d(s, y, g, metric):
-    """``(auc, d)`` of every interleaving (the definitions of ``support.oracles``)."""
-    ys = []
-    for k in (0, 1):
-        idx = np.flatnonzero(g == k)
-        ys.append(y[idx[np.argsort(-s[idx], kind="stable")]])
-    ya, yb = ys
-    ra, rb = interleaving_ranks(ya.size, yb.size)
-
-    def frac(upper, lower):
-        if upper.shape[1] == 0 or lower.shape[1] == 0:
-            return np.full(upper.shape[0], np.nan)
-        diff = upper[:, :, None] - lower[:, None, :]
-        return ((diff > 0) + 0.5 * (diff == 0)).mean(axis=(1, 2))
-
-    pos = np.concatenate((ra[:, ya == 1], rb[:, yb == 1]), axis=1)
-    neg = np.concatenate((ra[:, ya == 0], rb[:, yb == 0]), axis=1)
-    auc = frac(pos, neg)
-    if metric == "xauc":
-        d = frac(ra[:, ya == 1], rb[:, yb == 0]) - frac(rb[:, yb == 1], ra[:, ya == 0])
-    elif metric == "prf":
-        d = frac(ra[:, ya == 1], neg) - frac(rb[:, yb == 1], neg)
-    else:
-        d = frac(ra, rb) - frac(rb, ra)
-    return auc, d
-
-
 @pytest.mark.parametrize("case", _problems())
 def test_the_constrained_solver_on_degenerate_inputs_against_brute_force(case):
     """``max_disparity`` from 0 to 1 on the degenerate problems: the ordering meets the
@@ -384,7 +351,7 @@ def test_the_constrained_solver_on_degenerate_inputs_against_brute_force(case):
     for metric in METRICS:
         if not _runs_metric(metric, y, g):
             continue
-        auc, d = _brute_auc_d(s, y, g, metric)
+        auc, d = interleavings_auc_d(s, y, g, metric)
         for eps in (0.0, 1e-300, 0.01, 0.2, 1.0):
             feasible = np.abs(d) <= eps + 1e-12
             kw = dict(metric=metric, max_disparity=eps, backend="numpy")
@@ -608,15 +575,12 @@ def test_equal_sample_weights_of_any_scale_change_nothing_at_the_cap():
             s, y, sensitive_features=g, sample_weight=np.r_[2.0, np.ones(s.size - 1)])
 
 
-def test_xorder_on_tie_runs_orders_its_solvers_and_engines_agree():
-    """``XOrder`` places every run of equal scores whole (its lattice of tie runs:
-    weighted rows, which the label runs, the polish and the exact solver then work
-    on): on scores of two to five values, few label runs, weights to the cap, the cell
-    rule <= the default <= its exact solver <= the exact optimum over the items; the
-    default's bound at or above its exact solver's; numba's fits NumPy's bit for bit."""
-    pytest.importorskip("numba")
+def _tie_run_problems(count):
+    """``count`` two-group problems of scores in two to five values (runs of ties), both
+    labels in both groups, every fourth of few label runs: ``[(scores, y, groups)]``."""
     rng = np.random.default_rng(23)
-    for k in range(9):
+    out = []
+    for k in range(count):
         n_a, n_b = int(rng.integers(2, 30)), int(rng.integers(2, 30))
         values = int(rng.integers(2, 6))
         s = np.round(rng.random(n_a + n_b) * (values - 1)) / (values - 1)
@@ -625,6 +589,18 @@ def test_xorder_on_tie_runs_orders_its_solvers_and_engines_agree():
         y[[0, 1, n_a, n_a + 1]] = [1, 0, 1, 0]
         if k % 4 == 3:
             y = np.r_[[1] * (n_a - 1), 0, [0] * (n_b - 1), 1]
+        out.append((s, y, g))
+    return out
+
+
+def test_xorder_on_tie_runs_orders_its_solvers_and_engines_agree():
+    """``XOrder`` places every run of equal scores whole (its lattice of tie runs:
+    weighted rows, which the label runs, the polish and the exact solver then work
+    on): on scores of two to five values, few label runs, weights to the cap, the cell
+    rule <= the default <= its exact solver <= the exact optimum over the items; the
+    default's bound at or above its exact solver's; numba's fits NumPy's bit for bit."""
+    pytest.importorskip("numba")
+    for k, (s, y, g) in enumerate(_tie_run_problems(9)):
         metric = METRICS[k % 3]
         for lam in (0.5, 1e6, 1e300):
             got = {}
@@ -695,15 +671,7 @@ def _below_given():
     """Data whose learned orderings fall below the scores given (their scores tie items
     of different groups: half a pair each, which no ordering realises): every fit of
     them warns (``_promises.warn_unrealised``)."""
-    rng = np.random.default_rng(23)
-    for _ in range(7):  # the seventh problem of this generator
-        n_a, n_b = int(rng.integers(2, 30)), int(rng.integers(2, 30))
-        values = int(rng.integers(2, 6))
-        s = np.round(rng.random(n_a + n_b) * (values - 1)) / (values - 1)
-        g = np.r_[[0] * n_a, [1] * n_b]
-        y = rng.integers(0, 2, n_a + n_b)
-        y[[0, 1, n_a, n_a + 1]] = [1, 0, 1, 0]
-    return s, y, g
+    return _tie_run_problems(7)[6]
 
 
 def test_warnings_of_fits_below_the_scores_given_name_the_users_line():
@@ -718,13 +686,7 @@ def test_warnings_of_fits_below_the_scores_given_name_the_users_line():
         "xorder_path": lambda: xorder_path(s, y, sensitive_features=g, lams=[1e6]),
         "fit with validation": lambda: held.fit(s, y, sensitive_features=g),
     }
-    for name, face in faces.items():
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            face()
-        got = {(w.filename, w.lineno) for w in caught if "below the scores given" in str(
-            w.message)}
-        assert got == {(__file__, face.__code__.co_firstlineno)}, (name, got)
+    assert_warned_at_the_call(faces, "below the scores given")
 
 
 def test_the_signed_disparity_warning_names_the_users_line():
@@ -740,13 +702,7 @@ def test_the_signed_disparity_warning_names_the_users_line():
         "xorder_path": lambda: xorder_path(s, y, sensitive_features=g, lams=[5.0],
                                            disparity="signed"),
     }
-    for name, face in faces.items():
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            face()
-        got = {(w.filename, w.lineno) for w in caught if "disparity='signed'" in str(
-            w.message)}
-        assert got == {(__file__, face.__code__.co_firstlineno)}, (name, got)
+    assert_warned_at_the_call(faces, "disparity='signed'")
 
 
 def test_the_transfers_warning_names_the_users_line():
@@ -762,13 +718,8 @@ def test_the_transfers_warning_names_the_users_line():
         "fit": lambda: est.fit(s, y, sensitive_features=g),
         "xorder_path": lambda: xorder_path(s, y, lams=[2.0], **kw),
     }
-    for name, face in faces.items():
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            face()
-        got = {(w.filename, w.lineno) for w in caught}
-        assert len(caught) == 2
-        assert got == {(__file__, face.__code__.co_firstlineno)}, (name, got)
+    assert_warned_at_the_call(faces, "share a value with a neighbour")
+    assert_warned_at_the_call(faces, "result_ claims")
 
 
 def test_the_backend_fallback_warning_names_the_users_line(monkeypatch):
@@ -784,12 +735,6 @@ def test_the_backend_fallback_warning_names_the_users_line(monkeypatch):
         "fair_order": lambda: fair_order(s, y, g, lam=1.0),
         "XOrder.fit": lambda: est.fit(s, y, sensitive_features=g),
     }
-    for name, face in faces.items():
-        probe = _backend._Probe(False, "a device the test made up", warn=True)
-        monkeypatch.setattr(_backend, "_probe", lambda probe=probe: probe)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            face()
-        got = {(w.filename, w.lineno) for w in caught
-               if issubclass(w.category, _backend.BackendFallbackWarning)}
-        assert got == {(__file__, face.__code__.co_firstlineno)}, (name, got)
+    monkeypatch.setattr(_backend, "_probe", lambda: _backend._Probe(
+        False, "a device the test made up", warn=True))
+    assert_warned_at_the_call(faces, "not CuPy", _backend.BackendFallbackWarning)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from gpu_xorder import XOrder, fair_order
 from gpu_xorder.utils import _params as params
 from gpu_xorder.utils import _validation as v
+from support.callers import assert_warned_at_the_call
 from support.properties import examples
 
 
@@ -278,12 +279,7 @@ def test_misaligned_pandas_indexes_warn_at_the_callers_line():
         "xorder_path": lambda: xorder_path(s, y, lams=[0.0, 1.0], backend="numpy", **kw),
         "XOrder.transform": lambda: model.transform(s, sensitive_features=g_moved),
     }
-    for name, face in faces.items():
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            face()
-        got = [(w.filename, w.lineno) for w in caught if "pandas objects" in str(w.message)]
-        assert got == [(__file__, face.__code__.co_firstlineno)], (name, got)
+    assert_warned_at_the_call(faces, "pandas objects", once=True)
 
 
 # ---------------------------------------------------------------- report keys
@@ -317,9 +313,4 @@ def test_inexact_integer_scores_warn_at_the_callers_line():
         "metrics.auc": lambda: metrics.auc(y, s),
         "metrics.xauc": lambda: metrics.xauc(y, s, sensitive_features=g, g=0, h=1),
     }
-    for name, face in faces.items():
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            face()
-        got = {(w.filename, w.lineno) for w in caught if "beyond 2**53" in str(w.message)}
-        assert got == {(__file__, face.__code__.co_firstlineno)}, (name, got)
+    assert_warned_at_the_call(faces, "beyond 2**53")
