@@ -166,7 +166,9 @@ def test_tied_and_unequal_groups_bounds_and_order_of_solvers(case):
         assert polished > 0  # measured: 4 of these solves polish (not vacuous)
 
 
-@pytest.mark.parametrize("case", list(_problems()) + list(_tied_problems()))
+@pytest.mark.parametrize("case", [
+    pytest.param(case, marks=[pytest.mark.slow] if case == "thirty and thirty" else [])
+    for case in list(_problems()) + list(_tied_problems())])
 def test_numba_orders_as_numpy_at_every_weight(case):
     """The numba engine's default and exact solver (its compiled fronts, their bound
     test, relinks and the polish) give NumPy's ordering, objective and bound bit for
@@ -593,6 +595,7 @@ def _tie_run_problems(count):
     return out
 
 
+@pytest.mark.slow
 def test_xorder_on_tie_runs_orders_its_solvers_and_engines_agree():
     """``XOrder`` places every run of equal scores whole (its lattice of tie runs:
     weighted rows, which the label runs, the polish and the exact solver then work
