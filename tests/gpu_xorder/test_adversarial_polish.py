@@ -741,3 +741,30 @@ def test_the_backend_fallback_warning_names_the_users_line(monkeypatch):
     monkeypatch.setattr(_backend, "_probe", lambda: _backend._Probe(
         False, "a device the test made up", warn=True))
     assert_warned_at_the_call(faces, "not CuPy", _backend.BackendFallbackWarning)
+
+
+@pytest.mark.parametrize("kw", [dict(lam=1e300), dict(lam=1e6, solver="exact"),
+                                dict(max_disparity=0.01), dict(lam=1.0, validation=0.3)],
+                         ids=str)
+def test_read_only_inputs_every_face(kw):
+    """Read-only arrays (a write into them raises) through every face at extreme
+    weights, the exact solver (its polish), the constraint and a held-out choice:
+    nothing written into them."""
+    from sklearn.linear_model import LogisticRegression
+
+    s, y, g = _small()
+    x = np.column_stack([s, g == "a"])
+    for a in (s, y, g, x):
+        a.flags.writeable = False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if "validation" not in kw:
+            fair_order(s, y, g, backend="numpy", **kw)
+        model = XOrder(backend="numpy", **kw).fit(s, y, sensitive_features=g)
+        model.transform(s, sensitive_features=g)
+        model.plan(s, y, sensitive_features=g)
+        if "lam" in kw and "validation" not in kw:
+            xorder_path(s, y, sensitive_features=g, lams=[0.0, kw["lam"]], backend="numpy",
+                        **{k: v for k, v in kw.items() if k != "lam"})
+        FairRanker(LogisticRegression(), backend="numpy", **kw).fit(
+            x, y, sensitive_features=g)
