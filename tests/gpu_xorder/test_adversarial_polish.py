@@ -216,6 +216,16 @@ def test_emulated_cupy_orders_as_numpy_at_huge_weights(emulated_cupy):
                 assert (a.objective, a.upper_bound) == (b.objective, b.upper_bound), where
                 ran += 1
     assert ran >= 30
+    # XOrder on its lattice of tie runs (weighted rows), where label runs merge them
+    s, y, g = _tie_run_problems(4)[3]
+    for lam in (1e6, 1e300):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            a, b = (XOrder(lam=lam, backend=backend).fit(s, y, sensitive_features=g)
+                    for backend in ("numpy", "cupy"))
+        np.testing.assert_array_equal(a.result_.order, b.result_.order)
+        assert a.result_.upper_bound == b.result_.upper_bound
+        np.testing.assert_array_equal(a.train_scores_adjusted_, b.train_scores_adjusted_)
 
 
 def test_equal_items_in_another_input_order_give_the_same_ranking():
