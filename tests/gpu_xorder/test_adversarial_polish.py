@@ -4,7 +4,9 @@ solver (``core/_polish.py``), the stopped exact solve's widened bound
 (``_exact.rounding_slack``), the search's signed fills on the lattice of label runs
 (``cpu_reference.label_runs``, ``_solvers._RunFills``, the constrained bound search),
 the cell rule at lam with bits up front and the plan's expected fills, the compiled
-fronts' bound test, ``--exact-budget`` and ``paper``'s group names.
+fronts' bound test, ``--exact-budget`` and ``paper``'s group names; and, crossed with
+them, ``XOrder(validation=...).plan``, progress, read-only inputs and the line every
+warning of a fit names (``support.callers``).
 
 Each class is crossed with the degenerate inputs (one item in a group, one label per
 group, so that the lattice of label runs is 1 x 1 or 1 x k, every score tied, groups of
