@@ -11,7 +11,6 @@ from cpu_reference import within_eps
 
 from .. import metrics
 from ..utils import _frames
-from ..utils._frames import user_level
 from ._fitted import fit_path, plan_path
 from ._scores import score_column
 
@@ -53,7 +52,7 @@ def validated_fit(est, checked, scores, y, sensitive_features, progress):
         k = int(np.argmin(dis))
         warnings.warn(MSG_VALIDATION_MISSED.format(eps=eps, best=dis[k],
                                                    lam=VALIDATION_LAMS[k]),
-                      UserWarning, stacklevel=user_level())
+                      UserWarning, stacklevel=_frames.user_level())
     chosen = models[k]
     if isinstance(share, float):
         chosen = type(est)(**params, lam=VALIDATION_LAMS[k]).fit(
