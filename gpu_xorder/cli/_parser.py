@@ -12,6 +12,7 @@ from ..experiments._studies import STUDIES as PAPER_STUDIES
 from ..experiments.models import MODELS as PAPER_MODELS
 from ..io import LABEL_KINDS
 from ..utils._params import PARAMETERS, check, choices
+from ..utils._text import visible
 from ..utils._validation import DEFAULT_DELTA, parse_memory_size
 from ._common import (
     AUDIT_BOOTSTRAP,
@@ -150,8 +151,18 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose error line shows the characters of a value that act
+    rather than show written out (``utils._text.visible``): a value with a newline
+    made a second error line, an escape sequence drove the terminal. Its subcommands'
+    parsers are of this class too (``add_subparsers`` makes them of the parser's)."""
+
+    def error(self, message):
+        super().error(visible(message))
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="gpu-xorder",
         description="Fair bipartite rankings across protected groups (xOrder).",
     )

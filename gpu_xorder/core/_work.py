@@ -14,6 +14,7 @@ import cpu_reference
 
 from .. import metrics as metrics_mod
 from ..utils import _validation as v
+from ..utils._frames import user_level
 from ..utils._parallel import map_lams
 from . import _candidates, _choice, _constrained, _solvers
 from ._result import build_result
@@ -170,7 +171,7 @@ def _solve_two(lat, labels, lams, plan, fills, finals, progress, bands, items=No
     rule = np.flatnonzero([c == "paper" for c in chosen])
     searched = np.flatnonzero([c != "paper" for c in chosen])
     for message in plan.warnings:
-        warnings.warn(message, UserWarning, stacklevel=4)
+        warnings.warn(message, UserWarning, stacklevel=user_level())
     results = [None] * lams.size
     if rule.size:
         first = None if progress is None else (
@@ -252,7 +253,7 @@ def _warn_signed(results, s, y, index, metric):
         if res.lam > 0 and res.disparity > before + _candidates.TOLERANCE:
             warnings.warn(MSG_SIGNED_WORSE.format(lam=res.lam, metric=metric,
                                                   after=res.disparity, before=before),
-                          UserWarning, stacklevel=3)
+                          UserWarning, stacklevel=user_level())
 
 
 def _best_of(solve, n_lams, progress, kd_cells, iterative_cells):

@@ -19,6 +19,8 @@ import numpy as np
 
 import cpu_reference as cr
 
+from ..utils._frames import user_level
+
 logger = logging.getLogger("gpu_xorder")
 
 MSG_CUPY_UNAVAILABLE = "backend='cupy' is not usable here: {reason}"
@@ -161,7 +163,7 @@ def resolve_backend(name):
     if probe.warn and not probe.warned:
         probe.warned = True
         warnings.warn(MSG_FALLBACK.format(engine=chosen, reason=probe.reason),
-                      BackendFallbackWarning, stacklevel=2)
+                      BackendFallbackWarning, stacklevel=user_level())
     elif not probe.warn:
         _log_fallback_once(chosen, probe.reason)
     return chosen

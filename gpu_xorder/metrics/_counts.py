@@ -68,7 +68,7 @@ def ratio(upper, lower, upper_weight, lower_weight, what, metric):
 
 def labelled(scores, y):
     """Validated ``(scores, y)``: float64 scores and int64 0/1 labels of the same length."""
-    warn_misaligned(4, scores=scores, y=y)
+    warn_misaligned(scores=scores, y=y)
     scores = check_scores(scores)
     return scores, check_labels(y, scores.shape[0])
 
@@ -76,7 +76,7 @@ def labelled(scores, y):
 def grouped(scores, y, groups, sample_weight=None):
     """Validated ``(scores, y, labels, index, weight)``; ``y`` and ``weight`` stay None
     when they are None."""
-    warn_misaligned(4, scores=scores, y=y, groups=groups)
+    warn_misaligned(scores=scores, y=y, groups=groups)
     scores = check_scores(scores)
     n = scores.shape[0]
     y = None if y is None else check_labels(y, n)

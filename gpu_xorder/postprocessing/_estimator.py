@@ -21,7 +21,7 @@ from ..utils import _frames, _params
 from ..utils import _validation as v
 from . import _model_file
 from ._fitted import FittedModel, check_params, prepare
-from ._held_out import validated_fit
+from ._held_out import validated_fit, validated_plan
 from ._promises import warn_unrealised
 from ._scores import check_equal_weights, score_column, shaped
 
@@ -37,6 +37,15 @@ MSG_LAM_SEQUENCE = (
     "XOrder needs a single lam value, got a sequence of {k}; call gpu_xorder.fair_order "
     "for a sweep over lam"
 )
+
+
+def _single_lam(checked):
+    """The values of ``checked["lam"]``, one (``MSG_LAM_SEQUENCE`` for a sequence: a
+    fit has one weight)."""
+    lams, batch = checked["lam"]
+    if batch:
+        raise ValueError(MSG_LAM_SEQUENCE.format(k=lams.size))
+    return lams
 
 
 class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -264,25 +273,21 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
             check_equal_weights(sample_weight, np.size(score_column(scores)[0]))
         return self._fit(checked, scores, y, sensitive_features, progress)
 
-    def _fit(self, checked, scores, y, sensitive_features, progress, stacklevel=5):
+    def _fit(self, checked, scores, y, sensitive_features, progress):
         """:meth:`fit` with its validated request ``checked`` (``_fitted.check_params``
-        of this estimator's parameters; ``FairRanker.fit`` makes it with its own);
-        ``stacklevel``: the misaligned-index warning's, counted from here."""
-        lams, batch = checked["lam"]
-        if batch:
-            raise ValueError(MSG_LAM_SEQUENCE.format(k=lams.size))
+        of this estimator's parameters; ``FairRanker.fit`` makes it with its own)."""
+        lams = _single_lam(checked)
         if checked["validation"] is not None:
             chosen, table = validated_fit(self, checked, scores, y, sensitive_features,
                                           progress)
             self._adopt(chosen)  # a refit's validation_ (None) gives way to the table
             self.validation_ = table
             return self
-        fitting = prepare(scores, y, sensitive_features, checked, self.reference_group,
-                          stacklevel)
+        fitting = prepare(scores, y, sensitive_features, checked, self.reference_group)
         lam = float(lams[0])
         self.validation_ = None
         self._set_fitted(fitting, fitting.solve(checked, lam, progress), lam)
-        warn_unrealised(self, fitting, checked["max_disparity"], stacklevel=stacklevel - 1)
+        warn_unrealised(self, fitting, checked["max_disparity"])
         return self
 
     def plan(self, scores: ArrayLike, y: ArrayLike, *,
@@ -303,8 +308,10 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         Plan
             The engine, route, solver of every lam, expected fills, cells, decision
             bits, estimated seconds and warnings of the fit (after ``subsample``; a
-            sequence ``lam``: of :func:`gpu_xorder.xorder_path` over it); ``print`` it
-            for a summary.
+            sequence ``lam``: of :func:`gpu_xorder.xorder_path` over it; with
+            ``validation``: of the fits of the held-out choice, every weight it tries
+            on the data it learns on, without the chosen weight's refit on all the
+            data after a share); ``print`` it for a summary.
 
         Examples
         --------
@@ -316,7 +323,10 @@ class XOrder(FittedModel, OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         ('numpy', (2, 2))
         """
         checked = check_params(self.get_params())
-        fitting = prepare(scores, y, sensitive_features, checked, self.reference_group, 4)
+        if checked["validation"] is not None:  # one lam, as fit takes
+            _single_lam(checked)
+            return validated_plan(self, checked, scores, y, sensitive_features)
+        fitting = prepare(scores, y, sensitive_features, checked, self.reference_group)
         return fitting.plan(checked, checked["lam"][0])
 
     def transform(self, scores: ArrayLike, *,

@@ -132,14 +132,12 @@ class Fitting(NamedTuple):
         return results if np.ndim(lam) else results[0]
 
 
-def prepare(scores, y, sensitive_features, checked, reference_group, stacklevel):
+def prepare(scores, y, sensitive_features, checked, reference_group):
     """The :class:`Fitting` of the training data: validated, encoded, the reference
     group (``reference_group``, or the one of highest mean score) and the items to learn
     on (``checked``: the request of the parameters, :func:`check_params`, to which the
-    data are added: validated once, with the rules that need the groups); ``stacklevel``:
-    the misaligned-index warning's, as ``_frames.warn_misaligned`` counts it."""
-    _frames.warn_misaligned(stacklevel, scores=scores, y=y,
-                            sensitive_features=sensitive_features)
+    data are added: validated once, with the rules that need the groups)."""
+    _frames.warn_misaligned(scores=scores, y=y, sensitive_features=sensitive_features)
     s, labels_y, labels, index = checked.with_data(score_column(scores)[0], y,
                                                    sensitive_features).data
     reference = _reference_index(s, labels, index, reference_group)
@@ -275,21 +273,33 @@ class FittedModel:
         return self
 
 
-def fit_path(template, scores, y, sensitive_features, lams, progress=None, n_jobs=None,
-             *, stacklevel):
+def fit_path(template, scores, y, sensitive_features, lams, progress=None, n_jobs=None):
     """A fitted copy of the unfitted model ``template`` for every value of ``lams``
     (its ``lam`` replaced): the data validated and encoded once, the orderings from one
     batched call of the core of :func:`gpu_xorder.fair_order`
-    (:func:`gpu_xorder.xorder_path`, a held-out choice of the weight); ``stacklevel``:
-    the warnings' (``warn_unrealised``)."""
-    params = template.get_params()
-    checked = check_params({**params, "lam": lams})  # one request: the path's lams
-    values = checked["lam"][0]
-    fitting = prepare(scores, y, sensitive_features, checked, params["reference_group"],
-                      stacklevel + 1)
+    (:func:`gpu_xorder.xorder_path`, a held-out choice of the weight)."""
+    params, checked, values, fitting = _path_fitting(template, scores, y,
+                                                     sensitive_features, lams)
     results = fitting.solve(checked, values, progress, n_jobs)
     models = [type(template)(**{**params, "lam": float(lam)})._set_fitted(
         fitting, result, float(lam)) for lam, result in zip(values, results)]
     for model in models:
-        warn_unrealised(model, fitting, None, stacklevel=stacklevel)
+        warn_unrealised(model, fitting, None)
     return models
+
+
+def plan_path(template, scores, y, sensitive_features, lams, n_jobs=None):
+    """The plan (``core._choice.Plan``) of :func:`fit_path` with the same arguments."""
+    _, checked, values, fitting = _path_fitting(template, scores, y, sensitive_features,
+                                                lams)
+    return fitting.plan(checked, values, n_jobs)
+
+
+def _path_fitting(template, scores, y, sensitive_features, lams):
+    """``(params, checked, values, fitting)`` of a path of ``template`` over ``lams``:
+    its parameters, the one request of the path's lams, their values and the
+    :class:`Fitting` of the data."""
+    params = template.get_params()
+    checked = check_params({**params, "lam": lams})  # one request: the path's lams
+    fitting = prepare(scores, y, sensitive_features, checked, params["reference_group"])
+    return params, checked, checked["lam"][0], fitting

@@ -10,7 +10,8 @@ from sklearn.model_selection import train_test_split
 from cpu_reference import within_eps
 
 from .. import metrics
-from ._fitted import fit_path
+from ..utils import _frames
+from ._fitted import fit_path, plan_path
 from ._scores import score_column
 
 MSG_VALIDATION_MISSED = (
@@ -29,24 +30,12 @@ def validated_fit(est, checked, scores, y, sensitive_features, progress):
     which the data are added (validated once, there, for the split of a share).
     Returns the chosen fitted model (refitted on all the data, for a share) and the
     table of ``validation_``."""
-    params = {k: val for k, val in est.get_params().items()
-              if k not in ("lam", "max_disparity", "validation")}
+    params = _path_params(est)
     eps, share = checked["max_disparity"], checked["validation"]
-    if isinstance(share, float):
-        s, labels_y, labels, index = checked.with_data(score_column(scores)[0], y,
-                                                       sensitive_features).data
-        strata = index * 2 + labels_y
-        train, held = train_test_split(np.arange(s.size), test_size=share,
-                                       stratify=strata, random_state=0)
-        fit_data = (s[train], labels_y[train], labels[index[train]])
-        val_data = (s[held], labels_y[held], labels[index[held]])
-    else:
-        fit_data = (scores, y, sensitive_features)
-        val_data = share
+    fit_data, val_data = _split(checked, scores, y, sensitive_features)
     s_val, y_val, g_val = val_data
     s_val = score_column(s_val)[0]
-    models = fit_path(type(est)(**params), *fit_data, VALIDATION_LAMS, progress,
-                      stacklevel=3)
+    models = fit_path(type(est)(**params), *fit_data, VALIDATION_LAMS, progress)
     auc, dis = [], []
     for m in models:
         adjusted = m.transform(s_val, sensitive_features=g_val)
@@ -63,10 +52,45 @@ def validated_fit(est, checked, scores, y, sensitive_features, progress):
         k = int(np.argmin(dis))
         warnings.warn(MSG_VALIDATION_MISSED.format(eps=eps, best=dis[k],
                                                    lam=VALIDATION_LAMS[k]),
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=_frames.user_level())
     chosen = models[k]
     if isinstance(share, float):
         chosen = type(est)(**params, lam=VALIDATION_LAMS[k]).fit(
             scores, y, sensitive_features=sensitive_features, progress=progress)
     return chosen, {"lams": list(VALIDATION_LAMS), "auc": auc.tolist(),
                     "disparity": dis.tolist(), "chosen": VALIDATION_LAMS[k]}
+
+
+def validated_plan(est, checked, scores, y, sensitive_features):
+    """The plan (``core._choice.Plan``) of the fits :func:`validated_fit` runs to
+    choose: every lam of ``VALIDATION_LAMS`` on the data it learns on (the training
+    part of a share; the chosen lam's refit on all the data is one fit more). The data
+    validated and their indexes compared once, then planned as arrays."""
+    _frames.warn_misaligned(scores=scores, y=y, sensitive_features=sensitive_features)
+    s, labels_y, labels, index = checked.with_data(score_column(scores)[0], y,
+                                                   sensitive_features).data
+    fit_data, _ = _split(checked, s, labels_y, labels[index])
+    return plan_path(type(est)(**_path_params(est)), *fit_data, VALIDATION_LAMS)
+
+
+def _path_params(est):
+    """The parameters of the models of the held-out choice's path: ``est``'s but its
+    weight, limit and validation."""
+    return {k: val for k, val in est.get_params().items()
+            if k not in ("lam", "max_disparity", "validation")}
+
+
+def _split(checked, scores, y, sensitive_features):
+    """``(fit_data, val_data)``: the data the choice learns on and those it scores on,
+    each ``(scores, y, sensitive_features)``; a share (``checked["validation"]``, a
+    float) split off the data given, stratified by group and label."""
+    share = checked["validation"]
+    if not isinstance(share, float):
+        return (scores, y, sensitive_features), share
+    s, labels_y, labels, index = checked.with_data(score_column(scores)[0], y,
+                                                   sensitive_features).data
+    strata = index * 2 + labels_y
+    train, held = train_test_split(np.arange(s.size), test_size=share,
+                                   stratify=strata, random_state=0)
+    return ((s[train], labels_y[train], labels[index[train]]),
+            (s[held], labels_y[held], labels[index[held]]))

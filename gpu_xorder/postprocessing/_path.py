@@ -84,4 +84,4 @@ def xorder_path(scores: ArrayLike, y: ArrayLike, *, sensitive_features: ArrayLik
     if params.get("max_disparity") is not None:
         raise TypeError(MSG_PATH_CONSTRAINT)
     return fit_path(XOrder(**params), scores, y, sensitive_features, lams, progress,
-                    n_jobs, stacklevel=4)
+                    n_jobs)

@@ -10,6 +10,7 @@ import numpy as np
 from cpu_reference import within_eps
 
 from .. import metrics
+from ..utils._frames import user_level
 
 #: A fit on a subsample whose adjusted training scores break ``max_disparity``.
 MSG_UNREALISED_CONSTRAINT = (
@@ -46,7 +47,7 @@ OBJECTIVE_TOLERANCE = 1e-12
 CLAIM_TOLERANCE = 1e-9
 
 
-def warn_unrealised(model, fitting, max_disparity, stacklevel):
+def warn_unrealised(model, fitting, max_disparity):
     """Warn where the adjusted training scores break what the fit claimed or promised:
     ``result_``'s AUC and ``|D|`` (a fit on the whole training set), the
     ``max_disparity`` constraint (on a subsample; the validated float, or None, never
@@ -55,15 +56,15 @@ def warn_unrealised(model, fitting, max_disparity, stacklevel):
     orderings keep each group's runs of equal scores whole, so the adjusted scores
     realise them but where a gap between reference scores has no room (floating
     point); an ordering can itself fall below the scores given, and the message says
-    why."""
+    why. Every warning names the user's call (``_frames.user_level``)."""
     adjusted_d, result = model.train_disparity_, model.result_
-    if _warn_claim(model, fitting, stacklevel + 1):
+    if _warn_claim(model, fitting):
         return
     if max_disparity is not None:
         if not within_eps(adjusted_d, max_disparity):
             warnings.warn(MSG_UNREALISED_CONSTRAINT.format(
                 eps=max_disparity, ordering=result.disparity, adjusted=adjusted_d),
-                UserWarning, stacklevel=stacklevel + 1)
+                UserWarning, stacklevel=user_level())
         return
     lam = model.lam_
     if model.disparity != "absolute":
@@ -85,10 +86,10 @@ def warn_unrealised(model, fitting, max_disparity, stacklevel):
         why.append(WHY_GAP.format(gap=result.gap))
     message = MSG_ORDERING_WORSE.format(adjusted=adjusted, objective=objective,
                                         given=given, why=" or ".join(why))
-    warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
+    warnings.warn(message, UserWarning, stacklevel=user_level())
 
 
-def _warn_claim(model, fitting, stacklevel):
+def _warn_claim(model, fitting):
     """Warn, naming the cause, where ``result_``'s AUC or ``|D|`` is not what the
     adjusted training scores give (a fit on the whole training set); whether it
     warned."""
@@ -105,7 +106,7 @@ def _warn_claim(model, fitting, stacklevel):
     warnings.warn(MSG_CLAIM_UNREALISED.format(
         auc=result.auc, d=result.disparity, metric=model.metric,
         adjusted_auc=model.train_auc_, adjusted_d=model.train_disparity_, why=why),
-        UserWarning, stacklevel=stacklevel + 1)
+        UserWarning, stacklevel=user_level())
     return True
 
 

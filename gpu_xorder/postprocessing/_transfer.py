@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..utils._frames import user_level
 from ._maps import FLOAT_MAX, from_ordinal, map_one, ordinal, strictly_increasing
 
 MSG_SPAN = (
@@ -440,7 +441,8 @@ def _warn_crowded(slots, values, cramped, probabilities, scale):
     else:
         advice = ADVICE_ROUNDING
     warnings.warn(MSG_UNSEPARATED.format(count=int((culprits & cramped).sum()), lo=lo,
-                                         hi=hi, advice=advice), UserWarning, stacklevel=3)
+                                         hi=hi, advice=advice), UserWarning,
+                  stacklevel=user_level())
 
 
 def _repair(slots, values, bad):

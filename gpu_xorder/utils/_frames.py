@@ -59,13 +59,36 @@ def like(values, original):
     return None
 
 
-def warn_misaligned(stacklevel=3, **named):
+#: The package whose frames a warning about the user's call passes over, and the
+#: module of the wrapper scikit-learn puts around ``transform`` (``set_output``).
+PACKAGE = __name__.split(".")[0]
+WRAPPERS = ("sklearn.utils._set_output",)
+
+
+def warn_misaligned(**named):
     """Warn (``MSG_MISALIGNED``) when the pandas Series and DataFrames among ``named``
     do not all have the same index: the library, as scikit-learn, takes their values by
-    position, which silently pairs the wrong rows when a user expected alignment."""
+    position, which silently pairs the wrong rows when a user expected alignment. The
+    warning names the line of the user's call (:func:`user_level`), however deep in the
+    package the check runs (a fixed count named the wrong line where public functions
+    call each other: the caller of the user's call, or a line of the package)."""
     indexed = [(name, obj.index) for name, obj in named.items()
                if is_series(obj) or is_frame(obj)]
     if any(not index.equals(indexed[0][1]) for _, index in indexed[1:]):
         names = [name for name, _ in indexed]
         warnings.warn(MSG_MISALIGNED.format(names=", ".join(names[:-1]) + " and " + names[-1]),
-                      UserWarning, stacklevel=stacklevel + 1)
+                      UserWarning, stacklevel=user_level())
+
+
+def user_level():
+    """``warnings.warn``'s ``stacklevel``, for a warning made by this function's caller,
+    of the first frame outside the package and scikit-learn's wrappers of its methods:
+    the user's call."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and _passed_over(frame.f_globals.get("__name__", "")):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _passed_over(module):
+    return module.split(".")[0] == PACKAGE or module in WRAPPERS

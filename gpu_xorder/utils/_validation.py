@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 # the group encoding and pair keys live in _groups; callers reach them here (re-exported)
+from ._frames import user_level
 from ._groups import (
     INTERSECTION_SEP as INTERSECTION_SEP,
 )
@@ -219,7 +220,8 @@ def _warn_inexact(arr, name):
     if inexact.any():
         first = int(np.argmax(inexact))
         warnings.warn(MSG_INEXACT_SCORES.format(name=name, index=int(big[first]),
-                                                value=int(values[first])), stacklevel=3)
+                                                value=int(values[first])),
+                      stacklevel=user_level())
 
 
 def check_size(n):

@@ -65,6 +65,14 @@ def _frac(upper, lower):
 def best_objective(scores, y, groups, metric, lam, mode):
     """Maximum of the objective over all interleavings of the two groups' orders,
     each evaluated by the pair definitions of docs/design.md, section 2."""
+    auc, d = interleavings_auc_d(scores, y, groups, metric)
+    return float(np.max(auc - lam * (d if mode == "signed" else np.abs(d))))
+
+
+def interleavings_auc_d(scores, y, groups, metric):
+    """``(auc, d)``: AUC and the signed disparity of every interleaving of the two
+    groups' orders (groups 0 and 1, each by descending score, ties in input order), by
+    the pair definitions of docs/design.md, section 2."""
     s, y, g = np.asarray(scores, float), np.asarray(y), np.asarray(groups)
     ys = []
     for k in (0, 1):
@@ -81,7 +89,26 @@ def best_objective(scores, y, groups, metric, lam, mode):
         d = _frac(ra[:, ya == 1], neg) - _frac(rb[:, yb == 1], neg)
     else:
         d = _frac(ra, rb) - _frac(rb, ra)
-    return float(np.max(auc - lam * (d if mode == "signed" else np.abs(d))))
+    return auc, d
+
+
+def reference_fills(lat, weights):
+    """``[(path, final), ...]``: the reference's fill of ``lat`` with decision bits at
+    every weight, traced back (the solvers' ``fills``)."""
+    import cpu_reference as cr
+
+    out = []
+    for w in weights:
+        words, final = cr.fill(lat, float(w))
+        out.append((cr.traceback(words, lat.n_a, lat.n_b), final))
+    return out
+
+
+def reference_finals(lat, weights):
+    """``[final, ...]``: the reference's bitless fills (the solvers' ``finals``)."""
+    import cpu_reference as cr
+
+    return [cr.fill(lat, float(w), bits=False)[1] for w in weights]
 
 
 def cellwise_fill(lat, lam, every_cell=False):

@@ -647,6 +647,18 @@ for value in ("x", "-1", "nan", "inf", "1e999", "1e308", "1000000001", "", "0x10
     for plan in ((), ("--plan",)):
         add(f"fit {' '.join(plan)} --exact-budget {value!r}", Case(
             fit(*plan, "--exact-budget", value), q(EXACT_BUDGET + value), usage=True))
+# a value with a newline, an escape sequence or U+202E: one error line, those characters
+# written out (argparse echoed them as they were: a second line, a coloured terminal)
+ACTING_VALUES = {"1\nerror: forged": "1\\nerror: forged", "\x1b[31m2": "\\x1b[31m2",
+                 "\u202e2": "\\u202e2"}
+for value, shown in ACTING_VALUES.items():
+    add(f"fit --exact-budget {value!r}", Case(fit("--exact-budget", value),
+                                              q(EXACT_BUDGET + shown), usage=True))
+    for option, (command, what) in TYPED_OPTIONS.items():
+        add(f"{option} {value!r}", Case(command(option, value), q(
+            f"argument {option}: must be {what}, got {shown}"), usage=True))
+    add(f"--memory-limit {value!r}", Case(fit("--memory-limit", value), (
+        r"argument --memory-limit: .*" + re.escape(shown)), usage=True))
 add("fit --plan writes neither --model nor --output", Case(
     fit("--plan", "--output", "out.csv"), None, code=0))
 add("fit --plan without --model", Case(fit()[:-2] + ["--plan"], None, code=0))

@@ -46,3 +46,18 @@ def test_paper_names_the_group_in_a_refusal(capsys):
     assert "the smallest group, 'young' with 94 items" in err
     assert "group 'young' has no negatives" in err
     assert "group 0" not in err and "group, 0" not in err
+
+
+def test_only_whole_group_codes_are_named():
+    """A code is named only as a whole word after "group" (or "group,"): not inside
+    a longer number, nor after "groups", "subgroup" or "Group"; every code of the
+    message named at once (a name holding a code is not named again)."""
+    names = group_names(None, "age10")[1]
+    band = repr(names[7])
+    assert named_groups("group 7 and group 70 of group 17", names) == (
+        f"group {band} and group 70 of group 17")
+    for kept in ("groups 0 and 7", "subgroup 7", "Group 7", "group7", "group  7"):
+        assert named_groups(kept, names) == kept
+    assert named_groups("the smallest group, 7 with 3 items; group 0 has none", names) == (
+        f"the smallest group, {band} with 3 items; group {names[0]!r} has none")
+    assert named_groups("group 1", {1: "group 2", 2: "x"}) == "group 'group 2'"

@@ -11,7 +11,13 @@ import pytest
 import cpu_reference as cr
 from gpu_xorder import XOrder, fair_order
 from gpu_xorder.core import _candidates, _constrained, _exact, _solvers
-from support.oracles import brute_terms, interleaving_ranks, order_scores
+from support.oracles import (
+    brute_terms,
+    interleaving_ranks,
+    order_scores,
+    reference_fills,
+    reference_finals,
+)
 from support.problems import two_group_problem
 
 METRICS = ("xauc", "prf", "urf")
@@ -658,16 +664,7 @@ def test_coarse_started_search_against_enumeration(monkeypatch, metric):
             np.testing.assert_array_equal(cr.path_counters(lat, cand.path), cand.final)
 
 
-def _numpy_fills(lat, weights):
-    out = []
-    for w in weights:
-        words, final = cr.fill(lat, float(w))
-        out.append((cr.traceback(words, lat.n_a, lat.n_b), final))
-    return out
-
-
-def _numpy_finals(lat, weights):
-    return [cr.fill(lat, float(w), bits=False)[1] for w in weights]
+_numpy_fills, _numpy_finals = reference_fills, reference_finals
 
 
 def test_auto_finishes_an_exact_solve_that_fits_its_budget(monkeypatch):

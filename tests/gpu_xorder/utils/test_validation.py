@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from gpu_xorder import XOrder, fair_order
 from gpu_xorder.utils import _params as params
 from gpu_xorder.utils import _validation as v
+from support.callers import assert_warned_at_the_call
 from support.properties import examples
 
 
@@ -254,6 +255,33 @@ def test_misaligned_pandas_indexes_warn():
         model.transform(s, sensitive_features=G4)
 
 
+def test_misaligned_pandas_indexes_warn_at_the_callers_line():
+    """The warning names the line of the user's call of every face (it named the line
+    of the call of the function that made the call: one frame too far)."""
+    pd = pytest.importorskip("pandas")
+    from gpu_xorder import metrics, xorder_path
+
+    rng = np.random.default_rng(0)
+    s = pd.Series(np.round(rng.random(40), 1))
+    y = pd.Series(np.tile([0, 1], 20), index=np.arange(40) + 3)
+    g = np.repeat(["a", "b"], 20)
+    g_moved = pd.Series(g, index=np.arange(40) + 1)
+    model = XOrder(backend="numpy").fit(s.to_numpy(), y.to_numpy(), sensitive_features=g)
+    est, held = XOrder(backend="numpy"), XOrder(backend="numpy", lam=1.0, validation=0.3)
+    kw = dict(sensitive_features=g)
+    faces = {  # each a call on one line: the line the warning must name
+        "fair_order": lambda: fair_order(s, y, g, backend="numpy"),
+        "metrics.auc": lambda: metrics.auc(y, s),
+        "metrics.disparity": lambda: metrics.disparity(y, s, **kw),
+        "XOrder.fit": lambda: est.fit(s, y, **kw),
+        "XOrder.plan": lambda: est.plan(s, y, **kw),
+        "XOrder.plan with validation": lambda: held.plan(s, y, **kw),
+        "xorder_path": lambda: xorder_path(s, y, lams=[0.0, 1.0], backend="numpy", **kw),
+        "XOrder.transform": lambda: model.transform(s, sensitive_features=g_moved),
+    }
+    assert_warned_at_the_call(faces, "pandas objects", once=True)
+
+
 # ---------------------------------------------------------------- report keys
 
 @given(st.lists(st.text(alphabet="ab >~[]\\", max_size=6), min_size=2, max_size=5,
@@ -269,3 +297,20 @@ def test_pair_keys_are_unambiguous(labels):
         assert len(keys) == len(labels) * (len(labels) - 1)
         assert all(split_pair_key(k, sep) == pair for k, pair in keys.items())
     assert pair_key("white", "black") == "white > black"
+
+
+def test_inexact_integer_scores_warn_at_the_callers_line():
+    """Integer scores beyond 2**53: the warning names the user's call of every face
+    (it named ``utils/_params.py`` or ``metrics/_counts.py``)."""
+    from gpu_xorder import metrics
+
+    s = np.array([2**60 + 1, 2**60 + 3, 7, 6, 5, 4, 3, 2], dtype=np.int64)
+    y, g = np.tile([1, 0], 4), np.array([1, 1, 1, 0, 1, 0, 0, 0])
+    est = XOrder(backend="numpy", lam=1.0)
+    faces = {  # each a call on one line: the line the warning must name
+        "fair_order": lambda: fair_order(s, y, g, backend="numpy"),
+        "XOrder.fit": lambda: est.fit(s, y, sensitive_features=g),
+        "metrics.auc": lambda: metrics.auc(y, s),
+        "metrics.xauc": lambda: metrics.xauc(y, s, sensitive_features=g, g=0, h=1),
+    }
+    assert_warned_at_the_call(faces, "beyond 2**53")
