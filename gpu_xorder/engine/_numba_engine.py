@@ -303,6 +303,19 @@ def _fill(inp, lams, edges, bits, progress):
     return (words if bits else None), tops
 
 
+def _round_up(n, k):
+    return -(-n // k) * k
+
+
+def _on_lines(shape, dtype, line=64):
+    """``np.zeros(shape, dtype)`` starting on a cache line (of ``line`` bytes)."""
+    n = int(np.prod(shape))
+    item = np.dtype(dtype).itemsize
+    buf = np.zeros(n + line // item, dtype=dtype)
+    skip = (-buf.ctypes.data % line) // item
+    return buf[skip:skip + n].reshape(shape)
+
+
 class _Wavefront:
     """The strip pipeline of a batch of lattices (docs/design.md, section 9.6).
 
@@ -329,10 +342,14 @@ class _Wavefront:
 
     def run(self, col0, tops, words, bits, progress):
         inp, B = self.inp, self.lams.size
-        state = np.zeros((B, self.n_strips, 2, inp.rows, self.lanes + 1))
+        # each strip's lane buffer on cache lines of its own: the threads write the
+        # ends of neighbouring strips' buffers at every step, and a line shared by two
+        # of them bounced between their cores (benchmarks/RESULTS.md, issue #47)
+        state = _on_lines((B, self.n_strips, 2, inp.rows, _round_up(self.lanes + 1, 8)),
+                          np.float64)
         # a strip's published step, one cache line per strip; the ticket, the stop flag
-        flags = np.zeros(self.n_items * _tiles().SLOT, dtype=np.int64)
-        control = np.zeros(2 * _tiles().SLOT, dtype=np.int64)
+        flags = _on_lines(self.n_items * _tiles().SLOT, np.int64)
+        control = _on_lines(2 * _tiles().SLOT, np.int64)
         args = (self.inp.args(), self.lams, col0, tops, words, bits, state, flags, control)
         cells = (inp.n_a + 1) * (inp.n_b + 1) * B
         if self.threads == 1:

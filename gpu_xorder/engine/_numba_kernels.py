@@ -339,10 +339,20 @@ def _strip_steps(lanes_of_step, name):
         (block_lanes_prf, "prf"), (block_lanes_urf, "urf")))
 
 
+#: Bytes of padding around each thread's scratch: a cache line.
+PAD = 64
+
+
 @njit(nogil=True, inline="always")
 def scratch(lanes, m):
-    """The scratch of ``SEGMENTS``: ``dec`` and ``acc``, allocated once per call."""
-    return np.zeros(lanes, dtype=np.uint8), np.empty((1, 1) if m == 1 else (8, lanes))
+    """The scratch of ``SEGMENTS``: ``dec`` and ``acc``, allocated once per call, each
+    with ``PAD`` bytes unused on either side, so that no cache line holds another
+    thread's scratch (threads write theirs at every step)."""
+    dec = np.zeros(lanes + 2 * PAD, dtype=np.uint8)[PAD:PAD + lanes]
+    if m == 1:
+        return dec, np.empty((1, 1))
+    acc = np.empty(8 * lanes + 2 * (PAD // 8))[PAD // 8:PAD // 8 + 8 * lanes]
+    return dec, acc.reshape((8, lanes))
 
 
 #: ``SEGMENTS[kind](s, c_lo, c_hi, lanes, ..., lane, dec, acc)``: steps of one strip

@@ -241,6 +241,23 @@ def test_strip_schedule(lanes, n_a, n_b, width):
         assert done == last and (writer[1:] == n_strips - 1).all()
 
 
+def test_the_threads_buffers_start_on_cache_lines():
+    """``_on_lines``: zeros of the shape and type asked, starting on a 64-byte line
+    whatever the allocator gave (the strips' lane buffers, padded to whole lines, and
+    the progress flags: two threads never write one line); many allocations, so an
+    unaligned start is met."""
+    starts = set()
+    for k in range(40):
+        lanes = (1 + k % 3, 2 + k % 5, 2, 1 + k % 2, 520)
+        for dtype, shape in ((np.float64, lanes), (np.int64, (8 * (k + 1),))):
+            buf = ne._on_lines(shape, dtype)
+            assert buf.shape == shape and buf.dtype == dtype
+            assert buf.ctypes.data % 64 == 0 and buf.flags.c_contiguous
+            assert not buf.any()
+            starts.add(buf.base.ctypes.data % 64)
+    assert len(starts) > 1  # the allocator's own starts vary: the shift was tested
+
+
 def test_status_and_lazy_import():
     assert ne.available() and ne.status()[1].startswith("numba ")
     ne.smoke_test()
