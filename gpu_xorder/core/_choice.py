@@ -29,7 +29,7 @@ import cpu_reference
 
 from ..engine import _backend, _plan
 from ..utils import _parallel
-from . import _constrained, _exact, _solvers
+from . import _constrained, _exact, _polish, _solvers
 
 logger = logging.getLogger("gpu_xorder")
 
@@ -429,14 +429,16 @@ def _two_group_plan(eng, solver, lams, common):
         exact = _solvers.exact_cost(n_a, n_b, _solvers.EXACT_MUS,
                                     EXACT_STATES_PER_CELL * cells, cost=fronts.cost)
         autos = sum(1 for c, lam in zip(chosen, lams) if c == "auto" and lam > 0)
+        # the polish of the search's ordering before an exact solve (``_polish``)
+        polish = _polish.polish_cost(n_a, n_b, fronts is _exact.COMPILED_FRONTS)
         if solver == "exact":
             _solvers.check_exact_size(n_a, n_b)
             # the lams it runs for (signed mode and lam = 0: the cell rule, exact there)
-            seconds += exact * sum(1 for c, lam in zip(chosen, lams)
-                                   if c == "exact" and lam > 0)
-        elif autos and cells <= _solvers.EXACT_MAX_CELLS:
+            seconds += (exact + polish) * sum(1 for c, lam in zip(chosen, lams)
+                                              if c == "exact" and lam > 0)
+        elif autos and cells <= _solvers.EXACT_MAX_CELLS and budget != 0:
             fits = _solvers.exact_fits(n_a, n_b, budget, fronts.cost)
-            per_lam = min(budget, exact) if fits else 0.0
+            per_lam = polish + (min(budget, exact) if fits else 0.0)
             if _exact.beam_fits(fronts, n_a, n_b, budget):  # before the exact solve
                 per_lam += _exact.beam_cost(n_a, n_b, _exact.BEAM_WIDTH, fronts.cost)
             seconds += per_lam * autos

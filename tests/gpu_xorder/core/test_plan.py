@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from gpu_xorder import Plan, XOrder, fair_order
-from gpu_xorder.core import _exact, _solvers
+from gpu_xorder.core import _exact, _polish, _solvers
 from gpu_xorder.engine import _numpy_engine
 
 
@@ -43,10 +43,13 @@ def test_two_groups_run_the_planned_engine_route_and_solvers(solver, lam, want):
     # expected cost, at most its budget ("exact": the whole expected cost)
     fills = plan.cells * _numpy_engine.FILL_SECONDS_PER_CELL
     # ("auto" runs the bounded front before the exact solve: counted too)
+    # (and the polish of the search's ordering before it, "auto" and "exact" alike)
     fronts = _solvers.exact_cost(12, 12, _solvers.EXACT_MUS, 10.0 * 13 * 13)
     beam = _exact.beam_cost(12, 12, _exact.BEAM_WIDTH, _exact.NUMPY_COST)
-    assert beam <= plan.exact_budget
-    exact = sum(min(fronts, plan.exact_budget) + beam if p == "auto" else fronts
+    polish = _polish.polish_cost(12, 12, compiled=False)
+    assert beam <= plan.exact_budget and polish > 0
+    exact = sum(min(fronts, plan.exact_budget) + beam + polish if p == "auto"
+                else fronts + polish
                 for p, x in zip(plan.solvers, lam) if p in ("auto", "exact") and x > 0)
     assert plan.seconds == pytest.approx(fills + exact, rel=1e-12)
     assert (plan.seconds > fills) == (exact > 0)
@@ -144,9 +147,9 @@ def test_a_plan_of_the_exact_solver_counts_it_and_refuses_its_size():
 def test_a_plan_counts_the_bounded_front_where_the_exact_solve_is_expected_to_stop():
     """2000 per group, ``exact_budget=1``, numba: "auto"'s exact solve is expected over
     the budget (it stops there), and the bounded front that runs before it fits it: the
-    plan counts both; on
-    NumPy the exact solver's tables alone exceed the budget and so does its bounded
-    front, so the fills alone."""
+    plan counts both, and the polish before them; on NumPy the exact solver's tables
+    alone exceed the budget and so does its bounded front, so the fills and the polish
+    alone."""
     pytest.importorskip("numba")
     from gpu_xorder.core import _exact
     from gpu_xorder.engine import _numba_engine
@@ -165,11 +168,14 @@ def test_a_plan_counts_the_bounded_front_where_the_exact_solve_is_expected_to_st
             assert exact > plan.exact_budget
             beam = _exact.beam_cost(n, n, _exact.BEAM_WIDTH, fronts.cost)
             assert beam <= plan.exact_budget
-            assert plan.seconds == pytest.approx(fills + plan.exact_budget + beam)
+            polish = _polish.polish_cost(n, n, compiled=True)
+            assert plan.seconds == pytest.approx(fills + plan.exact_budget + beam + polish)
         else:
             assert not _solvers.exact_fits(n, n, plan.exact_budget, fronts.cost)
             assert not _exact.beam_fits(fronts, n, n, plan.exact_budget)
-            assert plan.seconds == pytest.approx(fills)
+            # the polish runs before the exact solve, which stops at once
+            assert plan.seconds == pytest.approx(
+                fills + _polish.polish_cost(n, n, compiled=False))
 
 
 def test_a_plan_of_many_groups_gives_the_range_of_their_sizes():
