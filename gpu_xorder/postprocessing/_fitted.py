@@ -278,14 +278,24 @@ def fit_path(template, scores, y, sensitive_features, lams, progress=None, n_job
     (its ``lam`` replaced): the data validated and encoded once, the orderings from one
     batched call of the core of :func:`gpu_xorder.fair_order`
     (:func:`gpu_xorder.xorder_path`, a held-out choice of the weight)."""
-    params, checked, values, fitting = _path_fitting(template, scores, y,
-                                                     sensitive_features, lams)
-    results = fitting.solve(checked, values, progress, n_jobs)
-    models = [type(template)(**{**params, "lam": float(lam)})._set_fitted(
-        fitting, result, float(lam)) for lam, result in zip(values, results)]
+    models, fitting = fit_path_quietly(template, scores, y, sensitive_features, lams,
+                                       progress, n_jobs)
     for model in models:
         warn_unrealised(model, fitting, None)
     return models
+
+
+def fit_path_quietly(template, scores, y, sensitive_features, lams, progress=None,
+                     n_jobs=None):
+    """:func:`fit_path` without its warnings of fits that miss what they claim:
+    ``(models, fitting)``, ``fitting`` for ``warn_unrealised`` of the models the
+    caller keeps (a held-out choice warns of the one it chooses, not of the fits it
+    only compared)."""
+    params, checked, values, fitting = _path_fitting(template, scores, y,
+                                                     sensitive_features, lams)
+    results = fitting.solve(checked, values, progress, n_jobs)
+    return [type(template)(**{**params, "lam": float(lam)})._set_fitted(
+        fitting, result, float(lam)) for lam, result in zip(values, results)], fitting
 
 
 def plan_path(template, scores, y, sensitive_features, lams, n_jobs=None):

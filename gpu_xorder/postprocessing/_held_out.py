@@ -11,7 +11,8 @@ from cpu_reference import within_eps
 
 from .. import metrics
 from ..utils import _frames
-from ._fitted import fit_path, plan_path
+from ._fitted import fit_path_quietly, plan_path
+from ._promises import warn_unrealised
 from ._scores import score_column
 
 MSG_VALIDATION_MISSED = (
@@ -35,7 +36,8 @@ def validated_fit(est, checked, scores, y, sensitive_features, progress):
     fit_data, val_data = _split(checked, scores, y, sensitive_features)
     s_val, y_val, g_val = val_data
     s_val = score_column(s_val)[0]
-    models = fit_path(type(est)(**params), *fit_data, VALIDATION_LAMS, progress)
+    models, fitting = fit_path_quietly(type(est)(**params), *fit_data, VALIDATION_LAMS,
+                                       progress)
     auc, dis = [], []
     for m in models:
         adjusted = m.transform(s_val, sensitive_features=g_val)
@@ -54,9 +56,11 @@ def validated_fit(est, checked, scores, y, sensitive_features, progress):
                                                    lam=VALIDATION_LAMS[k]),
                       UserWarning, stacklevel=_frames.user_level())
     chosen = models[k]
-    if isinstance(share, float):
+    if isinstance(share, float):  # refitted on all the data (its fit warns itself)
         chosen = type(est)(**params, lam=VALIDATION_LAMS[k]).fit(
             scores, y, sensitive_features=sensitive_features, progress=progress)
+    else:  # of the fits compared, only the one chosen may warn
+        warn_unrealised(chosen, fitting, None)
     return chosen, {"lams": list(VALIDATION_LAMS), "auc": auc.tolist(),
                     "disparity": dis.tolist(), "chosen": VALIDATION_LAMS[k]}
 

@@ -1,6 +1,6 @@
 """``xorder_path``: :class:`gpu_xorder.XOrder` fitted for every value of ``lam`` at
 once, from one batched call of the core of :func:`gpu_xorder.fair_order`
-(``_fitted.fit_path``, which a held-out choice of the weight calls too)."""
+(``_fitted.fit_path``; a held-out choice of the weight calls its quiet twin)."""
 
 from __future__ import annotations
 

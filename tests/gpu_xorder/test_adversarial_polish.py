@@ -704,6 +704,34 @@ def test_warnings_of_fits_below_the_scores_given_name_the_users_line():
     assert_warned_at_the_call(faces, "below the scores given")
 
 
+def test_a_held_out_choice_warns_of_the_fit_it_keeps_only():
+    """A held-out choice fits every lam of ``VALIDATION_LAMS`` to compare them: it warns
+    that adjusted scores fall below the scores given once, of the model it keeps (held-
+    out data given) or of its refit on all the data (a share), not of the ten fits it
+    only compared (it warned of each); a path still warns of every model it returns."""
+    from gpu_xorder.postprocessing._held_out import VALIDATION_LAMS
+
+    s, y, g = _below_given()
+    faces = {
+        "validation data": lambda: XOrder(lam=1e6, backend="numpy",
+                                          validation=(s, y, g)).fit(
+            s, y, sensitive_features=g),
+        "validation share": lambda: XOrder(lam=1e6, backend="numpy",
+                                           validation=0.5).fit(
+            np.tile(s, 2), np.tile(y, 2), sensitive_features=np.tile(g, 2)),
+    }
+    for name, face in faces.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            face()
+        below = [w for w in caught if "below the scores given" in str(w.message)]
+        assert len(below) == 1, (name, [str(w.message) for w in below])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        xorder_path(s, y, sensitive_features=g, lams=VALIDATION_LAMS[1:], backend="numpy")
+    assert sum("below the scores given" in str(w.message) for w in caught) > 1
+
+
 def test_the_signed_disparity_warning_names_the_users_line():
     """``disparity="signed"`` where the ordering widens ``|D|``: the warning names the
     user's call of ``fair_order``, ``XOrder.fit`` and ``xorder_path`` (it named
