@@ -22,8 +22,8 @@ MSG_ORDERING_WORSE = (
     "scores given ({given:.4g}), as the learned ordering does: {why}; keep the scores "
     "given")
 #: Why a learned ordering can fall below the scores given (``MSG_ORDERING_WORSE``).
-WHY_CROSS_TIES = ("the scores given tie items of different groups, which count as half "
-                  "a pair each, and an ordering cannot")
+WHY_CROSS_TIES = ("the scores given tie items of different groups (half a pair each, "
+                  "which no ordering realises)")
 WHY_PAPER = ("the cell rule (solver='paper') is a heuristic for |D|: solver='auto' "
              "certifies how far from the best an ordering is")
 WHY_SUBSAMPLE = "the ordering was learned on a subsample"
@@ -85,7 +85,7 @@ def warn_unrealised(model, fitting, max_disparity):
     elif not why and result.gap:
         why.append(WHY_GAP.format(gap=result.gap))
     message = MSG_ORDERING_WORSE.format(adjusted=adjusted, objective=objective,
-                                        given=given, why=" or ".join(why))
+                                        given=given, why=" and ".join(why))
     warnings.warn(message, UserWarning, stacklevel=user_level())
 
 

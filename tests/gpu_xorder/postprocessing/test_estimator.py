@@ -703,6 +703,12 @@ def test_fit_warns_where_the_learned_ordering_itself_falls_below_the_scores_give
             "ordering does: the scores given tie items of different groups")):
         xo = fitted(s2, y2, g2, lam=1.0)
     assert xo.result_.gap == 0  # the best ordering, proven
+    # two causes at once: both said, joined by "and" (they were joined by "or", which
+    # read as a choice between facts that both hold)
+    with pytest.warns(UserWarning, match=re.escape(
+            "the scores given tie items of different groups (half a pair each, which no "
+            "ordering realises) and the cell rule (solver='paper') is a heuristic")):
+        fitted(s2, y2, g2, lam=1.0, solver="paper")
 
 
 # b's tied 0.6 run: the ordering of |D| = 0 over all interleavings puts b's positive
