@@ -2,6 +2,7 @@
 
 import argparse
 import math
+import re
 
 from ..datasets._loaders import DATASETS
 from ..experiments._experiment import DEFAULT_LAMS as PAPER_LAMS
@@ -31,6 +32,35 @@ from ._info import own_version
 DEFAULT_LAMS = (0.0, 0.01, 0.05, 0.5)
 
 
+#: The numbers an option takes: ASCII decimal notation (``float`` and ``int`` also read
+#: ``1_0`` as 10 and other scripts' digits, which a command line should not), and for
+#: reals also ``inf`` and ``nan`` (which the options' checks then refuse or take).
+_REAL = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+                   r"|inf(?:inity)?|nan)", re.IGNORECASE)
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def _strict(pattern, convert):
+    """``convert`` of text written in ``pattern`` (surrounding blanks allowed, as
+    ``float`` allows them), ``ValueError`` otherwise; a real ``-0`` read as 0."""
+
+    def read(text):
+        if not pattern.fullmatch(text.strip()):
+            raise ValueError(text)
+        return convert(text) + 0  # -0.0 + 0 is 0.0
+
+    return read
+
+
+_real = _strict(_REAL, float)
+_integer = _strict(_INTEGER, int)
+
+
+def _float(text):
+    """An option's real number (``--lam``, ``--choose``, ``--fractions``)."""
+    return _number(text, _real, lambda x: True, "a number")
+
+
 def _number(text, convert, condition, what):
     """``convert(text)`` where it meets ``condition``; otherwise argparse's error in
     the user's words (``must be what, got text``), never the converter's name."""
@@ -44,12 +74,12 @@ def _number(text, convert, condition, what):
 
 
 def _probability(text):
-    return _number(text, float, lambda x: 0.0 < x < 1.0,
+    return _number(text, _real, lambda x: 0.0 < x < 1.0,
                    "a number strictly between 0 and 1")
 
 
 def _finite(text):
-    return _number(text, float, math.isfinite, "a finite number")
+    return _number(text, _real, math.isfinite, "a finite number")
 
 
 def _checked(name):
@@ -59,7 +89,7 @@ def _checked(name):
 
     def convert(text):
         try:
-            return check(name, float(text))
+            return check(name, _real(text))
         except (TypeError, ValueError):
             raise argparse.ArgumentTypeError(
                 f"must be {PARAMETERS[name].text}, got {text}") from None
@@ -81,7 +111,7 @@ def _decision(text):
 
 
 def _share(text):
-    return _number(text, float, lambda x: 0.0 < x <= 1.0, "a number in (0, 1]")
+    return _number(text, _real, lambda x: 0.0 < x <= 1.0, "a number in (0, 1]")
 
 
 def _report_arguments(audit):
@@ -110,25 +140,25 @@ def _report_arguments(audit):
 
 
 def _probability_closed(text):
-    return _number(text, float, lambda x: 0.0 <= x <= 1.0, "a number from 0 to 1")
+    return _number(text, _real, lambda x: 0.0 <= x <= 1.0, "a number from 0 to 1")
 
 
 def _nonnegative(text):
-    return _number(text, int, lambda x: x >= 0, "an integer >= 0")
+    return _number(text, _integer, lambda x: x >= 0, "an integer >= 0")
 
 
 def _positive(text):
-    return _number(text, int, lambda x: x >= 1, "an integer >= 1")
+    return _number(text, _integer, lambda x: x >= 1, "an integer >= 1")
 
 
 def _seed(text):
-    return _number(text, int, lambda x: 0 <= x <= MAX_SEED,
+    return _number(text, _integer, lambda x: 0 <= x <= MAX_SEED,
                    f"an integer from 0 to {MAX_SEED} (the seeds scikit-learn's split "
                    "takes)")
 
 
 def _jobs(text):
-    return _number(text, int, lambda x: x != 0,
+    return _number(text, _integer, lambda x: x != 0,
                    "a nonzero integer (-1: one per CPU core)")
 
 
@@ -203,11 +233,11 @@ def build_parser():
                      help="also write the data with the adjusted training scores added "
                           "as a column (CSV)")
     _column_argument(fit)
-    fit.add_argument("--lam", type=float, nargs="+", metavar="LAM",
+    fit.add_argument("--lam", type=_float, nargs="+", metavar="LAM",
                      help="weight of the disparity, paper's scale (default: 0.5); several "
                           "values fit the trade-off path, one row each, and save the "
                           "model of --choose")
-    fit.add_argument("--choose", type=float, metavar="LAM",
+    fit.add_argument("--choose", type=_float, metavar="LAM",
                      help="with several --lam values: the one whose model is saved "
                           "(default: the last)")
     fit.add_argument("--disparity", choices=choices("disparity"), default="absolute",
@@ -361,7 +391,7 @@ def build_parser():
                             "of each group, the others on all: the paper's Figure 11); "
                             "samples-retrain and subsample also take corr-reg and "
                             "constrained")
-    paper.add_argument("--fractions", type=float, nargs="+", metavar="F",
+    paper.add_argument("--fractions", type=_float, nargs="+", metavar="F",
                        help="with --study samples or samples-retrain: the shares of the "
                             "training split, each in (0, 1] (default: 0.05 0.1 0.2 0.5 "
                             "1); tables.md then compares the methods at each share, and "
@@ -422,7 +452,7 @@ def _experiment_arguments(parser, lams, method=False, solver="auto"):
                              "multi-group setting; race-sex: the four intersections of "
                              "race and sex (adult, compas); age5, age10: the age bands of "
                              "the paper's Figure 12 (edges 45 55 65 75; 35 45 50 ... 85)")
-    parser.add_argument("--lam", type=float, nargs="+", default=list(lams), metavar="LAM",
+    parser.add_argument("--lam", type=_float, nargs="+", default=list(lams), metavar="LAM",
                         help="weights of the disparity, paper's scale (default: "
                              f"{' '.join(f'{x:g}' for x in lams)})")
     _engine_arguments(parser, method, solver)

@@ -31,3 +31,27 @@ def test_exact_budget_option_is_the_table_check(monkeypatch):
     assert option("10") == 10.0
     with pytest.raises(argparse.ArgumentTypeError):
         option("11")
+
+
+@pytest.mark.parametrize("text", ["1_0", "1__0", "\u0661", "\u0663.5", "\uff11", "0x10",
+                                  "1e", "--1", "1.5.2", "\u00b2"])
+def test_numbers_are_ascii_decimals(text):
+    """Every numeric option reads ASCII decimal notation only: Python's ``float`` and
+    ``int`` read ``1_0`` as 10 and other scripts' digits (Arabic-Indic, full-width)
+    as numbers, which a command line must not take for what the user meant."""
+    for option in (_parser._float, _parser._finite, _parser._share,
+                   _parser._checked("exact_budget"), _parser._checked("lam")):
+        with pytest.raises(argparse.ArgumentTypeError, match="got "):
+            option(text)
+    with pytest.raises(ValueError):
+        _parser._integer(text)
+
+
+def test_a_negative_zero_is_zero():
+    """``-0`` (and ``-0.0``, ``-0e5``) is read as 0.0, not -0.0, which a model file
+    would save and print as ``-0``."""
+    for text in ("-0", "-0.0", "-0e5", " -0 "):
+        value = _parser._checked("exact_budget")(text)
+        assert value == 0.0 and str(value) == "0.0"
+        assert str(_parser._float(text)) == "0.0"
+    assert _parser._integer("-0") == 0 and _parser._integer("+7") == 7
