@@ -23,6 +23,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 import zipfile
 from dataclasses import dataclass, field
@@ -951,7 +952,10 @@ SIGNAL_CASES = {
 @pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX signals")
 def test_signals_leave_nothing_behind(tmp_path):
     """A signal while a temporary file or folder exists (the checks' probes, the
-    staged folder) ends the command and leaves nothing: the runs go in parallel."""
+    staged folder) ends the command and leaves nothing: the runs go in parallel, each
+    signalled by its own thread as soon as it says so (read in turn, a run that had
+    waited out its 3 s while the test read the runs before it was signalled after its
+    folder check: a Ctrl-C landed in matplotlib's import, under load in CI)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     runs = {}
@@ -963,10 +967,23 @@ def test_signals_leave_nothing_behind(tmp_path):
                                 env=dict(env, KIND=kind, AT=str(at)),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         runs[name] = (proc, folder, signum, codes)
-    for name, (proc, _, signum, _) in runs.items():
-        line = proc.stdout.readline()
-        assert line == "created\n", (name, line, proc.stderr.read())
-        proc.send_signal(signum)
+    lines = {}
+
+    def signal_when_created(name, proc, signum):
+        lines[name] = proc.stdout.readline()
+        if lines[name] == "created\n":
+            proc.send_signal(signum)
+
+    watchers = [threading.Thread(target=signal_when_created, args=(name, proc, signum))
+                for name, (proc, _, signum, _) in runs.items()]
+    for watcher in watchers:
+        watcher.start()
+    for watcher in watchers:
+        watcher.join(60)
+    for name, (proc, _, _, _) in runs.items():
+        if lines.get(name) != "created\n":
+            proc.kill()
+            raise AssertionError((name, lines.get(name), proc.communicate(timeout=30)[1]))
     for name, (proc, folder, _, codes) in runs.items():
         out, err = proc.communicate(timeout=30)  # each ends within a second here
         assert proc.returncode in codes, (name, proc.returncode, err)
