@@ -299,12 +299,15 @@ def dask_backend(address):
     if address is None:
         yield
         return
-    try:
-        import joblib
-        from distributed import Client
-    except ImportError:
-        raise ValueError(MSG_NO_DASK) from None
+    import joblib
+
     from ..utils import _parallel
+    from ..utils._optional import optional
+
+    try:
+        Client = optional("distributed", MSG_NO_DASK).Client
+    except ImportError as exc:
+        raise ValueError(str(exc)) from None
 
     try:
         _parallel.probe_scheduler(address, SCHEDULER_TIMEOUT)

@@ -19,6 +19,7 @@ from .. import metrics
 from ..metrics._ranking import check_order, defined
 from ..utils import _params as params
 from ..utils._metrics import METRICS
+from ..utils._optional import optional
 from ..utils._text import isolated, visible
 from ..utils._validation import check_choice, check_labels, check_scores, encode_groups
 
@@ -85,11 +86,7 @@ class isolating:
 
 
 def _matplotlib():
-    try:
-        import matplotlib
-    except ImportError:
-        raise ImportError(MSG_NO_MATPLOTLIB) from None
-    return matplotlib
+    return optional("matplotlib", MSG_NO_MATPLOTLIB)
 
 
 def _axes(ax):

@@ -37,6 +37,7 @@ from ..metrics._ranking import defined
 from ..metrics._wording import rule_text
 from ..utils import _params as params
 from ..utils._metrics import AUC_WITHIN, METRICS, value_keys
+from ..utils._optional import optional
 from ..utils._pairs import MAX_FOREST_GROUPS, PLOT_PAIRS, forest_rows, worst_pairs
 from ..utils._text import isolated, visible
 from ..utils._validation import check_count, check_labels, check_scores, encode_groups
@@ -252,11 +253,7 @@ def write_audit_report(path: str | os.PathLike, *args, **kwargs) -> None:
 
 
 def _import_jinja2():
-    try:
-        import jinja2
-    except ImportError:
-        raise ImportError(MSG_NO_JINJA) from None
-    return jinja2
+    return optional("jinja2", MSG_NO_JINJA)
 
 
 def _columns(scores):

@@ -11,6 +11,8 @@ import warnings
 
 import numpy as np
 
+from ._optional import optional
+
 MSG_PANDAS = "{what} needs pandas: pip install 'gpu-xorder[pandas]'"
 MSG_MISALIGNED = (
     "{names} are pandas objects with different indexes; they are used by position, as "
@@ -21,11 +23,7 @@ MSG_MISALIGNED = (
 
 def import_pandas(what):
     """The pandas module; ImportError naming ``what`` and the extra when missing."""
-    try:
-        import pandas
-    except ImportError as exc:
-        raise ImportError(MSG_PANDAS.format(what=what)) from exc
-    return pandas
+    return optional("pandas", MSG_PANDAS.format(what=what))
 
 
 def is_series(obj):

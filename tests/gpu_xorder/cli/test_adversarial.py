@@ -991,6 +991,49 @@ def test_signals_leave_nothing_behind(tmp_path):
         assert sorted(os.listdir(folder)) == ["data.csv"], name
 
 
+#: A run of the command line whose import of ``BLOCKED`` fails as ``HOW`` says: an
+#: ``ImportError`` caused by a ``KeyboardInterrupt`` (an interrupted extension's import)
+#: or a plain one (installed but broken).
+BLOCKING = """
+import os, sys
+blocked, how = os.environ["BLOCKED"], os.environ["HOW"]
+class Finder:
+    def find_spec(self, name, path=None, target=None):
+        if name != blocked:
+            return None
+        if how == "interrupt":
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt as exc:
+                raise ImportError("initialisation interrupted") from exc
+        raise ImportError("libfrob.so: cannot open shared object file")
+sys.meta_path.insert(0, Finder())
+from gpu_xorder.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("how, status, words", [
+    ("interrupt", 130, None),
+    ("broken", 2, "error: --plot: matplotlib is installed but its import failed "
+                  "(libfrob.so: cannot open shared object file); reinstall it")])
+def test_a_failed_import_of_an_extra_says_what_failed(tmp_path, how, status, words):
+    """``audit --plot`` where matplotlib's import fails: a Ctrl-C inside it ends the
+    command with 130, as a Ctrl-C anywhere (it said "the plots need matplotlib, which
+    is not installed", then the interpreter aborted); an installed matplotlib whose
+    import fails is named so, in one line (it said "not installed"). Nothing written."""
+    (tmp_path / "data.csv").write_bytes(DATA)
+    env = dict(os.environ, BLOCKED="matplotlib", HOW=how, PYTHONPATH=os.pathsep.join(
+        [str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    run = subprocess.run([sys.executable, "-c", BLOCKING, *audit("--no-ci", "--plot", "P")],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == status, run.stderr
+    assert "Traceback" not in run.stderr and "not installed" not in run.stderr
+    if words is not None:
+        assert run.stderr.strip().splitlines()[-1] == words, run.stderr
+    assert sorted(os.listdir(tmp_path)) == ["data.csv"]
+
+
 # ---------------------------------------------------------------------- long work
 
 def _labelled(labels, n=N):
