@@ -158,8 +158,9 @@ def runs_share(fills, n):
 def fill_ratio(fills, n):
     """Fills of the lattice (with bits, without; those on the lattice of label runs by
     their cells) and the coarse start's cells, over the cell rule's one fill."""
-    return (fills.get("bit_fills", 0) + fills.get("final_fills", 0)
-            - fills.get("run_fills", 0) + runs_share(fills, n) + coarse_share(fills, n))
+    from gpu_xorder.core._solvers import lattice_fills
+
+    return lattice_fills(fills, (n + 1) ** 2)
 
 
 def main(argv=None):

@@ -24,13 +24,6 @@ from gpu_xorder import fair_order
 from gpu_xorder.core import _exact, _solvers
 
 
-def lattice_fills(extra, n_cells):
-    """Fills of the lattice a search took: with and without bits, and the coarse
-    start's cells counted in lattices."""
-    f = extra["fills"]
-    return f["bit_fills"] + f["final_fills"] + f["coarse_cells"] / n_cells
-
-
 def main(argv=None):
     from exact_estimate import options, timing
     from search_shortfall import case, report
@@ -48,7 +41,7 @@ def main(argv=None):
         n_a, n_b = int((g == 0).sum()), int((g == 1).sum())
         kw = dict(metric=metric, lam=lam, backend=args.backend, exact_budget=0)
         res = fair_order(s, y, g, **kw)
-        fills = lattice_fills(res.extra, (n_a + 1) * (n_b + 1))
+        fills = _solvers.lattice_fills(res.extra["fills"], (n_a + 1) * (n_b + 1))
         timed.clear()
         _solvers.beam, _exact.BEAM_AT_ZERO_BUDGET = beam, True
         try:
