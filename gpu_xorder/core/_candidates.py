@@ -50,6 +50,19 @@ def candidate_states(lat, cand):
     return states
 
 
+def relinked_if_better(lat, lam, best, path, states, relink):
+    """``best`` relinked with the ordering ``path`` (its ``cpu_reference.path_states``
+    ``states``) by ``relink`` (``cpu_reference.relink`` or its compiled twin): the
+    relink's candidate where its objective at ``lam`` beats ``best``'s by more than
+    ``TOLERANCE``, else ``best`` itself. The one step of every relinking loop (the
+    search's candidates, the polish's moved copies)."""
+    out, final = relink(lat, lam, best.path, path, (candidate_states(lat, best), states))
+    c = candidate(lat, out, final)
+    if absolute_objective(c, lam) > absolute_objective(best, lam) + TOLERANCE:
+        return c
+    return best
+
+
 def absolute_objective(cand, lam):
     return cand.auc - lam * abs(cand.d)
 

@@ -14,7 +14,7 @@ import numpy as np
 
 import cpu_reference
 
-from ._candidates import TOLERANCE, absolute_objective, candidate, candidate_states
+from ._candidates import relinked_if_better
 
 #: Relinks with moved copies at most, and the run of relinks without a gain that ends
 #: the polish (measured on benchmarks/huge_lam.py: docs/design.md, section 3.5).
@@ -97,10 +97,9 @@ def polish(lat, lam, best, relink=cpu_reference.relink):
     stall = 0
     for _ in range(POLISH_TRIES):
         other = moved(best.path, rng)
-        states = (candidate_states(lat, best), cpu_reference.path_states(lat, other))
-        path, final = relink(lat, lam, best.path, other, states)
-        c = candidate(lat, path, final)
-        if absolute_objective(c, lam) > absolute_objective(best, lam) + TOLERANCE:
+        c = relinked_if_better(lat, lam, best, other, cpu_reference.path_states(lat, other),
+                               relink)
+        if c is not best:
             best, stall = c, 0
         else:
             stall += 1

@@ -37,6 +37,7 @@ from ._candidates import (
     absolute_objective,
     candidate,
     candidate_states,
+    relinked_if_better,
     signed_value,
 )
 from ._exact import (  # noqa: F401 (the solvers' names, as callers know them)
@@ -459,11 +460,8 @@ def _relinked(lat, lam, best, others, relink=cpu_reference.relink):
     for other in others:
         if other is best or other.path is None:
             continue
-        states = (candidate_states(lat, best), candidate_states(lat, other))
-        path, final = relink(lat, lam, best.path, other.path, states)
-        c = candidate(lat, path, final)
-        if absolute_objective(c, lam) > absolute_objective(best, lam) + TOLERANCE:
-            best = c
+        best = relinked_if_better(lat, lam, best, other.path,
+                                  candidate_states(lat, other), relink)
     return best
 
 
