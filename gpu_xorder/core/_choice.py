@@ -430,7 +430,8 @@ def _two_group_plan(eng, solver, lams, common):
                                     EXACT_STATES_PER_CELL * cells, cost=fronts.cost)
         autos = sum(1 for c, lam in zip(chosen, lams) if c == "auto" and lam > 0)
         # the polish of the search's ordering before an exact solve (``_polish``)
-        polish = _polish.polish_cost(n_a, n_b, fronts is _exact.COMPILED_FRONTS)
+        polish = (_polish.polish_cost(n_a, n_b, fronts is _exact.COMPILED_FRONTS)
+                  if _solvers.polish_may_run(solver, budget, cells) else 0.0)
         if solver == "exact":
             _solvers.check_exact_size(n_a, n_b)
             # the lams it runs for (signed mode and lam = 0: the cell rule, exact there)

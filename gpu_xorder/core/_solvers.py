@@ -528,6 +528,15 @@ def exact_fits(n_a, n_b, budget, cost=NUMPY_COST):
             and exact_cost(n_a, n_b, EXACT_MUS, 0, cost=cost) <= budget)
 
 
+def polish_may_run(solver, exact_budget, n_cells):
+    """Whether a solve polishes the search's ordering (``_polish``) before the exact
+    solver, at a lam > 0 the search's bound did not prove: ``solver="exact"``, and
+    ``"auto"`` with an ``exact_budget`` other than 0 on a lattice of at most
+    ``EXACT_MAX_CELLS`` cells. The one test the solve and the plan both ask."""
+    return solver == "exact" or (solver == "auto" and exact_budget != 0
+                                 and n_cells <= EXACT_MAX_CELLS)
+
+
 def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
                    exact_budget=EXACT_BUDGET, relink=cpu_reference.relink,
                    fronts=NUMPY_FRONTS):
@@ -561,8 +570,7 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
         extra = {"signed_fills": len(search.points), "fills": tally.asdict()}
         value = absolute_objective(best, lam)
         polished, searched = 0.0, value
-        if (lam > 0 and bound > value and solver != "lagrangian" and budget != 0
-                and lat.n_cells <= EXACT_MAX_CELLS):
+        if lam > 0 and bound > value and polish_may_run(solver, exact_budget, lat.n_cells):
             # the exact solver may run: a better ordering first, a tighter lower bound
             # for its fronts, and the answer where they stop (_polish)
             best = _polish.polish(lat, lam, best, relink)
