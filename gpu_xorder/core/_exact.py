@@ -218,10 +218,12 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS,
         spacing = known
     if prepared is None:
         mus, max_bytes = _weights(lat, lam, inside, max_bytes)
+        # over the budget by the tables alone: refused before any table is built
+        max_states = exact_allowance(lat, len(mus), budget, fronts.cost)
         tables = fronts.tables(lat, mus)
     else:
         mus, tables, max_bytes = prepared
-    max_states = exact_allowance(lat, len(mus), budget, fronts.cost)
+        max_states = exact_allowance(lat, len(mus), budget, fronts.cost)
     stats["tables"] = len(mus)
     share = EXACT_FIRST_SHARE
     proven = bound  # a guess that no state reached bounds the optimum from above

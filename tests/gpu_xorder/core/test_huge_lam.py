@@ -232,3 +232,25 @@ def test_a_try_that_finds_nothing_is_charged_to_the_budget(monkeypatch):
             failed += nothing and states > 0
         assert stats["states"] == spent
     assert failed >= 2
+
+
+def test_an_exact_solve_over_budget_by_its_tables_builds_none(monkeypatch):
+    """Where the completion tables alone exceed ``exact_budget`` (and no bounded front
+    ran to hand its tables over: NumPy's fronts, a budget below the beam's cost), the
+    exact solve is refused by the cost model before any table is built (it built all
+    of them, seconds on NumPy at 2,000 per group, and then refused)."""
+    built = []
+    tables = _exact._NumpyFronts.tables
+
+    def counted(lat, mus):
+        built.append(len(mus))
+        return tables(lat, mus)
+
+    monkeypatch.setattr(_exact._NumpyFronts, "tables", staticmethod(counted))
+    s, y, g, lam = next(_problems("over-budget", 1, low=30, high=40, ties=False,
+                                  lams=(0, 1)))
+    res = fair_order(s, y, g, metric="xauc", lam=lam, backend="numpy", exact_budget=1e-7)
+    assert res.solver == "lagrangian"
+    assert "completion tables" in res.extra["solver_reason"]
+    assert "over exact_budget" in res.extra["solver_reason"]
+    assert built == []
