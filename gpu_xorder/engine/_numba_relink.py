@@ -5,9 +5,10 @@ path and counters, bit for bit, at compiled speed.
 the two paths differ (a merge of the two shifted fronts, a sort, a sweep): thousands of
 small rounds, each paying NumPy's call overhead. Here one compiled loop does them all:
 
-- the states of both paths and their shared cells are ``cpu_reference``'s
-  (``path_states``: the same integers, by one compiled loop over the path,
-  :func:`path_states`, which the callers that keep a candidate's states use too);
+- the states of both paths, their shared cells and the stretches where they differ
+  are ``cpu_reference``'s (``path_states``: the same integers, by compiled loops over
+  the path: :func:`path_states`, which the callers that keep a candidate's states use
+  too, and ``_stretches``);
 - per stretch, the candidates are the front plus either segment's increments; their
   ``auc`` and signed ``d`` by the operations of ``cpu_reference._objective``
   (``state_rows``, ``state_values``: the same float64 operations in the same order,
@@ -158,19 +159,53 @@ def path_states(lat, path):
     return states, rows
 
 
+@njit(cache=True, nogil=True)
+def _stretches(s1, r1, s2, r2):
+    """``(shared, differ, inc1, inc2, start)`` of two paths' states and rows
+    (``cpu_reference.relink``'s): the steps at which both are at one cell, the
+    stretches between consecutive ones where their increments differ, those
+    increments (3 rows, zero-padded), and the first path's last state less its
+    increments there (integers: the same values in any order of the sums)."""
+    n, rows = r1.size, s1.shape[0]
+    shared = np.empty(n, np.int64)
+    ns = 0
+    for t in range(n):
+        if r1[t] == r2[t]:
+            shared[ns] = t
+            ns += 1
+    m = max(ns - 1, 0)
+    differ = np.empty(m, np.int64)
+    inc1 = np.zeros((3, m), np.int64)
+    inc2 = np.zeros((3, m), np.int64)
+    start = np.zeros(3, np.int64)
+    for r in range(rows):
+        start[r] = s1[r, n - 1]
+    nd = 0
+    for t in range(m):
+        a, b = shared[t], shared[t + 1]
+        same = True
+        for r in range(rows):
+            if s1[r, b] - s1[r, a] != s2[r, b] - s2[r, a]:
+                same = False
+        if not same:
+            for r in range(rows):
+                inc1[r, nd] = s1[r, b] - s1[r, a]
+                inc2[r, nd] = s2[r, b] - s2[r, a]
+                start[r] -= inc1[r, nd]
+            differ[nd] = t
+            nd += 1
+    return (shared[:ns].copy(), differ[:nd].copy(), inc1[:, :nd].copy(),
+            inc2[:, :nd].copy(), start)
+
+
 def relink(lat, lam, first, second, states=(None, None)):
     """``cpu_reference.relink``, compiled: the same ``(path, counters)``, bit for bit."""
     s1, r1 = path_states(lat, first) if states[0] is None else states[0]
     s2, r2 = path_states(lat, second) if states[1] is None else states[1]
-    shared = np.flatnonzero(r1 == r2)
-    inc1, inc2 = np.diff(s1[:, shared], axis=1), np.diff(s2[:, shared], axis=1)
-    differ = np.flatnonzero(np.any(inc1 != inc2, axis=0))
     rows = s1.shape[0]
-    start = np.zeros(3, dtype=np.int64)
-    start[:rows] = s1[:, -1] - inc1[:, differ].sum(axis=1)
-    pad = np.zeros((3, differ.size), dtype=np.int64)
-    i1, i2 = pad.copy(), pad
-    i1[:rows], i2[:rows] = inc1[:, differ], inc2[:, differ]
+    c = np.ascontiguousarray
+    shared, differ, i1, i2, start = _stretches(c(s1, dtype=np.int64), c(r1, dtype=np.int64),
+                                               c(s2, dtype=np.int64), c(r2, dtype=np.int64))
     use_second, final = _run(i1, i2, start, float(lam), *cr.relink_terms(lat))
     path = np.array(first, dtype=np.int8)
     second = np.asarray(second)
