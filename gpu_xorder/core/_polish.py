@@ -14,7 +14,7 @@ import numpy as np
 
 import cpu_reference
 
-from ._candidates import relinked_if_better
+from ._candidates import relinked_if_better, states_for
 
 #: Relinks with moved copies at most, and the run of relinks without a gain that ends
 #: the polish (measured on benchmarks/huge_lam.py: docs/design.md, section 3.5).
@@ -97,7 +97,7 @@ def polish(lat, lam, best, relink=cpu_reference.relink):
     stall = 0
     for _ in range(POLISH_TRIES):
         other = moved(best.path, rng)
-        c = relinked_if_better(lat, lam, best, other, cpu_reference.path_states(lat, other),
+        c = relinked_if_better(lat, lam, best, other, states_for(relink)(lat, other),
                                relink)
         if c is not best:
             best, stall = c, 0
