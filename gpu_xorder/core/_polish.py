@@ -38,7 +38,11 @@ POLISH_MOVES = 64
 #: 1e6; 2-core machine at load 0.8): 64-256 relinks (median 76), 0.006-0.085 s in all
 #: with the compiled relink (8.8e-5 to 4.3e-4 s per relink) and 0.02-0.30 s with NumPy's
 #: (3.1e-4 to 2.3e-3 s per relink): 0.23-2.7 times this model (median 0.63) and 0.15-2.0
-#: (median 0.77). The 256 relinks of the slowest cases bound it at 2.56 times.
+#: (median 0.77). The 256 relinks of the slowest cases bound it at 2.56 times. Since
+#: each step with the compiled relink is one compiled call (``engine._numba_polish``),
+#: such cases take 0.32-0.60 times the Python steps' time (both in one run, load 3.4)
+#: and 0.011-0.057 s in all (5.0e-5 to 2.2e-4 s per relink): 0.37-1.51 times the
+#: compiled model, which stays as it was.
 POLISH_RELINKS = 100
 POLISH_COST = {"compiled": (4e-6, 3e-8), "numpy": (2e-5, 1e-7)}
 
