@@ -13,13 +13,13 @@ the trees alternating (the same machine, the same run; several ``--baseline`` re
 against this tree); the fastest CPU time counts
 (``time.process_time``: every thread of the process). ``--budget``: this tree's
 ``exact_budget`` (default: the library's default); the baseline has no such parameter.
-``--parts``: besides, where the path's CPU time goes in each tree (one more path run
-under cProfile, cumulative seconds): the exact solver's fronts (its tries and the
+``--parts``: besides, where the path's CPU time goes in each tree (one more path run,
+``PARTS`` timed by wrappers, CPU seconds): the exact solver's fronts (its tries and the
 bounded front), their completion tables, the polish and the search.
 """
 
 import argparse
-import cProfile
+import importlib
 import json
 import os
 import subprocess
@@ -60,22 +60,47 @@ def worker(args):
     print(json.dumps(out))
 
 
-#: The parts of a path ``--parts`` reports: (name, function, a piece of its file's path).
-PARTS = (("fronts", "solve_fronts", "_fronts"), ("tables", "tables", "_exact"),
-         ("polish", "polish", "_polish"), ("search", "lagrangian", "_solvers"))
+#: The parts of a path ``--parts`` reports: (name, module, function), each timed by a
+#: wrapper around the module's attribute (where the tree has it).
+PARTS = (("fronts", "cpu_reference", "solve_fronts"),
+         ("fronts", "gpu_xorder.engine._numba_fronts", "solve_fronts"),
+         ("tables", "cpu_reference", "completion_values"),
+         ("tables", "gpu_xorder.engine._numba_fronts", "completion_tables"),
+         ("polish", "gpu_xorder.core._polish", "polish"),
+         ("search", "gpu_xorder.core._solvers", "lagrangian"))
 
 
 def parts(run):
-    """Cumulative seconds of ``PARTS`` in one more ``run()`` under cProfile, and the
-    run's CPU time (under cProfile)."""
-    profile = cProfile.Profile()
-    t0 = time.process_time()
-    profile.runcall(run)
-    out = {"total": time.process_time() - t0}
-    profile.create_stats()
-    for name, function, where in PARTS:
-        out[name] = sum(v[3] for k, v in profile.stats.items()
-                        if k[2] == function and where in k[0])
+    """CPU seconds of ``PARTS`` in one more ``run()`` (each function wrapped by a
+    timer; a module the tree lacks or cannot import is left out), and the run's."""
+    out = {"total": 0.0}
+    saved = []
+
+    def timed(name, function):
+        def wrapper(*args, **kwargs):
+            t0 = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                out[name] += time.process_time() - t0
+        return wrapper
+
+    for name, module, function in PARTS:
+        out.setdefault(name, 0.0)
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            continue
+        if hasattr(mod, function):
+            saved.append((mod, function, getattr(mod, function)))
+            setattr(mod, function, timed(name, getattr(mod, function)))
+    try:
+        t0 = time.process_time()
+        run()
+        out["total"] = time.process_time() - t0
+    finally:
+        for mod, function, original in saved:
+            setattr(mod, function, original)
     return out
 
 
