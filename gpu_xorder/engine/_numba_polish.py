@@ -7,7 +7,8 @@ The polish relinks an ordering with up to ``POLISH_TRIES`` moved copies of it; e
 step in Python paid for a loop over the moves, the states of the copy (NumPy over the
 path), the relink's NumPy set-up and the candidate of its answer: about 0.2 ms, of
 which the compiled relink's own loop took a tenth (an 11-lam path at 400 items per
-group: 901 steps, 0.18 s of CPU; benchmarks/RESULTS.md, issue #44). Here the moves,
+group: 866 steps, 0.123 s of CPU, 0.035 s with this module; benchmarks/RESULTS.md,
+issue #44 section 12). Here the moves,
 the states and the stretches where the two orderings part are integer loops, the
 relink's fronts are ``_numba_relink._run`` itself, and a step that takes no segment
 of the copy says so (its answer is the ordering given: the same counters, so the same
