@@ -16,7 +16,9 @@ objective). The generator's draws stay in Python (``_polish.draws``): the same
 stream as the Python step.
 
 numba is imported with this module, which only a polish with the compiled relink
-imports (``_polish.polish``); the kernel is cached on disk (``cache=True``).
+imports (``_polish.polish``); the kernel is cached on disk (``cache=True``): compiled
+once (2.6 s on the development machine, an empty cache, after the relink's 7.2 s), then
+loaded in 0.02 s by a process that has loaded the relink.
 """
 
 import numpy as np
