@@ -5,7 +5,8 @@ Run from the source tree::
 
     PYTHONPATH=. python benchmarks/auto_vs_rule.py [--sizes 1000 3000 10000]
         [--metrics xauc prf urf] [--lams 0.05 0.5 2] [--data synth compas adult]
-        [--backend numpy] [--repeat 2] [--baseline REF] [--force] [--out FILE]
+        [--backend numpy] [--repeat 2] [--baseline REF] [--force] [--threads N]
+        [--out FILE]
 
 Each case is one ``fair_order`` call with one lam on two groups of ``n`` items
 (``synth``: the synthetic problem of ``solver_table.py``; ``compas``, ``adult``: ``n``
@@ -25,7 +26,9 @@ this tree's code: the same machine, the same run): its objective, whether its
 ordering and bound are this tree's, its time over this run's rule time (wall and CPU)
 and its fill ratio. ``--force`` lifts the NumPy size
 limit of ``solver="auto"`` (``_numpy_engine.CERTIFIED_CELLS``) in both, so that the search
-runs at 10^4 per group. Prints a rich table and writes it as Markdown.
+runs at 10^4 per group. ``--threads N`` sets numba's threads in both (one: the CPU time is
+the work alone, without the waits of two threads' pipeline, which vary with the load).
+Prints a rich table and writes it as Markdown.
 """
 
 import argparse
@@ -84,10 +87,21 @@ def force_search():
     _solvers.AUTO_LAGRANGIAN_CELLS_NUMPY = float("inf")  # a --baseline before #34
 
 
+def set_threads(threads):
+    """``--threads``: the threads of numba's fills (``numba.set_num_threads``; None:
+    numba's default, every core). With one thread the process's CPU time is the fills'
+    work alone: no thread waits for another's strip, spinning or sleeping."""
+    if threads is not None:
+        import numba
+
+        numba.set_num_threads(threads)
+
+
 def worker(args):
     """One case and solver, several runs: a JSON line (the ``--baseline`` subprocess)."""
     if args.force:
         force_search()
+    set_threads(args.threads)
     problem = case_data(args.data[0], args.sizes[0])
     runs = [solve(problem, args.metrics[0], args.lams[0], "auto", args.backend)
             for _ in range(args.repeat)]
@@ -113,6 +127,8 @@ def run_baseline(tree, data, n, metric, lam, args):
     cmd = [sys.executable, os.path.join(HERE, "auto_vs_rule.py"), "--worker", "--data",
            data, "--sizes", str(n), "--metrics", metric, "--lams", str(lam), "--backend",
            args.backend, "--repeat", str(args.repeat)] + (["--force"] if args.force else [])
+    if args.threads is not None:
+        cmd += ["--threads", str(args.threads)]
     env = dict(os.environ, PYTHONPATH=tree)
     out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -167,10 +183,12 @@ def main(argv=None):
     parser = case_parser(__doc__, "auto_vs_rule.md", "numpy", 2)
     parser.add_argument("--baseline", default=None)
     parser.add_argument("--force", action="store_true")
+    parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         return worker(args)
+    set_threads(args.threads)
     from rich.console import Console
     from table_output import emit
 

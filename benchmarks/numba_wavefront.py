@@ -16,9 +16,14 @@ lattice); cells = (n + 1)^2.
   in a rotated order; the fastest round's wall time is reported with its CPU time
   (all threads) and the speed-up ``T_1 / T_p`` and efficiency ``T_1 / (p T_p)``, and
   beside them the efficiency the strip pipeline itself allows (``schedule_bound``: a
-  replay of the schedule with cells of equal cost and waits that cost nothing). Wall
-  time on a machine shared with other work says little: the load average is printed
-  before and after each size.
+  replay of the schedule with cells of equal cost and waits that cost nothing), and
+  what the machine itself allows ``p`` threads: ``p`` *independent* one-thread fills
+  of the same lattice started at once (one per Python thread, the kernels release the
+  GIL), ``ceiling = p T_1 / T_indep``, no waits and no shared strips in them, so a
+  ceiling below ``p`` is the cores' own contention (shared caches and memory, a
+  virtual machine's neighbours), which no schedule removes; ``of ceiling`` is the
+  speed-up over it. Wall time on a machine shared with other work says little: the
+  load average is printed before and after each size.
 - **Yardstick** (``--yardstick-sizes``): the same fill written by hand as one numba
   loop over whole anti-diagonals (``_yardstick_fill``: the engine's operations on the
   state rows, the words of ``cpu_reference/_bits.py``), the whole lattice in one call,
@@ -32,6 +37,7 @@ lattice); cells = (n + 1)^2.
 
 import argparse
 import os
+import threading
 import time
 
 import numba
@@ -139,16 +145,19 @@ def threads_table(sizes, counts, rounds):
     if skipped:
         print(f"thread counts {skipped} skipped: numba has {most} threads here")
     print("| n per group | threads | wall s (best) | spread | CPU s | speed-up | "
-          "efficiency | schedule bound | load |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+          "efficiency | schedule bound | ceiling | of ceiling | load |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for n in sizes:
         lat = lattice(n, n)
         times = {p: [] for p in counts}
+        apart = {p: [] for p in counts if p > 1}
         load = os.getloadavg()[0]
         for r in range(rounds):
             for p in counts[r % len(counts):] + counts[:r % len(counts)]:
                 numba.set_num_threads(p)
                 times[p].append(timed(lambda: ne.fill(lat, [LAM])))  # noqa: B023
+                if p > 1:
+                    apart[p].append(independent(lat, p))
         numba.set_num_threads(most)
         loads = f"{load:.1f} -> {os.getloadavg()[0]:.1f}"
         one = min(w for w, _ in times[counts[0]]) if counts[0] == 1 else None
@@ -158,8 +167,32 @@ def threads_table(sizes, counts, rounds):
             cpu = min(c for _, c in times[p])
             gain = f"{one / best:.2f}" if one else "-"
             eff = f"{one / (p * best):.2f}" if one else "-"
+            ceiling = p * one / min(apart[p]) if one and p > 1 else None
+            roof = f"{ceiling:.2f}" if ceiling else "-"
+            share = f"{one / best / ceiling:.2f}" if ceiling else "-"
             print(f"| {n:,} | {p} | {best:.3f} | {max(walls) / best:.2f} | {cpu:.3f} | "
-                  f"{gain} | {eff} | {schedule_bound(n, n, p):.3f} | {loads} |")
+                  f"{gain} | {eff} | {schedule_bound(n, n, p):.3f} | {roof} | {share} | "
+                  f"{loads} |")
+
+
+def independent(lat, p):
+    """Wall seconds of ``p`` one-thread fills of ``lat`` started at once, each in a
+    Python thread of its own (numba's thread count is per calling thread)."""
+    ready = threading.Barrier(p + 1)
+
+    def one():
+        numba.set_num_threads(1)
+        ready.wait()
+        ne.fill(lat, [LAM])
+
+    workers = [threading.Thread(target=one) for _ in range(p)]
+    for worker in workers:
+        worker.start()
+    ready.wait()
+    start = time.perf_counter()
+    for worker in workers:
+        worker.join()
+    return time.perf_counter() - start
 
 
 def schedule_bound(n_a, n_b, threads):

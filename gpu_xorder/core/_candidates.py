@@ -38,13 +38,21 @@ def candidate(lat, path, final, mu=None):
 STATES_KEPT_ITEMS = 400_000
 
 
-def candidate_states(lat, cand):
-    """``cpu_reference.path_states`` of the candidate's path, computed once where the
-    path is short enough to keep them (``STATES_KEPT_ITEMS``). (They do not depend on
-    the lattice's mode: a signed maximiser's serve the absolute lattice.)"""
+def states_for(relink):
+    """The ``cpu_reference.path_states`` that goes with ``relink``: the compiled
+    relink's compiled twin (``relink.path_states``: the same integers), else the
+    reference's."""
+    return getattr(relink, "path_states", cpu_reference.path_states)
+
+
+def candidate_states(lat, cand, path_states=cpu_reference.path_states):
+    """``path_states(lat, cand.path)`` (``cpu_reference.path_states`` or its compiled
+    twin, :func:`states_for`), computed once where the path is short enough to keep
+    them (``STATES_KEPT_ITEMS``). (They do not depend on the lattice's mode: a signed
+    maximiser's serve the absolute lattice.)"""
     if cand.states is not None:
         return cand.states
-    states = cpu_reference.path_states(lat, cand.path)
+    states = path_states(lat, cand.path)
     if cand.path.size <= STATES_KEPT_ITEMS:
         cand.states = states
     return states
@@ -56,7 +64,8 @@ def relinked_if_better(lat, lam, best, path, states, relink):
     relink's candidate where its objective at ``lam`` beats ``best``'s by more than
     ``TOLERANCE``, else ``best`` itself. The one step of every relinking loop (the
     search's candidates, the polish's moved copies)."""
-    out, final = relink(lat, lam, best.path, path, (candidate_states(lat, best), states))
+    out, final = relink(lat, lam, best.path, path,
+                        (candidate_states(lat, best, states_for(relink)), states))
     return better(lat, lam, best, out, final)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 import cpu_reference
 
-from ._candidates import better, candidate_states, relinked_if_better
+from ._candidates import better, candidate_states, relinked_if_better, states_for
 
 #: Relinks with moved copies at most, and the run of relinks without a gain that ends
 #: the polish (measured on benchmarks/huge_lam.py: docs/design.md, section 3.5).
@@ -116,12 +116,13 @@ def polish(lat, lam, best, relink=cpu_reference.relink):
     for _ in range(POLISH_TRIES):
         if compiled is None:
             other = moved(best.path, rng)
-            c = relinked_if_better(lat, lam, best, other,
-                                   cpu_reference.path_states(lat, other), relink)
+            c = relinked_if_better(lat, lam, best, other, states_for(relink)(lat, other),
+                                   relink)
         else:
             if boundaries is None:  # of the ordering kept
                 boundaries = int(np.count_nonzero(best.path[1:] != best.path[:-1]))
-            got = compiled.step(lam, best.path, candidate_states(lat, best),
+            got = compiled.step(lam, best.path,
+                                candidate_states(lat, best, states_for(relink)),
                                 *draws(boundaries, rng))
             # no segment of the copy taken: the relink's answer is best's own path
             c = best if got is None else better(lat, lam, best, *got)

@@ -34,11 +34,13 @@ import cpu_reference
 from . import _exact, _polish
 from ._candidates import (
     TOLERANCE,
+    Candidate,
     absolute_objective,
     candidate,
     candidate_states,
     relinked_if_better,
     signed_value,
+    states_for,
 )
 from ._exact import (  # noqa: F401 (the solvers' names, as callers know them)
     EXACT_BUDGET,
@@ -293,10 +295,31 @@ class _RunFills:
         return self._split(self._finals, lattice, weights, lambda final: final)
 
 
+@dataclasses.dataclass
+class _CoarseCandidate(Candidate):
+    """A path of a block lattice of the coarse start, as a candidate of the lattice:
+    its counters, and its item path expanded where a relink or the answer needs it
+    (:func:`_item_path`; of some 20 coarse paths a search finds, at most
+    ``COARSE_RELINK`` and the best are)."""
+
+    block_path: np.ndarray | None = dataclasses.field(default=None, repr=False,
+                                                      compare=False)
+    k: int = 0
+
+
+def _item_path(c, n_a, n_b):
+    """``c`` with its path on the ``n_a`` x ``n_b`` lattice: a coarse candidate's block
+    path expanded (``cpu_reference.expand_path``, once), any other as it is."""
+    if c.path is None and isinstance(c, _CoarseCandidate):
+        c.path = cpu_reference.expand_path(c.block_path, c.k, n_a, n_b)
+    return c
+
+
 def _coarse(lat_signed, hi, fills, search, tally):
     """The coarse start: cutting planes on block lattices, coarsest first, each level
     started around the last one's minimiser. Every block path is a path of the lattice:
-    its exact line ``(auc, d)`` joins ``search.lines`` and it joins the candidates.
+    its exact line ``(auc, d)`` joins ``search.lines`` and it joins the candidates
+    (:class:`_CoarseCandidate`, the item path expanded when needed: :func:`_item_path`).
     Returns ``(mu0, candidates)``: the minimiser of the model those lines make (None
     without a level: a small lattice), the candidates."""
     n_a, n_b = lat_signed.n_a, lat_signed.n_b
@@ -311,13 +334,14 @@ def _coarse(lat_signed, hi, fills, search, tally):
             if not pending:
                 break
             for mu, (path, final) in zip(pending, fills(blocks, np.array(pending))):
-                level.add(mu, candidate(blocks, None, final, mu))
                 # the block fill's counters are the item path's, every metric
-                # (cpu_reference.block_lattice)
-                c = candidate(lat_signed, cpu_reference.expand_path(path, k, n_a, n_b),
-                              final)
+                # (cpu_reference.block_lattice), and the block lattice has the
+                # lattice's constants: one line, the block path's and the item path's
+                c = candidate(blocks, None, final, mu)
+                level.add(mu, c)
                 search.lines.append((c.auc, c.d))
-                found.append(c)
+                found.append(_CoarseCandidate(None, c.final, c.auc, c.d, block_path=path,
+                                              k=k))
             tally.coarse_fills += len(pending)
             tally.coarse_cells += len(pending) * blocks.n_cells
             nxt = level.step()
@@ -413,8 +437,9 @@ def lagrangian(lat, lams, fills, finals, converge=True, batch=1,
         if lam == 0:
             chosen.append(cell_rule)
             continue
-        best = _best(cell_rule, rules + signed + found, lam)
-        coarse = sorted(found, key=lambda c: -absolute_objective(c, lam))[:COARSE_RELINK]
+        best = _item_path(_best(cell_rule, rules + signed + found, lam), lat.n_a, lat.n_b)
+        coarse = [_item_path(c, lat.n_a, lat.n_b) for c in sorted(
+            found, key=lambda c: -absolute_objective(c, lam))[:COARSE_RELINK]]
         chosen.append(_relinked(lat, lam, best, rules + signed + coarse, relink))
     out = []
     for lam, best in zip(lams, chosen):
@@ -461,7 +486,7 @@ def _relinked(lat, lam, best, others, relink=cpu_reference.relink):
         if other is best or other.path is None:
             continue
         best = relinked_if_better(lat, lam, best, other.path,
-                                  candidate_states(lat, other), relink)
+                                  candidate_states(lat, other, states_for(relink)), relink)
     return best
 
 

@@ -16,6 +16,7 @@ for bands).
 import contextlib
 import contextvars
 import functools
+import math
 import threading
 import time
 
@@ -309,10 +310,10 @@ def _round_up(n, k):
 
 def _on_lines(shape, dtype, line=64):
     """``np.zeros(shape, dtype)`` starting on a cache line (of ``line`` bytes)."""
-    n = int(np.prod(shape))
+    n = math.prod(shape) if isinstance(shape, tuple) else int(shape)
     item = np.dtype(dtype).itemsize
     buf = np.zeros(n + line // item, dtype=dtype)
-    skip = (-buf.ctypes.data % line) // item
+    skip = (-buf.__array_interface__["data"][0] % line) // item
     return buf[skip:skip + n].reshape(shape)
 
 
@@ -341,22 +342,22 @@ class _Wavefront:
         self.kernel = _tiles().STRIPS[inp.kind]
 
     def run(self, col0, tops, words, bits, progress):
-        inp, B = self.inp, self.lams.size
+        inp, B, tiles = self.inp, self.lams.size, _tiles()
         # each strip's lane buffer on cache lines of its own: the threads write the
         # ends of neighbouring strips' buffers at every step, and a line shared by two
         # of them bounced between their cores (benchmarks/RESULTS.md, issue #47)
         state = _on_lines((B, self.n_strips, 2, inp.rows, _round_up(self.lanes + 1, 8)),
                           np.float64)
         # a strip's published step, one cache line per strip; the ticket, the stop flag
-        flags = _on_lines(self.n_items * _tiles().SLOT, np.int64)
-        control = _on_lines(2 * _tiles().SLOT, np.int64)
+        flags = _on_lines(self.n_items * tiles.SLOT, np.int64)
+        control = _on_lines(2 * tiles.SLOT, np.int64)
         args = (self.inp.args(), self.lams, col0, tops, words, bits, state, flags, control)
         cells = (inp.n_a + 1) * (inp.n_b + 1) * B
         if self.threads == 1:
             per_call = max(1, int(self.n_items * CALL_CELLS // cells))
             for lo in range(0, self.n_items, per_call):
                 hi = min(lo + per_call, self.n_items)
-                control[_tiles().TICKET] = lo  # before the call: no thread runs
+                control[tiles.TICKET] = lo  # before the call: no thread runs
                 self.kernel((hi, self.width, self.lanes, SPINS, 0), *args, -1, 0)
                 if progress is not None:
                     progress(cells * hi // self.n_items, cells)
@@ -374,10 +375,10 @@ class _Wavefront:
                 while worker.is_alive():
                     worker.join(PROGRESS_SECONDS)
                     if progress is not None and worker.is_alive():
-                        done = _tiles().steps_done(flags, self.n_items)
+                        done = tiles.steps_done(flags, self.n_items)
                         progress(cells * done // steps, cells)
         except BaseException:  # Ctrl-C: the threads stop after their chunk
-            _tiles().stop(control)
+            tiles.stop(control)
             for worker in workers:
                 if worker.ident is not None:
                     worker.join()

@@ -8,7 +8,7 @@ step in Python paid for a loop over the moves, the states of the copy (NumPy ove
 path), the relink's NumPy set-up and the candidate of its answer: about 0.2 ms, of
 which the compiled relink's own loop took a tenth (an 11-lam path at 400 items per
 group: 866 steps, 0.123 s of CPU, 0.035 s with this module; benchmarks/RESULTS.md,
-issue #44 section 12). Here the moves,
+issue #44 section 13). Here the moves,
 the states and the stretches where the two orderings part are integer loops, the
 relink's fronts are ``_numba_relink._run`` itself, and a step that takes no segment
 of the copy says so (its answer is the ordering given: the same counters, so the same
@@ -27,7 +27,7 @@ from numba import njit
 import cpu_reference as cr
 
 from ._numba_fronts import _inputs
-from ._numba_relink import _run
+from ._numba_relink import _run, _states, _stretches
 
 
 @njit(cache=True, nogil=True)
@@ -70,84 +70,29 @@ def _moved(p, kinds, at):
 
 
 @njit(cache=True, nogil=True)
-def _states(q, n_rows, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a, kind):
-    """``cpu_reference.path_states`` of the path ``q``: the states (``n_rows`` rows)
-    after every step and the row of the cell reached, the same integers."""
-    n = q.size
-    states = np.zeros((n_rows, n + 1), np.int64)
-    rows = np.zeros(n + 1, np.int64)
-    i = j = 0
-    for k in range(n):
-        g0 = g1 = g2 = 0
-        if q[k] == 1:  # the b-step (i, j) -> (i, j + 1)
-            g1 = y_b[j] * negleft_a[i]
-            if kind == 2:
-                g2 = -(u_b[j] * left_a[i])
-            j += 1
-        else:          # the a-step (i, j) -> (i + 1, j)
-            g0 = y_a[i] * negleft_b[j]
-            if kind == 2:
-                g2 = u_a[i] * left_b[j]
-            i += 1
-        states[0, k + 1] = states[0, k] + g0
-        states[1, k + 1] = states[1, k] + g1
-        if n_rows > 2:
-            states[2, k + 1] = states[2, k] + g2
-        rows[k + 1] = i
-    return states, rows
-
-
-@njit(cache=True, nogil=True)
 def _step(p, s1, r1, kinds, at, lam, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b,
-          left_a, kind, w, inv_auc, wq, wb, sf, ss, flip):
+          left_a, urf, kind, w, inv_auc, wq, wb, sf, ss, flip):
     """The relink of ``p`` (states ``s1``, rows ``r1``) with its moved copy:
     ``(taken, path, final)``; ``taken`` False where no segment of the copy was taken
-    (``path`` is then ``p`` itself). The relink's set-up is ``_numba_relink.relink``'s
-    (shared cells, the stretches that differ, the start), the same integers."""
+    (``path`` is then ``p`` itself). The copy's states, the stretches and the relink
+    are ``_numba_relink``'s (``_states``, ``_stretches``, ``_run``)."""
     q = _moved(p, kinds, at)
-    n_rows = s1.shape[0]
-    s2, r2 = _states(q, n_rows, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b,
-                     left_a, kind)
-    n = p.size
-    shared = np.empty(n + 1, np.int64)
-    m = 0
-    for k in range(n + 1):
-        if r1[k] == r2[k]:
-            shared[m] = k
-            m += 1
-    differ = np.empty(max(m - 1, 0), np.int64)
-    nd = 0
-    for t in range(m - 1):
-        lo, hi = shared[t], shared[t + 1]
-        for r in range(n_rows):
-            if s1[r, hi] - s1[r, lo] != s2[r, hi] - s2[r, lo]:
-                differ[nd] = t
-                nd += 1
-                break
-    start = np.zeros(3, np.int64)
-    i1 = np.zeros((3, nd), np.int64)
-    i2 = np.zeros((3, nd), np.int64)
-    for r in range(n_rows):
-        total = 0
-        for x in range(nd):
-            lo, hi = shared[differ[x]], shared[differ[x] + 1]
-            i1[r, x] = s1[r, hi] - s1[r, lo]
-            i2[r, x] = s2[r, hi] - s2[r, lo]
-            total += i1[r, x]
-        start[r] = s1[r, n] - total
+    s2 = np.zeros((s1.shape[0], q.size + 1), np.int64)
+    r2 = np.zeros(q.size + 1, np.int64)
+    _states(q, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a, urf, s2, r2)
+    shared, differ, i1, i2, start = _stretches(s1, r1, s2, r2)
     second, final = _run(i1, i2, start, lam, kind, w, inv_auc, wq, wb, sf, ss, flip)
     taken = False
-    for x in range(nd):
+    for x in range(differ.size):
         if second[x]:
             taken = True
             break
     if not taken:
         return False, p, final
     path = p.copy()
-    for x in range(nd):
+    for x in range(differ.size):
         if second[x]:
-            lo, hi = shared[differ[x]], shared[differ[x] + 1]
-            for k in range(lo, hi):
+            for k in range(shared[differ[x]], shared[differ[x] + 1]):
                 path[k] = q[k]
     return True, path, final
 
@@ -162,7 +107,7 @@ class MovedRelink:
 
     def __init__(self, lat):
         self.lat = lat
-        self.inputs = _inputs(lat)
+        self.inputs = _inputs(lat) + (cr.COUNTER_KINDS[lat.metric].has_u,)
         self.terms = cr.relink_terms(lat)
 
     def step(self, lam, path, states, kinds, at):

@@ -104,15 +104,24 @@ def test_search_slack_is_the_callable_slack(eps):
 
 
 def _plain(monkeypatch):
-    """Every shortcut off: no session, path states recomputed at every relink, the
-    reference relink (not numba's compiled twin) sorting by ``np.lexsort``. (A coarse
-    path's counters are its block fill's, exact for every metric: ``test_solvers.py``'s
-    block lattice tests.)"""
+    """Every shortcut off: no session, path states recomputed at every relink (by the
+    reference, not the compiled twin), every coarse path expanded to items as it is
+    found, the reference relink (not numba's compiled twin) sorting by ``np.lexsort``.
+    (A coarse path's counters are its block fill's, exact for every metric:
+    ``test_solvers.py``'s block lattice tests.)"""
     from gpu_xorder.engine import _numba_engine
 
+    coarse = _solvers._coarse
+
+    def eager(lat_signed, *args):
+        mu0, found = coarse(lat_signed, *args)
+        return mu0, [_solvers._item_path(c, lat_signed.n_a, lat_signed.n_b)
+                     for c in found]
+
     monkeypatch.setattr(_numba_engine, "session", contextlib.nullcontext)
+    monkeypatch.setattr(_solvers, "_coarse", eager)
     monkeypatch.setattr(_solvers, "candidate_states",
-                        lambda lat, cand: cr.path_states(lat, cand.path))
+                        lambda lat, cand, path_states=None: cr.path_states(lat, cand.path))
     monkeypatch.setattr(_relink, "_descending", lexsorted)
     monkeypatch.setattr(_solvers, "relink_for", lambda name: cr.relink)
 

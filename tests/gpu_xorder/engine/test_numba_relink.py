@@ -14,6 +14,7 @@ pytest.importorskip("numba")
 import cpu_reference as cr  # noqa: E402
 from cpu_reference import _relink  # noqa: E402
 from gpu_xorder.core import _solvers  # noqa: E402
+from gpu_xorder.core._candidates import states_for  # noqa: E402
 from gpu_xorder.engine import _numba_relink as nr  # noqa: E402
 from support.problems import two_group_problem  # noqa: E402
 
@@ -105,7 +106,38 @@ def test_the_order_is_the_reference_order():
         np.testing.assert_array_equal(_relink._descending(p, q), want)
 
 
+@pytest.mark.parametrize("metric", METRICS)
+def test_path_states_are_the_reference_states(metric):
+    """The compiled ``path_states`` against ``cpu_reference.path_states``: the same
+    integer states and rows (values and dtypes) of random paths and of the two extreme
+    ones, on lattices of items (with and without ties, either mode, one-item groups)
+    and of merged label runs; a sequence that is not a path of the lattice gets the
+    reference's own answer."""
+    rng = np.random.default_rng(len(metric) * 13)
+    for trial in range(40):
+        sizes = (1, 1) if trial == 0 else (int(rng.integers(1, 50)),
+                                           int(rng.integers(1, 50)))
+        s, y, g = two_group_problem(rng, *sizes, ties=trial % 2 == 1)
+        lat = cr.build_lattice(s, y, g, metric, ("absolute", "signed")[trial % 2])
+        if trial % 4 == 3:
+            lat = cr.merged_lattice(lat, *cr.label_runs(lat))
+        n_a, n_b = lat.n_a, lat.n_b
+        for path in (random_path(rng, lat), np.repeat(np.int8([0, 1]), [n_a, n_b]),
+                     np.repeat(np.int8([1, 0]), [n_b, n_a])):
+            want, got = cr.path_states(lat, path), nr.path_states(lat, path)
+            for w, o in zip(want, got):
+                np.testing.assert_array_equal(o, w)
+                assert o.dtype == w.dtype
+    short = np.zeros(lat.n_a, dtype=np.int8)  # no b-step: not a path of lat
+    for w, o in zip(cr.path_states(lat, short), nr.path_states(lat, short)):
+        np.testing.assert_array_equal(o, w)
+
+
 def test_solvers_take_the_compiled_relink_on_numba_and_cupy():
+    """The compiled relink on numba and CuPy, with its compiled ``path_states`` for
+    the states the solvers keep; the reference's pair on NumPy."""
     assert _solvers.relink_for("numba") is nr.relink
     assert _solvers.relink_for("cupy") is nr.relink
     assert _solvers.relink_for("numpy") is cr.relink
+    assert states_for(nr.relink) is nr.path_states
+    assert states_for(cr.relink) is cr.path_states
