@@ -40,9 +40,9 @@ POLISH_MOVES = 64
 #: (3.1e-4 to 2.3e-3 s per relink): 0.23-2.7 times this model (median 0.63) and 0.15-2.0
 #: (median 0.77). The 256 relinks of the slowest cases bound it at 2.56 times. Since
 #: each step with the compiled relink is one compiled call (``engine._numba_polish``),
-#: such cases take 0.32-0.60 times the Python steps' time (both in one run, load 3.4)
-#: and 0.011-0.057 s in all (5.0e-5 to 2.2e-4 s per relink): 0.37-1.51 times the
-#: compiled model, which stays as it was.
+#: such cases take 0.44-0.80 times the Python steps' time with the compiled relink and
+#: its compiled states (both in one run, load 3.0) and 0.011-0.074 s in all (4.3e-5 to
+#: 2.9e-4 s per relink): 0.40-1.96 times the compiled model, which stays as it was.
 POLISH_RELINKS = 100
 POLISH_COST = {"compiled": (4e-6, 3e-8), "numpy": (2e-5, 1e-7)}
 

@@ -4,21 +4,20 @@ step of ``_polish.moved``, ``cpu_reference.path_states`` and the compiled relink
 (``_numba_relink``).
 
 The polish relinks an ordering with up to ``POLISH_TRIES`` moved copies of it; each
-step in Python paid for a loop over the moves, the states of the copy (NumPy over the
-path), the relink's NumPy set-up and the candidate of its answer: about 0.2 ms, of
-which the compiled relink's own loop took a tenth (an 11-lam path at 400 items per
-group: 866 steps, 0.123 s of CPU, 0.035 s with this module; benchmarks/RESULTS.md,
-issue #44 section 13). Here the moves,
-the states and the stretches where the two orderings part are integer loops, the
-relink's fronts are ``_numba_relink._run`` itself, and a step that takes no segment
-of the copy says so (its answer is the ordering given: the same counters, so the same
-objective). The generator's draws stay in Python (``_polish.draws``): the same
-stream as the Python step.
+step in Python pays for a loop over the moves, the calls of the compiled states and
+relink and the candidate of the relink's answer (an 11-lam path at 400 items per
+group: 866 steps, 0.074 s of CPU, 0.036 s with this module; benchmarks/RESULTS.md,
+issue #44 section 13). Here the moves are an integer loop, the copy's states, the
+stretches where the two orderings part and the relink's fronts are
+``_numba_relink``'s (``_states``, ``_stretches``, ``_run``), and a step that takes no
+segment of the copy says so (its answer is the ordering given: the same counters, so
+the same objective). The generator's draws stay in Python (``_polish.draws``): the
+same stream as the Python step.
 
 numba is imported with this module, which only a polish with the compiled relink
 imports (``_polish.polish``); the kernel is cached on disk (``cache=True``): compiled
-once (2.6 s on the development machine, an empty cache, after the relink's 7.2 s), then
-loaded in 0.02 s by a process that has loaded the relink.
+once (2.4 s on the development machine at load 3, an empty cache, after the relink's
+11 s), then loaded in 0.02 s by a process that has loaded the relink.
 """
 
 import numpy as np
