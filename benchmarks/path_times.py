@@ -4,7 +4,7 @@ tree against another git revision's, in one run (issue #44, deliverable 3).
 Run from the source tree::
 
     PYTHONPATH=. python benchmarks/path_times.py [--baseline 9de83f7 [REV ...]]
-        [--n 400] [--backends numpy numba] [--repeat 3] [--budget B]
+        [--n 400] [--backends numpy numba] [--repeat 3] [--budget B] [--parts]
 
 Cases: ``xorder_path`` over ``VALIDATION_LAMS`` (11 values) and
 ``XOrder(lam=1, validation=0.3).fit`` on the synthetic problem of ``solver_table.py``
@@ -13,9 +13,13 @@ the trees alternating (the same machine, the same run; several ``--baseline`` re
 against this tree); the fastest CPU time counts
 (``time.process_time``: every thread of the process). ``--budget``: this tree's
 ``exact_budget`` (default: the library's default); the baseline has no such parameter.
+``--parts``: besides, where the path's CPU time goes in each tree (one more path run,
+``PARTS`` timed by wrappers, CPU seconds): the exact solver's fronts (its tries and the
+bounded front), their completion tables, the polish and the search.
 """
 
 import argparse
+import importlib
 import json
 import os
 import subprocess
@@ -47,6 +51,8 @@ def worker(args):
             models = run()
             best = min(best, time.process_time() - t0)
         out[name] = best
+        if name == "path" and args.parts:
+            out["parts"] = parts(run)
         if name == "path":
             out["solvers"] = sorted({m.result_.solver for m in models})
         else:
@@ -54,9 +60,55 @@ def worker(args):
     print(json.dumps(out))
 
 
+#: The parts of a path ``--parts`` reports: (name, module, function), each timed by a
+#: wrapper around the module's attribute (where the tree has it).
+PARTS = (("fronts", "cpu_reference", "solve_fronts"),
+         ("fronts", "gpu_xorder.engine._numba_fronts", "solve_fronts"),
+         ("tables", "cpu_reference", "completion_values"),
+         ("tables", "gpu_xorder.engine._numba_fronts", "completion_tables"),
+         ("polish", "gpu_xorder.core._polish", "polish"),
+         ("search", "gpu_xorder.core._solvers", "lagrangian"))
+
+
+def parts(run):
+    """CPU seconds of ``PARTS`` in one more ``run()`` (each function wrapped by a
+    timer; a module the tree lacks or cannot import is left out), and the run's."""
+    out = {"total": 0.0}
+    saved = []
+
+    def timed(name, function):
+        def wrapper(*args, **kwargs):
+            t0 = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                out[name] += time.process_time() - t0
+        return wrapper
+
+    for name, module, function in PARTS:
+        out.setdefault(name, 0.0)
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            continue
+        if hasattr(mod, function):
+            saved.append((mod, function, getattr(mod, function)))
+            setattr(mod, function, timed(name, getattr(mod, function)))
+    try:
+        t0 = time.process_time()
+        run()
+        out["total"] = time.process_time() - t0
+    finally:
+        for mod, function, original in saved:
+            setattr(mod, function, original)
+    return out
+
+
 def run_tree(tree, args, backend, budget):
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--n", str(args.n),
            "--backend", backend, "--repeat", str(args.repeat)]
+    if args.parts:
+        cmd.append("--parts")
     if budget is not None:
         cmd += ["--budget", str(budget)]
     env = dict(os.environ, PYTHONPATH=tree)
@@ -72,6 +124,7 @@ def main(argv=None):
     parser.add_argument("--backend", default="numpy")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--budget", type=float, default=None)
+    parser.add_argument("--parts", action="store_true")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -92,6 +145,10 @@ def main(argv=None):
             print(f"{backend:6s} solvers {ref} {before['solvers']} this tree "
                   f"{after['solvers']}; chosen lam {ref} {before['chosen']} this tree "
                   f"{after['chosen']}", flush=True)
+            if args.parts:
+                for tree, got in ((ref, before), ("this tree", after)):
+                    print(f"{backend:6s} parts {tree}: " + ", ".join(
+                        f"{k} {v:.3f}s" for k, v in got["parts"].items()), flush=True)
 
 
 if __name__ == "__main__":

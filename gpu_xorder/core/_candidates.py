@@ -66,7 +66,15 @@ def relinked_if_better(lat, lam, best, path, states, relink):
     search's candidates, the polish's moved copies)."""
     out, final = relink(lat, lam, best.path, path,
                         (candidate_states(lat, best, states_for(relink)), states))
-    c = candidate(lat, out, final)
+    return better(lat, lam, best, out, final)
+
+
+def better(lat, lam, best, path, final):
+    """The candidate of ``path`` (its counters ``final``) where its objective at
+    ``lam`` beats ``best``'s by more than ``TOLERANCE``, else ``best`` itself: the
+    comparison of every relink step (:func:`relinked_if_better`, the polish's compiled
+    step)."""
+    c = candidate(lat, path, final)
     if absolute_objective(c, lam) > absolute_objective(best, lam) + TOLERANCE:
         return c
     return best

@@ -14,7 +14,7 @@ import numpy as np
 
 import cpu_reference
 
-from ._candidates import relinked_if_better, states_for
+from ._candidates import better, candidate_states, relinked_if_better, states_for
 
 #: Relinks with moved copies at most, and the run of relinks without a gain that ends
 #: the polish (measured on benchmarks/huge_lam.py: docs/design.md, section 3.5).
@@ -38,7 +38,11 @@ POLISH_MOVES = 64
 #: 1e6; 2-core machine at load 0.8): 64-256 relinks (median 76), 0.006-0.085 s in all
 #: with the compiled relink (8.8e-5 to 4.3e-4 s per relink) and 0.02-0.30 s with NumPy's
 #: (3.1e-4 to 2.3e-3 s per relink): 0.23-2.7 times this model (median 0.63) and 0.15-2.0
-#: (median 0.77). The 256 relinks of the slowest cases bound it at 2.56 times.
+#: (median 0.77). The 256 relinks of the slowest cases bound it at 2.56 times. Since
+#: each step with the compiled relink is one compiled call (``engine._numba_polish``),
+#: such cases take 0.44-0.80 times the Python steps' time with the compiled relink and
+#: its compiled states (both in one run, load 3.0) and 0.011-0.074 s in all (4.3e-5 to
+#: 2.9e-4 s per relink): 0.40-1.96 times the compiled model, which stays as it was.
 POLISH_RELINKS = 100
 POLISH_COST = {"compiled": (4e-6, 3e-8), "numpy": (2e-5, 1e-7)}
 
@@ -51,23 +55,34 @@ def polish_cost(n_a, n_b, compiled):
     return POLISH_RELINKS * (per_stretch * stretches + per_item * (n_a + n_b))
 
 
+def draws(boundaries, rng):
+    """The moves of a copy of a path with ``boundaries`` boundaries between runs of
+    one group, drawn from ``rng``: ``(kinds, at)``, a move's kind (0 none, 1 a swap, 2
+    the run's last item below the next run, 3 the next run's first item above) for
+    every boundary and the boundaries moved at (all, or ``POLISH_MOVES`` of them drawn,
+    in order), int64. Python's step (:func:`moved`) and the compiled one
+    (``engine._numba_polish``) draw them here: the same stream."""
+    kinds = rng.integers(0, 4, size=boundaries)
+    at = np.arange(boundaries)
+    if at.size > POLISH_MOVES:
+        at = np.sort(rng.choice(at.size, POLISH_MOVES, replace=False))
+    return kinds, at
+
+
 def moved(path, rng):
     """A copy of ``path`` (0: a step along a, 1: along b) with a move drawn from
     ``rng`` at each boundary between runs of one group (at most ``POLISH_MOVES`` of
-    them, drawn), top down, where the move keeps clear of the last one: none, the two
-    items at the boundary swapped, the last item of the run above moved below the run
-    beneath, or the first item of the run beneath moved above the run above. Each
-    move is one stretch where the copy leaves the path, so that a relink may take or
-    leave each."""
+    them, drawn: :func:`draws`), top down, where the move keeps clear of the last one:
+    none, the two items at the boundary swapped, the last item of the run above moved
+    below the run beneath, or the first item of the run beneath moved above the run
+    above. Each move is one stretch where the copy leaves the path, so that a relink
+    may take or leave each."""
     p = np.asarray(path, dtype=np.int8)
     starts = np.concatenate(([0], np.flatnonzero(p[1:] != p[:-1]) + 1))
     ends = np.append(starts[1:], p.size)
     q = p.copy()
     free = 0  # the first step a move may touch
-    kinds = rng.integers(0, 4, size=starts.size - 1)
-    at = np.arange(starts.size - 1)
-    if at.size > POLISH_MOVES:
-        at = np.sort(rng.choice(at.size, POLISH_MOVES, replace=False))
+    kinds, at = draws(starts.size - 1, rng)
     for k, kind in zip(at.tolist(), kinds[at].tolist()):
         upper, lower = p[starts[k]], p[starts[k + 1]]  # the runs' groups
         if kind == 1 and ends[k] - 1 >= free:    # swap the two items at the boundary
@@ -90,19 +105,45 @@ def polish(lat, lam, best, relink=cpu_reference.relink):
     relink's objective at ``lam`` is higher by more than ``TOLERANCE``; at most
     ``POLISH_TRIES`` relinks, ending after ``POLISH_STALL`` without a gain. Never
     worse than ``best``, and ``best`` itself where nothing is gained. ``relink``:
-    ``cpu_reference.relink`` or its compiled twin (the same result, bit for bit)."""
+    ``cpu_reference.relink`` or its compiled twin (the same result, bit for bit); with
+    the compiled twin each step is one compiled call (``engine._numba_polish``: the
+    copy, its states and the relink; the same draws, the same result)."""
     if best.path is None or best.path.size < 2:
         return best
     rng = np.random.default_rng(POLISH_SEED)
-    stall = 0
+    compiled = _compiled_step(lat, relink)
+    stall, boundaries = 0, None
     for _ in range(POLISH_TRIES):
-        other = moved(best.path, rng)
-        c = relinked_if_better(lat, lam, best, other, states_for(relink)(lat, other),
-                               relink)
+        if compiled is None:
+            other = moved(best.path, rng)
+            c = relinked_if_better(lat, lam, best, other, states_for(relink)(lat, other),
+                                   relink)
+        else:
+            if boundaries is None:  # of the ordering kept
+                boundaries = int(np.count_nonzero(best.path[1:] != best.path[:-1]))
+            got = compiled.step(lam, best.path,
+                                candidate_states(lat, best, states_for(relink)),
+                                *draws(boundaries, rng))
+            # no segment of the copy taken: the relink's answer is best's own path
+            c = best if got is None else better(lat, lam, best, *got)
         if c is not best:
-            best, stall = c, 0
+            best, stall, boundaries = c, 0, None
         else:
             stall += 1
             if stall >= POLISH_STALL:
                 break
     return best
+
+
+def _compiled_step(lat, relink):
+    """``engine._numba_polish.MovedRelink`` of ``lat`` where ``relink`` is numba's
+    compiled relink (``_solvers.relink_for``), else None (the steps in Python)."""
+    if relink is cpu_reference.relink:
+        return None
+    from ..engine import _numba_engine
+
+    if not _numba_engine.available():
+        return None
+    from ..engine import _numba_polish, _numba_relink
+
+    return _numba_polish.MovedRelink(lat) if relink is _numba_relink.relink else None

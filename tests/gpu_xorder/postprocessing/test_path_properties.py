@@ -8,7 +8,6 @@ search had found: ``xorder_path(..., lams=[0, 0.1, 0.5, 3])`` and ``XOrder(lam=0
 chose orderings of equal objective but different adjusted scores (the reproducer below).
 """
 
-import dataclasses
 import warnings
 
 import numpy as np
@@ -17,44 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpu_xorder import XOrder, xorder_path
+from support.models import assert_same_model
 from support.problems import metric_defined
 from support.properties import examples
 
 #: The reproducer of the defect, and lists with duplicates and values in any order.
 LAM_LISTS = ([0.0, 0.1, 0.5, 3.0], [3.0, 0.0, 0.5, 0.1], [0.5, 0.5, 0.0],
              [2.0, 0.05, 2.0], [0.3])
-
-
-def _same_value(a, b):
-    """Equal, bit for bit: arrays by dtype and content, containers item by item, floats
-    by identity of value (NaN equal to NaN)."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
-                and a.dtype == b.dtype and np.array_equal(a, b))
-    if isinstance(a, dict):
-        return (isinstance(b, dict) and a.keys() == b.keys()
-                and all(_same_value(a[k], b[k]) for k in a))
-    if isinstance(a, (list, tuple)):
-        return (type(a) is type(b) and len(a) == len(b)
-                and all(_same_value(x, y) for x, y in zip(a, b)))
-    if isinstance(a, float) and isinstance(b, float):
-        return a == b or (a != a and b != b)
-    return type(a) is type(b) and a == b
-
-
-def assert_same_model(path_model, single, new_scores, new_groups):
-    """The two fitted models agree in every fitted attribute, every field of
-    ``result_`` and the transform of new scores, bit for bit."""
-    for field in dataclasses.fields(single.result_):
-        got = getattr(path_model.result_, field.name)
-        want = getattr(single.result_, field.name)
-        assert _same_value(got, want), (field.name, got, want)
-    for name in ("order_", "subsample_indices_", "train_scores_adjusted_", "groups_",
-                 "bounds_", "maps_", "train_auc_", "train_disparity_", "lam_"):
-        assert _same_value(getattr(path_model, name), getattr(single, name)), name
-    assert path_model.reference_group_ == single.reference_group_
-    assert _same_value(path_model.transform(new_scores, sensitive_features=new_groups),
-                       single.transform(new_scores, sensitive_features=new_groups))
 
 
 @st.composite
