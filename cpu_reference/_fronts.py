@@ -347,8 +347,12 @@ def _pruned(auc, dis, new_rows, d, n_a, n_b, tables, passes, threshold):
     that gather, the same states; benchmarks/RESULTS.md, issue #44 section 12)."""
     r0 = max(0, d - n_b)
     r1 = min(n_a, d)
-    diag = tables[:, r0 * n_b + d:r1 * n_b + d + 1:max(n_b, 1)]
-    at = new_rows - r0
+    sliced = auc.size > r1 - r0  # more candidates than cells: read the diagonal's slice
+    if sliced:
+        diag = tables[:, r0 * n_b + d:r1 * n_b + d + 1:max(n_b, 1)]
+        at = new_rows - r0
+    else:  # else each candidate's own cells
+        at = new_rows * n_b + d
     live = None
     ub = np.full(auc.size, np.inf)
     for w_mus, w_slacks, ws in passes:
@@ -358,7 +362,7 @@ def _pruned(auc, dis, new_rows, d, n_a, n_b, tables, passes, threshold):
             a, x, i = auc[live], dis[live], at[live]
         v = w_mus * x
         np.subtract(a, v, out=v)
-        v += np.take(diag[ws], i, axis=1)
+        v += np.take(diag[ws], i, axis=1) if sliced else tables[ws[:, None], i]
         if w_slacks is not None:
             v += w_slacks
         v = v.min(axis=0)
