@@ -341,13 +341,16 @@ def _pruned(auc, dis, new_rows, d, n_a, n_b, tables, passes, threshold):
     weights of ``passes`` in turn (each on the candidates the ones before kept).
 
     The diagonal's cells are a strided slice of every table (cell ``(r, d - r)`` lies at
-    ``r n_b + d``): the candidates read their tables' values from that slice by row (a
-    small array, in cache), not from the whole tables (every value a cache miss: the
-    fronts of benchmarks/search_shortfall.py's case 39 took 0.68 times the CPU time of
-    that gather, the same states; benchmarks/RESULTS.md, issue #44 section 12)."""
+    ``r n_b + d``): where the diagonal has as many candidates as cells or more, they read
+    their tables' values from that slice by row (a small array, in cache), not from the
+    whole tables (every value a cache miss: a try of the fronts of
+    benchmarks/search_shortfall.py's case 39 took 0.68 times the CPU time of that
+    gather, the same states; benchmarks/RESULTS.md, issue #44 section 12); with fewer
+    candidates (a slice of every cell cost 1.18 times as much on case 17's sparse tries)
+    from their own cells."""
     r0 = max(0, d - n_b)
     r1 = min(n_a, d)
-    sliced = auc.size > r1 - r0  # more candidates than cells: read the diagonal's slice
+    sliced = auc.size > r1 - r0  # as many candidates as cells or more: the slice
     if sliced:
         diag = tables[:, r0 * n_b + d:r1 * n_b + d + 1:max(n_b, 1)]
         at = new_rows - r0
