@@ -261,7 +261,8 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
         first = np.unique(np.linspace(0, len(bounds) - 1, min(len(bounds), PRUNE_FIRST))
                           .round().astype(int))
         rest = np.setdiff1d(np.arange(len(bounds)), first)
-        passes = [(mus[ws], slacks[ws], ws[:, None]) for ws in (first, rest) if ws.size]
+        passes = [(mus[ws], slacks[ws] if eps is not None else None, ws)
+                  for ws in (first, rest) if ws.size]
     row_type = np.int16 if n_a < 2**15 else np.int64  # int16: NumPy's radix sort
     for d in range(n_d):
         cols = d - rows
@@ -273,31 +274,19 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
                                state[:, go_b] + b_step(ib, jb)), axis=1)
         auc, dis = pair_terms_of_states(lat, cand)
         new_cols = d + 1 - new_rows
-        keep = None
+        alive = None  # the candidates the bounds and the constraint keep, in order
         if prune:
-            live = np.arange(auc.size)
-            flat = new_rows * (n_b + 1) + new_cols
-            ub = np.full(auc.size, np.inf)  # the bound of each candidate kept
-            for w_mus, w_slacks, ws in passes:
-                v = auc[live] - w_mus * dis[live]
-                v += tables[ws, flat[live]]
-                v += w_slacks
-                v = np.minimum(v.min(axis=0), ub[live])
-                ok = v >= lower - PRUNE_TOLERANCE
-                live = live[ok]
-                ub[live] = v[ok]
-            keep = np.zeros(auc.size, dtype=bool)
-            keep[live] = True
+            alive, ub = _pruned(auc, dis, new_rows, d + 1, n_a, n_b, tables, passes,
+                                lower - PRUNE_TOLERANCE)
         if reach is not None:
             # d + (smallest completion) <= eps and d + (largest completion) >= -eps
             fits = ((dis - reach[0][new_rows, new_cols] <= eps + PRUNE_TOLERANCE)
                     & (dis + reach[1][new_rows, new_cols] >= -eps - PRUNE_TOLERANCE))
-            keep = fits if keep is None else keep & fits
-        if keep is not None:
-            src, new_rows, cand, auc, dis = (src[keep], new_rows[keep], cand[:, keep],
-                                             auc[keep], dis[keep])
+            alive = np.flatnonzero(fits) if alive is None else alive[fits[alive]]
+        if alive is not None:
+            new_rows, auc, dis = new_rows[alive], auc[alive], dis[alive]
             if prune:
-                ub = ub[keep]
+                ub = ub[alive]
         if eps is None:
             order, new_rows = _pareto(auc - lam * dis, auc + lam * dis, new_rows, row_type)
             if beam is not None:
@@ -310,6 +299,8 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
                     order, new_rows = order[kept], new_rows[kept]
         else:
             order, new_rows = _best_per_d(auc, dis, new_rows)
+        if alive is not None:  # positions among all candidates
+            order = alive[order]
         rows, state = new_rows, cand[:, order]
         if rows.size == 0:
             raise NoneLeft(MSG_NONE_LEFT, states=stored)
@@ -341,6 +332,49 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
     best = int(np.argmax(value))
     path = _walk(parents, starts, best, n_a, n_b)
     return path, final_counters(lat, state[:, best]), {"states": stored, "largest": largest}
+
+
+def _pruned(auc, dis, new_rows, d, n_a, n_b, tables, passes, threshold):
+    """``(kept, ub)``: the candidates of diagonal ``d`` (in cells ``new_rows``) that
+    reach ``threshold`` at every weight (their positions, ascending), and the least
+    bound of each kept, ``min over mu of auc - mu * d + R_mu(cell) (+ slack)``, over the
+    weights of ``passes`` in turn (each on the candidates the ones before kept).
+
+    The diagonal's cells are a strided slice of every table (cell ``(r, d - r)`` lies at
+    ``r n_b + d``): where the diagonal has as many candidates as cells or more, they read
+    their tables' values from that slice by row (a small array, in cache), not from the
+    whole tables (every value a cache miss: a try of the fronts of
+    benchmarks/search_shortfall.py's case 39 took 0.68 times the CPU time of that
+    gather, the same states; benchmarks/RESULTS.md, issue #44 section 12); with fewer
+    candidates (a slice of every cell cost 1.18 times as much on case 17's sparse tries)
+    from their own cells."""
+    r0 = max(0, d - n_b)
+    r1 = min(n_a, d)
+    sliced = auc.size > r1 - r0  # as many candidates as cells or more: the slice
+    if sliced:
+        diag = tables[:, r0 * n_b + d:r1 * n_b + d + 1:max(n_b, 1)]
+        at = new_rows - r0
+    else:  # else each candidate's own cells
+        at = new_rows * n_b + d
+    live = None
+    ub = np.full(auc.size, np.inf)
+    for w_mus, w_slacks, ws in passes:
+        if live is None:
+            a, x, i = auc, dis, at
+        else:
+            a, x, i = auc[live], dis[live], at[live]
+        v = w_mus * x
+        np.subtract(a, v, out=v)
+        v += np.take(diag[ws], i, axis=1) if sliced else tables[ws[:, None], i]
+        if w_slacks is not None:
+            v += w_slacks
+        v = v.min(axis=0)
+        if live is not None:
+            np.minimum(v, ub[live], out=v)
+        ok = v >= threshold
+        live = np.flatnonzero(ok) if live is None else live[ok]
+        ub[live] = v[ok]
+    return live, ub
 
 
 def _stacked(bounds, cells):

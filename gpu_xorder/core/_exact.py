@@ -48,13 +48,17 @@ class CostModel:
 
 
 #: NumPy's fronts (``cpu_reference.solve_fronts``, the NumPy and any engine without
-#: numba): refitted (least squares of the relative error) when the tables of all
-#: weights became one pass and the pruning two (issue #44.2), on the 39 problems of
-#: benchmarks/search_shortfall.py whose exact solve stores at most 3.7e6 states
-#: (exact_budget 1e6, 2-core machine at load 4): measured within 0.64-1.57 times the
-#: model (the fit 3.0e-8, 3.1e-5, 3.9e-7; before: 5.5e-8, 7.5e-5, 4.4e-7, which these
-#: fronts beat by 0.5-0.8 times).
-NUMPY_COST = CostModel(table_cell=3e-8, diagonal=3e-5, state=4e-7, tries=8)
+#: numba): refitted (least squares of the log of measured over model) when the bounds
+#: came to read the diagonal's slice of the tables (issue #44.2, benchmarks/RESULTS.md,
+#: issue #44 section 14), on benchmarks/exact_estimate.py --backend numpy (the 51
+#: problems of search_shortfall.py, the exact solve after the bounded front, which
+#: builds the tables: 2-core machine at load 3.5-3.8): 4.55e-5 s per anti-diagonal of
+#: a try, 2.26e-7 per stored state, measured within 0.32-1.50 times the fit (0.83-1.23
+#: on the 11 over 5e6 states); before: 3e-5 and 4e-7, which these fronts beat by 0.53-0.80
+#: times on those 11 and exceeded by up to 2.19 times on tries of few states. The
+#: table cell (3e-8, the tables unchanged) from the fit before (when the tables of all
+#: weights became one pass).
+NUMPY_COST = CostModel(table_cell=3e-8, diagonal=4.5e-5, state=2.3e-7, tries=8)
 
 #: The compiled fronts (``engine._numba_fronts``, the numba and CuPy engines where
 #: numba imports): refitted (least squares of the relative error) after their bound

@@ -136,3 +136,35 @@ def test_the_pruning_is_the_same_with_tables_given_one_by_one():
         np.testing.assert_array_equal(a[0], b[0])
         assert a[2] == b[2]
     assert a[2]["states"] < want[2]["states"]  # the bounds did prune
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_the_pruning_reads_the_same_values_from_the_diagonal_slice(metric):
+    """The pruning of one anti-diagonal (``_fronts._pruned``) against its definition: a
+    candidate is kept iff ``auc - mu d + R_mu(cell)`` reaches the threshold at every
+    weight, and its bound is the least of those, bit for bit, whether the diagonal has
+    more candidates than cells (its values read from the diagonal's strided slice of the
+    tables) or fewer (from each candidate's own cells)."""
+    from cpu_reference._fronts import _pruned, _stacked
+
+    rng = np.random.default_rng(11 + len(metric))
+    for trial in range(8):
+        n_a, n_b = int(rng.integers(1, 25)), int(rng.integers(1, 25))
+        s, y, g = two_group_problem(rng, n_a, n_b, ties=trial % 2 == 1)
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        bounds = bounds_of(lat, 2.0, 7)
+        mus = np.array([mu for mu, _ in bounds])
+        tables = _stacked(bounds, (lat.n_a + 1) * (lat.n_b + 1))
+        passes = [(mus[ws, None], None, ws) for ws in (np.array([0, 6]), np.arange(1, 6))]
+        for d in range(1, lat.n_a + lat.n_b + 1):
+            r0, r1 = max(0, d - lat.n_b), min(lat.n_a, d)
+            for many in (0, 1, r1 - r0 + 1 + int(rng.integers(1, 40))):
+                rows = np.sort(rng.integers(r0, r1 + 1, many))
+                auc, dis = rng.random(many), rng.normal(0.0, 0.3, many)
+                threshold = float(rng.uniform(0.5, 2.5))
+                kept, ub = _pruned(auc, dis, rows, d, lat.n_a, lat.n_b, tables, passes,
+                                   threshold)
+                values = np.array([auc - mu * dis + r[rows, d - rows] for mu, r in bounds])
+                want = np.flatnonzero((values >= threshold).all(axis=0))
+                np.testing.assert_array_equal(kept, want)
+                np.testing.assert_array_equal(ub[kept], values[:, want].min(axis=0))
