@@ -20,7 +20,9 @@ def drop_stale_numba_cache(engine=None, environ=os.environ):
     loops of ``_numba_tiles.py`` inline the kernels of ``_numba_kernels.py``: after an edit
     of the kernels the tests would load the strip loops compiled from the old code (and
     pass on it). An installed release writes every file anew; a developer's tree does not.
-    Left alone where ``NUMBA_CACHE_DIR`` puts the cache elsewhere.
+    Left alone where ``NUMBA_CACHE_DIR`` puts the cache elsewhere. Never raises: a file
+    gone since the listing (another run's drop, numba's rewrite) is passed over, and a
+    delete refused (a read-only tree, where numba caches elsewhere) leaves the file.
     """
     if environ.get("NUMBA_CACHE_DIR"):
         return
@@ -29,7 +31,21 @@ def drop_stale_numba_cache(engine=None, environ=os.environ):
     sources = list(engine.glob("_numba_*.py"))
     if not cached or not sources:
         return
-    newest = max(path.stat().st_mtime for path in sources)
-    if any(path.stat().st_mtime < newest for path in cached if path.suffix == ".nbi"):
+    newest = max((t for t in map(_mtime, sources) if t is not None), default=None)
+    if newest is None:
+        return
+    stamps = (_mtime(path) for path in cached if path.suffix == ".nbi")
+    if any(t is not None and t < newest for t in stamps):
         for path in cached:
-            path.unlink(missing_ok=True)
+            try:
+                path.unlink(missing_ok=True)
+            except OSError:
+                pass
+
+
+def _mtime(path):
+    """``path``'s modification time, None where it cannot be read (gone)."""
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
