@@ -17,7 +17,8 @@
   caller set a thread count: on a busy 2-core machine OpenBLAS's own threads made one
   logistic regression of the README's former quick start take 22 s instead of 1 s.
 - numba's cache of the engine is dropped where one of its compiled modules is newer
-  than a cached function (``support.numba_cache``), once per run (not in xdist's
+  than a cached function, in ``__pycache__`` or ``NUMBA_CACHE_DIR``
+  (``support.numba_cache``), once per run (not in xdist's
   workers, which start after it).
 """
 

@@ -74,7 +74,6 @@ def test_no_engine_cache_folder(tmp_path):
     assert not (engine / "__pycache__").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="NUMBA_CACHE_DIR's cache left stale")
 def test_the_cache_numba_cache_dir_names_is_dropped_too(tmp_path):
     """With ``NUMBA_CACHE_DIR`` numba keeps the engine's functions in a folder of its own
     there: the one its ``UserProvidedCacheLocator`` names (the oracle)."""
