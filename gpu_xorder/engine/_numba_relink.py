@@ -140,6 +140,9 @@ def path_states(lat, path):
     """``cpu_reference.path_states``, compiled: the same integer states after every
     step of ``path`` and rows of the cells reached (a loop over the path instead of
     NumPy passes over it: 4-12 times faster at 3,000-10^4 items per group)."""
+    path = np.asarray(path)
+    if path.dtype != np.int8:  # the reference's b-steps: the steps equal to 1
+        path = path == 1
     path = np.ascontiguousarray(path, dtype=np.int8)
     n_a, n_b = lat.n_a, lat.n_b
     if path.size != n_a + n_b or np.count_nonzero(path == 1) != n_b:

@@ -167,7 +167,6 @@ def test_states_near_the_int64_limit(nr, metric):
         same(cr.relink(lat, lam, first, second), nr.relink(lat, lam, first, second))
 
 
-@pytest.mark.xfail(strict=True, reason="the int8 cast turns 257 into a b-step")
 def test_steps_that_an_int8_cast_would_change_are_the_reference_steps(nr):
     """``cpu_reference.path_states`` takes a step for a b-step where it equals 1 and
     for an a-step otherwise; a twin that casts the path to int8 first reads 257 (and
