@@ -18,7 +18,7 @@ import pytest
 
 import cpu_reference as cr
 from gpu_xorder import XOrder, fair_order
-from gpu_xorder.core import _solvers
+from gpu_xorder.core import _polish, _solvers
 from gpu_xorder.core._candidates import Candidate, candidate, states_for
 from support.oracles import reference_fills
 from support.problems import two_group_problem
@@ -250,6 +250,29 @@ def test_states_for_any_relink(nr):
     assert states_for(lambda *a: None) is cr.path_states
 
 
+@pytest.mark.parametrize("metric", METRICS)
+def test_polish_with_the_compiled_states_is_the_references(nr, metric):
+    """The polish (moved copies' states by ``states_for``, the kept candidate's by
+    ``candidate_states``) with the compiled relink and with the reference's, from the
+    cell rule's ordering on tied scores: the same ordering, counters and states kept."""
+    rng = np.random.default_rng(30 + len(metric))
+    s, y, g = two_group_problem(rng, 70, 55, ties=True)
+    lat = lattice(s, y, g, metric)
+    gained = 0
+    for lam in (0.05, 0.7, 1e6):
+        (path, final), = reference_fills(lat, [lam])
+        got = [_polish.polish(lat, lam, candidate(lat, path, final), relink)
+               for relink in (cr.relink, nr.relink)]
+        np.testing.assert_array_equal(got[1].path, got[0].path)
+        np.testing.assert_array_equal(got[1].final, got[0].final)
+        assert (got[1].auc, got[1].d) == (got[0].auc, got[0].d)
+        gained += not np.array_equal(got[0].path, path)
+        for c in got:
+            if c.states is not None:
+                same(cr.path_states(lat, c.path), c.states)
+    assert gained  # the polish moved something: the relinks were tried on real stretches
+
+
 # ------------------------------------------------------------------ the coarse start
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -311,6 +334,7 @@ def public_cases():
            np.r_[np.zeros(300, int), np.ones(500, int)], ("urf",), ("lagrangian", "auto"))
     s, y, g = two_group_problem(rng, 460, 60)
     yield "460 vs 60", s, y, g, METRICS, ("lagrangian", "auto")
+    yield "460 vs 60, exact", s, y, g, ("prf",), ("exact",)  # the polish runs too
     s, y, g = two_group_problem(rng, 480, 90, ties=True)
     yield "480 vs 90, 4 scores", s, y, g, METRICS, ("lagrangian", "auto")
 
@@ -323,7 +347,7 @@ def test_numba_answers_are_numpys_with_the_coarse_start(nr, case):
     values, bounds, solvers and records. ``"auto"`` with ``exact_budget=0`` (the search
     alone: the engines' cost models differ, so the exact solver's reach does)."""
     name, s, y, g, metrics, solvers = case
-    lams = [0.0, 0.05, 1.0, 1e6]
+    lams = [1.0, 0.0, 0.05, 1e6, 0.05]  # out of order, one twice
     assert _solvers.coarse_levels(max(np.bincount(g)))  # at least 449 items
     for metric in metrics:
         for solver in solvers:
