@@ -15,6 +15,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import cpu_reference as cr
 from gpu_xorder import XOrder, fair_order
@@ -22,6 +24,7 @@ from gpu_xorder.core import _polish, _solvers
 from gpu_xorder.core._candidates import Candidate, candidate, states_for
 from support.oracles import reference_fills
 from support.problems import two_group_problem
+from support.properties import examples
 
 METRICS = ("xauc", "prf", "urf")
 LAMS = (0.0, 0.05, 0.7, 1e6)
@@ -123,6 +126,35 @@ def test_states_and_relinks_on_degenerate_lattices(nr):
                 for second in pool:
                     same(cr.relink(lat, lam, first, second),
                          nr.relink(lat, lam, first, second))
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(n_a=st.integers(1, 40), n_b=st.integers(1, 40), metric=st.sampled_from(METRICS),
+       mode=st.sampled_from(["absolute", "signed"]), ties=st.booleans(),
+       runs=st.booleans(), near=st.integers(0, 3), seed=st.integers(0, 2**16),
+       lam=st.sampled_from([0.0, 5e-324, 1e-9, 0.3, 1.0, 1e6, 1e300]))
+def test_the_twin_is_the_reference_property(nr, n_a, n_b, metric, mode, ties, runs, near,
+                                             seed, lam):
+    """Random lattices (one-item groups, ties, either mode, merged label runs) and
+    pairs of paths, the second ``near`` swaps of adjacent steps from the first (0: the
+    same path) or random (3), lam from 0 to 1e300: the reference's states and relinks,
+    with and without the states given."""
+    rng = np.random.default_rng(seed)
+    lat = lattice(*two_group_problem(rng, n_a, n_b, ties=ties), metric, mode)
+    if runs:
+        lat = cr.merged_lattice(lat, *cr.label_runs(lat))
+    first = rng.permutation(a_first(lat))
+    second = rng.permutation(first) if near == 3 else first.copy()
+    for _ in range(near if near < 3 else 0):
+        swaps = np.flatnonzero(second[:-1] != second[1:])
+        t = swaps[rng.integers(swaps.size)]
+        second[[t, t + 1]] = second[[t + 1, t]]
+    states = (cr.path_states(lat, first), cr.path_states(lat, second))
+    same(states[0], nr.path_states(lat, first))
+    same(states[1], nr.path_states(lat, second))
+    for given_states in ((None, None), states):
+        same(cr.relink(lat, lam, first, second, given_states),
+             nr.relink(lat, lam, first, second, given_states))
 
 
 def exact_states(lat, path):
