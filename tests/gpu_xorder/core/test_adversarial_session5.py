@@ -437,3 +437,28 @@ def test_bad_input_on_numba_is_a_clear_error(nr, bad, error):
             fair_order(s, y, g, backend=backend, **{"lam": 0.5, **bad})
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+def test_banded_fills_with_the_coarse_start_keep_the_answers(nr):
+    """Bits over ``memory_limit``: the lattice filled in bands (the block lattices of
+    the coarse start whole), on both engines: the answers of the whole fills, and
+    ``fair_order``'s inputs as they were (read-only, strided, float32, bool, int8)."""
+    rng = np.random.default_rng(21)
+    s, y, g = two_group_problem(rng, 700, 500)
+    args = [np.repeat(s.astype(np.float32), 2)[::2], y.astype(bool), g.astype(np.int8)]
+    for x in args:
+        x.flags.writeable = False
+    kept = [x.copy() for x in args]
+    limit = cr.n_words(700, 500) * 4 * 3 // 4  # the whole lattice's bits do not fit
+    lams = [0.05, 1.0]
+    want = fair_order(*args, lam=lams, exact_budget=0, backend="numpy")
+    for backend in ("numpy", "numba"):
+        got = fair_order(*args, lam=lams, exact_budget=0, backend=backend,
+                         memory_limit=limit)
+        assert got[0].extra["bands"] > 1 and got[0].extra["fills"]["coarse_fills"] > 0
+        for a, b in zip(want, got, strict=True):
+            np.testing.assert_array_equal(a.order, b.order)
+            assert (a.objective, a.upper_bound, a.counters) == (
+                b.objective, b.upper_bound, b.counters)
+    for x, k in zip(args, kept):
+        np.testing.assert_array_equal(x, k)
