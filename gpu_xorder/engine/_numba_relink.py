@@ -207,7 +207,8 @@ MSG_TWO_LATTICES = ("the two paths' states differ in shape ({} and {}): not path
 
 
 def relink(lat, lam, first, second, states=(None, None)):
-    """``cpu_reference.relink``, compiled: the same ``(path, counters)``, bit for bit."""
+    """``cpu_reference.relink``, compiled: the same ``(path, counters)``, bit for bit
+    (``ValueError`` for paths of two lattices, as the reference's)."""
     s1, r1 = path_states(lat, first) if states[0] is None else states[0]
     s2, r2 = path_states(lat, second) if states[1] is None else states[1]
     if np.shape(s1) != np.shape(s2) or np.shape(r1) != np.shape(r2):
