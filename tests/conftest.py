@@ -17,13 +17,12 @@
   caller set a thread count: on a busy 2-core machine OpenBLAS's own threads made one
   logistic regression of the README's former quick start take 22 s instead of 1 s.
 - numba's cache of the engine is dropped where one of its compiled modules is newer
-  than a cached function (``_drop_stale_numba_cache``), once per run (not in xdist's
+  than a cached function, in ``__pycache__`` or ``NUMBA_CACHE_DIR``
+  (``support.numba_cache``), once per run (not in xdist's
   workers, which start after it).
 """
 
 import os
-from importlib.util import find_spec
-from pathlib import Path
 
 import pytest
 
@@ -36,35 +35,13 @@ if not any(name in os.environ for name in _BLAS_THREADS):
 
 from support import engines, properties  # noqa: E402 (NumPy after the thread counts)
 from support.device_timeout import terminal_fd  # noqa: E402, F401 (the device's time limit)
+from support.numba_cache import drop_stale_numba_cache  # noqa: E402
 
 properties.register()
 
 
-def _drop_stale_numba_cache():
-    """Delete the numba engine's cached functions (``__pycache__/_numba_*.nbi`` and
-    ``.nbc``) where any ``_numba_*.py`` of the engine is newer than one of them.
-
-    numba checks a cached function against its own file's time stamp only, and the strip
-    loops of ``_numba_tiles.py`` inline the kernels of ``_numba_kernels.py``: after an edit
-    of the kernels the tests would load the strip loops compiled from the old code (and
-    pass on it). An installed release writes every file anew; a developer's tree does not.
-    Left alone where ``NUMBA_CACHE_DIR`` puts the cache elsewhere.
-    """
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return
-    engine = Path(find_spec("gpu_xorder.engine").submodule_search_locations[0])
-    cached = list((engine / "__pycache__").glob("_numba_*.nb[ic]"))
-    sources = list(engine.glob("_numba_*.py"))
-    if not cached or not sources:
-        return
-    newest = max(path.stat().st_mtime for path in sources)
-    if any(path.stat().st_mtime < newest for path in cached if path.suffix == ".nbi"):
-        for path in cached:
-            path.unlink(missing_ok=True)
-
-
 if "PYTEST_XDIST_WORKER" not in os.environ:
-    _drop_stale_numba_cache()
+    drop_stale_numba_cache()
 
 
 def pytest_addoption(parser):
