@@ -84,7 +84,7 @@ class Infeasible(ValueError):
         self.proven = proven
 
 
-def constrained(lat, eps, fills, finals, among=AMONG_ALL):
+def constrained(lat, eps, fills, finals, among=AMONG_ALL, relink=cpu_reference.relink):
     """Maximise AUC subject to ``|D| <= eps``: ``(Candidate, auc_bound, found_with)``.
 
     Certificate: for every
@@ -95,7 +95,9 @@ def constrained(lat, eps, fills, finals, among=AMONG_ALL):
     solutions of ``AUC - lam |D|`` for ``lam`` found by doubling and bisection (a larger
     ``lam`` gives a smaller ``|D|``); the answer is the feasible one of highest AUC, and
     ``Infeasible`` (not proven) when none is. ``found_with``: ``{"mu": ...}``,
-    ``{"lam": ...}`` or ``{"exact": True}``.
+    ``{"lam": ...}`` or ``{"exact": True}``. ``relink``: the relink of those solutions
+    (``cpu_reference.relink`` or its compiled twin, ``_solvers.relink_for``: the same
+    answers).
     """
     lat_signed = dataclasses.replace(lat, mode="signed")
     # the bound's signed fills on the lattice of label runs (the same S(mu))
@@ -130,7 +132,7 @@ def constrained(lat, eps, fills, finals, among=AMONG_ALL):
             return best, best.auc, {"exact": True}
 
     def absolute(lam):
-        solved, _, _ = lagrangian(lat, [lam], fills, finals, converge=False)
+        solved, _, _ = lagrangian(lat, [lam], fills, finals, converge=False, relink=relink)
         pool.append(({"lam": lam}, solved[0][0]))
         return abs(solved[0][0].d)
 

@@ -206,7 +206,8 @@ def _solve_two(lat, labels, lams, plan, fills, finals, progress, bands, items=No
 
 def _solve_constrained(lat, labels, eps, fills, finals, eng, bands, items=None):
     among = _constrained.AMONG_ALL if items is None else _constrained.AMONG_RUNS
-    best, bound, found_with = _constrained.constrained(lat, eps, fills, finals, among)
+    best, bound, found_with = _constrained.constrained(
+        lat, eps, fills, finals, among, relink=_solvers.relink_for(eng.NAME))
     extra = {**bands, "found_with": found_with,
              "solver_reason": _constrained.constrained_reason(found_with, eps, lat.n_cells)}
     solver = "exact" if found_with.get("exact") else "lagrangian"

@@ -342,6 +342,35 @@ def test_max_disparity_by_the_weight_search(monkeypatch, metric):
     assert total >= 6 and hits >= total // 2
 
 
+def test_max_disparity_relinks_with_the_engines_relink(monkeypatch):
+    """The weight search's solutions are relinked by the engine's relink (the compiled
+    twin on numba, as the unconstrained solves), with the same answer as NumPy's."""
+    pytest.importorskip("numba")
+    monkeypatch.setattr(_constrained, "CONSTRAINT_EXACT_CELLS", 0)
+    calls = []
+    engine_relink = _solvers.relink_for
+
+    def counted(name):
+        relink = engine_relink(name)
+
+        def counting(*args, **kwargs):
+            calls.append(relink)
+            return relink(*args, **kwargs)
+
+        return counting
+
+    monkeypatch.setattr(_solvers, "relink_for", counted)
+    s, y, g = two_group_problem(np.random.default_rng(5), 40, 30)
+    answers = {}
+    for backend in ("numpy", "numba"):
+        calls.clear()
+        res = fair_order(s, y, g, max_disparity=0.02, backend=backend)
+        answers[backend] = (res.order.tolist(), res.auc, res.disparity, res.upper_bound)
+        assert calls and all(r is engine_relink(backend) for r in calls)
+    assert answers["numba"] == answers["numpy"]
+    assert engine_relink("numba") is not engine_relink("numpy")
+
+
 def test_signed_mode_warns_when_it_widens_the_disparity():
     # group 0 ranked above group 1: a large signed weight pushes 1 above 0 instead
     rng = np.random.default_rng(0)
