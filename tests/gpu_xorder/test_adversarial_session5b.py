@@ -541,3 +541,73 @@ def test_weights_out_of_range_are_refused_clearly(lam):
     s, y, g = DEGENERATE[-1][1:]
     with pytest.raises(ValueError, match="lam"):
         fair_order(s, y, g, lam=lam, backend="numpy")
+
+
+# ------------------------------------------------------------------ huge weights
+
+
+def _every_interleaving(lat, lam):
+    """The largest ``auc - lam |d|`` over every interleaving, each by its own counters
+    (``cpu_reference.path_counters``): the oracle of the fronts, without them."""
+    from itertools import combinations
+
+    n = lat.n_a + lat.n_b
+    best = -np.inf
+    for at in combinations(range(n), lat.n_b):
+        path = np.zeros(n, np.int8)
+        path[list(at)] = 1
+        best = max(best, objective(lat, lam, cr.path_counters(lat, path)))
+    return best
+
+
+def _tied_at_huge_weights():
+    """Problems (URF, 4 to 7 items per group) whose fronts at lam 1e20 kept, of two
+    states of a cell with the same ``d`` and different AUC, the lower: ``auc -+ lam d``
+    rounds both to ``-+ lam d``, and the first candidate won the tie."""
+    out = []
+    for seed in (7, 8, 20):
+        rng = np.random.default_rng(seed)
+        n_a, n_b = int(rng.integers(3, 8)), int(rng.integers(3, 8))
+        out.append(two_group_problem(rng, n_a, n_b, ties=seed % 2 == 1))
+    return out
+
+
+@pytest.mark.parametrize("lam", [1e20, 1e300])
+def test_the_fronts_at_huge_weights_keep_the_larger_auc_of_equal_disparities(lam):
+    """The fronts at lam 1e20 and 1e300, unpruned and pruned, the reference's and the
+    compiled twin's: the optimum of every interleaving (the AUC of the best ``|D|``), not
+    a state the rounding of ``auc - lam d`` tied with it."""
+    for s, y, g in _tied_at_huge_weights():
+        lat = cr.build_lattice(s, y, g, "urf", "absolute")
+        best = _every_interleaving(lat, lam)
+        want = cr.solve_fronts(lat, lam)
+        assert objective(lat, lam, want[1]) == best
+        mus, bounds = _bounds(lat, lam)
+        lower = best - rounding_slack(lat.n_a, lat.n_b, mus) - cr.PRUNE_TOLERANCE
+        assert objective(lat, lam, cr.solve_fronts(lat, lam, lower=lower,
+                                                   bounds=bounds)[1]) == best
+        nf = pytest.importorskip("gpu_xorder.engine._numba_fronts")
+        twin = nf.solve_fronts(lat, lam)
+        np.testing.assert_array_equal(twin[0], want[0])
+        assert twin[2] == want[2]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_the_exact_solver_at_huge_weights_is_never_below_another_ordering(backend):
+    """``fair_order(solver="exact")`` at lam 1e20 and 1e300 (30 x 25 items, PRF): never
+    below the ordering of the fronts at lam 1e8, whose ``|D|`` is 0 (its objective at
+    every weight its AUC); before, an ordering of a tied state below it (0.5645 and
+    0.5457 against 0.5672), with the claim of an exact answer, and below "auto"'s."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    s, y, g = two_group_problem(np.random.default_rng(5), 30, 25)
+    lat = cr.build_lattice(s, y, g, "prf", "absolute")
+    final = cr.solve_fronts(lat, 1e8)[1]
+    for lam in (1e20, 1e300):
+        other = objective(lat, lam, final)
+        assert other == objective(lat, 0.0, final)  # |D| = 0 exactly
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = fair_order(s, y, g, metric="prf", lam=lam, solver="exact",
+                             backend=backend)
+        assert got.objective >= other - 1e-12, lam
