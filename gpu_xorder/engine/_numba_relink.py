@@ -41,7 +41,8 @@ def _order(p, q, size):
     is in that order already, else a merge sort (``_numba_fronts._order``)."""
     m = p.size
     order = np.empty(m, np.int64)
-    _merge_order(p, q, m, size, order, np.empty(m, np.int64))
+    # one AUC for all (the relink's order breaks a tie of p and q by index alone)
+    _merge_order(p, q, np.zeros(m), m, size, order, np.empty(m, np.int64))
     return order
 
 
