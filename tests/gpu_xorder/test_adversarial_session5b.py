@@ -611,3 +611,34 @@ def test_the_exact_solver_at_huge_weights_is_never_below_another_ordering(backen
             got = fair_order(s, y, g, metric="prf", lam=lam, solver="exact",
                              backend=backend)
         assert got.objective >= other - 1e-12, lam
+
+
+def _proven_wrongly():
+    """Problems (4 to 6 items per group, distinct scores) where at lam 1e16 the
+    search's bound, ``auc - mu d`` of the fills' maximisers, equalled a known ordering's
+    objective: the fills at such weights round ``auc`` away and pick, of the orderings
+    of one ``d``, any, so that bound is no bound; the exact solver stopped there,
+    "proven" (gap 0) at 0.0667 where 0.3333 exists."""
+    out = []
+    for seed in (68, 84, 114):
+        rng = np.random.default_rng(seed)
+        n_a, n_b = int(rng.integers(2, 8)), int(rng.integers(2, 8))
+        out.append(two_group_problem(rng, n_a, n_b))
+    return out
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+@pytest.mark.parametrize("lam", [1e16, 1e300])
+def test_the_exact_solver_at_huge_weights_proves_only_the_optimum(backend, lam):
+    """``fair_order(solver="exact")`` at lam 1e16 and 1e300 (xAUC): the optimum of every
+    interleaving, whose gap it states as 0."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    for s, y, g in _proven_wrongly():
+        lat = cr.build_lattice(s, y, g, "xauc", "absolute")
+        best = _every_interleaving(lat, lam)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = fair_order(s, y, g, metric="xauc", lam=lam, solver="exact",
+                             backend=backend)
+        assert got.objective == pytest.approx(best, abs=1e-12)
