@@ -642,3 +642,51 @@ def test_the_exact_solver_at_huge_weights_proves_only_the_optimum(backend, lam):
             got = fair_order(s, y, g, metric="xauc", lam=lam, solver="exact",
                              backend=backend)
         assert got.objective == pytest.approx(best, abs=1e-12)
+
+
+def _relink_pairs():
+    """``(lat, first, second)``: two random orderings of small problems whose relink
+    at lam 1e300 kept, of two states of equal ``p`` and ``q``, the lower AUC."""
+    out = []
+    for seed in (613, 1430, 2475):
+        rng = np.random.default_rng(seed)
+        n_a, n_b = int(rng.integers(3, 9)), int(rng.integers(3, 9))
+        s, y, g = two_group_problem(rng, n_a, n_b)
+        lat = cr.build_lattice(s, y, g, METRICS[seed % 3], "absolute")
+        base = np.repeat([0, 1], [lat.n_a, lat.n_b])
+        out.append((lat, rng.permutation(base).astype(np.int8),
+                    rng.permutation(base).astype(np.int8)))
+    return out
+
+
+def _best_relink(lat, lam, first, second):
+    """The largest objective over every choice of the two orderings' segments between
+    their shared cells (the relink's definition), each by its own counters."""
+    from itertools import product
+
+    r1, r2 = cr.path_states(lat, first)[1], cr.path_states(lat, second)[1]
+    shared = np.flatnonzero(r1 == r2)
+    segments = [(a, b) for a, b in zip(shared[:-1], shared[1:])
+                if not np.array_equal(first[a:b], second[a:b])]
+    best = -np.inf
+    for take in product((False, True), repeat=len(segments)):
+        path = first.copy()
+        for (a, b), t in zip(segments, take):
+            if t:
+                path[a:b] = second[a:b]
+        best = max(best, objective(lat, lam, cr.path_counters(lat, path)))
+    return best
+
+
+@pytest.mark.parametrize("lam", [1e16, 1e300])
+def test_the_relink_at_huge_weights_keeps_the_larger_auc(lam):
+    """``cpu_reference.relink`` and its compiled twin at lam 1e16 and 1e300: the best
+    choice of segments (every choice enumerated), the twins bit for bit."""
+    for lat, first, second in _relink_pairs():
+        best = _best_relink(lat, lam, first, second)
+        want = cr.relink(lat, lam, first, second)
+        assert objective(lat, lam, want[1]) == best
+        nr = pytest.importorskip("gpu_xorder.engine._numba_relink")
+        got = nr.relink(lat, lam, first, second)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
