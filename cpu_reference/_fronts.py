@@ -288,7 +288,8 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
             if prune:
                 ub = ub[alive]
         if eps is None:
-            order, new_rows = _pareto(auc - lam * dis, auc + lam * dis, new_rows, row_type)
+            order, new_rows = _pareto(auc - lam * dis, auc + lam * dis, auc, new_rows,
+                                      row_type)
             if beam is not None:
                 starts_of_cells = np.flatnonzero(np.diff(new_rows, prepend=-1))
                 sizes = np.diff(np.append(starts_of_cells, new_rows.size))
@@ -393,20 +394,24 @@ def _stacked(bounds, cells):
     return np.stack([r.reshape(-1) for _, r in bounds])
 
 
-def _pareto(p, q, new_rows, row_type):
+def _pareto(p, q, auc, new_rows, row_type):
     """The states no other of their cell beats in both ``p`` and ``q``: their indices
-    (by cell, p descending) and cells. The order is canonical, ``(cell, -p, -q,
+    (by cell, p descending) and cells. The order is canonical, ``(cell, -p, -q, -auc,
     index)`` (the compiled twin's, decision for decision): of states with equal ``p``
-    and ``q`` (the same counters, reached by two steps) the first candidate survives,
-    the a-step's."""
-    # by cell, then p descending (two stable sorts: a four-key lexsort costs about
+    and ``q`` the one of the largest AUC survives, and of equal AUC too (the same
+    counters, reached by two steps) the first candidate, the a-step's. (At large
+    weights ``auc -+ lam d`` rounds to ``-+ lam d``: two states of one ``d`` tie in
+    ``p`` and ``q`` whatever their AUC, and the first of them kept the optimum's AUC
+    away: 0.5457 for 0.5672 at lam 1e20 on 30 x 25 items.)"""
+    # by cell, then p descending (two stable sorts: a five-key lexsort costs about
     # twice as much), then, where two states of a cell have equal p and the later one
-    # the larger q (rare), the full lexicographic order
+    # the larger q, or equal q and the larger AUC (rare), the full lexicographic order
     order = np.argsort(-p, kind="stable")
     order = order[np.argsort(new_rows[order].astype(row_type), kind="stable")]
-    r, ps, qs = new_rows[order], p[order], q[order]
-    if np.any((r[1:] == r[:-1]) & (ps[1:] == ps[:-1]) & (qs[1:] > qs[:-1])):
-        order = np.lexsort((np.arange(p.size), -q, -p, new_rows))
+    r, ps, qs, us = new_rows[order], p[order], q[order], auc[order]
+    same = (r[1:] == r[:-1]) & (ps[1:] == ps[:-1])
+    if np.any(same & ((qs[1:] > qs[:-1]) | ((qs[1:] == qs[:-1]) & (us[1:] > us[:-1])))):
+        order = np.lexsort((np.arange(p.size), -auc, -q, -p, new_rows))
     new_rows, q = new_rows[order], q[order]
     _, rank = np.unique(q, return_inverse=True)
     key = new_rows * (rank.size + 1) + rank.reshape(-1)

@@ -76,9 +76,11 @@ def relink(lat, lam, first, second, states=(None, None)):
         auc, dis = pair_terms_of_states(lat, cand)
         penalty = lam * dis
         p, q = auc - penalty, auc + penalty
-        # p descending, then q descending, then the first path's segment: a state
-        # survives iff its q beats every state before it
-        order = _descending(p, q)
+        # p descending, then q descending, then AUC descending (at large weights
+        # auc -+ lam d rounds to -+ lam d, so states of one d tie whatever their AUC),
+        # then the first path's segment: a state survives iff its q beats every state
+        # before it
+        order = _descending(p, q, auc)
         q_sorted = q[order]
         survive = np.ones(order.size, dtype=bool)
         survive[1:] = q_sorted[1:] > np.maximum.accumulate(q_sorted)[:-1]
@@ -98,13 +100,14 @@ def relink(lat, lam, first, second, states=(None, None)):
     return path, final_counters(lat, front[:, best])
 
 
-def _descending(p, q):
-    """The indices by ``p`` descending, then ``q`` descending, then ascending. Where
+def _descending(p, q, auc):
+    """The indices by ``p`` descending, then ``q`` descending, then ``auc`` descending,
+    then ascending. Where
     ``p`` has no tie, a stable sort by ``p`` alone gives that order, and fast: the
     front plus either segment is a run sorted (nearly) by ``p``."""
     neg = -p
     order = np.argsort(neg, kind="stable")
     ranked = neg[order]
     if np.any(ranked[1:] == ranked[:-1]):
-        return np.lexsort((np.arange(p.size), -q, neg))
+        return np.lexsort((np.arange(p.size), -auc, -q, neg))
     return order

@@ -108,29 +108,32 @@ def _tables(mus, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, lef
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _before(p, q, x, y):
+def _before(p, q, u, x, y):
     """Whether candidate ``x`` comes before ``y`` in the canonical order: ``p``
-    descending, ``q`` descending, index ascending."""
+    descending, ``q`` descending, AUC ``u`` descending, index ascending (the
+    reference's ``_pareto``)."""
     if p[x] != p[y]:
         return p[x] > p[y]
     if q[x] != q[y]:
         return q[x] > q[y]
+    if u[x] != u[y]:
+        return u[x] > u[y]
     return x < y
 
 
 @njit(cache=True, nogil=True)
-def _order(p, q, m, split, order, tmp):
+def _order(p, q, u, m, split, order, tmp):
     """Candidates ``0..m`` into ``order`` by the canonical order: the merge of the runs
     ``[0, split)`` and ``[split, m)`` where each is in order, else a merge sort."""
     ordered = True
     for k in range(1, m):
-        if k != split and not _before(p, q, k - 1, k):
+        if k != split and not _before(p, q, u, k - 1, k):
             ordered = False
             break
     if ordered:
         i, j, o = 0, split, 0
         while i < split and j < m:
-            if _before(p, q, i, j):
+            if _before(p, q, u, i, j):
                 order[o] = i
                 i += 1
             else:
@@ -156,7 +159,7 @@ def _order(p, q, m, split, order, tmp):
             hi = min(lo + 2 * width, m)
             i, j, o = lo, mid, lo
             while i < mid and j < hi:
-                if _before(p, q, order[j], order[i]):
+                if _before(p, q, u, order[j], order[i]):
                     tmp[o] = order[j]
                     j += 1
                 else:
@@ -237,10 +240,10 @@ def _best_final(fa, fb, fc, size, lam, kind, w, inv_auc, wq, wb, sf, ss, flip):
 @njit(cache=True, nogil=True)
 def _scratch(n):
     """The candidates' arrays of one cell: six int64 (counters, sources, order and its
-    scratch), two float64 (p, q)."""
+    scratch), three float64 (p, q, AUC)."""
     return (np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
             np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
-            np.empty(n), np.empty(n))
+            np.empty(n), np.empty(n), np.empty(n))
 
 
 @njit(cache=True, nogil=True)
@@ -287,7 +290,7 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
     n_cells = 1
     # candidates of one cell
     ccap = 64
-    ca, cb, cc, csrc, order, tmp, cp, cq = _scratch(ccap)
+    ca, cb, cc, csrc, order, tmp, cp, cq, cu = _scratch(ccap)
     # parents: a state's index on the previous diagonal, ~index for a b-step
     links = np.empty(1024, np.int32)
     diag_off = np.zeros(n_d + 1, np.int64)
@@ -322,7 +325,7 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
                 continue
             if ccap < m:
                 ccap = 2 * m
-                ca, cb, cc, csrc, order, tmp, cp, cq = _scratch(ccap)
+                ca, cb, cc, csrc, order, tmp, cp, cq, cu = _scratch(ccap)
             cell = i * width + j
             k = 0
             split = 0
@@ -366,12 +369,13 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
                     ca[k], cb[k], cc[k] = xa, xb, xc
                     cp[k] = auc - lam * dis
                     cq[k] = auc + lam * dis
+                    cu[k] = auc
                     csrc[k] = s if side == 0 else -s - 1
                     k += 1
             m = k
             if m == 0:
                 continue
-            _order(cp, cq, m, split, order, tmp)
+            _order(cp, cq, cu, m, split, order, tmp)
             if first_row < 0:
                 first_row = i
                 new_starts[0] = total

@@ -14,6 +14,7 @@ small rounds, each paying NumPy's call overhead. Here one compiled loop does the
   (``state_rows``, ``state_values``: the same float64 operations in the same order,
   numba without fastmath), ``p = auc - lam * d``, ``q = auc + lam * d``;
 - the order is ``_relink._descending``'s: by ``p`` descending, then ``q`` descending,
+  then ``auc`` descending (at large weights ``auc -+ lam d`` rounds to ``-+ lam d``),
   then candidate index (the front plus the first path's segment, then the second's):
   the merge of two runs already in that order, or a merge sort where rounding broke a
   run's order (``_numba_fronts._order``, which the exact fronts share);
@@ -35,13 +36,14 @@ from ._numba_fronts import _order as _merge_order
 
 
 @njit(cache=True, nogil=True)
-def _order(p, q, size):
+def _order(p, q, u, size):
     """The candidates' order (``_relink._descending``): p descending, q descending,
-    index ascending; the merge of the runs ``[0, size)`` and ``[size, m)`` where each
-    is in that order already, else a merge sort (``_numba_fronts._order``)."""
+    AUC ``u`` descending, index ascending; the merge of the runs ``[0, size)`` and
+    ``[size, m)`` where each is in that order already, else a merge sort
+    (``_numba_fronts._order``)."""
     m = p.size
     order = np.empty(m, np.int64)
-    _merge_order(p, q, m, size, order, np.empty(m, np.int64))
+    _merge_order(p, q, u, m, size, order, np.empty(m, np.int64))
     return order
 
 
@@ -66,6 +68,7 @@ def _run(inc1, inc2, start, lam, kind, w, inv_auc, wq, wb, sf, ss, flip):
         cc = np.empty(m, np.int64)
         p = np.empty(m)
         q = np.empty(m)
+        u = np.empty(m)
         for k in range(m):
             if k < size:
                 ca[k] = fa[k] + inc1[0, t]
@@ -80,7 +83,8 @@ def _run(inc1, inc2, start, lam, kind, w, inv_auc, wq, wb, sf, ss, flip):
             penalty = lam * d
             p[k] = auc - penalty
             q[k] = auc + penalty
-        order = _order(p, q, size)
+            u[k] = auc
+        order = _order(p, q, u, size)
         # the sweep: a candidate survives iff its q beats every one before it
         if fa.size < m:
             fa = np.empty(2 * m, np.int64)

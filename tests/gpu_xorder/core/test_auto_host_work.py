@@ -20,13 +20,15 @@ from support.problems import two_group_problem
 METRICS = ("xauc", "prf", "urf")
 
 
-def lexsorted(p, q):
-    """The order relink sorted by before: ``p`` descending, ``q`` descending, index."""
-    return np.lexsort((np.arange(p.size), -q, -p))
+def lexsorted(p, q, auc):
+    """The order relink sorted by before: ``p`` descending, ``q`` descending, ``auc``
+    descending, index."""
+    return np.lexsort((np.arange(p.size), -auc, -q, -p))
 
 
 def test_descending_is_the_lexsort_order():
-    """Distinct ``p``, ties in ``p`` (broken by ``q``, then by index), signed zeros."""
+    """Distinct ``p``, ties in ``p`` (broken by ``q``, then by AUC, then by index),
+    signed zeros."""
     rng = np.random.default_rng(5)
     for trial in range(300):
         n = int(rng.integers(1, 200))
@@ -37,7 +39,9 @@ def test_descending_is_the_lexsort_order():
             q = rng.integers(-2, 3, n) / 3.0
         if trial % 5 == 0:
             p[rng.random(n) < 0.3] = -0.0
-        np.testing.assert_array_equal(_relink._descending(p, q), lexsorted(p, q))
+        auc = rng.integers(0, 2, n) / 2.0
+        np.testing.assert_array_equal(_relink._descending(p, q, auc),
+                                      lexsorted(p, q, auc))
 
 
 @pytest.mark.parametrize("metric", METRICS)

@@ -143,10 +143,12 @@ class _StopAt:
 
 def _stopped_bounds(monkeypatch, s, y, g, metric, lam):
     """The exact optimum and the bound of the exact solve stopped at each of its
-    tries in turn (``OverBudget.bound``)."""
+    tries in turn (``OverBudget.bound``), its tries pruned whatever the rounding (above
+    ``BOUND_ROUNDING`` the fronts run unpruned at once, no guess to stop at)."""
     lat, best, search, opt = _solve_parts(monkeypatch, s, y, g, metric, lam)
     if search is None:
         return opt, []
+    monkeypatch.setattr(_exact, "BOUND_ROUNDING", np.inf)
     stats = _exact.exact(lat, lam, best, search, None)[1]
     bounds = []
     for k in range(1, stats["tries"] + 1):

@@ -131,17 +131,20 @@ def test_adversarial_fronts(metric):
 
 def test_the_reference_order_is_canonical():
     """``_fronts._pareto`` keeps, per cell, the states whose q beats every state before
-    them in the order (cell, p descending, q descending, index), many ties."""
+    them in the order (cell, p descending, q descending, AUC descending, index), many
+    ties."""
     rng = np.random.default_rng(3)
     for _ in range(50):
         n = int(rng.integers(1, 60))
         p = rng.integers(0, 4, n) / 4.0
         q = rng.integers(0, 4, n) / 4.0
+        auc = rng.integers(0, 3, n) / 2.0
         rows = rng.integers(0, 3, n)
-        got, got_rows = _fronts._pareto(p, q, rows, np.int16)
+        got, got_rows = _fronts._pareto(p, q, auc, rows, np.int16)
         want = []
         for r in range(3):
-            idx = sorted(np.flatnonzero(rows == r), key=lambda k: (-p[k], -q[k], k))
+            idx = sorted(np.flatnonzero(rows == r),
+                         key=lambda k: (-p[k], -q[k], -auc[k], k))
             best = -np.inf
             for k in idx:
                 if q[k] > best:
@@ -157,14 +160,15 @@ def test_the_compiled_order_merges_runs_and_sorts_the_rest():
         m = int(rng.integers(1, 40))
         p = rng.integers(0, 5, m) / 2.0
         q = rng.integers(0, 5, m) / 2.0
+        u = rng.integers(0, 3, m) / 2.0
         split = int(rng.integers(0, m + 1))
         if rng.random() < 0.5:  # two runs in order, as a cell's candidates nearly are
             for lo, hi in ((0, split), (split, m)):
-                k = np.lexsort((-q[lo:hi], -p[lo:hi]))
-                p[lo:hi], q[lo:hi] = p[lo:hi][k], q[lo:hi][k]
+                k = np.lexsort((-u[lo:hi], -q[lo:hi], -p[lo:hi]))
+                p[lo:hi], q[lo:hi], u[lo:hi] = p[lo:hi][k], q[lo:hi][k], u[lo:hi][k]
         order, tmp = np.empty(m, np.int64), np.empty(m, np.int64)
-        nf._order(p, q, m, split, order, tmp)
-        np.testing.assert_array_equal(order, np.lexsort((np.arange(m), -q, -p)))
+        nf._order(p, q, u, m, split, order, tmp)
+        np.testing.assert_array_equal(order, np.lexsort((np.arange(m), -u, -q, -p)))
 
 
 @pytest.mark.parametrize("metric", METRICS)

@@ -88,7 +88,8 @@ def test_one_item_groups_relink_as_the_reference():
 
 def test_the_order_is_the_reference_order():
     """``_order`` against ``_relink._descending``: runs in order (merged), runs out of
-    order (sorted), ties in p, in q and in both (the index decides), signed zeros."""
+    order (sorted), ties in p, in q, in both (the AUC decides) and in all three (the
+    index decides), signed zeros."""
     rng = np.random.default_rng(11)
     for trial in range(300):
         size = int(rng.integers(1, 12))
@@ -97,13 +98,15 @@ def test_the_order_is_the_reference_order():
             rng.random(m))
         p = np.array(pool, dtype=np.float64)
         q = rng.choice([0.0, 1.0, 2.0], m) if trial % 2 else rng.random(m)
+        u = rng.choice([0.25, 0.5], m)
         if trial % 4 < 2:  # each run in the reference order: the merge
             for lo, hi in ((0, size), (size, m)):
-                order = np.lexsort((np.arange(hi - lo), -q[lo:hi], -p[lo:hi]))
-                p[lo:hi], q[lo:hi] = p[lo:hi][order], q[lo:hi][order]
-        want = np.lexsort((np.arange(m), -q, -p))
-        np.testing.assert_array_equal(nr._order(p, q, size), want)
-        np.testing.assert_array_equal(_relink._descending(p, q), want)
+                order = np.lexsort((np.arange(hi - lo), -u[lo:hi], -q[lo:hi], -p[lo:hi]))
+                for a in (p, q, u):
+                    a[lo:hi] = a[lo:hi][order]
+        want = np.lexsort((np.arange(m), -u, -q, -p))
+        np.testing.assert_array_equal(nr._order(p, q, u, size), want)
+        np.testing.assert_array_equal(_relink._descending(p, q, u), want)
 
 
 @pytest.mark.parametrize("metric", METRICS)
