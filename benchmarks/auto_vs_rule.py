@@ -195,6 +195,11 @@ def main(argv=None):
     if args.force:
         force_search()
     console = Console(width=200)
+    # the default engine is NumPy's: a run meant for numba must say --backend numba
+    # (section 11 of issue #44 in RESULTS was measured on NumPy by its omission)
+    console.print(f"engine: {args.backend}"
+                  + (" (the default; --backend numba for the compiled engine)"
+                     if args.backend == "numpy" else ""))
     tree = baseline_tree(args.baseline) if args.baseline else None
     rows = []
     for data, n, problem, metric, lam in cases(args, console):
