@@ -15,7 +15,7 @@ import numpy as np
 
 from gpu_xorder.utils._metrics import METRICS
 
-from ._fronts import final_counters, pair_increments, pair_terms_of_states
+from ._fronts import best_final, final_counters, pair_increments, pair_terms_of_states
 from ._objective import flipped, pair_scales
 
 
@@ -62,7 +62,8 @@ def path_counters(lat, path):
 def relink(lat, lam, first, second, states=(None, None)):
     """The best path for ``AUC - lam * |D|`` among those that follow ``first`` or
     ``second`` between their shared cells: ``(path, counters)``. On equal objectives the
-    choice nearest ``first`` is kept. ``states``: the ``path_states`` of ``first`` and
+    choice nearest ``first`` is kept (of equal ``|D|``, the larger AUC first:
+    ``_fronts.best_final``). ``states``: the ``path_states`` of ``first`` and
     ``second`` where already known (None: computed here)."""
     s1, r1 = path_states(lat, first) if states[0] is None else states[0]
     s2, r2 = path_states(lat, second) if states[1] is None else states[1]
@@ -89,7 +90,7 @@ def relink(lat, lam, first, second, states=(None, None)):
         front = cand[:, kept]
     auc, dis = pair_terms_of_states(lat, front)
     value = auc - lam * np.abs(dis)
-    best = k = int(np.flatnonzero(value == value.max())[0])
+    best = k = best_final(value, auc, dis)
     path = np.array(first, dtype=np.int8)
     second = np.asarray(second)
     for t, (chosen, size) in zip(differ[::-1], parents[::-1]):

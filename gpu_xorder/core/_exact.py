@@ -9,7 +9,7 @@ import numpy as np
 
 import cpu_reference
 
-from ._candidates import TOLERANCE, absolute_objective, candidate, signed_value
+from ._candidates import TOLERANCE, absolute_objective, beats, candidate, signed_value
 
 #: The exact solver: completion values of this many weights spread over [-lam, lam]
 #: (besides the search's) bound the fronts' states; the first guess of the lower bound
@@ -294,7 +294,7 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS,
         # less their rounding
         proven = min(proven, lower + widen)
         share *= 2.0
-    if known >= absolute_objective(found, lam):
+    if not beats(found, best, lam):
         found = best  # the same optimum: keep the ordering already known
     stats["estimate"] = exact_cost(lat.n_a, lat.n_b, len(mus), stats["states"],
                                    stats["tries"], fronts.cost)
@@ -422,7 +422,7 @@ def beam(lat, lam, best, search, max_bytes, width, fronts, budget=None):
         return best, dict(stats, states=0, largest=0)
     stats.update(got)
     found = candidate(lat, path, final)
-    if absolute_objective(found, lam) > known:
+    if beats(found, best, lam):
         return found, stats
     return best, stats
 

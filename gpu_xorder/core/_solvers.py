@@ -36,6 +36,7 @@ from ._candidates import (
     TOLERANCE,
     Candidate,
     absolute_objective,
+    beats,
     candidate,
     candidate_states,
     relinked_if_better,
@@ -473,7 +474,7 @@ def _best(first, pool, lam):
     """The candidate of ``pool`` with the highest objective at lam, ``first`` on a tie."""
     best = first
     for c in pool:
-        if absolute_objective(c, lam) > absolute_objective(best, lam) + TOLERANCE:
+        if beats(c, best, lam):
             best = c
     return best
 

@@ -224,14 +224,18 @@ def _cut(kept_idx, kept, beam, ca, cb, cc, cell, kind, w, inv_auc, wq, wb, sf, s
 
 @njit(cache=True, nogil=True)
 def _best_final(fa, fb, fc, size, lam, kind, w, inv_auc, wq, wb, sf, ss, flip):
-    """``(index, counters)`` of the first of ``size`` last states (in their order) of
-    the largest ``auc - lam * |d|``: the answer of the fronts and of the relink."""
-    best, best_value = 0, -np.inf
+    """``(index, counters)`` of the answer among ``size`` last states (in their order):
+    of those of the largest ``auc - lam * |d|`` and the first one's ``|d|``, the largest
+    AUC, the first on a tie (``cpu_reference._fronts.best_final``): the answer of the
+    fronts and of the relink."""
+    best, best_value, best_auc, best_dis = 0, -np.inf, -np.inf, 0.0
     for s in range(size):
         auc, dis = _terms(fa[s], fb[s], fc[s], kind, w, inv_auc, wq, wb, sf, ss, flip)
         value = auc - lam * abs(dis)
         if s == 0 or value > best_value:
-            best, best_value = s, value
+            best, best_value, best_auc, best_dis = s, value, auc, abs(dis)
+        elif value == best_value and abs(dis) == best_dis and auc > best_auc:
+            best, best_auc = s, auc
     final = np.empty(3, np.int64)
     final[0], final[1], final[2] = fa[best], fb[best], fc[best]
     return best, final

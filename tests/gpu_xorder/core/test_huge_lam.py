@@ -2,6 +2,7 @@
 default against the exact optimum, the polish of the search's ordering, and the bound
 of a stopped exact solve against exhaustive enumeration and ``solver="exact"``."""
 
+import itertools
 import zlib
 
 import numpy as np
@@ -256,3 +257,56 @@ def test_an_exact_solve_over_budget_by_its_tables_builds_none(monkeypatch):
     assert "completion tables" in res.extra["solver_reason"]
     assert "over exact_budget" in res.extra["solver_reason"]
     assert built == []
+
+
+# URF, 3 x 3 items: two orderings of the same |D| = 1/9, AUC 4/9 and 6/9; at lam 1e20
+# AUC - lam |D| rounds to -lam |D| for both, and the exact solver kept the search's 4/9
+# (its fronts found 6/9; the objective's comparison could not tell them apart).
+TIED_AT_HUGE_LAM = (
+    [0.42332644897257565, 0.8277025938204418, 0.4091991363691613, 0.5495936876730595,
+     0.027559113243068367, 0.7535131086748066], [1, 1, 1, 0, 0, 0], [1, 0, 0, 1, 0, 1])
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+@pytest.mark.parametrize("lam", [1e20, 1e300])
+def test_of_one_disparity_the_larger_auc_wins_where_the_objective_rounds(backend, lam):
+    """Where ``AUC - lam |D|`` rounds the AUC away, the exact solver and the default
+    still return, of the orderings of the least ``|D|``, the one of the largest AUC
+    (every interleaving enumerated), as at lam 1e8."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    s, y, g = (np.asarray(a) for a in TIED_AT_HUGE_LAM)
+    lat = cr.build_lattice(s, y, g, "urf", "absolute")
+    aucs, ds = [], []
+    for path in _interleavings(lat.n_a, lat.n_b):
+        c = candidate(lat, path, cr.path_counters(lat, path))
+        aucs.append(c.auc)
+        ds.append(abs(c.d))
+    aucs, ds = np.array(aucs), np.array(ds)
+    fairest = ds == ds.min()
+    assert np.unique(aucs[fairest]).size > 1  # the case ties |D| across AUCs
+    for solver in ("exact", "auto"):
+        res = fair_order(s, y, g, metric="urf", lam=lam, solver=solver, backend=backend)
+        assert res.disparity == pytest.approx(ds.min(), abs=1e-15)
+        assert res.auc == pytest.approx(aucs[fairest].max(), abs=1e-15), solver
+
+
+def _interleavings(n_a, n_b):
+    """Every path of the lattice: 1 for a step along a, 0 along b."""
+    for ones in itertools.combinations(range(n_a + n_b), n_a):
+        path = np.zeros(n_a + n_b, dtype=np.int8)
+        path[list(ones)] = 1
+        yield path
+
+
+def test_the_last_states_pick_breaks_a_rounded_tie_by_auc_only_at_one_disparity():
+    """``best_final``: of the largest value, the first state's ``|D|``, then the larger
+    AUC; a tie of values across two ``|D|`` keeps the first (no AUC preference)."""
+    from cpu_reference._fronts import best_final
+
+    value = np.array([-1e19, -1e19, -1e19, -2e19])
+    auc = np.array([0.2, 0.7, 0.9, 1.0])
+    dis = np.array([0.1, -0.1, 0.3, 0.2])  # the third ties in value at another |D|
+    assert best_final(value, auc, dis) == 1
+    assert best_final(np.array([0.5, 0.5]), np.array([0.5, 0.9]),
+                      np.array([0.0, 0.4])) == 0
