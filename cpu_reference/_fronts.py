@@ -358,7 +358,7 @@ def _pruned(auc, dis, new_rows, d, n_a, n_b, tables, passes, threshold):
     their tables' values from that slice by row (a small array, in cache), not from the
     whole tables (every value a cache miss: a try of the fronts of
     benchmarks/search_shortfall.py's case 39 took 0.68 times the CPU time of that
-    gather, the same states; benchmarks/RESULTS.md, issue #44 section 12); with fewer
+    gather, the same states; benchmarks/RESULTS.md, issue #44 section 14); with fewer
     candidates (a slice of every cell cost 1.18 times as much on case 17's sparse tries)
     from their own cells."""
     r0 = max(0, d - n_b)

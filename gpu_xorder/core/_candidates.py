@@ -61,19 +61,18 @@ def candidate_states(lat, cand, path_states=cpu_reference.path_states):
 def relinked_if_better(lat, lam, best, path, states, relink):
     """``best`` relinked with the ordering ``path`` (its ``cpu_reference.path_states``
     ``states``) by ``relink`` (``cpu_reference.relink`` or its compiled twin): the
-    relink's candidate where its objective at ``lam`` beats ``best``'s by more than
-    ``TOLERANCE``, else ``best`` itself. The one step of every relinking loop (the
-    search's candidates, the polish's moved copies)."""
+    relink's candidate where it :func:`beats` ``best`` at ``lam``, else ``best``
+    itself. The one step of every relinking loop (the search's candidates, the
+    polish's moved copies)."""
     out, final = relink(lat, lam, best.path, path,
                         (candidate_states(lat, best, states_for(relink)), states))
     return better(lat, lam, best, out, final)
 
 
 def better(lat, lam, best, path, final):
-    """The candidate of ``path`` (its counters ``final``) where its objective at
-    ``lam`` beats ``best``'s by more than ``TOLERANCE``, else ``best`` itself: the
-    comparison of every relink step (:func:`relinked_if_better`, the polish's compiled
-    step)."""
+    """The candidate of ``path`` (its counters ``final``) where it :func:`beats`
+    ``best`` at ``lam``, else ``best`` itself: the comparison of every relink step
+    (:func:`relinked_if_better`, the polish's compiled step)."""
     c = candidate(lat, path, final)
     return c if beats(c, best, lam) else best
 

@@ -233,14 +233,13 @@ def exact(lat, lam, best, search, max_bytes, budget=None, fronts=NUMPY_FRONTS,
         return best, dict(stats, estimate=0.0)
     if bound - spacing > SPACING_GAIN * (bound - known):  # the polish closed most of it
         spacing = known
-    if prepared is None:
+    mus, tables, max_bytes = (None, None, max_bytes) if prepared is None else prepared
+    if mus is None:
         mus, max_bytes = _weights(lat, lam, inside, max_bytes)
-        # over the budget by the tables alone: refused before any table is built
-        max_states = exact_allowance(lat, len(mus), budget, fronts.cost)
+    # over the budget by the tables alone: refused before any table is built
+    max_states = exact_allowance(lat, len(mus), budget, fronts.cost)
+    if tables is None:
         tables = fronts.tables(lat, mus)
-    else:
-        mus, tables, max_bytes = prepared
-        max_states = exact_allowance(lat, len(mus), budget, fronts.cost)
     stats["tables"] = len(mus)
     share = EXACT_FIRST_SHARE
     proven = bound  # a guess that no state reached bounds the optimum from above

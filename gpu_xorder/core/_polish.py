@@ -102,7 +102,7 @@ def moved(path, rng):
 def polish(lat, lam, best, relink=cpu_reference.relink):
     """``best`` (a :class:`~._candidates.Candidate` with a path) relinked in turn with
     moved copies of the ordering kept (:func:`moved`), a copy replacing it where the
-    relink's objective at ``lam`` is higher by more than ``TOLERANCE``; at most
+    relink's answer is better at ``lam`` (``_candidates.beats``); at most
     ``POLISH_TRIES`` relinks, ending after ``POLISH_STALL`` without a gain. Never
     worse than ``best``, and ``best`` itself where nothing is gained. ``relink``:
     ``cpu_reference.relink`` or its compiled twin (the same result, bit for bit); with

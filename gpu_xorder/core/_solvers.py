@@ -471,7 +471,8 @@ def _rules(lat, lams, extra, done):
 
 
 def _best(first, pool, lam):
-    """The candidate of ``pool`` with the highest objective at lam, ``first`` on a tie."""
+    """The candidate of ``pool`` with the highest objective at lam (``beats``: of one
+    ``|D|``, the highest AUC), ``first`` on a tie."""
     best = first
     for c in pool:
         if beats(c, best, lam):
@@ -648,7 +649,8 @@ def solve_absolute(lat, lams, fills, finals, solver, exact_bytes, batch=1,
         out.append((best, bound, ran, extra))
     # the lams share one search: another lam's answer may be the better one here; to a
     # fixed point (a lam's relinked answer may be better at a lam already passed; each
-    # change raises an objective by more than TOLERANCE, so it ends)
+    # change is better at its lam by _candidates.beats, by more than TOLERANCE in the
+    # objective or, of one |D|, in the AUC, so it ends)
     found = [best for best, *_ in out]
     changed = True
     while changed:

@@ -31,7 +31,7 @@ from numba import njit
 
 import cpu_reference as cr
 
-from ._numba_fronts import _best_final, _sweep, _terms
+from ._numba_fronts import _best_final, _inputs, _sweep, _terms
 from ._numba_fronts import _order as _merge_order
 
 
@@ -154,15 +154,7 @@ def path_states(lat, path):
     urf = cr.COUNTER_KINDS[lat.metric].has_u
     states = np.zeros((3 if urf else 2, path.size + 1), dtype=np.int64)
     rows = np.zeros(path.size + 1, dtype=np.int64)
-    i64 = np.int64
-
-    def col(x):
-        return np.ascontiguousarray(x, dtype=i64)
-
-    _states(path, col(lat.y_a), col(lat.negleft_b_rev[::-1]), col(lat.u_a),
-            col(lat.left_b_rev[::-1]), col(lat.y_b_rev[:-1][::-1]),
-            col(lat.negleft_a[0]), col(lat.u_b_rev[:-1][::-1]), col(lat.left_a[0]),
-            urf, states, rows)
+    _states(path, *_inputs(lat), urf, states, rows)  # the step gains' integer inputs
     return states, rows
 
 
