@@ -33,8 +33,17 @@ def signed_increment(consts, metric, gains, mu, auc_weight=1.0):
     ``cab, cba[, uab - uba]``): both terms are linear in the counters (the exact
     solvers' bounds)."""
     g = gains.astype(np.float64)
-    d = PAIR_TERM[metric](*term_operands(g, metric), *pair_scales(consts, metric))
-    return auc_weight * ((g[0] + g[1]) * consts.inv_auc) - mu * d
+    return auc_weight * ((g[0] + g[1]) * consts.inv_auc) - mu * _disparity(consts, metric, g)
+
+
+def step_disparity(consts, metric, gains):
+    """The signed disparity ``d`` of integer counter increments ``gains``: the term
+    ``signed_increment`` weighs by ``mu``, bit for bit."""
+    return _disparity(consts, metric, gains.astype(np.float64))
+
+
+def _disparity(consts, metric, g):
+    return PAIR_TERM[metric](*term_operands(g, metric), *pair_scales(consts, metric))
 
 
 def pair_increments(lat):
@@ -163,31 +172,106 @@ def _completion_rows(lat, mu, auc_weight):
     Within a row, going right then down at column ``k`` is a suffix maximum over ``k``
     of the row below plus prefix sums of the row's b-gains (sequential, along the row).
     """
-    n_a, n_b = lat.n_a, lat.n_b
-    a_step, b_step = pair_increments(lat)
-    cols = np.arange(n_b + 1)
-    zero = np.zeros((mu.shape[0], 1))
     below = None
-    for i in range(n_a, -1, -1):
-        rows = np.full(n_b + 1, i)
-        # (i, j) -> (i, j + 1)
-        gb = signed_increment(lat.consts, lat.metric, b_step(rows[:-1], cols[:-1]), mu,
-                              auc_weight)
-        prefix = np.concatenate((zero, np.cumsum(gb, axis=1)), axis=1)   # P(j)
+    for i in range(lat.n_a, -1, -1):
+        prefix, down = _row_terms(lat, i, mu, auc_weight, below)
         if below is None:  # last row: right only
             row = prefix[:, -1:] - prefix
         else:
-            # (i, k) -> (i + 1, k)
-            down = below + signed_increment(lat.consts, lat.metric, a_step(rows, cols), mu,
-                                            auc_weight)
             best = np.maximum.accumulate((down + prefix)[:, ::-1], axis=1)[:, ::-1]
             row = best - prefix
         yield i, row
         below = row
 
 
+def _row_terms(lat, i, mu, auc_weight, below):
+    """Of row ``i`` and the weights ``mu`` (a column): the prefix sums ``P(j)`` of the
+    signed b-gains along the row, and (``below``: the completion values of row ``i + 1``;
+    None for the last row, which has no a-steps) ``below`` plus the signed a-gains of
+    every column, ``down``. Going right from ``(i, j)`` and down at ``k >= j`` earns
+    ``down[k] + P(k) - P(j)``."""
+    n_b = lat.n_b
+    a_step, b_step = pair_increments(lat)
+    cols = np.arange(n_b + 1)
+    rows = np.full(n_b + 1, i)
+    # (i, j) -> (i, j + 1)
+    gb = signed_increment(lat.consts, lat.metric, b_step(rows[:-1], cols[:-1]), mu,
+                          auc_weight)
+    prefix = np.concatenate((np.zeros((mu.shape[0], 1)), np.cumsum(gb, axis=1)), axis=1)
+    if below is None:
+        return prefix, None
+    # (i, k) -> (i + 1, k)
+    return prefix, below + signed_increment(lat.consts, lat.metric, a_step(rows, cols),
+                                            mu, auc_weight)
+
+
+def _exits(down, prefix):
+    """Per column ``j`` of a row (not the last) and weight: the column ``k >= j`` where
+    the completion that ``completion_values`` prices goes down, the first of the largest
+    ``down[k] + P(k)`` (going down as early as the values allow), shape of ``down``."""
+    v = down + prefix
+    top = np.maximum.accumulate(v[:, ::-1], axis=1)[:, ::-1]
+    record = np.where(v == top, np.arange(v.shape[1]), v.shape[1])
+    return np.minimum.accumulate(record[:, ::-1], axis=1)[:, ::-1]
+
+
+def completion_disparities(lat, mus, values):
+    """``D[t, i * (n_b + 1) + j]``: the signed disparity ``d`` that the completion from
+    cell ``(i, j)`` priced by ``values[t]`` (``completion_values(lat, mus[t])``, one
+    flat row per weight, cells ``i * (n_b + 1) + j``) gains; of the completions of that
+    value, the one that goes down at the first column of largest value in every row
+    (:func:`completion_path`). So that completion ends with the AUC gain
+    ``values + mus * D`` and the disparity gain ``D``: a feasible ordering from any
+    state of the cell (the dives of :func:`solve_fronts`)."""
+    n_a, n_b = lat.n_a, lat.n_b
+    mu = np.asarray(mus, dtype=np.float64).reshape(-1, 1)
+    values = np.asarray(values).reshape(mu.shape[0], n_a + 1, n_b + 1)
+    a_step, b_step = pair_increments(lat)
+    cols = np.arange(n_b + 1)
+    out = np.empty((mu.shape[0], n_a + 1, n_b + 1))
+    for i in range(n_a, -1, -1):
+        rows = np.full(n_b + 1, i)
+        pd = np.concatenate(([0.0], np.cumsum(step_disparity(
+            lat.consts, lat.metric, b_step(rows[:-1], cols[:-1])))))
+        if i == n_a:
+            out[:, i] = pd[-1] - pd
+            continue
+        prefix, down = _row_terms(lat, i, mu, 1.0, values[:, i + 1])
+        k = _exits(down, prefix)
+        da = step_disparity(lat.consts, lat.metric, a_step(rows, cols))
+        out[:, i] = pd[k] - pd + da[k] + np.take_along_axis(out[:, i + 1], k, axis=1)
+    return out.reshape(mu.shape[0], -1)
+
+
+def completion_path(lat, mu, values, i, j):
+    """The steps (0: a, 1: b) of the completion from cell ``(i, j)`` that
+    :func:`completion_disparities` prices for the weight ``mu`` (``values``: its
+    ``completion_values``, any shape of ``(n_a + 1) * (n_b + 1)`` cells), and the
+    integer counters it gains (rows ``cab, cba[, uab - uba]``)."""
+    n_a, n_b = lat.n_a, lat.n_b
+    values = np.asarray(values).reshape(n_a + 1, n_b + 1)
+    mu = np.array([[float(mu)]])
+    steps, at = [], []  # the steps and the cell before each
+    while i < n_a:
+        prefix, down = _row_terms(lat, i, mu, 1.0, values[i + 1][None, :])
+        k = int(_exits(down, prefix)[0, j])
+        steps += [1] * (k - j) + [0]
+        at += [(i, c) for c in range(j, k + 1)]
+        i, j = i + 1, k
+    steps += [1] * (n_b - j)
+    at += [(i, c) for c in range(j, n_b)]
+    steps = np.array(steps, dtype=np.int8)
+    a_step, b_step = pair_increments(lat)
+    ii = np.array([c[0] for c in at], dtype=np.int64)
+    jj = np.array([c[1] for c in at], dtype=np.int64)
+    is_b = steps == 1
+    gains = (b_step(ii[is_b], jj[is_b]).sum(axis=1)
+             + a_step(ii[~is_b], jj[~is_b]).sum(axis=1))
+    return steps, gains
+
+
 def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=None,
-                 eps=None, reach=None, beam=None):
+                 eps=None, reach=None, beam=None, dive=None):
     """The interleaving of two groups that maximises ``AUC - lam * |D|``, exactly; or,
     with ``eps``, the largest AUC subject to ``|D| <= eps``.
 
@@ -223,6 +307,17 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
         completion bound ``min over mu of auc - mu * d + R_mu(cell)`` (the earlier in
         the canonical order on a tie), in the canonical order; its answer is an
         ordering, not the optimum. The compiled twin's beam, bit for bit.
+    dive : (index, disparities), optional
+        With ``beam`` and ``lower``: dives, a heuristic's incumbent raised on the way.
+        ``index``: positions in ``bounds`` of some weights, ``disparities``: their
+        ``completion_disparities`` (one flat row each). Every state stored is also
+        completed by each of these weights' completions (:func:`completion_path`),
+        whose objective ``(auc + R + mu D) - lam |d + D|`` is known from the tables;
+        the best of a diagonal, where above ``lower``, becomes ``lower`` from the next
+        diagonal on (the first state, then the first weight, of the largest). The
+        answer is the better of the last diagonal's and the best dive (the last's on a
+        tie; where the raised ``lower`` left no state, the dive), ``stats["dive"]``
+        whether it is the dive.
 
     Returns
     -------
@@ -263,6 +358,13 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
         rest = np.setdiff1d(np.arange(len(bounds)), first)
         passes = [(mus[ws], slacks[ws] if eps is not None else None, ws)
                   for ws in (first, rest) if ws.size]
+    if dive is not None:
+        if beam is None or not prune:
+            raise ValueError("dives need a bounded front, its bounds and a lower bound")
+        dive_mus = mus[dive[0], 0][:, None]
+        dive_values = (tables, np.asarray(dive[0]))
+        lower = float(lower)
+        dived = None  # (value, diagonal, row, state counters, weight) of the best dive
     row_type = np.int16 if n_a < 2**15 else np.int64  # int16: NumPy's radix sort
     for d in range(n_d):
         cols = d - rows
@@ -300,10 +402,21 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
                     order, new_rows = order[kept], new_rows[kept]
         else:
             order, new_rows = _best_per_d(auc, dis, new_rows)
+        if dive is not None and new_rows.size:
+            top = _dive(auc[order], dis[order], new_rows, d + 1, n_b, lam, dive_mus,
+                        dive_values, dive[1])
+            if top[0] > lower:
+                lower = top[0]
+                s_top = order[top[1]] if alive is None else alive[order[top[1]]]
+                dived = (top[0], d + 1, int(new_rows[top[1]]), cand[:, s_top], top[2],
+                         top[1])
         if alive is not None:  # positions among all candidates
             order = alive[order]
         rows, state = new_rows, cand[:, order]
         if rows.size == 0:
+            if dive is not None and dived is not None:
+                return _dived(lat, parents, starts, dived, dive_mus, dive_values,
+                              stored, largest)
             raise NoneLeft(MSG_NONE_LEFT, states=stored)
         parents.append(src[order].astype(np.int32))
         bounds_of_cells = np.flatnonzero(np.diff(rows, prepend=-1))
@@ -331,8 +444,38 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
         if not np.isfinite(value).any():
             raise NoneLeft(MSG_NONE_LEFT, states=stored)
     best = best_final(value, auc, dis)
-    path = _walk(parents, starts, best, n_a, n_b)
-    return path, final_counters(lat, state[:, best]), {"states": stored, "largest": largest}
+    if dive is not None and dived is not None and dived[0] > value[best]:
+        return _dived(lat, parents, starts, dived, dive_mus, dive_values, stored,
+                      largest)
+    path = _walk(parents, starts, best, n_a, n_d)
+    stats = {"states": stored, "largest": largest}
+    if dive is not None:
+        stats["dive"] = False
+    return path, final_counters(lat, state[:, best]), stats
+
+
+def _dive(auc, dis, new_rows, d, n_b, lam, mus, values, disparities):
+    """``(value, state, weight)``: the best dive from the states of diagonal ``d``
+    (``auc``, ``dis`` in cells ``new_rows``), each completed by the completion of every
+    weight of ``mus`` (a column; ``values``: the stacked tables and the weights' rows in
+    them; ``disparities``: theirs, one flat row each): ``(auc + (R + mu D)) - lam |d +
+    D|``, the first state, then the first weight, of the largest."""
+    cells = new_rows * (n_b + 1) + (d - new_rows)
+    r, x = values[0][values[1][:, None], cells], disparities[:, cells]
+    j = (auc + (r + mus * x)) - lam * np.abs(dis + x)
+    k = int(np.argmax(j.T))
+    return float(j.T.flat[k]), k // mus.shape[0], k % mus.shape[0]
+
+
+def _dived(lat, parents, starts, dived, mus, values, stored, largest):
+    """``solve_fronts``' answer where the best dive ``dived`` is it: its state's path
+    read back through the parents, then the completion of its weight."""
+    _, d, row, state, t, s = dived
+    head = _walk(parents[:d], starts, s, row, d)
+    tail, gains = completion_path(lat, float(mus[t, 0]), values[0][values[1][t]], row,
+                                  d - row)
+    return (np.concatenate((head, tail)), final_counters(lat, state + gains),
+            {"states": stored, "largest": largest, "dive": True})
 
 
 def best_final(value, auc, dis):
@@ -462,11 +605,10 @@ def _best_per_d(auc, dis, new_rows):
     return order[first], cells[first]
 
 
-def _walk(parents, starts, s, n_a, n_b):
-    """The path to state ``s`` of the last cell, read back through the parents."""
-    n_d = n_a + n_b
+def _walk(parents, starts, s, row, n_d):
+    """The path to state ``s`` of anti-diagonal ``n_d`` (in row ``row``), read back
+    through the parents."""
     path = np.empty(n_d, dtype=np.int8)
-    row = n_a
     for d in range(n_d - 1, -1, -1):
         s = int(parents[d][s])
         if d == 0:

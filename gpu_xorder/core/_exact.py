@@ -99,10 +99,15 @@ class _NumpyFronts:
                                           max_bytes=max_bytes, max_states=max_states)
 
     @staticmethod
-    def beam(lat, lam, lower, mus, tables, max_bytes, max_states, width):
+    def disparities(lat, mus, tables, index):
+        return cpu_reference.completion_disparities(
+            lat, np.asarray(mus)[index], np.stack([tables[t][1].reshape(-1) for t in index]))
+
+    @staticmethod
+    def beam(lat, lam, lower, mus, tables, max_bytes, max_states, width, dive=None):
         return cpu_reference.solve_fronts(lat, lam, lower=lower, bounds=tables,
                                           max_bytes=max_bytes, max_states=max_states,
-                                          beam=width)
+                                          beam=width, dive=dive)
 
 
 class _CompiledFronts:
@@ -124,11 +129,18 @@ class _CompiledFronts:
                             max_bytes=max_bytes, max_states=max_states)
 
     @staticmethod
-    def beam(lat, lam, lower, mus, tables, max_bytes, max_states, width):
+    def disparities(lat, mus, tables, index):
+        from ..engine._numba_fronts import completion_disparities
+
+        return completion_disparities(lat, mus, tables, index)
+
+    @staticmethod
+    def beam(lat, lam, lower, mus, tables, max_bytes, max_states, width, dive=None):
         from ..engine._numba_fronts import solve_fronts
 
         return solve_fronts(lat, lam, lower=lower, mus=mus, tables=tables,
-                            max_bytes=max_bytes, max_states=max_states, beam=width)
+                            max_bytes=max_bytes, max_states=max_states, beam=width,
+                            dive=dive)
 
 
 NUMPY_FRONTS = _NumpyFronts()
@@ -370,10 +382,10 @@ BEAM_STATE_SHARE = 0.4
 
 def beam_cost(n_a, n_b, width, cost):
     """Seconds of the bounded front of ``width`` states per cell on an ``n_a`` x ``n_b``
-    lattice at its worst (``BEAM_STATE_SHARE * width`` states per cell), by the cost
-    model ``cost``."""
-    return exact_cost(n_a, n_b, EXACT_MUS, BEAM_STATE_SHARE * width * (n_a + 1) * (n_b + 1),
-                      tries=1, cost=cost)
+    lattice at its worst (``BEAM_STATE_SHARE * width`` states per cell; its tables and
+    its dives' ``DIVE_WEIGHTS``), by the cost model ``cost``."""
+    return exact_cost(n_a, n_b, EXACT_MUS + DIVE_WEIGHTS,
+                      BEAM_STATE_SHARE * width * (n_a + 1) * (n_b + 1), tries=1, cost=cost)
 
 
 def beam_allowance(lat, tables, budget, cost):
@@ -401,29 +413,61 @@ def beam_fits(fronts, n_a, n_b, budget):
 
 def beam(lat, lam, best, search, max_bytes, width, fronts, budget=None):
     """The bounded front of ``width`` states per cell (``fronts.beam``: NumPy's and
-    the compiled, the same answer bit for bit), pruned by the search's best objective:
-    ``(Candidate, stats)``, the better of its answer and ``best`` (``best`` on a tie).
-    A heuristic: it proves nothing, the search's bound stays the certificate.
-    ``FrontsTooLarge`` over ``max_bytes`` or over the states ``budget`` seconds afford
-    (:func:`beam_allowance`; its ``predicted`` not None). ``stats["prepared"]``: its
-    weights, their tables and the bytes left to the fronts (the exact solve after it
-    takes them: :func:`exact`'s ``prepared``)."""
+    the compiled, the same answer bit for bit), pruned by the search's best objective,
+    with dives (:func:`dive_weights`): ``(Candidate, stats)``, the better of its answer
+    and ``best`` (``best`` on a tie). A heuristic: it proves nothing, the search's
+    bound stays the certificate. ``FrontsTooLarge`` over ``max_bytes`` or over the
+    states ``budget`` seconds afford (:func:`beam_allowance`; its ``predicted`` not
+    None). ``stats["prepared"]``: its weights, their tables and the bytes left to the
+    fronts (the exact solve after it takes them: :func:`exact`'s ``prepared``);
+    ``stats["dive"]``: whether its answer is a dive's."""
     known = absolute_objective(best, lam)
     inside = [(mu, c) for mu, c in search.points if abs(mu) <= lam]
     mus, max_bytes = _weights(lat, lam, inside, max_bytes)
     tables = fronts.tables(lat, mus)
-    stats = {"tables": len(mus), "beam": width, "prepared": (mus, tables, max_bytes)}
+    index, beam_bytes = dive_weights(lat, mus, inside, max_bytes)
+    stats = {"tables": len(mus), "beam": width, "prepared": (mus, tables, max_bytes),
+             "dive_weights": len(index)}
+    dive = (index, fronts.disparities(lat, mus, tables, index)) if len(index) else None
     try:
-        path, final, got = fronts.beam(lat, lam, known, mus, tables, max_bytes,
-                                       beam_allowance(lat, len(mus), budget, fronts.cost),
-                                       width)
+        path, final, got = fronts.beam(
+            lat, lam, known, mus, tables, beam_bytes,
+            beam_allowance(lat, len(mus) + len(index), budget, fronts.cost), width, dive)
     except cpu_reference.NoneLeft:  # no state's bound reaches the search's objective
-        return best, dict(stats, states=0, largest=0)
+        return best, dict(stats, states=0, largest=0, dive=False)
     stats.update(got)
+    stats.setdefault("dive", False)
     found = candidate(lat, path, final)
     if beats(found, best, lam):
         return found, stats
-    return best, stats
+    return best, dict(stats, dive=False)
+
+
+#: The dives of the bounded front (:func:`beam`) complete every state it stores by the
+#: completion of each of at most this many weights, the search's own (the multipliers
+#: whose fills it ran, within ``[-lam, lam]``): their completion values price the
+#: completion's AUC and disparity together with ``cpu_reference.completion_disparities``
+#: (one more table a weight), and the best completion, where above the lower bound,
+#: raises it (``cpu_reference.solve_fronts``' ``dive``). Measured on the nine problems
+#: of benchmarks/search_shortfall.py the NumPy default left over 1e-4 short
+#: (benchmarks/RESULTS.md, issue #44 section 17).
+DIVE_WEIGHTS = 8
+
+
+def dive_weights(lat, mus, inside, max_bytes):
+    """``(index, max_bytes)``: the positions in ``mus`` of the search's weights
+    ``inside`` (at most ``DIVE_WEIGHTS``, evenly spread; as many as the fronts' half of
+    ``max_bytes`` holds in tables), and the bytes left to the bounded front after their
+    disparities' tables (None: no budget)."""
+    searched = {mu for mu, _ in inside}
+    index = [k for k, mu in enumerate(mus) if mu in searched]
+    index = [index[k] for k in _spread(list(range(len(index))), DIVE_WEIGHTS)]
+    if max_bytes is not None:
+        table = 8 * (lat.n_a + 1) * (lat.n_b + 1)
+        index = [index[k] for k in _spread(list(range(len(index))),
+                                           int(max_bytes // 2 // table))]
+        max_bytes -= len(index) * table
+    return np.array(index, dtype=np.int64), max_bytes
 
 
 def _spread(mus, k):

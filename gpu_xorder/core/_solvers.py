@@ -679,11 +679,12 @@ def _beamed(lat, lam, best, search, exact_bytes, budget, fronts, why, extra):
         stop = "beam_memory" if getattr(exc, "predicted", None) is None else "beam_budget"
         return best, why + REASONS[stop].format(width=width, budget=budget), None
     prepared = stats.pop("prepared")
-    extra.update(beam_width=width, beam_states=stats["states"])
+    extra.update(beam_width=width, beam_states=stats["states"], beam_dive=stats["dive"])
     gain = absolute_objective(found, lam) - absolute_objective(best, lam)
     if found is best:
         return best, why + REASONS["beam_none"].format(width=width), prepared
-    return found, why + REASONS["beam"].format(width=width, gain=gain), prepared
+    return found, why + REASONS["beam_dive" if stats["dive"] else "beam"].format(
+        width=width, gain=gain), prepared
 
 
 def rule_reason(solver, lam, mode, uncertified=None):
@@ -710,6 +711,9 @@ REASONS = {
     "exact": "solver='exact' was asked for",
     "beam": "; a bounded front of {width} states per cell (a heuristic) "
             "improved the search's objective by {gain:.3g}",
+    "beam_dive": "; a bounded front of {width} states per cell (a heuristic) completed "
+                 "one of its states by a weight's completion (a dive) and improved the "
+                 "search's objective by {gain:.3g}",
     "beam_none": "; a bounded front of {width} states per cell (a heuristic) "
                  "found nothing better than the search",
     "beam_memory": "; a bounded front of {width} states per cell exceeds the memory "

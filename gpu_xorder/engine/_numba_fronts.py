@@ -58,7 +58,7 @@ def _terms(a, b, c, kind, w, inv_auc, wq, wb, sf, ss, flip):
     return auc, d
 
 #: ``_run``'s status codes.
-DONE, NONE_LEFT, OVER_BYTES, OVER_STATES = 0, 1, 2, 3
+DONE, NONE_LEFT, OVER_BYTES, OVER_STATES, DIVED = 0, 1, 2, 3, 4
 
 
 @njit(cache=True, nogil=True)
@@ -104,6 +104,61 @@ def _tables(mus, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, lef
                 if j == n_b or v > best[t]:
                     best[t] = v
                 out[base + j, t] = best[t] - prefix[j, t]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _disparities(mus, index, tables, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b,
+                 negleft_a, u_b, left_a, kind, inv_auc, sf, ss):
+    """``cpu_reference.completion_disparities`` of the weights ``mus`` (the columns
+    ``index`` of the completion values ``tables``), bit for bit, as one array ``(cells,
+    len(mus))``: the row's prefix sums and ``down + P`` by :func:`_tables`' operations,
+    the first column of their suffix maximum, the disparity gains' sequential sums."""
+    n_t = mus.size
+    width = n_b + 1
+    out = np.empty(((n_a + 1) * width, n_t))
+    prefix = np.empty((width, n_t))
+    pd = np.empty(width)
+    da = np.empty(width)
+    best = np.empty(n_t)
+    exit_col = np.empty(n_t, np.int64)
+    for i in range(n_a, -1, -1):
+        pd[0] = 0.0
+        for t in range(n_t):
+            prefix[0, t] = 0.0
+        for j in range(n_b):  # the b-step (i, j) -> (i, j + 1)
+            g1 = np.float64(y_b[j] * negleft_a[i])
+            if kind == 2:
+                d = np.float64(-(u_b[j] * left_a[i])) * sf
+            else:
+                d = 0.0 * sf - g1 * ss
+            auc = 1.0 * ((0.0 + g1) * inv_auc)
+            pd[j + 1] = d if j == 0 else pd[j] + d
+            for t in range(n_t):
+                gain = auc - mus[t] * d
+                prefix[j + 1, t] = gain if j == 0 else prefix[j, t] + gain
+        base = i * width
+        if i == n_a:
+            for j in range(width):
+                for t in range(n_t):
+                    out[base + j, t] = pd[n_b] - pd[j]
+            continue
+        for j in range(n_b, -1, -1):  # the a-step (i, j) -> (i + 1, j)
+            g0 = np.float64(y_a[i] * negleft_b[j])
+            if kind == 2:
+                d = np.float64(u_a[i] * left_b[j]) * sf
+            else:
+                d = g0 * sf - 0.0 * ss
+            da[j] = d
+            auc = 1.0 * ((g0 + 0.0) * inv_auc)
+            below = base + width + j
+            for t in range(n_t):
+                v = (tables[below, index[t]] + (auc - mus[t] * d)) + prefix[j, t]
+                if j == n_b or v >= best[t]:
+                    best[t] = v
+                    exit_col[t] = j
+                k = exit_col[t]
+                out[base + j, t] = ((pd[k] - pd[j]) + da[k]) + out[base + width + k, t]
     return out
 
 
@@ -244,10 +299,10 @@ def _best_final(fa, fb, fc, size, lam, kind, w, inv_auc, wq, wb, sf, ss, flip):
 @njit(cache=True, nogil=True)
 def _scratch(n):
     """The candidates' arrays of one cell: six int64 (counters, sources, order and its
-    scratch), three float64 (p, q, AUC)."""
+    scratch), four float64 (p, q, AUC, d)."""
     return (np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
             np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
-            np.empty(n), np.empty(n), np.empty(n))
+            np.empty(n), np.empty(n), np.empty(n), np.empty(n))
 
 
 @njit(cache=True, nogil=True)
@@ -267,13 +322,18 @@ def _grow(a, need, cap):
 @njit(cache=True, nogil=True)
 def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
          kind, w, inv_auc, wq, wb, sf, ss, flip, lam, threshold, mus, tables,
-         prune, max_states, slack, max_bytes, beam):
+         prune, max_states, slack, max_bytes, beam, prune_tolerance, lower, dive_index, dive_mus,
+         dive_tables, dived, dived_at):
     """The fronts, diagonal by diagonal. Returns ``(status, path, final, stored,
     largest, d, predicted, offsets)``; ``status`` one of ``DONE``, ``NONE_LEFT``,
     ``OVER_BYTES``, ``OVER_STATES`` (``d``: the diagonals done, ``predicted``: the
     states on course, ``offsets``: the states stored by the end of every diagonal).
     ``beam`` >= 0: a cell keeps at most that many of its front's states (:func:`_cut`);
-    -1: all (exact)."""
+    -1: all (exact). ``dive_index`` not empty: the dives of ``cpu_reference.solve_fronts``
+    from ``lower`` (the weights ``dive_mus``, columns ``dive_index`` of ``tables``, their
+    disparities ``dive_tables``); the best's value is written to ``dived`` (-inf where
+    none beat ``lower``), its diagonal, row, weight and counters to ``dived_at``, and
+    the status ``DIVED`` returns its path's head where it is the answer."""
     n_d = n_a + n_b
     n_t = mus.size
     width = n_b + 1
@@ -294,7 +354,11 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
     n_cells = 1
     # candidates of one cell
     ccap = 64
-    ca, cb, cc, csrc, order, tmp, cp, cq, cu = _scratch(ccap)
+    ca, cb, cc, csrc, order, tmp, cp, cq, cu, cd = _scratch(ccap)
+    n_dive = dive_index.size
+    dived[0] = -np.inf
+    dive_d = -1
+    dive_s = 0
     # parents: a state's index on the previous diagonal, ~index for a b-step
     links = np.empty(1024, np.int32)
     diag_off = np.zeros(n_d + 1, np.int64)
@@ -314,6 +378,9 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
         base_links = stored
         first_row = -1
         kept_cells = 0
+        top = -np.inf  # the diagonal's best dive: value, state, weight, row, counters
+        top_s = top_t = top_i = 0
+        top_a = top_b = top_c = 0
         for i in range(i_lo, i_hi + 1):
             j = d + 1 - i
             # a-predecessor (i - 1, j): row i - 1; b-predecessor (i, j - 1): row i
@@ -329,7 +396,7 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
                 continue
             if ccap < m:
                 ccap = 2 * m
-                ca, cb, cc, csrc, order, tmp, cp, cq, cu = _scratch(ccap)
+                ca, cb, cc, csrc, order, tmp, cp, cq, cu, cd = _scratch(ccap)
             cell = i * width + j
             k = 0
             split = 0
@@ -374,6 +441,7 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
                     cp[k] = auc - lam * dis
                     cq[k] = auc + lam * dis
                     cu[k] = auc
+                    cd[k] = dis
                     csrc[k] = s if side == 0 else -s - 1
                     k += 1
             m = k
@@ -395,12 +463,22 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
                 x = tmp[o]
                 na[total], nb[total], nc[total] = ca[x], cb[x], cc[x]
                 links[base_links + total] = np.int32(csrc[x])
+                for t in range(n_dive):
+                    r = tables[cell, dive_index[t]]
+                    dx = dive_tables[cell, t]
+                    v = (cu[x] + (r + dive_mus[t] * dx)) - lam * abs(cd[x] + dx)
+                    if v > top:
+                        top, top_s, top_t, top_i = v, total, t, i
+                        top_a, top_b, top_c = ca[x], cb[x], cc[x]
                 total += 1
             if kept > largest:
                 largest = kept
             kept_cells = i - first_row + 1
             new_starts[kept_cells] = total
         if total == 0:
+            if dive_d >= 0:
+                return DIVED, _head(links, diag_off, dive_d, dive_s), \
+                    np.zeros(3, np.int64), stored, largest, d + 1, 0, diag_off
             return NONE_LEFT, np.empty(0, np.int8), np.zeros(3, np.int64), stored, \
                 largest, d + 1, 0, diag_off
         # swap
@@ -413,6 +491,13 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
         size = total
         stored += total
         diag_off[d + 1] = stored
+        if top > lower:  # the dive raises the lower bound from the next diagonal on
+            lower = top
+            threshold = top - prune_tolerance
+            dive_d, dive_s = d + 1, top_s
+            dived[0] = top
+            dived_at[0], dived_at[1], dived_at[2] = d + 1, top_i, top_t
+            dived_at[3], dived_at[4], dived_at[5] = top_a, top_b, top_c
         if max_bytes >= 0 and stored * 4 + (d + 1) * 4 * min(n_a, n_b, d + 1) > max_bytes:
             return OVER_BYTES, np.empty(0, np.int8), np.zeros(3, np.int64), stored, \
                 largest, d + 1, 0, diag_off
@@ -422,8 +507,20 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
                 largest, d + 1, predicted, diag_off
     best, final = _best_final(fa, fb, fc, size, lam, kind, w, inv_auc, wq, wb, sf, ss,
                               flip)
+    if dive_d >= 0:
+        auc, dis = _terms(fa[best], fb[best], fc[best], kind, w, inv_auc, wq, wb, sf, ss,
+                          flip)
+        if dived[0] > auc - lam * abs(dis):
+            return DIVED, _head(links, diag_off, dive_d, dive_s), final, stored, \
+                largest, n_d, 0, diag_off
+    return DONE, _head(links, diag_off, n_d, best), final, stored, largest, n_d, 0, \
+        diag_off
+
+
+@njit(cache=True, nogil=True)
+def _head(links, diag_off, n_d, s):
+    """The path to state ``s`` of anti-diagonal ``n_d``, read back through the links."""
     path = np.empty(n_d, np.int8)
-    s = best
     for d in range(n_d - 1, -1, -1):
         link = np.int64(links[diag_off[d] + s])
         if link >= 0:
@@ -432,7 +529,7 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
         else:
             path[d] = 1
             s = -link - 1
-    return DONE, path, final, stored, largest, n_d, 0, diag_off
+    return path
 
 
 def _inputs(lat):
@@ -455,13 +552,16 @@ def completion_tables(lat, mus):
 
 
 def solve_fronts(lat, lam, *, lower=None, mus=(), tables=None, max_bytes=None,
-                 max_states=None, beam=None):
+                 max_states=None, beam=None, dive=None):
     """``cpu_reference.solve_fronts`` (without ``eps``), compiled: the same ``(path,
     final, stats)``, bit for bit, and the same exceptions. The bounds are the weights
     ``mus`` with their ``completion_tables`` ``tables``. ``beam`` (an int, with
     ``mus``): a bounded front instead, at most ``beam`` states per cell, those of the
     largest completion bounds (a heuristic: its answer is an ordering, not the
-    optimum); ``NoneLeft`` where ``lower`` pruned every state."""
+    optimum); ``NoneLeft`` where ``lower`` pruned every state. ``dive`` (with
+    ``beam`` and ``lower``): ``(index, disparities)``, the positions in ``mus`` of some
+    weights and their :func:`completion_disparities` (``(cells, weights)``): the
+    reference's dives, bit for bit (``stats["dive"]``)."""
     n_a, n_b = lat.n_a, lat.n_b
     mus = np.asarray(mus, dtype=np.float64)
     if beam is not None and mus.size == 0:
@@ -470,12 +570,31 @@ def solve_fronts(lat, lam, *, lower=None, mus=(), tables=None, max_bytes=None,
     if not prune and beam is None:
         mus = np.zeros(0)
         tables = np.zeros((0, 0))
+    if dive is None:
+        index, dive_tables = np.zeros(0, np.int64), np.zeros((0, 0))
+    elif beam is None or not prune:
+        raise ValueError("dives need a bounded front, its bounds and a lower bound")
+    else:
+        index, dive_tables = np.asarray(dive[0], dtype=np.int64), dive[1]
+    dived, dived_at = np.empty(1), np.zeros(6, np.int64)
     status, path, final, stored, largest, d, predicted, _ = _run(
         n_a, n_b, *_inputs(lat), *cr.relink_terms(lat), float(lam),
         float(lower) - cr.PRUNE_TOLERANCE if prune else 0.0, mus, tables, prune,
         -1 if max_states is None else int(max_states), cr.PREDICTION_SLACK,
-        -1 if max_bytes is None else int(max_bytes), -1 if beam is None else int(beam))
+        -1 if max_bytes is None else int(max_bytes), -1 if beam is None else int(beam),
+        cr.PRUNE_TOLERANCE, float(lower) if prune else 0.0, index, mus[index],
+        dive_tables, dived, dived_at)
     n_d = n_a + n_b
+    stats = {"states": int(stored), "largest": int(largest)}
+    if dive is not None:
+        stats["dive"] = status == DIVED
+    if status == DIVED:  # the best dive's head, then its weight's completion
+        d_dive, row, t = (int(v) for v in dived_at[:3])
+        tail, gains = cr.completion_path(lat, float(mus[index[t]]), tables[:, index[t]],
+                                         row, d_dive - row)
+        return (np.concatenate((path, tail)),
+                cr.state_counters(lat, dived_at[3:] + np.pad(gains, (0, 3 - gains.size))),
+                stats)
     if status == NONE_LEFT:
         raise cr.NoneLeft(cr.MSG_NONE_LEFT, states=int(stored))
     if status == OVER_BYTES:
@@ -487,5 +606,14 @@ def solve_fronts(lat, lam, *, lower=None, mus=(), tables=None, max_bytes=None,
             n_a=n_a, n_b=n_b, states=stored, d=d, n_d=n_d, predicted=predicted,
             limit=max_states), predicted=predicted)
     # final_counters reads the third row (uab - uba) for URF only
-    return path, cr.state_counters(lat, final), {"states": int(stored),
-                                                 "largest": int(largest)}
+    return path, cr.state_counters(lat, final), stats
+
+
+def completion_disparities(lat, mus, tables, index):
+    """``cpu_reference.completion_disparities`` of the weights ``mus[index]``, bit for
+    bit, from their columns of ``completion_tables`` ``tables``: ``(cells,
+    len(index))``."""
+    kind, _, inv_auc, _, _, sf, ss, _ = cr.relink_terms(lat)
+    index = np.asarray(index, dtype=np.int64)
+    return _disparities(np.asarray(mus, dtype=np.float64)[index], index, tables, lat.n_a,
+                        lat.n_b, *_inputs(lat), kind, inv_auc, sf, ss)
