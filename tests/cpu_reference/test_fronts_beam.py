@@ -168,3 +168,107 @@ def test_the_pruning_reads_the_same_values_from_the_diagonal_slice(metric):
                 want = np.flatnonzero((values >= threshold).all(axis=0))
                 np.testing.assert_array_equal(kept, want)
                 np.testing.assert_array_equal(ub[kept], values[:, want].min(axis=0))
+
+
+def _any_path_to(rng, i, j):
+    """A random path of ``i`` a-steps and ``j`` b-steps (0: a, 1: b)."""
+    steps = np.array([0] * i + [1] * j, dtype=np.int8)
+    rng.shuffle(steps)
+    return steps
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_the_priced_completion_is_a_best_completion_with_its_disparity(metric):
+    """``completion_path`` from a cell: ``n_a - i`` a-steps and ``n_b - j`` b-steps; the
+    counters it gains are those ``path_states`` finds along any path through the cell
+    (an independent sum); its signed value is the cell's ``completion_values`` and its
+    disparity the cell's ``completion_disparities`` (up to rounding); on 1-6 items per
+    group no completion of the cell (every one enumerated) has a larger signed value."""
+    import itertools
+
+    from cpu_reference._fronts import signed_increment, step_disparity
+
+    rng = np.random.default_rng(23 + len(metric))
+    for trial in range(12):
+        small = trial < 6
+        hi = 7 if small else 30
+        s, y, g = two_group_problem(rng, int(rng.integers(1, hi)), int(rng.integers(1, hi)),
+                                    ties=trial % 2 == 1)
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        mus = np.array([-1.7, 0.0, 0.6, 3.0])
+        values = cr.completion_values(lat, mus).reshape(mus.size, -1)
+        disparities = cr.completion_disparities(lat, mus, values)
+        for t, mu in enumerate(mus):
+            for i, j in {(0, 0), (lat.n_a, lat.n_b), (int(rng.integers(0, lat.n_a + 1)),
+                                                      int(rng.integers(0, lat.n_b + 1)))}:
+                steps, gains = cr.completion_path(lat, mu, values[t], i, j)
+                assert (steps == 0).sum() == lat.n_a - i and (steps == 1).sum() == lat.n_b - j
+                states, _ = cr.path_states(lat, np.concatenate((_any_path_to(rng, i, j),
+                                                                steps)))
+                np.testing.assert_array_equal(gains, states[:, -1] - states[:, i + j])
+                cell = i * (lat.n_b + 1) + j
+                value = signed_increment(lat.consts, metric, gains[:, None], mu)[0]
+                assert value == pytest.approx(values[t, cell], abs=1e-12)
+                assert step_disparity(lat.consts, metric, gains[:, None])[0] == \
+                    pytest.approx(disparities[t, cell], abs=1e-12)
+                if small:
+                    n_rest = lat.n_a - i + lat.n_b - j
+                    for downs in itertools.combinations(range(n_rest), lat.n_a - i):
+                        order = np.ones(n_rest, dtype=np.int8)
+                        order[list(downs)] = 0
+                        other, _ = cr.path_states(lat, np.concatenate((np.array(
+                            [0] * i + [1] * j, dtype=np.int8), order)))
+                        gain = other[:, -1] - other[:, i + j]
+                        assert signed_increment(lat.consts, metric, gain[:, None],
+                                                mu)[0] <= values[t, cell] + 1e-12
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_a_beam_with_dives_answers_a_path_between_its_lower_bound_and_the_optimum(metric):
+    """Dives (the completions of three weights) on 15-35 items per group, B in 1, 2, 4,
+    from a lower bound at, below and above the cell rule's objective: the answer's
+    counters are its path's own, its objective reaches the lower bound where a dive
+    answers (a dive answers only above it) and never exceeds the exact optimum; where
+    no state and no dive reaches the lower bound, ``NoneLeft``. Some answers are dives
+    (the test is not vacuous)."""
+    rng = np.random.default_rng(31 + len(metric))
+    dived = 0
+    for trial in range(4):
+        s, y, g = two_group_problem(rng, int(rng.integers(15, 36)),
+                                    int(rng.integers(15, 36)), ties=trial % 2 == 1)
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        lam = (0.5, 2.0)[trial % 2]
+        bounds = bounds_of(lat, lam, 7)
+        index = np.array([1, 3, 5])
+        dive = (index, cr.completion_disparities(
+            lat, np.array([bounds[k][0] for k in index]),
+            np.stack([bounds[k][1].reshape(-1) for k in index])))
+        optimum = objective(lat, lam, cr.solve_fronts(lat, lam)[1])
+        _, rule = cr.fill(lat, lam)
+        for lower in (objective(lat, lam, rule) + shift for shift in (-0.02, 0.0, 0.01)):
+            for width in (1, 2, 4):
+                try:
+                    path, final, stats = cr.solve_fronts(lat, lam, lower=lower,
+                                                         bounds=bounds, beam=width, dive=dive)
+                except cr.NoneLeft:
+                    assert lower > optimum - 0.02
+                    continue
+                np.testing.assert_array_equal(cr.path_counters(lat, path), final)
+                got = objective(lat, lam, final)
+                assert got <= optimum + 1e-12
+                if stats["dive"]:
+                    dived += 1
+                    assert got >= lower - 1e-12
+    assert dived > 0
+
+
+def test_dives_need_a_beam_its_bounds_and_a_lower_bound():
+    rng = np.random.default_rng(2)
+    s, y, g = two_group_problem(rng, 6, 5)
+    lat = cr.build_lattice(s, y, g, "xauc", "absolute")
+    bounds = bounds_of(lat, 1.0)
+    dive = (np.array([0]), cr.completion_disparities(lat, [bounds[0][0]],
+                                                     bounds[0][1].reshape(1, -1)))
+    for kw in (dict(lower=0.1), dict(beam=2)):
+        with pytest.raises(ValueError, match="dives need"):
+            cr.solve_fronts(lat, 1.0, bounds=bounds, dive=dive, **kw)

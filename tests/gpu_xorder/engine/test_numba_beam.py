@@ -148,6 +148,66 @@ def test_numpy_s_beam_in_auto_is_the_compiled_one(monkeypatch):
     assert got["numpy"].upper_bound == got["numba"].upper_bound
     assert "bounded front of 8 states" in got["numpy"].extra["solver_reason"]
     assert got["numpy"].extra["beam_states"] == got["numba"].extra["beam_states"]
+    assert got["numpy"].extra["beam_dive"] == got["numba"].extra["beam_dive"]
+
+
+@pytest.mark.parametrize("metric", METRIC_NAMES)
+def test_the_reference_dives_are_the_compiled_dives_bit_for_bit(metric):
+    """The disparities of the priced completions (``completion_disparities``) and the
+    beam with dives (``solve_fronts(beam=B, dive=...)``), reference against compiled, on
+    random and tied problems of 1-40 items per group, three of seven weights, B in 1, 2,
+    4, lower bounds at, below and above the objective of a 1-state beam: the same
+    tables, path, counters and stats (``dive`` among them), or both no state left; the
+    answer's counters are its path's own; some answers are dives."""
+    rng = np.random.default_rng(11 + len(metric))
+    compared = dived = 0
+    for trial in range(10):
+        s, y, g = two_group_problem(rng, int(rng.integers(1, 41)),
+                                    int(rng.integers(1, 41)), ties=trial % 2 == 1)
+        lat = cr.build_lattice(s, y, g, metric, "absolute")
+        lam = (0.3, 1.0, 4.0)[trial % 3]
+        mus = np.linspace(-lam, lam, 7)
+        values = cr.completion_values(lat, mus)
+        bounds = list(zip(mus, values))
+        tables = nf.completion_tables(lat, mus)
+        index = np.array([1, 3, 6])
+        want_d = cr.completion_disparities(lat, mus[index],
+                                           values.reshape(mus.size, -1)[index])
+        got_d = nf.completion_disparities(lat, mus, tables, index)
+        np.testing.assert_array_equal(got_d, want_d.T)
+        start = cr.solve_fronts(lat, lam, lower=-10.0, bounds=bounds, beam=1)[1]
+        for shift in (0.0, -0.03, 0.02):
+            lower = objective(lat, lam, start) + shift
+            for width in (1, 2, 4):
+                try:
+                    want = cr.solve_fronts(lat, lam, lower=lower, bounds=bounds,
+                                           beam=width, dive=(index, want_d))
+                except cr.NoneLeft as exc:
+                    with pytest.raises(cr.NoneLeft) as got_exc:
+                        nf.solve_fronts(lat, lam, lower=lower, mus=mus, tables=tables,
+                                        beam=width, dive=(index, got_d))
+                    assert got_exc.value.states == exc.states
+                    continue
+                got = nf.solve_fronts(lat, lam, lower=lower, mus=mus, tables=tables,
+                                      beam=width, dive=(index, got_d))
+                np.testing.assert_array_equal(got[0], want[0])
+                np.testing.assert_array_equal(got[1], want[1])
+                assert got[2] == want[2]
+                np.testing.assert_array_equal(cr.path_counters(lat, got[0]), got[1])
+                compared += 1
+                dived += want[2]["dive"]
+    assert compared > 40 and dived > 5
+
+
+def test_compiled_dives_need_a_beam_and_a_lower_bound():
+    rng = np.random.default_rng(4)
+    s, y, g = two_group_problem(rng, 6, 5)
+    lat = cr.build_lattice(s, y, g, "urf", "absolute")
+    mus, tables = tables_of(lat, 1.0)
+    dive = (np.array([0]), nf.completion_disparities(lat, mus, tables, [0]))
+    for kw in (dict(lower=0.1), dict(beam=2)):
+        with pytest.raises(ValueError, match="dives need"):
+            nf.solve_fronts(lat, 1.0, mus=mus, tables=tables, dive=dive, **kw)
 
 
 def test_the_exact_solve_takes_the_beam_s_tables(monkeypatch):
