@@ -3,8 +3,11 @@ shortfall in ``J = AUC - lam |D|`` on random two-group problems (issue #44).
 
 Run from the source tree::
 
-    PYTHONPATH=. python benchmarks/search_shortfall.py [--cases 51] [--budget 0]
-        [--backend numba] [--beam B] [--cache FILE] [--out FILE]
+    PYTHONPATH=. python benchmarks/search_shortfall.py [--cases 51] [--first 0]
+        [--budget 0] [--backend numba] [--beam B] [--cache FILE] [--out FILE]
+
+(``--first 51 --cases 50``: fifty more, which no choice of the default was tuned on;
+benchmarks/RESULTS.md, issue #44 section 17.)
 
 Case ``k`` (seeded by ``k``): 400 to 2,000 items in two groups of 30 to 70 %, labels
 with prevalence 0.2 to 0.5, scores ``effect * y + shift * g + N(0, 1)``, lam
@@ -100,7 +103,8 @@ def main(argv=None):
                    solver=got.solver, why=got.extra.get("solver_reason", ""),
                    t_rule=t_rule, t_auto=t_got, t_exact=cache[str(k)]["seconds"],
                    states=cache[str(k)]["states"], t_search=t_search,
-                   beam_states=got.extra.get("beam_states"))
+                   beam_states=got.extra.get("beam_states"),
+                   beam_dive=got.extra.get("beam_dive"))
         rows.append(row)
         print(f"{k:3d} n={row['n']:5d} {metric:4s} lam={lam:5.2f} short={row['shortfall']:.2e}"
               f" gain={row['gain']:.2e} bound_ok={row['bound_ok']} {row['solver']:10s}"
