@@ -322,8 +322,8 @@ def _grow(a, need, cap):
 @njit(cache=True, nogil=True)
 def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
          kind, w, inv_auc, wq, wb, sf, ss, flip, lam, threshold, mus, tables,
-         prune, max_states, slack, max_bytes, beam, prune_tolerance, lower, dive_index, dive_mus,
-         dive_tables, dived, dived_at):
+         prune, max_states, slack, max_bytes, beam, prune_tolerance, lower, dive_index,
+         dive_mus, dive_tables, dived, dived_at):
     """The fronts, diagonal by diagonal. Returns ``(status, path, final, stored,
     largest, d, predicted, offsets)``; ``status`` one of ``DONE``, ``NONE_LEFT``,
     ``OVER_BYTES``, ``OVER_STATES`` (``d``: the diagonals done, ``predicted``: the
