@@ -322,8 +322,8 @@ def _grow(a, need, cap):
 @njit(cache=True, nogil=True)
 def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
          kind, w, inv_auc, wq, wb, sf, ss, flip, lam, threshold, mus, tables,
-         prune, max_states, slack, max_bytes, beam, prune_tolerance, lower, dive_index, dive_mus,
-         dive_tables, dived, dived_at):
+         prune, max_states, slack, max_bytes, beam, prune_tolerance, lower, dive_index,
+         dive_mus, dive_tables, dived, dived_at, dive_head):
     """The fronts, diagonal by diagonal. Returns ``(status, path, final, stored,
     largest, d, predicted, offsets)``; ``status`` one of ``DONE``, ``NONE_LEFT``,
     ``OVER_BYTES``, ``OVER_STATES`` (``d``: the diagonals done, ``predicted``: the
@@ -332,8 +332,10 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
     -1: all (exact). ``dive_index`` not empty: the dives of ``cpu_reference.solve_fronts``
     from ``lower`` (the weights ``dive_mus``, columns ``dive_index`` of ``tables``, their
     disparities ``dive_tables``); the best's value is written to ``dived`` (-inf where
-    none beat ``lower``), its diagonal, row, weight and counters to ``dived_at``, and
-    the status ``DIVED`` returns its path's head where it is the answer."""
+    none beat ``lower``), its diagonal, row, weight and counters to ``dived_at``, its
+    path's head to ``dive_head``; the status ``DIVED`` where it left no state (the
+    caller weighs the dive against the last diagonal's answer and ``lower``:
+    ``cpu_reference.dive_wins``)."""
     n_d = n_a + n_b
     n_t = mus.size
     width = n_b + 1
@@ -508,11 +510,7 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
     best, final = _best_final(fa, fb, fc, size, lam, kind, w, inv_auc, wq, wb, sf, ss,
                               flip)
     if dive_d >= 0:
-        auc, dis = _terms(fa[best], fb[best], fc[best], kind, w, inv_auc, wq, wb, sf, ss,
-                          flip)
-        if dived[0] > auc - lam * abs(dis):
-            return DIVED, _head(links, diag_off, dive_d, dive_s), final, stored, \
-                largest, n_d, 0, diag_off
+        dive_head[:dive_d] = _head(links, diag_off, dive_d, dive_s)
     return DONE, _head(links, diag_off, n_d, best), final, stored, largest, n_d, 0, \
         diag_off
 
@@ -575,26 +573,35 @@ def solve_fronts(lat, lam, *, lower=None, mus=(), tables=None, max_bytes=None,
     elif beam is None or not prune:
         raise ValueError("dives need a bounded front, its bounds and a lower bound")
     else:
-        index, dive_tables = np.asarray(dive[0], dtype=np.int64), dive[1]
+        # contiguous: another layout compiles the kernel again (seconds)
+        index = np.ascontiguousarray(dive[0], dtype=np.int64)
+        dive_tables = np.ascontiguousarray(dive[1], dtype=np.float64)
     dived, dived_at = np.empty(1), np.zeros(6, np.int64)
+    dive_head = np.empty(n_a + n_b, np.int8)
     status, path, final, stored, largest, d, predicted, _ = _run(
         n_a, n_b, *_inputs(lat), *cr.relink_terms(lat), float(lam),
         float(lower) - cr.PRUNE_TOLERANCE if prune else 0.0, mus, tables, prune,
         -1 if max_states is None else int(max_states), cr.PREDICTION_SLACK,
         -1 if max_bytes is None else int(max_bytes), -1 if beam is None else int(beam),
         cr.PRUNE_TOLERANCE, float(lower) if prune else 0.0, index, mus[index],
-        dive_tables, dived, dived_at)
+        dive_tables, dived, dived_at, dive_head)
     n_d = n_a + n_b
     stats = {"states": int(stored), "largest": int(largest)}
     if dive is not None:
-        stats["dive"] = status == DIVED
-    if status == DIVED:  # the best dive's head, then its weight's completion
+        stats["dive"] = False
+    if status in (DIVED, DONE) and dived[0] > -np.inf:  # a dive raised the bound
+        # its head, then its weight's completion, weighed as the reference does
         d_dive, row, t = (int(v) for v in dived_at[:3])
         tail, gains = cr.completion_path(lat, float(mus[index[t]]), tables[:, index[t]],
                                          row, d_dive - row)
-        return (np.concatenate((path, tail)),
-                cr.state_counters(lat, dived_at[3:] + np.pad(gains, (0, 3 - gains.size))),
-                stats)
+        rows = gains.size
+        state = dived_at[3:3 + rows] + gains
+        if (cr.dive_wins(lat, lam, state, lower=float(lower)) if status == DIVED
+                else cr.dive_wins(lat, lam, state, final[:rows])):
+            return (np.concatenate((path if status == DIVED else dive_head[:d_dive], tail)),
+                    cr.state_counters(lat, state), dict(stats, dive=True))
+        if status == DIVED:
+            status = NONE_LEFT
     if status == NONE_LEFT:
         raise cr.NoneLeft(cr.MSG_NONE_LEFT, states=int(stored))
     if status == OVER_BYTES:
@@ -614,6 +621,6 @@ def completion_disparities(lat, mus, tables, index):
     bit, from their columns of ``completion_tables`` ``tables``: ``(cells,
     len(index))``."""
     kind, _, inv_auc, _, _, sf, ss, _ = cr.relink_terms(lat)
-    index = np.asarray(index, dtype=np.int64)
+    index = np.ascontiguousarray(index, dtype=np.int64)  # one layout: one compilation
     return _disparities(np.asarray(mus, dtype=np.float64)[index], index, tables, lat.n_a,
                         lat.n_b, *_inputs(lat), kind, inv_auc, sf, ss)
