@@ -411,3 +411,174 @@ def test_the_dive_is_weighed_against_the_last_diagonal_by_its_counters():
     finally:
         mp.undo()
     assert both > 20
+
+
+def test_auto_at_huge_lam_is_never_below_the_search():
+    """lam 1e12, 1e16 and 1e300 on 6-12 items per group, every metric, both engines,
+    the default solver (the beam with dives first; its answer must beat the search by
+    ``beats``, of one ``|D|`` the larger AUC): no crash, never beaten by the search's
+    ordering, the bound never below the objective; the answer never beaten by the best
+    interleaving (brute force) by more than ``beats`` resolves."""
+    from gpu_xorder.core._candidates import Candidate
+    from support.oracles import interleavings_auc_d
+
+    rng = np.random.default_rng(71)
+    engines = ("numpy", "numba") if _numba() else ("numpy",)
+    for trial in range(3):
+        metric = METRICS[trial]
+        s, y, g = two_group_problem(rng, int(rng.integers(6, 9)), int(rng.integers(6, 9)))
+        auc, d = interleavings_auc_d(s, y, g, metric)
+        for lam in (1e12, 1e16, 1e300):
+            top = np.flatnonzero(auc - lam * np.abs(d) == np.max(auc - lam * np.abs(d)))
+            best = Candidate(None, None, auc[top].max(), d[top[np.argmax(auc[top])]])
+            for backend in engines:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    kw = dict(metric=metric, lam=lam, backend=backend)
+                    search = fair_order(s, y, g, solver="lagrangian", **kw)
+                    got = fair_order(s, y, g, **kw)
+                as_cand = [Candidate(None, None, r.auc, r.disparity) for r in (search, got)]
+                assert not beats(as_cand[0], as_cand[1], lam)
+                assert got.upper_bound >= got.objective
+                assert not beats(best, as_cand[1], lam) or abs(best.d) != abs(as_cand[1].d)
+
+
+def _numba():
+    try:
+        import gpu_xorder.engine._numba_fronts  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# ------------------------------------------------------------------- 5. budgets
+
+
+def test_a_memory_budget_without_room_for_a_dive_table_runs_the_beam_without_dives():
+    """``core._exact.beam`` on a 3 x 40 lattice with ``max_bytes`` between two and three
+    completion tables: one table for the bounds, none for a dive (``dive_weights``
+    returns no weight: the fronts' half holds less than two tables); the beam of one
+    state per cell runs without dives, its answer never below the search's; with room
+    for every table the dives run. The search's ordering is not modified."""
+    import types
+
+    rng = np.random.default_rng(72)
+    s, y, g = two_group_problem(rng, 3, 40)
+    lat = cr.build_lattice(s, y, g, "xauc", "absolute")
+    lam = 1.0
+    mus = np.linspace(-lam, lam, 5)
+    bounds = list(zip(mus, cr.completion_values(lat, mus)))
+    path, final, _ = cr.solve_fronts(lat, lam, lower=-np.inf, bounds=bounds, beam=1)
+    best = candidate(lat, path, final)
+    search = types.SimpleNamespace(points=[(mu, best) for mu in (-lam, 0.0, 0.5, lam)])
+    table = 8 * (lat.n_a + 1) * (lat.n_b + 1)
+    index, left = _exact.dive_weights(lat, [-lam, 0.0, lam], search.points, table + 500)
+    assert index.size == 0 and left == table + 500
+    before = (final.copy(), path.copy())
+    for max_bytes, dives in ((2 * table + 500, 0), (None, 4)):
+        found, stats = _exact.beam(lat, lam, best, search, max_bytes, 1, _exact.NUMPY_FRONTS)
+        assert stats["dive_weights"] == dives and stats["states"] > 0
+        assert not beats(best, found, lam)
+    np.testing.assert_array_equal(before[0], final)
+    np.testing.assert_array_equal(before[1], path)
+
+
+def test_tiny_budgets_and_read_only_inputs_with_dives():
+    """``fair_order`` (default solver) on 40-60 items per group with ``exact_budget`` 1e-5,
+    2e-3 and 0.05 s (the beam stopped or not, the exact solve stopped or not) and
+    read-only inputs: an answer never below the search alone, a bound never below the
+    exact optimum, the inputs unmodified."""
+    rng = np.random.default_rng(73)
+    s, y, g = two_group_problem(rng, 50, 45)
+    s0, y0, g0 = s.copy(), y.copy(), g.copy()
+    for a in (s, y, g):
+        a.flags.writeable = False
+    kw = dict(metric="urf", lam=2.0, backend="numpy")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search = fair_order(s, y, g, solver="lagrangian", **kw)
+        optimum = fair_order(s, y, g, solver="exact", **kw).objective
+        reasons = set()
+        for budget in (1e-5, 2e-3, 0.05):
+            got = fair_order(s, y, g, exact_budget=budget, **kw)
+            assert search.objective - 1e-12 <= got.objective <= optimum + 1e-12
+            assert got.upper_bound >= optimum - 1e-12
+            reasons.add(got.extra["solver_reason"])
+    assert len(reasons) >= 2
+    for a, b in ((s, s0), (y, y0), (g, g0)):
+        np.testing.assert_array_equal(a, b)
+
+
+# ------------------------------------------------------------------- 6. other
+
+
+def _layouts(lat, mus, index):
+    """The reference's dive inputs contiguous, and the same values read-only and
+    strided (every other column of a wider array, Fortran order)."""
+    values = cr.completion_values(lat, mus).reshape(mus.size, -1)
+    odd = np.zeros((values.shape[0], 2 * values.shape[1]), order="F")
+    odd[:, ::2] = values
+    odd = odd[:, ::2]
+    odd.flags.writeable = False
+    return values, odd
+
+
+def test_read_only_and_strided_tables_dive_alike_in_the_reference():
+    """The reference's ``completion_disparities`` and ``solve_fronts(dive=...)`` on
+    read-only, strided (non-contiguous) completion values and disparities: the same
+    disparities, path, counters and stats as on contiguous arrays; the inputs
+    unmodified."""
+    rng = np.random.default_rng(74)
+    s, y, g = two_group_problem(rng, 12, 9, ties=True)
+    lat = cr.build_lattice(s, y, g, "prf", "absolute")
+    lam = 2.0
+    mus = np.linspace(-lam, lam, 5)
+    index = np.array([4, 1])
+    values, odd = _layouts(lat, mus, index)
+    want_d = cr.completion_disparities(lat, mus[index], values[index])
+    odd_d = cr.completion_disparities(lat, mus[index], odd[index])
+    np.testing.assert_array_equal(odd_d, want_d)
+    kept = odd.copy()
+    ro_d = np.asfortranarray(want_d)
+    ro_d.flags.writeable = False
+    lower = _lower(lat, lam, list(zip(mus, values))) - 0.01
+    want = cr.solve_fronts(lat, lam, lower=lower, bounds=list(zip(mus, values)), beam=2,
+                           dive=(index, want_d))
+    got = cr.solve_fronts(lat, lam, lower=lower, bounds=list(zip(mus, odd)), beam=2,
+                          dive=(index[::-1][::-1], ro_d))
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    assert got[2] == want[2]
+    np.testing.assert_array_equal(odd, kept)
+
+
+@pytest.mark.slow
+def test_read_only_and_strided_tables_dive_alike_in_the_compiled_twin():
+    """The compiled twin on read-only, strided tables, disparities and a reversed index
+    view (each layout compiles the kernels again: seconds, hence slow): the same
+    disparities, path, counters and stats as on contiguous arrays."""
+    nf = pytest.importorskip("gpu_xorder.engine._numba_fronts")
+    rng = np.random.default_rng(75)
+    s, y, g = two_group_problem(rng, 12, 9, ties=True)
+    lat = cr.build_lattice(s, y, g, "urf", "absolute")
+    lam = 2.0
+    mus = np.linspace(-lam, lam, 5)
+    index = np.array([4, 1, 3])
+    tables = nf.completion_tables(lat, mus)
+    odd = np.zeros((tables.shape[0], 2 * tables.shape[1]), order="F")
+    odd[:, ::2] = tables
+    odd = odd[:, ::2]
+    odd.flags.writeable = False
+    want_d = nf.completion_disparities(lat, mus, tables, index)
+    got_d = nf.completion_disparities(lat, mus, odd, index[::-1][::-1])
+    np.testing.assert_array_equal(got_d, want_d)
+    ro_d = want_d.copy()
+    ro_d.flags.writeable = False
+    lower = _lower(lat, lam, list(zip(mus, cr.completion_values(lat, mus)))) - 0.01
+    want = nf.solve_fronts(lat, lam, lower=lower, mus=mus, tables=tables, beam=2,
+                           dive=(index, want_d))
+    got = nf.solve_fronts(lat, lam, lower=lower, mus=mus, tables=odd, beam=2,
+                          dive=(index[::-1][::-1], ro_d))
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    assert got[2] == want[2]
