@@ -61,6 +61,29 @@ def _terms(a, b, c, kind, w, inv_auc, wq, wb, sf, ss, flip):
 DONE, NONE_LEFT, OVER_BYTES, OVER_STATES, DIVED = 0, 1, 2, 3, 4
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _b_terms(i, j, y_b, negleft_a, u_b, left_a, kind, inv_auc, sf, ss):
+    """``(auc, d)`` gained by the b-step ``(i, j) -> (i, j + 1)``: ``signed_increment``'s
+    operations (the reference's ``pair_increments`` and ``step_disparity``)."""
+    g1 = np.float64(y_b[j] * negleft_a[i])
+    if kind == 2:
+        d = np.float64(-(u_b[j] * left_a[i])) * sf
+    else:
+        d = 0.0 * sf - g1 * ss
+    return 1.0 * ((0.0 + g1) * inv_auc), d
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _a_terms(i, j, y_a, negleft_b, u_a, left_b, kind, inv_auc, sf, ss):
+    """``(auc, d)`` gained by the a-step ``(i, j) -> (i + 1, j)``, as :func:`_b_terms`."""
+    g0 = np.float64(y_a[i] * negleft_b[j])
+    if kind == 2:
+        d = np.float64(u_a[i] * left_b[j]) * sf
+    else:
+        d = g0 * sf - 0.0 * ss
+    return 1.0 * ((g0 + 0.0) * inv_auc), d
+
+
 @njit(cache=True, nogil=True)
 def _tables(mus, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
             kind, inv_auc, sf, ss):
@@ -76,12 +99,7 @@ def _tables(mus, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, lef
         for t in range(n_t):
             prefix[0, t] = 0.0
         for j in range(n_b):  # the b-step (i, j) -> (i, j + 1)
-            g1 = np.float64(y_b[j] * negleft_a[i])
-            if kind == 2:
-                d = np.float64(-(u_b[j] * left_a[i])) * sf
-            else:
-                d = 0.0 * sf - g1 * ss
-            auc = 1.0 * ((0.0 + g1) * inv_auc)
+            auc, d = _b_terms(i, j, y_b, negleft_a, u_b, left_a, kind, inv_auc, sf, ss)
             for t in range(n_t):
                 gain = auc - mus[t] * d
                 prefix[j + 1, t] = gain if j == 0 else prefix[j, t] + gain
@@ -92,12 +110,7 @@ def _tables(mus, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, lef
                     out[base + j, t] = prefix[n_b, t] - prefix[j, t]
             continue
         for j in range(n_b, -1, -1):  # the a-step (i, j) -> (i + 1, j)
-            g0 = np.float64(y_a[i] * negleft_b[j])
-            if kind == 2:
-                d = np.float64(u_a[i] * left_b[j]) * sf
-            else:
-                d = g0 * sf - 0.0 * ss
-            auc = 1.0 * ((g0 + 0.0) * inv_auc)
+            auc, d = _a_terms(i, j, y_a, negleft_b, u_a, left_b, kind, inv_auc, sf, ss)
             below = base + width + j
             for t in range(n_t):
                 v = (out[below, t] + (auc - mus[t] * d)) + prefix[j, t]
@@ -127,12 +140,7 @@ def _disparities(mus, index, tables, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b,
         for t in range(n_t):
             prefix[0, t] = 0.0
         for j in range(n_b):  # the b-step (i, j) -> (i, j + 1)
-            g1 = np.float64(y_b[j] * negleft_a[i])
-            if kind == 2:
-                d = np.float64(-(u_b[j] * left_a[i])) * sf
-            else:
-                d = 0.0 * sf - g1 * ss
-            auc = 1.0 * ((0.0 + g1) * inv_auc)
+            auc, d = _b_terms(i, j, y_b, negleft_a, u_b, left_a, kind, inv_auc, sf, ss)
             pd[j + 1] = d if j == 0 else pd[j] + d
             for t in range(n_t):
                 gain = auc - mus[t] * d
@@ -144,13 +152,8 @@ def _disparities(mus, index, tables, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b,
                     out[base + j, t] = pd[n_b] - pd[j]
             continue
         for j in range(n_b, -1, -1):  # the a-step (i, j) -> (i + 1, j)
-            g0 = np.float64(y_a[i] * negleft_b[j])
-            if kind == 2:
-                d = np.float64(u_a[i] * left_b[j]) * sf
-            else:
-                d = g0 * sf - 0.0 * ss
+            auc, d = _a_terms(i, j, y_a, negleft_b, u_a, left_b, kind, inv_auc, sf, ss)
             da[j] = d
-            auc = 1.0 * ((g0 + 0.0) * inv_auc)
             below = base + width + j
             for t in range(n_t):
                 v = (tables[below, index[t]] + (auc - mus[t] * d)) + prefix[j, t]
@@ -177,23 +180,13 @@ def _tail(mu, col, tables, i, j, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b,
     while i < n_a:
         prefix[0] = 0.0
         for c in range(n_b):  # the b-step (i, c) -> (i, c + 1)
-            g1 = np.float64(y_b[c] * negleft_a[i])
-            if kind == 2:
-                d = np.float64(-(u_b[c] * left_a[i])) * sf
-            else:
-                d = 0.0 * sf - g1 * ss
-            auc = 1.0 * ((0.0 + g1) * inv_auc)
+            auc, d = _b_terms(i, c, y_b, negleft_a, u_b, left_a, kind, inv_auc, sf, ss)
             gain = auc - mu * d
             prefix[c + 1] = gain if c == 0 else prefix[c] + gain
         best = 0.0
         k = n_b
         for c in range(n_b, j - 1, -1):  # the a-step (i, c) -> (i + 1, c)
-            g0 = np.float64(y_a[i] * negleft_b[c])
-            if kind == 2:
-                d = np.float64(u_a[i] * left_b[c]) * sf
-            else:
-                d = g0 * sf - 0.0 * ss
-            auc = 1.0 * ((g0 + 0.0) * inv_auc)
+            auc, d = _a_terms(i, c, y_a, negleft_b, u_a, left_b, kind, inv_auc, sf, ss)
             v = (tables[(i + 1) * width + c, col] + (auc - mu * d)) + prefix[c]
             if c == n_b or v >= best:
                 best = v

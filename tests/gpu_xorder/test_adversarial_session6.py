@@ -62,32 +62,13 @@ from gpu_xorder import XOrder, fair_order, xorder_path
 from gpu_xorder.core import _exact
 from gpu_xorder.core._candidates import beats, candidate
 from support.oracles import best_objective
-from support.problems import metric_defined, two_group_problem
+from support.problems import degenerate_problems, metric_defined, two_group_problem
 
 METRICS = ("xauc", "prf", "urf")
 
 
 def objective(lat, lam, final):
     return cr.cell_values(final, lat.consts, lam, lat.metric, "absolute")[0]
-
-
-def _degenerate():
-    rng = np.random.default_rng(606)
-    out = []
-    for n_a, n_b in ((1, 1), (1, 60), (60, 1), (1, 200)):
-        s, y, g = two_group_problem(rng, n_a, n_b)
-        out.append((f"{n_a}x{n_b}", s, y, g))
-    s, y, g = two_group_problem(rng, 9, 7)
-    out.append(("all-ties", np.zeros_like(s), y, g))
-    g = np.repeat([0, 1], [8, 6])
-    y = np.concatenate(([1] * 4 + [0] * 4, [1] * 3 + [0] * 3))
-    s = np.concatenate((np.linspace(1, 0, 8), np.linspace(0.95, 0.05, 6)))
-    out.append(("label-runs", s, y, g))
-    g = np.repeat([0, 1], [5, 4])
-    out.append(("one-label-per-group", np.linspace(0, 1, 9), np.array([1] * 5 + [0] * 4), g))
-    s, y, g = two_group_problem(rng, 8, 9, ties=True)
-    out.append(("ties", s, y, g))
-    return out
 
 
 def _setup(lat, mus, index):
@@ -155,7 +136,8 @@ def _lower(lat, lam, bounds):
 # ------------------------------------------------------------------- 1. degenerate
 
 
-@pytest.mark.parametrize("case", _degenerate(), ids=lambda c: c[0])
+@pytest.mark.parametrize("case", degenerate_problems(606, ((1, 60), (60, 1), (1, 200))),
+                         ids=lambda c: c[0])
 def test_dives_on_degenerate_lattices(case):
     """Degenerate lattices, every metric defined on them, lam 0.3 and 5, 1 and 2 states
     per cell, all five weights diving: the twins bit for bit, the answer a path whose
