@@ -315,9 +315,10 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
         whose objective ``(auc + R + mu D) - lam |d + D|`` is known from the tables;
         the best of a diagonal, where above ``lower``, becomes ``lower`` from the next
         diagonal on (the first state, then the first weight, of the largest). The
-        answer is the better of the last diagonal's and the best dive (the last's on a
-        tie; where the raised ``lower`` left no state, the dive), ``stats["dive"]``
-        whether it is the dive.
+        answer is the better of the last diagonal's and the best dive by their
+        counters' objectives (:func:`dive_wins`; the last's on a tie; where the raised
+        ``lower`` left no state, the dive if it reaches the ``lower`` given, else
+        ``NoneLeft``), ``stats["dive"]`` whether it is the dive.
 
     Returns
     -------
@@ -363,7 +364,7 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
             raise ValueError("dives need a bounded front, its bounds and a lower bound")
         dive_mus = mus[dive[0], 0][:, None]
         dive_values = (tables, np.asarray(dive[0]))
-        lower = float(lower)
+        lower = given = float(lower)
         dived = None  # (value, diagonal, row, state counters, weight) of the best dive
     row_type = np.int16 if n_a < 2**15 else np.int64  # int16: NumPy's radix sort
     for d in range(n_d):
@@ -415,8 +416,10 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
         rows, state = new_rows, cand[:, order]
         if rows.size == 0:
             if dive is not None and dived is not None:
-                return _dived(lat, parents, starts, dived, dive_mus, dive_values,
-                              stored, largest)
+                path, raw, stats = _dived(lat, parents, starts, dived, dive_mus,
+                                          dive_values, stored, largest)
+                if dive_wins(lat, lam, raw, lower=given):
+                    return path, final_counters(lat, raw), stats
             raise NoneLeft(MSG_NONE_LEFT, states=stored)
         parents.append(src[order].astype(np.int32))
         bounds_of_cells = np.flatnonzero(np.diff(rows, prepend=-1))
@@ -444,9 +447,11 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
         if not np.isfinite(value).any():
             raise NoneLeft(MSG_NONE_LEFT, states=stored)
     best = best_final(value, auc, dis)
-    if dive is not None and dived is not None and dived[0] > value[best]:
-        return _dived(lat, parents, starts, dived, dive_mus, dive_values, stored,
-                      largest)
+    if dive is not None and dived is not None:
+        path, raw, stats = _dived(lat, parents, starts, dived, dive_mus, dive_values,
+                                  stored, largest)
+        if dive_wins(lat, lam, raw, state[:, best]):
+            return path, final_counters(lat, raw), stats
     path = _walk(parents, starts, best, n_a, n_d)
     stats = {"states": stored, "largest": largest}
     if dive is not None:
@@ -468,14 +473,33 @@ def _dive(auc, dis, new_rows, d, n_b, lam, mus, values, disparities):
 
 
 def _dived(lat, parents, starts, dived, mus, values, stored, largest):
-    """``solve_fronts``' answer where the best dive ``dived`` is it: its state's path
-    read back through the parents, then the completion of its weight."""
+    """``(path, state, stats)`` of the best dive ``dived``: its state's path read back
+    through the parents, then the completion of its weight; the state (rows ``cab,
+    cba[, uab - uba]``) it ends in."""
     _, d, row, state, t, s = dived
     head = _walk(parents[:d], starts, s, row, d)
     tail, gains = completion_path(lat, float(mus[t, 0]), values[0][values[1][t]], row,
                                   d - row)
-    return (np.concatenate((head, tail)), final_counters(lat, state + gains),
+    return (np.concatenate((head, tail)), state + gains,
             {"states": stored, "largest": largest, "dive": True})
+
+
+def dive_wins(lat, lam, dive_state, last_state=None, lower=-np.inf):
+    """Whether the best dive of a bounded front, ending in the state ``dive_state``
+    (rows ``cab, cba[, uab - uba]``), is its answer: the objectives taken from the
+    counters, as the last diagonal's (``pair_terms_of_states``), not the tables' float
+    value of the dive, which their rounding can lift above the dive's own (from lam ~
+    1e15: answers 0.005-0.3 below the lower bound they had raised, tests/gpu_xorder/
+    test_adversarial_session6.py). Against the last diagonal's best state
+    ``last_state``: :func:`best_final`'s rule (the larger objective, at one ``|D|`` the
+    larger AUC; the last's on a tie); where the raised bound left no state (None):
+    whether it reaches the ``lower`` bound given, less ``PRUNE_TOLERANCE``. The
+    compiled twin asks the same."""
+    if last_state is None:
+        auc, dis = pair_terms_of_states(lat, np.asarray(dive_state)[:, None])
+        return bool(auc[0] - lam * np.abs(dis[0]) >= lower - PRUNE_TOLERANCE)
+    auc, dis = pair_terms_of_states(lat, np.stack((last_state, dive_state), axis=1))
+    return best_final(auc - lam * np.abs(dis), auc, dis) == 1
 
 
 def best_final(value, auc, dis):

@@ -61,6 +61,29 @@ def _terms(a, b, c, kind, w, inv_auc, wq, wb, sf, ss, flip):
 DONE, NONE_LEFT, OVER_BYTES, OVER_STATES, DIVED = 0, 1, 2, 3, 4
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _b_terms(i, j, y_b, negleft_a, u_b, left_a, kind, inv_auc, sf, ss):
+    """``(auc, d)`` gained by the b-step ``(i, j) -> (i, j + 1)``: ``signed_increment``'s
+    operations (the reference's ``pair_increments`` and ``step_disparity``)."""
+    g1 = np.float64(y_b[j] * negleft_a[i])
+    if kind == 2:
+        d = np.float64(-(u_b[j] * left_a[i])) * sf
+    else:
+        d = 0.0 * sf - g1 * ss
+    return 1.0 * ((0.0 + g1) * inv_auc), d
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _a_terms(i, j, y_a, negleft_b, u_a, left_b, kind, inv_auc, sf, ss):
+    """``(auc, d)`` gained by the a-step ``(i, j) -> (i + 1, j)``, as :func:`_b_terms`."""
+    g0 = np.float64(y_a[i] * negleft_b[j])
+    if kind == 2:
+        d = np.float64(u_a[i] * left_b[j]) * sf
+    else:
+        d = g0 * sf - 0.0 * ss
+    return 1.0 * ((g0 + 0.0) * inv_auc), d
+
+
 @njit(cache=True, nogil=True)
 def _tables(mus, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
             kind, inv_auc, sf, ss):
@@ -76,12 +99,7 @@ def _tables(mus, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, lef
         for t in range(n_t):
             prefix[0, t] = 0.0
         for j in range(n_b):  # the b-step (i, j) -> (i, j + 1)
-            g1 = np.float64(y_b[j] * negleft_a[i])
-            if kind == 2:
-                d = np.float64(-(u_b[j] * left_a[i])) * sf
-            else:
-                d = 0.0 * sf - g1 * ss
-            auc = 1.0 * ((0.0 + g1) * inv_auc)
+            auc, d = _b_terms(i, j, y_b, negleft_a, u_b, left_a, kind, inv_auc, sf, ss)
             for t in range(n_t):
                 gain = auc - mus[t] * d
                 prefix[j + 1, t] = gain if j == 0 else prefix[j, t] + gain
@@ -92,12 +110,7 @@ def _tables(mus, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, lef
                     out[base + j, t] = prefix[n_b, t] - prefix[j, t]
             continue
         for j in range(n_b, -1, -1):  # the a-step (i, j) -> (i + 1, j)
-            g0 = np.float64(y_a[i] * negleft_b[j])
-            if kind == 2:
-                d = np.float64(u_a[i] * left_b[j]) * sf
-            else:
-                d = g0 * sf - 0.0 * ss
-            auc = 1.0 * ((g0 + 0.0) * inv_auc)
+            auc, d = _a_terms(i, j, y_a, negleft_b, u_a, left_b, kind, inv_auc, sf, ss)
             below = base + width + j
             for t in range(n_t):
                 v = (out[below, t] + (auc - mus[t] * d)) + prefix[j, t]
@@ -127,12 +140,7 @@ def _disparities(mus, index, tables, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b,
         for t in range(n_t):
             prefix[0, t] = 0.0
         for j in range(n_b):  # the b-step (i, j) -> (i, j + 1)
-            g1 = np.float64(y_b[j] * negleft_a[i])
-            if kind == 2:
-                d = np.float64(-(u_b[j] * left_a[i])) * sf
-            else:
-                d = 0.0 * sf - g1 * ss
-            auc = 1.0 * ((0.0 + g1) * inv_auc)
+            auc, d = _b_terms(i, j, y_b, negleft_a, u_b, left_a, kind, inv_auc, sf, ss)
             pd[j + 1] = d if j == 0 else pd[j] + d
             for t in range(n_t):
                 gain = auc - mus[t] * d
@@ -144,13 +152,8 @@ def _disparities(mus, index, tables, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b,
                     out[base + j, t] = pd[n_b] - pd[j]
             continue
         for j in range(n_b, -1, -1):  # the a-step (i, j) -> (i + 1, j)
-            g0 = np.float64(y_a[i] * negleft_b[j])
-            if kind == 2:
-                d = np.float64(u_a[i] * left_b[j]) * sf
-            else:
-                d = g0 * sf - 0.0 * ss
+            auc, d = _a_terms(i, j, y_a, negleft_b, u_a, left_b, kind, inv_auc, sf, ss)
             da[j] = d
-            auc = 1.0 * ((g0 + 0.0) * inv_auc)
             below = base + width + j
             for t in range(n_t):
                 v = (tables[below, index[t]] + (auc - mus[t] * d)) + prefix[j, t]
@@ -160,6 +163,45 @@ def _disparities(mus, index, tables, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b,
                 k = exit_col[t]
                 out[base + j, t] = ((pd[k] - pd[j]) + da[k]) + out[base + width + k, t]
     return out
+
+
+@njit(cache=True, nogil=True)
+def _tail(mu, col, tables, i, j, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b,
+          negleft_a, u_b, left_a, kind, inv_auc, sf, ss):
+    """The steps (0: a, 1: b) of ``cpu_reference.completion_path`` from cell ``(i,
+    j)`` for the weight ``mu`` (column ``col`` of the completion values ``tables``),
+    bit for bit: in every row the first column of the largest ``down + P`` at or right
+    of ``j``, by :func:`_disparities`' operations (compiled: the NumPy walk took a third
+    of a compiled beam's time on 600 x 600 items)."""
+    width = n_b + 1
+    steps = np.empty(n_a - i + n_b - j, np.int8)
+    prefix = np.empty(width)
+    s = 0
+    while i < n_a:
+        prefix[0] = 0.0
+        for c in range(n_b):  # the b-step (i, c) -> (i, c + 1)
+            auc, d = _b_terms(i, c, y_b, negleft_a, u_b, left_a, kind, inv_auc, sf, ss)
+            gain = auc - mu * d
+            prefix[c + 1] = gain if c == 0 else prefix[c] + gain
+        best = 0.0
+        k = n_b
+        for c in range(n_b, j - 1, -1):  # the a-step (i, c) -> (i + 1, c)
+            auc, d = _a_terms(i, c, y_a, negleft_b, u_a, left_b, kind, inv_auc, sf, ss)
+            v = (tables[(i + 1) * width + c, col] + (auc - mu * d)) + prefix[c]
+            if c == n_b or v >= best:
+                best = v
+                k = c
+        for _ in range(j, k):
+            steps[s] = 1
+            s += 1
+        steps[s] = 0
+        s += 1
+        i += 1
+        j = k
+    for _ in range(j, n_b):
+        steps[s] = 1
+        s += 1
+    return steps
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -323,7 +365,7 @@ def _grow(a, need, cap):
 def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
          kind, w, inv_auc, wq, wb, sf, ss, flip, lam, threshold, mus, tables,
          prune, max_states, slack, max_bytes, beam, prune_tolerance, lower, dive_index,
-         dive_mus, dive_tables, dived, dived_at):
+         dive_mus, dive_tables, dived, dived_at, dive_head):
     """The fronts, diagonal by diagonal. Returns ``(status, path, final, stored,
     largest, d, predicted, offsets)``; ``status`` one of ``DONE``, ``NONE_LEFT``,
     ``OVER_BYTES``, ``OVER_STATES`` (``d``: the diagonals done, ``predicted``: the
@@ -332,8 +374,10 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
     -1: all (exact). ``dive_index`` not empty: the dives of ``cpu_reference.solve_fronts``
     from ``lower`` (the weights ``dive_mus``, columns ``dive_index`` of ``tables``, their
     disparities ``dive_tables``); the best's value is written to ``dived`` (-inf where
-    none beat ``lower``), its diagonal, row, weight and counters to ``dived_at``, and
-    the status ``DIVED`` returns its path's head where it is the answer."""
+    none beat ``lower``), its diagonal, row, weight and counters to ``dived_at``, its
+    path's head to ``dive_head``; the status ``DIVED`` where it left no state (the
+    caller weighs the dive against the last diagonal's answer and ``lower``:
+    ``cpu_reference.dive_wins``)."""
     n_d = n_a + n_b
     n_t = mus.size
     width = n_b + 1
@@ -508,11 +552,7 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
     best, final = _best_final(fa, fb, fc, size, lam, kind, w, inv_auc, wq, wb, sf, ss,
                               flip)
     if dive_d >= 0:
-        auc, dis = _terms(fa[best], fb[best], fc[best], kind, w, inv_auc, wq, wb, sf, ss,
-                          flip)
-        if dived[0] > auc - lam * abs(dis):
-            return DIVED, _head(links, diag_off, dive_d, dive_s), final, stored, \
-                largest, n_d, 0, diag_off
+        dive_head[:dive_d] = _head(links, diag_off, dive_d, dive_s)
     return DONE, _head(links, diag_off, n_d, best), final, stored, largest, n_d, 0, \
         diag_off
 
@@ -575,26 +615,36 @@ def solve_fronts(lat, lam, *, lower=None, mus=(), tables=None, max_bytes=None,
     elif beam is None or not prune:
         raise ValueError("dives need a bounded front, its bounds and a lower bound")
     else:
-        index, dive_tables = np.asarray(dive[0], dtype=np.int64), dive[1]
+        # contiguous: another layout compiles the kernel again (seconds)
+        index = np.ascontiguousarray(dive[0], dtype=np.int64)
+        dive_tables = np.ascontiguousarray(dive[1], dtype=np.float64)
     dived, dived_at = np.empty(1), np.zeros(6, np.int64)
+    dive_head = np.empty(n_a + n_b, np.int8)
     status, path, final, stored, largest, d, predicted, _ = _run(
         n_a, n_b, *_inputs(lat), *cr.relink_terms(lat), float(lam),
         float(lower) - cr.PRUNE_TOLERANCE if prune else 0.0, mus, tables, prune,
         -1 if max_states is None else int(max_states), cr.PREDICTION_SLACK,
         -1 if max_bytes is None else int(max_bytes), -1 if beam is None else int(beam),
         cr.PRUNE_TOLERANCE, float(lower) if prune else 0.0, index, mus[index],
-        dive_tables, dived, dived_at)
+        dive_tables, dived, dived_at, dive_head)
     n_d = n_a + n_b
     stats = {"states": int(stored), "largest": int(largest)}
     if dive is not None:
-        stats["dive"] = status == DIVED
-    if status == DIVED:  # the best dive's head, then its weight's completion
+        stats["dive"] = False
+    if status in (DIVED, DONE) and dived[0] > -np.inf:  # a dive raised the bound
+        # its head, then its weight's completion, weighed as the reference does
         d_dive, row, t = (int(v) for v in dived_at[:3])
-        tail, gains = cr.completion_path(lat, float(mus[index[t]]), tables[:, index[t]],
-                                         row, d_dive - row)
-        return (np.concatenate((path, tail)),
-                cr.state_counters(lat, dived_at[3:] + np.pad(gains, (0, 3 - gains.size))),
-                stats)
+        kind, _, inv_auc, _, _, sf, ss, _ = cr.relink_terms(lat)
+        tail = _tail(float(mus[index[t]]), int(index[t]), tables, row, d_dive - row, n_a,
+                     n_b, *_inputs(lat), kind, inv_auc, sf, ss)
+        whole = np.concatenate((path if status == DIVED else dive_head[:d_dive], tail))
+        state = cr.path_states(lat, whole)[0][:, -1]  # exact: the reference's sum
+        rows = state.size
+        if (cr.dive_wins(lat, lam, state, lower=float(lower)) if status == DIVED
+                else cr.dive_wins(lat, lam, state, final[:rows])):
+            return whole, cr.state_counters(lat, state), dict(stats, dive=True)
+        if status == DIVED:
+            status = NONE_LEFT
     if status == NONE_LEFT:
         raise cr.NoneLeft(cr.MSG_NONE_LEFT, states=int(stored))
     if status == OVER_BYTES:
@@ -614,6 +664,6 @@ def completion_disparities(lat, mus, tables, index):
     bit, from their columns of ``completion_tables`` ``tables``: ``(cells,
     len(index))``."""
     kind, _, inv_auc, _, _, sf, ss, _ = cr.relink_terms(lat)
-    index = np.asarray(index, dtype=np.int64)
+    index = np.ascontiguousarray(index, dtype=np.int64)  # one layout: one compilation
     return _disparities(np.asarray(mus, dtype=np.float64)[index], index, tables, lat.n_a,
                         lat.n_b, *_inputs(lat), kind, inv_auc, sf, ss)

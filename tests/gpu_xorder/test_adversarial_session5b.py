@@ -27,39 +27,13 @@ from gpu_xorder.core import _polish
 from gpu_xorder.core._candidates import candidate
 from gpu_xorder.core._exact import rounding_slack
 from support.oracles import best_objective, interleavings_auc_d
-from support.problems import metric_defined, two_group_problem
+from support.problems import degenerate_problems, metric_defined, two_group_problem
 
 METRICS = ("xauc", "prf", "urf")
 LAMS = (0.0, 1e-12, 0.3, 1e8, 1e300)
 
 
-def _degenerate():
-    """``(name, scores, y, groups)`` of degenerate two-group problems."""
-    rng = np.random.default_rng(2026)
-    out = []
-    s, y, g = two_group_problem(rng, 1, 1)
-    out.append(("1x1", s, y, g))
-    s, y, g = two_group_problem(rng, 1, 60)
-    out.append(("1x60", s, y, g))
-    s, y, g = two_group_problem(rng, 60, 1)
-    out.append(("60x1", s, y, g))
-    s, y, g = two_group_problem(rng, 9, 7)
-    out.append(("all-ties", np.zeros_like(s), y, g))
-    # label runs: every positive above every negative in both groups
-    g = np.repeat([0, 1], [8, 6])
-    y = np.concatenate(([1] * 4 + [0] * 4, [1] * 3 + [0] * 3))
-    s = np.concatenate((np.linspace(1, 0, 8), np.linspace(0.95, 0.05, 6)))
-    out.append(("label-runs", s, y, g))
-    # one label per group (URF's case; xAUC and PRF need a positive in every group)
-    g = np.repeat([0, 1], [5, 4])
-    y = np.array([1] * 5 + [0] * 4)
-    out.append(("one-label-per-group", np.linspace(0, 1, 9), y, g))
-    s, y, g = two_group_problem(rng, 8, 9, ties=True)
-    out.append(("ties", s, y, g))
-    return out
-
-
-DEGENERATE = _degenerate()
+DEGENERATE = degenerate_problems()
 
 
 def _lattices(metrics=METRICS):

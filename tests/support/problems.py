@@ -108,3 +108,26 @@ def check_bounded_front(lat, lam, answer, width, optimum):
     value = cr.cell_values(final, lat.consts, lam, lat.metric, "absolute")[0]
     assert value <= optimum + 1e-12
     return value
+
+
+def degenerate_problems(seed=2026, lines=((1, 60), (60, 1))):
+    """``(name, scores, y, groups)`` of degenerate two-group problems, drawn from
+    ``default_rng(seed)``: 1 x 1, the one-item-against-many ``lines``, all scores tied,
+    label runs (every positive above every negative in both groups), one label per group
+    (URF's case; xAUC and PRF need a positive in every group), tied scores."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for n_a, n_b in ((1, 1),) + tuple(lines):
+        s, y, g = two_group_problem(rng, n_a, n_b)
+        out.append((f"{n_a}x{n_b}", s, y, g))
+    s, y, g = two_group_problem(rng, 9, 7)
+    out.append(("all-ties", np.zeros_like(s), y, g))
+    g = np.repeat([0, 1], [8, 6])
+    y = np.concatenate(([1] * 4 + [0] * 4, [1] * 3 + [0] * 3))
+    s = np.concatenate((np.linspace(1, 0, 8), np.linspace(0.95, 0.05, 6)))
+    out.append(("label-runs", s, y, g))
+    g = np.repeat([0, 1], [5, 4])
+    out.append(("one-label-per-group", np.linspace(0, 1, 9), np.array([1] * 5 + [0] * 4), g))
+    s, y, g = two_group_problem(rng, 8, 9, ties=True)
+    out.append(("ties", s, y, g))
+    return out
