@@ -84,6 +84,19 @@ def _a_terms(i, j, y_a, negleft_b, u_a, left_b, kind, inv_auc, sf, ss):
     return 1.0 * ((g0 + 0.0) * inv_auc), d
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _row_prefix(i, mus, prefix, n_b, y_b, negleft_a, u_b, left_a, kind, inv_auc, sf, ss):
+    """``prefix[j, t]``: the prefix sums along row ``i`` of the b-steps' signed gains
+    ``auc - mus[t] d``, sequential (``cpu_reference._fronts._row_terms``' ``P``)."""
+    for t in range(mus.size):
+        prefix[0, t] = 0.0
+    for j in range(n_b):  # the b-step (i, j) -> (i, j + 1)
+        auc, d = _b_terms(i, j, y_b, negleft_a, u_b, left_a, kind, inv_auc, sf, ss)
+        for t in range(mus.size):
+            gain = auc - mus[t] * d
+            prefix[j + 1, t] = gain if j == 0 else prefix[j, t] + gain
+
+
 @njit(cache=True, nogil=True)
 def _tables(mus, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
             kind, inv_auc, sf, ss):
@@ -96,13 +109,8 @@ def _tables(mus, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, lef
     prefix = np.empty((width, n_t))
     best = np.empty(n_t)
     for i in range(n_a, -1, -1):
-        for t in range(n_t):
-            prefix[0, t] = 0.0
-        for j in range(n_b):  # the b-step (i, j) -> (i, j + 1)
-            auc, d = _b_terms(i, j, y_b, negleft_a, u_b, left_a, kind, inv_auc, sf, ss)
-            for t in range(n_t):
-                gain = auc - mus[t] * d
-                prefix[j + 1, t] = gain if j == 0 else prefix[j, t] + gain
+        _row_prefix(i, mus, prefix, n_b, y_b, negleft_a, u_b, left_a, kind, inv_auc, sf,
+                    ss)
         base = i * width
         if i == n_a:
             for j in range(width):
@@ -136,15 +144,12 @@ def _disparities(mus, index, tables, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b,
     best = np.empty(n_t)
     exit_col = np.empty(n_t, np.int64)
     for i in range(n_a, -1, -1):
+        _row_prefix(i, mus, prefix, n_b, y_b, negleft_a, u_b, left_a, kind, inv_auc, sf,
+                    ss)
         pd[0] = 0.0
-        for t in range(n_t):
-            prefix[0, t] = 0.0
-        for j in range(n_b):  # the b-step (i, j) -> (i, j + 1)
-            auc, d = _b_terms(i, j, y_b, negleft_a, u_b, left_a, kind, inv_auc, sf, ss)
+        for j in range(n_b):  # the b-steps' disparities, summed in order
+            d = _b_terms(i, j, y_b, negleft_a, u_b, left_a, kind, inv_auc, sf, ss)[1]
             pd[j + 1] = d if j == 0 else pd[j] + d
-            for t in range(n_t):
-                gain = auc - mus[t] * d
-                prefix[j + 1, t] = gain if j == 0 else prefix[j, t] + gain
         base = i * width
         if i == n_a:
             for j in range(width):
@@ -175,19 +180,17 @@ def _tail(mu, col, tables, i, j, n_a, n_b, y_a, negleft_b, u_a, left_b, y_b,
     of a compiled beam's time on 600 x 600 items)."""
     width = n_b + 1
     steps = np.empty(n_a - i + n_b - j, np.int8)
-    prefix = np.empty(width)
+    prefix = np.empty((width, 1))
+    mus = np.full(1, mu)
     s = 0
     while i < n_a:
-        prefix[0] = 0.0
-        for c in range(n_b):  # the b-step (i, c) -> (i, c + 1)
-            auc, d = _b_terms(i, c, y_b, negleft_a, u_b, left_a, kind, inv_auc, sf, ss)
-            gain = auc - mu * d
-            prefix[c + 1] = gain if c == 0 else prefix[c] + gain
+        _row_prefix(i, mus, prefix, n_b, y_b, negleft_a, u_b, left_a, kind, inv_auc, sf,
+                    ss)
         best = 0.0
         k = n_b
         for c in range(n_b, j - 1, -1):  # the a-step (i, c) -> (i + 1, c)
             auc, d = _a_terms(i, c, y_a, negleft_b, u_a, left_b, kind, inv_auc, sf, ss)
-            v = (tables[(i + 1) * width + c, col] + (auc - mu * d)) + prefix[c]
+            v = (tables[(i + 1) * width + c, col] + (auc - mu * d)) + prefix[c, 0]
             if c == n_b or v >= best:
                 best = v
                 k = c
