@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from support.numba_cache import drop_stale_numba_cache
+from support import numba_cache
+from support.numba_cache import cache_dir, drop_stale_numba_cache, engine_dir
 
 
 def fake_engine(root, cache=None):
@@ -91,3 +92,36 @@ def test_the_cache_numba_cache_dir_names_is_dropped_too(tmp_path):
     drop_stale_numba_cache(engine, environ={"NUMBA_CACHE_DIR": str(where)})
     assert not any(path.exists() for path in files)
     assert kept.exists()
+
+
+# ------------------------------------------------------------------ the warm-up
+
+def test_the_warm_up_starts_nothing_without_numba(monkeypatch):
+    """The base install: no process is started, the session goes on."""
+    def started(*args, **kwargs):
+        raise AssertionError("a warm-up process was started")
+
+    monkeypatch.setattr(numba_cache, "find_spec", lambda name: None)
+    monkeypatch.setattr(numba_cache.subprocess, "Popen", started)
+    assert numba_cache.warm_numba_cache() is False
+
+
+def test_a_failed_warm_up_does_not_fail_the_session(tmp_path):
+    """A warm-up whose fits outrun their time (here at once) is killed and passed
+    over."""
+    environ = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    assert numba_cache.warm_numba_cache(environ=environ, timeout=0.01) is True
+
+
+@pytest.mark.slow
+def test_the_warm_up_fills_an_empty_cache(tmp_path):
+    """Into an empty ``NUMBA_CACHE_DIR``: every compiled module of the engine has its
+    functions cached (the fronts, the polish, the relinks, the kernels, the strip
+    loops), as the workers then load them."""
+    pytest.importorskip("numba")
+    environ = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    assert numba_cache.warm_numba_cache(environ=environ) is True
+    cached = {path.name.split(".")[0]
+              for path in cache_dir(engine_dir(), environ).glob("_numba_*.nbi")}
+    assert cached == {path.stem for path in engine_dir().glob("_numba_*.py")
+                      if path.stem != "_numba_engine"}

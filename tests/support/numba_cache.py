@@ -1,8 +1,12 @@
 """numba's on-disk cache of the engine, dropped where it is stale (``tests/conftest.py``
-calls :func:`drop_stale_numba_cache` once per run)."""
+calls :func:`drop_stale_numba_cache` once per run) and filled before xdist's workers
+start (:func:`warm_numba_cache`)."""
 
 import hashlib
+import json
 import os
+import subprocess
+import sys
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -59,3 +63,56 @@ def _mtime(path):
         return path.stat().st_mtime
     except OSError:
         return None
+
+
+#: The fits of :func:`warm_numba_cache`, one process each, of about equal compile time
+#: on an empty cache: the exact solver on two groups (the compiled fronts, the polish,
+#: the relinks and the cell rule's kernels; about 16 s) and iterative steps on three
+#: groups for every metric (the strip loops; about 13 s).
+WARM_UP_FITS = (({"solver": "exact"}, 2, ["xauc"]),
+                ({"method": "iterative"}, 3, ["xauc", "prf", "urf"]))
+
+_WARM_UP = """
+import json, sys, warnings
+import numpy as np
+from gpu_xorder import XOrder
+warnings.simplefilter("ignore")
+params, k, metrics = json.loads(sys.argv[1])
+rng = np.random.default_rng(0)
+s, y, g = rng.random(12 * k), rng.integers(0, 2, 12 * k), np.repeat(np.arange(k), 12)
+y[::12], y[1::12] = 1, 0
+for metric in metrics:
+    XOrder(lam=0.5, metric=metric, backend="numba", **params).fit(
+        s, y, sensitive_features=g)
+"""
+
+
+def warm_numba_cache(engine=None, environ=os.environ, timeout=600):
+    """Compile the numba engine's kernels into its cache (or load them from it) by the
+    fits of :data:`WARM_UP_FITS`, in processes side by side; return whether they ran
+    (not where numba is missing).
+
+    Run before xdist's workers start: on an empty or partial cache (CI's fresh
+    checkout, every edit of the engine) each worker would compile the same kernels at
+    its first fits, at once (a test of the command line's demo and one of the compiled
+    beam took 29 s and 27 s of the two workers of one cold run); the workers then load
+    them. On a full cache the processes take about 2 s. They import the
+    ``gpu_xorder`` the session imports (``engine``: its engine folder, default
+    :func:`engine_dir`). Never raises: a failed or timed-out fit is passed over (the
+    tests compile what it did not).
+    """
+    if find_spec("numba") is None:
+        return False
+    engine = engine_dir() if engine is None else Path(engine)
+    env = dict(environ, PYTHONPATH=os.pathsep.join(
+        [str(engine.parents[1])] + [p for p in [environ.get("PYTHONPATH")] if p]))
+    procs = [subprocess.Popen([sys.executable, "-c", _WARM_UP, json.dumps(fits)], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             for fits in WARM_UP_FITS]
+    for proc in procs:
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return True

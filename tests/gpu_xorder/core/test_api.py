@@ -231,9 +231,9 @@ def test_text_labels_are_encoded_without_padding_every_item():
     groups[7] = "x" * v.MAX_LABEL_CHARS
     want_labels = np.array(sorted(set(groups)))
     want_index = np.searchsorted(want_labels, np.array(groups))
-    for data in (groups, np.array(groups, dtype=object),
-                 np.array(groups, dtype=object)[:, None],
-                 np.column_stack((groups, groups)).astype(object)):
+    objects = np.array(groups, dtype=object)
+    # (the two columns stacked as objects: stacking the lists padded 160 MB, 1.4 s)
+    for data in (groups, objects, objects[:, None], np.column_stack((objects, objects))):
         tracemalloc.start()
         labels, index = v.encode_groups(data, n)
         peak = tracemalloc.get_traced_memory()[1]

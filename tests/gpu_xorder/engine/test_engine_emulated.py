@@ -22,6 +22,18 @@ from support.problems import two_group_problem as problem
 METRICS = ("xauc", "prf", "urf")
 
 
+@pytest.fixture(autouse=True)
+def self_check_of_a_small_batch(monkeypatch):
+    """The engine's self-check at its first use here fills a batch of 6 lattices, not
+    MAX_GRID_Y + 3 (the launches' split of the grid): that fill took 0.6 s of each of
+    this file's 11 checks (0.85 s), for a property of the self-check, checked at full
+    size in test_selfcheck.py (``test_a_correct_emulated_device_passes``: every
+    lattice of the check, the big batch among them), not of what these tests check."""
+    from gpu_xorder.engine import _selfcheck
+
+    monkeypatch.setattr(_selfcheck, "BIG_BATCH", 6)
+
+
 def whole(lat, lam):
     words, final = cr.fill(lat, lam)
     return words, final, cr.traceback(words, lat.n_a, lat.n_b)

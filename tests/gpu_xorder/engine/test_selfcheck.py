@@ -109,6 +109,16 @@ def emulated_tiles(emulated_cupy, monkeypatch):
     return emulated_cupy
 
 
+@pytest.fixture
+def small_batch(monkeypatch):
+    """The check's big batch of 6 lattices, not MAX_GRID_Y + 3 (0.4 s of each check),
+    for the tests of what the check does with its cases (runs once, names the case a
+    corruption shows in, falls back, fails where it cannot run): the big batch never
+    meets their corruptions (xAUC, absolute, one old group, after the whole cases).
+    The tests that count the check's lattices keep it whole."""
+    monkeypatch.setattr(_selfcheck, "BIG_BATCH", 6)
+
+
 def _broken_device(monkeypatch, which):
     kernel, when, corrupt, case, what = CORRUPTIONS[which]
     return corrupting(monkeypatch, kernel, when, corrupt), case, what
@@ -134,6 +144,7 @@ def test_a_correct_emulated_device_passes(emulated_tiles):
     assert 0 < info["self_check_seconds"] < 30
 
 
+@pytest.mark.usefixtures("small_batch")
 def test_the_check_runs_once_per_process(emulated_tiles, monkeypatch):
     calls = []
     real = _selfcheck.run
@@ -162,6 +173,7 @@ def test_the_strip_kernel_is_checked_where_it_is_the_default(emulated_tiles, mon
 
 
 @pytest.mark.parametrize("which", sorted(CORRUPTIONS))
+@pytest.mark.usefixtures("small_batch")
 def test_a_corrupted_device_is_found(emulated_tiles, monkeypatch, which):
     """One wrong decision bit, counter or path step in one launch: the report names the
     case and what differed."""
@@ -174,6 +186,7 @@ def test_a_corrupted_device_is_found(emulated_tiles, monkeypatch, which):
     assert report.summary().startswith("FAILED: " + case)
 
 
+@pytest.mark.usefixtures("small_batch")
 def test_auto_falls_back_with_one_warning_and_cupy_raises(emulated_tiles, monkeypatch,
                                                           capsys):
     """A flipped decision bit: ``auto`` runs NumPy (same result as ``"numpy"``) after
@@ -206,6 +219,7 @@ def test_auto_falls_back_with_one_warning_and_cupy_raises(emulated_tiles, monkey
     assert _backend.device_found()  # the gpu tests run, to show where it differs
 
 
+@pytest.mark.usefixtures("small_batch")
 def test_a_check_that_cannot_run_is_a_failure(emulated_tiles, monkeypatch):
     """A launch that raises (a compile or launch error on a device) during the check:
     unusable, with a warning under ``auto``."""
@@ -289,6 +303,7 @@ def test_every_variant_a_fit_can_reach_passes_its_check(emulated_tiles):
     assert emulated_tiles.prepare(variants) == 0
 
 
+@pytest.mark.usefixtures("small_batch")
 def test_a_variant_the_self_check_never_runs_is_checked_at_its_first_use(
         emulated_tiles, monkeypatch):
     """A fit that reaches a variant outside the self-check (URF, 5 old groups, tiles of
@@ -320,6 +335,7 @@ def test_a_variant_the_self_check_never_runs_is_checked_at_its_first_use(
     assert steps == [1, 2, 3, 4, 5]
 
 
+@pytest.mark.usefixtures("small_batch")
 def test_info_warm_compiles_every_variant(emulated_tiles, capsys, monkeypatch):
     """``gpu-xorder info --warm``: every variant compiled (in worker processes on a
     device; the emulated device's launches live in this process, so threads here) and

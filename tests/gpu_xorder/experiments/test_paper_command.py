@@ -10,7 +10,7 @@ import pytest
 from gpu_xorder import XOrder, metrics
 from gpu_xorder.cli import main
 from gpu_xorder.datasets import load_dataset, make_icu
-from gpu_xorder.experiments import _studies
+from gpu_xorder.experiments import _paper_plots, _studies
 from gpu_xorder.experiments._experiment import grouping
 from gpu_xorder.experiments._matched import matched_paired_table
 from gpu_xorder.experiments._settings import FRACTIONS
@@ -28,7 +28,7 @@ from support import REPO
 METHODS = default_methods(2)
 
 
-def test_paper_command_end_to_end_on_german(tmp_path, capsys):
+def test_paper_command_end_to_end_on_german(tmp_path, capsys, monkeypatch):
     outs = [tmp_path / "one", tmp_path / "two", tmp_path / "three"]
     args = ["paper", "--data", "german", "--repeats", "1", "--backend", "numpy",
             "--seed", "2"]
@@ -57,6 +57,8 @@ def test_paper_command_end_to_end_on_german(tmp_path, capsys):
     assert {t["method"] for t in timings} == set(METHODS)
     assert all(float(t["cpu_seconds"]) >= 0 for t in timings)
     # the same seed gives the same JSON, here with only two methods to keep it short
+    # (and without the figures, drawn after records.json: 0.8 s a run)
+    monkeypatch.setattr(_paper_plots, "write_figures", lambda *args, **kwargs: [])
     assert main(args + ["--out", str(outs[1]), "--methods", "xorder", "corr-reg"]) == 0
     again = json.loads((outs[1] / "records.json").read_text())["experiments"][0]
     assert again["records"] == [r for r in records
