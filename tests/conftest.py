@@ -27,8 +27,16 @@
 """
 
 import os
+import signal
 
 import pytest
+
+# A process started in the background by a non-interactive shell (`bash .ci/run &`)
+# inherits SIGINT ignored, and so would every child the Ctrl-C tests start: they
+# interrupt those children, which must see it as a user's Ctrl-C (Python installs its
+# handler only where SIGINT is not ignored at start).
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 _BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 if not any(name in os.environ for name in _BLAS_THREADS):
