@@ -21,12 +21,15 @@
   (``support.numba_cache``), once per run (not in xdist's
   workers, which start after it).
 - When the whole suite runs on two or more xdist workers, two processes side by side
-  compile the numba engine into that cache before the workers start
-  (``warm_numba_cache``; about 2 s where it is full): on an empty cache each worker
-  compiled the same kernels at once, 60 s of a cold run's 80 s on four test files.
+  compile the numba engine into that cache while the workers collect, and the workers
+  run their first test after it (``start_warm_up``, ``wait_for_warm_up``; about 2 s
+  where the cache is full): on an empty cache each worker compiled the same kernels at
+  once, 60 s of a cold run's 80 s on four test files.
+- A test process that inherits SIGINT ignored restores Python's handler (below).
 """
 
 import os
+import shutil
 import signal
 
 import pytest
@@ -47,9 +50,16 @@ if not any(name in os.environ for name in _BLAS_THREADS):
 
 from support import engines, properties  # noqa: E402 (NumPy after the thread counts)
 from support.device_timeout import terminal_fd  # noqa: E402, F401 (the device's time limit)
-from support.numba_cache import drop_stale_numba_cache, warm_numba_cache  # noqa: E402
+from support.numba_cache import (  # noqa: E402
+    drop_stale_numba_cache,
+    start_warm_up,
+    wait_for_warm_up,
+)
 
 properties.register()
+
+#: The folder of the numba warm-up's end marker (``start_warm_up``), in xdist's controller.
+_WARM_UP = pytest.StashKey()
 
 
 if "PYTEST_XDIST_WORKER" not in os.environ:
@@ -66,7 +76,19 @@ def pytest_configure(config):
     if ("PYTEST_XDIST_WORKER" not in os.environ and workers >= 2
             and not config.option.collectonly
             and config.args_source == pytest.Config.ArgsSource.TESTPATHS):
-        warm_numba_cache()
+        config.stash[_WARM_UP] = start_warm_up()
+
+
+def pytest_collection_finish(session):
+    if "PYTEST_XDIST_WORKER" in os.environ:  # the workers collect during the warm-up
+        wait_for_warm_up()
+
+
+def pytest_unconfigure(config):
+    folder = config.stash.get(_WARM_UP, None)
+    if folder is not None:
+        wait_for_warm_up(timeout=60)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -5,6 +5,7 @@ session (a cache file that vanishes between the listing and its stat, as when an
 run drops or numba rewrites it; a tree it may not write)."""
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,45 @@ def test_the_warm_up_fills_an_empty_cache(tmp_path):
               for path in cache_dir(engine_dir(), environ).glob("_numba_*.nbi")}
     assert cached == {path.stem for path in engine_dir().glob("_numba_*.py")
                       if path.stem != "_numba_engine"}
+
+
+def test_the_workers_wait_for_the_warm_up_to_end(monkeypatch):
+    """``start_warm_up`` names its end marker in the environment the workers inherit;
+    ``wait_for_warm_up`` returns only once the warm-up ended (here a fit that takes
+    0.3 s), or False at its own time limit; without the variable, at once."""
+    import threading
+
+    release = threading.Event()
+
+    def slow_warm_up(environ, timeout):
+        release.wait(5)
+
+    monkeypatch.setattr(numba_cache, "find_spec", lambda name: object())
+    monkeypatch.setattr(numba_cache, "warm_numba_cache", slow_warm_up)
+    environ = {}
+    folder = numba_cache.start_warm_up(environ=environ)
+    try:
+        assert environ[numba_cache.WARM_UP_DONE] == str(folder / "done")
+        assert numba_cache.wait_for_warm_up(environ=environ, timeout=0.2) is False
+        threading.Timer(0.3, release.set).start()
+        assert numba_cache.wait_for_warm_up(environ=environ, timeout=10) is True
+        assert (folder / "done").exists()
+    finally:
+        release.set()
+        shutil.rmtree(folder, ignore_errors=True)
+    assert numba_cache.wait_for_warm_up(environ={}, timeout=0) is True
+
+
+def test_a_warm_up_that_fails_still_lets_the_workers_go(monkeypatch):
+    """The marker is written however the warm-up ends, an exception included."""
+    def broken(environ, timeout):
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(numba_cache, "find_spec", lambda name: object())
+    monkeypatch.setattr(numba_cache, "warm_numba_cache", broken)
+    environ = {}
+    folder = numba_cache.start_warm_up(environ=environ)
+    try:
+        assert numba_cache.wait_for_warm_up(environ=environ, timeout=10) is True
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -1,12 +1,15 @@
 """numba's on-disk cache of the engine, dropped where it is stale (``tests/conftest.py``
-calls :func:`drop_stale_numba_cache` once per run) and filled before xdist's workers
-start (:func:`warm_numba_cache`)."""
+calls :func:`drop_stale_numba_cache` once per run) and filled while xdist's workers
+collect, before they run a test (:func:`start_warm_up`, :func:`wait_for_warm_up`)."""
 
 import hashlib
 import json
 import os
 import subprocess
 import sys
+import tempfile
+import threading
+import time
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -115,4 +118,47 @@ def warm_numba_cache(engine=None, environ=os.environ, timeout=600):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+    return True
+
+
+#: The environment variable by which xdist's workers learn where the controller's
+#: warm-up (:func:`start_warm_up`) marks its end.
+WARM_UP_DONE = "GPU_XORDER_TESTS_NUMBA_WARM_UP_DONE"
+
+
+def start_warm_up(environ=os.environ, timeout=600):
+    """:func:`warm_numba_cache` in a thread of this process (xdist's controller), its end
+    marked by a file named in ``environ[WARM_UP_DONE]`` (set here, before the workers
+    start: they inherit it and wait for it in :func:`wait_for_warm_up`, after their
+    collection, which so runs while the kernels compile). Returns the marker's folder
+    (the caller removes it), or None where numba is missing."""
+    if find_spec("numba") is None:
+        return None
+    folder = Path(tempfile.mkdtemp(prefix="gpu-xorder-tests-warm-up-"))
+    environ[WARM_UP_DONE] = str(folder / "done")
+
+    def warm():
+        try:
+            warm_numba_cache(environ=environ, timeout=timeout)
+        except Exception:  # noqa: BLE001 (passed over: the tests compile what it did not)
+            pass
+        finally:
+            (folder / "done").touch()
+
+    threading.Thread(target=warm, name="numba warm-up", daemon=True).start()
+    return folder
+
+
+def wait_for_warm_up(environ=os.environ, timeout=600, poll=0.05):
+    """In a worker: wait until the controller's warm-up (:func:`start_warm_up`) ended,
+    at most ``timeout`` seconds (then the tests compile what it did not); return
+    whether it had ended. Without the variable (no warm-up), at once True."""
+    done = environ.get(WARM_UP_DONE)
+    if not done:
+        return True
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(done):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(poll)
     return True
