@@ -365,7 +365,7 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
         dive_mus = mus[dive[0], 0][:, None]
         dive_values = (tables, np.asarray(dive[0]))
         lower = given = float(lower)
-        dived = None  # (value, diagonal, row, state counters, weight) of the best dive
+        dived = None  # (diagonal, row, state counters, weight, state) of the best dive
     row_type = np.int16 if n_a < 2**15 else np.int64  # int16: NumPy's radix sort
     for d in range(n_d):
         cols = d - rows
@@ -409,17 +409,15 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
             if top[0] > lower:
                 lower = top[0]
                 s_top = order[top[1]] if alive is None else alive[order[top[1]]]
-                dived = (top[0], d + 1, int(new_rows[top[1]]), cand[:, s_top], top[2],
-                         top[1])
+                dived = (d + 1, int(new_rows[top[1]]), cand[:, s_top], top[2], top[1])
         if alive is not None:  # positions among all candidates
             order = alive[order]
         rows, state = new_rows, cand[:, order]
         if rows.size == 0:
             if dive is not None and dived is not None:
-                path, raw, stats = _dived(lat, parents, starts, dived, dive_mus,
-                                          dive_values, stored, largest)
+                tail, raw = _dive_tail(lat, dived, dive_mus, dive_values)
                 if dive_wins(lat, lam, raw, lower=given):
-                    return path, final_counters(lat, raw), stats
+                    return _dived(lat, parents, starts, dived, tail, raw, stored, largest)
             raise NoneLeft(MSG_NONE_LEFT, states=stored)
         parents.append(src[order].astype(np.int32))
         bounds_of_cells = np.flatnonzero(np.diff(rows, prepend=-1))
@@ -448,10 +446,9 @@ def solve_fronts(lat, lam, *, lower=None, bounds=(), max_bytes=None, max_states=
             raise NoneLeft(MSG_NONE_LEFT, states=stored)
     best = best_final(value, auc, dis)
     if dive is not None and dived is not None:
-        path, raw, stats = _dived(lat, parents, starts, dived, dive_mus, dive_values,
-                                  stored, largest)
+        tail, raw = _dive_tail(lat, dived, dive_mus, dive_values)
         if dive_wins(lat, lam, raw, state[:, best]):
-            return path, final_counters(lat, raw), stats
+            return _dived(lat, parents, starts, dived, tail, raw, stored, largest)
     path = _walk(parents, starts, best, n_a, n_d)
     stats = {"states": stored, "largest": largest}
     if dive is not None:
@@ -472,15 +469,22 @@ def _dive(auc, dis, new_rows, d, n_b, lam, mus, values, disparities):
     return float(j.T.flat[k]), k // mus.shape[0], k % mus.shape[0]
 
 
-def _dived(lat, parents, starts, dived, mus, values, stored, largest):
-    """``(path, state, stats)`` of the best dive ``dived``: its state's path read back
-    through the parents, then the completion of its weight; the state (rows ``cab,
-    cba[, uab - uba]``) it ends in."""
-    _, d, row, state, t, s = dived
-    head = _walk(parents[:d], starts, s, row, d)
+def _dive_tail(lat, dived, mus, values):
+    """``(tail, state)`` of the best dive ``dived``: the completion of its weight from
+    its state's cell, and the state (rows ``cab, cba[, uab - uba]``) it ends in."""
+    d, row, state, t, _ = dived
     tail, gains = completion_path(lat, float(mus[t, 0]), values[0][values[1][t]], row,
                                   d - row)
-    return (np.concatenate((head, tail)), state + gains,
+    return tail, state + gains
+
+
+def _dived(lat, parents, starts, dived, tail, state, stored, largest):
+    """``solve_fronts``' answer where the best dive ``dived`` is it (its completion
+    ``tail`` ending in ``state``): its state's path read back through the parents (only
+    then), then the tail."""
+    d, row, _, _, s = dived
+    head = _walk(parents[:d], starts, s, row, d)
+    return (np.concatenate((head, tail)), final_counters(lat, state),
             {"states": stored, "largest": largest, "dive": True})
 
 

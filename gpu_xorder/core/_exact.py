@@ -463,7 +463,7 @@ def dive_weights(lat, mus, inside, max_bytes):
     index = [k for k, mu in enumerate(mus) if mu in searched]
     index = [index[k] for k in _spread(list(range(len(index))), DIVE_WEIGHTS)]
     if max_bytes is not None:
-        table = 8 * (lat.n_a + 1) * (lat.n_b + 1)
+        table = check_tables(lat.n_a, lat.n_b, None)
         index = [index[k] for k in _spread(list(range(len(index))),
                                            int(max_bytes // 2 // table))]
         max_bytes -= len(index) * table

@@ -377,7 +377,7 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
     -1: all (exact). ``dive_index`` not empty: the dives of ``cpu_reference.solve_fronts``
     from ``lower`` (the weights ``dive_mus``, columns ``dive_index`` of ``tables``, their
     disparities ``dive_tables``); the best's value is written to ``dived`` (-inf where
-    none beat ``lower``), its diagonal, row, weight and counters to ``dived_at``, its
+    none beat ``lower``), its diagonal, row and weight to ``dived_at``, its
     path's head to ``dive_head``; the status ``DIVED`` where it left no state (the
     caller weighs the dive against the last diagonal's answer and ``lower``:
     ``cpu_reference.dive_wins``)."""
@@ -427,7 +427,6 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
         kept_cells = 0
         top = -np.inf  # the diagonal's best dive: value, state, weight, row, counters
         top_s = top_t = top_i = 0
-        top_a = top_b = top_c = 0
         for i in range(i_lo, i_hi + 1):
             j = d + 1 - i
             # a-predecessor (i - 1, j): row i - 1; b-predecessor (i, j - 1): row i
@@ -516,7 +515,6 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
                     v = (cu[x] + (r + dive_mus[t] * dx)) - lam * abs(cd[x] + dx)
                     if v > top:
                         top, top_s, top_t, top_i = v, total, t, i
-                        top_a, top_b, top_c = ca[x], cb[x], cc[x]
                 total += 1
             if kept > largest:
                 largest = kept
@@ -544,7 +542,6 @@ def _run(n_a, n_b, y_a, negleft_b, u_a, left_b, y_b, negleft_a, u_b, left_a,
             dive_d, dive_s = d + 1, top_s
             dived[0] = top
             dived_at[0], dived_at[1], dived_at[2] = d + 1, top_i, top_t
-            dived_at[3], dived_at[4], dived_at[5] = top_a, top_b, top_c
         if max_bytes >= 0 and stored * 4 + (d + 1) * 4 * min(n_a, n_b, d + 1) > max_bytes:
             return OVER_BYTES, np.empty(0, np.int8), np.zeros(3, np.int64), stored, \
                 largest, d + 1, 0, diag_off
@@ -621,7 +618,7 @@ def solve_fronts(lat, lam, *, lower=None, mus=(), tables=None, max_bytes=None,
         # contiguous: another layout compiles the kernel again (seconds)
         index = np.ascontiguousarray(dive[0], dtype=np.int64)
         dive_tables = np.ascontiguousarray(dive[1], dtype=np.float64)
-    dived, dived_at = np.empty(1), np.zeros(6, np.int64)
+    dived, dived_at = np.empty(1), np.zeros(3, np.int64)
     dive_head = np.empty(n_a + n_b, np.int8)
     status, path, final, stored, largest, d, predicted, _ = _run(
         n_a, n_b, *_inputs(lat), *cr.relink_terms(lat), float(lam),
@@ -636,7 +633,7 @@ def solve_fronts(lat, lam, *, lower=None, mus=(), tables=None, max_bytes=None,
         stats["dive"] = False
     if status in (DIVED, DONE) and dived[0] > -np.inf:  # a dive raised the bound
         # its head, then its weight's completion, weighed as the reference does
-        d_dive, row, t = (int(v) for v in dived_at[:3])
+        d_dive, row, t = (int(v) for v in dived_at)
         kind, _, inv_auc, _, _, sf, ss, _ = cr.relink_terms(lat)
         tail = _tail(float(mus[index[t]]), int(index[t]), tables, row, d_dive - row, n_a,
                      n_b, *_inputs(lat), kind, inv_auc, sf, ss)

@@ -374,7 +374,7 @@ def test_a_dive_never_answers_below_its_lower_bound_at_huge_lam():
 def test_the_dive_is_weighed_against_the_last_diagonal_by_its_counters():
     """lam 0.3 to 1e300, 2-19 items per group, 1-3 states per cell: where a dive and
     the last diagonal's best state both exist (the reference's ``best_final`` on the
-    last diagonal and ``_dived``, spied), the answer is the better of the two by their
+    last diagonal and ``_dive_tail``, spied), the answer is the better of the two by their
     counters' objectives (``_candidates.beats``: of one ``|D|``, the larger AUC):
     neither beats it, and it is the dive only where the dive is strictly better (the
     last's on a tie, as documented). (Where the last diagonal had a state, the dive's
@@ -385,7 +385,7 @@ def test_the_dive_is_weighed_against_the_last_diagonal_by_its_counters():
 
     rng = np.random.default_rng(70)
     seen = {}
-    spied_final, spied_dived = _fronts.best_final, _fronts._dived
+    spied_final, spied_dived = _fronts.best_final, _fronts._dive_tail
 
     def spy_final(value, auc, dis):
         best = spied_final(value, auc, dis)
@@ -401,7 +401,7 @@ def test_the_dive_is_weighed_against_the_last_diagonal_by_its_counters():
     both = 0
     mp = pytest.MonkeyPatch()
     mp.setattr(_fronts, "best_final", spy_final)
-    mp.setattr(_fronts, "_dived", spy_dived)
+    mp.setattr(_fronts, "_dive_tail", spy_dived)
     try:
         for trial in range(30):
             metric = METRICS[trial % 3]
